@@ -1,0 +1,30 @@
+// JSON form of a plan (schema "cartplan.plan/1"): deterministic output, and a strict parser
+// that rejects unknown fields, unknown enum values, wrong types and out-of-range indices with
+// a message naming the JSON path (e.g. "$.phases[0].rounds[1].send[2].block: ...").
+//
+//   std::string text = ir::to_json_string(plan);          // print
+//   Result<ir::Plan> back = ir::plan_from_json_string(text); // parse; print(*back) == text
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/plan.h"
+#include "ir/result.h"
+
+namespace cartplan::ir {
+
+inline constexpr const char* kPlanSchema = "cartplan.plan/1";
+
+nlohmann::ordered_json to_json(const Plan& plan);
+// Canonical text: two-space indentation, short arrays (offsets, shifts, entries) on one line,
+// trailing newline. print -> parse -> print is byte-identical.
+std::string to_json_string(const Plan& plan);
+
+Result<Plan> plan_from_json(const nlohmann::json& j);
+// Also reports JSON syntax errors (with byte position) and limits nesting depth.
+Result<Plan> plan_from_json_string(std::string_view text);
+
+}  // namespace cartplan::ir
