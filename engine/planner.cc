@@ -1,0 +1,241 @@
+// Direct and message-combining planners (seed 000, Sect. 3; Algorithms 1 and 2).
+#include "engine/planner.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace cartplan::engine {
+namespace {
+
+using ir::BufKind;
+using ir::BufRef;
+
+BufRef send_ref(int b) { return {BufKind::kSend, b}; }
+BufRef recv_ref(int b) { return {BufKind::kRecv, b}; }
+BufRef temp_ref(int s) { return {BufKind::kTemp, s}; }
+
+// For each block, the index of the first block with the same offset (itself if first).
+std::vector<int> first_occurrence(const Neighborhood& nbh) {
+  std::map<Offset, int> first;
+  std::vector<int> out(nbh.size());
+  for (int i = 0; i < nbh.size(); ++i) out[i] = first.emplace(nbh[i], i).first->second;
+  return out;
+}
+
+// Fills t, rounds, volume and phase_rounds from the plan's own contents.
+ir::Plan finish(ir::PlanParts parts, const Neighborhood& nbh) {
+  parts.stats.t = nbh.nonzero_count();
+  parts.stats.rounds = 0;
+  parts.stats.volume = 0;
+  for (const ir::Phase& phase : parts.phases) {
+    parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
+    parts.stats.rounds += static_cast<int>(phase.rounds.size());
+    for (const ir::Round& r : phase.rounds) parts.stats.volume += static_cast<int>(r.send.size());
+  }
+  return ir::Plan(std::move(parts));
+}
+
+ir::PlanParts start(ir::Op op, ir::Algorithm algo, const Neighborhood& nbh, std::vector<int> dim_order) {
+  ir::PlanParts parts;
+  parts.op = op;
+  parts.algorithm = algo;
+  parts.ndims = nbh.ndims();
+  parts.neighborhood = nbh.offsets();
+  parts.dim_order = std::move(dim_order);
+  return parts;
+}
+
+// Zero offsets are local copies from the send buffer; in allgather a duplicate offset copies
+// the recv block of its first occurrence (same source process, so same data).
+void add_local_copies(ir::PlanParts& parts, const Neighborhood& nbh, const std::vector<int>& first) {
+  const bool gather = parts.op == ir::Op::kAllgather;
+  for (int i = 0; i < nbh.size(); ++i) {
+    if (Neighborhood::is_zero(nbh[i]))
+      parts.copies.push_back({send_ref(gather ? 0 : i), recv_ref(i)});
+    else if (gather && first[i] != i)
+      parts.copies.push_back({recv_ref(first[i]), recv_ref(i)});
+  }
+}
+
+Offset unit(int ndims, int dim, int value) {
+  Offset o(ndims, 0);
+  o[dim] = value;
+  return o;
+}
+
+ir::Plan combining_alltoall(const Neighborhood& nbh, const std::vector<int>& order) {
+  ir::PlanParts parts = start(ir::Op::kAlltoall, ir::Algorithm::kCombining, nbh, order);
+  const int t = nbh.size(), d = nbh.ndims();
+  // Block i makes z_i hops. Hop h < z_i writes temp slot A (h odd) or B (h even); the last hop
+  // writes recv[i]. So no phase reads and writes one slot, and recv[i] is written once, with
+  // its final content (on meshes an early write could clobber a halo whose source is absent).
+  std::vector<BufRef> where(t);
+  std::vector<int> hops_left(t), slot_a(t, -1), slot_b(t, -1);
+  for (int i = 0; i < t; ++i) {
+    where[i] = send_ref(i);
+    hops_left[i] = Neighborhood::nonzeros(nbh[i]);
+    if (hops_left[i] >= 2) {
+      slot_a[i] = static_cast<int>(parts.temp_slots.size());
+      parts.temp_slots.push_back({i});
+    }
+    if (hops_left[i] >= 3) {
+      slot_b[i] = static_cast<int>(parts.temp_slots.size());
+      parts.temp_slots.push_back({i});
+    }
+  }
+  std::vector<int> hops_done(t, 0);
+  int tag = 0;
+  for (int k : order) {
+    // Blocks grouped by their k-th coordinate: one round per distinct non-zero value.
+    std::vector<std::pair<int, int>> by_value;  // (value, block)
+    for (int i = 0; i < t; ++i)
+      if (nbh[i][k] != 0) by_value.emplace_back(nbh[i][k], i);
+    if (by_value.empty()) continue;
+    std::stable_sort(by_value.begin(), by_value.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    ir::Phase phase;
+    phase.dim = k;
+    for (std::size_t j = 0; j < by_value.size(); ++j) {
+      if (j == 0 || by_value[j].first != by_value[j - 1].first)
+        phase.rounds.push_back(ir::Round{unit(d, k, by_value[j].first), tag++, {}, {}});
+      ir::Round& round = phase.rounds.back();
+      const int i = by_value[j].second;
+      ++hops_done[i];
+      const BufRef to = hops_done[i] == hops_left[i] ? recv_ref(i)
+                        : hops_done[i] % 2 == 1      ? temp_ref(slot_a[i])
+                                                     : temp_ref(slot_b[i]);
+      round.send.push_back(where[i]);
+      round.recv.push_back(to);
+      where[i] = to;
+    }
+    parts.phases.push_back(std::move(phase));
+  }
+  add_local_copies(parts, nbh, std::vector<int>(t));  // alltoall: no duplicate copies
+  for (int i = 0; i < t; ++i) assert(hops_done[i] == hops_left[i]);
+  return finish(std::move(parts), nbh);
+}
+
+ir::Plan combining_allgather(const Neighborhood& nbh, const std::vector<int>& order) {
+  ir::PlanParts parts = start(ir::Op::kAllgather, ir::Algorithm::kCombining, nbh, order);
+  const int t = nbh.size(), d = nbh.ndims();
+  const std::vector<int> first = first_occurrence(nbh);
+
+  // A node of the prefix tree: where it lives and the (distinct, non-zero) blocks below it.
+  struct Node {
+    BufRef where;
+    std::vector<int> blocks;
+  };
+  std::vector<Node> level(1, Node{send_ref(0), {}});
+  for (int i = 0; i < t; ++i)
+    if (first[i] == i && !Neighborhood::is_zero(nbh[i])) level[0].blocks.push_back(i);
+  if (level[0].blocks.empty()) level.clear();
+
+  int tag = 0;
+  for (int l = 0; l < d; ++l) {
+    const int k = order[l];
+    // True iff block i's offset is zero in every dimension routed after level l, i.e. the
+    // child node reached in this phase is block i's own position.
+    auto ends_here = [&](int i) {
+      for (int m = l + 1; m < d; ++m)
+        if (nbh[i][order[m]] != 0) return false;
+      return true;
+    };
+    std::map<int, ir::Round> rounds;  // value -> round, ordered by value
+    std::vector<Node> next;
+    for (const Node& node : level) {
+      std::map<int, std::vector<int>> children;  // value of coordinate k -> blocks
+      for (int i : node.blocks) children[nbh[i][k]].push_back(i);
+      for (auto& [value, blocks] : children) {
+        if (value == 0) {  // same position: the child lives where its parent does
+          next.push_back(Node{node.where, std::move(blocks)});
+          continue;
+        }
+        BufRef to;
+        auto own = std::find_if(blocks.begin(), blocks.end(), ends_here);
+        if (own != blocks.end()) {
+          to = recv_ref(*own);
+        } else {
+          to = temp_ref(static_cast<int>(parts.temp_slots.size()));
+          parts.temp_slots.push_back({blocks.front()});
+        }
+        ir::Round& round = rounds[value];
+        round.send.push_back(node.where);
+        round.recv.push_back(to);
+        next.push_back(Node{to, std::move(blocks)});
+      }
+    }
+    if (!rounds.empty()) {
+      ir::Phase phase;
+      phase.dim = k;
+      for (auto& [value, round] : rounds) {
+        round.shift = unit(d, k, value);
+        round.tag = tag++;
+        phase.rounds.push_back(std::move(round));
+      }
+      parts.phases.push_back(std::move(phase));
+    }
+    level = std::move(next);
+  }
+  add_local_copies(parts, nbh, first);
+  return finish(std::move(parts), nbh);
+}
+
+}  // namespace
+
+ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh) {
+  ir::PlanParts parts = start(op, ir::Algorithm::kDirect, nbh, natural_dim_order(nbh.ndims()));
+  const bool gather = op == ir::Op::kAllgather;
+  const std::vector<int> first = first_occurrence(nbh);
+  // One round per distinct non-zero offset. Alltoall duplicates are different blocks to the
+  // same process and share that round; allgather duplicates are copied locally afterwards.
+  ir::Phase phase;
+  std::map<int, int> round_of_first;  // first block of an offset -> its round
+  for (int i = 0; i < nbh.size(); ++i) {
+    if (Neighborhood::is_zero(nbh[i]) || (gather && first[i] != i)) continue;
+    auto [it, fresh] = round_of_first.emplace(first[i], static_cast<int>(phase.rounds.size()));
+    if (fresh) phase.rounds.push_back(ir::Round{nbh[i], static_cast<int>(phase.rounds.size()), {}, {}});
+    ir::Round& round = phase.rounds[it->second];
+    round.send.push_back(send_ref(gather ? 0 : i));
+    round.recv.push_back(recv_ref(i));
+  }
+  if (!phase.rounds.empty()) parts.phases.push_back(std::move(phase));
+  add_local_copies(parts, nbh, first);
+  return finish(std::move(parts), nbh);
+}
+
+ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order) {
+  assert(check_dim_order(dim_order, nbh.ndims()).ok());
+  return op == ir::Op::kAlltoall ? combining_alltoall(nbh, dim_order) : combining_allgather(nbh, dim_order);
+}
+
+std::vector<int> natural_dim_order(int ndims) {
+  std::vector<int> order(ndims);
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+std::vector<int> auto_dim_order(const Neighborhood& nbh) {
+  std::vector<int> order = natural_dim_order(nbh.ndims());
+  std::vector<int> c(nbh.ndims());
+  for (int k = 0; k < nbh.ndims(); ++k) c[k] = nbh.distinct_nonzero(k);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return c[a] < c[b]; });
+  return order;
+}
+
+Result<std::vector<int>> check_dim_order(const std::vector<int>& order, int ndims) {
+  if (static_cast<int>(order.size()) != ndims)
+    return fail("dimension order has " + std::to_string(order.size()) + " entries, expected " +
+                std::to_string(ndims));
+  std::set<int> seen;
+  for (int k : order) {
+    if (k < 0 || k >= ndims)
+      return fail("dimension order entry " + std::to_string(k) + " is out of range [0, " + std::to_string(ndims) + ")");
+    if (!seen.insert(k).second) return fail("dimension order repeats dimension " + std::to_string(k));
+  }
+  return order;
+}
+
+}  // namespace cartplan::engine

@@ -1,0 +1,173 @@
+// verify(): the structural layer (indices, lengths, shapes, per-phase hazards, stats) and then
+// the symbolic layer (trace()).
+#include "ir/verify.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "ir/trace.h"
+
+namespace cartplan::ir {
+namespace {
+
+class Checker {
+ public:
+  explicit Checker(const Plan& plan) : plan_(plan) {}
+
+  void error(std::string msg) { errors.push_back(std::move(msg)); }
+
+  bool in_range(const BufRef& ref) const {
+    int n = 0;
+    switch (ref.kind) {
+      case BufKind::kSend: n = plan_.num_send_blocks(); break;
+      case BufKind::kRecv: n = plan_.num_blocks(); break;
+      case BufKind::kTemp: n = static_cast<int>(plan_.temp_slots().size()); break;
+    }
+    return ref.index >= 0 && ref.index < n;
+  }
+
+  // Blocks of the same shape may be exchanged. In allgather every block is a copy of the one
+  // send block, so all share a shape; in alltoall block i has its own shape.
+  int shape(const BufRef& ref) const {
+    if (plan_.op() == Op::kAllgather) return 0;
+    return ref.kind == BufKind::kTemp ? plan_.temp_slots()[ref.index].shape_of : ref.index;
+  }
+
+  void check_ref(const BufRef& ref, const std::string& ctx, bool is_write) {
+    if (!in_range(ref)) {
+      error(ctx + ": " + to_string(ref) + " is out of range");
+    } else if (is_write && ref.kind == BufKind::kSend) {
+      error(ctx + ": writes " + to_string(ref) + ", but the send buffer is read-only");
+    }
+  }
+
+  void run() {
+    const int d = plan_.ndims();
+    const int t = plan_.num_blocks();
+    if (d < 1) error("ndims is " + std::to_string(d) + ", expected at least 1");
+    for (int i = 0; i < t; ++i)
+      if (static_cast<int>(plan_.neighborhood()[i].size()) != d)
+        error("neighborhood[" + std::to_string(i) + "] has " + std::to_string(plan_.neighborhood()[i].size()) +
+              " coordinates, expected " + std::to_string(d));
+    std::set<int> dims(plan_.dim_order().begin(), plan_.dim_order().end());
+    if (static_cast<int>(plan_.dim_order().size()) != d || static_cast<int>(dims.size()) != d ||
+        (d > 0 && (*dims.begin() != 0 || *dims.rbegin() != d - 1)))
+      error("dim_order is not a permutation of 0.." + std::to_string(d - 1));
+    for (int s = 0; s < static_cast<int>(plan_.temp_slots().size()); ++s) {
+      const int of = plan_.temp_slots()[s].shape_of;
+      if (of < 0 || of >= t)
+        error("temp_slots[" + std::to_string(s) + "].shape_of = " + std::to_string(of) + " is out of range");
+    }
+    if (!errors.empty()) return;  // the rest indexes by these
+
+    std::set<int> tags;
+    int rounds = 0, volume = 0;
+    std::vector<int> phase_rounds;
+    for (int p = 0; p < static_cast<int>(plan_.phases().size()); ++p) {
+      const Phase& phase = plan_.phases()[p];
+      const std::string pctx = "phase " + std::to_string(p);
+      if (phase.dim < Phase::kAllDims || phase.dim >= d)
+        error(pctx + ": dim " + std::to_string(phase.dim) + " is out of range");
+      std::map<std::pair<int, int>, std::string> written;  // (kind, index) -> where
+      std::map<std::pair<int, int>, std::string> read;
+      for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
+        const Round& round = phase.rounds[r];
+        const std::string rctx = pctx + ", round " + std::to_string(r);
+        ++rounds;
+        volume += static_cast<int>(round.send.size());
+        if (static_cast<int>(round.shift.size()) != d) {
+          error(rctx + ": shift has " + std::to_string(round.shift.size()) + " coordinates, expected " +
+                std::to_string(d));
+        } else {
+          bool zero = true;
+          for (int x : round.shift) zero = zero && x == 0;
+          if (zero) error(rctx + ": shift is zero (local moves belong in copies)");
+          if (phase.dim != Phase::kAllDims)
+            for (int k = 0; k < d; ++k)
+              if (k != phase.dim && round.shift[k] != 0)
+                error(rctx + ": shift " + to_string(round.shift) + " leaves the phase's dimension " +
+                      std::to_string(phase.dim));
+        }
+        if (round.tag < 0) error(rctx + ": tag " + std::to_string(round.tag) + " is negative");
+        if (!tags.insert(round.tag).second)
+          error(rctx + ": tag " + std::to_string(round.tag) + " is used by another round (tags are per round)");
+        if (round.send.size() != round.recv.size())
+          error(rctx + ": sends " + std::to_string(round.send.size()) + " entries but receives " +
+                std::to_string(round.recv.size()));
+        if (round.send.empty()) error(rctx + ": has no entries");
+        for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
+          const std::string ctx = rctx + ", send entry " + std::to_string(e);
+          check_ref(round.send[e], ctx, false);
+          if (in_range(round.send[e])) read.emplace(key(round.send[e]), ctx);
+        }
+        for (int e = 0; e < static_cast<int>(round.recv.size()); ++e) {
+          const std::string ctx = rctx + ", recv entry " + std::to_string(e);
+          check_ref(round.recv[e], ctx, true);
+          if (!in_range(round.recv[e])) continue;
+          auto [it, fresh] = written.emplace(key(round.recv[e]), ctx);
+          if (!fresh) error(ctx + ": writes " + to_string(round.recv[e]) + ", also written by " + it->second +
+                            " in the same phase");
+          if (e < static_cast<int>(round.send.size()) && in_range(round.send[e]) &&
+              shape(round.send[e]) != shape(round.recv[e]))
+            error(ctx + ": receives " + to_string(round.recv[e]) + " (shape of block " +
+                  std::to_string(shape(round.recv[e])) + ") for " + to_string(round.send[e]) +
+                  " (shape of block " + std::to_string(shape(round.send[e])) + ")");
+        }
+      }
+      // Rounds of a phase run concurrently, so a location read and written in one phase races.
+      for (const auto& [loc, wctx] : written) {
+        auto it = read.find(loc);
+        if (it != read.end())
+          error(wctx + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) + ", which " + it->second +
+                " reads in the same phase");
+      }
+      phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
+    }
+    for (int c = 0; c < static_cast<int>(plan_.copies().size()); ++c) {
+      const Copy& copy = plan_.copies()[c];
+      const std::string ctx = "copy " + std::to_string(c);
+      check_ref(copy.from, ctx, false);
+      check_ref(copy.to, ctx, true);
+      if (in_range(copy.from) && in_range(copy.to) && shape(copy.from) != shape(copy.to))
+        error(ctx + ": copies " + to_string(copy.from) + " into " + to_string(copy.to) + " of another shape");
+    }
+
+    int t_nonzero = 0;
+    for (const Offset& o : plan_.neighborhood()) {
+      bool zero = true;
+      for (int x : o) zero = zero && x == 0;
+      t_nonzero += zero ? 0 : 1;
+    }
+    const Stats& s = plan_.stats();
+    if (s.t != t_nonzero) error("stats.t = " + std::to_string(s.t) + ", but the neighbourhood has " +
+                                std::to_string(t_nonzero) + " non-zero offsets");
+    if (s.rounds != rounds) error("stats.rounds = " + std::to_string(s.rounds) + ", but the plan has " +
+                                  std::to_string(rounds) + " rounds");
+    if (s.volume != volume) error("stats.volume = " + std::to_string(s.volume) + ", but the plan sends " +
+                                  std::to_string(volume) + " entries");
+    if (s.phase_rounds != phase_rounds) error("stats.phase_rounds does not match the rounds of each phase");
+  }
+
+  std::vector<std::string> errors;
+
+ private:
+  static std::pair<int, int> key(const BufRef& ref) { return {static_cast<int>(ref.kind), ref.index}; }
+  const Plan& plan_;
+};
+
+}  // namespace
+
+std::vector<std::string> verify_structure(const Plan& plan) {
+  Checker c(plan);
+  c.run();
+  return c.errors;
+}
+
+std::vector<std::string> verify(const Plan& plan) {
+  std::vector<std::string> errors = verify_structure(plan);
+  if (!errors.empty()) return errors;  // symbolic execution needs a well-formed plan
+  return trace(plan).errors;
+}
+
+}  // namespace cartplan::ir
