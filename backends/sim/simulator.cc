@@ -110,6 +110,7 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
   }
 
   std::vector<double> time_us(p, 0.0);
+  bool fault_done = false;
   for (int ph = 0; ph < static_cast<int>(plan.phases().size()); ++ph) {
     // Like the MPI backend, all sends of a phase are packed before any receive is unpacked.
     std::map<std::tuple<int, int, int>, Message> in_flight;  // (dest, source, tag)
@@ -130,6 +131,14 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
         }
         ++report.messages;
         report.bytes += static_cast<std::int64_t>(m.bytes.size());
+        if (options.fault == SimOptions::Fault::kDropMessage && !fault_done) {
+          fault_done = true;
+          continue;
+        }
+        if (options.fault == SimOptions::Fault::kCorruptByte && !fault_done && !m.bytes.empty()) {
+          fault_done = true;
+          m.bytes[0] ^= 0xFF;
+        }
         auto [it, fresh] = in_flight.emplace(std::make_tuple(br.send_peer, r, br.tag), std::move(m));
         if (!fresh)
           rep.error("phase " + std::to_string(ph) + ": rank " + std::to_string(r) + " sends two messages with tag " +
@@ -189,6 +198,19 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
       to.written = true;
       ++report.copies;
     }
+  }
+
+  if (options.fault == SimOptions::Fault::kWriteOutsideMesh) {
+    for (int r = 0; r < p && !fault_done; ++r)
+      for (int i = 0; i < t && !fault_done; ++i) {
+        ir::Offset back = plan.neighborhood()[i];
+        for (int& x : back) x = -x;
+        if (grid.relative_rank(grid.coords(r), back) != kNoRank) continue;
+        Slot& s = state[r].recv[i];
+        std::fill(s.bytes.begin(), s.bytes.end(), 0);
+        s.written = true;
+        fault_done = true;
+      }
   }
 
   // Every recv block holds block i (alltoall) or the send block (allgather) of the process at

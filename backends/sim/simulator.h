@@ -23,6 +23,15 @@ struct SimOptions {
   std::vector<std::int64_t> block_bytes = {8};  // one for all blocks, or one per block (alltoall)
   engine::CostModel model;
   int max_errors = 100;  // errors listed in full; the rest are counted
+
+  // Faults injected on purpose so tests can show that the checker catches them.
+  enum class Fault {
+    kNone,
+    kCorruptByte,        // flip the first byte of the first non-empty message
+    kDropMessage,        // lose the first message
+    kWriteOutsideMesh,   // write into the first recv block whose source is outside the mesh
+  };
+  Fault fault = Fault::kNone;
 };
 
 struct SimReport {

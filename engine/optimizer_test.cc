@@ -1,0 +1,100 @@
+// Optimizer tests: cut-off formula, the choice on both sides of it, and recorded predictions.
+#include "engine/optimizer.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/planner.h"
+#include "engine/stencils.h"
+#include "tests/fixtures.h"
+
+namespace cartplan::engine {
+namespace {
+
+TEST_CASE("cut-off ratio (t-C)/(V-t) with t = non-zero offsets") {
+  const Neighborhood moore27 = *stencils::box(3, 3, -1);
+  const CombiningMetrics m = combining_metrics(ir::Op::kAlltoall, moore27, auto_dim_order(moore27));
+  CHECK(m.t == 26);
+  CHECK(m.C == 6);
+  CHECK(m.V == 54);
+  REQUIRE(cutoff_ratio(m).has_value());
+  CHECK(*cutoff_ratio(m) == doctest::Approx(20.0 / 28.0));
+  const CostModel model{2.0, 0.001};
+  CHECK(*cutoff_bytes(m, model) == doctest::Approx(2000.0 * 20.0 / 28.0));
+  // Seed 000 Table 1 prints 1.167 for d=2,n=3 because it counts the self block in t:
+  // (9-4)/(12-9)... cartplan reports (8-4)/(12-8) = 1.
+  const Neighborhood moore9 = testing::moore9();
+  CHECK(*cutoff_ratio(combining_metrics(ir::Op::kAlltoall, moore9, {0, 1})) == doctest::Approx(1.0));
+}
+
+TEST_CASE("no finite cut-off when V <= t (allgather on Moore neighbourhoods)") {
+  const Neighborhood n = *stencils::moore(3, 1);
+  const CombiningMetrics m = combining_metrics(ir::Op::kAllgather, n, auto_dim_order(n));
+  CHECK(m.V == 26);
+  CHECK_FALSE(cutoff_ratio(m).has_value());
+  CHECK_FALSE(cutoff_bytes(m, CostModel{}).has_value());
+}
+
+TEST_CASE("auto picks combining below m* and direct above it") {
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  PlanOptions o;
+  o.model = CostModel{2.0, 0.001};
+  const double m_star = 2000.0 * 20.0 / 28.0;  // about 1428.6 bytes
+  o.block_bytes = static_cast<std::int64_t>(m_star) - 1;
+  Result<ir::Plan> small = make_plan(ir::Op::kAlltoall, n, o);
+  REQUIRE(small.ok());
+  CHECK(small->algorithm() == ir::Algorithm::kCombining);
+  o.block_bytes = static_cast<std::int64_t>(m_star) + 1;
+  Result<ir::Plan> large = make_plan(ir::Op::kAlltoall, n, o);
+  REQUIRE(large.ok());
+  CHECK(large->algorithm() == ir::Algorithm::kDirect);
+  // Both predictions recorded, with the formulas of seed 000.
+  REQUIRE(large->stats().cost.has_value());
+  const ir::CostInfo& c = *large->stats().cost;
+  CHECK(c.direct_us == doctest::Approx(26 * (2.0 + 0.001 * o.block_bytes)));
+  CHECK(c.combining_us == doctest::Approx(6 * 2.0 + 0.001 * 54 * o.block_bytes));
+  CHECK(c.combining_rounds == 6);
+  CHECK(c.combining_volume == 54);
+  CHECK(c.block_bytes == o.block_bytes);
+  CHECK(large->stats().cutoff_ratio.has_value());
+}
+
+TEST_CASE("combining never wins when C >= t (Figure 2's neighbourhood)") {
+  const Neighborhood n = testing::nbh(3, {{-2, 1, 1}, {-1, 1, 1}, {1, 1, 1}, {2, 1, 1}});
+  PlanOptions o;
+  for (std::int64_t m : {0, 1, 8, 1 << 20}) {
+    o.block_bytes = m;
+    for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kAllgather}) {
+      Result<ir::Plan> p = make_plan(op, n, o);
+      REQUIRE(p.ok());
+      CHECK(p->algorithm() == ir::Algorithm::kDirect);
+      CHECK(p->stats().cost->combining_rounds == 6);
+    }
+  }
+}
+
+TEST_CASE("explicit choices and orders are honoured; bad options are errors") {
+  const Neighborhood n = *stencils::box(2, 4, -1);
+  PlanOptions o;
+  o.algo = AlgoChoice::kCombining;
+  o.block_bytes = 1 << 30;
+  o.dim_order = std::vector<int>{1, 0};
+  Result<ir::Plan> p = make_plan(ir::Op::kAllgather, n, o);
+  REQUIRE(p.ok());
+  CHECK(p->algorithm() == ir::Algorithm::kCombining);
+  CHECK(p->dim_order() == std::vector<int>{1, 0});
+  o.algo = AlgoChoice::kDirect;
+  o.block_bytes = 1;
+  CHECK(make_plan(ir::Op::kAllgather, n, o)->algorithm() == ir::Algorithm::kDirect);
+
+  o.dim_order = std::vector<int>{0, 0};
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error() == "dimension order repeats dimension 0");
+  o.dim_order.reset();
+  o.block_bytes = -1;
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error() == "block size -1 is negative");
+  o.block_bytes = 8;
+  o.model.beta_us_per_byte = -0.5;
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error().find("beta must be") == 0);
+}
+
+}  // namespace
+}  // namespace cartplan::engine
