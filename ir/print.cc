@@ -1,0 +1,298 @@
+// Text (per-phase round tables) and Graphviz DOT (routing graph from ir::trace) views of a plan.
+#include "ir/print.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/trace.h"
+
+namespace cartplan::ir {
+namespace {
+
+// Widest line we aim for when packing several short cells (offsets, copies, entries) per line.
+constexpr std::size_t kLineWidth = 80;
+// Width of the wrapped "entries" column of a round table.
+constexpr std::size_t kEntriesWidth = 64;
+
+// Locale-independent enough for our numbers (digits, '.', 'e', '-'), and deterministic.
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::string pad_right(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string pad_left(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+std::string join_ints(const std::vector<int>& v, const char* sep = ",") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+// Cells aligned in columns, as many per line as fit in kLineWidth, each line indented.
+void append_packed(std::string& out, const std::vector<std::string>& cells, const std::string& indent) {
+  std::size_t width = 0;
+  for (const std::string& c : cells) width = std::max(width, c.size());
+  const std::size_t per_line = std::max<std::size_t>(1, (kLineWidth - indent.size()) / (width + 3));
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const bool last_on_line = (i + 1) % per_line == 0 || i + 1 == cells.size();
+    if (i % per_line == 0) out += indent;
+    out += last_on_line ? cells[i] : pad_right(cells[i], width + 3);
+    if (last_on_line) out += "\n";
+  }
+}
+
+// "send[3] -> recv[3]" for entry e of a round; a missing side (malformed plan) prints as "?".
+std::string entry_text(const Round& round, std::size_t e) {
+  const std::string from = e < round.send.size() ? to_string(round.send[e]) : "?";
+  const std::string to = e < round.recv.size() ? to_string(round.recv[e]) : "?";
+  return from + " -> " + to;
+}
+
+// The entries of a round as lines of at most kEntriesWidth characters (longer only if a single
+// entry is), broken between entries.
+std::vector<std::string> wrap_entries(const Round& round) {
+  std::vector<std::string> lines(1);
+  const std::size_t n = std::max(round.send.size(), round.recv.size());
+  for (std::size_t e = 0; e < n; ++e) {
+    const std::string item = entry_text(round, e) + (e + 1 < n ? "," : "");
+    std::string& line = lines.back();
+    if (!line.empty() && line.size() + 1 + item.size() > kEntriesWidth) {
+      lines.push_back(item);
+    } else {
+      if (!line.empty()) line += " ";
+      line += item;
+    }
+  }
+  return lines;
+}
+
+void append_header(std::string& out, const Plan& plan) {
+  const Stats& s = plan.stats();
+  out += "plan " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) +
+         ": ndims " + std::to_string(plan.ndims()) + ", t " + std::to_string(s.t) + ", rounds " +
+         std::to_string(s.rounds) + ", volume " + std::to_string(s.volume) + "\n";
+  out += "  dim_order [" + join_ints(plan.dim_order()) + "], temp slots " +
+         std::to_string(plan.temp_slots().size()) + ", phase rounds [" + join_ints(s.phase_rounds) +
+         "]\n";
+  if (s.cutoff_ratio)
+    out += "  cutoff ratio (t-C)/(V-t) = " + num(*s.cutoff_ratio) + "  (t = non-zero offsets)\n";
+  if (s.cost) {
+    const CostInfo& c = *s.cost;
+    out += "  cost model: alpha " + num(c.alpha_us) + " us, beta " + num(c.beta_us_per_byte) +
+           " us/byte, block " + std::to_string(c.block_bytes) + " bytes, combining C " +
+           std::to_string(c.combining_rounds) + ", V " + std::to_string(c.combining_volume) + "\n";
+    out += "  predicted: direct " + num(c.direct_us) + " us, combining " + num(c.combining_us) + " us\n";
+    if (s.cutoff_ratio && c.beta_us_per_byte > 0) {
+      const double m_star = c.alpha_us / c.beta_us_per_byte * *s.cutoff_ratio;
+      out += "  cut-off m* = alpha/beta * ratio = " + num(m_star) + " bytes";
+      out += m_star > 0 ? " (combining is cheaper for smaller blocks)\n" : " (combining is never cheaper)\n";
+    } else {
+      out += "  cut-off m*: none (no finite block size where the two costs cross)\n";
+    }
+  }
+}
+
+void append_phase(std::string& out, int p, const Phase& phase) {
+  const std::size_t n = phase.rounds.size();
+  out += "phase " + std::to_string(p) + " (" +
+         (phase.dim == Phase::kAllDims ? std::string("all dims") : "dim " + std::to_string(phase.dim)) +
+         "): " + std::to_string(n) + (n == 1 ? " round\n" : " rounds\n");
+  if (n == 0) return;
+
+  struct Row {
+    std::string index, tag, shift, count;
+    std::vector<std::string> entries;
+  };
+  std::vector<Row> rows;
+  Row head{"round", "tag", "shift", "count", {"entries (sent -> received)"}};
+  std::size_t w_index = head.index.size(), w_tag = head.tag.size(), w_shift = head.shift.size(),
+              w_entries = head.entries[0].size(), w_count = head.count.size();
+  for (std::size_t r = 0; r < n; ++r) {
+    const Round& round = phase.rounds[r];
+    Row row{std::to_string(r), std::to_string(round.tag), to_string(round.shift),
+            std::to_string(round.send.size()), wrap_entries(round)};
+    w_index = std::max(w_index, row.index.size());
+    w_tag = std::max(w_tag, row.tag.size());
+    w_shift = std::max(w_shift, row.shift.size());
+    w_count = std::max(w_count, row.count.size());
+    for (const std::string& line : row.entries) w_entries = std::max(w_entries, line.size());
+    rows.push_back(std::move(row));
+  }
+  auto emit = [&](const Row& row) {
+    for (std::size_t l = 0; l < row.entries.size(); ++l) {
+      std::string line = "  ";
+      if (l == 0) {
+        line += pad_left(row.index, w_index) + "  " + pad_left(row.tag, w_tag) + "  " +
+                pad_right(row.shift, w_shift) + "  " + pad_right(row.entries[l], w_entries) + "  " +
+                pad_left(row.count, w_count);
+      } else {
+        line += std::string(w_index + 2 + w_tag + 2 + w_shift + 2, ' ') + row.entries[l];
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+  };
+  emit(head);
+  for (const Row& row : rows) emit(row);
+}
+
+// Quotes a string for DOT: backslashes and quotes escaped, newlines as the DOT "\n" escape.
+std::string dot_quote(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += c;
+    } else if (c == '\n') {
+      q += "\\n";
+    } else {
+      q += c;
+    }
+  }
+  return q + "\"";
+}
+
+// What trace() requires: indices in range and matching send/recv list lengths.
+bool traceable(const Plan& plan) {
+  auto ok = [&](const BufRef& ref) {
+    const int limit = ref.kind == BufKind::kSend   ? plan.num_send_blocks()
+                      : ref.kind == BufKind::kRecv ? plan.num_blocks()
+                                                   : static_cast<int>(plan.temp_slots().size());
+    return ref.index >= 0 && ref.index < limit;
+  };
+  for (const Phase& phase : plan.phases())
+    for (const Round& round : phase.rounds) {
+      if (round.send.size() != round.recv.size()) return false;
+      for (const BufRef& b : round.send)
+        if (!ok(b)) return false;
+      for (const BufRef& b : round.recv)
+        if (!ok(b)) return false;
+    }
+  for (const Copy& c : plan.copies())
+    if (!ok(c.from) || !ok(c.to)) return false;
+  for (const Offset& o : plan.neighborhood())
+    if (static_cast<int>(o.size()) != plan.ndims()) return false;
+  return plan.ndims() >= 0;
+}
+
+struct Edge {
+  std::set<std::pair<int, int>> rounds;  // (phase, round)
+  std::set<int> blocks;                  // alltoall: blocks carried; allgather: recv blocks fed
+};
+
+}  // namespace
+
+std::string to_text(const Plan& plan) {
+  std::string out;
+  append_header(out, plan);
+
+  out += "neighborhood (" + std::to_string(plan.num_blocks()) + " blocks, index: offset):\n";
+  std::vector<std::string> cells;
+  for (int i = 0; i < plan.num_blocks(); ++i)
+    cells.push_back(std::to_string(i) + ": " + to_string(plan.neighborhood()[i]));
+  append_packed(out, cells, "  ");
+
+  for (std::size_t p = 0; p < plan.phases().size(); ++p) append_phase(out, static_cast<int>(p), plan.phases()[p]);
+
+  out += "copies (" + std::to_string(plan.copies().size()) + "):\n";
+  cells.clear();
+  for (const Copy& c : plan.copies()) cells.push_back(to_string(c.from) + " -> " + to_string(c.to));
+  append_packed(out, cells, "  ");
+  return out;
+}
+
+std::string to_dot(const Plan& plan) {
+  const int d = plan.ndims();
+  const Offset origin(std::max(d, 0), 0);
+
+  // Node -> recv blocks whose final position it is (duplicates share a node).
+  std::map<Offset, std::vector<int>> nodes;
+  nodes[origin];
+  for (int i = 0; i < plan.num_blocks(); ++i)
+    if (static_cast<int>(plan.neighborhood()[i].size()) == d) nodes[plan.neighborhood()[i]].push_back(i);
+  const bool sound = traceable(plan);
+
+  std::map<std::pair<Offset, Offset>, Edge> edges;
+  std::size_t errors = 0, undrawn = 0;
+  if (sound) {
+    const Trace tr = trace(plan);
+    errors = tr.errors.size();
+    for (const Transfer& x : tr.transfers) {
+      const Offset& shift = plan.phases()[x.phase].rounds[x.round].shift;
+      // Undefined content (a read before any write) has no position to draw it at.
+      if (static_cast<int>(x.content.origin.size()) != d || static_cast<int>(shift.size()) != d) {
+        ++undrawn;
+        continue;
+      }
+      Offset from(d), to(d);
+      for (int k = 0; k < d; ++k) {
+        from[k] = -x.content.origin[k];
+        to[k] = from[k] + shift[k];
+      }
+      nodes[from];
+      nodes[to];
+      Edge& e = edges[{from, to}];
+      e.rounds.insert({x.phase, x.round});
+      if (plan.op() == Op::kAlltoall) {
+        e.blocks.insert(x.content.block);
+      } else {
+        e.blocks.insert(x.targets.begin(), x.targets.end());
+      }
+    }
+  }
+
+  std::string out = "digraph cartplan {\n";
+  out += "  // " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) + ": t " +
+         std::to_string(plan.stats().t) + ", rounds " + std::to_string(plan.stats().rounds) + ", volume " +
+         std::to_string(plan.stats().volume) + "; nodes are positions relative to a block's origin\n";
+  if (!sound) out += "  // plan is structurally invalid (index or list-length error): run verify; no edges drawn\n";
+  if (errors) out += "  // trace found " + std::to_string(errors) + " error(s): run verify\n";
+  if (undrawn) out += "  // " + std::to_string(undrawn) + " transfer(s) of undefined data not drawn\n";
+  out += "  graph [rankdir=LR, label=" +
+         dot_quote(std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) + ", dim_order [" +
+                   join_ints(plan.dim_order()) + "]") +
+         "];\n";
+  out += "  node [fontname=\"monospace\", shape=ellipse];\n";
+  out += "  edge [fontname=\"monospace\"];\n";
+
+  for (const auto& [pos, blocks] : nodes) {
+    std::string label = to_string(pos);
+    if (pos == origin) label += "\norigin";
+    if (!blocks.empty()) label += "\nrecv " + join_ints(blocks);
+    out += "  " + dot_quote(to_string(pos)) + " [label=" + dot_quote(label);
+    if (pos == origin) out += ", shape=box";
+    if (!blocks.empty() && pos != origin) out += ", peripheries=2";
+    out += "];\n";
+  }
+  for (const auto& [ends, e] : edges) {
+    std::string label;
+    for (const auto& [p, r] : e.rounds) {
+      if (!label.empty()) label += ",";
+      label += "p" + std::to_string(p) + "r" + std::to_string(r);
+    }
+    std::vector<int> blocks(e.blocks.begin(), e.blocks.end());
+    label += plan.op() == Op::kAlltoall ? "\nblocks " : "\nfor recv ";
+    label += join_ints(blocks);
+    out += "  " + dot_quote(to_string(ends.first)) + " -> " + dot_quote(to_string(ends.second)) +
+           " [label=" + dot_quote(label) + "];\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace cartplan::ir
