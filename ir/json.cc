@@ -1,0 +1,761 @@
+// JSON form of a plan: canonical printer and strict, non-throwing parser (schema cartplan.plan/1).
+#include "ir/json.h"
+
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cartplan::ir {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+// Limits that keep a hostile file from costing more than its own size suggests (and keep int
+// arithmetic on counts safe). Real plans are far below them.
+constexpr int kMaxDims = 16;
+constexpr std::size_t kMaxNeighbors = std::size_t{1} << 20;
+constexpr std::size_t kMaxEntries = std::size_t{1} << 24;  // send+recv entries over all rounds;
+                                                            // also caps rounds, slots and copies
+constexpr int kMaxDepth = 64;
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+ordered_json offset_json(const Offset& o) {
+  ordered_json a = ordered_json::array();
+  for (int c : o) a.push_back(c);
+  return a;
+}
+
+ordered_json ref_json(const BufRef& r) {
+  ordered_json o = ordered_json::object();
+  o["buf"] = to_string(r.kind);
+  o[r.kind == BufKind::kTemp ? "slot" : "block"] = r.index;
+  return o;
+}
+
+ordered_json refs_json(const std::vector<BufRef>& refs) {
+  ordered_json a = ordered_json::array();
+  for (const BufRef& r : refs) a.push_back(ref_json(r));
+  return a;
+}
+
+ordered_json cost_json(const CostInfo& c) {
+  ordered_json o = ordered_json::object();
+  o["alpha_us"] = c.alpha_us;
+  o["beta_us_per_byte"] = c.beta_us_per_byte;
+  o["block_bytes"] = c.block_bytes;
+  o["combining_rounds"] = c.combining_rounds;
+  o["combining_volume"] = c.combining_volume;
+  o["direct_us"] = c.direct_us;
+  o["combining_us"] = c.combining_us;
+  return o;
+}
+
+bool is_container(const ordered_json& j) { return j.is_array() || j.is_object(); }
+
+// A container holding only scalars.
+bool is_flat(const ordered_json& j) {
+  if (!is_container(j)) return false;
+  for (const auto& v : j) {
+    if (is_container(v)) return false;
+  }
+  return true;
+}
+
+// An object whose values are all non-empty flat objects: in a plan that is exactly a copy
+// ({"from": {...}, "to": {...}}), which reads best as one line.
+bool is_object_of_flat_objects(const ordered_json& j) {
+  if (!j.is_object() || j.empty()) return false;
+  for (const auto& v : j) {
+    if (!v.is_object() || v.empty() || !is_flat(v)) return false;
+  }
+  return true;
+}
+
+std::string key_text(const std::string& key) { return json(key).dump(); }
+
+void print_inline(const ordered_json& j, std::string& out) {
+  if (j.is_array()) {
+    out += '[';
+    bool first = true;
+    for (const auto& v : j) {
+      if (!first) out += ", ";
+      first = false;
+      print_inline(v, out);
+    }
+    out += ']';
+  } else if (j.is_object()) {
+    out += '{';
+    bool first = true;
+    for (const auto& [k, v] : j.items()) {
+      if (!first) out += ", ";
+      first = false;
+      out += key_text(k);
+      out += ": ";
+      print_inline(v, out);
+    }
+    out += '}';
+  } else {
+    // nlohmann prints doubles in shortest round-trip form, which keeps print->parse->print exact.
+    out += j.dump();
+  }
+}
+
+// Canonical layout rule: scalars, empty containers, flat containers (only scalars inside) and
+// objects of flat objects (copies) go on one line with ", " and ": " separators; every other
+// container puts one member per line, indented two spaces per level. So offsets, shifts,
+// dim_order, phase_rounds, buffer references, temp slots, copies, cost and predicted_us are
+// single lines, while lists of them (neighborhood, send/recv lists, ...) have one item per line.
+void print_canonical(const ordered_json& j, int indent, std::string& out) {
+  if (!is_container(j) || j.empty() || is_flat(j) || is_object_of_flat_objects(j)) {
+    print_inline(j, out);
+    return;
+  }
+  const std::string inner(static_cast<std::size_t>(indent + 2), ' ');
+  const bool array = j.is_array();
+  out += array ? "[\n" : "{\n";
+  bool first = true;
+  for (const auto& [k, v] : j.items()) {
+    if (!first) out += ",\n";
+    first = false;
+    out += inner;
+    if (!array) {
+      out += key_text(k);
+      out += ": ";
+    }
+    print_canonical(v, indent + 2, out);
+  }
+  out += '\n';
+  out.append(static_cast<std::size_t>(indent), ' ');
+  out += array ? ']' : '}';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+// A JSON path as a chain of stack frames, turned into text only when an error is reported, so
+// reading millions of entries costs no string building. A step points at its parent, so a
+// Path must not outlive the Path it was made from (name a step before deriving from it).
+struct Path {
+  const Path* parent = nullptr;
+  const char* field = nullptr;  // ".field" step when set, else "[index]" step (root: no parent)
+  std::size_t index = 0;
+
+  Path operator/(const char* f) const { return Path{this, f, 0}; }
+  Path operator[](std::size_t i) const { return Path{this, nullptr, i}; }
+
+  std::string str() const {
+    if (!parent) return "$";
+    std::string s = parent->str();
+    if (field) return s + "." + field;
+    return s + "[" + std::to_string(index) + "]";
+  }
+};
+
+// User-supplied text quoted into an error message: escaped (never throws, even on invalid
+// UTF-8 in a programmatically built json) and shortened so a huge string cannot flood a log.
+std::string quote(const std::string& s) {
+  std::string e = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  e = e.substr(1, e.size() - 2);
+  if (e.size() > 64) e = e.substr(0, 61) + "...";
+  return "'" + e + "'";
+}
+
+std::string type_of(const json& j) {
+  if (j.is_number_integer()) return "integer";
+  return j.type_name();
+}
+
+// A value quoted into an error message (numbers as written, e.g. 1e+30).
+std::string show(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 64) s = s.substr(0, 61) + "...";
+  return s;
+}
+
+// Reads a plan, stopping at the first error. Each reader returns false after recording an
+// error whose text starts with the JSON path of the offending value.
+class Reader {
+ public:
+  Result<Plan> read(const json& root) {
+    PlanParts parts;
+    if (!read_plan(root, Path{}, parts)) return fail(std::move(error_));
+    return Plan(std::move(parts));
+  }
+
+ private:
+  bool error(const Path& p, const std::string& msg) {
+    error_ = p.str() + ": " + msg;
+    return false;
+  }
+
+  // j must be an object whose keys are exactly `fields`. Unknown keys are reported before
+  // missing ones so a misspelt field is named as such rather than as the missing one.
+  bool object(const json& j, const Path& p, std::initializer_list<const char*> fields) {
+    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
+    for (const auto& [k, v] : j.items()) {
+      bool known = false;
+      for (const char* f : fields) known = known || k == f;
+      if (!known) return error(p, "unknown field " + quote(k));
+    }
+    for (const char* f : fields) {
+      if (!j.contains(f)) return error(p, std::string("missing field '") + f + "'");
+    }
+    return true;
+  }
+
+  bool array(const json& j, const Path& p, std::size_t max_size) {
+    if (!j.is_array()) return error(p, "expected an array, got " + type_of(j));
+    if (j.size() > max_size) {
+      return error(p, std::to_string(j.size()) + " entries exceed the limit of " +
+                          std::to_string(max_size));
+    }
+    return true;
+  }
+
+  // Any JSON number with an integral value in [lo, hi]; 5.0 and 1e2 count as integers because
+  // JSON does not distinguish them, 2.5 does not.
+  bool integer(const json& j, const Path& p, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
+    auto out_of_range = [&] {
+      return error(p, show(j) + " out of range [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+    };
+    if (j.is_number_unsigned()) {
+      const std::uint64_t u = j.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(hi)) return out_of_range();
+      out = static_cast<std::int64_t>(u);
+    } else if (j.is_number_integer()) {
+      out = j.get<std::int64_t>();
+    } else if (j.is_number_float()) {
+      const double d = j.get<double>();
+      if (!std::isfinite(d) || std::trunc(d) != d) {
+        return error(p, "expected an integer, got number " + show(j));
+      }
+      // 2^63 is exact as a double; anything at or beyond it cannot be an int64.
+      if (d < -9223372036854775808.0 || d >= 9223372036854775808.0) return out_of_range();
+      out = static_cast<std::int64_t>(d);
+    } else {
+      return error(p, "expected an integer, got " + type_of(j));
+    }
+    if (out < lo || out > hi) return out_of_range();
+    return true;
+  }
+
+  bool integer(const json& j, const Path& p, int lo, int hi, int& out) {
+    std::int64_t v = 0;
+    if (!integer(j, p, std::int64_t{lo}, std::int64_t{hi}, v)) return false;
+    out = static_cast<int>(v);
+    return true;
+  }
+
+  bool any_int(const json& j, const Path& p, int& out) {
+    return integer(j, p, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), out);
+  }
+
+  bool count(const json& j, const Path& p, int& out) {
+    return integer(j, p, 0, std::numeric_limits<int>::max(), out);
+  }
+
+  bool number(const json& j, const Path& p, double& out) {
+    if (!j.is_number()) return error(p, "expected a number, got " + type_of(j));
+    out = j.get<double>();
+    return true;
+  }
+
+  // One of `names` (as written in JSON); `expected` lists them for the message.
+  bool name(const json& j, const Path& p, std::initializer_list<const char*> names,
+            const char* expected, int& out) {
+    if (!j.is_string()) return error(p, "expected a string, got " + type_of(j));
+    const std::string& s = j.get_ref<const std::string&>();
+    int i = 0;
+    for (const char* n : names) {
+      if (s == n) {
+        out = i;
+        return true;
+      }
+      ++i;
+    }
+    return error(p, "unknown value " + quote(s) + " (expected " + expected + ")");
+  }
+
+  bool offset(const json& j, const Path& p, Offset& out) {
+    if (!array(j, p, static_cast<std::size_t>(kMaxDims))) return false;
+    if (j.size() != static_cast<std::size_t>(ndims_)) {
+      return error(p, "expected " + std::to_string(ndims_) + " coordinates (ndims), got " +
+                          std::to_string(j.size()));
+    }
+    out.resize(j.size());
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      if (!any_int(j[k], p[k], out[k])) return false;
+    }
+    return true;
+  }
+
+  // A buffer reference; the index must address an existing block or slot.
+  bool ref(const json& j, const Path& p, BufRef& out) {
+    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
+    const auto buf = j.find("buf");
+    if (buf == j.end()) return error(p, "missing field 'buf'");
+    int kind = 0;
+    if (!name(*buf, p / "buf", {"send", "recv", "temp"}, "send, recv or temp", kind)) return false;
+    out.kind = static_cast<BufKind>(kind);
+    const char* key = out.kind == BufKind::kTemp ? "slot" : "block";
+    if (!object(j, p, {"buf", key})) return false;
+    const Path ip = p / key;
+    if (!any_int(j[key], ip, out.index)) return false;
+    int limit = 0;
+    std::string what;
+    switch (out.kind) {
+      case BufKind::kSend:
+        if (op_ == Op::kAllgather) {
+          if (out.index != 0) {
+            return error(ip, "allgather send buffer has one block, got block " +
+                                 std::to_string(out.index) + " (expected 0)");
+          }
+          return true;
+        }
+        limit = num_blocks_;
+        what = "neighborhood has " + std::to_string(num_blocks_) + " entries";
+        break;
+      case BufKind::kRecv:
+        limit = num_blocks_;
+        what = "neighborhood has " + std::to_string(num_blocks_) + " entries";
+        break;
+      case BufKind::kTemp:
+        limit = num_slots_;
+        what = std::to_string(num_slots_) + " temp slots";
+        break;
+    }
+    if (out.index < 0 || out.index >= limit) {
+      return error(ip, (out.kind == BufKind::kTemp ? "slot " : "block ") +
+                           std::to_string(out.index) + " out of range (" + what + ")");
+    }
+    return true;
+  }
+
+  bool refs(const json& j, const Path& p, std::vector<BufRef>& out) {
+    if (!array(j, p, kMaxEntries)) return false;
+    entries_ += j.size();
+    if (entries_ > kMaxEntries) {
+      return error(p, "more than " + std::to_string(kMaxEntries) + " send/recv entries in all rounds");
+    }
+    out.resize(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (!ref(j[i], p[i], out[i])) return false;
+    }
+    return true;
+  }
+
+  bool round(const json& j, const Path& p, Round& out) {
+    if (!object(j, p, {"shift", "tag", "send", "recv"})) return false;
+    if (!offset(j["shift"], p / "shift", out.shift)) return false;
+    if (!count(j["tag"], p / "tag", out.tag)) return false;
+    if (!refs(j["send"], p / "send", out.send)) return false;
+    return refs(j["recv"], p / "recv", out.recv);
+  }
+
+  bool phase(const json& j, const Path& p, Phase& out) {
+    if (!object(j, p, {"dim", "rounds"})) return false;
+    const Path dp = p / "dim";
+    if (!any_int(j["dim"], dp, out.dim)) return false;
+    if (out.dim != Phase::kAllDims && (out.dim < 0 || out.dim >= ndims_)) {
+      return error(dp, "dimension " + std::to_string(out.dim) + " out of range (expected -1 or 0.." +
+                           std::to_string(ndims_ - 1) + ")");
+    }
+    const json& rounds = j["rounds"];
+    const Path rp = p / "rounds";
+    if (!array(rounds, rp, kMaxEntries)) return false;
+    num_rounds_ += rounds.size();
+    if (num_rounds_ > kMaxEntries) {
+      return error(rp, "more than " + std::to_string(kMaxEntries) + " rounds in all phases");
+    }
+    out.rounds.resize(rounds.size());
+    for (std::size_t i = 0; i < rounds.size(); ++i) {
+      if (!round(rounds[i], rp[i], out.rounds[i])) return false;
+    }
+    return true;
+  }
+
+  bool dim_order(const json& j, const Path& p, std::vector<int>& out) {
+    if (!array(j, p, static_cast<std::size_t>(kMaxDims))) return false;
+    if (j.size() != static_cast<std::size_t>(ndims_)) {
+      return error(p, "expected a permutation of 0.." + std::to_string(ndims_ - 1) + ", got " +
+                          std::to_string(j.size()) + " entries");
+    }
+    std::vector<bool> seen(j.size(), false);
+    out.resize(j.size());
+    for (std::size_t k = 0; k < j.size(); ++k) {
+      if (!any_int(j[k], p[k], out[k])) return false;
+      if (out[k] < 0 || out[k] >= ndims_) {
+        return error(p[k], "dimension " + std::to_string(out[k]) + " out of range (expected 0.." +
+                               std::to_string(ndims_ - 1) + ")");
+      }
+      if (seen[out[k]]) {
+        return error(p[k], "dimension " + std::to_string(out[k]) +
+                               " appears twice (dim_order must be a permutation)");
+      }
+      seen[out[k]] = true;
+    }
+    return true;
+  }
+
+  bool cost(const json& j, const Path& p, CostInfo& out) {
+    if (!object(j, p, {"alpha_us", "beta_us_per_byte", "block_bytes", "combining_rounds",
+                       "combining_volume", "direct_us", "combining_us"})) {
+      return false;
+    }
+    return number(j["alpha_us"], p / "alpha_us", out.alpha_us) &&
+           number(j["beta_us_per_byte"], p / "beta_us_per_byte", out.beta_us_per_byte) &&
+           integer(j["block_bytes"], p / "block_bytes", std::int64_t{0},
+                   std::numeric_limits<std::int64_t>::max(), out.block_bytes) &&
+           count(j["combining_rounds"], p / "combining_rounds", out.combining_rounds) &&
+           count(j["combining_volume"], p / "combining_volume", out.combining_volume) &&
+           number(j["direct_us"], p / "direct_us", out.direct_us) &&
+           number(j["combining_us"], p / "combining_us", out.combining_us);
+  }
+
+  // predicted_us is printed for readers of the contract but carries no information of its own;
+  // it must repeat cost exactly so an edited file cannot say two different things.
+  bool predicted(const json& j, const Path& p, const std::optional<CostInfo>& c) {
+    if (j.is_null()) {
+      if (c) return error(p, "is null but cost is set (expected direct and combining from cost)");
+      return true;
+    }
+    if (!c) return error(p, "must be null when cost is null");
+    if (!object(j, p, {"direct", "combining"})) return false;
+    double direct = 0, combining = 0;
+    if (!number(j["direct"], p / "direct", direct)) return false;
+    if (!number(j["combining"], p / "combining", combining)) return false;
+    if (direct != c->direct_us) {
+      return error(p / "direct", show(j["direct"]) + " does not match cost.direct_us " +
+                                     show(json(c->direct_us)));
+    }
+    if (combining != c->combining_us) {
+      return error(p / "combining", show(j["combining"]) + " does not match cost.combining_us " +
+                                        show(json(c->combining_us)));
+    }
+    return true;
+  }
+
+  bool stats(const json& j, const Path& p, Stats& out) {
+    if (!object(j, p, {"t", "rounds", "volume", "phase_rounds", "cutoff_ratio", "cost",
+                       "predicted_us"})) {
+      return false;
+    }
+    if (!count(j["t"], p / "t", out.t)) return false;
+    if (!count(j["rounds"], p / "rounds", out.rounds)) return false;
+    if (!count(j["volume"], p / "volume", out.volume)) return false;
+    const json& pr = j["phase_rounds"];
+    const Path prp = p / "phase_rounds";
+    if (!array(pr, prp, kMaxEntries)) return false;
+    out.phase_rounds.resize(pr.size());
+    for (std::size_t i = 0; i < pr.size(); ++i) {
+      if (!count(pr[i], prp[i], out.phase_rounds[i])) return false;
+    }
+    const json& cr = j["cutoff_ratio"];
+    if (!cr.is_null()) {
+      double r = 0;
+      if (!number(cr, p / "cutoff_ratio", r)) return false;
+      out.cutoff_ratio = r;
+    }
+    const json& c = j["cost"];
+    if (!c.is_null()) {
+      CostInfo info;
+      if (!cost(c, p / "cost", info)) return false;
+      out.cost = info;
+    }
+    return predicted(j["predicted_us"], p / "predicted_us", out.cost);
+  }
+
+  bool read_plan(const json& j, const Path& p, PlanParts& out) {
+    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
+    // The schema decides which fields exist, so it is checked before anything else.
+    const auto schema = j.find("schema");
+    if (schema == j.end()) return error(p, "missing field 'schema'");
+    if (!schema->is_string()) return error(p / "schema", "expected a string, got " + type_of(*schema));
+    if (schema->get_ref<const std::string&>() != kPlanSchema) {
+      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) +
+                                     " (expected " + kPlanSchema + ")");
+    }
+    if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
+                       "temp_slots", "phases", "copies", "stats"})) {
+      return false;
+    }
+    int v = 0;
+    if (!name(j["op"], p / "op", {"alltoall", "allgather"}, "alltoall or allgather", v)) return false;
+    out.op = op_ = static_cast<Op>(v);
+    if (!name(j["algorithm"], p / "algorithm", {"direct", "combining"}, "direct or combining", v)) {
+      return false;
+    }
+    out.algorithm = static_cast<Algorithm>(v);
+    if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
+    ndims_ = out.ndims;
+
+    const json& nbh = j["neighborhood"];
+    const Path np = p / "neighborhood";
+    if (!array(nbh, np, kMaxNeighbors)) return false;
+    out.neighborhood.resize(nbh.size());
+    for (std::size_t i = 0; i < nbh.size(); ++i) {
+      if (!offset(nbh[i], np[i], out.neighborhood[i])) return false;
+    }
+    num_blocks_ = static_cast<int>(nbh.size());
+
+    if (!dim_order(j["dim_order"], p / "dim_order", out.dim_order)) return false;
+
+    const json& slots = j["temp_slots"];
+    const Path sp = p / "temp_slots";
+    if (!array(slots, sp, kMaxEntries)) return false;
+    out.temp_slots.resize(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      const Path slot = sp[k];
+      if (!object(slots[k], slot, {"shape_of"})) return false;
+      const Path shp = slot / "shape_of";
+      int& b = out.temp_slots[k].shape_of;
+      if (!any_int(slots[k]["shape_of"], shp, b)) return false;
+      if (b < 0 || b >= num_blocks_) {
+        return error(shp, "block " + std::to_string(b) + " out of range (neighborhood has " +
+                              std::to_string(num_blocks_) + " entries)");
+      }
+    }
+    num_slots_ = static_cast<int>(slots.size());
+
+    const json& phases = j["phases"];
+    const Path pp = p / "phases";
+    if (!array(phases, pp, kMaxEntries)) return false;
+    out.phases.resize(phases.size());
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      if (!phase(phases[i], pp[i], out.phases[i])) return false;
+    }
+
+    const json& copies = j["copies"];
+    const Path cp = p / "copies";
+    if (!array(copies, cp, kMaxEntries)) return false;
+    out.copies.resize(copies.size());
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+      if (!object(copies[i], cp[i], {"from", "to"})) return false;
+      if (!ref(copies[i]["from"], cp[i] / "from", out.copies[i].from)) return false;
+      if (!ref(copies[i]["to"], cp[i] / "to", out.copies[i].to)) return false;
+    }
+
+    return stats(j["stats"], p / "stats", out.stats);
+  }
+
+  std::string error_;
+  Op op_ = Op::kAlltoall;
+  int ndims_ = 0;
+  int num_blocks_ = 0;
+  int num_slots_ = 0;
+  std::size_t entries_ = 0;
+  std::size_t num_rounds_ = 0;
+};
+
+// Depth of [ and { outside strings, checked before nlohmann builds anything so that deeply
+// nested input costs neither memory nor stack in the parser or in json's destructor.
+std::optional<std::string> check_depth(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) {
+        // Counted from 1, like nlohmann's positions in the syntax errors.
+        return "invalid JSON at byte " + std::to_string(i + 1) + ": nesting deeper than " +
+               std::to_string(kMaxDepth) + " levels";
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;  // unbalanced brackets are left for the parser to report
+    }
+  }
+  return std::nullopt;
+}
+
+// nlohmann keeps the last of duplicate keys; a strict reader must not silently drop one, so
+// the parser callback tracks the keys of every open object and remembers the first duplicate.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        frames_.push_back(Frame{true, {}, {}, 0});
+        break;
+      case json::parse_event_t::array_start:
+        frames_.push_back(Frame{false, {}, {}, 0});
+        break;
+      case json::parse_event_t::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second && !error_) {
+          error_ = path() + ": duplicate field " + quote(f.key);
+        }
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        next_element();
+        break;
+      case json::parse_event_t::value:
+        next_element();
+        break;
+    }
+    return true;
+  }
+
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;        // current key, objects only
+    std::size_t index = 0;  // current element, arrays only
+  };
+
+  void next_element() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+
+  // Path of the innermost open object (the one holding the duplicate).
+  std::string path() const {
+    std::string s = "$";
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.object) {
+        s += "." + f.key;
+      } else {
+        s += "[" + std::to_string(f.index) + "]";
+      }
+    }
+    return s;
+  }
+
+  std::vector<Frame> frames_;
+  std::optional<std::string> error_;
+};
+
+std::string strip_exception_prefix(const std::string& what) {
+  // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
+  if (!what.empty() && what[0] == '[') {
+    const auto close = what.find("] ");
+    if (close != std::string::npos) return what.substr(close + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
+ordered_json to_json(const Plan& plan) {
+  ordered_json j = ordered_json::object();
+  j["schema"] = kPlanSchema;
+  j["op"] = to_string(plan.op());
+  j["algorithm"] = to_string(plan.algorithm());
+  j["ndims"] = plan.ndims();
+  ordered_json nbh = ordered_json::array();
+  for (const Offset& o : plan.neighborhood()) nbh.push_back(offset_json(o));
+  j["neighborhood"] = std::move(nbh);
+  j["dim_order"] = plan.dim_order();
+  ordered_json slots = ordered_json::array();
+  for (const TempSlot& s : plan.temp_slots()) {
+    ordered_json o = ordered_json::object();
+    o["shape_of"] = s.shape_of;
+    slots.push_back(std::move(o));
+  }
+  j["temp_slots"] = std::move(slots);
+  ordered_json phases = ordered_json::array();
+  for (const Phase& ph : plan.phases()) {
+    ordered_json rounds = ordered_json::array();
+    for (const Round& r : ph.rounds) {
+      ordered_json o = ordered_json::object();
+      o["shift"] = offset_json(r.shift);
+      o["tag"] = r.tag;
+      o["send"] = refs_json(r.send);
+      o["recv"] = refs_json(r.recv);
+      rounds.push_back(std::move(o));
+    }
+    ordered_json o = ordered_json::object();
+    o["dim"] = ph.dim;
+    o["rounds"] = std::move(rounds);
+    phases.push_back(std::move(o));
+  }
+  j["phases"] = std::move(phases);
+  ordered_json copies = ordered_json::array();
+  for (const Copy& c : plan.copies()) {
+    ordered_json o = ordered_json::object();
+    o["from"] = ref_json(c.from);
+    o["to"] = ref_json(c.to);
+    copies.push_back(std::move(o));
+  }
+  j["copies"] = std::move(copies);
+  const Stats& s = plan.stats();
+  ordered_json st = ordered_json::object();
+  st["t"] = s.t;
+  st["rounds"] = s.rounds;
+  st["volume"] = s.volume;
+  st["phase_rounds"] = s.phase_rounds;
+  st["cutoff_ratio"] = s.cutoff_ratio ? ordered_json(*s.cutoff_ratio) : ordered_json(nullptr);
+  st["cost"] = s.cost ? cost_json(*s.cost) : ordered_json(nullptr);
+  if (s.cost) {
+    ordered_json pred = ordered_json::object();
+    pred["direct"] = s.cost->direct_us;
+    pred["combining"] = s.cost->combining_us;
+    st["predicted_us"] = std::move(pred);
+  } else {
+    st["predicted_us"] = nullptr;
+  }
+  j["stats"] = std::move(st);
+  return j;
+}
+
+std::string to_json_string(const Plan& plan) {
+  std::string out;
+  print_canonical(to_json(plan), 0, out);
+  out += '\n';
+  return out;
+}
+
+Result<Plan> plan_from_json(const json& j) {
+  // The reader itself only throws on allocation failure; that still must not escape a parser
+  // that promises to report problems as errors.
+  try {
+    return Reader().read(j);
+  } catch (const std::exception& e) {
+    return fail(std::string("$: cannot read plan: ") + e.what());
+  }
+}
+
+Result<Plan> plan_from_json_string(std::string_view text) {
+  if (auto err = check_depth(text)) return fail(*err);
+  json j;
+  DuplicateKeys dup;
+  try {
+    j = json::parse(text.data(), text.data() + text.size(), std::ref(dup));
+  } catch (const json::parse_error& e) {
+    return fail("invalid JSON at byte " + std::to_string(e.byte) + ": " +
+                strip_exception_prefix(e.what()));
+  } catch (const std::exception& e) {
+    return fail(std::string("invalid JSON: ") + strip_exception_prefix(e.what()));
+  }
+  if (dup.error()) return fail(*dup.error());
+  return plan_from_json(j);
+}
+
+}  // namespace cartplan::ir
