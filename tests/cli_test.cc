@@ -1,0 +1,291 @@
+// End-to-end tests of the `cartplan` command-line tool: runs the real binary through /bin/sh and
+// checks stdout, stderr and exit status (plan, verify, simulate, and the invalid-input corpus
+// tests/corpus/cli.txt). Bazel runs tests in the workspace's runfiles root, so the binary is
+// "tools/cartplan".
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+struct RunResult {
+  int status = -1;  // exit status, or -1 if the process did not exit normally (e.g. a crash)
+  std::string out;
+  std::string err;
+};
+
+std::string temp_dir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+
+std::string temp_path(const std::string& name) { return temp_dir() + "/cli_test_" + name; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  REQUIRE(out.good());
+}
+
+// Runs `tools/cartplan ARGS` through /bin/sh (ARGS may quote and redirect; stdin defaults to
+// /dev/null so nothing can wait for input).
+RunResult run(const std::string& args) {
+  const std::string out = temp_path("stdout"), err = temp_path("stderr");
+  const std::string cmd = "tools/cartplan </dev/null " + args + " >'" + out + "' 2>'" + err + "'";
+  const int raw = std::system(cmd.c_str());
+  RunResult r;
+  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The integer value of the first `"key": N` in a JSON text, or -1.
+long long json_int(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": (-?[0-9]+)"))) return -1;
+  return std::stoll(m[1]);
+}
+
+std::string json_string(const std::string& json, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\": \"([^\"]*)\""))) return "";
+  return m[1];
+}
+
+const std::string kBox3 = "--op alltoall --stencil box:d=3,n=3,f=-1";
+const std::string kFigure2 = "--op allgather --stencil 'offsets:-2,1,1;-1,1,1;1,1,1;2,1,1'";
+const std::string kMoore2 = "--stencil moore:d=2,r=1";
+
+}  // namespace
+
+TEST_CASE("plan json: box d=3 n=3 f=-1 combining alltoall has C = 6 rounds and V = 54") {
+  const RunResult r = run("plan " + kBox3 + " --algo combining --format json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(json_string(r.out, "schema") == "cartplan.plan/1");
+  CHECK(json_string(r.out, "op") == "alltoall");
+  CHECK(json_string(r.out, "algorithm") == "combining");
+  CHECK(json_int(r.out, "t") == 26);
+  CHECK(contains(r.out, "\"rounds\": 6,"));
+  CHECK(contains(r.out, "\"volume\": 54,"));
+
+  // json is the default format; direct is one round per non-zero offset.
+  const RunResult d = run("plan " + kBox3 + " --algo direct");
+  REQUIRE(d.status == 0);
+  CHECK(json_string(d.out, "algorithm") == "direct");
+  CHECK(contains(d.out, "\"rounds\": 26,"));
+  CHECK(contains(d.out, "\"volume\": 26,"));
+}
+
+TEST_CASE("plan: the optimizer picks direct for Figure 2's allgather (C = 6 > t = 4)") {
+  const RunResult r = run("plan " + kFigure2);
+  REQUIRE(r.status == 0);
+  CHECK(json_string(r.out, "algorithm") == "direct");
+  CHECK(json_int(r.out, "combining_rounds") == 6);
+  CHECK(json_int(r.out, "t") == 4);
+
+  // Forced combining in C_k order has volume 6; natural order 12 (ARCHITECTURE.md).
+  const RunResult c = run("plan " + kFigure2 + " --algo combining");
+  REQUIRE(c.status == 0);
+  CHECK(contains(c.out, "\"volume\": 6,"));
+  const RunResult n = run("plan " + kFigure2 + " --algo combining --dim-order natural");
+  REQUIRE(n.status == 0);
+  CHECK(contains(n.out, "\"volume\": 12,"));
+  CHECK(contains(n.out, "\"dim_order\": [0, 1, 2]"));
+  const RunResult e = run("plan " + kFigure2 + " --algo combining --dim-order 2,1,0");
+  REQUIRE(e.status == 0);
+  CHECK(contains(e.out, "\"dim_order\": [2, 1, 0]"));
+}
+
+TEST_CASE("plan: block size and cost model change the optimizer's choice") {
+  // moore d=2: C = 4 < t = 8, V = 12, so m* = alpha/beta * (8-4)/(12-8) = 2000 bytes by default.
+  const RunResult small = run("plan --op alltoall " + kMoore2 + " --block-bytes 100");
+  REQUIRE(small.status == 0);
+  CHECK(json_string(small.out, "algorithm") == "combining");
+  const RunResult big = run("plan --op alltoall " + kMoore2 + " --block-bytes 100000");
+  REQUIRE(big.status == 0);
+  CHECK(json_string(big.out, "algorithm") == "direct");
+  // With free messages, sending fewer bytes (direct) always wins.
+  const RunResult free = run("plan --op alltoall " + kMoore2 + " --alpha-us 0 --beta-us-per-byte 0.001");
+  REQUIRE(free.status == 0);
+  CHECK(json_string(free.out, "algorithm") == "direct");
+  CHECK(contains(free.out, "\"alpha_us\": 0"));
+}
+
+TEST_CASE("plan | verify round trip exits 0") {
+  for (const std::string& args : std::vector<std::string>{"plan " + kBox3, "plan " + kBox3 + " --algo combining",
+                                                          "plan " + kFigure2 + " --algo combining",
+                                                          "plan --op allgather " + kMoore2,
+                                                          "plan --op allgather --stencil vonneumann:d=3,r=2 --algo combining"}) {
+    CAPTURE(args);
+    const RunResult p = run(args);
+    REQUIRE(p.status == 0);
+    const std::string file = temp_path("plan.json");
+    write_file(file, p.out);
+    const RunResult v = run("verify '" + file + "'");
+    CHECK(v.status == 0);
+    CHECK(v.err.empty());
+    CHECK(contains(v.out, "ok: "));
+    CHECK(contains(v.out, " rounds, "));
+    CHECK(contains(v.out, " transfers"));
+  }
+  // The summary line names op, algorithm, rounds and volume.
+  const RunResult p = run("plan " + kBox3 + " --algo combining");
+  write_file(temp_path("box.json"), p.out);
+  CHECK(run("verify '" + temp_path("box.json") + "'").out == "ok: alltoall combining, 6 rounds, 54 transfers\n");
+  // "-" reads stdin.
+  CHECK(run("verify - < '" + temp_path("box.json") + "'").status == 0);
+}
+
+TEST_CASE("verify: a tampered plan exits 1 with errors naming phase and round") {
+  const RunResult p = run("plan --op alltoall " + kMoore2 + " --algo combining");
+  REQUIRE(p.status == 0);
+  // Round 0 of phase 0 delivers send[1] into recv[1]; deliver it into recv[3] instead.
+  std::string json = p.out;
+  const std::string from = "{\"buf\": \"recv\", \"block\": 1}";
+  const std::size_t pos = json.find(from);
+  REQUIRE(pos != std::string::npos);
+  json.replace(pos, from.size(), "{\"buf\": \"recv\", \"block\": 3}");
+  const std::string file = temp_path("tampered.json");
+  write_file(file, json);
+
+  const RunResult v = run("verify '" + file + "'");
+  CHECK(v.status == 1);
+  CHECK(v.out.empty());
+  CHECK(contains(v.err, "cartplan verify: "));
+  CHECK(contains(v.err, "phase 0"));
+  CHECK(contains(v.err, "round 0"));
+  // Every stderr line carries the prefix.
+  std::istringstream lines(v.err);
+  for (std::string line; std::getline(lines, line);) CHECK(line.rfind("cartplan verify: ", 0) == 0);
+}
+
+TEST_CASE("simulate: moore d=2 on a 4x4 mesh delivers everything") {
+  const RunResult r = run("simulate --op alltoall " + kMoore2 + " --dims 4,4 --periods 0,0 --format json");
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(contains(r.out, "\"ok\": true"));
+  CHECK(contains(r.out, "\"errors\": []"));
+  CHECK(json_int(r.out, "error_count") == 0);
+  CHECK(json_int(r.out, "messages") > 0);
+  CHECK(json_int(r.out, "bytes") > 0);
+  CHECK(json_int(r.out, "copies") == 16);  // the zero offset, once per rank
+  CHECK(json_int(r.out, "ranks") == 16);
+  CHECK(contains(r.out, "\"model_time_us\": "));
+  CHECK(!json_string(r.out, "algorithm").empty());
+  CHECK(json_int(r.out, "rounds") > 0);
+  CHECK(json_int(r.out, "volume") > 0);
+
+  // A mesh sends less than a torus of the same size; direct on a torus sends t messages per rank.
+  const RunResult torus = run("simulate --op alltoall " + kMoore2 + " --dims 4,4 --algo direct");
+  REQUIRE(torus.status == 0);
+  CHECK(json_int(torus.out, "messages") == 16 * 8);
+  CHECK(json_int(torus.out, "bytes") == 16 * 8 * 8);
+  const RunResult mesh = run("simulate --op alltoall " + kMoore2 + " --dims 4,4 --periods 0,0 --algo direct");
+  REQUIRE(mesh.status == 0);
+  CHECK(json_int(mesh.out, "messages") < 16 * 8);
+}
+
+TEST_CASE("simulate: every algorithm, op and boundary combination is correct") {
+  for (const std::string op : {"alltoall", "allgather"})
+    for (const std::string algo : {"direct", "combining"})
+      for (const std::string periods : {"1,1,1", "0,0,0", "1,0,1"}) {
+        const std::string args = "simulate --op " + op + " --stencil box:d=3,n=3,f=-1 --dims 3,4,2 --periods " +
+                                 periods + " --algo " + algo + " --block-bytes 3";
+        CAPTURE(args);
+        const RunResult r = run(args);
+        CHECK(r.status == 0);
+        CHECK(contains(r.out, "\"ok\": true"));
+        CHECK(json_string(r.out, "algorithm") == algo);
+        CHECK(json_int(r.out, "ranks") == 24);
+      }
+}
+
+TEST_CASE("text and dot formats") {
+  const RunResult text = run("plan --op alltoall " + kMoore2 + " --algo combining --format text");
+  REQUIRE(text.status == 0);
+  CHECK(!text.out.empty());
+  CHECK(contains(text.out, "alltoall"));
+  CHECK(contains(text.out, "combining"));
+  CHECK(contains(text.out, "phase"));
+  CHECK(contains(text.out, "round"));
+
+  const RunResult dot = run("plan --op allgather " + kMoore2 + " --algo combining --format dot");
+  REQUIRE(dot.status == 0);
+  CHECK(contains(dot.out, "digraph"));
+  CHECK(contains(dot.out, "->"));
+  CHECK(contains(dot.out, "}"));
+
+  const RunResult sim = run("simulate --op allgather " + kMoore2 + " --dims 4,4 --periods 0,1 --format text");
+  REQUIRE(sim.status == 0);
+  CHECK(contains(sim.out, "allgather"));
+  CHECK(contains(sim.out, "16 ranks"));
+  CHECK(contains(sim.out, "ok"));
+  CHECK(contains(sim.out, "messages"));
+}
+
+TEST_CASE("help") {
+  for (const std::string args : {"--help", "help", "-h", "plan --help", "verify --help", "simulate --help",
+                                 "plan --op alltoall --help"}) {
+    CAPTURE(args);
+    const RunResult r = run(args);
+    CHECK(r.status == 0);
+    CHECK(contains(r.out, "usage:"));
+    CHECK(contains(r.out, "cartplan simulate"));
+    CHECK(r.err.empty());
+  }
+  const RunResult none = run("");
+  CHECK(none.status == 2);
+  CHECK(none.out.empty());
+  CHECK(contains(none.err, "usage:"));
+}
+
+TEST_CASE("invalid-input corpus (tests/corpus/cli.txt)") {
+  std::ifstream in("tests/corpus/cli.txt");
+  REQUIRE(in.good());
+  int cases = 0;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t t1 = line.find('\t');
+    const std::size_t t2 = line.find('\t', t1 + 1);
+    REQUIRE_MESSAGE((t1 != std::string::npos && t2 != std::string::npos), "line ", line_no, " needs two tabs");
+    const std::string args = line.substr(0, t1);
+    const int want_status = std::stoi(line.substr(t1 + 1, t2 - t1 - 1));
+    const std::string want_err = line.substr(t2 + 1);
+    REQUIRE_MESSAGE(!want_err.empty(), "line ", line_no, " has no expected stderr text");
+    ++cases;
+
+    INFO("tests/corpus/cli.txt:", line_no, ": cartplan ", args);
+    const RunResult r = run(args);
+    CHECK(r.status == want_status);
+    CHECK_MESSAGE(contains(r.err, want_err), "stderr was: ", r.err);
+    CHECK_MESSAGE(!contains(r.err, "internal error"), "stderr was: ", r.err);
+    if (want_status == 2 && !args.empty()) {
+      CHECK(r.out.empty());
+      CHECK_MESSAGE(r.err.rfind("cartplan: ", 0) == 0, "stderr was: ", r.err);
+    }
+  }
+  CHECK(cases >= 25);
+}

@@ -1,0 +1,492 @@
+// cartplan: the command-line inspector -- plans, verifies and simulates Cartesian collectives.
+//
+//   cartplan plan --op alltoall --stencil box:d=3,n=3,f=-1 --algo combining --format text
+//   cartplan plan --op allgather --stencil moore:d=2,r=1 > p.json && cartplan verify p.json
+//   cartplan simulate --op alltoall --stencil moore:d=2,r=1 --dims 4,4 --periods 0,0
+//
+// Exit status: 0 success, 1 the plan/simulation is wrong (verify errors, delivery errors),
+// 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: ARCHITECTURE.md,
+// "The cartplan inspector".
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/sim/simulator.h"
+#include "engine/cost_model.h"
+#include "engine/grid.h"
+#include "engine/neighborhood.h"
+#include "engine/optimizer.h"
+#include "engine/planner.h"
+#include "engine/spec.h"
+#include "ir/json.h"
+#include "ir/plan.h"
+#include "ir/print.h"
+#include "ir/result.h"
+#include "ir/verify.h"
+
+namespace {
+
+using cartplan::Error;
+using cartplan::fail;
+using cartplan::Result;
+namespace engine = cartplan::engine;
+namespace ir = cartplan::ir;
+namespace sim = cartplan::sim;
+
+constexpr int kExitOk = 0;
+constexpr int kExitWrong = 1;     // verify errors or simulation delivery errors
+constexpr int kExitBadInput = 2;
+constexpr int kExitInternal = 3;
+
+// The simulator holds every rank in memory; beyond these it would exhaust the machine.
+constexpr std::int64_t kMaxSimRanks = std::int64_t{1} << 22;
+constexpr double kMaxSimMemoryBytes = 8.0 * (1 << 30);
+// Largest plan file `verify` reads (a plan of kMaxOffsets blocks is far smaller).
+constexpr std::size_t kMaxPlanFileBytes = std::size_t{256} << 20;
+
+constexpr const char* kUsage = R"(usage:
+  cartplan plan     --op alltoall|allgather --stencil SPEC [--algo auto|direct|combining]
+                    [--dim-order auto|natural|K,K,..] [--block-bytes N]
+                    [--alpha-us A] [--beta-us-per-byte B] [--format json|text|dot]
+  cartplan verify   FILE.json            (FILE "-" reads stdin)
+  cartplan simulate --op alltoall|allgather --stencil SPEC --dims P,P,.. [--periods 1,0,..]
+                    [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
+                    [--beta-us-per-byte B] [--format json|text]
+  cartplan help | --help | SUBCOMMAND --help
+
+SPEC: moore:d=D,r=R  vonneumann:d=D,r=R  box:d=D,n=N,f=F  chebyshev:d=D,depth=K,shadow=S
+      manhattan:d=D,depth=K,shadow=S  offsets:1,0;-1,0;0,1  @file.json
+Defaults: --algo auto, --dim-order auto (increasing C_k), --block-bytes 8, --format json,
+          every dimension periodic, alpha 1 us, beta 0.0005 us/byte.
+Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input, 3 unexpected failure.
+)";
+
+std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// ---------------------------------------------------------------------------------------------
+// Strict value parsers. Each error names the option and the offending text.
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t pos; (pos = s.find(sep, start)) != std::string_view::npos; start = pos + 1)
+    parts.push_back(s.substr(start, pos - start));
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+// Decimal integer: optional '-', then digits only, within [lo, hi].
+Result<std::int64_t> parse_int(std::string_view what, std::string_view s, std::int64_t lo, std::int64_t hi) {
+  const std::string_view digits = s.substr(!s.empty() && s[0] == '-' ? 1 : 0);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    return fail(std::string(what) + ": " + in_quotes(s) + " is not an integer");
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc() && v < 0 && lo == 0) return fail(std::string(what) + ": " + in_quotes(s) + " is negative");
+  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi)
+    return fail(std::string(what) + ": " + in_quotes(s) + " is out of range [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return v;
+}
+
+// Comma-separated integers, each within [lo, hi].
+Result<std::vector<int>> parse_int_list(std::string_view what, std::string_view s, int lo, int hi) {
+  if (s.empty()) return fail(std::string(what) + ": empty list");
+  std::vector<int> out;
+  for (std::string_view item : split(s, ',')) {
+    if (out.size() >= 64) return fail(std::string(what) + ": too many entries in " + in_quotes(s));
+    Result<std::int64_t> v = parse_int(what, item, lo, hi);
+    if (!v) return Error{v.error()};
+    out.push_back(static_cast<int>(*v));
+  }
+  return out;
+}
+
+// A finite, non-negative decimal number.
+Result<double> parse_nonnegative(std::string_view what, std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec == std::errc::invalid_argument || end != s.data() + s.size())
+    return fail(std::string(what) + ": " + in_quotes(s) + " is not a number");
+  if (ec != std::errc() || !std::isfinite(v)) return fail(std::string(what) + ": " + in_quotes(s) + " is not finite");
+  if (v < 0) return fail(std::string(what) + ": " + in_quotes(s) + " is negative");
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command lines: a subcommand, then "--name value" (or "--name=value") options.
+
+struct Options {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> positional;
+  bool help = false;
+
+  const std::string* get(const std::string& name) const {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+Result<Options> parse_options(const std::string& command, const std::vector<std::string>& args,
+                              const std::set<std::string>& allowed, std::size_t max_positional) {
+  Options out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      out.help = true;
+      continue;
+    }
+    if (arg.size() < 2 || arg.compare(0, 2, "--") != 0 || arg == "--") {
+      if (arg.size() > 1 && arg[0] == '-' && arg != "-")
+        return fail("unknown option " + in_quotes(arg) + " for '" + command + "'");
+      if (out.positional.size() >= max_positional)
+        return fail("unexpected argument " + in_quotes(arg) + " for '" + command + "'");
+      out.positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (const std::size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    if (!allowed.count(name)) return fail("unknown option " + in_quotes("--" + name) + " for '" + command + "'");
+    if (!value) {
+      // A following option is not a value ("--op --stencil x" is a missing value).
+      if (i + 1 == args.size() || args[i + 1].compare(0, 2, "--") == 0)
+        return fail("option --" + name + " needs a value");
+      value = args[++i];
+    }
+    if (!out.values.emplace(name, *value).second) return fail("option --" + name + " given more than once");
+  }
+  return out;
+}
+
+// Maps `--name` to one of `choices`, or the default when absent.
+template <class T>
+Result<T> parse_enum(const Options& o, const std::string& name, const std::vector<std::pair<std::string, T>>& choices,
+                     T fallback) {
+  const std::string* v = o.get(name);
+  if (!v) return fallback;
+  std::string names;
+  for (const auto& [text, value] : choices) {
+    if (*v == text) return value;
+    names += (names.empty() ? "" : "|") + text;
+  }
+  return fail("--" + name + ": unknown value " + in_quotes(*v) + " (expected " + names + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning options shared by `plan` and `simulate`.
+
+enum class Format { kJson, kText, kDot };
+
+struct PlanRequest {
+  ir::Op op = ir::Op::kAlltoall;
+  std::optional<engine::Neighborhood> nbh;
+  engine::PlanOptions options;
+  Format format = Format::kJson;
+};
+
+const std::set<std::string> kPlanOptions = {"op",       "stencil",          "algo",  "dim-order", "block-bytes",
+                                            "alpha-us", "beta-us-per-byte", "format"};
+
+Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
+  PlanRequest req;
+  for (const char* required : {"op", "stencil"})
+    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+
+  Result<ir::Op> op = parse_enum<ir::Op>(o, "op", {{"alltoall", ir::Op::kAlltoall}, {"allgather", ir::Op::kAllgather}},
+                                         ir::Op::kAlltoall);
+  if (!op) return Error{op.error()};
+  req.op = *op;
+
+  Result<engine::AlgoChoice> algo = parse_enum<engine::AlgoChoice>(
+      o, "algo",
+      {{"auto", engine::AlgoChoice::kAuto},
+       {"direct", engine::AlgoChoice::kDirect},
+       {"combining", engine::AlgoChoice::kCombining}},
+      engine::AlgoChoice::kAuto);
+  if (!algo) return Error{algo.error()};
+  req.options.algo = *algo;
+
+  std::vector<std::pair<std::string, Format>> formats = {{"json", Format::kJson}, {"text", Format::kText}};
+  if (allow_dot) formats.push_back({"dot", Format::kDot});
+  Result<Format> format = parse_enum<Format>(o, "format", formats, Format::kJson);
+  if (!format) return Error{format.error()};
+  req.format = *format;
+
+  if (const std::string* s = o.get("block-bytes")) {
+    Result<std::int64_t> n = parse_int("--block-bytes", *s, 0, std::numeric_limits<std::int64_t>::max());
+    if (!n) return Error{n.error()};
+    req.options.block_bytes = *n;
+  }
+  if (const std::string* s = o.get("alpha-us")) {
+    Result<double> a = parse_nonnegative("--alpha-us", *s);
+    if (!a) return Error{a.error()};
+    req.options.model.alpha_us = *a;
+  }
+  if (const std::string* s = o.get("beta-us-per-byte")) {
+    Result<double> b = parse_nonnegative("--beta-us-per-byte", *s);
+    if (!b) return Error{b.error()};
+    req.options.model.beta_us_per_byte = *b;
+  }
+
+  Result<engine::Neighborhood> nbh = engine::parse_spec(*o.get("stencil"));
+  if (!nbh) return fail("--stencil: " + nbh.error());
+  req.nbh = std::move(*nbh);
+
+  if (const std::string* s = o.get("dim-order"); s && *s != "auto") {
+    std::vector<int> order = engine::natural_dim_order(req.nbh->ndims());
+    if (*s != "natural") {
+      Result<std::vector<int>> list =
+          parse_int_list("--dim-order", *s, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+      if (!list) return Error{list.error()};
+      Result<std::vector<int>> checked = engine::check_dim_order(*list, req.nbh->ndims());
+      if (!checked) return fail("--dim-order: " + checked.error());
+      order = *checked;
+    }
+    req.options.dim_order = order;
+  }
+  return req;
+}
+
+std::string with_newline(std::string s) {
+  if (s.empty() || s.back() != '\n') s += '\n';
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subcommands. Each returns an exit status; bad input is reported through Result errors.
+
+Result<int> cmd_plan(const Options& o) {
+  Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/true);
+  if (!req) return Error{req.error()};
+  Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
+  if (!plan) return Error{plan.error()};
+  switch (req->format) {
+    case Format::kJson: std::cout << with_newline(ir::to_json_string(*plan)); break;
+    case Format::kText: std::cout << with_newline(ir::to_text(*plan)); break;
+    case Format::kDot: std::cout << with_newline(ir::to_dot(*plan)); break;
+  }
+  return kExitOk;
+}
+
+// The whole file (or stdin for "-"), refusing endless or huge inputs.
+Result<std::string> read_input(const std::string& path) {
+  const bool is_stdin = path == "-";
+  std::FILE* f = is_stdin ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) return fail("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  bool too_large = false;
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) {
+    text.append(buf, n);
+    if (text.size() > kMaxPlanFileBytes) {
+      too_large = true;
+      break;
+    }
+  }
+  const int err = std::ferror(f) ? errno : 0;
+  if (!is_stdin) std::fclose(f);
+  if (too_large) return fail("cannot read " + in_quotes(path) + ": larger than " + std::to_string(kMaxPlanFileBytes) + " bytes");
+  if (err != 0) return fail("cannot read " + in_quotes(path) + ": " + std::strerror(err));
+  return text;
+}
+
+Result<int> cmd_verify(const Options& o) {
+  if (o.positional.size() != 1) return fail("verify needs exactly one FILE.json argument (\"-\" for stdin)");
+  const std::string& path = o.positional[0];
+  Result<std::string> text = read_input(path);
+  if (!text) return Error{text.error()};
+  Result<ir::Plan> plan = ir::plan_from_json_string(*text);
+  if (!plan) return fail(in_quotes(path) + ": " + plan.error());
+  const std::vector<std::string> errors = ir::verify(*plan);
+  if (!errors.empty()) {
+    for (const std::string& e : errors) std::cerr << "cartplan verify: " << e << "\n";
+    return kExitWrong;
+  }
+  std::cout << "ok: " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << ", "
+            << plan->stats().rounds << " rounds, " << plan->stats().volume << " transfers\n";
+  return kExitOk;
+}
+
+std::string join(const std::vector<int>& v, const char* sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+  return s;
+}
+
+// Refuses simulations that would not fit in memory (a rough upper estimate of the simulator's
+// per-rank state: bound rounds, entries, every buffer's bytes and the messages in flight).
+Result<bool> check_simulation_size(const ir::Plan& plan, const engine::Grid& grid, std::int64_t block_bytes) {
+  const double buffers = plan.num_send_blocks() + plan.num_blocks() + static_cast<double>(plan.temp_slots().size());
+  const double per_rank = 640.0 + plan.stats().rounds * 160.0 + plan.stats().volume * 24.0 +
+                          buffers * (64.0 + static_cast<double>(block_bytes)) +
+                          plan.stats().volume * static_cast<double>(block_bytes);
+  const double total = per_rank * grid.size();
+  if (total > kMaxSimMemoryBytes) {
+    char gib[64];
+    std::snprintf(gib, sizeof gib, "%.3g GiB", total / (1 << 30));
+    return fail("too large to simulate: about " + std::string(gib) + " for " + std::to_string(grid.size()) +
+                " ranks (limit " + std::to_string(static_cast<int>(kMaxSimMemoryBytes / (1 << 30))) +
+                " GiB); use fewer ranks or a smaller --block-bytes");
+  }
+  return true;
+}
+
+Result<int> cmd_simulate(const Options& o) {
+  for (const char* required : {"op", "stencil", "dims"})
+    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+  Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/false);
+  if (!req) return Error{req.error()};
+  Result<std::vector<int>> dims =
+      parse_int_list("--dims", *o.get("dims"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  if (!dims) return Error{dims.error()};
+  std::vector<bool> periods(dims->size(), true);
+  if (const std::string* s = o.get("periods")) {
+    Result<std::vector<int>> p = parse_int_list("--periods", *s, std::numeric_limits<int>::min(),
+                                                std::numeric_limits<int>::max());
+    if (!p) return Error{p.error()};
+    for (int x : *p)
+      if (x != 0 && x != 1) return fail("--periods: entry " + std::to_string(x) + " is not 0 or 1 in " + in_quotes(*s));
+    if (p->size() != dims->size())
+      return fail("--periods has " + std::to_string(p->size()) + " entries but --dims has " +
+                  std::to_string(dims->size()));
+    periods.assign(p->begin(), p->end());
+  }
+  const int ndims = req->nbh->ndims();
+  if (static_cast<int>(dims->size()) != ndims)
+    return fail("--dims has " + std::to_string(dims->size()) + " entries but the stencil " + in_quotes(*o.get("stencil")) +
+                " has " + std::to_string(ndims) + " dimensions");
+  Result<engine::Grid> grid = engine::Grid::create(*dims, periods);
+  if (!grid) return fail("--dims: " + grid.error());
+  if (grid->size() > kMaxSimRanks)
+    return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
+                std::to_string(kMaxSimRanks) + ")");
+
+  Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
+  if (!plan) return Error{plan.error()};
+  Result<bool> size_ok = check_simulation_size(*plan, *grid, req->options.block_bytes);
+  if (!size_ok) return Error{size_ok.error()};
+
+  sim::SimOptions sim_options;
+  sim_options.block_bytes = {req->options.block_bytes};
+  sim_options.model = req->options.model;
+  Result<sim::SimReport> report = sim::simulate(*plan, *grid, sim_options);
+  if (!report) return fail("simulate: " + report.error());
+
+  const ir::Stats& stats = plan->stats();
+  if (req->format == Format::kJson) {
+    nlohmann::ordered_json j;
+    j["ok"] = report->ok;
+    j["errors"] = report->errors;
+    j["error_count"] = report->error_count;
+    j["messages"] = report->messages;
+    j["bytes"] = report->bytes;
+    j["copies"] = report->copies;
+    j["model_time_us"] = report->model_time_us;
+    j["ranks"] = report->ranks;
+    j["algorithm"] = ir::to_string(plan->algorithm());
+    j["rounds"] = stats.rounds;
+    j["volume"] = stats.volume;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::vector<int> period_flags(periods.begin(), periods.end());
+    std::cout << "simulate " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << " on grid "
+              << join(*dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks\n"
+              << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume << ", block bytes "
+              << req->options.block_bytes << "\n"
+              << "  traffic:  " << report->messages << " messages, " << report->bytes << " bytes, " << report->copies
+              << " local copies\n"
+              << "  model:    " << report->model_time_us << " us (max over ranks)\n";
+    if (report->ok) {
+      std::cout << "  result:   ok, every recv block holds the right data\n";
+    } else {
+      std::cout << "  result:   FAILED, " << report->error_count << " delivery errors\n";
+      for (const std::string& e : report->errors) std::cout << "    " << e << "\n";
+      if (report->error_count > static_cast<std::int64_t>(report->errors.size()))
+        std::cout << "    ... and " << report->error_count - static_cast<std::int64_t>(report->errors.size())
+                  << " more\n";
+    }
+  }
+  return report->ok ? kExitOk : kExitWrong;
+}
+
+int run(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return kExitBadInput;
+  }
+  const std::string& command = args[0];
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::set<std::string> allowed;
+  std::size_t max_positional = 0;
+  Result<int> (*handler)(const Options&) = nullptr;
+  if (command == "plan") {
+    allowed = kPlanOptions;
+    handler = cmd_plan;
+  } else if (command == "verify") {
+    max_positional = 1;
+    handler = cmd_verify;
+  } else if (command == "simulate") {
+    allowed = kPlanOptions;
+    allowed.insert({"dims", "periods"});
+    handler = cmd_simulate;
+  } else {
+    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate or help)\n";
+    return kExitBadInput;
+  }
+
+  Result<Options> options = parse_options(command, rest, allowed, max_positional);
+  if (!options) {
+    std::cerr << "cartplan: " << options.error() << "\n";
+    return kExitBadInput;
+  }
+  if (options->help) {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  Result<int> status = handler(*options);
+  if (!status) {
+    std::cerr << "cartplan: " << status.error() << "\n";
+    return kExitBadInput;
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "cartplan: cannot write to standard output\n";
+    return kExitBadInput;
+  }
+  return *status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::exception& e) {
+    std::cerr << "cartplan: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "cartplan: internal error: unknown exception\n";
+  }
+  return kExitInternal;
+}
