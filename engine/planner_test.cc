@@ -148,26 +148,13 @@ TEST_CASE("Figure 2: allgather volume 12 in natural order, 6 in increasing C_k o
   CHECK(sorted.stats().rounds == 6);
 }
 
-// Prop. 3.3: the volume is the number of tree edges with a non-zero step, i.e. the number of
-// distinct prefixes (in routing order) whose last routed coordinate is non-zero.
-int tree_edges(const Neighborhood& n, const std::vector<int>& order) {
-  std::set<std::vector<int>> prefixes;
-  for (const Offset& o : n.offsets()) {
-    std::vector<int> prefix;
-    for (int k : order) {
-      prefix.push_back(o[k]);
-      if (o[k] != 0) prefixes.insert(prefix);
-    }
-  }
-  return static_cast<int>(prefixes.size());
-}
 
 TEST_CASE("Prop. 3.3: allgather volume equals the non-zero tree edges; Moore gives n^d - 1") {
   const Neighborhood irregular = nbh(3, {{1, 2, 0}, {0, -1, 3}, {2, 2, 2}, {0, 0, 0}, {1, 2, 0}, {-3, 0, 1}, {1, 0, 0}});
   for (const std::vector<int>& order : {std::vector<int>{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}) {
     const ir::Plan p = plan_combining(ir::Op::kAllgather, irregular, order);
     CHECK(ir::verify(p).empty());
-    CHECK(p.stats().volume == tree_edges(irregular, order));
+    CHECK(p.stats().volume == testing::tree_edges(irregular, order));
     CHECK(p.stats().rounds == sum_c(irregular));
   }
   for (int d = 1; d <= 4; ++d)

@@ -50,11 +50,6 @@ PlanParts two_hop() {
   return p;
 }
 
-bool has(const std::vector<std::string>& errors, const std::string& text) {
-  for (const std::string& e : errors)
-    if (e.find(text) != std::string::npos) return true;
-  return false;
-}
 
 TEST_CASE("correct hand-made plans verify") {
   CHECK(verify(Plan(direct_1d())).empty());
@@ -65,64 +60,64 @@ TEST_CASE("structural errors name phase, round and entry") {
   SUBCASE("block out of range") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[1].recv[0] = recv(7);
-    CHECK(has(verify(Plan(p)), "phase 0, round 1, recv entry 0: recv[7] is out of range"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1, recv entry 0: recv[7] is out of range"));
   }
   SUBCASE("length mismatch") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[0].recv.push_back(recv(1));
-    CHECK(has(verify(Plan(p)), "phase 0, round 0: sends 1 entries but receives 2"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0: sends 1 entries but receives 2"));
   }
   SUBCASE("shape mismatch") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[0].recv[0] = recv(1);
     p.phases[0].rounds[1].recv[0] = recv(0);
-    CHECK(has(verify(Plan(p)), "phase 0, round 0, recv entry 0: receives recv[1] (shape of block 1) for send[0]"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0, recv entry 0: receives recv[1] (shape of block 1) for send[0]"));
   }
   SUBCASE("writing the send buffer") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[0].recv[0] = send(0);
-    CHECK(has(verify(Plan(p)), "writes send[0], but the send buffer is read-only"));
+    CHECK(testing::has_error(verify(Plan(p)), "writes send[0], but the send buffer is read-only"));
   }
   SUBCASE("duplicate tags") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[1].tag = 0;
-    CHECK(has(verify(Plan(p)), "phase 0, round 1: tag 0 is used by another round"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1: tag 0 is used by another round"));
   }
   SUBCASE("zero shift") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[1].shift = {0};
-    CHECK(has(verify(Plan(p)), "phase 0, round 1: shift is zero"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1: shift is zero"));
   }
   SUBCASE("shift off the phase's dimension") {
     PlanParts p = two_hop();
     p.phases[0].rounds[0].shift = {1, 1};
-    CHECK(has(verify(Plan(p)), "phase 0, round 0: shift (1,1) leaves the phase's dimension 0"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0: shift (1,1) leaves the phase's dimension 0"));
   }
   SUBCASE("a slot read and written in the same phase") {
     PlanParts p = two_hop();
     p.phases[1].rounds[0].recv[0] = temp(0);
-    CHECK(has(verify(Plan(p)), "phase 1, round 0, recv entry 0: writes temp[0], which phase 1, round 0, send entry 0 reads in the same phase"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 1, round 0, recv entry 0: writes temp[0], which phase 1, round 0, send entry 0 reads in the same phase"));
   }
   SUBCASE("a slot written twice in one phase") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[1].recv[0] = recv(0);
     p.phases[0].rounds[1].send[0] = send(0);
-    CHECK(has(verify(Plan(p)), "phase 0, round 1, recv entry 0: writes recv[0], also written by phase 0, round 0, recv entry 0"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1, recv entry 0: writes recv[0], also written by phase 0, round 0, recv entry 0"));
   }
   SUBCASE("wrong stats") {
     PlanParts p = direct_1d();
     p.stats.volume = 5;
-    CHECK(has(verify(Plan(p)), "stats.volume = 5, but the plan sends 2 entries"));
+    CHECK(testing::has_error(verify(Plan(p)), "stats.volume = 5, but the plan sends 2 entries"));
   }
   SUBCASE("shape_of out of range") {
     PlanParts p = two_hop();
     p.temp_slots[0].shape_of = 3;
-    CHECK(has(verify(Plan(p)), "temp_slots[0].shape_of = 3 is out of range"));
+    CHECK(testing::has_error(verify(Plan(p)), "temp_slots[0].shape_of = 3 is out of range"));
   }
   SUBCASE("dim order") {
     PlanParts p = two_hop();
     p.dim_order = {1, 1};
-    CHECK(has(verify(Plan(p)), "dim_order is not a permutation of 0..1"));
+    CHECK(testing::has_error(verify(Plan(p)), "dim_order is not a permutation of 0..1"));
   }
 }
 
@@ -130,7 +125,7 @@ TEST_CASE("symbolic errors: wrong origin, unread data, missing and twice-written
   SUBCASE("block sent the wrong way arrives from the wrong origin") {
     PlanParts p = direct_1d();
     p.phases[0].rounds[0].shift = {-2};
-    CHECK(has(verify(Plan(p)), "phase 0, round 0, recv entry 0: writes recv[0] with block 0 from (2), but its final content is block 0 from (-2)"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0, recv entry 0: writes recv[0] with block 0 from (2), but its final content is block 0 from (-2)"));
   }
   SUBCASE("reading a temp slot before it holds data") {
     PlanParts p = two_hop();
@@ -138,12 +133,12 @@ TEST_CASE("symbolic errors: wrong origin, unread data, missing and twice-written
     p.phases[0].dim = 1;
     p.phases[1].dim = 0;
     p.stats.phase_rounds = {1, 1};
-    CHECK(has(verify(Plan(p)), "phase 0, round 0, send entry 0: reads temp[0] before it holds data"));
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0, send entry 0: reads temp[0] before it holds data"));
   }
   SUBCASE("a recv block never written") {
     PlanParts p = direct_1d();
     p.copies.clear();
-    CHECK(has(verify(Plan(p)), "recv[2] is never written (expected block 2 from (0))"));
+    CHECK(testing::has_error(verify(Plan(p)), "recv[2] is never written (expected block 2 from (0))"));
   }
   SUBCASE("a recv block written twice (with intermediate content)") {
     PlanParts p = two_hop();
@@ -151,13 +146,13 @@ TEST_CASE("symbolic errors: wrong origin, unread data, missing and twice-written
     p.phases[0].rounds[0].recv.push_back(recv(0));
     p.stats.volume = 3;
     const auto errors = verify(Plan(p));
-    CHECK(has(errors, "phase 0, round 0, recv entry 1: writes recv[0] with block 0 from (-1,0), but its final content is block 0 from (-1,-1)"));
-    CHECK(has(errors, "phase 1, round 0, recv entry 0: writes recv[0] a second time"));
+    CHECK(testing::has_error(errors, "phase 0, round 0, recv entry 1: writes recv[0] with block 0 from (-1,0), but its final content is block 0 from (-1,-1)"));
+    CHECK(testing::has_error(errors, "phase 1, round 0, recv entry 0: writes recv[0] a second time"));
   }
   SUBCASE("a copy of the wrong block") {
     PlanParts p = direct_1d();
     p.copies[0].from = send(1);
-    CHECK(has(verify(Plan(p)), "copy 0: copies send[1] into recv[2] of another shape"));
+    CHECK(testing::has_error(verify(Plan(p)), "copy 0: copies send[1] into recv[2] of another shape"));
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 namespace cartplan::testing {
 
@@ -25,5 +26,23 @@ engine::Neighborhood moore9() {
 ir::BufRef send(int block) { return {ir::BufKind::kSend, block}; }
 ir::BufRef recv(int block) { return {ir::BufKind::kRecv, block}; }
 ir::BufRef temp(int slot) { return {ir::BufKind::kTemp, slot}; }
+
+bool has_error(const std::vector<std::string>& errors, const std::string& text) {
+  for (const std::string& e : errors)
+    if (e.find(text) != std::string::npos) return true;
+  return false;
+}
+
+int tree_edges(const engine::Neighborhood& n, const std::vector<int>& order) {
+  std::set<std::vector<int>> prefixes;
+  for (const ir::Offset& o : n.offsets()) {
+    std::vector<int> prefix;
+    for (int k : order) {
+      prefix.push_back(o[k]);
+      if (o[k] != 0) prefixes.insert(prefix);
+    }
+  }
+  return static_cast<int>(prefixes.size());
+}
 
 }  // namespace cartplan::testing

@@ -16,6 +16,7 @@
 #include "engine/planner.h"
 #include "ir/json.h"
 #include "ir/verify.h"
+#include "tests/fixtures.h"
 
 namespace cartplan {
 namespace {
@@ -71,17 +72,6 @@ Case random_case(std::mt19937& rng) {
   return Case{*Neighborhood::create(d, offsets), *engine::Grid::create(dims, periods), order, text};
 }
 
-int tree_edges(const Neighborhood& n, const std::vector<int>& order) {
-  std::set<std::vector<int>> prefixes;
-  for (const ir::Offset& o : n.offsets()) {
-    std::vector<int> prefix;
-    for (int k : order) {
-      prefix.push_back(o[k]);
-      if (o[k] != 0) prefixes.insert(prefix);
-    }
-  }
-  return static_cast<int>(prefixes.size());
-}
 
 TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON, simulate") {
   std::mt19937 rng(static_cast<unsigned>(env_or("CARTPLAN_PROPERTY_SEED", 1)));
@@ -107,7 +97,7 @@ TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON,
       // Props. 3.2 and 3.3.
       CHECK(combining.stats().rounds == sum_c);
       if (op == ir::Op::kAlltoall) CHECK(combining.stats().volume == sum_z);
-      else CHECK(combining.stats().volume == tree_edges(k.nbh, k.order));
+      else CHECK(combining.stats().volume == testing::tree_edges(k.nbh, k.order));
 
       engine::PlanOptions options;
       options.block_bytes = std::uniform_int_distribution<int>(0, 64)(rng);

@@ -13,11 +13,6 @@ namespace {
 
 using engine::Grid;
 
-bool has(const std::vector<std::string>& errors, const std::string& text) {
-  for (const std::string& e : errors)
-    if (e.find(text) != std::string::npos) return true;
-  return false;
-}
 
 TEST_CASE("9-point alltoall on a 4x4 torus: every block delivered, counts match the plan") {
   const ir::Plan p = engine::plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
@@ -71,19 +66,19 @@ TEST_CASE("injected faults are reported with rank, block and expected origin") {
   Result<SimReport> r = simulate(p, torus, o);
   REQUIRE(r.ok());
   CHECK_FALSE(r->ok);
-  CHECK(has(r->errors, "with corrupted bytes"));
+  CHECK(testing::has_error(r->errors, "with corrupted bytes"));
 
   o.fault = SimOptions::Fault::kDropMessage;
   r = simulate(p, torus, o);
   CHECK_FALSE(r->ok);
-  CHECK(has(r->errors, "no message from rank"));
-  CHECK(has(r->errors, "never written (expected block 0 of rank"));
+  CHECK(testing::has_error(r->errors, "no message from rank"));
+  CHECK(testing::has_error(r->errors, "never written (expected block 0 of rank"));
 
   o.fault = SimOptions::Fault::kWriteOutsideMesh;
   const Grid mesh = *Grid::create({3, 3}, {false, false});
   r = simulate(p, mesh, o);
   CHECK_FALSE(r->ok);
-  CHECK(has(r->errors, "rank 0, recv block 2: written although its source (offset (1,-1)) is outside the mesh"));
+  CHECK(testing::has_error(r->errors, "rank 0, recv block 2: written although its source (offset (1,-1)) is outside the mesh"));
 }
 
 TEST_CASE("bad arguments are errors, not reports") {
