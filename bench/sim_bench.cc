@@ -171,8 +171,10 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("# slowest simulate call: %.3f s (target < %.0f s for 16x16x16: %s); all ok: %s\n", worst,
-              kTargetSeconds, worst < kTargetSeconds ? "met" : "NOT met", all_ok ? "true" : "FALSE");
+  const bool target_grid = dims == std::vector<int>{16, 16, 16};
+  std::printf("# slowest simulate call: %.3f s; target (16x16x16, < %.0f s): %s; all ok: %s\n", worst, kTargetSeconds,
+              !target_grid ? "not applicable to this grid" : worst < kTargetSeconds ? "met" : "NOT met",
+              all_ok ? "true" : "FALSE");
   if (out.is_open() && !out) {
     std::cerr << "sim_bench: cannot write " << csv << "\n";
     return 2;

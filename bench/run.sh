@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Builds and runs the cartplan benchmarks and writes CSVs, env.txt and a plot to bench/results/<machine-tag>/.
+#
+#   bash bench/run.sh            # full: 31 reps (planning), 3 reps (simulation)
+#   bash bench/run.sh --quick    # a minute or less: 5 reps, 1 rep
+#
+# The machine tag is "cpp-2core" (the project's machine kind) unless CARTPLAN_MACHINE_TAG is set:
+# hostnames of the workplace's machines change between sessions, results should not move.
+set -euo pipefail
+
+mode=full
+for arg in "$@"; do
+  case "$arg" in
+    --quick) mode=quick ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown argument '$arg' (only --quick)" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$mode" = quick ]; then
+  plan_args=(--reps 5 --warmup 1 --verify)
+  sim_args=(--reps 1)
+else
+  plan_args=(--reps 31 --warmup 3 --verify)
+  sim_args=(--reps 3)
+fi
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+tag="${CARTPLAN_MACHINE_TAG:-cpp-2core}"
+out="bench/results/$tag"
+mkdir -p "$out"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+echo "run.sh: building (bazel build -c opt //bench:all)"
+if ! bazel build -c opt //bench:all >"$tmp/build.log" 2>&1; then
+  tail -n 40 "$tmp/build.log" >&2
+  echo "run.sh: build failed" >&2
+  exit 1
+fi
+# Copies, because Bazel is shared: another build could replace the outputs while we measure.
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+cp "$bin/bench/plan_bench" "$bin/bench/sim_bench" "$tmp/"
+
+bazel_version="$(bazel version 2>/dev/null | sed -n 's/^Build label: //p' || true)"
+if [ -z "$bazel_version" ]; then
+  # Debian's bazel-bootstrap answers "Version information not available"; its package knows.
+  bazel_version="$(dpkg-query -W -f='${Package} ${Version}' bazel-bootstrap 2>/dev/null || echo unknown)"
+fi
+git_rev="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain 2>/dev/null)" ]; then git_rev="$git_rev (work tree has uncommitted changes)"; fi
+{
+  echo "date: $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+  echo "uname: $(uname -a)"
+  echo "compiler: $(g++ --version | head -n 1)"
+  echo "nproc: $(nproc)"
+  echo "bazel: $bazel_version"
+  echo "git: $git_rev"
+  echo "mode: $mode"
+  echo "command: bash bench/run.sh${*:+ $*}"
+  echo "plan_bench ${plan_args[*]} --csv plan_times.csv"
+  echo "sim_bench ${sim_args[*]} --csv sim_times.csv"
+} >"$out/env.txt"
+
+echo "run.sh: planning benchmark (${plan_args[*]})"
+"$tmp/plan_bench" "${plan_args[@]}" --csv "$out/plan_times.csv" 2>"$tmp/plan.err" || {
+  cat "$tmp/plan.err" >&2; exit 1; }
+echo "run.sh: simulation benchmark (${sim_args[*]})"
+"$tmp/sim_bench" "${sim_args[@]}" --csv "$out/sim_times.csv"
+
+# --- plot ---------------------------------------------------------------------------------------
+if ! command -v gnuplot >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; fi
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
+    echo "run.sh: installing gnuplot-nox for the plot"
+    # The package lists may be missing or stale on a fresh machine: update only if needed.
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends gnuplot-nox >"$tmp/apt.log" 2>&1 ||
+      { $sudo apt-get update >>"$tmp/apt.log" 2>&1 &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends gnuplot-nox >>"$tmp/apt.log" 2>&1; } ||
+      true
+  fi
+fi
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "run.sh: gnuplot is not available and could not be installed; skipping plan_times.png"
+  echo "run.sh: results in $out/"
+  exit 0
+fi
+
+# One data file per (op, variant), sorted by t so yerrorlines draws a curve, not a zigzag.
+# CSV columns: 1 op, 4 t, 8 variant, 9 reps, 11 median, 12 q1, 13 q3.
+tail -n +2 "$out/plan_times.csv" | sort -t, -k1,1 -k8,8 -k4,4n |
+  awk -F, -v dir="$tmp" '{ f = dir "/" $1 "_" $8 ".dat"; print $4, $11, $12, $13 > f }'
+reps="$(awk -F, 'NR == 2 { print $9 }' "$out/plan_times.csv")"
+terminal="pngcairo size 1500,620 font 'sans,10'"
+gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo || terminal="png size 1500,620"
+
+{
+  echo "set terminal $terminal"
+  echo "set output '$out/plan_times.png'"
+  echo "set multiplot layout 1,2 title 'cartplan planning time vs t, box:d=2..5,n=3..5,f=-1 ($tag, $mode run, $reps reps; points: median, bars: quartiles)' noenhanced"
+  echo "set logscale xy"
+  echo "set format y '10^{%L}'"
+  echo "set xlabel 't (non-zero offsets)'"
+  echo "set ylabel 'time per call [us]'"
+  echo "set grid xtics ytics mxtics mytics"
+  echo "set key bottom right"
+  echo "set xrange [6:4000]"
+  echo "set yrange [1:30000]"
+  for op in alltoall allgather; do
+    echo "set title '$op'"
+    plot="plot 5000 with lines dashtype 2 linecolor rgb 'red' title 'target 5 ms (t = 3124)'"
+    # Fixed colours per variant in both panels; verify (not planning) dashed.
+    for spec in "combining:#1b9e77:1:7" "direct:#377eb8:1:5" "auto:#d95f02:1:9" \
+                "verify_combining:#1b9e77:3:6" "verify_direct:#377eb8:3:4"; do
+      IFS=: read -r variant colour dash point <<<"$spec"
+      f="$tmp/${op}_${variant}.dat"
+      [ -s "$f" ] || continue
+      plot="$plot, '$f' using 1:2:3:4 with yerrorlines linecolor rgb '$colour' dashtype $dash pointtype $point"
+      plot="$plot pointsize 0.9 linewidth 1.5 title '$variant' noenhanced"
+    done
+    echo "$plot"
+  done
+  echo "unset multiplot"
+} >"$tmp/plot.gp"
+if gnuplot "$tmp/plot.gp" 2>"$tmp/gnuplot.err"; then
+  echo "run.sh: wrote $out/plan_times.png"
+else
+  cat "$tmp/gnuplot.err" >&2
+  echo "run.sh: gnuplot failed; no plot" >&2
+fi
+echo "run.sh: results in $out/"
