@@ -60,13 +60,15 @@ class Machine {
   }
 
   // Stores content; recv blocks must be written once and only with their final content.
-  void write(const BufRef& ref, const std::optional<Content>& content, int writer, const std::string& ctx,
+  // `ctx` names the writer; it is only called when there is an error to report.
+  template <class Context>
+  void write(const BufRef& ref, const std::optional<Content>& content, int writer, const Context& ctx,
              std::vector<std::string>& errors) {
     Location& loc = at(ref);
     if (ref.kind == BufKind::kRecv) {
-      if (loc.written) errors.push_back(ctx + ": writes " + to_string(ref) + " a second time");
+      if (loc.written) errors.push_back(ctx() + ": writes " + to_string(ref) + " a second time");
       if (content && !(*content == final_content(ref.index)))
-        errors.push_back(ctx + ": writes " + to_string(ref) + " with " + describe(*content) +
+        errors.push_back(ctx() + ": writes " + to_string(ref) + " with " + describe(*content) +
                          ", but its final content is " + describe(final_content(ref.index)));
     }
     loc.content = content;
@@ -125,7 +127,7 @@ Trace trace(const Plan& plan) {
             arrived->origin[k] = static_cast<int>(o);
           }
         }
-        m.write(round.recv[e], arrived, x, where(p, r, "recv", e), tr.errors);
+        m.write(round.recv[e], arrived, x, [&] { return where(p, r, "recv", e); }, tr.errors);
       }
     }
   }
@@ -134,8 +136,8 @@ Trace trace(const Plan& plan) {
   for (int c = 0; c < static_cast<int>(plan.copies().size()); ++c) {
     const Copy& copy = plan.copies()[c];
     const Location& from = m.at(copy.from);
-    const std::string ctx = "copy " + std::to_string(c);
-    if (!from.content) tr.errors.push_back(ctx + ": reads " + to_string(copy.from) + " before it holds data");
+    auto ctx = [c] { return "copy " + std::to_string(c); };
+    if (!from.content) tr.errors.push_back(ctx() + ": reads " + to_string(copy.from) + " before it holds data");
     tr.copy_content.push_back(from.content);
     copy_parent.push_back(from.writer);
     const std::optional<Content> content = from.content;

@@ -34,11 +34,13 @@ class Checker {
     return ref.kind == BufKind::kTemp ? plan_.temp_slots()[ref.index].shape_of : ref.index;
   }
 
-  void check_ref(const BufRef& ref, const std::string& ctx, bool is_write) {
+  // `ctx` names the entry; it is only called when there is an error to report.
+  template <class Context>
+  void check_ref(const BufRef& ref, const Context& ctx, bool is_write) {
     if (!in_range(ref)) {
-      error(ctx + ": " + to_string(ref) + " is out of range");
+      error(ctx() + ": " + to_string(ref) + " is out of range");
     } else if (is_write && ref.kind == BufKind::kSend) {
-      error(ctx + ": writes " + to_string(ref) + ", but the send buffer is read-only");
+      error(ctx() + ": writes " + to_string(ref) + ", but the send buffer is read-only");
     }
   }
 
@@ -69,8 +71,12 @@ class Checker {
       const std::string pctx = "phase " + std::to_string(p);
       if (phase.dim < Phase::kAllDims || phase.dim >= d)
         error(pctx + ": dim " + std::to_string(phase.dim) + " is out of range");
-      std::map<std::pair<int, int>, std::string> written;  // (kind, index) -> where
-      std::map<std::pair<int, int>, std::string> read;
+      // (kind, index) -> the (round, entry) that writes or reads it in this phase. Context
+      // strings are built only for errors: verify runs on every bind of large plans.
+      std::map<std::pair<int, int>, std::pair<int, int>> written, read;
+      auto entry_ctx = [&](int r, const char* side, int e) {
+        return pctx + ", round " + std::to_string(r) + ", " + side + " entry " + std::to_string(e);
+      };
       for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
         const Round& round = phase.rounds[r];
         const std::string rctx = pctx + ", round " + std::to_string(r);
@@ -97,40 +103,40 @@ class Checker {
                 std::to_string(round.recv.size()));
         if (round.send.empty()) error(rctx + ": has no entries");
         for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
-          const std::string ctx = rctx + ", send entry " + std::to_string(e);
-          check_ref(round.send[e], ctx, false);
-          if (in_range(round.send[e])) read.emplace(key(round.send[e]), ctx);
+          check_ref(round.send[e], [&] { return entry_ctx(r, "send", e); }, false);
+          if (in_range(round.send[e])) read.emplace(key(round.send[e]), std::pair(r, e));
         }
         for (int e = 0; e < static_cast<int>(round.recv.size()); ++e) {
-          const std::string ctx = rctx + ", recv entry " + std::to_string(e);
+          auto ctx = [&] { return entry_ctx(r, "recv", e); };
           check_ref(round.recv[e], ctx, true);
           if (!in_range(round.recv[e])) continue;
-          auto [it, fresh] = written.emplace(key(round.recv[e]), ctx);
-          if (!fresh) error(ctx + ": writes " + to_string(round.recv[e]) + ", also written by " + it->second +
-                            " in the same phase");
+          auto [it, fresh] = written.emplace(key(round.recv[e]), std::pair(r, e));
+          if (!fresh)
+            error(ctx() + ": writes " + to_string(round.recv[e]) + ", also written by " +
+                  entry_ctx(it->second.first, "recv", it->second.second) + " in the same phase");
           if (e < static_cast<int>(round.send.size()) && in_range(round.send[e]) &&
               shape(round.send[e]) != shape(round.recv[e]))
-            error(ctx + ": receives " + to_string(round.recv[e]) + " (shape of block " +
+            error(ctx() + ": receives " + to_string(round.recv[e]) + " (shape of block " +
                   std::to_string(shape(round.recv[e])) + ") for " + to_string(round.send[e]) +
                   " (shape of block " + std::to_string(shape(round.send[e])) + ")");
         }
       }
       // Rounds of a phase run concurrently, so a location read and written in one phase races.
-      for (const auto& [loc, wctx] : written) {
+      for (const auto& [loc, w] : written) {
         auto it = read.find(loc);
         if (it != read.end())
-          error(wctx + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) + ", which " + it->second +
-                " reads in the same phase");
+          error(entry_ctx(w.first, "recv", w.second) + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) +
+                ", which " + entry_ctx(it->second.first, "send", it->second.second) + " reads in the same phase");
       }
       phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
     }
     for (int c = 0; c < static_cast<int>(plan_.copies().size()); ++c) {
       const Copy& copy = plan_.copies()[c];
-      const std::string ctx = "copy " + std::to_string(c);
+      auto ctx = [c] { return "copy " + std::to_string(c); };
       check_ref(copy.from, ctx, false);
       check_ref(copy.to, ctx, true);
       if (in_range(copy.from) && in_range(copy.to) && shape(copy.from) != shape(copy.to))
-        error(ctx + ": copies " + to_string(copy.from) + " into " + to_string(copy.to) + " of another shape");
+        error(ctx() + ": copies " + to_string(copy.from) + " into " + to_string(copy.to) + " of another shape");
     }
 
     int t_nonzero = 0;
