@@ -1,0 +1,94 @@
+// cartplan's C++ API over the same core as the C API (cartplan_mpi.h). Errors are thrown as
+// cartplan::mpi::Error (an MPI error class plus a message); nothing else in this API reports
+// errors another way. Collective constructors check and agree on arguments across ranks, so a
+// bad argument anywhere throws on every rank instead of hanging.
+//
+//   cartplan::mpi::CartComm cart(MPI_COMM_WORLD, {4, 4}, {1, 1}, {{1, 0}, {-1, 0}, {0, 1}, {0, -1}});
+//   if (cart.member()) {
+//     auto halo = cartplan::mpi::Collective::alltoallw(cart, grid, scounts, sdispls, stypes,
+//                                                      grid, rcounts, rdispls, rtypes);
+//     for (int it = 0; it < iterations; ++it) { halo.run(); compute(); }   // or start() ... wait()
+//   }
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cartplan::mpi {
+
+class Exchange;
+
+class Error : public std::runtime_error {
+ public:
+  Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }  // an MPI error class, e.g. MPI_ERR_ARG
+
+ private:
+  int code_;
+};
+
+// Owns a Cartesian communicator that carries a cartplan neighbourhood (Cart_neighborhood_create).
+class CartComm {
+ public:
+  // Collective over `comm`. Ranks beyond the grid get a CartComm with member() == false.
+  CartComm(MPI_Comm comm, const std::vector<int>& dims, const std::vector<int>& periods,
+           const std::vector<std::vector<int>>& offsets, MPI_Info info = MPI_INFO_NULL, bool reorder = false);
+  ~CartComm();
+  CartComm(CartComm&& other) noexcept;
+  CartComm& operator=(CartComm&& other) noexcept;
+  CartComm(const CartComm&) = delete;
+  CartComm& operator=(const CartComm&) = delete;
+
+  MPI_Comm get() const { return comm_; }
+  bool member() const { return comm_ != MPI_COMM_NULL; }
+  int neighbor_count() const;
+  int relative_rank(const std::vector<int>& offset) const;  // MPI_PROC_NULL outside the mesh
+  std::vector<int> sources() const;  // rank at -offset[i], MPI_PROC_NULL outside
+  std::vector<int> targets() const;  // rank at +offset[i], MPI_PROC_NULL outside
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// A persistent Cartesian collective (MPI-4 persistent semantics: buffers fixed here).
+class Collective {
+ public:
+  static Collective alltoall(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallv(const CartComm& cart, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallw(const CartComm& cart, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Info info = MPI_INFO_NULL);
+  static Collective allgather(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherv(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                               MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherw(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Info info = MPI_INFO_NULL);
+  ~Collective();
+  Collective(Collective&&) noexcept;
+  Collective& operator=(Collective&&) noexcept;
+
+  void start();
+  void wait();
+  bool test();  // true once complete
+  void run() {
+    start();
+    wait();
+  }
+  bool combining() const;  // which algorithm the plan uses
+
+ private:
+  explicit Collective(std::unique_ptr<Exchange> x);
+  std::unique_ptr<Exchange> x_;
+};
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,132 @@
+// The C++ API: RAII and exceptions over cartplan's MPI core.
+#include <utility>
+
+#include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/exchange.h"
+#include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/specs.h"
+
+namespace cartplan::mpi {
+namespace {
+
+void check(const MpiStatus& s) {
+  if (!s.ok()) throw Error(s.code, s.message);
+}
+
+NeighborhoodComm& state(MPI_Comm comm) {
+  NeighborhoodComm* nc = nullptr;
+  check(require_neighborhood(comm, &nc));
+  return *nc;
+}
+
+std::unique_ptr<Exchange> make(const CartComm& cart, MPI_Info info, const SpecMaker& spec) {
+  std::unique_ptr<Exchange> x;
+  check(make_exchange(cart.get(), info, spec, &x));
+  return x;
+}
+
+int mpi_rank(int rank) { return rank == engine::kNoRank ? MPI_PROC_NULL : rank; }
+
+}  // namespace
+
+CartComm::CartComm(MPI_Comm comm, const std::vector<int>& dims, const std::vector<int>& periods,
+                   const std::vector<std::vector<int>>& offsets, MPI_Info info, bool reorder) {
+  const int d = static_cast<int>(dims.size());
+  std::vector<int> flat;
+  // Shape errors still go through the collective's agreement, so every rank throws.
+  MpiStatus shape;
+  for (std::size_t i = 0; i < offsets.size() && shape.ok(); ++i) {
+    if (static_cast<int>(offsets[i].size()) != d)
+      shape = mpi_error(MPI_ERR_ARG, "offset " + std::to_string(i) + " has " + std::to_string(offsets[i].size()) +
+                                         " coordinates, expected " + std::to_string(d));
+    flat.insert(flat.end(), offsets[i].begin(), offsets[i].end());
+  }
+  std::vector<int> per = periods;
+  if (shape.ok() && per.size() != dims.size()) shape = mpi_error(MPI_ERR_ARG, "periods and dims differ in length");
+  per.resize(dims.size());
+  flat.resize(offsets.size() * dims.size());
+  check(create_neighborhood(comm, d, dims.data(), per.data(), static_cast<int>(offsets.size()), flat.data(), info,
+                            reorder ? 1 : 0, &comm_, shape));
+}
+
+CartComm::~CartComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+CartComm::CartComm(CartComm&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
+
+CartComm& CartComm::operator=(CartComm&& other) noexcept {
+  if (this != &other) {
+    CartComm dying(std::move(*this));
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+  }
+  return *this;
+}
+
+int CartComm::neighbor_count() const { return state(comm_).nbh().size(); }
+
+int CartComm::relative_rank(const std::vector<int>& offset) const {
+  const NeighborhoodComm& nc = state(comm_);
+  if (static_cast<int>(offset.size()) != nc.nbh().ndims()) throw Error(MPI_ERR_ARG, "offset of the wrong dimension");
+  return mpi_rank(nc.grid().relative_rank(nc.coords(), offset));
+}
+
+std::vector<int> CartComm::sources() const {
+  const NeighborhoodComm& nc = state(comm_);
+  std::vector<int> r;
+  for (const ir::Offset& o : nc.nbh().offsets()) r.push_back(mpi_rank(nc.grid().relative_shift(nc.coords(), o).source));
+  return r;
+}
+
+std::vector<int> CartComm::targets() const {
+  const NeighborhoodComm& nc = state(comm_);
+  std::vector<int> r;
+  for (const ir::Offset& o : nc.nbh().offsets()) r.push_back(mpi_rank(nc.grid().relative_shift(nc.coords(), o).dest));
+  return r;
+}
+
+Collective::Collective(std::unique_ptr<Exchange> x) : x_(std::move(x)) {}
+Collective::~Collective() = default;
+Collective::Collective(Collective&&) noexcept = default;
+Collective& Collective::operator=(Collective&&) noexcept = default;
+
+#define CART_SPEC(fn, ...) [&](const NeighborhoodComm& nc) { return fn(nc, __VA_ARGS__); }
+
+Collective Collective::alltoall(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                                MPI_Datatype rt, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(alltoall_spec, sb, sc, st, rb, rc, rt)));
+}
+Collective Collective::alltoallv(const CartComm& c, const void* sb, const int sc[], const int sd[], MPI_Datatype st,
+                                 void* rb, const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(alltoallv_spec, sb, sc, sd, st, rb, rc, rd, rt)));
+}
+Collective Collective::alltoallw(const CartComm& c, const void* sb, const int sc[], const MPI_Aint sd[],
+                                 const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
+                                 const MPI_Datatype rt[], MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(alltoallw_spec, sb, sc, sd, st, rb, rc, rd, rt)));
+}
+Collective Collective::allgather(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                                 MPI_Datatype rt, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(allgather_spec, sb, sc, st, rb, rc, rt)));
+}
+Collective Collective::allgatherv(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
+                                  const int rd[], MPI_Datatype rt, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(allgatherv_spec, sb, sc, st, rb, rc, rd, rt)));
+}
+Collective Collective::allgatherw(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
+                                  const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(allgatherw_spec, sb, sc, st, rb, rc, rd, rt)));
+}
+
+void Collective::start() { check(x_->start()); }
+void Collective::wait() { check(x_->wait()); }
+bool Collective::test() {
+  bool done = false;
+  check(x_->test(&done));
+  return done;
+}
+bool Collective::combining() const { return x_->plan().algorithm() == ir::Algorithm::kCombining; }
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,286 @@
+// Creating, finding and caching plans for neighbourhood communicators.
+#include "backends/mpi/neighborhood_comm.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "engine/planner.h"
+
+namespace cartplan::mpi {
+namespace {
+
+// Keyval of the attribute that carries a NeighborhoodComm. Created on first use; the delete
+// callback runs when the user frees the Cartesian communicator and releases everything.
+int delete_attr(MPI_Comm, int, void* attr, void*) {
+  delete static_cast<NeighborhoodComm*>(attr);
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int key = [] {
+    int k = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &k, nullptr);
+    return k;
+  }();
+  return key;
+}
+
+std::string info_value(MPI_Info info, const char* key, bool* present) {
+  *present = false;
+  if (info == MPI_INFO_NULL) return {};
+  int len = 0, flag = 0;
+  if (MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return {};
+  std::string value(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len + 1, value.data(), &flag);
+  value.resize(static_cast<std::size_t>(len));
+  *present = flag != 0;
+  return value;
+}
+
+bool parse_double(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(*out) && *out >= 0;
+}
+
+// Everything that must agree across ranks, flattened for one broadcast. Doubles travel as
+// their bit patterns so that "the same" means bit-identical.
+std::vector<std::int64_t> describe(int d, const int dims[], const int periods[], int t, const int rel[],
+                                   const Options& o) {
+  std::vector<std::int64_t> v;
+  v.push_back(d);
+  for (int k = 0; k < d; ++k) v.push_back(dims[k]);
+  for (int k = 0; k < d; ++k) v.push_back(periods[k] ? 1 : 0);
+  v.push_back(t);
+  for (std::int64_t i = 0; i < std::int64_t{t} * d; ++i) v.push_back(rel[i]);
+  v.push_back(static_cast<std::int64_t>(o.algo));
+  v.push_back(o.dim_order ? 1 : 0);
+  if (o.dim_order)
+    for (int k : *o.dim_order) v.push_back(k);
+  std::int64_t bits = 0;
+  std::memcpy(&bits, &o.model.alpha_us, sizeof bits);
+  v.push_back(bits);
+  std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
+  v.push_back(bits);
+  return v;
+}
+
+// What differs between this rank's description and rank 0's, in words.
+std::string difference(const std::vector<std::int64_t>& mine, const std::vector<std::int64_t>& root, int d, int t) {
+  if (mine.empty() || root.empty() || mine[0] != root[0])
+    return "d differs: " + std::to_string(d) + " here, " + std::to_string(root.empty() ? -1 : root[0]) + " on rank 0";
+  for (int k = 0; k < d; ++k)
+    if (mine[1 + k] != root[1 + k]) return "dims[" + std::to_string(k) + "] differs: " + std::to_string(mine[1 + k]) +
+                                           " here, " + std::to_string(root[1 + k]) + " on rank 0";
+  for (int k = 0; k < d; ++k)
+    if (mine[1 + d + k] != root[1 + d + k]) return "periods[" + std::to_string(k) + "] differs from rank 0";
+  const std::size_t tpos = 1 + 2 * static_cast<std::size_t>(d);
+  if (mine[tpos] != root[tpos])
+    return "the neighbourhood size t differs: " + std::to_string(t) + " here, " + std::to_string(root[tpos]) + " on rank 0";
+  for (int i = 0; i < t; ++i) {
+    bool same = true;
+    std::string here = "(", there = "(";
+    for (int k = 0; k < d; ++k) {
+      const std::size_t at = tpos + 1 + static_cast<std::size_t>(i) * d + k;
+      same = same && mine[at] == root[at];
+      here += (k ? "," : "") + std::to_string(mine[at]);
+      there += (k ? "," : "") + std::to_string(root[at]);
+    }
+    if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
+  }
+  return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte) differ from rank 0";
+}
+
+}  // namespace
+
+MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_algorithm", &present);
+  if (present) {
+    if (v == "auto") o->algo = engine::AlgoChoice::kAuto;
+    else if (v == "direct") o->algo = engine::AlgoChoice::kDirect;
+    else if (v == "combining") o->algo = engine::AlgoChoice::kCombining;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, direct or combining)");
+  }
+  v = info_value(info, "cartplan_dim_order", &present);
+  if (present) {
+    if (v == "auto") {
+      o->dim_order.reset();
+    } else if (v == "natural") {
+      o->dim_order = engine::natural_dim_order(ndims);
+    } else {
+      std::vector<int> order;
+      std::size_t pos = 0;
+      while (pos <= v.size()) {
+        const std::size_t comma = v.find(',', pos);
+        const std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        char* end = nullptr;
+        const long k = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || end != item.c_str() + item.size() || k < 0 || k > 64)
+          return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order = '" + v + "' (expected auto, natural or K,K,...)");
+        order.push_back(static_cast<int>(k));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+      Result<std::vector<int>> checked = engine::check_dim_order(order, ndims);
+      if (!checked) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order: " + checked.error());
+      o->dim_order = *checked;
+    }
+  }
+  v = info_value(info, "cartplan_alpha_us", &present);
+  if (present && !parse_double(v, &o->model.alpha_us))
+    return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_alpha_us = '" + v + "' (expected a finite number >= 0)");
+  v = info_value(info, "cartplan_beta_us_per_byte", &present);
+  if (present && !parse_double(v, &o->model.beta_us_per_byte))
+    return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_beta_us_per_byte = '" + v + "' (expected a finite number >= 0)");
+  return {};
+}
+
+NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, engine::Grid grid, engine::Coords coords,
+                                   Options options)
+    : internal_(internal), nbh_(std::move(nbh)), grid_(std::move(grid)), coords_(std::move(coords)),
+      options_(std::move(options)) {}
+
+NeighborhoodComm::~NeighborhoodComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && internal_ != MPI_COMM_NULL) MPI_Comm_free(&internal_);
+}
+
+MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t block_bytes,
+                                     std::shared_ptr<const BoundPlanEntry>* out) {
+  std::string key = std::to_string(static_cast<int>(op)) + "/" + std::to_string(static_cast<int>(o.algo)) + "/" +
+                    std::to_string(o.model.alpha_us) + "/" + std::to_string(o.model.beta_us_per_byte) + "/";
+  if (o.dim_order)
+    for (int k : *o.dim_order) key += std::to_string(k) + ",";
+  // With a fixed algorithm the block size does not change the plan.
+  key += "/" + std::to_string(o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0);
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    *out = it->second;
+    return {};
+  }
+  engine::PlanOptions po;
+  po.algo = o.algo;
+  po.dim_order = o.dim_order;
+  po.model = o.model;
+  po.block_bytes = block_bytes;
+  Result<ir::Plan> plan = engine::make_plan(op, nbh_, po);
+  if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
+  Result<engine::Binder> binder = engine::Binder::create(*plan);
+  if (!binder) return mpi_error(MPI_ERR_INTERN, binder.error());
+  // Byte counts of the bound plan are not used by this backend (datatypes carry the sizes).
+  Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0});
+  if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
+  if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
+  auto entry = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{*plan, std::move(*bound)});
+  cache_.emplace(key, entry);
+  *out = entry;
+  return {};
+}
+
+NeighborhoodComm* find_neighborhood(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return nullptr;
+  void* attr = nullptr;
+  int flag = 0;
+  if (MPI_Comm_get_attr(comm, keyval(), &attr, &flag) != MPI_SUCCESS || !flag) return nullptr;
+  return static_cast<NeighborhoodComm*>(attr);
+}
+
+MpiStatus require_neighborhood(MPI_Comm comm, NeighborhoodComm** out) {
+  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  *out = find_neighborhood(comm);
+  if (!*out)
+    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator has no cartplan neighbourhood (create it with Cart_neighborhood_create)");
+  return {};
+}
+
+MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
+                              const int rel[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
+                              const MpiStatus& caller_error) {
+  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  int size = 0, me = 0;
+  CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
+  CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &me));
+
+  // Local checks first, without returning: every rank must reach the agreement below, or a
+  // rank with good arguments would wait forever for one with bad ones.
+  MpiStatus local = caller_error;
+  Options options;
+  std::optional<engine::Neighborhood> nbh;
+  if (!local.ok()) {
+  } else if (!cartcomm) local = mpi_error(MPI_ERR_ARG, "cartcomm is NULL");
+  else if (d < 1 || d > engine::Neighborhood::kMaxDims)
+    local = mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(d) + " (expected 1.." + std::to_string(engine::Neighborhood::kMaxDims) + ")");
+  else if (!dims || !periods) local = mpi_error(MPI_ERR_ARG, "dims or periods is NULL");
+  else if (t < 1) local = mpi_error(MPI_ERR_ARG, "t = " + std::to_string(t) + " (a neighbourhood needs at least one offset)");
+  else if (!rel) local = mpi_error(MPI_ERR_ARG, "targetrelative is NULL");
+  else {
+    for (int k = 0; k < d && local.ok(); ++k)
+      if (dims[k] < 1) local = mpi_error(MPI_ERR_DIMS, "dims[" + std::to_string(k) + "] = " + std::to_string(dims[k]));
+    if (local.ok()) {
+      std::vector<ir::Offset> offsets(t, ir::Offset(d));
+      for (int i = 0; i < t; ++i)
+        for (int k = 0; k < d; ++k) offsets[i][k] = rel[static_cast<std::size_t>(i) * d + k];
+      Result<engine::Neighborhood> n = engine::Neighborhood::create(d, std::move(offsets));
+      if (!n) local = mpi_error(MPI_ERR_ARG, n.error());
+      else nbh = *n;
+    }
+    if (local.ok()) local = parse_info(info, d, &options);
+  }
+  int bad = local.ok() ? 0 : 1, any_bad = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+  if (any_bad) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to Cart_neighborhood_create") : local;
+
+  // Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
+  std::vector<std::int64_t> mine = describe(d, dims, periods, t, rel, options);
+  std::int64_t root_len = static_cast<std::int64_t>(mine.size());
+  CARTPLAN_MPI_CALL(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm));
+  std::vector<std::int64_t> root = mine;
+  root.resize(static_cast<std::size_t>(root_len));
+  CARTPLAN_MPI_CALL(MPI_Bcast(root.data(), static_cast<int>(root_len), MPI_INT64_T, 0, comm));
+  int differs = root != mine ? 1 : 0, any_differs = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&differs, &any_differs, 1, MPI_INT, MPI_MAX, comm));
+  if (any_differs)
+    return mpi_error(MPI_ERR_ARG, "ranks passed different neighbourhoods to Cart_neighborhood_create: " +
+                                      (differs ? difference(mine, root, d, t) : std::string("another rank differs from rank 0")));
+
+  std::int64_t product = 1;
+  for (int k = 0; k < d; ++k) {
+    product *= dims[k];
+    if (product > size) break;
+  }
+  if (product > size)
+    return mpi_error(MPI_ERR_DIMS, "dims multiply to more processes than the communicator has (" + std::to_string(size) + ")");
+
+  std::vector<int> per(periods, periods + d);
+  MPI_Comm cart = MPI_COMM_NULL;
+  CARTPLAN_MPI_CALL(MPI_Cart_create(comm, d, dims, per.data(), reorder, &cart));
+  *cartcomm = cart;
+  if (cart == MPI_COMM_NULL) return {};  // beyond the grid, as MPI_Cart_create
+
+  int cart_rank = 0;
+  CARTPLAN_MPI_CALL(MPI_Comm_rank(cart, &cart_rank));
+  std::vector<int> coords(d);
+  CARTPLAN_MPI_CALL(MPI_Cart_coords(cart, cart_rank, d, coords.data()));
+  std::vector<bool> pbool(d);
+  for (int k = 0; k < d; ++k) pbool[k] = periods[k] != 0;
+  Result<engine::Grid> grid = engine::Grid::create(std::vector<int>(dims, dims + d), pbool);
+  if (!grid) return mpi_error(MPI_ERR_DIMS, grid.error());
+  // MPI_Cart_create numbers ranks row-major, exactly as engine::Grid does.
+  if (grid->rank(coords) != cart_rank) return mpi_error(MPI_ERR_INTERN, "MPI_Cart_coords disagrees with row-major order");
+
+  MPI_Comm internal = MPI_COMM_NULL;
+  CARTPLAN_MPI_CALL(MPI_Comm_dup(cart, &internal));
+  CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
+  auto* state = new NeighborhoodComm(internal, std::move(*nbh), std::move(*grid), std::move(coords), options);
+  const int rc = MPI_Comm_set_attr(cart, keyval(), state);
+  if (rc != MPI_SUCCESS) {
+    delete state;
+    return from_mpi(rc, "MPI_Comm_set_attr");
+  }
+  return {};
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,96 @@
+// NeighborhoodComm: the state cartplan attaches to a Cartesian communicator (the neighbourhood,
+// the grid, this rank's coordinates, planning options, a plan cache and a private duplicate
+// communicator for cartplan's own traffic), and the collective that creates it.
+//
+//   MPI_Comm cart;
+//   MpiStatus s = create_neighborhood(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_INFO_NULL, 0, &cart);
+//   NeighborhoodComm* n = find_neighborhood(cart);   // nullptr if cart has no neighbourhood
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "backends/mpi/status.h"
+#include "engine/bind.h"
+#include "engine/grid.h"
+#include "engine/neighborhood.h"
+#include "engine/optimizer.h"
+#include "ir/plan.h"
+
+namespace cartplan::mpi {
+
+// Info keys (at Cart_neighborhood_create, or per _init call to override):
+//   cartplan_algorithm        auto | direct | combining
+//   cartplan_dim_order        auto | natural | K,K,...
+//   cartplan_alpha_us         per-message cost in microseconds (>= 0)
+//   cartplan_beta_us_per_byte per-byte cost in microseconds (>= 0)
+struct Options {
+  engine::AlgoChoice algo = engine::AlgoChoice::kAuto;
+  std::optional<std::vector<int>> dim_order;  // nullopt: auto
+  engine::CostModel model;
+};
+
+// Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
+MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
+
+// A plan bound to this rank, shared by every exchange that uses it.
+struct BoundPlanEntry {
+  ir::Plan plan;
+  engine::BoundPlan bound;
+};
+
+class NeighborhoodComm {
+ public:
+  NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, engine::Grid grid, engine::Coords coords, Options options);
+  ~NeighborhoodComm();
+  NeighborhoodComm(const NeighborhoodComm&) = delete;
+  NeighborhoodComm& operator=(const NeighborhoodComm&) = delete;
+
+  const engine::Neighborhood& nbh() const { return nbh_; }
+  const engine::Grid& grid() const { return grid_; }
+  const engine::Coords& coords() const { return coords_; }
+  int rank() const { return grid_.rank(coords_); }
+  const Options& options() const { return options_; }
+  // cartplan's own communicator (a duplicate, errors return): never matches user messages.
+  MPI_Comm internal() const { return internal_; }
+
+  // The plan for `op` with `options` and blocks of `block_bytes`, bound to this rank. Cached:
+  // blocking calls re-plan only when the size class or options change.
+  MpiStatus plan_for(ir::Op op, const Options& options, std::int64_t block_bytes,
+                     std::shared_ptr<const BoundPlanEntry>* out);
+
+  // Collective operations are called in the same order on every rank, so this counter agrees
+  // across ranks; it gives every exchange its own tag range (see Exchange).
+  std::uint64_t next_exchange_id() { return exchange_counter_++; }
+
+ private:
+  MPI_Comm internal_;
+  engine::Neighborhood nbh_;
+  engine::Grid grid_;
+  engine::Coords coords_;
+  Options options_;
+  std::map<std::string, std::shared_ptr<const BoundPlanEntry>> cache_;
+  std::uint64_t exchange_counter_ = 0;
+};
+
+// Collective over `comm`. Checks arguments on every rank and agrees on the result, checks that
+// every rank passed the same neighbourhood, dims, periods and Info options (broadcast from rank 0
+// and compare, seed 000 Sect. 2.2), and that dims fit the communicator. On any error every rank
+// returns the same error class; ranks beyond the grid get MPI_COMM_NULL, as with MPI_Cart_create.
+// `caller_error`, if not ok, is an argument error the caller found; it is agreed like the others.
+MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
+                              const int targetrelative[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
+                              const MpiStatus& caller_error = {});
+
+// The neighbourhood attached to `comm`, or nullptr.
+NeighborhoodComm* find_neighborhood(MPI_Comm comm);
+
+// Like find_neighborhood, but an MPI_ERR_TOPOLOGY / MPI_ERR_COMM status when there is none.
+MpiStatus require_neighborhood(MPI_Comm comm, NeighborhoodComm** out);
+
+}  // namespace cartplan::mpi

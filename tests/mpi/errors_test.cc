@@ -1,0 +1,158 @@
+// MPI test of bad input: mismatched neighbourhoods, bad dims, invalid arguments on one rank,
+// block-size mismatches, misuse of requests. Every case must return an error on every rank
+// (never hang: run_mpi.sh kills a stuck run) with a message that says what is wrong.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A 1-d periodic ring over all ranks with offsets +1, -1, +2.
+MPI_Comm ring(Harness& h) {
+  int dims[1] = {h.size}, periods[1] = {1}, offs[3] = {1, -1, 2};
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 3, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart) == MPI_SUCCESS,
+          "ring creation");
+  return cart;
+}
+
+void expect_error(Harness& h, int rc, int code, const std::string& words, const std::string& what) {
+  const std::string msg = Cart_error_message();
+  h.check(rc != MPI_SUCCESS, what + ": expected an error, got success");
+  if (code != MPI_SUCCESS && h.rank == 0) h.check(rc == code, what + ": error class " + std::to_string(rc) + ", expected " + std::to_string(code));
+  h.check(!msg.empty(), what + ": empty error message");
+  if (!words.empty() && rc != MPI_SUCCESS && h.rank == 0) h.check(contains(msg, words), what + ": message '" + msg + "' lacks '" + words + "'");
+}
+
+void creation_errors(Harness& h) {
+  int dims[2] = {h.size, 1}, periods[2] = {1, 1};
+  MPI_Comm cart = MPI_COMM_NULL;
+  // Rank 0 names a different offset than everyone else.
+  int offs[4] = {1, 0, 0, 1};
+  if (h.rank == 0 && h.size > 1) offs[3] = -1;
+  int rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  if (h.size > 1) {
+    h.check(rc == MPI_ERR_ARG, "mismatched offsets: every rank gets MPI_ERR_ARG");
+    if (h.rank == 1) h.check(contains(Cart_error_message(), "offset 1 differs: (0,1) here, (0,-1) on rank 0"), std::string("mismatch message: ") + Cart_error_message());
+  } else {
+    h.check(rc == MPI_SUCCESS, "single rank cannot mismatch");
+    MPI_Comm_free(&cart);
+  }
+  // Different t on one rank.
+  int offs3[6] = {1, 0, 0, 1, 1, 1};
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, (h.rank == h.size - 1 && h.size > 1) ? 3 : 2, offs3,
+                                MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  if (h.size > 1) expect_error(h, rc, MPI_ERR_ARG, "", "different t");
+  else MPI_Comm_free(&cart);
+
+  // Dims that need more processes than there are.
+  int big[2] = {h.size + 1, 1};
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, big, periods, 2, offs3, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_DIMS, "dims multiply to more processes", "dims too large");
+  // d = 0, t = 0, zero dims, an offset too large: on one rank only, still an error everywhere.
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, h.rank == 0 ? 0 : 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_DIMS, "d = 0", "d = 0 on rank 0");
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 0, offs3, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_ARG, "t = 0", "t = 0");
+  int zero[2] = {0, 1};
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, zero, periods, 2, offs3, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_DIMS, "dims[0] = 0", "zero dims");
+  int huge[2] = {1 << 30, 0};
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 1, huge, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_ARG, "", "huge offset");
+  // Bad Info value.
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "fastest");
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+  expect_error(h, rc, MPI_ERR_INFO_VALUE, "cartplan_algorithm = 'fastest'", "bad Info value");
+  MPI_Info_free(&info);
+  // C++ API: offsets of the wrong dimension throw on every rank.
+  bool threw = false;
+  try {
+    cartplan::mpi::CartComm c(MPI_COMM_WORLD, {h.size}, {1}, {{1}, {h.rank == 0 ? 1 : 0, 0}});
+  } catch (const cartplan::mpi::Error& e) {
+    threw = true;
+    if (h.rank == 0) h.check(contains(e.what(), "offset 1 has 2 coordinates, expected 1"), std::string("C++ message: ") + e.what());
+  }
+  h.check(threw, "C++ CartComm with a bad offset throws on every rank");
+}
+
+void collective_errors(Harness& h) {
+  MPI_Comm cart = ring(h);
+  std::vector<int> sb(64, 1), rb(64, 0);
+  // A communicator without a neighbourhood.
+  int rc = Cart_alltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  expect_error(h, rc, MPI_ERR_TOPOLOGY, "no cartplan neighbourhood", "plain communicator");
+  // NULL buffer on the last rank only.
+  rc = Cart_alltoall(h.rank == h.size - 1 ? nullptr : sb.data(), 2, MPI_INT, rb.data(), 2, MPI_INT, cart);
+  expect_error(h, rc, MPI_SUCCESS, "", "NULL sendbuf on one rank");
+  if (h.rank == h.size - 1) h.check(contains(Cart_error_message(), "NULL"), std::string("NULL message: ") + Cart_error_message());
+  // Negative count on rank 0 only.
+  int counts[3] = {1, 1, 1}, displs[3] = {0, 1, 2};
+  int neg[3] = {1, h.rank == 0 ? -1 : 1, 1};
+  rc = Cart_alltoallv(sb.data(), neg, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
+  expect_error(h, rc, MPI_SUCCESS, "", "negative count on rank 0");
+  if (h.rank == 0) h.check(contains(Cart_error_message(), "negative count -1"), std::string("negative message: ") + Cart_error_message());
+  // Block 0 bigger on rank 0 than elsewhere: a size mismatch the v variant must detect.
+  int bigger[3] = {h.rank == 0 ? 2 : 1, 1, 1};
+  rc = Cart_alltoallv(sb.data(), bigger, displs, MPI_INT, rb.data(), bigger, displs, MPI_INT, cart);
+  if (h.size > 1) expect_error(h, rc, MPI_ERR_TRUNCATE, "block 0 must have the same size", "block size mismatch across ranks");
+  // Send and recv sizes of one block differ on every rank.
+  int two[3] = {2, 1, 1};
+  rc = Cart_alltoallv(sb.data(), two, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
+  expect_error(h, rc, MPI_ERR_TRUNCATE, "from 4 to 8 bytes", "send/recv size mismatch");
+  // NULL counts array.
+  rc = Cart_alltoallv(sb.data(), nullptr, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
+  expect_error(h, rc, MPI_ERR_ARG, "NULL", "NULL counts");
+  // Different algorithms requested per rank for one persistent request.
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", h.rank == 0 ? "direct" : "combining");
+  Cart_Request req = CART_REQUEST_NULL;
+  rc = Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, info, &req);
+  if (h.size > 1) expect_error(h, rc, MPI_ERR_INFO_VALUE, "different cartplan Info options", "Info mismatch at init");
+  if (rc == MPI_SUCCESS) Cart_request_free(&req);
+  MPI_Info_free(&info);
+
+  // Request misuse.
+  h.check(Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, MPI_INFO_NULL, &req) == MPI_SUCCESS, "init");
+  h.check(Cart_start(&req) == MPI_SUCCESS, "first start");
+  expect_error(h, Cart_start(&req), MPI_ERR_REQUEST, "already active", "start twice");
+  expect_error(h, Cart_request_free(&req), MPI_ERR_REQUEST, "active request", "free while active");
+  h.check(Cart_wait(&req) == MPI_SUCCESS, "wait");
+  h.check(Cart_request_free(&req) == MPI_SUCCESS && req == CART_REQUEST_NULL, "free");
+  expect_error(h, Cart_start(&req), MPI_ERR_REQUEST, "NULL request", "start a freed request");
+  h.check(Cart_wait(&req) == MPI_SUCCESS, "wait on CART_REQUEST_NULL is a no-op");
+  Cart_Request nb = CART_REQUEST_NULL;
+  h.check(Cart_ialltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, &nb) == MPI_SUCCESS, "ialltoall");
+  expect_error(h, Cart_start(&nb), MPI_ERR_REQUEST, "non-persistent", "start a non-blocking request");
+  h.check(Cart_wait(&nb) == MPI_SUCCESS && nb == CART_REQUEST_NULL, "wait frees a non-blocking request");
+
+  // Queries with bad arguments.
+  int r = 0, rel[1] = {1};
+  expect_error(h, Cart_relative_rank(MPI_COMM_WORLD, rel, &r), MPI_ERR_TOPOLOGY, "", "relative rank on a plain communicator");
+  expect_error(h, Cart_relative_coord(cart, h.size, rel), MPI_ERR_RANK, "not in the grid", "relative coord of a bad rank");
+  int src[1], dst[1];
+  expect_error(h, Cart_neighbor_get(cart, 1, src, MPI_UNWEIGHTED, 1, dst, MPI_UNWEIGHTED), MPI_ERR_ARG, "at least t = 3",
+               "neighbor_get with short arrays");
+  MPI_Comm_free(&cart);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  creation_errors(h);
+  collective_errors(h);
+  return h.finish("errors_test");
+}

@@ -1,0 +1,41 @@
+// A tiny harness for tests that run under mpirun: checks are counted per rank, failures are
+// printed with the rank, and the program's exit status says whether any rank failed.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+
+namespace cartplan::mpitest {
+
+struct Harness {
+  int rank = 0, size = 1;
+  long checks = 0, failures = 0;
+
+  Harness(int* argc, char*** argv) {
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+
+  void check(bool ok, const std::string& what) {
+    ++checks;
+    if (!ok) {
+      ++failures;
+      if (failures <= 20) std::fprintf(stderr, "[rank %d] FAILED: %s\n", rank, what.c_str());
+    }
+  }
+
+  // Ends the test: every rank learns whether any rank failed; rank 0 prints the summary.
+  int finish(const char* name) {
+    long totals[2] = {checks, failures}, sums[2] = {0, 0};
+    MPI_Allreduce(totals, sums, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+      std::printf("%s on %d ranks: %ld checks, %ld failed\n", name, size, sums[0], sums[1]);
+    MPI_Finalize();
+    return sums[1] == 0 ? 0 : 1;
+  }
+};
+
+}  // namespace cartplan::mpitest

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs an MPI test binary under mpirun with a hard time limit, so a deadlock fails the test
+# with a message instead of hanging CI. Usage: run_mpi.sh NP SECONDS BINARY [ARGS...]
+set -uo pipefail
+np=$1; limit=$2; shift 2
+binary=$1; shift
+# Oversubscription is the norm here (2 cores); yield when idle so waiting ranks do not starve
+# the ones doing work. Root is how CI runs.
+export OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The sandbox has no network interfaces to speak of: keep Open MPI on shared memory and self.
+export OMPI_MCA_btl=self,vader
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Bazel runs tests in PID namespaces, so concurrent mpiruns can get the same job id; give each
+# run its own session directory and keep PMIx off shared-memory segments named by job id.
+session_dir=$(mktemp -d "${TEST_TMPDIR:-${TMPDIR:-/tmp}}/ompi.XXXXXX")
+export OMPI_MCA_orte_tmpdir_base="$session_dir" TMPDIR="$session_dir"
+export PMIX_MCA_gds=hash
+timeout --signal=KILL "$limit" mpirun --oversubscribe --allow-run-as-root -np "$np" "$binary" "$@"
+rc=$?
+if [ "$rc" -eq 137 ]; then echo "run_mpi.sh: $binary with $np ranks did not finish within $limit s (deadlock?)" >&2; fi
+rm -rf "$session_dir"
+exit "$rc"
