@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every cartplan test (unit, property, CLI; MPI tests once the MPI backend exists) and
+# Runs every cartplan test (unit, property, CLI, and the MPI tests under mpirun) and
 # ends with the plain summary line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")"
