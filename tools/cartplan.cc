@@ -27,6 +27,7 @@
 
 #include "backends/sim/simulator.h"
 #include "engine/cost_model.h"
+#include "engine/cost_model_file.h"
 #include "engine/grid.h"
 #include "engine/neighborhood.h"
 #include "engine/optimizer.h"
@@ -61,11 +62,11 @@ constexpr std::size_t kMaxPlanFileBytes = std::size_t{256} << 20;
 constexpr const char* kUsage = R"(usage:
   cartplan plan     --op alltoall|allgather --stencil SPEC [--algo auto|direct|combining]
                     [--dim-order auto|natural|K,K,..] [--block-bytes N]
-                    [--alpha-us A] [--beta-us-per-byte B] [--format json|text|dot]
+                    [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE] [--format json|text|dot]
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op alltoall|allgather --stencil SPEC --dims P,P,.. [--periods 1,0,..]
                     [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
-                    [--beta-us-per-byte B] [--format json|text]
+                    [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
   cartplan help | --help | SUBCOMMAND --help
 
 SPEC: moore:d=D,r=R  vonneumann:d=D,r=R  box:d=D,n=N,f=F  chebyshev:d=D,depth=K,shadow=S
@@ -202,8 +203,8 @@ struct PlanRequest {
   Format format = Format::kJson;
 };
 
-const std::set<std::string> kPlanOptions = {"op",       "stencil",          "algo",  "dim-order", "block-bytes",
-                                            "alpha-us", "beta-us-per-byte", "format"};
+const std::set<std::string> kPlanOptions = {"op",       "stencil",          "algo",   "dim-order", "block-bytes",
+                                            "alpha-us", "beta-us-per-byte", "format", "cost-model"};
 
 Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
   PlanRequest req;
@@ -234,6 +235,12 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
     Result<std::int64_t> n = parse_int("--block-bytes", *s, 0, std::numeric_limits<std::int64_t>::max());
     if (!n) return Error{n.error()};
     req.options.block_bytes = *n;
+  }
+  // A calibrated model first; explicit --alpha-us/--beta-us-per-byte override its values.
+  if (const std::string* s = o.get("cost-model")) {
+    Result<engine::CostModel> m = engine::load_cost_model(*s);
+    if (!m) return fail("--cost-model: " + m.error());
+    req.options.model = *m;
   }
   if (const std::string* s = o.get("alpha-us")) {
     Result<double> a = parse_nonnegative("--alpha-us", *s);

@@ -45,7 +45,8 @@ const char* Cart_error_message(void);
 /* Collective: creates a Cartesian communicator (as MPI_Cart_create) carrying the neighbourhood
  * of t offsets (targetrelative holds t*d ints). Info keys:
  * cartplan_algorithm (auto|direct|combining), cartplan_dim_order (auto|natural|K,K,..),
- * cartplan_alpha_us, cartplan_beta_us_per_byte. Every rank must pass the same d, dims,
+ * cartplan_alpha_us, cartplan_beta_us_per_byte, cartplan_cost_model (path of a calibrated model
+ * file written by bench/calibrate; the alpha/beta keys override it). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything. weights are accepted and ignored (no remapping). */
 int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[], int t,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/cost_model_file.h"
 #include "engine/planner.h"
 
 namespace cartplan::mpi {
@@ -128,6 +129,13 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
       if (!checked) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order: " + checked.error());
       o->dim_order = *checked;
     }
+  }
+  // A calibrated model file (bench/calibrate) first; explicit alpha/beta keys override it.
+  v = info_value(info, "cartplan_cost_model", &present);
+  if (present) {
+    Result<engine::CostModel> m = engine::load_cost_model(v);
+    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + m.error());
+    o->model = *m;
   }
   v = info_value(info, "cartplan_alpha_us", &present);
   if (present && !parse_double(v, &o->model.alpha_us))

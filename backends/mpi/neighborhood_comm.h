@@ -29,6 +29,8 @@ namespace cartplan::mpi {
 //   cartplan_dim_order        auto | natural | K,K,...
 //   cartplan_alpha_us         per-message cost in microseconds (>= 0)
 //   cartplan_beta_us_per_byte per-byte cost in microseconds (>= 0)
+//   cartplan_cost_model       path of a calibrated model (engine/cost_model_file.h); the two
+//                             keys above override its values
 struct Options {
   engine::AlgoChoice algo = engine::AlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: auto
