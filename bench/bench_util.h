@@ -23,6 +23,8 @@ struct Summary {
   int n = 0;
   double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
   double low_quartile_mean = 0;  // mean of the ceil(n/4) smallest samples: the "undisturbed" cost
+  double tukey_mean = 0;         // mean without Tukey outliers (outside [q1 - 1.5 IQR, q3 + 1.5 IQR]), seed 002
+  int outliers = 0;              // samples Tukey's rule removed
 };
 
 // Linear interpolation between closest ranks (R's type 7, numpy's default), on sorted input.
@@ -48,6 +50,16 @@ inline Summary summarize(std::vector<double> xs) {
   double sum = 0;
   for (std::size_t i = 0; i < k; ++i) sum += xs[i];
   r.low_quartile_mean = sum / static_cast<double>(k);
+  const double iqr = r.q3 - r.q1, lo = r.q1 - 1.5 * iqr, hi = r.q3 + 1.5 * iqr;
+  double kept = 0;
+  int n_kept = 0;
+  for (double x : xs) {
+    if (x < lo || x > hi) continue;
+    kept += x;
+    ++n_kept;
+  }
+  r.outliers = r.n - n_kept;
+  r.tukey_mean = n_kept ? kept / n_kept : r.median;
   return r;
 }
 

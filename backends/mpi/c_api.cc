@@ -38,13 +38,7 @@ std::vector<int> offset_of(const NeighborhoodComm& nc, const int relative[]) {
   return std::vector<int>(relative, relative + nc.nbh().ndims());
 }
 
-int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) {
-  std::unique_ptr<Exchange> x;
-  MpiStatus s = cartplan::mpi::make_exchange(comm, MPI_INFO_NULL, make, &x);
-  if (s.ok()) s = x->start();
-  if (s.ok()) s = x->wait();
-  return finish(s);
-}
+int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) { return finish(cartplan::mpi::run_blocking(comm, make)); }
 
 int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::mpi::SpecMaker& make, Cart_Request* request) {
   if (!request) return finish(mpi_error(MPI_ERR_REQUEST, "request is NULL"));

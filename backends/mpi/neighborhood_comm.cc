@@ -149,9 +149,16 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
 NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, engine::Grid grid, engine::Coords coords,
                                    Options options)
     : internal_(internal), nbh_(std::move(nbh)), grid_(std::move(grid)), coords_(std::move(coords)),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  for (const ir::Offset& o : nbh_.offsets()) {
+    const engine::Grid::Shift s = grid_.relative_shift(coords_, o);
+    has_target_.push_back(s.dest != engine::kNoRank);
+    has_source_.push_back(s.source != engine::kNoRank);
+  }
+}
 
 NeighborhoodComm::~NeighborhoodComm() {
+  blocking_slot_.reset();  // its requests live on internal_
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && internal_ != MPI_COMM_NULL) MPI_Comm_free(&internal_);
@@ -159,12 +166,9 @@ NeighborhoodComm::~NeighborhoodComm() {
 
 MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t block_bytes,
                                      std::shared_ptr<const BoundPlanEntry>* out) {
-  std::string key = std::to_string(static_cast<int>(op)) + "/" + std::to_string(static_cast<int>(o.algo)) + "/" +
-                    std::to_string(o.model.alpha_us) + "/" + std::to_string(o.model.beta_us_per_byte) + "/";
-  if (o.dim_order)
-    for (int k : *o.dim_order) key += std::to_string(k) + ",";
   // With a fixed algorithm the block size does not change the plan.
-  key += "/" + std::to_string(o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0);
+  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), o.model.alpha_us, o.model.beta_us_per_byte,
+                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0};
   if (auto it = cache_.find(key); it != cache_.end()) {
     *out = it->second;
     return {};

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "backends/mpi/status.h"
@@ -58,6 +59,9 @@ class NeighborhoodComm {
   const engine::Coords& coords() const { return coords_; }
   int rank() const { return grid_.rank(coords_); }
   const Options& options() const { return options_; }
+  // Whether the process at +offset[i] (target) / -offset[i] (source) exists; computed once.
+  bool has_target(int i) const { return has_target_[i]; }
+  bool has_source(int i) const { return has_source_[i]; }
   // cartplan's own communicator (a duplicate, errors return): never matches user messages.
   MPI_Comm internal() const { return internal_; }
 
@@ -70,14 +74,22 @@ class NeighborhoodComm {
   // across ranks; it gives every exchange its own tag range (see Exchange).
   std::uint64_t next_exchange_id() { return exchange_counter_++; }
 
+  // Storage for the exchange of the last blocking call (owned here, typed by exchange.cc), so
+  // that it is released with the communicator.
+  std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
+
  private:
   MPI_Comm internal_;
   engine::Neighborhood nbh_;
   engine::Grid grid_;
   engine::Coords coords_;
   Options options_;
-  std::map<std::string, std::shared_ptr<const BoundPlanEntry>> cache_;
+  std::vector<char> has_target_, has_source_;
+  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class)
+  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t>;
+  std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
   std::uint64_t exchange_counter_ = 0;
+  std::shared_ptr<void> blocking_slot_;
 };
 
 // Collective over `comm`. Checks arguments on every rank and agrees on the result, checks that

@@ -34,9 +34,12 @@ ExchangeSpec start(ir::Op op, int t) {
   return s;
 }
 
-ExchangeSpec invalid(ir::Op op, int code, std::string message) {
+// `uniform` must match what the valid path would set: it decides the length of the agreement
+// reduction, which every rank must call with the same count.
+ExchangeSpec invalid(ir::Op op, int code, std::string message, bool uniform = false) {
   ExchangeSpec s;
   s.op = op;
+  s.uniform = uniform;
   s.invalid = mpi_error(code, std::move(message));
   return s;
 }
@@ -47,10 +50,11 @@ ExchangeSpec alltoall_spec(const NeighborhoodComm& nc, const void* sendbuf, int 
                            void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   const int t = nc.nbh().size();
   MPI_Aint sext = 0, rext = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return invalid(ir::Op::kAlltoall, MPI_ERR_TYPE, "invalid datatype");
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return invalid(ir::Op::kAlltoall, MPI_ERR_TYPE, "invalid datatype", true);
   if (null_with_data(sendbuf, sendcount, sendtype) || null_with_data(recvbuf, recvcount, recvtype))
-    return invalid(ir::Op::kAlltoall, MPI_ERR_BUFFER, "NULL buffer with a non-zero count");
+    return invalid(ir::Op::kAlltoall, MPI_ERR_BUFFER, "NULL buffer with a non-zero count", true);
   ExchangeSpec s = start(ir::Op::kAlltoall, t);
+  s.uniform = true;
   for (int i = 0; i < t; ++i) {
     s.send[i] = {at(sendbuf, static_cast<MPI_Aint>(i) * sendcount * sext), sendcount, sendtype};
     s.recv[i] = {at(recvbuf, static_cast<MPI_Aint>(i) * recvcount * rext), recvcount, recvtype};
@@ -121,6 +125,13 @@ ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, in
   s.send[0] = {sendbuf, sendcount, sendtype};
   for (int i = 0; i < t; ++i) s.recv[i] = {at(recvbuf, rdispls[i]), recvcounts[i], recvtypes[i]};
   return s;
+}
+
+MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make) {
+  NeighborhoodComm* nc = nullptr;
+  MpiStatus s = require_neighborhood(comm, &nc);
+  if (!s.ok()) return s;
+  return Exchange::run_blocking(*nc, make(*nc), nc->options());
 }
 
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, const SpecMaker& make, std::unique_ptr<Exchange>* out) {

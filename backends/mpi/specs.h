@@ -39,4 +39,7 @@ ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, in
 using SpecMaker = std::function<ExchangeSpec(const NeighborhoodComm&)>;
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, const SpecMaker& make, std::unique_ptr<Exchange>* out);
 
+// A blocking collective through the same path (Exchange::run_blocking).
+MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make);
+
 }  // namespace cartplan::mpi

@@ -1,0 +1,423 @@
+// Exchange-time benchmark (seed 000 Sect. 4, seed 002 Sect. 7): cartplan's Cartesian
+// collectives (direct, combining, auto; blocking and persistent) against Open MPI's
+// MPI_Neighbor_*, MPI_Ineighbor_* and MPIX_Neighbor_*_init on a distributed graph of the same
+// neighbourhood, and a packed lower-bound proxy of the combining plan, in one run with the
+// variants interleaved in random order. Run under mpirun; rank 0 writes CSV.
+//
+//   mpirun -np 2 exchange_bench --stencil box:d=4,n=3,f=-1 --m 1,10,100 --reps 50 --csv out.csv
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "bench/bench_util.h"
+#include "engine/bind.h"
+#include "engine/optimizer.h"
+#include "engine/planner.h"
+#include "engine/spec.h"
+
+namespace {
+
+using cartplan::bench::Summary;
+using cartplan::bench::summarize;
+
+struct Args {
+  std::vector<std::string> stencils;
+  std::vector<int> ms = {1, 10, 100};
+  std::vector<std::string> ops = {"alltoall", "allgather", "alltoallv"};
+  int reps = 30, warmup = 5;
+  unsigned seed = 1;
+  std::string csv, cost_model;
+  std::int64_t max_bytes = std::int64_t{64} << 20;  // per rank and buffer; larger configs are skipped
+  bool blocking = true;
+  std::string only;  // run only variants whose name contains this (profiling)
+};
+
+// A variant: something that runs one exchange, plus cleanup.
+struct Variant {
+  std::string name;
+  std::function<void()> run;
+  std::function<void()> check;  // verifies the last run's recv buffer (may be empty)
+  std::function<void()> cleanup;
+};
+
+int rank_of(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+void die(const std::string& msg) {
+  std::fprintf(stderr, "exchange_bench: %s\n", msg.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+void ok(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) die(std::string(what) + " failed: " + Cart_error_message());
+}
+
+// Sizes of the blocks: m ints (regular), or m^(d-z) ints for an offset with z non-zero
+// coordinates and 0 for the zero offset (the seed's halo-like alltoallv).
+std::vector<std::int64_t> block_ints(const cartplan::engine::Neighborhood& nbh, const std::string& op, int m) {
+  std::vector<std::int64_t> n(nbh.size(), m);
+  if (op != "alltoallv") return n;
+  for (int i = 0; i < nbh.size(); ++i) {
+    const int z = cartplan::engine::Neighborhood::nonzeros(nbh[i]);
+    n[i] = z == 0 ? 0 : static_cast<std::int64_t>(std::llround(std::pow(m, nbh.ndims() - z)));
+  }
+  return n;
+}
+
+struct Buffers {
+  std::vector<int> send, recv;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+};
+
+class Bench {
+ public:
+  Bench(const Args& a) : args_(a) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &np_);
+    if (rank_ == 0 && !a.csv.empty()) {
+      csv_.open(a.csv);
+      csv_ << "np,stencil,d,t,C,V_alltoall,V_allgather,op,m,bytes_per_rank,variant,reps,median_us,q1_us,q3_us,"
+              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi\n";
+    }
+  }
+
+  void run_stencil(const std::string& spec) {
+    auto nbh = cartplan::engine::parse_spec(spec);
+    if (!nbh) die("--stencil " + spec + ": " + nbh.error());
+    const int d = nbh->ndims(), t = nbh->size();
+    std::vector<int> dims(d, 0), periods(d, 1), offsets;
+    MPI_Dims_create(np_, d, dims.data());
+    for (const auto& o : nbh->offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
+
+    // One Cartesian communicator per algorithm (Info at creation), and the graph baseline.
+    const char* algos[] = {"direct", "combining", "auto"};
+    MPI_Comm carts[3];
+    for (int a = 0; a < 3; ++a) {
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "cartplan_algorithm", algos[a]);
+      if (!args_.cost_model.empty()) MPI_Info_set(info, "cartplan_cost_model", args_.cost_model.c_str());
+      ok(Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
+                                  &carts[a]),
+         "Cart_neighborhood_create");
+      MPI_Info_free(&info);
+    }
+    std::vector<int> sources(t), targets(t);
+    ok(Cart_neighbor_get(carts[0], t, sources.data(), MPI_UNWEIGHTED, t, targets.data(), MPI_UNWEIGHTED), "Cart_neighbor_get");
+    MPI_Comm graph;
+    MPI_Dist_graph_create_adjacent(carts[0], t, sources.data(), MPI_UNWEIGHTED, t, targets.data(), MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &graph);
+    MPI_Comm proxy_comm;
+    MPI_Comm_dup(carts[0], &proxy_comm);
+
+    for (const std::string& op : args_.ops)
+      for (int m : args_.ms) run_case(spec, *nbh, dims, op, m, carts, graph, proxy_comm);
+
+    MPI_Comm_free(&proxy_comm);
+    MPI_Comm_free(&graph);
+    for (MPI_Comm& c : carts) MPI_Comm_free(&c);
+  }
+
+ private:
+  void run_case(const std::string& spec, const cartplan::engine::Neighborhood& nbh, const std::vector<int>& dims,
+                const std::string& op, int m, MPI_Comm carts[3], MPI_Comm graph, MPI_Comm proxy_comm) {
+    const int t = nbh.size();
+    const bool gather = op == "allgather";
+    const std::vector<std::int64_t> ints = block_ints(nbh, op, m);
+    std::int64_t total = 0;
+    for (std::int64_t n : ints) total += n;
+    if (total * 4 > args_.max_bytes || total > INT32_MAX / 2) {
+      if (rank_ == 0) std::printf("skip %s %s m=%d: %lld bytes per buffer exceed --max-bytes\n", spec.c_str(), op.c_str(), m,
+                                  static_cast<long long>(total * 4));
+      return;
+    }
+    // Send block i holds value(rank, i, j); recv buffers are compared against MPI's result.
+    Buffers b;
+    const int me = rank_of(carts[0]);
+    b.scounts.resize(t);
+    b.sdispls.resize(t);
+    b.rcounts.resize(t);
+    b.rdispls.resize(t);
+    int pos = 0;
+    for (int i = 0; i < t; ++i) {
+      b.scounts[i] = b.rcounts[i] = static_cast<int>(ints[i]);
+      b.sdispls[i] = b.rdispls[i] = pos;
+      pos += static_cast<int>(ints[i]);
+    }
+    b.send.resize(gather ? m : pos);
+    for (std::size_t k = 0; k < b.send.size(); ++k) b.send[k] = me * 1000003 + static_cast<int>(k);
+    b.recv.assign(std::max(pos, 1), -1);
+    std::vector<int> reference(b.recv.size(), -1);
+
+    std::vector<Variant> variants;
+    add_mpi_variants(variants, op, m, graph, b, reference);
+    for (int a = 0; a < 3; ++a) add_cart_variants(variants, op, m, carts[a], a, b, reference);
+    add_proxy(variants, nbh, dims, op, ints, proxy_comm, b);
+
+    if (!args_.only.empty()) {
+      std::vector<Variant> kept;
+      for (Variant& v : variants)
+        if (v.name.find(args_.only) != std::string::npos || v.name == "mpi_neighbor") kept.push_back(std::move(v));
+        else if (v.cleanup) v.cleanup();
+      variants = std::move(kept);
+    }
+    // Interleaved repetitions: every rank draws the same order (the variants are collective).
+    std::mt19937 rng(args_.seed + static_cast<unsigned>(m) * 7919u);
+    const std::size_t nv = variants.size();
+    std::vector<std::vector<double>> samples(nv);
+    std::vector<double> times(nv), maxed(nv);
+    std::vector<std::size_t> order(nv);
+    for (std::size_t v = 0; v < nv; ++v) order[v] = v;
+    for (int rep = 0; rep < args_.warmup + args_.reps; ++rep) {
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t v : order) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        variants[v].run();
+        times[v] = (MPI_Wtime() - t0) * 1e6;
+      }
+      // The time of a collective is the time of its slowest rank.
+      MPI_Allreduce(times.data(), maxed.data(), static_cast<int>(nv), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (rep == 0)
+        for (Variant& v : variants)
+          if (v.check) {
+            std::fill(b.recv.begin(), b.recv.end(), -1);
+            v.run();
+            v.check();
+          }
+      if (rep >= args_.warmup)
+        for (std::size_t v = 0; v < nv; ++v) samples[v].push_back(maxed[v]);
+    }
+    for (Variant& v : variants)
+      if (v.cleanup) v.cleanup();
+
+    // Report, with ratios to the blocking MPI_Neighbor_* call.
+    double mpi_median = 0;
+    std::vector<Summary> sums;
+    for (std::size_t v = 0; v < nv; ++v) {
+      sums.push_back(summarize(samples[v]));
+      if (variants[v].name == "mpi_neighbor") mpi_median = sums.back().median;
+    }
+    const auto comb = cartplan::engine::combining_metrics(cartplan::ir::Op::kAlltoall, nbh, cartplan::engine::auto_dim_order(nbh));
+    const auto gath = cartplan::engine::combining_metrics(cartplan::ir::Op::kAllgather, nbh, cartplan::engine::auto_dim_order(nbh));
+    if (rank_ == 0) {
+      std::printf("== %s op=%s m=%d np=%d (t=%d C=%d)\n", spec.c_str(), op.c_str(), m, np_, comb.t, comb.C);
+      for (std::size_t v = 0; v < nv; ++v) {
+        const Summary& s = sums[v];
+        std::printf("  %-28s median %10.2f us  [%9.2f, %9.2f]  lowq %9.2f  x%.2f\n", variants[v].name.c_str(), s.median, s.q1,
+                    s.q3, s.low_quartile_mean, mpi_median > 0 ? s.median / mpi_median : 0.0);
+        if (csv_)
+          csv_ << np_ << ",\"" << spec << "\"," << nbh.ndims() << "," << comb.t << "," << comb.C << "," << comb.V << "," << gath.V
+               << "," << op << "," << m << "," << total * 4 << "," << variants[v].name << "," << s.n << "," << s.median << ","
+               << s.q1 << "," << s.q3 << "," << s.low_quartile_mean << "," << s.tukey_mean << "," << s.outliers << ","
+               << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "\n";
+      }
+      std::fflush(stdout);
+    }
+  }
+
+  void add_mpi_variants(std::vector<Variant>& vs, const std::string& op, int m, MPI_Comm graph, Buffers& b,
+                        std::vector<int>& reference) {
+    int* sb = b.send.data();
+    int* rb = b.recv.data();
+    auto blocking = [=, &b]() {
+      if (op == "alltoall") MPI_Neighbor_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, graph);
+      else if (op == "allgather") MPI_Neighbor_allgather(sb, m, MPI_INT, rb, m, MPI_INT, graph);
+      else MPI_Neighbor_alltoallv(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(), MPI_INT, graph);
+    };
+    // The reference result for every other variant.
+    blocking();
+    reference = b.recv;
+    vs.push_back({"mpi_neighbor", blocking, nullptr, nullptr});
+    vs.push_back({"mpi_ineighbor",
+                  [=, &b]() {
+                    MPI_Request r;
+                    if (op == "alltoall") MPI_Ineighbor_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, graph, &r);
+                    else if (op == "allgather") MPI_Ineighbor_allgather(sb, m, MPI_INT, rb, m, MPI_INT, graph, &r);
+                    else
+                      MPI_Ineighbor_alltoallv(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(),
+                                              b.rdispls.data(), MPI_INT, graph, &r);
+                    MPI_Wait(&r, MPI_STATUS_IGNORE);
+                  },
+                  nullptr, nullptr});
+    auto req = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
+    int rc = MPI_SUCCESS;
+    if (op == "alltoall") rc = MPIX_Neighbor_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, graph, MPI_INFO_NULL, req.get());
+    else if (op == "allgather") rc = MPIX_Neighbor_allgather_init(sb, m, MPI_INT, rb, m, MPI_INT, graph, MPI_INFO_NULL, req.get());
+    else
+      rc = MPIX_Neighbor_alltoallv_init(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(),
+                                        MPI_INT, graph, MPI_INFO_NULL, req.get());
+    if (rc != MPI_SUCCESS) die("MPIX_Neighbor_*_init failed");
+    vs.push_back({"mpix_persistent",
+                  [req]() {
+                    MPI_Start(req.get());
+                    MPI_Wait(req.get(), MPI_STATUS_IGNORE);
+                  },
+                  nullptr, [req]() { MPI_Request_free(req.get()); }});
+  }
+
+  void add_cart_variants(std::vector<Variant>& vs, const std::string& op, int m, MPI_Comm cart, int algo, Buffers& b,
+                         const std::vector<int>& reference) {
+    const char* names[] = {"direct", "combining", "auto"};
+    int* sb = b.send.data();
+    int* rb = b.recv.data();
+    const std::string algo_name = names[algo];
+    auto check = [&b, &reference, algo_name, this]() {
+      if (b.recv != reference) die("cartplan " + algo_name + " delivered something else than MPI_Neighbor_* (rank " +
+                                   std::to_string(rank_) + ")");
+    };
+    if (args_.blocking)
+      vs.push_back({"cart_" + algo_name + "_blocking",
+                    [=, &b]() {
+                      if (op == "alltoall") ok(Cart_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, cart), "Cart_alltoall");
+                      else if (op == "allgather") ok(Cart_allgather(sb, m, MPI_INT, rb, m, MPI_INT, cart), "Cart_allgather");
+                      else
+                        ok(Cart_alltoallv(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(),
+                                          MPI_INT, cart),
+                           "Cart_alltoallv");
+                    },
+                    check, nullptr});
+    auto req = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
+    if (op == "alltoall") ok(Cart_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, MPI_INFO_NULL, req.get()), "init");
+    else if (op == "allgather") ok(Cart_allgather_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, MPI_INFO_NULL, req.get()), "init");
+    else
+      ok(Cart_alltoallv_init(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(), MPI_INT, cart,
+                             MPI_INFO_NULL, req.get()),
+         "init");
+    int combining = 0;
+    Cart_request_algorithm(*req, &combining);
+    std::string name = "cart_" + algo_name + "_persistent";
+    if (algo == 2) name += combining ? "(combining)" : "(direct)";
+    vs.push_back({name,
+                  [req]() {
+                    ok(Cart_start(req.get()), "Cart_start");
+                    ok(Cart_wait(req.get()), "Cart_wait");
+                  },
+                  check, [req]() { Cart_request_free(req.get()); }});
+  }
+
+  // The combining plan's rounds as contiguous, pre-packed messages on plain persistent requests:
+  // the same messages cartplan sends, with no packing, unpacking or datatype processing at all.
+  void add_proxy(std::vector<Variant>& vs, const cartplan::engine::Neighborhood& nbh, const std::vector<int>& dims,
+                 const std::string& op, const std::vector<std::int64_t>& ints, MPI_Comm comm, const Buffers&) {
+    using namespace cartplan;
+    engine::PlanOptions o;
+    o.algo = engine::AlgoChoice::kCombining;
+    auto plan = engine::make_plan(op == "allgather" ? ir::Op::kAllgather : ir::Op::kAlltoall, nbh, o);
+    auto binder = engine::Binder::create(*plan);
+    std::vector<std::int64_t> bytes;
+    for (std::int64_t n : ints) bytes.push_back(n * 4);
+    std::vector<bool> per(dims.size(), true);
+    auto grid = engine::Grid::create(dims, per);
+    auto bound = binder->bind(*grid, grid->coords(rank_of(comm)), op == "allgather" ? std::vector<std::int64_t>{bytes[0]} : bytes);
+    if (!bound) die("proxy bind: " + bound.error());
+    struct State {
+      std::vector<std::vector<char>> bufs;
+      std::vector<MPI_Request> reqs;
+      std::vector<std::size_t> phase_begin;
+    };
+    auto st = std::make_shared<State>();
+    for (std::size_t p = 0; p + 1 < bound->phase_begin.size(); ++p) {
+      st->phase_begin.push_back(st->reqs.size());
+      for (int k = bound->phase_begin[p]; k < bound->phase_begin[p + 1]; ++k) {
+        const engine::BoundRound& r = bound->rounds[k];
+        // Rounds to this rank itself are local copies in cartplan; pre-packed, they cost nothing.
+        if (r.send_peer == rank_of(comm)) continue;
+        if (r.recv_peer != engine::kNoRank) {
+          st->bufs.emplace_back(std::max<std::int64_t>(r.recv_bytes, 1));
+          st->reqs.emplace_back();
+          MPI_Recv_init(st->bufs.back().data(), static_cast<int>(r.recv_bytes), MPI_BYTE, r.recv_peer, r.tag, comm, &st->reqs.back());
+        }
+        if (r.send_peer != engine::kNoRank) {
+          st->bufs.emplace_back(std::max<std::int64_t>(r.send_bytes, 1));
+          st->reqs.emplace_back();
+          MPI_Send_init(st->bufs.back().data(), static_cast<int>(r.send_bytes), MPI_BYTE, r.send_peer, r.tag, comm, &st->reqs.back());
+        }
+      }
+    }
+    st->phase_begin.push_back(st->reqs.size());
+    vs.push_back({"packed_proxy",
+                  [st]() {
+                    for (std::size_t p = 0; p + 1 < st->phase_begin.size(); ++p) {
+                      const int n = static_cast<int>(st->phase_begin[p + 1] - st->phase_begin[p]);
+                      if (n == 0) continue;
+                      MPI_Startall(n, st->reqs.data() + st->phase_begin[p]);
+                      MPI_Waitall(n, st->reqs.data() + st->phase_begin[p], MPI_STATUSES_IGNORE);
+                    }
+                  },
+                  nullptr, [st]() {
+                    for (MPI_Request& r : st->reqs) MPI_Request_free(&r);
+                  }});
+  }
+
+  const Args& args_;
+  int rank_ = 0, np_ = 1;
+  std::ofstream csv_;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) die("missing value for " + k);
+      return argv[++i];
+    };
+    auto ints = [&](const std::string& v) {
+      auto l = cartplan::bench::parse_int_list(v, 0, 1 << 20);
+      if (!l) die("bad integer list for " + k + ": " + v);
+      return *l;
+    };
+    if (k == "--stencil") a.stencils.push_back(value());
+    else if (k == "--m") a.ms = ints(value());
+    else if (k == "--ops") {
+      a.ops.clear();
+      std::string v = value();
+      for (std::size_t p = 0; p <= v.size();) {
+        const std::size_t c = std::min(v.find(',', p), v.size());
+        const std::string op = v.substr(p, c - p);
+        if (op != "alltoall" && op != "allgather" && op != "alltoallv") die("unknown op " + op);
+        a.ops.push_back(op);
+        p = c + 1;
+      }
+    } else if (k == "--reps") a.reps = ints(value()).at(0);
+    else if (k == "--warmup") a.warmup = ints(value()).at(0);
+    else if (k == "--seed") a.seed = static_cast<unsigned>(ints(value()).at(0));
+    else if (k == "--csv") a.csv = value();
+    else if (k == "--cost-model") a.cost_model = value();
+    else if (k == "--max-mb") a.max_bytes = std::int64_t{ints(value()).at(0)} << 20;
+    else if (k == "--no-blocking") a.blocking = false;
+    else if (k == "--only") a.only = value();
+    else die("unknown option " + k);
+  }
+  if (a.stencils.empty()) a.stencils = {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=5,n=3,f=-1"};
+  if (a.reps < 1) die("--reps must be at least 1");
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  {
+    const Args a = parse(argc, argv);
+    Bench b(a);
+    for (const std::string& s : a.stencils) b.run_stencil(s);
+  }
+  MPI_Finalize();
+  return 0;
+}
