@@ -8,15 +8,30 @@
 namespace cartplan::engine {
 namespace {
 
-// Linear model over a whole plan: every round is one message of alpha, every block transfer
-// costs beta*m. For neighbourhoods without duplicates this is t(alpha + beta m) for direct and
-// C alpha + beta V m for combining, the two sides of seed 000's cut-off inequality.
-double predict_us(const ir::Stats& s, std::int64_t block_bytes, const CostModel& model) {
-  return s.rounds * model.alpha_us + model.beta_us_per_byte * static_cast<double>(s.volume) *
-                                         static_cast<double>(block_bytes);
+// True iff `shift` leads every rank of `grid` back to itself.
+bool wraps_to_self(const ir::Offset& shift, const Grid& grid) {
+  for (int k = 0; k < grid.ndims(); ++k) {
+    if (shift[k] == 0) continue;
+    if (!grid.periods()[k] || shift[k] % grid.dims()[k] != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
+
+// Linear model over a whole plan: every round is one message of alpha, every block transfer
+// costs beta*m. For neighbourhoods without duplicates and without a grid this is t(alpha + beta m)
+// for direct and C alpha + beta V m for combining, the two sides of seed 000's cut-off.
+double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostModel& model, const std::optional<Grid>& grid) {
+  double rounds = 0, entries = 0;
+  for (const ir::Phase& phase : plan.phases())
+    for (const ir::Round& r : phase.rounds) {
+      if (grid && grid->ndims() == plan.ndims() && wraps_to_self(r.shift, *grid)) continue;
+      rounds += 1;
+      entries += static_cast<double>(r.send.size());
+    }
+  return rounds * model.alpha_us + model.beta_us_per_byte * entries * static_cast<double>(block_bytes);
+}
 
 CombiningMetrics combining_metrics(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order) {
   // Building the plan is O(t d) and keeps one source of truth for C and V.
@@ -51,8 +66,11 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};
   const ir::Plan direct = plan_direct(op, nbh);
-  const double direct_us = predict_us(direct.stats(), options.block_bytes, options.model);
-  const double combining_us = predict_us(combining.stats(), options.block_bytes, options.model);
+  if (options.grid && options.grid->ndims() != nbh.ndims())
+    return fail("the grid has " + std::to_string(options.grid->ndims()) + " dimensions, the neighbourhood " +
+                std::to_string(nbh.ndims()));
+  const double direct_us = predict_us(direct, options.block_bytes, options.model, options.grid);
+  const double combining_us = predict_us(combining, options.block_bytes, options.model, options.grid);
 
   bool use_combining = options.algo == AlgoChoice::kCombining;
   if (options.algo == AlgoChoice::kAuto) use_combining = combining_us < direct_us;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/cost_model.h"
+#include "engine/grid.h"
 #include "engine/neighborhood.h"
 #include "ir/plan.h"
 #include "ir/result.h"
@@ -27,6 +28,10 @@ struct PlanOptions {
   std::optional<std::vector<int>> dim_order;  // nullopt: auto_dim_order
   std::int64_t block_bytes = 8;               // >= 0
   CostModel model;
+  // The grid the plan will run on, if known. Then a round whose shift wraps around to the
+  // process itself on every rank (a multiple of the dimension on periodic dimensions, e.g. any
+  // shift along a dimension of size 1) is a local copy and costs no message in the prediction.
+  std::optional<Grid> grid;
 };
 
 // t, C and V of the combining plan in the given dimension order, computed without building it.
@@ -41,6 +46,10 @@ CombiningMetrics combining_metrics(ir::Op op, const Neighborhood& nbh, const std
 std::optional<double> cutoff_ratio(const CombiningMetrics& m);
 // m* in bytes: combining is cheaper below it. nullopt when there is no finite cut-off.
 std::optional<double> cutoff_bytes(const CombiningMetrics& m, const CostModel& model);
+
+// Predicted time of `plan`: alpha per message round plus beta per byte sent (rounds to self
+// excluded when `grid` is given).
+double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostModel& model, const std::optional<Grid>& grid);
 
 // Plans with the chosen algorithm and stamps t/C/V, the cut-off and both predictions into stats.
 Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options);

@@ -96,5 +96,26 @@ TEST_CASE("explicit choices and orders are honoured; bad options are errors") {
   CHECK(make_plan(ir::Op::kAlltoall, n, o).error().find("beta must be") == 0);
 }
 
+TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {
+  // box d=3 on a 2x1x1 torus: only shifts with an odd first coordinate leave the process.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  PlanOptions o;
+  o.model = CostModel{1.0, 0.0};
+  o.block_bytes = 4;
+  o.grid = *Grid::create({2, 1, 1}, {true, true, true});
+  Result<ir::Plan> p = make_plan(ir::Op::kAlltoall, n, o);
+  REQUIRE(p.ok());
+  // direct: 18 of the 26 offsets have first coordinate +-1; combining: only the 2 rounds of dim 0.
+  CHECK(p->stats().cost->direct_us == doctest::Approx(18.0));
+  CHECK(p->stats().cost->combining_us == doctest::Approx(2.0));
+  // On a mesh nothing wraps: the same numbers as without a grid.
+  o.grid = *Grid::create({2, 1, 1}, {false, false, false});
+  p = make_plan(ir::Op::kAlltoall, n, o);
+  CHECK(p->stats().cost->direct_us == doctest::Approx(26.0));
+  CHECK(p->stats().cost->combining_us == doctest::Approx(6.0));
+  o.grid = *Grid::create({2, 2}, {true, true});
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error() == "the grid has 2 dimensions, the neighbourhood 3");
+}
+
 }  // namespace
 }  // namespace cartplan::engine

@@ -386,6 +386,8 @@ Result<int> cmd_simulate(const Options& o) {
     return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
                 std::to_string(kMaxSimRanks) + ")");
 
+  // The grid is known here: rounds that wrap to the process itself are free in the prediction.
+  req->options.grid = *grid;
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return Error{plan.error()};
   Result<bool> size_ok = check_simulation_size(*plan, *grid, req->options.block_bytes);

@@ -178,6 +178,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   po.dim_order = o.dim_order;
   po.model = o.model;
   po.block_bytes = block_bytes;
+  po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
   Result<ir::Plan> plan = engine::make_plan(op, nbh_, po);
   if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
   Result<engine::Binder> binder = engine::Binder::create(*plan);
