@@ -22,6 +22,7 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
+#include "engine/cost_model_file.h"
 #include "engine/optimizer.h"
 #include "engine/planner.h"
 #include "engine/spec.h"
@@ -91,7 +92,7 @@ class Bench {
     if (rank_ == 0 && !a.csv.empty()) {
       csv_.open(a.csv);
       csv_ << "np,stencil,d,t,C,V_alltoall,V_allgather,op,m,bytes_per_rank,variant,reps,median_us,q1_us,q3_us,"
-              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi\n";
+              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us\n";
     }
   }
 
@@ -212,10 +213,22 @@ class Bench {
       sums.push_back(summarize(samples[v]));
       if (variants[v].name == "mpi_neighbor") mpi_median = sums.back().median;
     }
+    // What the optimizer predicts for this case (the backend plans for the mean block size).
+    cartplan::engine::PlanOptions po;
+    if (!args_.cost_model.empty()) {
+      auto model = cartplan::engine::load_cost_model(args_.cost_model);
+      if (!model) die(model.error());
+      po.model = *model;
+    }
+    po.grid = *cartplan::engine::Grid::create(dims, std::vector<bool>(dims.size(), true));
+    po.block_bytes = gather ? std::int64_t{4} * m : total * 4 / t;
+    auto predicted = cartplan::engine::make_plan(gather ? cartplan::ir::Op::kAllgather : cartplan::ir::Op::kAlltoall, nbh, po);
+    const double pred_direct = predicted->stats().cost->direct_us, pred_combining = predicted->stats().cost->combining_us;
     const auto comb = cartplan::engine::combining_metrics(cartplan::ir::Op::kAlltoall, nbh, cartplan::engine::auto_dim_order(nbh));
     const auto gath = cartplan::engine::combining_metrics(cartplan::ir::Op::kAllgather, nbh, cartplan::engine::auto_dim_order(nbh));
     if (rank_ == 0) {
-      std::printf("== %s op=%s m=%d np=%d (t=%d C=%d)\n", spec.c_str(), op.c_str(), m, np_, comb.t, comb.C);
+      std::printf("== %s op=%s m=%d np=%d (t=%d C=%d; predicted direct %.2f us, combining %.2f us)\n", spec.c_str(), op.c_str(), m,
+                  np_, comb.t, comb.C, pred_direct, pred_combining);
       for (std::size_t v = 0; v < nv; ++v) {
         const Summary& s = sums[v];
         std::printf("  %-28s median %10.2f us  [%9.2f, %9.2f]  lowq %9.2f  x%.2f\n", variants[v].name.c_str(), s.median, s.q1,
@@ -224,7 +237,7 @@ class Bench {
           csv_ << np_ << ",\"" << spec << "\"," << nbh.ndims() << "," << comb.t << "," << comb.C << "," << comb.V << "," << gath.V
                << "," << op << "," << m << "," << total * 4 << "," << variants[v].name << "," << s.n << "," << s.median << ","
                << s.q1 << "," << s.q3 << "," << s.low_quartile_mean << "," << s.tukey_mean << "," << s.outliers << ","
-               << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "\n";
+               << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "," << pred_direct << "," << pred_combining << "\n";
       }
       std::fflush(stdout);
     }
