@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs the cartplan benchmarks and writes CSVs, env.txt and a plot to bench/results/<machine-tag>/.
+# Builds and runs every cartplan benchmark and writes CSVs, env.txt, summary.md and plots to
+# bench/results/<machine-tag>/: planning time, 4096-rank simulation, cost-model calibration,
+# exchange time against Open MPI (np 2, 4, 8), the auto-selection check, setup time and the
+# 16384-rank scale simulation. See bench/README.md.
 #
-#   bash bench/run.sh            # full: 31 reps (planning), 3 reps (simulation)
-#   bash bench/run.sh --quick    # a minute or less: 5 reps, 1 rep
+#   bash bench/run.sh            # full mode (tens of minutes)
+#   bash bench/run.sh --quick    # quick mode (a few minutes)
 #
 # The machine tag is "cpp-2core" (the project's machine kind) unless CARTPLAN_MACHINE_TAG is set:
 # hostnames of the workplace's machines change between sessions, results should not move.
@@ -17,12 +20,30 @@ for arg in "$@"; do
   esac
 done
 
+box3="--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=5,n=3,f=-1"
 if [ "$mode" = quick ]; then
   plan_args=(--reps 5 --warmup 1 --verify)
   sim_args=(--reps 1)
+  calib_args=(--reps 15)
+  ex2_args=($box3 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1 --m 1,10,100,1000 --reps 10 --warmup 2)
+  exN_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,100 --ops alltoall,allgather --reps 6 --warmup 2)
+  auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 10 --warmup 2)
+  setup_args=(--reps 8 --warmup 2)
+  scale_args=(--p 1024 --m 1,100)
 else
   plan_args=(--reps 31 --warmup 3 --verify)
   sim_args=(--reps 3)
+  calib_args=(--reps 40)
+  ex2_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=2,n=4,f=-1 --stencil box:d=2,n=5,f=-1
+            --stencil box:d=3,n=3,f=-1 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1
+            --stencil box:d=4,n=3,f=-1 --stencil box:d=4,n=4,f=-1 --stencil box:d=4,n=5,f=-1
+            --stencil box:d=5,n=3,f=-1 --stencil box:d=5,n=4,f=-1 --stencil box:d=5,n=5,f=-1
+            --m 1,10,100,1000 --reps 30 --warmup 5)
+  exN_args=($box3 --m 1,10,100,1000 --reps 15 --warmup 3)
+  auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=3,n=5,f=-1
+             --m 1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192 --ops alltoall,allgather --reps 20 --warmup 3)
+  setup_args=(--reps 30 --warmup 3)
+  scale_args=(--p 16384)
 fi
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,7 +62,11 @@ if ! bazel build -c opt //bench:all >"$tmp/build.log" 2>&1; then
 fi
 # Copies, because Bazel is shared: another build could replace the outputs while we measure.
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
-cp "$bin/bench/plan_bench" "$bin/bench/sim_bench" "$tmp/"
+for b in plan_bench sim_bench calibrate exchange_bench setup_bench scale_sim; do cp "$bin/bench/$b" "$tmp/"; done
+# Open MPI on this 2-core machine: np = 2 runs one rank per core; np = 4 and 8 oversubscribe,
+# with waiting ranks yielding the core instead of spinning (otherwise they starve the others).
+export OMPI_MCA_mpi_yield_when_idle=1
+mpi() { local np=$1; shift; mpirun --allow-run-as-root --oversubscribe -np "$np" "$@"; }
 
 bazel_version="$(bazel version 2>/dev/null | sed -n 's/^Build label: //p' || true)"
 if [ -z "$bazel_version" ]; then
@@ -59,8 +84,15 @@ if [ -n "$(git status --porcelain 2>/dev/null)" ]; then git_rev="$git_rev (work 
   echo "git: $git_rev"
   echo "mode: $mode"
   echo "command: bash bench/run.sh${*:+ $*}"
+  echo "open mpi: $(mpirun --version 2>/dev/null | head -n 1); OMPI_MCA_mpi_yield_when_idle=1; np 4 and 8 with --oversubscribe"
   echo "plan_bench ${plan_args[*]} --csv plan_times.csv"
   echo "sim_bench ${sim_args[*]} --csv sim_times.csv"
+  echo "mpirun -np 2 calibrate ${calib_args[*]} --out cost_model.json"
+  echo "mpirun -np 2 exchange_bench ${ex2_args[*]} --cost-model cost_model.json --csv exchange_np2.csv"
+  echo "mpirun -np 4|8 exchange_bench ${exN_args[*]} --cost-model cost_model.json --csv exchange_np4|8.csv"
+  echo "mpirun -np 2 exchange_bench ${auto_args[*]} --no-blocking --only cart_ --cost-model cost_model.json --csv auto_np2.csv"
+  echo "mpirun -np 2|4|8 setup_bench ${setup_args[*]} --csv setup_np2|4|8.csv"
+  echo "scale_sim ${scale_args[*]} --cost-model cost_model.json --csv scale_sim.csv"
 } >"$out/env.txt"
 
 echo "run.sh: planning benchmark (${plan_args[*]})"
@@ -68,6 +100,24 @@ echo "run.sh: planning benchmark (${plan_args[*]})"
   cat "$tmp/plan.err" >&2; exit 1; }
 echo "run.sh: simulation benchmark (${sim_args[*]})"
 "$tmp/sim_bench" "${sim_args[@]}" --csv "$out/sim_times.csv"
+
+echo "run.sh: cost-model calibration (np = 2)"
+mpi 2 "$tmp/calibrate" "${calib_args[@]}" --out "$out/cost_model.json" | tee "$out/calibrate.txt"
+echo "run.sh: exchange time, np = 2"
+mpi 2 "$tmp/exchange_bench" "${ex2_args[@]}" --cost-model "$out/cost_model.json" --csv "$out/exchange_np2.csv" >"$out/exchange_np2.txt"
+for np in 4 8; do
+  echo "run.sh: exchange time, np = $np (oversubscribed)"
+  mpi "$np" "$tmp/exchange_bench" "${exN_args[@]}" --cost-model "$out/cost_model.json" --csv "$out/exchange_np$np.csv" >"$out/exchange_np$np.txt"
+done
+echo "run.sh: auto-selection sweep, np = 2"
+mpi 2 "$tmp/exchange_bench" "${auto_args[@]}" --no-blocking --only cart_ --cost-model "$out/cost_model.json" \
+  --csv "$out/auto_np2.csv" >"$out/auto_np2.txt"
+for np in 2 4 8; do
+  echo "run.sh: setup time, np = $np"
+  mpi "$np" "$tmp/setup_bench" "${setup_args[@]}" --csv "$out/setup_np$np.csv" >"$out/setup_np$np.txt"
+done
+echo "run.sh: scale by simulation (${scale_args[*]})"
+"$tmp/scale_sim" "${scale_args[@]}" --cost-model "$out/cost_model.json" --csv "$out/scale_sim.csv" >"$out/scale_sim.txt"
 
 # --- plot ---------------------------------------------------------------------------------------
 if ! command -v gnuplot >/dev/null 2>&1; then
@@ -82,6 +132,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
       true
   fi
 fi
+python3 bench/analyze.py "$out" >/dev/null && echo "run.sh: wrote $out/summary.md"
 if ! command -v gnuplot >/dev/null 2>&1; then
   echo "run.sh: gnuplot is not available and could not be installed; skipping plan_times.png"
   echo "run.sh: results in $out/"
