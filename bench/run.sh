@@ -29,7 +29,7 @@ if [ "$mode" = quick ]; then
   exN_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,100 --ops alltoall,allgather --reps 6 --warmup 2)
   auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 10 --warmup 2)
   setup_args=(--reps 8 --warmup 2)
-  scale_args=(--p 1024 --m 1,100)
+  scale_args=(--p 16384 --max-gib 0.5 --m 1,100)
 else
   plan_args=(--reps 31 --warmup 3 --verify)
   sim_args=(--reps 3)
