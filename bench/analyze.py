@@ -169,7 +169,7 @@ if auto_rows:
         datafiles.append((p, f"np={np_} {label(stencil)} {op}"))
     script = ["set terminal pngcairo size 1100,600 font 'sans,10'", f"set output '{out}/auto_selection.png'", "set logscale x 2",
               "set xlabel 'block size m [ints]'", "set ylabel 'auto / min(direct, combining)'", "set yrange [0.8:*]", "set grid",
-              "set key outside right", "set title 'auto-selection check (persistent Cart_alltoall/allgather, calibrated model)'",
+              "set key outside right", "set title 'auto-selection check (persistent Cart_alltoall/allgather, calibrated model)' noenhanced",
               "plot 1.1 with lines dashtype 2 linecolor rgb 'red' title 'target 1.10', " +
               ", ".join(f"'{p}' using 1:2 with linespoints title '{t}' noenhanced" for p, t in datafiles)]
     with open(os.path.join(out, ".auto.gp"), "w") as f:
