@@ -1,29 +1,67 @@
 #!/usr/bin/env bash
-# Runs every cartplan test (unit, property, CLI, and the MPI tests under mpirun) and
-# ends with the plain summary line "N passed, N failed".
+# Runs every cartplan test and ends with the plain summary line "N passed, N failed":
+#  1. the whole suite (unit, property, CLI, golden, MPI under mpirun with time limits);
+#  2. the non-MPI suite and a representative set of MPI tests under AddressSanitizer and
+#     UndefinedBehaviorSanitizer (bazel test --config=asan|ubsan, see .bazelrc);
+#  3. a short run of every libFuzzer target (tests/fuzz/run.sh), if the fuzz targets exist;
+#  4. the layering rule: nothing below the MPI backend depends on Open MPI.
+# SKIP_SANITIZERS=1 / SKIP_FUZZ=1 skip stages 2 / 3 for a quick local run.
 set -uo pipefail
 cd "$(dirname "$0")"
 
 bash ./setup.sh >/dev/null || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
 log=$(mktemp)
-# Benchmarks are built by bench/run.sh, not tested here.
-bazel test --test_summary=short --test_tag_filters=-benchmark //... 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+status=0
+passed=0
+failed=0
+
+# Counts the per-target result lines of one `bazel test` run; a build failure counts as one.
+bazel_stage() {
+  local name=$1; shift
+  echo "== test.sh: $name"
+  bazel test --test_summary=short "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
+  f=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$log" || true)
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$rc" -eq 0 ] || status=1
+}
+
+# Benchmarks are built here (so they cannot rot) but run only by bench/run.sh.
+bazel_stage "whole suite" --test_tag_filters=-benchmark //...
+
+if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
+  sanitized=(//ir/... //engine/... //backends/sim/... //tests:all
+             //tests/mpi:collectives_test_np4_test //tests/mpi:errors_test_np3_test
+             //tests/mpi:persistent_test_np2_test //tests/mpi:halo_3d_torus_np3_test)
+  bazel_stage "AddressSanitizer" --config=asan "${sanitized[@]}"
+  bazel_stage "UndefinedBehaviorSanitizer" --config=ubsan "${sanitized[@]}"
+fi
+
+if [ "${SKIP_FUZZ:-0}" != 1 ] && [ -f tests/fuzz/run.sh ]; then
+  echo "== test.sh: short fuzz runs"
+  bash tests/fuzz/run.sh 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  p=$(grep -cE '^fuzz [^ ]+: .*OK' "$log" || true)
+  f=$(grep -cE '^fuzz [^ ]+: .*(FAILED|CRASH)' "$log" || true)
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$rc" -eq 0 ] || status=1
+fi
 
 # The layering rule: nothing below the MPI backend may depend on Open MPI.
 mpi_deps=$(bazel query 'deps(//ir/...) + deps(//engine/...) + deps(//backends/sim/...)' 2>/dev/null | grep -c '^@openmpi//' || true)
 if [ "$mpi_deps" -eq 0 ]; then
-  echo "//:mpi_free_layers                                                       PASSED" | tee -a "$log"
+  echo "//:mpi_free_layers PASSED"
+  passed=$((passed + 1))
 else
-  echo "//:mpi_free_layers                                                       FAILED ($mpi_deps Open MPI targets in deps of ir/, engine/, backends/sim/)" | tee -a "$log"
-  status=1
+  echo "//:mpi_free_layers FAILED ($mpi_deps Open MPI targets in deps of ir/, engine/, backends/sim/)"
+  failed=$((failed + 1)); status=1
 fi
 
-passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log" || true)
-failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD|INCOMPLETE)' "$log" || true)
 rm -f "$log"
-# A build failure stops Bazel before it lists tests: count it as a failure.
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"
 exit "$status"

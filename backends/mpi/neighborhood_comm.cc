@@ -18,12 +18,21 @@ int delete_attr(MPI_Comm, int, void* attr, void*) {
   return MPI_SUCCESS;
 }
 
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first: an attribute there frees the keyval,
+// which would otherwise be left behind (valgrind: definitely lost in MPI_Comm_create_keyval).
+int free_keyval_at_finalize(MPI_Comm, int, void*, void* key) { return MPI_Comm_free_keyval(static_cast<int*>(key)); }
+
 int keyval() {
-  static int key = [] {
-    int k = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &k, nullptr);
-    return k;
+  static int key = MPI_KEYVAL_INVALID;
+  static const bool created = [] {
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key, nullptr);
+    int self_key = MPI_KEYVAL_INVALID;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval_at_finalize, &self_key, &key);
+    MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
+    MPI_Comm_free_keyval(&self_key);  // released with the attribute, at MPI_Finalize
+    return true;
   }();
+  (void)created;
   return key;
 }
 
