@@ -1,7 +1,9 @@
 // bind(): peers, mesh masks and byte counts of one rank's part of a plan.
 #include "engine/bind.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <string>
 
 #include "ir/verify.h"
@@ -9,9 +11,21 @@
 namespace cartplan::engine {
 namespace {
 
-Offset add(const Offset& a, const Offset& b, int sign_b) {
+// a + sign_b * b as an offset that reaches the same process of `grid` from every rank. The sum
+// is taken in 64 bits (a verified plan may hold origins of +-2^30 and shifts of INT_MIN), then
+// reduced into int range: modulo the dimension on periodic dimensions, and clamped to
+// [-dim, dim] on the others (beyond that it leaves the mesh from every coordinate either way).
+Offset add(const Grid& grid, const Offset& a, const Offset& b, int sign_b) {
   Offset r(a.size());
-  for (std::size_t k = 0; k < a.size(); ++k) r[k] = a[k] + sign_b * b[k];
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const std::int64_t d = grid.dims()[k];
+    std::int64_t v = std::int64_t{a[k]} + sign_b * std::int64_t{b[k]};
+    if (grid.periods()[k])
+      v %= d;
+    else
+      v = std::clamp(v, -d, d);
+    r[k] = static_cast<int>(v);
+  }
   return r;
 }
 
@@ -59,7 +73,7 @@ Result<BoundPlan> Binder::bind(const Grid& grid, const Coords& coords, const std
   auto travels = [&](const ir::Transfer& x, const Offset& origin) {
     if (!grid.contains(coords, origin)) return false;
     for (int j : x.targets)
-      if (grid.contains(coords, add(origin, plan.neighborhood()[j], +1))) return true;
+      if (grid.contains(coords, add(grid, origin, plan.neighborhood()[j], +1))) return true;
     return false;
   };
 
@@ -81,7 +95,7 @@ Result<BoundPlan> Binder::bind(const Grid& grid, const Coords& coords, const std
           br.send_bytes += b.bytes(round.send[e]);
         }
         // As receiver: the sender sits at -shift, so the origin is content.origin - shift.
-        if (travels(x, add(x.content.origin, round.shift, -1))) {
+        if (travels(x, add(grid, x.content.origin, round.shift, -1))) {
           br.recv_entries.push_back(e);
           br.recv_bytes += b.bytes(round.recv[e]);
         }
@@ -94,7 +108,7 @@ Result<BoundPlan> Binder::bind(const Grid& grid, const Coords& coords, const std
                       ir::to_string(round.shift) + " from rank " + std::to_string(b.rank) + ")");
       }
       if (!br.recv_entries.empty()) {
-        br.recv_peer = grid.relative_rank(coords, add(Offset(round.shift.size(), 0), round.shift, -1));
+        br.recv_peer = grid.relative_rank(coords, add(grid, Offset(round.shift.size(), 0), round.shift, -1));
         if (br.recv_peer == kNoRank)
           return fail(ctx + ": the plan expects data from a process outside the mesh (at -" +
                       ir::to_string(round.shift) + " from rank " + std::to_string(b.rank) + ")");

@@ -79,5 +79,58 @@ TEST_CASE("bad plans and arguments are errors") {
   CHECK(b->bind(g2, {0, 0}, {8, 8, 8, 8, 4, 8, 8, 8, 8}).error().find("allgather blocks must all have") == 0);
 }
 
+TEST_CASE("origins of +-2^30 and shifts of INT_MIN do not overflow (fuzz finding)") {
+  // tests/fuzz/corpus/plan_json/regress_bind_overflow.json: a plan that verifies, whose block
+  // sits at origin 2^30 while its target offset is 2^30; bind added them in int.
+  constexpr int kBig = 1 << 30;
+  ir::PlanParts p;
+  p.op = ir::Op::kAlltoall;
+  p.algorithm = ir::Algorithm::kCombining;
+  p.ndims = 1;
+  p.neighborhood = {{kBig}};
+  p.dim_order = {0};
+  p.temp_slots = {{0}, {0}};
+  p.phases = {ir::Phase{0, {ir::Round{{-kBig}, 0, {testing::send(0)}, {testing::temp(0)}}}},
+              ir::Phase{0, {ir::Round{{kBig}, 1, {testing::temp(0)}, {testing::temp(1)}}}},
+              ir::Phase{0, {ir::Round{{kBig}, 2, {testing::temp(1)}, {testing::recv(0)}}}}};
+  p.stats.t = 1;
+  p.stats.rounds = 3;
+  p.stats.volume = 3;
+  p.stats.phase_rounds = {1, 1, 1};
+  const Result<Binder> b = Binder::create(ir::Plan(p));
+  REQUIRE(b.ok());
+  // 2^30 = 1 (mod 3): on a 3-ring the shifts are -1, +1, +1, and everything travels.
+  const Grid torus = *Grid::create({3}, {true});
+  const Result<BoundPlan> t = b->bind(torus, {0}, {8});
+  REQUIRE(t.ok());
+  REQUIRE(t->rounds.size() == 3);
+  CHECK(t->rounds[0].send_peer == 2);
+  CHECK(t->rounds[0].recv_peer == 1);
+  for (int r = 1; r < 3; ++r) {
+    CHECK(t->rounds[r].send_peer == 1);
+    CHECK(t->rounds[r].recv_peer == 2);
+    CHECK(t->rounds[r].send_entries == std::vector<int>{0});
+    CHECK(t->rounds[r].recv_entries == std::vector<int>{0});
+  }
+  // On a mesh every origin is outside: nothing travels, and bind succeeds.
+  const Result<BoundPlan> m = b->bind(*Grid::create({3}, {false}), {1}, {8});
+  REQUIRE(m.ok());
+  for (const BoundRound& r : m->rounds) CHECK((r.send_entries.empty() && r.recv_entries.empty()));
+
+  // INT_MIN shifts: the receiver's peer is at -INT_MIN (not an int).
+  ir::PlanParts q = p;
+  q.neighborhood = {{kBig - 1}};  // route: 0 -> -2^30 -> 2^30 -> -(2^30 - 1)
+  q.phases = {ir::Phase{0, {ir::Round{{kBig}, 0, {testing::send(0)}, {testing::temp(0)}}}},
+              ir::Phase{0, {ir::Round{{-2147483647 - 1}, 1, {testing::temp(0)}, {testing::temp(1)}}}},
+              ir::Phase{0, {ir::Round{{2147483647}, 2, {testing::temp(1)}, {testing::recv(0)}}}}};
+  const Result<Binder> bq = Binder::create(ir::Plan(q));
+  REQUIRE(bq.ok());
+  const Result<BoundPlan> tq = bq->bind(*Grid::create({5}, {true}), {0}, {8});
+  REQUIRE(tq.ok());
+  // -2^31 = 2 (mod 5): the send peer of round 1 is at +2 - 5 = -3, i.e. rank 2; its source at -2, rank 3.
+  CHECK(tq->rounds[1].send_peer == 2);
+  CHECK(tq->rounds[1].recv_peer == 3);
+}
+
 }  // namespace
 }  // namespace cartplan::engine

@@ -53,10 +53,21 @@ class Machine {
     return send_.at(0);
   }
 
-  Content final_content(int block) const {
+  // The content recv block `block` must end with; nullopt when its offset has a coordinate
+  // beyond kMaxOrigin (e.g. INT_MIN, whose negation is not an int): no transfer can deliver it.
+  std::optional<Content> final_content(int block) const {
     Offset origin = plan_.neighborhood()[block];
-    for (int& x : origin) x = -x;
+    for (int& x : origin) {
+      if (x > kMaxOrigin || x < -kMaxOrigin) return std::nullopt;
+      x = -x;
+    }
     return Content{plan_.op() == Op::kAlltoall ? block : 0, origin};
+  }
+
+  std::string describe_final(int block) const {
+    if (const std::optional<Content> c = final_content(block)) return describe(*c);
+    return "block " + std::to_string(plan_.op() == Op::kAlltoall ? block : 0) + " from minus " +
+           to_string(plan_.neighborhood()[block]) + ", more than 2^30 positions away";
   }
 
   // Stores content; recv blocks must be written once and only with their final content.
@@ -69,7 +80,7 @@ class Machine {
       if (loc.written) errors.push_back(ctx() + ": writes " + to_string(ref) + " a second time");
       if (content && !(*content == final_content(ref.index)))
         errors.push_back(ctx() + ": writes " + to_string(ref) + " with " + describe(*content) +
-                         ", but its final content is " + describe(final_content(ref.index)));
+                         ", but its final content is " + describe_final(ref.index));
     }
     loc.content = content;
     loc.writer = writer;
@@ -149,7 +160,7 @@ Trace trace(const Plan& plan) {
     tr.final_recv.push_back(loc.content);
     if (!loc.written) {
       tr.errors.push_back("recv[" + std::to_string(i) + "] is never written (expected " +
-                          describe(m.final_content(i)) + ")");
+                          m.describe_final(i) + ")");
       continue;
     }
     // Walk the chain of writers back to the send buffer: every transfer on it feeds block i.

@@ -156,5 +156,22 @@ TEST_CASE("symbolic errors: wrong origin, unread data, missing and twice-written
   }
 }
 
+TEST_CASE("an offset of INT_MIN is an error, not a negation overflow (fuzz finding)") {
+  // tests/fuzz/corpus/plan_json/regress_intmin_neighbor.json: trace() negated the offset to get
+  // the block's final origin, and -INT_MIN overflows. Such a block can never be delivered.
+  PlanParts p;
+  p.op = Op::kAlltoall;
+  p.ndims = 1;
+  p.neighborhood = {{-2147483647 - 1}};
+  p.dim_order = {0};
+  p.stats.t = 1;
+  const std::vector<std::string> never = verify(Plan(p));
+  CHECK(testing::has_error(never, "recv[0] is never written (expected block 0 from minus (-2147483648), more than 2^30 positions away)"));
+
+  // Written by a copy of the send block: wrong content, reported the same way.
+  p.copies = {Copy{send(0), recv(0)}};
+  CHECK(testing::has_error(verify(Plan(p)), "but its final content is block 0 from minus (-2147483648)"));
+}
+
 }  // namespace
 }  // namespace cartplan::ir
