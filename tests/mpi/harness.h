@@ -5,9 +5,23 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace cartplan::mpitest {
+
+// This process's resident memory in kB (VmRSS), or -1: how the soak and persistent tests see
+// whether repeated work leaks.
+inline long resident_kb() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  long kb = -1;
+  char line[256];
+  while (f && std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "VmRSS:", 6) == 0) kb = std::atol(line + 6);
+  if (f) std::fclose(f);
+  return kb;
+}
 
 struct Harness {
   int rank = 0, size = 1;

@@ -15,16 +15,7 @@
 namespace {
 
 using cartplan::mpitest::Harness;
-
-long resident_kb() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  long kb = -1;
-  char line[256];
-  while (f && std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, "VmRSS:", 6) == 0) kb = std::atol(line + 6);
-  if (f) std::fclose(f);
-  return kb;
-}
+using cartplan::mpitest::resident_kb;
 
 int value(int rank, int block, int j, int epoch) { return ((epoch * 16 + rank) * 64 + block) * 32 + j; }
 

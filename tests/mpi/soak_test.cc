@@ -36,6 +36,7 @@
 namespace {
 
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::resident_kb;
 
 constexpr int kD = 3;
 constexpr int kT = 27;        // 3x3x3 box, zero offset included
@@ -47,16 +48,6 @@ struct Options {
   long loops = 2000;
   long rss_bound_kb = 2048;
 };
-
-long resident_kb() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  long kb = -1;
-  char line[256];
-  while (f && std::fgets(line, sizeof line, f))
-    if (std::strncmp(line, "VmRSS:", 6) == 0) kb = std::atol(line + 6);
-  if (f) std::fclose(f);
-  return kb;
-}
 
 long max_over_ranks(long v) {
   long m = 0;
