@@ -25,12 +25,34 @@ namespace {
 
 thread_local std::string last_error;
 
-int finish(const MpiStatus& s) {
+// Every C entry point returns an MPI error class and reports errors through the error handler
+// of the communicator it concerns (MPI_ERRORS_ARE_FATAL aborts, MPI_ERRORS_RETURN returns),
+// as MPI functions do. Cart_error_message() keeps the text. No C++ exception crosses the C API.
+int report(const MpiStatus& s, MPI_Comm comm) {
   last_error = s.message;
+  if (!s.ok()) MPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, s.code);
   return s.code;
 }
 
-int lookup(MPI_Comm comm, NeighborhoodComm** nc) { return finish(cartplan::mpi::require_neighborhood(comm, nc)); }
+template <class Body>
+int guarded(MPI_Comm comm, Body&& body) {
+  MpiStatus s;
+  try {
+    s = body();
+  } catch (const std::bad_alloc&) {
+    s = mpi_error(MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception& e) {
+    s = mpi_error(MPI_ERR_INTERN, std::string("internal error: ") + e.what());
+  } catch (...) {
+    s = mpi_error(MPI_ERR_INTERN, "internal error: unknown exception");
+  }
+  return report(s, comm);
+}
+
+// The communicator whose error handler a request's errors go to.
+MPI_Comm request_comm(const Cart_Request* request) {
+  return request && *request && (*request)->exchange ? (*request)->exchange->error_comm() : MPI_COMM_SELF;
+}
 
 int to_mpi_rank(int rank) { return rank == cartplan::engine::kNoRank ? MPI_PROC_NULL : rank; }
 
@@ -38,17 +60,53 @@ std::vector<int> offset_of(const NeighborhoodComm& nc, const int relative[]) {
   return std::vector<int>(relative, relative + nc.nbh().ndims());
 }
 
-int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) { return finish(cartplan::mpi::run_blocking(comm, make)); }
+// Runs a query on the neighbourhood of `comm`.
+template <class Query>
+int query(MPI_Comm comm, Query&& q) {
+  return guarded(comm, [&]() -> MpiStatus {
+    NeighborhoodComm* nc = nullptr;
+    MpiStatus s = cartplan::mpi::require_neighborhood(comm, &nc);
+    return s.ok() ? q(*nc) : s;
+  });
+}
+
+int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) {
+  return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make); });
+}
 
 int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::mpi::SpecMaker& make, Cart_Request* request) {
-  if (!request) return finish(mpi_error(MPI_ERR_REQUEST, "request is NULL"));
-  *request = CART_REQUEST_NULL;
-  std::unique_ptr<Exchange> x;
-  MpiStatus s = cartplan::mpi::make_exchange(comm, info, make, &x);
-  if (s.ok() && !persistent) s = x->start();
-  if (!s.ok()) return finish(s);
-  *request = new Cart_Request_s{std::move(x), persistent};
-  return finish({});
+  return guarded(comm, [&]() -> MpiStatus {
+    // A NULL request is an argument error like any other: in init (collective) and in checking
+    // mode it takes part in the agreement, so that no rank is left waiting for this one.
+    MpiStatus bad = request ? MpiStatus{} : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    if (request) *request = CART_REQUEST_NULL;
+    std::unique_ptr<Exchange> x;
+    MpiStatus s = cartplan::mpi::make_exchange(comm, info, persistent ? Exchange::Kind::kPersistent : Exchange::Kind::kNonblocking,
+                                               make, &x, bad);
+    if (s.ok() && !bad.ok()) s = bad;
+    if (s.ok() && !persistent) s = x->start();
+    if (!s.ok()) return s;
+    *request = new Cart_Request_s{std::move(x), persistent};
+    return {};
+  });
+}
+
+// Completion of one request as MPI_Wait/MPI_Test define it: a completed non-blocking request
+// is freed and set to CART_REQUEST_NULL, a persistent one becomes inactive.
+MpiStatus complete(Cart_Request* request, bool block, bool* done) {
+  *done = true;
+  if (!*request) return {};  // like MPI_Wait on MPI_REQUEST_NULL
+  MpiStatus s;
+  if (block) {
+    s = (*request)->exchange->wait();
+  } else {
+    s = (*request)->exchange->test(done);
+  }
+  if (*done && !(*request)->persistent) {
+    delete *request;
+    *request = CART_REQUEST_NULL;
+  }
+  return s;
 }
 
 }  // namespace
@@ -58,69 +116,68 @@ extern "C" {
 const char* Cart_error_message(void) { return last_error.c_str(); }
 
 int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int targetrelative[],
-                             const int /*weights: cartplan does not remap, so they are ignored*/[], MPI_Info info,
+                             const int* /*weights: cartplan does not remap, so they are ignored*/, MPI_Info info,
                              int reorder, MPI_Comm* cartcomm) {
-  return finish(cartplan::mpi::create_neighborhood(comm, d, dims, periods, t, targetrelative, info, reorder, cartcomm));
+  return guarded(comm, [&] { return cartplan::mpi::create_neighborhood(comm, d, dims, periods, t, targetrelative, info, reorder, cartcomm); });
 }
 
 int Cart_relative_rank(MPI_Comm cartcomm, const int relative[], int* rank) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  if (!relative || !rank) return finish(mpi_error(MPI_ERR_ARG, "relative or rank is NULL"));
-  *rank = to_mpi_rank(nc->grid().relative_rank(nc->coords(), offset_of(*nc, relative)));
-  return finish({});
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    if (!relative || !rank) return mpi_error(MPI_ERR_ARG, "relative or rank is NULL");
+    *rank = to_mpi_rank(nc.grid().relative_rank(nc.coords(), offset_of(nc, relative)));
+    return {};
+  });
 }
 
 int Cart_relative_shift(MPI_Comm cartcomm, const int relative[], int* inrank, int* outrank) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  if (!relative || !inrank || !outrank) return finish(mpi_error(MPI_ERR_ARG, "relative, inrank or outrank is NULL"));
-  const cartplan::engine::Grid::Shift s = nc->grid().relative_shift(nc->coords(), offset_of(*nc, relative));
-  *inrank = to_mpi_rank(s.source);
-  *outrank = to_mpi_rank(s.dest);
-  return finish({});
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    if (!relative || !inrank || !outrank) return mpi_error(MPI_ERR_ARG, "relative, inrank or outrank is NULL");
+    const cartplan::engine::Grid::Shift s = nc.grid().relative_shift(nc.coords(), offset_of(nc, relative));
+    *inrank = to_mpi_rank(s.source);
+    *outrank = to_mpi_rank(s.dest);
+    return {};
+  });
 }
 
 int Cart_relative_coord(MPI_Comm cartcomm, int rank, int relative[]) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  if (!relative) return finish(mpi_error(MPI_ERR_ARG, "relative is NULL"));
-  if (rank < 0 || rank >= nc->grid().size())
-    return finish(mpi_error(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in the grid"));
-  const cartplan::engine::Coords other = nc->grid().coords(rank);
-  for (int k = 0; k < nc->grid().ndims(); ++k) {
-    int diff = other[k] - nc->coords()[k];
-    const int n = nc->grid().dims()[k];
-    if (nc->grid().periods()[k]) {  // the representative in (-n/2, n/2]
-      diff = ((diff % n) + n) % n;
-      if (diff > n / 2) diff -= n;
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    if (!relative) return mpi_error(MPI_ERR_ARG, "relative is NULL");
+    if (rank < 0 || rank >= nc.grid().size()) return mpi_error(MPI_ERR_RANK, "rank " + std::to_string(rank) + " is not in the grid");
+    const cartplan::engine::Coords other = nc.grid().coords(rank);
+    for (int k = 0; k < nc.grid().ndims(); ++k) {
+      int diff = other[k] - nc.coords()[k];
+      const int n = nc.grid().dims()[k];
+      if (nc.grid().periods()[k]) {  // the representative in (-n/2, n/2]
+        diff = ((diff % n) + n) % n;
+        if (diff > n / 2) diff -= n;
+      }
+      relative[k] = diff;
     }
-    relative[k] = diff;
-  }
-  return finish({});
+    return {};
+  });
 }
 
 int Cart_allranks_relative(MPI_Comm cartcomm, int n, const int relative[], int ranks[]) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  if (n < 0 || (n > 0 && (!relative || !ranks))) return finish(mpi_error(MPI_ERR_ARG, "n is negative or an array is NULL"));
-  const int d = nc->nbh().ndims();
-  for (int i = 0; i < n; ++i) ranks[i] = to_mpi_rank(nc->grid().relative_rank(nc->coords(), offset_of(*nc, relative + static_cast<std::size_t>(i) * d)));
-  return finish({});
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    if (n < 0 || (n > 0 && (!relative || !ranks))) return mpi_error(MPI_ERR_ARG, "n is negative or an array is NULL");
+    const int d = nc.nbh().ndims();
+    for (int i = 0; i < n; ++i)
+      ranks[i] = to_mpi_rank(nc.grid().relative_rank(nc.coords(), offset_of(nc, relative + static_cast<std::size_t>(i) * d)));
+    return {};
+  });
 }
 
 int Cart_neighbor_degrees(MPI_Comm cartcomm, int* t, int* indegree, int* outdegree) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  if (!t || !indegree || !outdegree) return finish(mpi_error(MPI_ERR_ARG, "an output argument is NULL"));
-  *t = nc->nbh().size();
-  *indegree = *outdegree = 0;
-  for (const cartplan::ir::Offset& o : nc->nbh().offsets()) {
-    const cartplan::engine::Grid::Shift s = nc->grid().relative_shift(nc->coords(), o);
-    *indegree += s.source != cartplan::engine::kNoRank;
-    *outdegree += s.dest != cartplan::engine::kNoRank;
-  }
-  return finish({});
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    if (!t || !indegree || !outdegree) return mpi_error(MPI_ERR_ARG, "an output argument is NULL");
+    *t = nc.nbh().size();
+    *indegree = *outdegree = 0;
+    for (int i = 0; i < nc.nbh().size(); ++i) {
+      *indegree += nc.has_source(i);
+      *outdegree += nc.has_target(i);
+    }
+    return {};
+  });
 }
 
 int Cart_neighbor_count(MPI_Comm cartcomm, int* t) {
@@ -130,186 +187,256 @@ int Cart_neighbor_count(MPI_Comm cartcomm, int* t) {
 
 int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourceweights[], int maxout, int targets[],
                       int targetweights[]) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  const int t = nc->nbh().size();
-  if (maxin < t || maxout < t || !sources || !targets)
-    return finish(mpi_error(MPI_ERR_ARG, "maxin and maxout must be at least t = " + std::to_string(t) + ", arrays non-NULL"));
-  const bool sw = sourceweights && sourceweights != MPI_UNWEIGHTED;
-  const bool tw = targetweights && targetweights != MPI_UNWEIGHTED;
-  for (int i = 0; i < t; ++i) {
-    const cartplan::engine::Grid::Shift s = nc->grid().relative_shift(nc->coords(), nc->nbh()[i]);
-    sources[i] = to_mpi_rank(s.source);
-    targets[i] = to_mpi_rank(s.dest);
-    if (sw) sourceweights[i] = 1;
-    if (tw) targetweights[i] = 1;
-  }
-  return finish({});
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    const int t = nc.nbh().size();
+    if (maxin < t || maxout < t || !sources || !targets)
+      return mpi_error(MPI_ERR_ARG, "maxin and maxout must be at least t = " + std::to_string(t) + ", arrays non-NULL");
+    const bool sw = sourceweights && sourceweights != MPI_UNWEIGHTED;
+    const bool tw = targetweights && targetweights != MPI_UNWEIGHTED;
+    for (int i = 0; i < t; ++i) {
+      const cartplan::engine::Grid::Shift s = nc.grid().relative_shift(nc.coords(), nc.nbh()[i]);
+      sources[i] = to_mpi_rank(s.source);
+      targets[i] = to_mpi_rank(s.dest);
+      if (sw) sourceweights[i] = 1;
+      if (tw) targetweights[i] = 1;
+    }
+    return {};
+  });
 }
 
 int Cart_graph_get(MPI_Comm cartcomm, int maxin, int sources[], int maxout, int targets[]) {
-  NeighborhoodComm* nc = nullptr;
-  if (int rc = lookup(cartcomm, &nc)) return rc;
-  int in = 0, out = 0;
-  for (const cartplan::ir::Offset& o : nc->nbh().offsets()) {
-    const cartplan::engine::Grid::Shift s = nc->grid().relative_shift(nc->coords(), o);
-    if (s.source != cartplan::engine::kNoRank) {
-      if (in >= maxin || !sources) return finish(mpi_error(MPI_ERR_ARG, "maxin is smaller than the in-degree"));
-      sources[in++] = s.source;
+  return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
+    int in = 0, out = 0;
+    for (const cartplan::ir::Offset& o : nc.nbh().offsets()) {
+      const cartplan::engine::Grid::Shift s = nc.grid().relative_shift(nc.coords(), o);
+      if (s.source != cartplan::engine::kNoRank) {
+        if (in >= maxin || !sources) return mpi_error(MPI_ERR_ARG, "maxin is smaller than the in-degree");
+        sources[in++] = s.source;
+      }
+      if (s.dest != cartplan::engine::kNoRank) {
+        if (out >= maxout || !targets) return mpi_error(MPI_ERR_ARG, "maxout is smaller than the out-degree");
+        targets[out++] = s.dest;
+      }
     }
-    if (s.dest != cartplan::engine::kNoRank) {
-      if (out >= maxout || !targets) return finish(mpi_error(MPI_ERR_ARG, "maxout is smaller than the out-degree"));
-      targets[out++] = s.dest;
-    }
-  }
-  return finish({});
+    return {};
+  });
 }
 
 int Cart_neighbors_count(int d, int metric, int shadow, int depth, int* t) {
-  if (!t) return finish(mpi_error(MPI_ERR_ARG, "t is NULL"));
-  int rc = Cart_neighbors(d, metric, shadow, depth, 0, nullptr);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_TRUNCATE) return rc;
-  auto n = metric == CART_CHEBYSHEV ? cartplan::engine::stencils::chebyshev(d, depth, shadow)
-                                    : cartplan::engine::stencils::manhattan(d, depth, shadow);
-  *t = n->size();
-  return finish({});
+  return guarded(MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!t) return mpi_error(MPI_ERR_ARG, "t is NULL");
+    if (metric != CART_CHEBYSHEV && metric != CART_MANHATTAN)
+      return mpi_error(MPI_ERR_ARG, "metric must be CART_CHEBYSHEV or CART_MANHATTAN");
+    auto n = metric == CART_CHEBYSHEV ? cartplan::engine::stencils::chebyshev(d, depth, shadow)
+                                      : cartplan::engine::stencils::manhattan(d, depth, shadow);
+    if (!n) return mpi_error(MPI_ERR_ARG, n.error());
+    *t = n->size();
+    return {};
+  });
 }
 
 int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relative[]) {
-  if (metric != CART_CHEBYSHEV && metric != CART_MANHATTAN)
-    return finish(mpi_error(MPI_ERR_ARG, "metric must be CART_CHEBYSHEV or CART_MANHATTAN"));
-  auto n = metric == CART_CHEBYSHEV ? cartplan::engine::stencils::chebyshev(d, depth, shadow)
-                                    : cartplan::engine::stencils::manhattan(d, depth, shadow);
-  if (!n) return finish(mpi_error(MPI_ERR_ARG, n.error()));
-  if (maxt < n->size() || (maxt > 0 && !relative))
-    return finish(mpi_error(MPI_ERR_TRUNCATE, "the neighbourhood has " + std::to_string(n->size()) + " offsets, maxt is " + std::to_string(maxt)));
-  for (int i = 0; i < n->size(); ++i)
-    for (int k = 0; k < d; ++k) relative[static_cast<std::size_t>(i) * d + k] = (*n)[i][k];
-  return finish({});
+  return guarded(MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (metric != CART_CHEBYSHEV && metric != CART_MANHATTAN)
+      return mpi_error(MPI_ERR_ARG, "metric must be CART_CHEBYSHEV or CART_MANHATTAN");
+    auto n = metric == CART_CHEBYSHEV ? cartplan::engine::stencils::chebyshev(d, depth, shadow)
+                                      : cartplan::engine::stencils::manhattan(d, depth, shadow);
+    if (!n) return mpi_error(MPI_ERR_ARG, n.error());
+    if (maxt < n->size() || (maxt > 0 && !relative))
+      return mpi_error(MPI_ERR_TRUNCATE, "the neighbourhood has " + std::to_string(n->size()) + " offsets, maxt is " + std::to_string(maxt));
+    for (int i = 0; i < n->size(); ++i)
+      for (int k = 0; k < d; ++k) relative[static_cast<std::size_t>(i) * d + k] = (*n)[i][k];
+    return {};
+  });
 }
 
-// The collectives: each builds its spec lazily (the neighbourhood gives t) and shares the rest.
+// The collectives, in three forms each (blocking, Cart_i*, *_init), and twice: with int counts
+// (SUFFIX empty) and with MPI_Count counts and MPI_Aint displacements (SUFFIX _c, as MPI-4's
+// large-count functions). One definition, instantiated for both.
 #define CART_SPEC(fn, ...) [&](const NeighborhoodComm& nc) { return cartplan::mpi::fn(nc, __VA_ARGS__); }
 
-int Cart_alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(alltoall_spec, sb, sc, st, rb, rc, rt));
-}
-int Cart_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                   MPI_Datatype rt, MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(alltoallv_spec, sb, sc, sd, st, rb, rc, rd, rt));
-}
-int Cart_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                   const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(alltoallw_spec, sb, sc, sd, st, rb, rc, rd, rt));
-}
-int Cart_allgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(allgather_spec, sb, sc, st, rb, rc, rt));
-}
-int Cart_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
-                    MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(allgatherv_spec, sb, sc, st, rb, rc, rd, rt));
-}
-int Cart_allgatherw(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const MPI_Aint rd[],
-                    const MPI_Datatype rt[], MPI_Comm comm) {
-  return blocking(comm, CART_SPEC(allgatherw_spec, sb, sc, st, rb, rc, rd, rt));
-}
+#define CART_COLLECTIVES(SUFFIX, COUNT, DISPL)                                                                               \
+  int Cart_alltoall##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
+    return blocking(comm, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt));                                          \
+  }                                                                                                                          \
+  int Cart_alltoallv##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb, const COUNT rc[], \
+                             const DISPL rd[], MPI_Datatype rt, MPI_Comm comm) {                                            \
+    return blocking(comm, CART_SPEC(alltoallv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, sd, st, rb, rc, rd, rt));            \
+  }                                                                                                                          \
+  int Cart_alltoallw##SUFFIX(const void* sb, const COUNT sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,       \
+                             const COUNT rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {               \
+    return blocking(comm, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt));                                 \
+  }                                                                                                                          \
+  int Cart_allgather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
+    return blocking(comm, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt));                                         \
+  }                                                                                                                          \
+  int Cart_allgatherv##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[],      \
+                              MPI_Datatype rt, MPI_Comm comm) {                                                             \
+    return blocking(comm, CART_SPEC(allgatherv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, st, rb, rc, rd, rt));               \
+  }                                                                                                                          \
+  int Cart_allgatherw##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const MPI_Aint rd[],   \
+                              const MPI_Datatype rt[], MPI_Comm comm) {                                                     \
+    return blocking(comm, CART_SPEC(allgatherw_spec<COUNT>, sb, sc, st, rb, rc, rd, rt));                                    \
+  }                                                                                                                          \
+  int Cart_ialltoall##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm,  \
+                             Cart_Request* r) {                                                                              \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt), r);             \
+  }                                                                                                                          \
+  int Cart_ialltoallv##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb,                 \
+                              const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {        \
+    return make_request(comm, MPI_INFO_NULL, false,                                                                          \
+                        CART_SPEC(alltoallv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, sd, st, rb, rc, rd, rt), r);           \
+  }                                                                                                                          \
+  int Cart_ialltoallw##SUFFIX(const void* sb, const COUNT sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,      \
+                              const COUNT rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,                \
+                              Cart_Request* r) {                                                                             \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt), r);    \
+  }                                                                                                                          \
+  int Cart_iallgather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm, \
+                              Cart_Request* r) {                                                                             \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt), r);            \
+  }                                                                                                                          \
+  int Cart_iallgatherv##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[],     \
+                               MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {                                            \
+    return make_request(comm, MPI_INFO_NULL, false,                                                                          \
+                        CART_SPEC(allgatherv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, st, rb, rc, rd, rt), r);              \
+  }                                                                                                                          \
+  int Cart_iallgatherw##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const MPI_Aint rd[],  \
+                               const MPI_Datatype rt[], MPI_Comm comm, Cart_Request* r) {                                    \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgatherw_spec<COUNT>, sb, sc, st, rb, rc, rd, rt), r);       \
+  }                                                                                                                          \
+  int Cart_alltoall_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt,             \
+                                 MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                            \
+    return make_request(comm, info, true, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt), r);                       \
+  }                                                                                                                          \
+  int Cart_alltoallv_init##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb,             \
+                                  const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,         \
+                                  Cart_Request* r) {                                                                         \
+    return make_request(comm, info, true, CART_SPEC(alltoallv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, sd, st, rb, rc, rd, rt), \
+                        r);                                                                                                  \
+  }                                                                                                                          \
+  int Cart_alltoallw_init##SUFFIX(const void* sb, const COUNT sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,  \
+                                  const COUNT rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,             \
+                                  MPI_Info info, Cart_Request* r) {                                                          \
+    return make_request(comm, info, true, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt), r);              \
+  }                                                                                                                          \
+  int Cart_allgather_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt,            \
+                                  MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                           \
+    return make_request(comm, info, true, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt), r);                      \
+  }                                                                                                                          \
+  int Cart_allgatherv_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[], \
+                                   MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {                         \
+    return make_request(comm, info, true, CART_SPEC(allgatherv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, st, rb, rc, rd, rt), \
+                        r);                                                                                                  \
+  }                                                                                                                          \
+  int Cart_allgatherw_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[],                    \
+                                   const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info,              \
+                                   Cart_Request* r) {                                                                        \
+    return make_request(comm, info, true, CART_SPEC(allgatherw_spec<COUNT>, sb, sc, st, rb, rc, rd, rt), r);                 \
+  }
 
-int Cart_ialltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoall_spec, sb, sc, st, rb, rc, rt), r);
-}
-int Cart_ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                    MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoallv_spec, sb, sc, sd, st, rb, rc, rd, rt), r);
-}
-int Cart_ialltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb, const int rc[],
-                    const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoallw_spec, sb, sc, sd, st, rb, rc, rd, rt), r);
-}
-int Cart_iallgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgather_spec, sb, sc, st, rb, rc, rt), r);
-}
-int Cart_iallgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
-                     MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgatherv_spec, sb, sc, st, rb, rc, rd, rt), r);
-}
-int Cart_iallgatherw(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const MPI_Aint rd[],
-                     const MPI_Datatype rt[], MPI_Comm comm, Cart_Request* r) {
-  return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgatherw_spec, sb, sc, st, rb, rc, rd, rt), r);
-}
-
-int Cart_alltoall_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
-                       Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(alltoall_spec, sb, sc, st, rb, rc, rt), r);
-}
-int Cart_alltoallv_init(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                        const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(alltoallv_spec, sb, sc, sd, st, rb, rc, rd, rt), r);
-}
-int Cart_alltoallw_init(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                        const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info,
-                        Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(alltoallw_spec, sb, sc, sd, st, rb, rc, rd, rt), r);
-}
-int Cart_allgather_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm,
-                        MPI_Info info, Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(allgather_spec, sb, sc, st, rb, rc, rt), r);
-}
-int Cart_allgatherv_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
-                         MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(allgatherv_spec, sb, sc, st, rb, rc, rd, rt), r);
-}
-int Cart_allgatherw_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const MPI_Aint rd[],
-                         const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return make_request(comm, info, true, CART_SPEC(allgatherw_spec, sb, sc, st, rb, rc, rd, rt), r);
-}
+#define CARTPLAN_COMMA ,
+CART_COLLECTIVES(, int, int)
+CART_COLLECTIVES(_c, MPI_Count, MPI_Aint)
+#undef CARTPLAN_COMMA
+#undef CART_COLLECTIVES
 
 int Cart_start(Cart_Request* request) {
-  if (!request || !*request) return finish(mpi_error(MPI_ERR_REQUEST, "Cart_start on a NULL request"));
-  if (!(*request)->persistent) return finish(mpi_error(MPI_ERR_REQUEST, "Cart_start on a non-persistent request"));
-  return finish((*request)->exchange->start());
+  return guarded(request_comm(request), [&]() -> MpiStatus {
+    if (!request || !*request) return mpi_error(MPI_ERR_REQUEST, "Cart_start on a NULL request");
+    if (!(*request)->persistent) return mpi_error(MPI_ERR_REQUEST, "Cart_start on a non-persistent request");
+    return (*request)->exchange->start();
+  });
+}
+
+int Cart_startall(int count, Cart_Request requests[]) {
+  return guarded(count > 0 && requests ? request_comm(&requests[0]) : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (count < 0 || (count > 0 && !requests)) return mpi_error(MPI_ERR_ARG, "count is negative or requests is NULL");
+    // Every request is checked before any is started, as MPI_Startall does.
+    for (int i = 0; i < count; ++i) {
+      if (!requests[i] || !requests[i]->persistent)
+        return mpi_error(MPI_ERR_REQUEST, "Cart_startall: request " + std::to_string(i) + " is NULL or not persistent");
+      if (requests[i]->exchange->active()) return mpi_error(MPI_ERR_REQUEST, "Cart_startall: request " + std::to_string(i) + " is already active");
+    }
+    for (int i = 0; i < count; ++i) {
+      MpiStatus s = requests[i]->exchange->start();
+      if (!s.ok()) return s;
+    }
+    return {};
+  });
 }
 
 int Cart_wait(Cart_Request* request) {
-  if (!request) return finish(mpi_error(MPI_ERR_REQUEST, "request is NULL"));
-  if (!*request) return finish({});  // like MPI_Wait on MPI_REQUEST_NULL
-  MpiStatus s = (*request)->exchange->wait();
-  if (!(*request)->persistent) {
-    delete *request;
-    *request = CART_REQUEST_NULL;
-  }
-  return finish(s);
+  return guarded(request_comm(request), [&]() -> MpiStatus {
+    if (!request) return mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    bool done = true;
+    return complete(request, true, &done);
+  });
+}
+
+int Cart_waitall(int count, Cart_Request requests[]) {
+  return guarded(count > 0 && requests ? request_comm(&requests[0]) : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (count < 0 || (count > 0 && !requests)) return mpi_error(MPI_ERR_ARG, "count is negative or requests is NULL");
+    // Waiting on one request progresses every pending one, so the order does not matter; all
+    // are completed even if one fails, and the first error is returned.
+    MpiStatus first;
+    for (int i = 0; i < count; ++i) {
+      bool done = true;
+      MpiStatus s = complete(&requests[i], true, &done);
+      if (!s.ok() && first.ok())
+        first = mpi_error(s.code, "Cart_waitall: request " + std::to_string(i) + ": " + s.message);
+    }
+    return first;
+  });
 }
 
 int Cart_test(Cart_Request* request, int* flag) {
-  if (!request || !flag) return finish(mpi_error(MPI_ERR_ARG, "request or flag is NULL"));
-  if (!*request) {
+  return guarded(request_comm(request), [&]() -> MpiStatus {
+    if (!request || !flag) return mpi_error(MPI_ERR_ARG, "request or flag is NULL");
+    bool done = true;
+    MpiStatus s = complete(request, false, &done);
+    *flag = done ? 1 : 0;
+    return s;
+  });
+}
+
+int Cart_testall(int count, Cart_Request requests[], int* flag) {
+  return guarded(count > 0 && requests ? request_comm(&requests[0]) : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (count < 0 || (count > 0 && !requests) || !flag) return mpi_error(MPI_ERR_ARG, "count is negative, or requests or flag is NULL");
+    // As MPI_Testall: the requests are completed only if all of them are complete.
+    Exchange::progress_all();
     *flag = 1;
-    return finish({});
-  }
-  bool done = false;
-  MpiStatus s = (*request)->exchange->test(&done);
-  *flag = done ? 1 : 0;
-  if ((done || !s.ok()) && !(*request)->persistent) {
-    delete *request;
-    *request = CART_REQUEST_NULL;
-  }
-  return finish(s);
+    for (int i = 0; i < count; ++i)
+      if (requests[i] && requests[i]->exchange->pending()) *flag = 0;
+    if (!*flag) return {};
+    MpiStatus first;
+    for (int i = 0; i < count; ++i) {
+      bool done = true;
+      MpiStatus s = complete(&requests[i], false, &done);
+      if (!s.ok() && first.ok()) first = mpi_error(s.code, "Cart_testall: request " + std::to_string(i) + ": " + s.message);
+    }
+    return first;
+  });
 }
 
 int Cart_request_free(Cart_Request* request) {
-  if (!request) return finish(mpi_error(MPI_ERR_REQUEST, "request is NULL"));
-  if (!*request) return finish({});
-  if ((*request)->exchange->active())
-    return finish(mpi_error(MPI_ERR_REQUEST, "Cart_request_free on an active request (complete it with Cart_wait first)"));
-  delete *request;
-  *request = CART_REQUEST_NULL;
-  return finish({});
+  return guarded(request_comm(request), [&]() -> MpiStatus {
+    if (!request) return mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    if (!*request) return {};
+    if ((*request)->exchange->active())
+      return mpi_error(MPI_ERR_REQUEST, "Cart_request_free on an active request (complete it with Cart_wait first)");
+    delete *request;
+    *request = CART_REQUEST_NULL;
+    return {};
+  });
 }
 
 int Cart_request_algorithm(Cart_Request request, int* combining) {
-  if (!request || !combining) return finish(mpi_error(MPI_ERR_ARG, "request or combining is NULL"));
-  *combining = request->exchange->plan().algorithm() == cartplan::ir::Algorithm::kCombining;
-  return finish({});
+  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request || !combining) return mpi_error(MPI_ERR_ARG, "request or combining is NULL");
+    *combining = request->exchange->plan().algorithm() == cartplan::ir::Algorithm::kCombining;
+    return {};
+  });
 }
 
 }  // extern "C"

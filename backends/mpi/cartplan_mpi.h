@@ -1,11 +1,43 @@
 /* cartplan's C API: Cartesian collective communication over isomorphic (stencil)
  * neighbourhoods, in the vocabulary of Träff & Hunold (ICPP 2019), Listings 1 and 2.
  *
- * Every function returns an MPI error class (MPI_SUCCESS on success); Cart_error_message()
- * describes the last error on the calling thread. cartplan never invokes MPI error handlers
- * for its own argument checks and never aborts. Collective calls check their arguments on
- * every rank and agree, so a bad argument on one rank makes every rank return an error
- * instead of hanging.
+ * Errors. Every function returns an MPI error class (MPI_SUCCESS on success) and, like MPI
+ * functions, first calls the error handler of the communicator it concerns (the communicator
+ * passed in; for request functions the request's communicator; MPI_COMM_SELF when there is
+ * none). With the default MPI_ERRORS_ARE_FATAL an error aborts the job; set
+ * MPI_ERRORS_RETURN to get the class back. Cart_error_message() describes the last error on
+ * the calling thread. No C++ exception crosses this API.
+ *
+ * Two checking modes.
+ *  - Default: blocking and non-blocking collectives talk to their neighbours only: no global
+ *    collective (allreduce, barrier, ...) after the first call with a given argument shape.
+ *    Each rank checks its own arguments and returns its own error. A block whose size differs
+ *    between neighbours is found from what arrives and returned as MPI_ERR_TRUNCATE on the
+ *    rank that receives it. As in MPI, a call that is inconsistent across ranks (one rank
+ *    passes bad arguments, or different sizes) is erroneous: other ranks may hang or fail.
+ *    Exception: Cart_alltoallv/w with cartplan_algorithm=combining on a grid with a
+ *    non-periodic dimension agree on every call (ranks may forward blocks they do not own and
+ *    must learn their sizes); with auto they run the direct plan there, which needs nothing.
+ *  - Checking (Info cartplan_check=collective at Cart_neighborhood_create or per _init, or the
+ *    environment variable CARTPLAN_CHECK=collective): every collective call agrees across ranks
+ *    with one MPI_Allreduce, so a bad argument on any rank makes every rank return the same
+ *    error class instead of hanging. For debugging; it costs a global collective per call.
+ *  Cart_*_init and Cart_neighborhood_create are collective in both modes (as MPI-4 init).
+ *
+ * Ordering and progress. As for MPI-4 persistent and non-blocking collectives, every rank must
+ * call the collectives of one communicator (blocking, Cart_i*, *_init and Cart_start) in the
+ * same order; any number of requests may then be in flight together and completed in any
+ * order, with any rank-dependent pattern of Cart_test and Cart_wait: they never exchange each
+ * other's data. Combining plans run in phases; later phases start inside Cart_start,
+ * Cart_test and Cart_wait (and the *all forms), and each of these advances every pending
+ * cartplan request of the process, not only its own.
+ *
+ * Threads: with MPI_THREAD_MULTIPLE, calls on different communicators from different threads
+ * are safe. Calls on one communicator must not run concurrently (as for MPI collectives).
+ *
+ * MPI_IN_PLACE is not allowed (neighbourhood collectives have no in-place form): MPI_ERR_ARG.
+ * Messages may exceed INT_MAX bytes; the *_c forms take MPI_Count counts and MPI_Aint
+ * displacements for blocks of more than INT_MAX elements.
  *
  * Buffers follow MPI's neighbourhood collectives: blocks in neighbourhood (offset) order,
  * block i goes to the process at +offset[i] and block i arrives from the process at
@@ -13,7 +45,8 @@
  * block is neither sent nor received and its recv buffer is never written. For the v and w
  * variants block i must have the same size (type signature) on every rank; a size mismatch
  * is detected and returned as MPI_ERR_TRUNCATE. Arguments of blocks whose neighbour is
- * outside the mesh are not significant.
+ * outside the mesh are not significant and never touched (count -1 and MPI_DATATYPE_NULL are
+ * fine there).
  *
  *   MPI_Comm cart;
  *   int dims[2] = {4, 4}, periods[2] = {1, 1};
@@ -46,11 +79,13 @@ const char* Cart_error_message(void);
  * of t offsets (targetrelative holds t*d ints). Info keys:
  * cartplan_algorithm (auto|direct|combining), cartplan_dim_order (auto|natural|K,K,..),
  * cartplan_alpha_us, cartplan_beta_us_per_byte, cartplan_cost_model (path of a calibrated model
- * file written by bench/calibrate; the alpha/beta keys override it). Every rank must pass the same d, dims,
+ * file written by bench/calibrate; the alpha/beta keys override it), cartplan_check
+ * (none|collective, see above). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
- * MPI_Comm_free(cartcomm) releases everything. weights are accepted and ignored (no remapping). */
+ * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
+ * weights are accepted and ignored (no remapping). */
 int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
-                             const int targetrelative[], const int weights[], MPI_Info info, int reorder,
+                             const int targetrelative[], const int* weights, MPI_Info info, int reorder,
                              MPI_Comm* cartcomm);
 
 /* Local helpers (Listing 2). Outside a non-periodic mesh the rank is MPI_PROC_NULL. */
@@ -136,6 +171,68 @@ int Cart_start(Cart_Request* request);
 int Cart_wait(Cart_Request* request);
 int Cart_test(Cart_Request* request, int* flag);
 int Cart_request_free(Cart_Request* request);
+/* Array forms, as MPI_Startall/Waitall/Testall: Cart_startall checks every request before
+ * starting any; Cart_waitall completes all and returns the first error; Cart_testall completes
+ * the requests only when all are complete (*flag = 1). Halo codes start several fields together:
+ *   Cart_Request fields[3] = {u_halo, v_halo, w_halo};
+ *   Cart_startall(3, fields); compute_interior(); Cart_waitall(3, fields); */
+int Cart_startall(int count, Cart_Request requests[]);
+int Cart_waitall(int count, Cart_Request requests[]);
+int Cart_testall(int count, Cart_Request requests[], int* flag);
+
+/* Large-count forms (MPI-4 style): MPI_Count counts, MPI_Aint displacements, otherwise exactly
+ * the functions above. Blocks may hold more than INT_MAX elements.
+ *   Cart_alltoall_c(sb, (MPI_Count)1 << 31, MPI_BYTE, rb, (MPI_Count)1 << 31, MPI_BYTE, cart); */
+int Cart_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm cartcomm);
+int Cart_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm);
+int Cart_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_allgatherw_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                      MPI_Comm cartcomm);
+int Cart_ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_Request* request);
+int Cart_iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                       Cart_Request* request);
+int Cart_iallgatherw_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                       MPI_Comm cartcomm, Cart_Request* request);
+int Cart_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
+                         Cart_Request* request);
+int Cart_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
+                          Cart_Request* request);
+int Cart_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
+                          Cart_Request* request);
+int Cart_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_allgatherw_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                           MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
 
 /* The algorithm a request runs: 0 direct, 1 combining (for tests and tools). */
 int Cart_request_algorithm(Cart_Request request, int* combining);

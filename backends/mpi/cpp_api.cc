@@ -21,7 +21,7 @@ NeighborhoodComm& state(MPI_Comm comm) {
 
 std::unique_ptr<Exchange> make(const CartComm& cart, MPI_Info info, const SpecMaker& spec) {
   std::unique_ptr<Exchange> x;
-  check(make_exchange(cart.get(), info, spec, &x));
+  check(make_exchange(cart.get(), info, Exchange::Kind::kPersistent, spec, &x));
   return x;
 }
 
@@ -92,32 +92,33 @@ Collective::~Collective() = default;
 Collective::Collective(Collective&&) noexcept = default;
 Collective& Collective::operator=(Collective&&) noexcept = default;
 
+#define CARTPLAN_COMMA ,
 #define CART_SPEC(fn, ...) [&](const NeighborhoodComm& nc) { return fn(nc, __VA_ARGS__); }
 
 Collective Collective::alltoall(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                 MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoall_spec, sb, sc, st, rb, rc, rt)));
+  return Collective(make(c, info, CART_SPEC(alltoall_spec<int>, sb, sc, st, rb, rc, rt)));
 }
 Collective Collective::alltoallv(const CartComm& c, const void* sb, const int sc[], const int sd[], MPI_Datatype st,
                                  void* rb, const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoallv_spec, sb, sc, sd, st, rb, rc, rd, rt)));
+  return Collective(make(c, info, CART_SPEC(alltoallv_spec<int CARTPLAN_COMMA int>, sb, sc, sd, st, rb, rc, rd, rt)));
 }
 Collective Collective::alltoallw(const CartComm& c, const void* sb, const int sc[], const MPI_Aint sd[],
                                  const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
                                  const MPI_Datatype rt[], MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoallw_spec, sb, sc, sd, st, rb, rc, rd, rt)));
+  return Collective(make(c, info, CART_SPEC(alltoallw_spec<int>, sb, sc, sd, st, rb, rc, rd, rt)));
 }
 Collective Collective::allgather(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                  MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgather_spec, sb, sc, st, rb, rc, rt)));
+  return Collective(make(c, info, CART_SPEC(allgather_spec<int>, sb, sc, st, rb, rc, rt)));
 }
 Collective Collective::allgatherv(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
                                   const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgatherv_spec, sb, sc, st, rb, rc, rd, rt)));
+  return Collective(make(c, info, CART_SPEC(allgatherv_spec<int CARTPLAN_COMMA int>, sb, sc, st, rb, rc, rd, rt)));
 }
 Collective Collective::allgatherw(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
                                   const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgatherw_spec, sb, sc, st, rb, rc, rd, rt)));
+  return Collective(make(c, info, CART_SPEC(allgatherw_spec<int>, sb, sc, st, rb, rc, rd, rt)));
 }
 
 void Collective::start() { check(x_->start()); }

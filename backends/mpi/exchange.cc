@@ -1,4 +1,5 @@
-// The MPI executor: datatypes and persistent requests for one bound plan, run phase by phase.
+// The MPI executor: datatypes and persistent requests for one bound plan, run phase by phase,
+// and the process-wide progress of every pending exchange.
 #include "backends/mpi/exchange.h"
 
 #include <algorithm>
@@ -6,12 +7,11 @@
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 
 namespace cartplan::mpi {
 namespace {
-
-constexpr std::int64_t kInsignificant = std::numeric_limits<std::int64_t>::min();
 
 // Message combining moves many tiny blocks (one int per neighbour at m = 1): copies of 4 or 8
 // bytes are inlined instead of calling memcpy for each.
@@ -24,62 +24,150 @@ inline void move_bytes(const void* from, void* to, std::size_t bytes) {
   }
 }
 
-std::string block_name(const char* side, int i) { return std::string(side) + " block " + std::to_string(i); }
+std::string block_name(const char* side, int i) {
+  return i < 0 ? std::string(side) + " block" : std::string(side) + " block " + std::to_string(i);
+}
 
-// Checks one block the caller described; returns its size in bytes through `bytes`. The
-// block's name is only formatted for an error (this runs for every block of every call).
+// Checks one block the caller described; returns its size in bytes through `bytes`. Only
+// blocks that are really sent or received are checked: the others are not significant and may
+// carry count -1 and MPI_DATATYPE_NULL. The name is only formatted for an error.
 MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int64_t* bytes) {
-  auto name = [&] { return index < 0 ? std::string(side) + " block" : block_name(side, index); };
-  if (b.count < 0) return mpi_error(MPI_ERR_COUNT, name() + ": negative count " + std::to_string(b.count));
+  if (b.count < 0) return mpi_error(MPI_ERR_COUNT, block_name(side, index) + ": negative count " + std::to_string(b.count));
   if (b.count == 0) {
     *bytes = 0;
     return {};
   }
-  if (b.type == MPI_DATATYPE_NULL) return mpi_error(MPI_ERR_TYPE, name() + ": MPI_DATATYPE_NULL with count " + std::to_string(b.count));
+  if (b.type == MPI_DATATYPE_NULL)
+    return mpi_error(MPI_ERR_TYPE, block_name(side, index) + ": MPI_DATATYPE_NULL with count " + std::to_string(b.count));
   MPI_Count size = 0;
-  if (MPI_Type_size_x(b.type, &size) != MPI_SUCCESS) return mpi_error(MPI_ERR_TYPE, name() + ": invalid datatype");
+  if (MPI_Type_size_x(b.type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+    return mpi_error(MPI_ERR_TYPE, block_name(side, index) + ": invalid datatype");
+  if (size > 0 && b.count > std::numeric_limits<std::int64_t>::max() / size)
+    return mpi_error(MPI_ERR_COUNT, block_name(side, index) + ": count times datatype size overflows");
   *bytes = static_cast<std::int64_t>(size) * b.count;
   if (*bytes > 0 && b.addr == nullptr)
-    return mpi_error(MPI_ERR_BUFFER, name() + ": NULL buffer with " + std::to_string(*bytes) + " bytes to move");
+    return mpi_error(MPI_ERR_BUFFER, block_name(side, index) + ": NULL buffer with " + std::to_string(*bytes) + " bytes to move");
   return {};
 }
 
+// A datatype for `count` elements of `type` when count does not fit in an int: chunks of 2^30
+// elements, plus the remainder. MPI-3 point-to-point calls take int counts.
+MpiStatus large_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) {
+  constexpr MPI_Count kChunk = MPI_Count{1} << 30;
+  const MPI_Count q = count / kChunk, r = count % kChunk;
+  if (q > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a message of " + std::to_string(count) + " elements is too large");
+  MPI_Datatype chunk = MPI_DATATYPE_NULL, body = MPI_DATATYPE_NULL;
+  CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(kChunk), type, &chunk));
+  CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(q), chunk, &body));
+  MPI_Type_free(&chunk);
+  if (r == 0) {
+    *out = body;
+  } else {
+    MPI_Aint lb = 0, extent = 0;
+    CARTPLAN_MPI_CALL(MPI_Type_get_extent(type, &lb, &extent));
+    MPI_Datatype rest = MPI_DATATYPE_NULL;
+    CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(r), type, &rest));
+    int lens[2] = {1, 1};
+    MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(q * kChunk) * extent};
+    MPI_Datatype types[2] = {body, rest};
+    CARTPLAN_MPI_CALL(MPI_Type_create_struct(2, lens, displs, types, out));
+    MPI_Type_free(&body);
+    MPI_Type_free(&rest);
+  }
+  CARTPLAN_MPI_CALL(MPI_Type_commit(out));
+  return {};
+}
+
+// The pending exchanges of the process, in the order they were started. Every wait or test
+// advances all of them (see exchange.h). With MPI_THREAD_MULTIPLE a mutex guards them and no
+// thread blocks inside MPI while holding it; otherwise only one thread calls MPI at a time.
+struct Registry {
+  std::mutex mu;
+  std::vector<Exchange*> pending;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+bool thread_multiple() {
+  static const bool multiple = [] {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
+}
+
+class Guard {
+ public:
+  Guard() : lock_(registry().mu, std::defer_lock) {
+    if (thread_multiple()) lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
 }  // namespace
 
-MpiStatus Exchange::agree(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* out) {
-  const engine::Neighborhood& nbh = nc.nbh();
-  const int t = nbh.size();
+// What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
+// plan and the lane.
+struct Exchange::Agreement {
+  std::vector<std::int64_t> block_bytes;  // per block (v/w alltoall) or one; -1 where unknown here
+  std::vector<char> send_used, recv_used;
+  std::shared_ptr<const BoundPlanEntry> entry;
+  int lane = 0;
+};
+
+// One persistent point-to-point request: enough to check what arrives and to remake it.
+struct Exchange::Post {
+  bool recv = false;
+  const void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+  int peer = 0, tag = 0;
+  int phase = 0, round = 0;  // of the plan, for messages
+};
+
+// Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
+// forced to combining on a grid with a non-periodic dimension (see settle).
+static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
+  const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
+  return options.check_collective || (!one_size && !nc.all_periodic() && options.algo == engine::AlgoChoice::kCombining);
+}
+
+MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                           Agreement* out) {
+  const int t = nc.nbh().size();
   const bool gather = spec.op == ir::Op::kAllgather;
   const bool one_size = gather || spec.uniform;
   const int keys = one_size ? 1 : t;  // sizes that must be the same everywhere
+  const bool collective = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
 
   // Which blocks this rank really uses: outside a non-periodic mesh they are not significant.
-  std::vector<char>& send_used = out->send_used;
-  std::vector<char>& recv_used = out->recv_used;
-  send_used.assign(spec.send.size(), 1);
-  recv_used.assign(t, 1);
+  out->send_used.assign(spec.send.size(), 1);
+  out->recv_used.assign(t, 1);
   MpiStatus local = spec.invalid;
   if (local.ok() && (static_cast<int>(spec.recv.size()) != t || static_cast<int>(spec.send.size()) != (gather ? 1 : t)))
     local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
-  std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
-  for (int k = 0; k < keys; ++k) {
-    agree[1 + 2 * k] = -1;
-    agree[2 + 2 * k] = kInsignificant;
-  }
+  // Per size key: the largest and smallest size seen on this rank (-1 / max when none).
+  std::vector<std::int64_t> hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max());
   auto account = [&](int key, std::int64_t bytes) {
-    agree[1 + 2 * key] = std::max(agree[1 + 2 * key], bytes);
-    agree[2 + 2 * key] = std::max(agree[2 + 2 * key], -bytes);
+    hi[key] = std::max(hi[key], bytes);
+    lo[key] = std::min(lo[key], bytes);
   };
   if (local.ok()) {
     for (int i = 0; i < t && local.ok(); ++i) {
-      recv_used[i] = nc.has_source(i);
-      if (!gather) send_used[i] = nc.has_target(i);
+      out->recv_used[i] = nc.has_source(i);
+      if (!gather) out->send_used[i] = nc.has_target(i);
       std::int64_t bytes = 0;
-      if (recv_used[i]) {
+      if (out->recv_used[i]) {
         local = check_block(spec.recv[i], "recv", i, &bytes);
         if (local.ok()) account(one_size ? 0 : i, bytes);
       }
-      if (local.ok() && !gather && send_used[i]) {
+      if (local.ok() && !gather && out->send_used[i]) {
         local = check_block(spec.send[i], "send", i, &bytes);
         if (local.ok()) account(one_size ? 0 : i, bytes);
       }
@@ -89,66 +177,114 @@ MpiStatus Exchange::agree(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       local = check_block(spec.send[0], "send", -1, &bytes);
       if (local.ok()) account(0, bytes);
     }
+    // Uniform calls state the block size even where no block travels (one count, one type).
+    if (local.ok() && spec.uniform && hi[0] < 0) {
+      std::int64_t bytes = 0;
+      if (check_block(spec.send[0], "send", 0, &bytes).ok()) account(0, bytes);
+    }
   }
-  agree[0] = local.ok() ? 0 : 1;
-  // Per-call Info options choose the plan, so they must agree too: a fingerprint, as max and -min.
-  std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
-  auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
-  mix(options.dim_order ? 1 : 0);
-  if (options.dim_order)
-    for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &options.model.alpha_us, sizeof bits);
-  mix(bits);
-  std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
-  mix(bits);
-  const std::int64_t fingerprint = static_cast<std::int64_t>(fp >> 2);
-  agree.push_back(fingerprint);
-  agree.push_back(-fingerprint);
-  // One reduction agrees on errors and on block sizes: max and -min of every block's size.
-  std::vector<std::int64_t> all(agree.size());
-  CARTPLAN_MPI_CALL(MPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
-  if (all[0] != 0) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to this collective") : local;
-  if (all[all.size() - 2] != -all[all.size() - 1])
-    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
-  std::vector<std::int64_t>& block_bytes = out->block_bytes;
-  block_bytes.assign(keys, 0);
-  std::int64_t total = 0;
-  for (int k = 0; k < keys; ++k) {
-    const std::int64_t hi = all[1 + 2 * k], lo = -all[2 + 2 * k];
-    if (hi >= 0 && lo != hi)
-      return mpi_error(MPI_ERR_TRUNCATE, (gather ? std::string("the send block and the recv blocks")
-                                          : spec.uniform ? std::string("the blocks")
-                                                         : "block " + std::to_string(k)) +
-                                             " must have the same size (type signature) on every rank and on both sides; sizes range from " +
-                                             std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
-    block_bytes[k] = std::max<std::int64_t>(hi, 0);
-    total += block_bytes[k];
+  auto mismatch = [&](int k, std::int64_t a, std::int64_t b) {
+    return mpi_error(MPI_ERR_TRUNCATE, (gather ? std::string("the send block and the recv blocks")
+                                        : spec.uniform ? std::string("the blocks")
+                                                       : "block " + std::to_string(k)) +
+                                           " must have the same size (type signature) on every rank and on both sides; sizes range from " +
+                                           std::to_string(a) + " to " + std::to_string(b) + " bytes");
+  };
+  for (int k = 0; k < keys && local.ok(); ++k)
+    if (hi[k] >= 0 && lo[k] != hi[k]) local = mismatch(k, lo[k], hi[k]);
+
+  std::vector<std::uint64_t> all_held;
+  if (collective) {
+    // One reduction agrees on errors, block sizes (max and -min of every block's size) and the
+    // Info options, so a bad argument on one rank is an error on every rank.
+    std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
+    agree[0] = local.ok() ? 0 : 1;
+    for (int k = 0; k < keys; ++k) {
+      agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
+      agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
+    }
+    std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
+    auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
+    mix(options.dim_order ? 1 : 0);
+    if (options.dim_order)
+      for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &options.model.alpha_us, sizeof bits);
+    mix(bits);
+    std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
+    mix(bits);
+    const std::int64_t fingerprint = static_cast<std::int64_t>(fp >> 2);
+    agree.push_back(fingerprint);
+    agree.push_back(-fingerprint);
+    std::vector<std::int64_t> all(agree.size());
+    CARTPLAN_MPI_CALL(MPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
+    if (kind == Kind::kPersistent) {
+      // The persistent lanes held anywhere (see lanes.h): init picks one that nobody holds.
+      const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
+      all_held.resize(held.size());
+      CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
+                                      nc.internal()));
+    }
+    if (all[0] != 0) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to this collective") : local;
+    if (all[all.size() - 2] != -all[all.size() - 1])
+      return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
+    for (int k = 0; k < keys; ++k) {
+      hi[k] = all[1 + 2 * k];
+      lo[k] = -all[2 + 2 * k];
+      if (hi[k] >= 0 && lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
+    }
+  } else if (!local.ok()) {
+    return local;  // default mode: each rank reports its own arguments
   }
 
-  for (std::int64_t b : block_bytes)
-    if (b > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a block of " + std::to_string(b) + " bytes is too large");
-  // Plan for the mean block size: identical on all ranks because the sizes were agreed.
-  return nc.plan_for(spec.op, options, keys ? total / keys : 0, &out->entry);
+  out->block_bytes.assign(keys, 0);
+  std::int64_t total = 0;
+  int known = 0;
+  for (int k = 0; k < keys; ++k) {
+    out->block_bytes[k] = hi[k];
+    if (hi[k] >= 0) {
+      total += hi[k];
+      ++known;
+    }
+  }
+  // Without agreement, a rank knows the size of a v/w block only if it sends or receives it.
+  // On a grid with a non-periodic dimension some rank may have to forward a block it does not
+  // own, or would choose the plan from other sizes than its neighbours: there the default mode
+  // runs the direct plan, which needs neither. An explicit combining request agrees instead
+  // (a collective on every call: use the persistent form to pay it once).
+  Options chosen = options;
+  if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
+  MpiStatus planned = nc.plan_for(spec.op, chosen, known ? total / known : 0, &out->entry);
+  if (!planned.ok()) return planned;
+  if (kind == Kind::kPersistent) {
+    out->lane = nc.shared()->lanes.first_free(all_held);
+    if (out->lane < 0)
+      return mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc.shared()->lanes.persistent_lanes()) +
+                                           " persistent requests are alive on this communicator; free some first");
+  } else if (kind == Kind::kBlocking) {
+    out->lane = Lanes::blocking_lane();
+  }
+  return {};
 }
 
-MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, std::int64_t tag_base,
+MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
                           std::unique_ptr<Exchange>* out) {
   const int t = nc.nbh().size();
   const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
-  const std::vector<char>& send_used = agreed.send_used;
-  const std::vector<char>& recv_used = agreed.recv_used;
   auto x = std::unique_ptr<Exchange>(new Exchange());
   x->comm_ = nc.internal();
   x->entry_ = agreed.entry;
+  x->shared_ = nc.shared();
+  x->lane_ = lane;
   const ir::Plan& plan = x->entry_->plan;
   const engine::BoundPlan& bound = x->entry_->bound;
+  const Lanes& lanes = x->shared_->lanes;
   auto bytes_of_block = [&](int i) { return block_bytes[block_bytes.size() == 1 ? 0 : i]; };
 
   // Where a piece of data lives on this rank: a user block, or a region of a staging buffer.
   struct Place {
     const void* addr = nullptr;
-    int count = 0;
+    MPI_Count count = 0;
     MPI_Datatype type = MPI_BYTE;
     std::int64_t bytes = 0;
     bool contiguous = true;  // `bytes` bytes at addr: can be moved with memcpy
@@ -157,7 +293,6 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   // usually share a few datatypes, so the answer is remembered per type within this call.
   std::vector<std::pair<MPI_Datatype, bool>> contiguous_types;
   auto contiguous = [&contiguous_types](const BlockSpec& b) {
-    if (b.count == 0) return true;
     for (const auto& [type, answer] : contiguous_types)
       if (type == b.type) return answer;
     MPI_Count size = 0;
@@ -169,13 +304,16 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
     if (contiguous_types.size() < 8) contiguous_types.emplace_back(b.type, answer);
     return answer;
   };
-  auto user_place = [&](const BlockSpec& b, std::int64_t bytes) {
-    return Place{b.addr, b.count, b.count ? b.type : MPI_BYTE, bytes, contiguous(b)};
+  // Blocks that are not sent or received are never looked at: their arguments are not
+  // significant (count -1 and MPI_DATATYPE_NULL are allowed there).
+  auto user_place = [&](const BlockSpec& b, bool used, std::int64_t bytes) {
+    if (!used || b.count == 0) return Place{b.addr, 0, MPI_BYTE, 0, true};
+    return Place{b.addr, b.count, b.type, bytes, contiguous(b)};
   };
   std::vector<Place> send_place, recv_place;
   for (std::size_t i = 0; i < spec.send.size(); ++i)
-    send_place.push_back(user_place(spec.send[i], send_used[i] ? bytes_of_block(static_cast<int>(i)) : 0));
-  for (int i = 0; i < t; ++i) recv_place.push_back(user_place(spec.recv[i], recv_used[i] ? bytes_of_block(i) : 0));
+    send_place.push_back(user_place(spec.send[i], agreed.send_used[i], bytes_of_block(static_cast<int>(i))));
+  for (int i = 0; i < t; ++i) recv_place.push_back(user_place(spec.recv[i], agreed.recv_used[i], bytes_of_block(i)));
   // Temp slots have no storage of their own: a slot is the region of the staging buffer of the
   // round that last received it (plans never read and write a slot in one phase).
   std::vector<Place> temp_place(plan.temp_slots().size());
@@ -184,16 +322,21 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
            : ref.kind == ir::BufKind::kRecv ? recv_place[ref.index]
                                             : temp_place[ref.index];
   };
+  auto temp_bytes_of = [&](const ir::BufRef& ref) {
+    const std::int64_t b = bytes_of_block(plan.temp_slots()[ref.index].shape_of);
+    assert(b >= 0 && "a forwarded block's size is known wherever the plan forwards it");
+    return b;
+  };
   auto staging = [&](std::int64_t bytes) {
     x->staging_.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)));
     return x->staging_.back().data();  // stays put: moving the outer vector keeps inner buffers
   };
   x->staging_.reserve(2 * bound.rounds.size() + 1);
-
+  auto own = [&](MPI_Datatype type) { x->owned_types_.push_back(type); };
 
   // A struct datatype over places at absolute addresses (the zero-copy path for blocks that
   // are not contiguous, e.g. subarrays of a halo).
-  auto struct_type = [&](const std::vector<Place>& places, MPI_Datatype* out) -> MpiStatus {
+  auto struct_type = [&](const std::vector<Place>& places, MPI_Datatype* type) -> MpiStatus {
     std::vector<int> lens;
     std::vector<MPI_Aint> displs;
     std::vector<MPI_Datatype> types;
@@ -201,35 +344,64 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       if (pl.count == 0) continue;
       MPI_Aint addr = 0;
       CARTPLAN_MPI_CALL(MPI_Get_address(pl.addr, &addr));
-      lens.push_back(pl.count);
       displs.push_back(addr);
-      types.push_back(pl.type);
+      if (pl.count <= INT_MAX) {
+        lens.push_back(static_cast<int>(pl.count));
+        types.push_back(pl.type);
+      } else {
+        MPI_Datatype big = MPI_DATATYPE_NULL;
+        MpiStatus s = large_type(pl.count, pl.type, &big);
+        if (!s.ok()) return s;
+        own(big);
+        lens.push_back(1);
+        types.push_back(big);
+      }
     }
     if (lens.empty()) {
-      *out = MPI_DATATYPE_NULL;
+      *type = MPI_DATATYPE_NULL;
       return {};
     }
-    CARTPLAN_MPI_CALL(MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), displs.data(), types.data(), out));
-    CARTPLAN_MPI_CALL(MPI_Type_commit(out));
-    x->owned_types_.push_back(*out);
+    CARTPLAN_MPI_CALL(MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), displs.data(), types.data(), type));
+    CARTPLAN_MPI_CALL(MPI_Type_commit(type));
+    own(*type);
+    return {};
+  };
+  // The (int count, datatype) pair for a message of `count` elements of `type`.
+  auto message = [&](MPI_Count count, MPI_Datatype type, Post* post) -> MpiStatus {
+    if (count <= INT_MAX) {
+      post->count = static_cast<int>(count);
+      post->type = type;
+      return {};
+    }
+    MPI_Datatype big = MPI_DATATYPE_NULL;
+    MpiStatus s = large_type(count, type, &big);
+    if (!s.ok()) return s;
+    own(big);
+    post->count = 1;
+    post->type = big;
     return {};
   };
 
-  // A local move of one block: memcpy when both sides are contiguous, else MPI_Pack/Unpack.
+  // A local move of one block: memcpy when both sides are contiguous, else datatypes.
   int pack_max = 0;
   auto add_local = [&](const Place& from, const Place& to, std::vector<LocalCopy>& list) -> MpiStatus {
     if (from.bytes == 0) return {};
+    LocalCopy c{{from.addr, from.count, from.type}, {to.addr, to.count, to.type}, 0};
     if (from.contiguous && to.contiguous) {
-      list.push_back(LocalCopy{{from.addr, from.count, from.type}, {to.addr, to.count, to.type}, static_cast<std::size_t>(from.bytes)});
-      return {};
+      c.memcpy_bytes = static_cast<std::size_t>(from.bytes);
+    } else if (from.count <= INT_MAX && from.bytes < INT_MAX / 2) {
+      int size = 0;
+      CARTPLAN_MPI_CALL(MPI_Pack_size(static_cast<int>(from.count), from.type, x->comm_, &size));
+      pack_max = std::max(pack_max, size);
     }
-    int size = 0;
-    CARTPLAN_MPI_CALL(MPI_Pack_size(from.count, from.type, x->comm_, &size));
-    pack_max = std::max(pack_max, size);
-    list.push_back(LocalCopy{{from.addr, from.count, from.type}, {to.addr, to.count, to.type}, 0});
+    list.push_back(c);
     return {};
   };
   const int me = nc.rank();
+  for (const engine::BoundRound& br : bound.rounds)
+    if (br.tag < 0 || br.tag >= lanes.max_rounds())
+      return mpi_error(MPI_ERR_TAG, "round tag " + std::to_string(br.tag) + " does not fit in this communicator's tag space (" +
+                                        std::to_string(lanes.max_rounds()) + " rounds at most)");
 
   // Each side of each round becomes one message in one of three ways:
   //  - one contiguous entry: sent from / received into the user's memory directly;
@@ -240,15 +412,9 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   x->pack_.resize(nphases);
   x->unpack_.resize(nphases);
   x->self_.resize(nphases);
+  std::size_t widest = 0;
   for (std::size_t p = 0; p < nphases; ++p) {
     x->phase_begin_.push_back(x->requests_.size());
-    struct Post {
-      bool recv;
-      const void* buf;
-      int count;
-      MPI_Datatype type;
-      int peer, tag;
-    };
     std::vector<Post> posts;
     // A round whose peer is this rank (a shift that wraps around a small torus dimension) is
     // a local copy, not a message. Sender and receiver masks agree there (the shift only moves
@@ -263,14 +429,14 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       for (int e : br.send_entries) from.push_back(place_of(round.send[e]));
       std::int64_t temp_bytes = 0;
       for (int e : br.recv_entries)
-        if (round.recv[e].kind == ir::BufKind::kTemp) temp_bytes += bytes_of_block(plan.temp_slots()[round.recv[e].index].shape_of);
+        if (round.recv[e].kind == ir::BufKind::kTemp) temp_bytes += temp_bytes_of(round.recv[e]);
       unsigned char* temps = temp_bytes ? staging(temp_bytes) : nullptr;
       std::int64_t off = 0;
       for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
         const ir::BufRef& ref = round.recv[br.recv_entries[j]];
         if (ref.kind == ir::BufKind::kTemp) {
-          const std::int64_t b = bytes_of_block(plan.temp_slots()[ref.index].shape_of);
-          temp_place[ref.index] = Place{temps + off, static_cast<int>(b), MPI_BYTE, b, true};
+          const std::int64_t b = temp_bytes_of(ref);
+          temp_place[ref.index] = Place{temps + off, b, MPI_BYTE, b, true};
           off += b;
         }
         const Place to = place_of(ref);
@@ -296,11 +462,11 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
         all_contiguous = all_contiguous && places.back().contiguous;
         total_bytes += places.back().bytes;
       }
-      Post post{false, nullptr, 0, MPI_BYTE, br.send_peer, static_cast<int>(tag_base + br.tag)};
+      Post post{false, nullptr, 0, MPI_BYTE, br.send_peer, lanes.tag(lane, br.tag), br.phase, br.round};
+      MpiStatus st;
       if (places.size() == 1) {
         post.buf = places[0].addr;
-        post.count = places[0].count;
-        post.type = places[0].type;
+        st = message(places[0].count, places[0].type, &post);
       } else if (all_contiguous) {
         unsigned char* buf = staging(total_bytes);
         std::int64_t off = 0;
@@ -309,14 +475,14 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
           off += pl.bytes;
         }
         post.buf = buf;
-        post.count = static_cast<int>(total_bytes);
+        st = message(total_bytes, MPI_BYTE, &post);
       } else {
-        MpiStatus st = struct_type(places, &post.type);
-        if (!st.ok()) return st;
+        st = struct_type(places, &post.type);
         post.buf = MPI_BOTTOM;
         post.count = post.type == MPI_DATATYPE_NULL ? 0 : 1;
         if (post.type == MPI_DATATYPE_NULL) post.type = MPI_BYTE;
       }
+      if (!st.ok()) return st;
       posts.push_back(post);
     }
     for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
@@ -329,25 +495,25 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       for (int e : br.recv_entries) {
         refs.push_back(round.recv[e]);
         const bool temp = round.recv[e].kind == ir::BufKind::kTemp;
-        const std::int64_t b = temp ? bytes_of_block(plan.temp_slots()[round.recv[e].index].shape_of) : place_of(round.recv[e]).bytes;
+        const std::int64_t b = temp ? temp_bytes_of(round.recv[e]) : place_of(round.recv[e]).bytes;
         any_temp = any_temp || temp;
         all_contiguous = all_contiguous && (temp || place_of(round.recv[e]).contiguous);
         total_bytes += b;
         temp_bytes += temp ? b : 0;
       }
-      Post post{true, nullptr, 0, MPI_BYTE, br.recv_peer, static_cast<int>(tag_base + br.tag)};
+      Post post{true, nullptr, 0, MPI_BYTE, br.recv_peer, lanes.tag(lane, br.tag), br.phase, br.round};
+      MpiStatus st;
       if (refs.size() == 1 && !any_temp) {
         const Place& pl = place_of(refs[0]);
         post.buf = pl.addr;
-        post.count = pl.count;
-        post.type = pl.type;
+        st = message(pl.count, pl.type, &post);
       } else if (all_contiguous) {
         unsigned char* buf = staging(total_bytes);
         std::int64_t off = 0;
         for (const ir::BufRef& ref : refs) {
           if (ref.kind == ir::BufKind::kTemp) {
-            const std::int64_t b = bytes_of_block(plan.temp_slots()[ref.index].shape_of);
-            temp_place[ref.index] = Place{buf + off, static_cast<int>(b), MPI_BYTE, b, true};
+            const std::int64_t b = temp_bytes_of(ref);
+            temp_place[ref.index] = Place{buf + off, b, MPI_BYTE, b, true};
             off += b;
           } else {
             const Place& pl = place_of(ref);
@@ -356,25 +522,25 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
           }
         }
         post.buf = buf;
-        post.count = static_cast<int>(total_bytes);
+        st = message(total_bytes, MPI_BYTE, &post);
       } else {
         unsigned char* temps = staging(temp_bytes);
         std::int64_t off = 0;
         std::vector<Place> places;
         for (const ir::BufRef& ref : refs) {
           if (ref.kind == ir::BufKind::kTemp) {
-            const std::int64_t b = bytes_of_block(plan.temp_slots()[ref.index].shape_of);
-            temp_place[ref.index] = Place{temps + off, static_cast<int>(b), MPI_BYTE, b, true};
+            const std::int64_t b = temp_bytes_of(ref);
+            temp_place[ref.index] = Place{temps + off, b, MPI_BYTE, b, true};
             off += b;
           }
           places.push_back(place_of(ref));
         }
-        MpiStatus st = struct_type(places, &post.type);
-        if (!st.ok()) return st;
+        st = struct_type(places, &post.type);
         post.buf = MPI_BOTTOM;
         post.count = post.type == MPI_DATATYPE_NULL ? 0 : 1;
         if (post.type == MPI_DATATYPE_NULL) post.type = MPI_BYTE;
       }
+      if (!st.ok()) return st;
       posts.push_back(post);
     }
     // Receives first, so that a phase's messages find their receive posted when possible.
@@ -386,9 +552,12 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       else
         CARTPLAN_MPI_CALL(MPI_Send_init(post.buf, post.count, post.type, post.peer, post.tag, x->comm_, &req));
       x->requests_.push_back(req);
+      x->posts_.push_back(post);
     }
+    widest = std::max(widest, posts.size());
   }
   x->phase_begin_.push_back(x->requests_.size());
+  x->statuses_.resize(widest);
   // Neighbouring blocks often sit next to each other on both sides (blocks of one round are
   // consecutive in the user's buffer): one memcpy per run instead of one per block.
   for (auto* lists : {&x->pack_, &x->unpack_})
@@ -413,28 +582,29 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
-// Tags are per round, so matching never depends on posting order (two shifts can reach the
-// same rank on small tori). Each exchange gets its own range of tags, so two exchanges of one
-// communicator in flight never match each other's messages: range 0 belongs to blocking calls
-// (one at a time, complete on return), ranges 1.. to persistent and non-blocking requests in
-// creation order, which agrees across ranks because collectives are called in the same order.
-std::int64_t Exchange::tag_base(NeighborhoodComm& nc, const ir::Plan& plan, bool blocking) {
-  int* tag_ub_ptr = nullptr;
-  int flag = 0;
-  MPI_Comm_get_attr(nc.internal(), MPI_TAG_UB, &tag_ub_ptr, &flag);
-  const std::int64_t tag_ub = flag && tag_ub_ptr ? *tag_ub_ptr : 32767;
-  const std::int64_t rounds = std::max(1, plan.stats().rounds);
-  const std::int64_t ranges = std::max<std::int64_t>(1, (tag_ub + 1) / rounds);
-  if (blocking || ranges == 1) return 0;
-  return (1 + static_cast<std::int64_t>(nc.next_exchange_id() % static_cast<std::uint64_t>(ranges - 1))) * rounds;
-}
-
-MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options,
+MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            std::unique_ptr<Exchange>* out) {
+  // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
+  // counted even for calls that fail, so that the sequence stays the same on every rank.
+  const int nonblocking_lane = kind == Kind::kNonblocking ? nc.shared()->lanes.next_nonblocking() : 0;
   Agreement agreed;
-  MpiStatus s = agree(nc, spec, options, &agreed);
+  MpiStatus s = settle(nc, spec, options, kind, &agreed);
   if (!s.ok()) return s;
-  return build(nc, spec, agreed, tag_base(nc, agreed.entry->plan, false), out);
+  if (kind == Kind::kNonblocking) {
+    // The lane's previous holder on this rank must be complete before the lane carries new
+    // messages. It completes: every rank has started it, and waits anywhere progress every
+    // pending exchange.
+    agreed.lane = nonblocking_lane;
+    Exchange*& holder = nc.shared()->holder(agreed.lane);
+    if (holder && holder->pending_) drive(holder);
+  }
+  s = build(nc, spec, agreed, agreed.lane, out);
+  if (!s.ok()) return s;
+  Exchange& x = **out;
+  x.kind_ = kind;
+  if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
+  if (kind == Kind::kNonblocking) x.shared_->holder(x.lane_) = &x;
+  return {};
 }
 
 namespace {
@@ -442,144 +612,274 @@ namespace {
 // The last blocking exchange of a communicator and the arguments it was built from.
 struct BlockingCache {
   std::vector<std::uintptr_t> key;
-  std::vector<std::int64_t> block_bytes;
   std::unique_ptr<Exchange> exchange;
 };
 
-// What a blocking call's exchange is bound to: addresses, counts and datatypes. Empty when a
-// datatype is derived: a freed handle can come back for a different layout, so only calls with
-// predefined datatypes (whose handles never change meaning) are reused.
-std::vector<std::uintptr_t> reuse_key(const ExchangeSpec& spec) {
-  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op)};
+// What a blocking call's exchange is bound to: addresses, counts and datatypes of the blocks
+// this rank uses. Empty when a datatype is derived: a freed handle can come back for a
+// different layout, so only calls with predefined datatypes (whose handles never change
+// meaning) are reused.
+std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec) {
+  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};
+  key.reserve(1 + 3 * (spec.send.size() + spec.recv.size()));
   MPI_Datatype last_named = MPI_DATATYPE_NULL;
-  for (const std::vector<BlockSpec>* side : {&spec.send, &spec.recv})
-    for (const BlockSpec& b : *side) {
-      if (b.count > 0 && b.type != last_named) {
-        int ni = 0, na = 0, nd = 0, combiner = 0;
-        if (b.type == MPI_DATATYPE_NULL || MPI_Type_get_envelope(b.type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
-            combiner != MPI_COMBINER_NAMED)
-          return {};
-        last_named = b.type;
-      }
-      key.push_back(reinterpret_cast<std::uintptr_t>(b.addr));
-      key.push_back(static_cast<std::uintptr_t>(b.count));
-      key.push_back(reinterpret_cast<std::uintptr_t>(b.type));
+  const bool gather = spec.op == ir::Op::kAllgather;
+  auto add = [&](const BlockSpec& b, bool used) {
+    if (!used) {
+      key.push_back(0);
+      return true;
     }
+    if (b.count > 0 && b.type != last_named) {
+      int ni = 0, na = 0, nd = 0, combiner = 0;
+      if (b.type == MPI_DATATYPE_NULL || MPI_Type_get_envelope(b.type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+          combiner != MPI_COMBINER_NAMED)
+        return false;
+      last_named = b.type;
+    }
+    key.push_back(reinterpret_cast<std::uintptr_t>(b.addr));
+    key.push_back(static_cast<std::uintptr_t>(b.count));
+    key.push_back(reinterpret_cast<std::uintptr_t>(b.type));
+    return true;
+  };
+  for (std::size_t i = 0; i < spec.send.size(); ++i)
+    if (!add(spec.send[i], gather || nc.has_target(static_cast<int>(i)))) return {};
+  for (std::size_t i = 0; i < spec.recv.size(); ++i)
+    if (!add(spec.recv[i], nc.has_source(static_cast<int>(i)))) return {};
   return key;
 }
 
 }  // namespace
 
-MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
-  Agreement agreed;
-  MpiStatus s = agree(nc, spec, options, &agreed);  // every call agrees: errors anywhere fail everywhere
-  if (!s.ok()) return s;
+MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec) {
   std::shared_ptr<void>& slot = nc.blocking_slot();
   if (!slot) slot = std::make_shared<BlockingCache>();
   auto& cache = *static_cast<BlockingCache*>(slot.get());
-  std::vector<std::uintptr_t> key = spec.invalid.ok() ? reuse_key(spec) : std::vector<std::uintptr_t>{};
-  // The same buffers and sizes as last time, and the same plan: run the exchange already built.
-  if (key.empty() || !cache.exchange || cache.key != key || cache.block_bytes != agreed.block_bytes ||
-      cache.exchange->entry_ != agreed.entry) {
-    cache.exchange.reset();
-    s = build(nc, spec, agreed, tag_base(nc, agreed.entry->plan, true), &cache.exchange);
+  const Options& options = nc.options();
+  std::vector<std::uintptr_t> key = spec.invalid.ok() && spec.send.size() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
+                                        ? reuse_key(nc, spec)
+                                        : std::vector<std::uintptr_t>{};
+  // The same buffers, counts and predefined types as a call that was checked and built before:
+  // run it again. In checking mode every call still agrees first (that is the mode's point).
+  const bool reuse = !key.empty() && cache.exchange && cache.key == key;
+  if (!reuse || agrees_every_call(nc, spec, options)) {
+    Agreement agreed;
+    MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
     if (!s.ok()) return s;
-    cache.key = std::move(key);
-    cache.block_bytes = agreed.block_bytes;
+    if (!reuse || cache.exchange->entry_ != agreed.entry) {
+      cache.exchange.reset();
+      s = build(nc, spec, agreed, Lanes::blocking_lane(), &cache.exchange);
+      if (!s.ok()) return s;
+      cache.exchange->kind_ = Kind::kBlocking;
+      cache.key = std::move(key);
+    }
   }
-  s = cache.exchange->start();
-  if (s.ok()) s = cache.exchange->wait();
-  // Derived datatypes may be freed after the call: never keep an exchange bound to them.
-  if (cache.key.empty()) cache.exchange.reset();
+  Exchange& x = *cache.exchange;
+  MpiStatus s = x.begin(false);
+  if (s.ok()) s = x.wait();
+  // Derived datatypes may be freed after the call, and a failed exchange is not reused.
+  if (cache.key.empty() || !s.ok()) cache.exchange.reset();
   return s;
 }
 
-void Exchange::move_bytes(const Move& m) { cartplan::mpi::move_bytes(m.from, m.to, m.bytes); }
+MPI_Comm Exchange::error_comm() const { return shared_ && shared_->user != MPI_COMM_NULL ? shared_->user : MPI_COMM_SELF; }
 
 Exchange::~Exchange() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  if (active_) wait();  // never free requests that are still in use
+  if (pending_) drive(this);  // never free requests that are still in use
+  if (kind_ == Kind::kPersistent) shared_->lanes.release(lane_);
+  if (kind_ == Kind::kNonblocking && shared_->holder(lane_) == this) shared_->holder(lane_) = nullptr;
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);
 }
 
-MpiStatus Exchange::start() {
+void Exchange::set_pending(bool pending) {
+  std::vector<Exchange*>& list = registry().pending;
+  if (pending && !pending_) list.push_back(this);
+  if (!pending && pending_) list.erase(std::find(list.begin(), list.end(), this));
+  pending_ = pending;
+}
+
+MpiStatus Exchange::start() { return begin(true); }
+
+MpiStatus Exchange::begin(bool progress_now) {
   if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
+  Guard guard;
   active_ = true;
-  finished_ = false;
+  error_ = {};
   phase_ = 0;
   phase_started_ = false;
+  set_pending(true);
   // Progress as far as possible now (often all of it on small grids); the request stays
-  // active until wait or test reports completion, as MPI persistent requests do.
-  MpiStatus s = advance(false);
-  if (!s.ok()) active_ = false;
-  return s;
+  // active until wait or test reports completion, as MPI persistent requests do. A blocking
+  // call goes straight to wait instead.
+  if (progress_now) step(false);
+  return {};
 }
 
 MpiStatus Exchange::test(bool* done) {
   *done = true;
   if (!active_) return {};
-  MpiStatus s = finished_ ? MpiStatus{} : advance(false);
-  *done = finished_ || !s.ok();
+  if (pending_) progress_all();
+  Guard guard;
+  *done = !pending_;
   if (*done) active_ = false;
-  return s;
+  return *done ? error_ : MpiStatus{};
 }
 
 MpiStatus Exchange::wait() {
   if (!active_) return {};
-  MpiStatus s = finished_ ? MpiStatus{} : advance(true);
+  if (pending_) drive(this);
   active_ = false;
-  return s;
+  return error_;
 }
 
-MpiStatus Exchange::advance(bool block) {
+void Exchange::progress_all() {
+  Guard guard;
+  // A step may finish an exchange and take it off the list: walk a copy.
+  const std::vector<Exchange*> pending = registry().pending;
+  for (Exchange* e : pending)
+    if (e->pending_) e->step(false);
+}
+
+void Exchange::drive(Exchange* x) {
+  for (;;) {
+    {
+      Guard guard;
+      if (!x->pending_) return;
+      // Alone and single-threaded: block in MPI_Waitall phase by phase (no other exchange of
+      // this process can need progress meanwhile).
+      if (!thread_multiple() && registry().pending.size() == 1) {
+        x->step(true);
+        return;
+      }
+    }
+    progress_all();
+  }
+}
+
+void Exchange::step(bool block) {
   const std::size_t phases = phase_begin_.size() - 1;
   while (phase_ < phases) {
     const std::size_t first = phase_begin_[phase_], n = phase_begin_[phase_ + 1] - first;
     if (!phase_started_) {
-      for (const Move& m : pack_[phase_]) move_bytes(m);
+      for (const Move& m : pack_[phase_]) move_bytes(m.from, m.to, m.bytes);
       // Rounds to this rank itself are copies; no other round of the phase touches their places.
       MpiStatus s = run_local(self_[phase_]);
-      if (!s.ok()) return s;
-    }
-    if (n == 0) {  // no messages in this phase (no packs or unpacks either)
-      ++phase_;
-      continue;
-    }
-    if (!phase_started_) {
-      CARTPLAN_MPI_CALL(MPI_Startall(static_cast<int>(n), requests_.data() + first));
+      if (!s.ok()) return fail(first, 0, s);
+      if (n == 0) {  // no messages in this phase (no packs or unpacks either)
+        ++phase_;
+        continue;
+      }
+      const int rc = MPI_Startall(static_cast<int>(n), requests_.data() + first);
+      if (rc != MPI_SUCCESS) return fail(first, 0, from_mpi(rc, "MPI_Startall"));
       phase_started_ = true;
     }
     // A phase's receives may be read by the next phase's sends: finish it before moving on.
     int complete = 1;
-    if (block) {
-      CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(n), requests_.data() + first, MPI_STATUSES_IGNORE));
-    } else {
-      CARTPLAN_MPI_CALL(MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, MPI_STATUSES_IGNORE));
+    const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
+                         : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
+    if (rc != MPI_SUCCESS) {
+      MpiStatus failed = check_arrivals(first, n);
+      return fail(first, n, failed.ok() ? from_mpi(rc, block ? "MPI_Waitall" : "MPI_Testall") : failed);
     }
-    if (!complete) return {};
-    for (const Move& m : unpack_[phase_]) move_bytes(m);
+    if (!complete) return;
+    MpiStatus s = check_arrivals(first, n);
+    if (!s.ok()) return fail(first, n, s);
+    for (const Move& m : unpack_[phase_]) move_bytes(m.from, m.to, m.bytes);
     ++phase_;
     phase_started_ = false;
   }
-  finished_ = true;
-  return run_local(copies_);
+  error_ = run_local(copies_);
+  set_pending(false);
+}
+
+// After a phase completed (or failed): every receive must have brought exactly the bytes
+// expected. A peer whose block has another size is found here, on the rank that sees it,
+// without any agreement: a larger message is truncated by MPI, a smaller one is counted.
+MpiStatus Exchange::check_arrivals(std::size_t first, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    const Post& post = posts_[first + j];
+    if (!post.recv) continue;
+    const MPI_Status& st = statuses_[j];
+    const std::string where = "phase " + std::to_string(post.phase) + " round " + std::to_string(post.round) +
+                              ": the message from rank " + std::to_string(post.peer);
+    if (st.MPI_ERROR == MPI_ERR_TRUNCATE)
+      return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; blocks must have the same size (type signature) on every rank");
+    if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) return from_mpi(st.MPI_ERROR, where.c_str());
+    if (st.MPI_ERROR == MPI_ERR_PENDING) continue;
+    int got = 0;
+    MPI_Get_count(&st, post.type, &got);
+    if (got != post.count)
+      return mpi_error(MPI_ERR_TRUNCATE, where + " is smaller than expected; blocks must have the same size (type signature) on every rank");
+  }
+  return {};
+}
+
+// A failed phase leaves no MPI request active: receives still pending are cancelled, sends
+// still pending are released to complete on their own and made anew, so the exchange can be
+// started again or freed. The error is reported by wait or test.
+void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
+  for (std::size_t j = first; j < first + n; ++j) {
+    int flag = 0;
+    MPI_Test(&requests_[j], &flag, MPI_STATUS_IGNORE);
+    if (flag) continue;
+    const Post& post = posts_[j];
+    if (post.recv) {
+      MPI_Cancel(&requests_[j]);
+      MPI_Wait(&requests_[j], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request_free(&requests_[j]);
+      MPI_Send_init(post.buf, post.count, post.type, post.peer, post.tag, comm_, &requests_[j]);
+    }
+  }
+  phase_started_ = false;
+  error_ = std::move(s);
+  set_pending(false);
 }
 
 MpiStatus Exchange::run_local(const std::vector<LocalCopy>& copies) {
   for (const LocalCopy& c : copies) {
     if (c.memcpy_bytes) {
-      cartplan::mpi::move_bytes(c.from.addr, const_cast<void*>(c.to.addr), c.memcpy_bytes);
+      move_bytes(c.from.addr, const_cast<void*>(c.to.addr), c.memcpy_bytes);
       continue;
     }
-    int pos = 0;
-    CARTPLAN_MPI_CALL(MPI_Pack(c.from.addr, c.from.count, c.from.type, pack_buffer_.data(),
-                               static_cast<int>(pack_buffer_.size()), &pos, comm_));
-    int in = 0;
-    CARTPLAN_MPI_CALL(MPI_Unpack(pack_buffer_.data(), pos, &in, const_cast<void*>(c.to.addr), c.to.count, c.to.type, comm_));
+    if (!pack_buffer_.empty() && c.from.count <= INT_MAX && c.to.count <= INT_MAX) {
+      int pos = 0;
+      if (MPI_Pack(c.from.addr, static_cast<int>(c.from.count), c.from.type, pack_buffer_.data(),
+                   static_cast<int>(pack_buffer_.size()), &pos, comm_) == MPI_SUCCESS) {
+        int in = 0;
+        CARTPLAN_MPI_CALL(MPI_Unpack(pack_buffer_.data(), pos, &in, const_cast<void*>(c.to.addr),
+                                     static_cast<int>(c.to.count), c.to.type, comm_));
+        continue;
+      }
+    }
+    // Too large for MPI_Pack's int sizes: a message to this rank itself with large types, on
+    // the tag just above the lanes' range (a blocking call, so nothing else can match it).
+    MPI_Datatype from = c.from.type, to = c.to.type;
+    int from_count = static_cast<int>(std::min<MPI_Count>(c.from.count, INT_MAX)), to_count = static_cast<int>(std::min<MPI_Count>(c.to.count, INT_MAX));
+    std::vector<MPI_Datatype> temps;
+    if (c.from.count > INT_MAX) {
+      MpiStatus s = large_type(c.from.count, c.from.type, &from);
+      if (!s.ok()) return s;
+      temps.push_back(from);
+      from_count = 1;
+    }
+    if (c.to.count > INT_MAX) {
+      MpiStatus s = large_type(c.to.count, c.to.type, &to);
+      if (!s.ok()) return s;
+      temps.push_back(to);
+      to_count = 1;
+    }
+    int me = 0;
+    MPI_Comm_rank(comm_, &me);
+    const int tag = static_cast<int>(shared_->lanes.max_rounds() * shared_->lanes.count());
+    const int rc = MPI_Sendrecv(c.from.addr, from_count, from, me, tag, const_cast<void*>(c.to.addr), to_count, to, me, tag,
+                                comm_, MPI_STATUS_IGNORE);
+    for (MPI_Datatype& t : temps) MPI_Type_free(&t);
+    CARTPLAN_MPI_CALL(rc);
   }
   return {};
 }

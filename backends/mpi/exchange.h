@@ -1,5 +1,5 @@
 // Exchange: one bound plan realized with MPI derived datatypes and persistent point-to-point
-// requests (seed 000, Listing 5). Created once (collectively), started many times.
+// requests (seed 000, Listing 5). Created once, started many times.
 //
 // Every round becomes one MPI_Send_init/MPI_Recv_init pair; phases are started with
 // MPI_Startall and completed before the next phase starts. A round side with one contiguous
@@ -8,9 +8,13 @@
 // addresses (MPI_BOTTOM). Temp slots live in the staging buffers of the rounds that receive
 // them. Packed and staged data travel as MPI_BYTE, which assumes a homogeneous system.
 //
+// Progress: later phases start inside start/test/wait. Any of them advances every pending
+// exchange of the process (not only its own), so requests may be completed in any order on
+// different ranks without deadlock: a rank waiting for A still sends B's next phase.
+//
 //   ExchangeSpec spec = ...;                          // address, count, type per block
 //   std::unique_ptr<Exchange> x;
-//   MpiStatus s = Exchange::create(*nc, spec, nc->options(), &x);
+//   MpiStatus s = Exchange::create(*nc, spec, nc->options(), Exchange::Kind::kPersistent, &x);
 //   for (...) { x->start(); x->wait(); }
 #pragma once
 
@@ -29,7 +33,7 @@ namespace cartplan::mpi {
 // One block of a user buffer: `count` elements of `type` at absolute address `addr`.
 struct BlockSpec {
   const void* addr = nullptr;
-  int count = 0;
+  MPI_Count count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 
@@ -38,76 +42,93 @@ struct ExchangeSpec {
   std::vector<BlockSpec> send;  // alltoall: one per neighbour; allgather: exactly one
   std::vector<BlockSpec> recv;  // one per neighbour
   // All blocks have one count and datatype by the collective's signature (Cart_alltoall): one
-  // size to agree on instead of one per block. Must be the same on every rank (it is: it
-  // follows from which function was called).
+  // size for every block, known on every rank. Follows from which function was called.
   bool uniform = false;
   // Set when the caller's arguments could not even be turned into blocks (NULL arrays, negative
-  // counts...). create() still takes part in the agreement so that every rank returns an error.
+  // counts, MPI_IN_PLACE...). In checking mode the error still takes part in the agreement so
+  // that every rank returns an error.
   MpiStatus invalid;
 };
 
 class Exchange {
  public:
-  // Collective over the neighbourhood communicator (one MPI_Allreduce): checks every block on
-  // every rank, agrees on errors and block sizes (block i must have the same size everywhere),
-  // picks the plan for the agreed block size, and builds datatypes and persistent requests.
-  static MpiStatus create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options,
+  enum class Kind { kBlocking, kNonblocking, kPersistent };
+
+  // kPersistent is collective (MPI-4 init): one agreement on errors, block sizes and Info
+  // options, and on a free lane (see lanes.h). kNonblocking is local in the default mode (each
+  // rank checks its own arguments; size mismatches are found from what arrives) and agrees
+  // like init in checking mode (Options::check_collective).
+  static MpiStatus create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                           std::unique_ptr<Exchange>* out);
-  // A blocking call: agrees like create() every time, then reuses the exchange of the previous
-  // blocking call on this communicator when buffers, counts, predefined datatypes and the plan
-  // are unchanged (so repeated calls skip datatype and request construction).
-  static MpiStatus run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options);
+  // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
+  // call on this communicator when buffers, counts and predefined datatypes are unchanged
+  // (then no argument is checked again and no datatype or request is built).
+  static MpiStatus run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec);
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
-  MpiStatus start();             // MPI_ERR_REQUEST if already active
-  MpiStatus test(bool* done);    // progresses phase by phase without blocking
-  MpiStatus wait();              // completes the exchange (no-op when inactive)
+  MpiStatus start();           // MPI_ERR_REQUEST if already active
+  MpiStatus test(bool* done);  // advances every pending exchange once; done when this one is
+  MpiStatus wait();            // completes the exchange (no-op when inactive)
   bool active() const { return active_; }
+  bool pending() const { return pending_; }  // communication still under way
   const ir::Plan& plan() const { return entry_->plan; }
+  // The communicator whose error handler reports this request's errors: the user's Cartesian
+  // communicator, or MPI_COMM_SELF once that has been freed.
+  MPI_Comm error_comm() const;
+
+  // Advances every pending exchange of the process once (Cart_testall uses it).
+  static void progress_all();
 
  private:
   Exchange() = default;
-  // What every rank agreed on: block sizes, which blocks this rank uses, and the plan.
-  struct Agreement {
-    std::vector<std::int64_t> block_bytes;  // per block (alltoall) or one (allgather)
-    std::vector<char> send_used, recv_used;
-    std::shared_ptr<const BoundPlanEntry> entry;
-  };
-  static MpiStatus agree(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* out);
-  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, std::int64_t tag_base,
-                         std::unique_ptr<Exchange>* out);
-  static std::int64_t tag_base(NeighborhoodComm& nc, const ir::Plan& plan, bool blocking);
-  // Runs phases until one is incomplete (or, if `block`, to the end); sets finished_ at the end.
-  MpiStatus advance(bool block);
-  struct LocalCopy;
-  MpiStatus run_local(const std::vector<LocalCopy>& copies);
-
-  std::shared_ptr<const BoundPlanEntry> entry_;
-  std::vector<MPI_Request> requests_;    // per phase: receives, then sends
-  std::vector<std::size_t> phase_begin_;  // into requests_, with a final end
-  std::vector<MPI_Datatype> owned_types_;
-  std::vector<std::vector<unsigned char>> staging_;  // packed messages and temp slots
+  struct Agreement;
+  struct Post;
   struct Move {
     const void* from;
     void* to;
     std::size_t bytes;
   };
-  static void move_bytes(const Move& m);
-  std::vector<std::vector<Move>> pack_, unpack_;  // per phase: before start, after completion
   struct LocalCopy {
     BlockSpec from, to;
-    std::size_t memcpy_bytes;  // > 0: both contiguous, a plain memcpy suffices; 0: MPI_Pack/Unpack
+    std::size_t memcpy_bytes;  // > 0: both contiguous, a plain memcpy suffices; 0: datatypes
   };
-  std::vector<LocalCopy> copies_;               // the plan's copies, after the last phase
-  std::vector<std::vector<LocalCopy>> self_;    // per phase: rounds whose peer is this rank
+
+  static MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                          Agreement* out);
+  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
+                         std::unique_ptr<Exchange>* out);
+  static void drive(Exchange* x);
+  MpiStatus begin(bool progress_now);
+  // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
+  // error the exchange is no longer pending and `error_` holds the outcome.
+  void step(bool block);
+  void fail(std::size_t first, std::size_t n, MpiStatus s);
+  MpiStatus check_arrivals(std::size_t first, std::size_t n);
+  MpiStatus run_local(const std::vector<LocalCopy>& copies);
+  void set_pending(bool pending);
+
+  std::shared_ptr<const BoundPlanEntry> entry_;
+  std::shared_ptr<CommShared> shared_;
+  Kind kind_ = Kind::kBlocking;
+  int lane_ = 0;
+  std::vector<MPI_Request> requests_;     // per phase: receives, then sends
+  std::vector<Post> posts_;               // how each request was made (to check and remake it)
+  std::vector<std::size_t> phase_begin_;  // into requests_, with a final end
+  std::vector<MPI_Status> statuses_;
+  std::vector<MPI_Datatype> owned_types_;
+  std::vector<std::vector<unsigned char>> staging_;  // packed messages and temp slots
+  std::vector<std::vector<Move>> pack_, unpack_;     // per phase: before start, after completion
+  std::vector<LocalCopy> copies_;                    // the plan's copies, after the last phase
+  std::vector<std::vector<LocalCopy>> self_;         // per phase: rounds whose peer is this rank
   std::vector<unsigned char> pack_buffer_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t phase_ = 0;
   bool phase_started_ = false;
-  bool active_ = false;    // started and not yet completed by wait/test (MPI's notion)
-  bool finished_ = false;  // all phases and copies done
+  bool active_ = false;   // started and not yet completed by wait/test (MPI's notion)
+  bool pending_ = false;  // communication under way (registered for progress)
+  MpiStatus error_;       // the outcome of the last start, reported by wait/test
 };
 
 }  // namespace cartplan::mpi

@@ -2,6 +2,7 @@
 #include "backends/mpi/neighborhood_comm.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -18,6 +19,27 @@ int delete_attr(MPI_Comm, int, void* attr, void*) {
   return MPI_SUCCESS;
 }
 
+// MPI_Comm_dup of a cartplan communicator keeps its neighbourhood: the duplicate gets its own
+// copy with its own internal communicator. Every rank runs this callback inside the collective
+// MPI_Comm_dup in the same order, so the nested MPI_Comm_dup of the internal communicator is a
+// properly ordered collective too.
+int copy_attr(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *flag = 0;
+  const auto* old = static_cast<const NeighborhoodComm*>(in);
+  MPI_Comm internal = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(old->internal(), &internal);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
+  try {
+    *static_cast<void**>(out) = new NeighborhoodComm(*old, internal);
+  } catch (...) {
+    MPI_Comm_free(&internal);
+    return MPI_ERR_NO_MEM;
+  }
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first: an attribute there frees the keyval,
 // which would otherwise be left behind (valgrind: definitely lost in MPI_Comm_create_keyval).
 int free_keyval_at_finalize(MPI_Comm, int, void*, void* key) { return MPI_Comm_free_keyval(static_cast<int*>(key)); }
@@ -25,7 +47,7 @@ int free_keyval_at_finalize(MPI_Comm, int, void*, void* key) { return MPI_Comm_f
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
   static const bool created = [] {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key, nullptr);
+    MPI_Comm_create_keyval(copy_attr, delete_attr, &key, nullptr);
     int self_key = MPI_KEYVAL_INVALID;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval_at_finalize, &self_key, &key);
     MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
@@ -74,6 +96,7 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   v.push_back(bits);
   std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
   v.push_back(bits);
+  v.push_back(o.check_collective ? 1 : 0);
   return v;
 }
 
@@ -100,7 +123,8 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
     }
     if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
   }
-  return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte) differ from rank 0";
+  return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
+         "cartplan_check or CARTPLAN_CHECK) differ from rank 0";
 }
 
 }  // namespace
@@ -146,6 +170,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + m.error());
     o->model = *m;
   }
+  v = info_value(info, "cartplan_check", &present);
+  if (present) {
+    if (v == "collective") o->check_collective = true;
+    else if (v == "none") o->check_collective = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
+  }
   v = info_value(info, "cartplan_alpha_us", &present);
   if (present && !parse_double(v, &o->model.alpha_us))
     return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_alpha_us = '" + v + "' (expected a finite number >= 0)");
@@ -164,10 +194,19 @@ NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, 
     has_target_.push_back(s.dest != engine::kNoRank);
     has_source_.push_back(s.source != engine::kNoRank);
   }
+  for (bool p : grid_.periods()) all_periodic_ = all_periodic_ && p;
+  int* tag_ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(internal_, MPI_TAG_UB, &tag_ub, &flag);
+  shared_ = std::make_shared<CommShared>(MPI_COMM_NULL, flag && tag_ub ? *tag_ub : 32767);
 }
 
+NeighborhoodComm::NeighborhoodComm(const NeighborhoodComm& other, MPI_Comm internal)
+    : NeighborhoodComm(internal, other.nbh_, other.grid_, other.coords_, other.options_) {}
+
 NeighborhoodComm::~NeighborhoodComm() {
-  blocking_slot_.reset();  // its requests live on internal_
+  shared_->user = MPI_COMM_NULL;  // requests that outlive the communicator report on MPI_COMM_SELF
+  blocking_slot_.reset();         // its requests live on internal_
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && internal_ != MPI_COMM_NULL) MPI_Comm_free(&internal_);
@@ -207,7 +246,9 @@ NeighborhoodComm* find_neighborhood(MPI_Comm comm) {
   void* attr = nullptr;
   int flag = 0;
   if (MPI_Comm_get_attr(comm, keyval(), &attr, &flag) != MPI_SUCCESS || !flag) return nullptr;
-  return static_cast<NeighborhoodComm*>(attr);
+  auto* nc = static_cast<NeighborhoodComm*>(attr);
+  nc->shared()->user = comm;
+  return nc;
 }
 
 MpiStatus require_neighborhood(MPI_Comm comm, NeighborhoodComm** out) {
@@ -230,6 +271,14 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // rank with good arguments would wait forever for one with bad ones.
   MpiStatus local = caller_error;
   Options options;
+  // The checking mode's default comes from the environment; the Info key overrides it. Both
+  // are part of the description every rank must agree on.
+  if (const char* env = std::getenv("CARTPLAN_CHECK")) {
+    const std::string mode = env;
+    if (mode == "collective") options.check_collective = true;
+    else if (!mode.empty() && mode != "none" && local.ok())
+      local = mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+  }
   std::optional<engine::Neighborhood> nbh;
   if (!local.ok()) {
   } else if (!cartcomm) local = mpi_error(MPI_ERR_ARG, "cartcomm is NULL");

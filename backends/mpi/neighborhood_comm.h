@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/mpi/lanes.h"
 #include "backends/mpi/status.h"
 #include "engine/bind.h"
 #include "engine/grid.h"
@@ -32,14 +33,36 @@ namespace cartplan::mpi {
 //   cartplan_beta_us_per_byte per-byte cost in microseconds (>= 0)
 //   cartplan_cost_model       path of a calibrated model (engine/cost_model_file.h); the two
 //                             keys above override its values
+//   cartplan_check            none | collective: in checking mode blocking and non-blocking
+//                             calls agree across ranks on errors and sizes like init does (one
+//                             MPI_Allreduce per call); the environment variable CARTPLAN_CHECK
+//                             sets the default at Cart_neighborhood_create
 struct Options {
   engine::AlgoChoice algo = engine::AlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: auto
   engine::CostModel model;
+  bool check_collective = false;
 };
 
 // Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
 MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
+
+class Exchange;
+
+// What requests share with their communicator and may outlive it (a request can be freed after
+// the communicator): the user's handle for error handlers, the lanes, and which request holds
+// each non-blocking lane.
+struct CommShared {
+  CommShared(MPI_Comm user_comm, std::int64_t tag_ub) : user(user_comm), lanes(tag_ub) {
+    nonblocking_holders.assign(static_cast<std::size_t>(lanes.nonblocking_lanes()), nullptr);
+  }
+  MPI_Comm user;  // MPI_COMM_NULL once freed
+  Lanes lanes;
+  std::vector<Exchange*> nonblocking_holders;  // by lane - (1 + persistent lanes)
+  Exchange*& holder(int lane) {
+    return nonblocking_holders[static_cast<std::size_t>(lane - 1 - lanes.persistent_lanes())];
+  }
+};
 
 // A plan bound to this rank, shared by every exchange that uses it.
 struct BoundPlanEntry {
@@ -50,6 +73,9 @@ struct BoundPlanEntry {
 class NeighborhoodComm {
  public:
   NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, engine::Grid grid, engine::Coords coords, Options options);
+  // A copy for a duplicate of the communicator (MPI_Comm_dup): same neighbourhood and options,
+  // its own internal communicator, lanes and caches.
+  NeighborhoodComm(const NeighborhoodComm& other, MPI_Comm internal);
   ~NeighborhoodComm();
   NeighborhoodComm(const NeighborhoodComm&) = delete;
   NeighborhoodComm& operator=(const NeighborhoodComm&) = delete;
@@ -70,9 +96,11 @@ class NeighborhoodComm {
   MpiStatus plan_for(ir::Op op, const Options& options, std::int64_t block_bytes,
                      std::shared_ptr<const BoundPlanEntry>* out);
 
-  // Collective operations are called in the same order on every rank, so this counter agrees
-  // across ranks; it gives every exchange its own tag range (see Exchange).
-  std::uint64_t next_exchange_id() { return exchange_counter_++; }
+  // True when every dimension is periodic: then every block has a source and a target on
+  // every rank, so every rank knows every block's size from its own arguments.
+  bool all_periodic() const { return all_periodic_; }
+
+  const std::shared_ptr<CommShared>& shared() const { return shared_; }
 
   // Storage for the exchange of the last blocking call (owned here, typed by exchange.cc), so
   // that it is released with the communicator.
@@ -88,7 +116,8 @@ class NeighborhoodComm {
   // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class)
   using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t>;
   std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
-  std::uint64_t exchange_counter_ = 0;
+  bool all_periodic_ = true;
+  std::shared_ptr<CommShared> shared_;
   std::shared_ptr<void> blocking_slot_;
 };
 
@@ -101,7 +130,8 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
                               const int targetrelative[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
                               const MpiStatus& caller_error = {});
 
-// The neighbourhood attached to `comm`, or nullptr.
+// The neighbourhood attached to `comm`, or nullptr. Also records `comm` as the user's handle
+// (a duplicate's copy learns it here).
 NeighborhoodComm* find_neighborhood(MPI_Comm comm);
 
 // Like find_neighborhood, but an MPI_ERR_TOPOLOGY / MPI_ERR_COMM status when there is none.

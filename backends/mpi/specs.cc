@@ -1,4 +1,5 @@
-// Building ExchangeSpecs from the collectives' MPI-style buffer arguments.
+// Building ExchangeSpecs from the collectives' MPI-style buffer arguments (int and large-count
+// forms from one template each).
 #include "backends/mpi/specs.h"
 
 #include <string>
@@ -20,7 +21,8 @@ bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
 
 // MPI_Neighbor_alltoall/allgather address block i from the buffer start, so a NULL buffer
 // with data to move is an error (the v and w forms may use MPI_BOTTOM with absolute addresses).
-bool null_with_data(const void* buf, int count, MPI_Datatype type) {
+template <class Count>
+bool null_with_data(const void* buf, Count count, MPI_Datatype type) {
   if (buf != nullptr || count <= 0 || type == MPI_DATATYPE_NULL) return false;
   int size = 0;
   return MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0;
@@ -34,8 +36,6 @@ ExchangeSpec start(ir::Op op, int t) {
   return s;
 }
 
-// `uniform` must match what the valid path would set: it decides the length of the agreement
-// reduction, which every rank must call with the same count.
 ExchangeSpec invalid(ir::Op op, int code, std::string message, bool uniform = false) {
   ExchangeSpec s;
   s.op = op;
@@ -44,11 +44,18 @@ ExchangeSpec invalid(ir::Op op, int code, std::string message, bool uniform = fa
   return s;
 }
 
+// Neighbourhood collectives have no in-place form (MPI-4, Sect. 8.6): Open MPI's
+// MPI_Neighbor_alltoall returns MPI_ERR_ARG too.
+bool in_place(const void* sendbuf, const void* recvbuf) { return sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE; }
+const char* kInPlace = "MPI_IN_PLACE is not allowed in neighbourhood collectives (separate send and recv buffers are needed)";
+
 }  // namespace
 
-ExchangeSpec alltoall_spec(const NeighborhoodComm& nc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+template <class Count>
+ExchangeSpec alltoall_spec(const NeighborhoodComm& nc, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, Count recvcount, MPI_Datatype recvtype) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAlltoall, MPI_ERR_ARG, kInPlace, true);
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return invalid(ir::Op::kAlltoall, MPI_ERR_TYPE, "invalid datatype", true);
   if (null_with_data(sendbuf, sendcount, sendtype) || null_with_data(recvbuf, recvcount, recvtype))
@@ -62,10 +69,12 @@ ExchangeSpec alltoall_spec(const NeighborhoodComm& nc, const void* sendbuf, int 
   return s;
 }
 
-ExchangeSpec alltoallv_spec(const NeighborhoodComm& nc, const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+template <class Count, class Displ>
+ExchangeSpec alltoallv_spec(const NeighborhoodComm& nc, const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+                            MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[], const Displ rdispls[],
                             MPI_Datatype recvtype) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAlltoall, MPI_ERR_ARG, kInPlace);
   if (!sendcounts || !sdispls || !recvcounts || !rdispls)
     return invalid(ir::Op::kAlltoall, MPI_ERR_ARG, "a counts or displacements array is NULL");
   MPI_Aint sext = 0, rext = 0;
@@ -78,10 +87,12 @@ ExchangeSpec alltoallv_spec(const NeighborhoodComm& nc, const void* sendbuf, con
   return s;
 }
 
-ExchangeSpec alltoallw_spec(const NeighborhoodComm& nc, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+template <class Count>
+ExchangeSpec alltoallw_spec(const NeighborhoodComm& nc, const void* sendbuf, const Count sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[]) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAlltoall, MPI_ERR_ARG, kInPlace);
   if (!sendcounts || !sdispls || !sendtypes || !recvcounts || !rdispls || !recvtypes)
     return invalid(ir::Op::kAlltoall, MPI_ERR_ARG, "a counts, displacements or datatypes array is NULL");
   ExchangeSpec s = start(ir::Op::kAlltoall, t);
@@ -92,9 +103,11 @@ ExchangeSpec alltoallw_spec(const NeighborhoodComm& nc, const void* sendbuf, con
   return s;
 }
 
-ExchangeSpec allgather_spec(const NeighborhoodComm& nc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype) {
+template <class Count>
+ExchangeSpec allgather_spec(const NeighborhoodComm& nc, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, Count recvcount, MPI_Datatype recvtype) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAllgather, MPI_ERR_ARG, kInPlace);
   MPI_Aint rext = 0;
   if (!extent_of(recvtype, &rext)) return invalid(ir::Op::kAllgather, MPI_ERR_TYPE, "invalid datatype");
   if (null_with_data(recvbuf, recvcount, recvtype))
@@ -105,9 +118,11 @@ ExchangeSpec allgather_spec(const NeighborhoodComm& nc, const void* sendbuf, int
   return s;
 }
 
-ExchangeSpec allgatherv_spec(const NeighborhoodComm& nc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype) {
+template <class Count, class Displ>
+ExchangeSpec allgatherv_spec(const NeighborhoodComm& nc, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAllgather, MPI_ERR_ARG, kInPlace);
   if (!recvcounts || !displs) return invalid(ir::Op::kAllgather, MPI_ERR_ARG, "recvcounts or displs is NULL");
   MPI_Aint rext = 0;
   if (!extent_of(recvtype, &rext)) return invalid(ir::Op::kAllgather, MPI_ERR_TYPE, "invalid datatype");
@@ -117,9 +132,11 @@ ExchangeSpec allgatherv_spec(const NeighborhoodComm& nc, const void* sendbuf, in
   return s;
 }
 
-ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
+template <class Count>
+ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, const Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
   const int t = nc.nbh().size();
+  if (in_place(sendbuf, recvbuf)) return invalid(ir::Op::kAllgather, MPI_ERR_ARG, kInPlace);
   if (!recvcounts || !rdispls || !recvtypes) return invalid(ir::Op::kAllgather, MPI_ERR_ARG, "recvcounts, rdispls or recvtypes is NULL");
   ExchangeSpec s = start(ir::Op::kAllgather, t);
   s.send[0] = {sendbuf, sendcount, sendtype};
@@ -127,24 +144,45 @@ ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, in
   return s;
 }
 
+// The int form (MPI_Neighbor_*) and the large-count form (MPI_Neighbor_*_c of MPI-4).
+#define CARTPLAN_SPECS(Count, Displ)                                                                                     \
+  template ExchangeSpec alltoall_spec<Count>(const NeighborhoodComm&, const void*, Count, MPI_Datatype, void*, Count,   \
+                                             MPI_Datatype);                                                              \
+  template ExchangeSpec alltoallv_spec<Count, Displ>(const NeighborhoodComm&, const void*, const Count[], const Displ[], \
+                                                     MPI_Datatype, void*, const Count[], const Displ[], MPI_Datatype);   \
+  template ExchangeSpec alltoallw_spec<Count>(const NeighborhoodComm&, const void*, const Count[], const MPI_Aint[],    \
+                                              const MPI_Datatype[], void*, const Count[], const MPI_Aint[],             \
+                                              const MPI_Datatype[]);                                                     \
+  template ExchangeSpec allgather_spec<Count>(const NeighborhoodComm&, const void*, Count, MPI_Datatype, void*, Count,  \
+                                              MPI_Datatype);                                                             \
+  template ExchangeSpec allgatherv_spec<Count, Displ>(const NeighborhoodComm&, const void*, Count, MPI_Datatype, void*, \
+                                                      const Count[], const Displ[], MPI_Datatype);                       \
+  template ExchangeSpec allgatherw_spec<Count>(const NeighborhoodComm&, const void*, Count, MPI_Datatype, void*,        \
+                                               const Count[], const MPI_Aint[], const MPI_Datatype[]);
+CARTPLAN_SPECS(int, int)
+CARTPLAN_SPECS(MPI_Count, MPI_Aint)
+#undef CARTPLAN_SPECS
+
 MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make) {
   NeighborhoodComm* nc = nullptr;
   MpiStatus s = require_neighborhood(comm, &nc);
   if (!s.ok()) return s;
-  return Exchange::run_blocking(*nc, make(*nc), nc->options());
+  return Exchange::run_blocking(*nc, make(*nc));
 }
 
-MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, const SpecMaker& make, std::unique_ptr<Exchange>* out) {
+MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, Exchange::Kind kind, const SpecMaker& make,
+                        std::unique_ptr<Exchange>* out, const MpiStatus& caller_error) {
   NeighborhoodComm* nc = nullptr;
   MpiStatus s = require_neighborhood(comm, &nc);
   if (!s.ok()) return s;  // same communicator on every rank: every rank fails here alike
   Options options = nc->options();
   ExchangeSpec spec = make(*nc);
+  if (spec.invalid.ok() && !caller_error.ok()) spec.invalid = caller_error;
   if (spec.invalid.ok()) {
     MpiStatus parsed = parse_info(info, nc->nbh().ndims(), &options);
     if (!parsed.ok()) spec.invalid = parsed;
   }
-  return Exchange::create(*nc, spec, options, out);
+  return Exchange::create(*nc, spec, options, kind, out);
 }
 
 }  // namespace cartplan::mpi
