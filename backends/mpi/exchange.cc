@@ -558,6 +558,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   }
   x->phase_begin_.push_back(x->requests_.size());
   x->statuses_.resize(widest);
+  x->indices_.resize(widest);
   // Neighbouring blocks often sit next to each other on both sides (blocks of one round are
   // consecutive in the user's buffer): one memcpy per run instead of one per block.
   for (auto* lists : {&x->pack_, &x->unpack_})
@@ -776,51 +777,85 @@ void Exchange::step(bool block) {
       const int rc = MPI_Startall(static_cast<int>(n), requests_.data() + first);
       if (rc != MPI_SUCCESS) return fail(first, 0, from_mpi(rc, "MPI_Startall"));
       phase_started_ = true;
+      recovering_ = false;
     }
     // A phase's receives may be read by the next phase's sends: finish it before moving on.
-    int complete = 1;
-    const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
-                         : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
-    if (rc != MPI_SUCCESS) {
-      MpiStatus failed = check_arrivals(first, n);
-      return fail(first, n, failed.ok() ? from_mpi(rc, block ? "MPI_Waitall" : "MPI_Testall") : failed);
+    if (!recovering_) {
+      int complete = 1;
+      const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
+                           : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
+      if (rc == MPI_SUCCESS) {
+        if (!complete) return;
+        for (std::size_t j = 0; j < n; ++j) note(check_arrival(first + j, statuses_[j], false));
+      } else if (rc == MPI_ERR_IN_STATUS) {
+        // Some request failed (a truncated message): note it and finish the phase request by
+        // request below.
+        recovering_ = true;
+        arrived_.assign(n, 0);
+        for (std::size_t j = 0; j < n; ++j)
+          if (statuses_[j].MPI_ERROR != MPI_ERR_PENDING) {
+            arrived_[j] = 1;
+            note(check_arrival(first + j, statuses_[j], true));
+          }
+      } else {
+        return fail(first, n, from_mpi(rc, block ? "MPI_Waitall" : "MPI_Testall"));
+      }
     }
-    if (!complete) return;
-    MpiStatus s = check_arrivals(first, n);
-    if (!s.ok()) return fail(first, n, s);
+    if (recovering_) {
+      // A rank that saw a bad message still runs the whole schedule, receiving and sending
+      // everything, with the error noted: its peers then never wait for it, and no message of
+      // this exchange is left to be matched by the next one on the same lane.
+      while (std::count(arrived_.begin(), arrived_.end(), 1) < static_cast<std::ptrdiff_t>(n)) {
+        int out = 0;
+        const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data())
+                             : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data());
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return fail(first, n, from_mpi(rc, "MPI_Waitsome"));
+        if (out == MPI_UNDEFINED) break;
+        for (int k = 0; k < out; ++k) {
+          arrived_[static_cast<std::size_t>(indices_[k])] = 1;
+          note(check_arrival(first + static_cast<std::size_t>(indices_[k]), statuses_[k], rc == MPI_ERR_IN_STATUS));
+        }
+        if (!block && out == 0) return;
+      }
+      recovering_ = false;
+    }
     for (const Move& m : unpack_[phase_]) move_bytes(m.from, m.to, m.bytes);
     ++phase_;
     phase_started_ = false;
   }
-  error_ = run_local(copies_);
+  note(run_local(copies_));
   set_pending(false);
 }
 
-// After a phase completed (or failed): every receive must have brought exactly the bytes
-// expected. A peer whose block has another size is found here, on the rank that sees it,
-// without any agreement: a larger message is truncated by MPI, a smaller one is counted.
-MpiStatus Exchange::check_arrivals(std::size_t first, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j) {
-    const Post& post = posts_[first + j];
-    if (!post.recv) continue;
-    const MPI_Status& st = statuses_[j];
-    const std::string where = "phase " + std::to_string(post.phase) + " round " + std::to_string(post.round) +
-                              ": the message from rank " + std::to_string(post.peer);
-    if (st.MPI_ERROR == MPI_ERR_TRUNCATE)
-      return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; blocks must have the same size (type signature) on every rank");
-    if (st.MPI_ERROR != MPI_SUCCESS && st.MPI_ERROR != MPI_ERR_PENDING) return from_mpi(st.MPI_ERROR, where.c_str());
-    if (st.MPI_ERROR == MPI_ERR_PENDING) continue;
-    int got = 0;
-    MPI_Get_count(&st, post.type, &got);
-    if (got != post.count)
-      return mpi_error(MPI_ERR_TRUNCATE, where + " is smaller than expected; blocks must have the same size (type signature) on every rank");
-  }
-  return {};
+void Exchange::note(MpiStatus s) {
+  if (!s.ok() && error_.ok()) error_ = std::move(s);
 }
 
-// A failed phase leaves no MPI request active: receives still pending are cancelled, sends
-// still pending are released to complete on their own and made anew, so the exchange can be
-// started again or freed. The error is reported by wait or test.
+// Every receive must bring exactly the bytes expected. A peer whose block has another size is
+// found here, on the rank that sees it, without any agreement: a larger message is truncated
+// by MPI, a smaller one is counted. `error_valid`: the status's MPI_ERROR field was set (only
+// when the completion call returned MPI_ERR_IN_STATUS).
+MpiStatus Exchange::check_arrival(std::size_t j, const MPI_Status& st, bool error_valid) {
+  const Post& post = posts_[j];
+  const int error = error_valid ? st.MPI_ERROR : MPI_SUCCESS;
+  if (!post.recv) return error == MPI_SUCCESS ? MpiStatus{} : from_mpi(error, "a send");
+  if (error == MPI_ERR_TRUNCATE || error == MPI_SUCCESS) {
+    int got = 0;
+    MPI_Get_count(&st, post.type, &got);
+    if (error == MPI_SUCCESS && got == post.count) return {};
+  }
+  const std::string where = "phase " + std::to_string(post.phase) + " round " + std::to_string(post.round) +
+                            ": the message from rank " + std::to_string(post.peer);
+  if (error == MPI_ERR_TRUNCATE)
+    return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; blocks must have the same size (type signature) on every rank");
+  if (error != MPI_SUCCESS) return from_mpi(error, where.c_str());
+  return mpi_error(MPI_ERR_TRUNCATE, where + " is smaller than expected; blocks must have the same size (type signature) on every rank");
+}
+
+// When MPI itself fails (a start or completion call), the schedule cannot go on. The phase
+// leaves no MPI request active: receives still pending are cancelled, sends still pending are
+// released to complete on their own and made anew, so the exchange can be started again or
+// freed. The error is reported by wait or test.
 void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
   for (std::size_t j = first; j < first + n; ++j) {
     int flag = 0;
@@ -836,7 +871,8 @@ void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
     }
   }
   phase_started_ = false;
-  error_ = std::move(s);
+  recovering_ = false;
+  note(std::move(s));
   set_pending(false);
 }
 

@@ -105,7 +105,8 @@ class Exchange {
   // error the exchange is no longer pending and `error_` holds the outcome.
   void step(bool block);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
-  MpiStatus check_arrivals(std::size_t first, std::size_t n);
+  MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
+  void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_local(const std::vector<LocalCopy>& copies);
   void set_pending(bool pending);
 
@@ -117,6 +118,8 @@ class Exchange {
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end
   std::vector<MPI_Status> statuses_;
+  std::vector<int> indices_;
+  std::vector<char> arrived_;  // while recovering: which requests of the phase completed
   std::vector<MPI_Datatype> owned_types_;
   std::vector<std::vector<unsigned char>> staging_;  // packed messages and temp slots
   std::vector<std::vector<Move>> pack_, unpack_;     // per phase: before start, after completion
@@ -126,6 +129,7 @@ class Exchange {
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t phase_ = 0;
   bool phase_started_ = false;
+  bool recovering_ = false;  // the phase's completion call failed; finishing it one by one
   bool active_ = false;   // started and not yet completed by wait/test (MPI's notion)
   bool pending_ = false;  // communication under way (registered for progress)
   MpiStatus error_;       // the outcome of the last start, reported by wait/test

@@ -1,8 +1,12 @@
 // MPI test of bad input: mismatched neighbourhoods, bad dims, invalid arguments on one rank,
-// block-size mismatches, misuse of requests. Every case must return an error on every rank
-// (never hang: run_mpi.sh kills a stuck run) with a message that says what is wrong.
+// block-size mismatches, misuse of requests. In checking mode (cartplan_check=collective) and
+// at creation and init, every case must return an error on every rank (never hang: run_mpi.sh
+// kills a stuck run) with a message that says what is wrong. In the default mode each rank
+// reports its own errors, size mismatches are found by the receiving rank, and a failed call
+// leaves nothing behind. Errors also reach the communicator's error handler.
 #include <mpi.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,12 +20,17 @@ using cartplan::mpitest::Harness;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// A 1-d periodic ring over all ranks with offsets +1, -1, +2.
-MPI_Comm ring(Harness& h) {
+// A 1-d periodic ring over all ranks with offsets +1, -1, +2, in checking mode or not.
+MPI_Comm ring(Harness& h, bool checking, const char* algorithm = "auto") {
   int dims[1] = {h.size}, periods[1] = {1}, offs[3] = {1, -1, 2};
   MPI_Comm cart = MPI_COMM_NULL;
-  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 3, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart) == MPI_SUCCESS,
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", checking ? "collective" : "none");
+  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 3, offs, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS,
           "ring creation");
+  MPI_Info_free(&info);
   return cart;
 }
 
@@ -88,7 +97,7 @@ void creation_errors(Harness& h) {
 }
 
 void collective_errors(Harness& h) {
-  MPI_Comm cart = ring(h);
+  MPI_Comm cart = ring(h, true);
   std::vector<int> sb(64, 1), rb(64, 0);
   // A communicator without a neighbourhood.
   int rc = Cart_alltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -114,6 +123,15 @@ void collective_errors(Harness& h) {
   // NULL counts array.
   rc = Cart_alltoallv(sb.data(), nullptr, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
   expect_error(h, rc, MPI_ERR_ARG, "NULL", "NULL counts");
+  // A NULL request pointer on rank 0 only: in checking mode every rank fails, none hangs.
+  Cart_Request nbreq = CART_REQUEST_NULL;
+  rc = Cart_ialltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, h.rank == 0 ? nullptr : &nbreq);
+  expect_error(h, rc, MPI_SUCCESS, "", "NULL request to Cart_ialltoall on rank 0 (checking mode)");
+  if (h.rank == 0) h.check(rc == MPI_ERR_REQUEST, "NULL request class");
+  h.check(nbreq == CART_REQUEST_NULL, "no request is returned when the call fails");
+  // MPI_IN_PLACE is not allowed in neighbourhood collectives.
+  rc = Cart_alltoall(MPI_IN_PLACE, 2, MPI_INT, rb.data(), 2, MPI_INT, cart);
+  expect_error(h, rc, MPI_ERR_ARG, "MPI_IN_PLACE", "MPI_IN_PLACE as sendbuf");
   // Different algorithms requested per rank for one persistent request.
   MPI_Info info;
   MPI_Info_create(&info);
@@ -148,11 +166,140 @@ void collective_errors(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// Init is collective in every mode: a NULL request on one rank fails on every rank.
+void init_errors(Harness& h) {
+  MPI_Comm cart = ring(h, false);
+  std::vector<int> sb(8, 1), rb(8, 0);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, MPI_INFO_NULL, h.rank == 0 ? nullptr : &req);
+  expect_error(h, rc, MPI_SUCCESS, "", "NULL request to Cart_alltoall_init on rank 0");
+  h.check(req == CART_REQUEST_NULL, "no request after a failed init");
+  MPI_Comm_free(&cart);
+}
+
+// Default mode: every rank checks its own arguments; consistent bad arguments fail everywhere
+// without any agreement, and a size mismatch is reported by the rank that receives it.
+void default_mode_errors(Harness& h) {
+  MPI_Comm cart = ring(h, false, "direct");
+  std::vector<int> sb(64), rb(64, -7);
+  int counts[3] = {1, 1, 1}, displs[3] = {0, 1, 2};
+  int neg[3] = {1, -1, 1};
+  int rc = Cart_alltoallv(sb.data(), neg, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
+  expect_error(h, rc, MPI_ERR_COUNT, "negative count -1", "negative count (default mode)");
+  rc = Cart_allgather(sb.data(), 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, cart);
+  expect_error(h, rc, MPI_ERR_ARG, "MPI_IN_PLACE", "MPI_IN_PLACE as recvbuf (default mode)");
+  Cart_Request nb = CART_REQUEST_NULL;
+  rc = Cart_ialltoall(MPI_IN_PLACE, 1, MPI_INT, rb.data(), 1, MPI_INT, cart, &nb);
+  expect_error(h, rc, MPI_ERR_ARG, "MPI_IN_PLACE", "MPI_IN_PLACE to Cart_ialltoall");
+  int bad_type_counts[3] = {1, 1, 1};
+  MPI_Datatype types[3] = {MPI_INT, MPI_DATATYPE_NULL, MPI_INT};
+  MPI_Aint bdispls[3] = {0, 4, 8};
+  rc = Cart_alltoallw(sb.data(), bad_type_counts, bdispls, types, rb.data(), bad_type_counts, bdispls, types, cart);
+  expect_error(h, rc, MPI_ERR_TYPE, "MPI_DATATYPE_NULL", "MPI_DATATYPE_NULL for a block that travels");
+
+  // Block 0 has 2 ints on rank 0 and 1 elsewhere. Rank 0 sends 2 ints to rank 1 (offset +1)
+  // and expects 2 from its source, which sends 1: both see MPI_ERR_TRUNCATE, the others succeed.
+  for (int i = 0; i < 64; ++i) sb[i] = h.rank * 100 + i;
+  int bigger[3] = {h.rank == 0 ? 2 : 1, 1, 1}, bdisp[3] = {0, 2, 3};
+  rc = Cart_alltoallv(sb.data(), bigger, bdisp, MPI_INT, rb.data(), bigger, bdisp, MPI_INT, cart);
+  if (h.size == 1) {
+    h.check(rc == MPI_SUCCESS, "one rank: the mismatch stays local");
+  } else if (h.rank == 0 || h.rank == 1) {
+    h.check(rc == MPI_ERR_TRUNCATE, "size mismatch seen by the receiving rank: " + std::to_string(rc));
+    h.check(contains(Cart_error_message(), h.rank == 1 ? "larger than expected" : "smaller than expected"),
+            std::string("mismatch message: ") + Cart_error_message());
+  } else {
+    h.check(rc == MPI_SUCCESS, "ranks that see no mismatch succeed");
+  }
+  // Nothing is left behind: the next (correct) calls deliver the right data everywhere.
+  for (int round = 0; round < 3; ++round) {
+    std::fill(rb.begin(), rb.end(), -7);
+    rc = Cart_alltoallv(sb.data(), counts, displs, MPI_INT, rb.data(), counts, displs, MPI_INT, cart);
+    h.check(rc == MPI_SUCCESS, "a correct call after the mismatch");
+    const int from[3] = {(h.rank - 1 + h.size) % h.size, (h.rank + 1) % h.size, ((h.rank - 2) % h.size + h.size) % h.size};
+    for (int i = 0; i < 3; ++i) h.check(rb[i] == from[i] * 100 + i, "block " + std::to_string(i) + " after the mismatch: " + std::to_string(rb[i]) + " round " + std::to_string(round));
+  }
+  MPI_Comm_free(&cart);
+}
+
+// Arguments of blocks without a neighbour are not significant (MPICH's neighb_alltoallw2):
+// count -1, displacement -1 and MPI_DATATYPE_NULL must not be touched.
+void insignificant_blocks(Harness& h) {
+  int dims[1] = {h.size}, periods[1] = {0}, offs[2] = {1, 2};
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart) == MPI_SUCCESS,
+          "chain creation");
+  int src[2], dst[2];
+  Cart_neighbor_get(cart, 2, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED);
+  int sb[2] = {h.rank * 10, h.rank * 10 + 1}, rb[2] = {-5, -5};
+  int scounts[2], rcounts[2];
+  MPI_Aint sdispls[2], rdispls[2];
+  MPI_Datatype stypes[2], rtypes[2];
+  for (int i = 0; i < 2; ++i) {
+    const bool out = dst[i] != MPI_PROC_NULL, in = src[i] != MPI_PROC_NULL;
+    scounts[i] = out ? 1 : -1;
+    sdispls[i] = out ? static_cast<MPI_Aint>(i * sizeof(int)) : -1;
+    stypes[i] = out ? MPI_INT : MPI_DATATYPE_NULL;
+    rcounts[i] = in ? 1 : -1;
+    rdispls[i] = in ? static_cast<MPI_Aint>(i * sizeof(int)) : -1;
+    rtypes[i] = in ? MPI_INT : MPI_DATATYPE_NULL;
+  }
+  h.check(Cart_alltoallw(sb, scounts, sdispls, stypes, rb, rcounts, rdispls, rtypes, cart) == MPI_SUCCESS,
+          std::string("alltoallw with MPI_DATATYPE_NULL for absent neighbours: ") + Cart_error_message());
+  for (int i = 0; i < 2; ++i)
+    h.check(rb[i] == (src[i] == MPI_PROC_NULL ? -5 : src[i] * 10 + i), "alltoallw block " + std::to_string(i));
+  rb[0] = rb[1] = -5;
+  h.check(Cart_allgatherw(sb, 1, MPI_INT, rb, rcounts, rdispls, rtypes, cart) == MPI_SUCCESS,
+          std::string("allgatherw with MPI_DATATYPE_NULL for absent sources: ") + Cart_error_message());
+  for (int i = 0; i < 2; ++i) h.check(rb[i] == (src[i] == MPI_PROC_NULL ? -5 : src[i] * 10), "allgatherw block " + std::to_string(i));
+  MPI_Comm_free(&cart);
+}
+
+// Errors reach the error handler of the communicator concerned, with the class returned.
+int handler_calls = 0, handler_code = MPI_SUCCESS;
+void count_errors(MPI_Comm*, int* code, ...) {
+  ++handler_calls;
+  handler_code = *code;
+}
+
+void error_handlers(Harness& h) {
+  MPI_Comm cart = ring(h, false);
+  MPI_Errhandler eh;
+  MPI_Comm_create_errhandler(count_errors, &eh);
+  MPI_Comm_set_errhandler(cart, eh);
+  std::vector<int> rb(8);
+  handler_calls = 0;
+  int rc = Cart_alltoall(MPI_IN_PLACE, 1, MPI_INT, rb.data(), 1, MPI_INT, cart);
+  h.check(handler_calls == 1 && handler_code == MPI_ERR_ARG && rc == MPI_ERR_ARG, "the cart communicator's handler sees MPI_ERR_ARG");
+  int r = 0;
+  rc = Cart_relative_rank(cart, nullptr, &r);
+  h.check(handler_calls == 2 && rc == MPI_ERR_ARG, "queries report through the handler too");
+  Cart_Request req = CART_REQUEST_NULL;
+  std::vector<int> sb(8);
+  h.check(Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, MPI_INFO_NULL, &req) == MPI_SUCCESS, "init");
+  h.check(Cart_start(&req) == MPI_SUCCESS, "start");
+  rc = Cart_request_free(&req);
+  h.check(handler_calls == 3 && rc == MPI_ERR_REQUEST, "request errors go to the request's communicator");
+  h.check(Cart_wait(&req) == MPI_SUCCESS && Cart_request_free(&req) == MPI_SUCCESS, "wait and free");
+  handler_calls = 0;
+  rc = Cart_wait(nullptr);
+  h.check(handler_calls == 0 && rc == MPI_ERR_REQUEST, "an error with no communicator goes to MPI_COMM_SELF's handler");
+  MPI_Errhandler_free(&eh);
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
+  // The cases below check returned classes: errors must return instead of aborting.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   creation_errors(h);
   collective_errors(h);
+  init_errors(h);
+  default_mode_errors(h);
+  insignificant_blocks(h);
+  error_handlers(h);
   return h.finish("errors_test");
 }
