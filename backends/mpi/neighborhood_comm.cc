@@ -195,9 +195,11 @@ NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, 
     has_source_.push_back(s.source != engine::kNoRank);
   }
   for (bool p : grid_.periods()) all_periodic_ = all_periodic_ && p;
+  // MPI_TAG_UB is an attribute of MPI_COMM_WORLD only (Open MPI's Cartesian communicators and
+  // their duplicates do not carry it); its value holds for every communicator.
   int* tag_ub = nullptr;
   int flag = 0;
-  MPI_Comm_get_attr(internal_, MPI_TAG_UB, &tag_ub, &flag);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
   shared_ = std::make_shared<CommShared>(MPI_COMM_NULL, flag && tag_ub ? *tag_ub : 32767);
 }
 
