@@ -327,7 +327,11 @@ TEST_CASE("missing fields are rejected") {
 TEST_CASE("unknown enum values are rejected") {
   json j = valid(direct_alltoall());
   j["op"] = "scatter";
-  CHECK(error_of(j) == "$.op: unknown value 'scatter' (expected alltoall or allgather)");
+  CHECK(error_of(j) == "$.op: unknown value 'scatter' (expected alltoall or allgather; reduction and rooted ops "
+                       "need schema cartplan.plan/2)");
+  j["op"] = "sum";
+  j["schema"] = "cartplan.plan/2";
+  check_error(error_of(j), "$.op", {"unknown value 'sum'", "allreduce, reduce_scatter, bcast, gather, scatter or reduce"});
 
   j = valid(direct_alltoall());
   j["algorithm"] = "Direct";
@@ -377,8 +381,9 @@ TEST_CASE("a non-object root is rejected") {
 
 TEST_CASE("a wrong schema is rejected") {
   json j = valid(direct_alltoall());
-  j["schema"] = "cartplan.plan/2";
-  CHECK(error_of(j) == "$.schema: unsupported schema 'cartplan.plan/2' (expected cartplan.plan/1)");
+  j["schema"] = "cartplan.plan/3";
+  CHECK(error_of(j) ==
+        "$.schema: unsupported schema 'cartplan.plan/3' (expected cartplan.plan/1 or cartplan.plan/2)");
   j["schema"] = 1;
   check_error(error_of(j), "$.schema", {"expected a string"});
 }
