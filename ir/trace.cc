@@ -16,6 +16,10 @@ namespace {
 
 // Bound on origin coordinates so that chains of shifts from a hostile plan cannot overflow.
 constexpr std::int64_t kMaxOrigin = std::int64_t{1} << 30;
+// Bound on (step, holder position) pairs visited when walking back from the recv blocks: a
+// hostile reduction plan can fan data out and in again so that the number of distinct routes
+// grows exponentially with the phases. Planner output is far below this.
+constexpr std::size_t kMaxWalk = std::size_t{1} << 22;
 
 using Multiset = std::vector<Content>;  // sorted
 
@@ -268,6 +272,7 @@ Trace trace(const Plan& plan) {
   }
 
   const bool reduction = is_reduction(plan.op());
+  std::size_t walked = 0;
   for (int i = 0; i < plan.num_recv_blocks(); ++i) {
     const Location& loc = m.recv_[i];
     tr.final_contents.push_back(loc.content);
@@ -298,6 +303,11 @@ Trace trace(const Plan& plan) {
       auto [w, rel] = std::move(todo.back());
       todo.pop_back();
       if (!seen.insert({w, rel}).second) continue;
+      if (++walked > kMaxWalk) {
+        tr.errors.push_back("recv[" + std::to_string(i) + "]: more than " + std::to_string(kMaxWalk) +
+                            " (step, position) pairs lead to the recv blocks; the plan is too entangled to trace");
+        return tr;
+      }
       Flow& f = w >= 0 ? static_cast<Flow&>(tr.transfers[w]) : tr.locals[local_of_writer(w)];
       if (f.targets.empty() || f.targets.back() != i) f.targets.push_back(i);
       if (std::find(f.holders.begin(), f.holders.end(), rel) == f.holders.end()) f.holders.push_back(rel);
