@@ -134,3 +134,62 @@ TEST_CASE("origins of +-2^30 and shifts of INT_MIN do not overflow (fuzz finding
 
 }  // namespace
 }  // namespace cartplan::engine
+
+namespace cartplan::engine {
+namespace {
+
+TEST_CASE("reductions on a mesh: a rank with no source writes nothing; the first arrival is stored") {
+  // 1-d allreduce over {+1, +2} on a 4-process line: rank 0 has no source, rank 1 one.
+  const Neighborhood n = testing::nbh(1, {{1}, {2}});
+  const Grid g = *Grid::create({4}, {false});
+  const Result<Binder> b = Binder::create(plan_direct(ir::Op::kAllreduce, n));
+  REQUIRE(b.ok());
+  const Result<BoundPlan> r0 = b->bind(g, {0}, {8});
+  REQUIRE(r0.ok());
+  for (const BoundRound& br : r0->rounds) CHECK(br.recv_entries.empty());
+  CHECK(r0->recv_result == std::vector<bool>{true});
+  const Result<BoundPlan> r1 = b->bind(g, {1}, {8});
+  REQUIRE(r1.ok());
+  CHECK(r1->rounds[0].recv_entries.size() == 1);
+  CHECK(r1->rounds[0].recv_combine == std::vector<bool>{false});  // stored: nothing there yet
+  CHECK(r1->rounds[1].recv_entries.empty());
+  const Result<BoundPlan> r3 = b->bind(g, {3}, {8});
+  REQUIRE(r3.ok());
+  CHECK(r3->rounds[0].recv_combine == std::vector<bool>{false});
+  CHECK(r3->rounds[1].recv_combine == std::vector<bool>{true});
+  CHECK(r3->rounds[0].send_entries.empty());  // +1 leaves the mesh
+}
+
+TEST_CASE("rooted ops: only the root's neighbourhood moves data; the root is checked") {
+  const Neighborhood n = testing::nbh(1, {{1}, {2}});
+  const Grid g = *Grid::create({6}, {true});
+  const Result<Binder> bc = Binder::create(plan_direct(ir::Op::kBcast, n));
+  REQUIRE(bc.ok());
+  CHECK(bc->bind(g, {0}, {8}).error() == "bcast needs a root");
+  CHECK(bc->bind(g, {0}, {8}, Coords{6}).error() == "root coordinate 0 = 6 is outside [0, 6)");
+  // Root 2 sends to 3 and 4 only.
+  for (int r = 0; r < 6; ++r) {
+    const BoundPlan bp = *bc->bind(g, {r}, {8}, Coords{2});
+    int sends = 0;
+    for (const BoundRound& br : bp.rounds) sends += static_cast<int>(br.send_entries.size());
+    CHECK(sends == (r == 2 ? 2 : 0));
+    CHECK(bp.recv_result == std::vector<bool>{r == 3, r == 4});
+  }
+  const Result<Binder> ar = Binder::create(plan_direct(ir::Op::kAllreduce, n));
+  CHECK(ar->bind(g, {0}, {8}, Coords{2}).error() == "allreduce takes no root");
+  // Gather through a combining tree: non-roots forward through recv blocks, which are scratch.
+  const Neighborhood m = testing::moore9();
+  const Grid g2 = *Grid::create({4, 4}, {true, true});
+  const Result<Binder> ga = Binder::create(plan_combining(ir::Op::kGather, m, {0, 1}));
+  REQUIRE(ga.ok());
+  int scratch = 0;
+  for (int r = 0; r < 16; ++r) {
+    const BoundPlan bp = *ga->bind(g2, g2.coords(r), {8}, g2.coords(5));
+    for (bool s : bp.recv_scratch) scratch += s;
+    for (bool res : bp.recv_result) CHECK(res == (r == 5));
+  }
+  CHECK(scratch > 0);
+}
+
+}  // namespace
+}  // namespace cartplan::engine

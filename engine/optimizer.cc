@@ -56,7 +56,7 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
     return fail("alpha must be a finite, non-negative number of microseconds");
   if (!std::isfinite(options.model.beta_us_per_byte) || options.model.beta_us_per_byte < 0)
     return fail("beta must be a finite, non-negative number of microseconds per byte");
-  std::vector<int> order = auto_dim_order(nbh);
+  std::vector<int> order = auto_dim_order(op, nbh);
   if (options.dim_order) {
     Result<std::vector<int>> checked = check_dim_order(*options.dim_order, nbh.ndims());
     if (!checked) return fail(checked.error());

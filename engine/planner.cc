@@ -183,9 +183,168 @@ ir::Plan combining_allgather(const Neighborhood& nbh, const std::vector<int>& or
   return finish(std::move(parts), nbh);
 }
 
+BufRef reducing(BufRef r) {
+  r.reduce = true;
+  return r;
+}
+
+// The same plan under another op name (rooted ops run the plan of their symmetric op).
+ir::Plan relabel(const ir::Plan& plan, ir::Op op) {
+  ir::PlanParts parts = plan.parts();
+  parts.op = op;
+  return ir::Plan(std::move(parts));
+}
+
+ir::Plan direct_reduction(ir::Op op, const Neighborhood& nbh) {
+  ir::PlanParts parts = start(op, ir::Algorithm::kDirect, nbh, natural_dim_order(nbh.ndims()));
+  const bool scatter = op == ir::Op::kReduceScatter;
+  const std::vector<int> first = first_occurrence(nbh);
+  ir::Phase phase;
+  std::map<int, int> round_of_first;
+  for (int i = 0; i < nbh.size(); ++i) {
+    const BufRef from = send_ref(scatter ? i : 0);
+    if (Neighborhood::is_zero(nbh[i])) {
+      parts.copies.push_back({from, reducing(recv_ref(0))});
+      continue;
+    }
+    auto [it, fresh] = round_of_first.emplace(first[i], static_cast<int>(phase.rounds.size()));
+    if (fresh) phase.rounds.push_back(ir::Round{nbh[i], static_cast<int>(phase.rounds.size()), {}, {}});
+    // A duplicate offset is one more contribution from the same process: one more entry.
+    phase.rounds[it->second].send.push_back(from);
+    phase.rounds[it->second].recv.push_back(reducing(recv_ref(0)));
+  }
+  if (!phase.rounds.empty()) parts.phases.push_back(std::move(phase));
+  return finish(std::move(parts), nbh);
+}
+
+// Allreduce on N = S_0 x ... x S_{d-1}: after the phase of dimension k every process holds the
+// sum over its sources' offsets restricted to the dimensions routed so far.
+ir::Plan product_allreduce(const Neighborhood& nbh, const std::vector<int>& order) {
+  ir::PlanParts parts = start(ir::Op::kAllreduce, ir::Algorithm::kCombining, nbh, order);
+  const int d = nbh.ndims();
+  std::vector<std::set<int>> values(d);
+  for (const Offset& o : nbh.offsets())
+    for (int k = 0; k < d; ++k) values[k].insert(o[k]);
+  std::vector<int> dims;
+  for (int k : order)
+    if (values[k] != std::set<int>{0}) dims.push_back(k);
+  BufRef cur = send_ref(0);
+  int tag = 0;
+  for (std::size_t l = 0; l < dims.size(); ++l) {
+    const int k = dims[l];
+    BufRef acc = recv_ref(0);
+    if (l + 1 < dims.size()) {
+      acc = temp_ref(static_cast<int>(parts.temp_slots.size()));
+      parts.temp_slots.push_back({0});
+    }
+    ir::Phase phase;
+    phase.dim = k;
+    for (int c : values[k]) {
+      if (c == 0) continue;
+      phase.rounds.push_back(ir::Round{unit(d, k, c), tag++, {cur}, {reducing(acc)}});
+    }
+    if (values[k].count(0)) phase.copies.push_back({cur, reducing(acc)});
+    parts.phases.push_back(std::move(phase));
+    cur = acc;
+  }
+  if (dims.empty()) parts.copies.push_back({send_ref(0), reducing(recv_ref(0))});  // N = {0}
+  return finish(std::move(parts), nbh);
+}
+
+// Partial sums along the prefix tree: a node at level l is a set of contributions that still
+// have the same route (their coordinates in order[l+1..]) and are at the same place, so they
+// can travel as one vector. Its data lives in one or more locations: several while nodes are
+// only carried along (all of them took a zero step; duplicates of one offset), one once merged.
+ir::Plan tree_reduction(ir::Op op, const Neighborhood& nbh, const std::vector<int>& order) {
+  ir::PlanParts parts = start(op, ir::Algorithm::kCombining, nbh, order);
+  const int t = nbh.size(), d = nbh.ndims();
+  struct Node {
+    std::vector<int> route;  // coordinates still to travel, in routing order
+    std::vector<BufRef> locs;
+  };
+  std::vector<Node> level;
+  for (int i = 0; i < t; ++i) {
+    Node n;
+    for (int k : order) n.route.push_back(nbh[i][k]);
+    n.locs.push_back(send_ref(op == ir::Op::kReduceScatter ? i : 0));
+    level.push_back(std::move(n));
+  }
+  int tag = 0;
+  for (int l = 0; l < d; ++l) {
+    const int k = order[l];
+    const bool last = l == d - 1;
+    // Parent route -> children (first coordinate of the child's route, locations), in order.
+    std::map<std::vector<int>, std::vector<std::pair<int, std::vector<BufRef>>>> groups;
+    for (Node& n : level) {
+      const int c = n.route.front();
+      n.route.erase(n.route.begin());
+      groups[n.route].emplace_back(c, std::move(n.locs));
+    }
+    std::map<int, ir::Round> rounds;
+    std::vector<ir::Copy> local;
+    std::vector<Node> next;
+    for (auto& [route, children] : groups) {
+      Node parent{route, {}};
+      const bool all_stay = std::all_of(children.begin(), children.end(), [](const auto& ch) { return ch.first == 0; });
+      if (all_stay && !last) {
+        for (auto& ch : children) parent.locs.insert(parent.locs.end(), ch.second.begin(), ch.second.end());
+      } else {
+        BufRef to = recv_ref(0);
+        if (!last) {
+          to = temp_ref(static_cast<int>(parts.temp_slots.size()));
+          parts.temp_slots.push_back({0});
+        }
+        for (const auto& [c, locs] : children)
+          for (const BufRef& from : locs) {
+            if (c == 0) {
+              local.push_back({from, reducing(to)});
+            } else {
+              rounds[c].send.push_back(from);
+              rounds[c].recv.push_back(reducing(to));
+            }
+          }
+        parent.locs.push_back(to);
+      }
+      next.push_back(std::move(parent));
+    }
+    if (!rounds.empty()) {
+      ir::Phase phase;
+      phase.dim = k;
+      for (auto& [value, round] : rounds) {
+        round.shift = unit(d, k, value);
+        round.tag = tag++;
+        phase.rounds.push_back(std::move(round));
+      }
+      phase.copies = std::move(local);
+      parts.phases.push_back(std::move(phase));
+    } else {
+      // Only the last level can merge without a round (everything stayed): the result is
+      // complete after the last phase, so these are the plan's final copies.
+      assert(last || local.empty());
+      parts.copies.insert(parts.copies.end(), local.begin(), local.end());
+    }
+    level = std::move(next);
+  }
+  return finish(std::move(parts), nbh);
+}
+
 }  // namespace
 
+bool is_product(const Neighborhood& nbh) {
+  std::set<Offset> distinct(nbh.offsets().begin(), nbh.offsets().end());
+  if (static_cast<int>(distinct.size()) != nbh.size()) return false;
+  double product = 1;
+  for (int k = 0; k < nbh.ndims(); ++k) {
+    std::set<int> values;
+    for (const Offset& o : nbh.offsets()) values.insert(o[k]);
+    product *= static_cast<double>(values.size());
+  }
+  return product == static_cast<double>(nbh.size());
+}
+
 ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh) {
+  if (ir::is_rooted(op)) return relabel(plan_direct(ir::symmetric_op(op), nbh), op);
+  if (ir::is_reduction(op)) return direct_reduction(op, nbh);
   ir::PlanParts parts = start(op, ir::Algorithm::kDirect, nbh, natural_dim_order(nbh.ndims()));
   const bool gather = op == ir::Op::kAllgather;
   const std::vector<int> first = first_occurrence(nbh);
@@ -208,7 +367,14 @@ ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh) {
 
 ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order) {
   assert(check_dim_order(dim_order, nbh.ndims()).ok());
-  return op == ir::Op::kAlltoall ? combining_alltoall(nbh, dim_order) : combining_allgather(nbh, dim_order);
+  if (ir::is_rooted(op)) return relabel(plan_combining(ir::symmetric_op(op), nbh, dim_order), op);
+  switch (op) {
+    case ir::Op::kAlltoall: return combining_alltoall(nbh, dim_order);
+    case ir::Op::kAllgather: return combining_allgather(nbh, dim_order);
+    case ir::Op::kAllreduce:
+      return is_product(nbh) ? product_allreduce(nbh, dim_order) : tree_reduction(op, nbh, dim_order);
+    default: return tree_reduction(op, nbh, dim_order);
+  }
 }
 
 std::vector<int> natural_dim_order(int ndims) {
@@ -222,6 +388,12 @@ std::vector<int> auto_dim_order(const Neighborhood& nbh) {
   std::vector<int> c(nbh.ndims());
   for (int k = 0; k < nbh.ndims(); ++k) c[k] = nbh.distinct_nonzero(k);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return c[a] < c[b]; });
+  return order;
+}
+
+std::vector<int> auto_dim_order(ir::Op op, const Neighborhood& nbh) {
+  std::vector<int> order = auto_dim_order(nbh);
+  if (ir::is_reduction(op)) std::reverse(order.begin(), order.end());
   return order;
 }
 

@@ -200,3 +200,68 @@ TEST_CASE("dimension orders: auto sorts by C_k with ties by index; bad orders ar
 
 }  // namespace
 }  // namespace cartplan::engine
+
+namespace cartplan::engine {
+namespace {
+
+TEST_CASE("allreduce on box:d,n: C = sum of per-dimension distinct non-zero values rounds, one vector each") {
+  for (int d = 1; d <= 5; ++d)
+    for (int n = 2; n <= 4; ++n)
+      for (int f : {-1, 0, -n + 1}) {
+        CAPTURE(d);
+        CAPTURE(n);
+        CAPTURE(f);
+        const Neighborhood nb = *stencils::box(d, n, f);
+        REQUIRE(is_product(nb));
+        int c = 0;
+        for (int k = 0; k < d; ++k) c += nb.distinct_nonzero(k);
+        const bool has_zero = f <= 0 && f + n - 1 >= 0;
+        CHECK(c == d * (has_zero ? n - 1 : n));
+        for (ir::Op op : {ir::Op::kAllreduce, ir::Op::kReduce}) {
+          const ir::Plan p = plan_combining(op, nb, auto_dim_order(op, nb));
+          CHECK(p.stats().rounds == c);
+          CHECK(p.stats().volume == c);
+          CHECK(p.phases().size() == static_cast<std::size_t>(d));
+          CHECK(ir::verify(p).empty());
+          const ir::Plan direct = plan_direct(op, nb);
+          CHECK(direct.stats().rounds == nb.nonzero_count());
+          CHECK(direct.stats().volume == nb.nonzero_count());
+          CHECK(direct.copies().size() == (has_zero ? 1u : 0u));  // the own vector: a local reduction
+        }
+      }
+}
+
+TEST_CASE("allreduce on a general neighbourhood: partial sums along the tree merge contributions") {
+  // Moore and Figure 2's offsets ({-2,-1,1,2} x {1} x {1}) are products; g is not.
+  CHECK(is_product(*stencils::moore(2, 1)));
+  CHECK(is_product(nbh(3, {{-2, 1, 1}, {-1, 1, 1}, {1, 1, 1}, {2, 1, 1}})));
+  const Neighborhood g = nbh(2, {{1, 0}, {0, 1}, {1, 1}, {2, 1}, {0, 0}, {1, 0}});
+  CHECK(!is_product(g));
+  const std::vector<int> order = auto_dim_order(ir::Op::kAllreduce, g);
+  CHECK(order == std::vector<int>{0, 1});  // decreasing C_k: C_0 = 2, C_1 = 1 (reverse of allgather's)
+  const ir::Plan p = plan_combining(ir::Op::kAllreduce, g, order);
+  CHECK(ir::verify(p).empty());
+  CHECK(p.stats().rounds == 3);
+  // Dimension 0: (1,0) twice and (1,1) share shift 1 -> merged per remaining route: routes (0)
+  // [two (1,0) entries] and (1) [(1,1)]: 3 entries; (2,1): 1 entry. Dimension 1: route (1) of
+  // level 0 ((1,1), (2,1), own (0,1)) is one vector: 1 entry. Volume 5 < sum z_i = 7.
+  CHECK(p.stats().volume == 5);
+  const ir::Plan rs = plan_combining(ir::Op::kReduceScatter, g, order);
+  CHECK(ir::verify(rs).empty());
+  CHECK(rs.stats().volume == 5);
+}
+
+TEST_CASE("rooted ops run the plan of their symmetric op") {
+  const Neighborhood m = testing::moore9();
+  for (auto [rooted, sym] : {std::pair{ir::Op::kBcast, ir::Op::kAllgather}, std::pair{ir::Op::kGather, ir::Op::kAllgather},
+                             std::pair{ir::Op::kScatter, ir::Op::kAlltoall}, std::pair{ir::Op::kReduce, ir::Op::kAllreduce}}) {
+    const ir::Plan a = plan_combining(rooted, m, {0, 1}), b = plan_combining(sym, m, {0, 1});
+    CHECK(a.op() == rooted);
+    CHECK(a.phases() == b.phases());
+    CHECK(a.copies() == b.copies());
+    CHECK(plan_direct(rooted, m).phases() == plan_direct(sym, m).phases());
+  }
+}
+
+}  // namespace
+}  // namespace cartplan::engine

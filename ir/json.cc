@@ -1,4 +1,4 @@
-// JSON form of a plan: canonical printer and strict, non-throwing parser (schema cartplan.plan/1).
+// JSON form of a plan: canonical printer and strict, non-throwing parser (schemas cartplan.plan/1 and /2).
 #include "ir/json.h"
 
 #include <cmath>
@@ -41,12 +41,24 @@ ordered_json ref_json(const BufRef& r) {
   ordered_json o = ordered_json::object();
   o["buf"] = to_string(r.kind);
   o[r.kind == BufKind::kTemp ? "slot" : "block"] = r.index;
+  if (r.reduce) o["reduce"] = true;
   return o;
 }
 
 ordered_json refs_json(const std::vector<BufRef>& refs) {
   ordered_json a = ordered_json::array();
   for (const BufRef& r : refs) a.push_back(ref_json(r));
+  return a;
+}
+
+ordered_json copies_json(const std::vector<Copy>& copies) {
+  ordered_json a = ordered_json::array();
+  for (const Copy& c : copies) {
+    ordered_json o = ordered_json::object();
+    o["from"] = ref_json(c.from);
+    o["to"] = ref_json(c.to);
+    a.push_back(std::move(o));
+  }
   return a;
 }
 
@@ -302,8 +314,9 @@ class Reader {
     return true;
   }
 
-  // A buffer reference; the index must address an existing block or slot.
-  bool ref(const json& j, const Path& p, BufRef& out) {
+  // A buffer reference; the index must address an existing block or slot. `write`: a position
+  // that is written (recv entry, copy target), where schema 2 allows "reduce": true.
+  bool ref(const json& j, const Path& p, BufRef& out, bool write) {
     if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
     const auto buf = j.find("buf");
     if (buf == j.end()) return error(p, "missing field 'buf'");
@@ -311,16 +324,26 @@ class Reader {
     if (!name(*buf, p / "buf", {"send", "recv", "temp"}, "send, recv or temp", kind)) return false;
     out.kind = static_cast<BufKind>(kind);
     const char* key = out.kind == BufKind::kTemp ? "slot" : "block";
-    if (!object(j, p, {"buf", key})) return false;
+    if (j.contains("reduce")) {
+      const Path rp = p / "reduce";
+      if (version_ < 2) return error(rp, "unknown field 'reduce' (reduce entries need schema " + std::string(kPlanSchemaV2) + ")");
+      if (!write) return error(rp, "only written entries (recv entries, copy targets) can reduce");
+      if (!j["reduce"].is_boolean()) return error(rp, "expected true, got " + type_of(j["reduce"]));
+      if (!j["reduce"].get<bool>()) return error(rp, "must be true when present (omit it for an overwrite)");
+      if (!object(j, p, {"buf", key, "reduce"})) return false;
+      out.reduce = true;
+    } else if (!object(j, p, {"buf", key})) {
+      return false;
+    }
     const Path ip = p / key;
     if (!any_int(j[key], ip, out.index)) return false;
     int limit = 0;
     std::string what;
     switch (out.kind) {
       case BufKind::kSend:
-        if (op_ == Op::kAllgather) {
+        if (!personalized_send(op_)) {
           if (out.index != 0) {
-            return error(ip, "allgather send buffer has one block, got block " +
+            return error(ip, std::string(to_string(op_)) + " send buffer has one block, got block " +
                                  std::to_string(out.index) + " (expected 0)");
           }
           return true;
@@ -329,6 +352,13 @@ class Reader {
         what = "neighborhood has " + std::to_string(num_blocks_) + " entries";
         break;
       case BufKind::kRecv:
+        if (one_recv_block(op_)) {
+          if (out.index != 0) {
+            return error(ip, std::string(to_string(op_)) + " recv buffer has one block, got block " +
+                                 std::to_string(out.index) + " (expected 0)");
+          }
+          return true;
+        }
         limit = num_blocks_;
         what = "neighborhood has " + std::to_string(num_blocks_) + " entries";
         break;
@@ -344,7 +374,7 @@ class Reader {
     return true;
   }
 
-  bool refs(const json& j, const Path& p, std::vector<BufRef>& out) {
+  bool refs(const json& j, const Path& p, std::vector<BufRef>& out, bool write) {
     if (!array(j, p, kMaxEntries)) return false;
     entries_ += j.size();
     if (entries_ > kMaxEntries) {
@@ -352,7 +382,23 @@ class Reader {
     }
     out.resize(j.size());
     for (std::size_t i = 0; i < j.size(); ++i) {
-      if (!ref(j[i], p[i], out[i])) return false;
+      if (!ref(j[i], p[i], out[i], write)) return false;
+    }
+    return true;
+  }
+
+  bool copies(const json& j, const Path& p, std::vector<Copy>& out) {
+    if (!array(j, p, kMaxEntries)) return false;
+    entries_ += j.size();
+    if (entries_ > kMaxEntries) {
+      return error(p, "more than " + std::to_string(kMaxEntries) + " entries and copies in all");
+    }
+    out.resize(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const Path cp = p[i];
+      if (!object(j[i], cp, {"from", "to"})) return false;
+      if (!ref(j[i]["from"], cp / "from", out[i].from, false)) return false;
+      if (!ref(j[i]["to"], cp / "to", out[i].to, true)) return false;
     }
     return true;
   }
@@ -361,12 +407,16 @@ class Reader {
     if (!object(j, p, {"shift", "tag", "send", "recv"})) return false;
     if (!offset(j["shift"], p / "shift", out.shift)) return false;
     if (!count(j["tag"], p / "tag", out.tag)) return false;
-    if (!refs(j["send"], p / "send", out.send)) return false;
-    return refs(j["recv"], p / "recv", out.recv);
+    if (!refs(j["send"], p / "send", out.send, false)) return false;
+    return refs(j["recv"], p / "recv", out.recv, true);
   }
 
   bool phase(const json& j, const Path& p, Phase& out) {
-    if (!object(j, p, {"dim", "rounds"})) return false;
+    if (version_ >= 2) {
+      if (!object(j, p, {"dim", "rounds", "copies"})) return false;
+    } else if (!object(j, p, {"dim", "rounds"})) {
+      return false;
+    }
     const Path dp = p / "dim";
     if (!any_int(j["dim"], dp, out.dim)) return false;
     if (out.dim != Phase::kAllDims && (out.dim < 0 || out.dim >= ndims_)) {
@@ -384,6 +434,7 @@ class Reader {
     for (std::size_t i = 0; i < rounds.size(); ++i) {
       if (!round(rounds[i], rp[i], out.rounds[i])) return false;
     }
+    if (version_ >= 2) return copies(j["copies"], p / "copies", out.copies);
     return true;
   }
 
@@ -484,16 +535,30 @@ class Reader {
     const auto schema = j.find("schema");
     if (schema == j.end()) return error(p, "missing field 'schema'");
     if (!schema->is_string()) return error(p / "schema", "expected a string, got " + type_of(*schema));
-    if (schema->get_ref<const std::string&>() != kPlanSchema) {
+    const std::string& version = schema->get_ref<const std::string&>();
+    if (version == kPlanSchema) {
+      version_ = 1;
+    } else if (version == kPlanSchemaV2) {
+      version_ = 2;
+    } else {
       return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) +
-                                     " (expected " + kPlanSchema + ")");
+                                     " (expected " + kPlanSchema + " or " + kPlanSchemaV2 + ")");
     }
     if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
                        "temp_slots", "phases", "copies", "stats"})) {
       return false;
     }
     int v = 0;
-    if (!name(j["op"], p / "op", {"alltoall", "allgather"}, "alltoall or allgather", v)) return false;
+    if (version_ == 1) {
+      if (!name(j["op"], p / "op", {"alltoall", "allgather"},
+                "alltoall or allgather; reduction and rooted ops need schema cartplan.plan/2", v)) {
+        return false;
+      }
+    } else if (!name(j["op"], p / "op",
+                     {"alltoall", "allgather", "allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"},
+                     "alltoall, allgather, allreduce, reduce_scatter, bcast, gather, scatter or reduce", v)) {
+      return false;
+    }
     out.op = op_ = static_cast<Op>(v);
     if (!name(j["algorithm"], p / "algorithm", {"direct", "combining"}, "direct or combining", v)) {
       return false;
@@ -538,20 +603,13 @@ class Reader {
       if (!phase(phases[i], pp[i], out.phases[i])) return false;
     }
 
-    const json& copies = j["copies"];
-    const Path cp = p / "copies";
-    if (!array(copies, cp, kMaxEntries)) return false;
-    out.copies.resize(copies.size());
-    for (std::size_t i = 0; i < copies.size(); ++i) {
-      if (!object(copies[i], cp[i], {"from", "to"})) return false;
-      if (!ref(copies[i]["from"], cp[i] / "from", out.copies[i].from)) return false;
-      if (!ref(copies[i]["to"], cp[i] / "to", out.copies[i].to)) return false;
-    }
+    if (!copies(j["copies"], p / "copies", out.copies)) return false;
 
     return stats(j["stats"], p / "stats", out.stats);
   }
 
   std::string error_;
+  int version_ = 1;
   Op op_ = Op::kAlltoall;
   int ndims_ = 0;
   int num_blocks_ = 0;
@@ -665,7 +723,8 @@ std::string strip_exception_prefix(const std::string& what) {
 
 ordered_json to_json(const Plan& plan) {
   ordered_json j = ordered_json::object();
-  j["schema"] = kPlanSchema;
+  const bool v1 = fits_schema1(plan);
+  j["schema"] = v1 ? kPlanSchema : kPlanSchemaV2;
   j["op"] = to_string(plan.op());
   j["algorithm"] = to_string(plan.algorithm());
   j["ndims"] = plan.ndims();
@@ -694,17 +753,11 @@ ordered_json to_json(const Plan& plan) {
     ordered_json o = ordered_json::object();
     o["dim"] = ph.dim;
     o["rounds"] = std::move(rounds);
+    if (!v1) o["copies"] = copies_json(ph.copies);
     phases.push_back(std::move(o));
   }
   j["phases"] = std::move(phases);
-  ordered_json copies = ordered_json::array();
-  for (const Copy& c : plan.copies()) {
-    ordered_json o = ordered_json::object();
-    o["from"] = ref_json(c.from);
-    o["to"] = ref_json(c.to);
-    copies.push_back(std::move(o));
-  }
-  j["copies"] = std::move(copies);
+  j["copies"] = copies_json(plan.copies());
   const Stats& s = plan.stats();
   ordered_json st = ordered_json::object();
   st["t"] = s.t;

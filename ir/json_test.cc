@@ -327,7 +327,11 @@ TEST_CASE("missing fields are rejected") {
 TEST_CASE("unknown enum values are rejected") {
   json j = valid(direct_alltoall());
   j["op"] = "scatter";
-  CHECK(error_of(j) == "$.op: unknown value 'scatter' (expected alltoall or allgather)");
+  CHECK(error_of(j) == "$.op: unknown value 'scatter' (expected alltoall or allgather; reduction and rooted ops "
+                       "need schema cartplan.plan/2)");
+  j["op"] = "sum";
+  j["schema"] = "cartplan.plan/2";
+  check_error(error_of(j), "$.op", {"unknown value 'sum'", "allreduce, reduce_scatter, bcast, gather, scatter or reduce"});
 
   j = valid(direct_alltoall());
   j["algorithm"] = "Direct";
@@ -377,8 +381,9 @@ TEST_CASE("a non-object root is rejected") {
 
 TEST_CASE("a wrong schema is rejected") {
   json j = valid(direct_alltoall());
-  j["schema"] = "cartplan.plan/2";
-  CHECK(error_of(j) == "$.schema: unsupported schema 'cartplan.plan/2' (expected cartplan.plan/1)");
+  j["schema"] = "cartplan.plan/3";
+  CHECK(error_of(j) ==
+        "$.schema: unsupported schema 'cartplan.plan/3' (expected cartplan.plan/1 or cartplan.plan/2)");
   j["schema"] = 1;
   check_error(error_of(j), "$.schema", {"expected a string"});
 }
@@ -560,6 +565,80 @@ TEST_CASE("no exception escapes, even for strings that are not UTF-8") {
 
   CHECK_NOTHROW(msg = error_of(std::string("{\"op\": \"\xff\"}")));
   check_syntax_error(msg, {});
+}
+
+}  // namespace
+}  // namespace cartplan::ir
+
+namespace cartplan::ir {
+namespace {
+
+TEST_CASE("schema 2: reductions print as cartplan.plan/2 and round-trip; reduce flags are strict") {
+  PlanParts p;
+  p.op = Op::kReduce;
+  p.algorithm = Algorithm::kCombining;
+  p.ndims = 1;
+  p.neighborhood = {{1}, {0}};
+  p.dim_order = {0};
+  BufRef acc = recv(0);
+  acc.reduce = true;
+  p.phases = {Phase{0, {Round{{1}, 0, {send(0)}, {acc}}}, {Copy{send(0), acc}}}};
+  p.stats.t = 1;
+  p.stats.rounds = 1;
+  p.stats.volume = 1;
+  p.stats.phase_rounds = {1};
+  const Plan plan(p);
+  const std::string text = to_json_string(plan);
+  CHECK(text.find("\"schema\": \"cartplan.plan/2\"") != std::string::npos);
+  CHECK(text.find("{\"from\": {\"buf\": \"send\", \"block\": 0}, \"to\": {\"buf\": \"recv\", \"block\": 0, \"reduce\": true}}") !=
+        std::string::npos);
+  const Result<Plan> back = plan_from_json_string(text);
+  REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error()));
+  CHECK(*back == plan);
+  CHECK(to_json_string(*back) == text);
+
+  json j = json::parse(text);
+  j["phases"][0]["rounds"][0]["recv"][0]["reduce"] = false;
+  CHECK(plan_from_json(j).error() ==
+        "$.phases[0].rounds[0].recv[0].reduce: must be true when present (omit it for an overwrite)");
+  j = json::parse(text);
+  j["phases"][0]["rounds"][0]["send"][0]["reduce"] = true;
+  CHECK(plan_from_json(j).error() ==
+        "$.phases[0].rounds[0].send[0].reduce: only written entries (recv entries, copy targets) can reduce");
+  j = json::parse(text);
+  j["phases"][0]["rounds"][0]["recv"][0]["block"] = 1;
+  CHECK(plan_from_json(j).error() == "$.phases[0].rounds[0].recv[0].block: reduce recv buffer has one block, got block 1 (expected 0)");
+  j = json::parse(text);
+  j["phases"][0].erase("copies");
+  CHECK(plan_from_json(j).error() == "$.phases[0]: missing field 'copies'");
+  j = json::parse(text);
+  j["phases"][0]["copies"][0]["to"]["fold"] = 1;
+  CHECK(plan_from_json(j).error() == "$.phases[0].copies[0].to: unknown field 'fold'");
+  j = json::parse(text);
+  j["schema"] = "cartplan.plan/1";
+  CHECK(plan_from_json(j).error().rfind("$.op: unknown value 'reduce' (expected alltoall or allgather;", 0) == 0);
+}
+
+TEST_CASE("schema 2 files of alltoall/allgather plans are read and print canonically as schema 1") {
+  PlanParts p;
+  p.op = Op::kAllgather;
+  p.algorithm = Algorithm::kDirect;
+  p.ndims = 1;
+  p.neighborhood = {{1}};
+  p.dim_order = {0};
+  p.phases = {Phase{Phase::kAllDims, {Round{{1}, 0, {send(0)}, {recv(0)}}}}};
+  p.stats.t = 1;
+  p.stats.rounds = 1;
+  p.stats.volume = 1;
+  p.stats.phase_rounds = {1};
+  const std::string v1 = to_json_string(Plan(p));
+  CHECK(v1.find("cartplan.plan/1") != std::string::npos);
+  json j = json::parse(v1);
+  j["schema"] = "cartplan.plan/2";
+  j["phases"][0]["copies"] = json::array();
+  const Result<Plan> back = plan_from_json(j);
+  REQUIRE(back.ok());
+  CHECK(to_json_string(*back) == v1);
 }
 
 }  // namespace

@@ -3,7 +3,54 @@
 
 namespace cartplan::ir {
 
-const char* to_string(Op op) { return op == Op::kAlltoall ? "alltoall" : "allgather"; }
+int Plan::num_send_blocks() const { return personalized_send(p_.op) ? num_blocks() : 1; }
+int Plan::num_recv_blocks() const { return one_recv_block(p_.op) ? 1 : num_blocks(); }
+
+bool is_reduction(Op op) { return op == Op::kAllreduce || op == Op::kReduceScatter || op == Op::kReduce; }
+bool is_rooted(Op op) { return root_is_origin(op) || root_is_target(op); }
+bool root_is_origin(Op op) { return op == Op::kBcast || op == Op::kScatter; }
+bool root_is_target(Op op) { return op == Op::kGather || op == Op::kReduce; }
+
+Op symmetric_op(Op op) {
+  switch (op) {
+    case Op::kBcast:
+    case Op::kGather: return Op::kAllgather;
+    case Op::kScatter: return Op::kAlltoall;
+    case Op::kReduce: return Op::kAllreduce;
+    default: return op;
+  }
+}
+
+bool personalized_send(Op op) { return op == Op::kAlltoall || op == Op::kReduceScatter || op == Op::kScatter; }
+bool one_recv_block(Op op) { return is_reduction(op); }
+bool blocks_have_own_shape(Op op) { return op == Op::kAlltoall || op == Op::kScatter; }
+
+bool fits_schema1(const Plan& plan) {
+  if (plan.op() != Op::kAlltoall && plan.op() != Op::kAllgather) return false;
+  for (const Phase& ph : plan.phases()) {
+    if (!ph.copies.empty()) return false;
+    for (const Round& r : ph.rounds)
+      for (const BufRef& ref : r.recv)
+        if (ref.reduce) return false;
+  }
+  for (const Copy& c : plan.copies())
+    if (c.to.reduce) return false;
+  return true;
+}
+
+const char* to_string(Op op) {
+  switch (op) {
+    case Op::kAlltoall: return "alltoall";
+    case Op::kAllgather: return "allgather";
+    case Op::kAllreduce: return "allreduce";
+    case Op::kReduceScatter: return "reduce_scatter";
+    case Op::kBcast: return "bcast";
+    case Op::kGather: return "gather";
+    case Op::kScatter: return "scatter";
+    case Op::kReduce: return "reduce";
+  }
+  return "?";
+}
 
 const char* to_string(Algorithm algorithm) {
   return algorithm == Algorithm::kDirect ? "direct" : "combining";

@@ -20,14 +20,29 @@ namespace cartplan::ir {
 // A relative coordinate vector (one entry per dimension).
 using Offset = std::vector<int>;
 
-enum class Op { kAlltoall, kAllgather };
+// The collectives. Schema cartplan.plan/1 knows only alltoall and allgather; the reductions and
+// the rooted operations (seed 001 Sect. 2, seed 002 Sect. 4) need cartplan.plan/2.
+//  - allreduce:      recv[0] = op over send[0] of the processes at -neighborhood[i], every i
+//                    (the zero offset contributes the own vector, a duplicate offset several times)
+//  - reduce_scatter: recv[0] = op over send[i] of the processes at -neighborhood[i], every i
+//  - bcast, gather, scatter, reduce: rooted. A rooted plan is the plan of its symmetric op
+//    (bcast, gather: allgather; scatter: alltoall; reduce: allreduce) run by every process; the
+//    root is not part of the plan (plans are rank-independent) but an argument of bind(), which
+//    keeps only data that starts at the root (bcast, scatter) or ends at the root (gather,
+//    reduce). So data moves only within the root's neighbourhood, as seed 001 defines.
+enum class Op { kAlltoall, kAllgather, kAllreduce, kReduceScatter, kBcast, kGather, kScatter, kReduce };
 enum class Algorithm { kDirect, kCombining };
 enum class BufKind { kSend, kRecv, kTemp };
 
 // A block of the send or recv buffer (index = neighbourhood position), or a temp slot.
+// `reduce` is only meaningful where data is written (a round's recv entries, a copy's `to`), and
+// only in reduction plans: the incoming data is combined into the location with the
+// collective's op instead of overwriting it. A location that holds no data yet (on a mesh, or
+// before its first write) simply takes the incoming data. The op itself is not in the plan.
 struct BufRef {
   BufKind kind = BufKind::kSend;
   int index = 0;  // block index for send/recv, slot index for temp
+  bool reduce = false;
   friend bool operator==(const BufRef&, const BufRef&) = default;
 };
 
@@ -41,19 +56,23 @@ struct Round {
   friend bool operator==(const Round&, const Round&) = default;
 };
 
-// Rounds that run concurrently. `dim` is the routed dimension, or kAllDims for direct plans.
-struct Phase {
-  static constexpr int kAllDims = -1;
-  int dim = kAllDims;
-  std::vector<Round> rounds;
-  friend bool operator==(const Phase&, const Phase&) = default;
-};
-
-// A local move after the last phase (zero offset; duplicate offsets in allgather).
+// A local move (zero offset; duplicate offsets in allgather) or, with to.reduce, a local
+// reduction (the own contribution in reduction plans).
 struct Copy {
   BufRef from;
   BufRef to;
   friend bool operator==(const Copy&, const Copy&) = default;
+};
+
+// Rounds that run concurrently. `dim` is the routed dimension, or kAllDims for direct plans.
+// `copies` (schema 2) are local steps run in list order after all receives of the phase have
+// been applied and before the next phase starts (partial sums of combining reductions).
+struct Phase {
+  static constexpr int kAllDims = -1;
+  int dim = kAllDims;
+  std::vector<Round> rounds;
+  std::vector<Copy> copies = {};
+  friend bool operator==(const Phase&, const Phase&) = default;
 };
 
 // Temp slot k holds one block shaped like recv block `shape_of`.
@@ -94,7 +113,7 @@ struct PlanParts {
   std::vector<int> dim_order;
   std::vector<TempSlot> temp_slots;
   std::vector<Phase> phases;
-  std::vector<Copy> copies;
+  std::vector<Copy> copies = {};
   Stats stats;
   friend bool operator==(const PlanParts&, const PlanParts&) = default;
 };
@@ -109,8 +128,10 @@ class Plan {
   int ndims() const { return p_.ndims; }
   const std::vector<Offset>& neighborhood() const { return p_.neighborhood; }
   int num_blocks() const { return static_cast<int>(p_.neighborhood.size()); }
-  // Blocks in the send buffer: one per neighbour for alltoall, one for allgather.
-  int num_send_blocks() const { return p_.op == Op::kAllgather ? 1 : num_blocks(); }
+  // Blocks in the send buffer: one per neighbour (alltoall, reduce_scatter, scatter) or one.
+  int num_send_blocks() const;
+  // Blocks in the recv buffer: one per neighbour, or one for allreduce, reduce_scatter, reduce.
+  int num_recv_blocks() const;
   const std::vector<int>& dim_order() const { return p_.dim_order; }
   const std::vector<TempSlot>& temp_slots() const { return p_.temp_slots; }
   const std::vector<Phase>& phases() const { return p_.phases; }
@@ -130,6 +151,19 @@ class Plan {
  private:
   PlanParts p_;
 };
+
+// Properties of the ops (see Op).
+bool is_reduction(Op op);       // allreduce, reduce_scatter, reduce
+bool is_rooted(Op op);          // bcast, gather, scatter, reduce
+bool root_is_origin(Op op);     // bcast, scatter: only the root's data moves
+bool root_is_target(Op op);     // gather, reduce: only data for the root moves
+Op symmetric_op(Op op);         // the op whose plan a rooted op runs (identity otherwise)
+bool personalized_send(Op op);  // one send block per neighbour: alltoall, reduce_scatter, scatter
+bool one_recv_block(Op op);     // allreduce, reduce_scatter, reduce
+// Block i has its own shape (alltoall, scatter); otherwise every block has the same shape.
+bool blocks_have_own_shape(Op op);
+// Schema 1 can express the plan: alltoall/allgather, no reduce entries, no phase copies.
+bool fits_schema1(const Plan& plan);
 
 // Names used in JSON and text output.
 const char* to_string(Op op);

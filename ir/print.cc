@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -60,7 +61,7 @@ void append_packed(std::string& out, const std::vector<std::string>& cells, cons
 std::string entry_text(const Round& round, std::size_t e) {
   const std::string from = e < round.send.size() ? to_string(round.send[e]) : "?";
   const std::string to = e < round.recv.size() ? to_string(round.recv[e]) : "?";
-  return from + " -> " + to;
+  return from + (e < round.recv.size() && round.recv[e].reduce ? " +> " : " -> ") + to;
 }
 
 // The entries of a round as lines of at most kEntriesWidth characters (longer only if a single
@@ -89,6 +90,9 @@ void append_header(std::string& out, const Plan& plan) {
   out += "  dim_order [" + join_ints(plan.dim_order()) + "], temp slots " +
          std::to_string(plan.temp_slots().size()) + ", phase rounds [" + join_ints(s.phase_rounds) +
          "]\n";
+  if (is_rooted(plan.op()))
+    out += std::string("  rooted: runs the ") + to_string(symmetric_op(plan.op())) +
+           " plan below; bind(root) keeps only data " + (root_is_origin(plan.op()) ? "from" : "for") + " the root\n";
   if (s.cutoff_ratio)
     out += "  cutoff ratio (t-C)/(V-t) = " + num(*s.cutoff_ratio) + "  (t = non-zero offsets)\n";
   if (s.cost) {
@@ -107,12 +111,17 @@ void append_header(std::string& out, const Plan& plan) {
   }
 }
 
+// "send[0] -> recv[2]", or "send[0] +> recv[0]" when the copy reduces.
+std::string copy_text(const Copy& c) {
+  return to_string(c.from) + (c.to.reduce ? " +> " : " -> ") + to_string(c.to);
+}
+
 void append_phase(std::string& out, int p, const Phase& phase) {
   const std::size_t n = phase.rounds.size();
   out += "phase " + std::to_string(p) + " (" +
          (phase.dim == Phase::kAllDims ? std::string("all dims") : "dim " + std::to_string(phase.dim)) +
          "): " + std::to_string(n) + (n == 1 ? " round\n" : " rounds\n");
-  if (n == 0) return;
+  if (n == 0 && phase.copies.empty()) return;
 
   struct Row {
     std::string index, tag, shift, count;
@@ -149,6 +158,12 @@ void append_phase(std::string& out, int p, const Phase& phase) {
   };
   emit(head);
   for (const Row& row : rows) emit(row);
+  if (!phase.copies.empty()) {
+    out += "  then local copies (" + std::to_string(phase.copies.size()) + "):\n";
+    std::vector<std::string> cells;
+    for (const Copy& c : phase.copies) cells.push_back(copy_text(c));
+    append_packed(out, cells, "    ");
+  }
 }
 
 // Quotes a string for DOT: backslashes and quotes escaped, newlines as the DOT "\n" escape.
@@ -171,7 +186,7 @@ std::string dot_quote(const std::string& s) {
 bool traceable(const Plan& plan) {
   auto ok = [&](const BufRef& ref) {
     const int limit = ref.kind == BufKind::kSend   ? plan.num_send_blocks()
-                      : ref.kind == BufKind::kRecv ? plan.num_blocks()
+                      : ref.kind == BufKind::kRecv ? plan.num_recv_blocks()
                                                    : static_cast<int>(plan.temp_slots().size());
     return ref.index >= 0 && ref.index < limit;
   };
@@ -185,6 +200,9 @@ bool traceable(const Plan& plan) {
     }
   for (const Copy& c : plan.copies())
     if (!ok(c.from) || !ok(c.to)) return false;
+  for (const Phase& phase : plan.phases())
+    for (const Copy& c : phase.copies)
+      if (!ok(c.from) || !ok(c.to)) return false;
   for (const Offset& o : plan.neighborhood())
     if (static_cast<int>(o.size()) != plan.ndims()) return false;
   return plan.ndims() >= 0;
@@ -211,7 +229,8 @@ std::string to_text(const Plan& plan) {
 
   out += "copies (" + std::to_string(plan.copies().size()) + "):\n";
   cells.clear();
-  for (const Copy& c : plan.copies()) cells.push_back(to_string(c.from) + " -> " + to_string(c.to));
+  for (const Copy& c : plan.copies()) cells.push_back(copy_text(c));
+  if (is_reduction(plan.op())) out += "(a +> b: b combines a into itself with the collective's op)\n";
   append_packed(out, cells, "  ");
   return out;
 }
@@ -224,7 +243,15 @@ std::string to_dot(const Plan& plan) {
   std::map<Offset, std::vector<int>> nodes;
   nodes[origin];
   for (int i = 0; i < plan.num_blocks(); ++i)
-    if (static_cast<int>(plan.neighborhood()[i].size()) == d) nodes[plan.neighborhood()[i]].push_back(i);
+    if (static_cast<int>(plan.neighborhood()[i].size()) == d) {
+      if (is_reduction(plan.op())) {  // sources, relative to the result's holder
+        Offset src = plan.neighborhood()[i];
+        for (int& x : src) x = x == std::numeric_limits<int>::min() ? x : -x;
+        nodes[src];
+      } else {
+        nodes[plan.neighborhood()[i]].push_back(i);
+      }
+    }
   const bool sound = traceable(plan);
 
   std::map<std::pair<Offset, Offset>, Edge> edges;
@@ -232,8 +259,26 @@ std::string to_dot(const Plan& plan) {
   if (sound) {
     const Trace tr = trace(plan);
     errors = tr.errors.size();
+    const bool reduction = is_reduction(plan.op());
     for (const Transfer& x : tr.transfers) {
       const Offset& shift = plan.phases()[x.phase].rounds[x.round].shift;
+      if (reduction) {
+        // Positions relative to the result's holder (the origin box): partial sums flow in.
+        for (const Offset& h : x.holders) {
+          if (static_cast<int>(h.size()) != d || static_cast<int>(shift.size()) != d) continue;
+          Offset from(d), to(d);
+          for (int k = 0; k < d; ++k) {
+            to[k] = -h[k];
+            from[k] = to[k] - shift[k];
+          }
+          nodes[from];
+          nodes[to];
+          Edge& e = edges[{from, to}];
+          e.rounds.insert({x.phase, x.round});
+          e.blocks.insert(x.targets.begin(), x.targets.end());
+        }
+        continue;
+      }
       // Undefined content (a read before any write) has no position to draw it at.
       if (static_cast<int>(x.content.origin.size()) != d || static_cast<int>(shift.size()) != d) {
         ++undrawn;
@@ -248,7 +293,7 @@ std::string to_dot(const Plan& plan) {
       nodes[to];
       Edge& e = edges[{from, to}];
       e.rounds.insert({x.phase, x.round});
-      if (plan.op() == Op::kAlltoall) {
+      if (blocks_have_own_shape(plan.op())) {
         e.blocks.insert(x.content.block);
       } else {
         e.blocks.insert(x.targets.begin(), x.targets.end());
@@ -259,7 +304,8 @@ std::string to_dot(const Plan& plan) {
   std::string out = "digraph cartplan {\n";
   out += "  // " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) + ": t " +
          std::to_string(plan.stats().t) + ", rounds " + std::to_string(plan.stats().rounds) + ", volume " +
-         std::to_string(plan.stats().volume) + "; nodes are positions relative to a block's origin\n";
+         std::to_string(plan.stats().volume) + (is_reduction(plan.op()) ? "; nodes are positions relative to the result's holder (origin)\n"
+                                   : "; nodes are positions relative to a block's origin\n");
   if (!sound) out += "  // plan is structurally invalid (index or list-length error): run verify; no edges drawn\n";
   if (errors) out += "  // trace found " + std::to_string(errors) + " error(s): run verify\n";
   if (undrawn) out += "  // " + std::to_string(undrawn) + " transfer(s) of undefined data not drawn\n";
@@ -286,7 +332,7 @@ std::string to_dot(const Plan& plan) {
       label += "p" + std::to_string(p) + "r" + std::to_string(r);
     }
     std::vector<int> blocks(e.blocks.begin(), e.blocks.end());
-    label += plan.op() == Op::kAlltoall ? "\nblocks " : "\nfor recv ";
+    label += blocks_have_own_shape(plan.op()) ? "\nblocks " : "\nfor recv ";
     label += join_ints(blocks);
     out += "  " + dot_quote(to_string(ends.first)) + " -> " + dot_quote(to_string(ends.second)) +
            " [label=" + dot_quote(label) + "];\n";

@@ -21,16 +21,17 @@ class Checker {
     int n = 0;
     switch (ref.kind) {
       case BufKind::kSend: n = plan_.num_send_blocks(); break;
-      case BufKind::kRecv: n = plan_.num_blocks(); break;
+      case BufKind::kRecv: n = plan_.num_recv_blocks(); break;
       case BufKind::kTemp: n = static_cast<int>(plan_.temp_slots().size()); break;
     }
     return ref.index >= 0 && ref.index < n;
   }
 
   // Blocks of the same shape may be exchanged. In allgather every block is a copy of the one
-  // send block, so all share a shape; in alltoall block i has its own shape.
+  // send block and reductions combine vectors of one size, so all share a shape; in alltoall
+  // (and scatter) block i has its own shape.
   int shape(const BufRef& ref) const {
-    if (plan_.op() == Op::kAllgather) return 0;
+    if (!blocks_have_own_shape(plan_.op())) return 0;
     return ref.kind == BufKind::kTemp ? plan_.temp_slots()[ref.index].shape_of : ref.index;
   }
 
@@ -41,6 +42,27 @@ class Checker {
       error(ctx() + ": " + to_string(ref) + " is out of range");
     } else if (is_write && ref.kind == BufKind::kSend) {
       error(ctx() + ": writes " + to_string(ref) + ", but the send buffer is read-only");
+    }
+    const bool reduction = is_reduction(plan_.op());
+    if (ref.reduce && !is_write) {
+      error(ctx() + ": " + to_string(ref) + " is read, so it cannot reduce");
+    } else if (ref.reduce && !reduction) {
+      error(ctx() + ": reduces into " + to_string(ref) + ", but " + to_string(plan_.op()) +
+            " is not a reduction (reduce entries belong to allreduce, reduce_scatter and reduce)");
+    } else if (is_write && reduction && ref.kind == BufKind::kRecv && !ref.reduce) {
+      error(ctx() + ": overwrites " + to_string(ref) + "; reduction plans must reduce into recv blocks");
+    }
+  }
+
+  // Local steps of a phase or of the plan's end.
+  void check_copies(const std::vector<Copy>& copies, const std::string& prefix) {
+    for (int c = 0; c < static_cast<int>(copies.size()); ++c) {
+      const Copy& copy = copies[c];
+      auto ctx = [&] { return prefix + "copy " + std::to_string(c); };
+      check_ref(copy.from, ctx, false);
+      check_ref(copy.to, ctx, true);
+      if (in_range(copy.from) && in_range(copy.to) && shape(copy.from) != shape(copy.to))
+        error(ctx() + ": copies " + to_string(copy.from) + " into " + to_string(copy.to) + " of another shape");
     }
   }
 
@@ -72,8 +94,11 @@ class Checker {
       if (phase.dim < Phase::kAllDims || phase.dim >= d)
         error(pctx + ": dim " + std::to_string(phase.dim) + " is out of range");
       // (kind, index) -> the (round, entry) that writes or reads it in this phase. Context
-      // strings are built only for errors: verify runs on every bind of large plans.
+      // strings are built only for errors: verify runs on every bind of large plans. Several
+      // reduce entries may write one location in a phase (they are combined after the phase's
+      // messages complete); an overwrite must be its location's only write.
       std::map<std::pair<int, int>, std::pair<int, int>> written, read;
+      std::map<std::pair<int, int>, bool> all_reduce;
       auto entry_ctx = [&](int r, const char* side, int e) {
         return pctx + ", round " + std::to_string(r) + ", " + side + " entry " + std::to_string(e);
       };
@@ -111,9 +136,12 @@ class Checker {
           check_ref(round.recv[e], ctx, true);
           if (!in_range(round.recv[e])) continue;
           auto [it, fresh] = written.emplace(key(round.recv[e]), std::pair(r, e));
-          if (!fresh)
+          const auto mode = all_reduce.emplace(key(round.recv[e]), round.recv[e].reduce).first;
+          if (!fresh && !(mode->second && round.recv[e].reduce))
             error(ctx() + ": writes " + to_string(round.recv[e]) + ", also written by " +
-                  entry_ctx(it->second.first, "recv", it->second.second) + " in the same phase");
+                  entry_ctx(it->second.first, "recv", it->second.second) + " in the same phase" +
+                  (is_reduction(plan_.op()) ? " (only reduce entries may share a location)" : ""));
+          mode->second = mode->second && round.recv[e].reduce;
           if (e < static_cast<int>(round.send.size()) && in_range(round.send[e]) &&
               shape(round.send[e]) != shape(round.recv[e]))
             error(ctx() + ": receives " + to_string(round.recv[e]) + " (shape of block " +
@@ -128,16 +156,10 @@ class Checker {
           error(entry_ctx(w.first, "recv", w.second) + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) +
                 ", which " + entry_ctx(it->second.first, "send", it->second.second) + " reads in the same phase");
       }
+      check_copies(phase.copies, pctx + ", ");
       phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
     }
-    for (int c = 0; c < static_cast<int>(plan_.copies().size()); ++c) {
-      const Copy& copy = plan_.copies()[c];
-      auto ctx = [c] { return "copy " + std::to_string(c); };
-      check_ref(copy.from, ctx, false);
-      check_ref(copy.to, ctx, true);
-      if (in_range(copy.from) && in_range(copy.to) && shape(copy.from) != shape(copy.to))
-        error(ctx() + ": copies " + to_string(copy.from) + " into " + to_string(copy.to) + " of another shape");
-    }
+    check_copies(plan_.copies(), "");
 
     int t_nonzero = 0;
     for (const Offset& o : plan_.neighborhood()) {

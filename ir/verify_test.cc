@@ -175,3 +175,90 @@ TEST_CASE("an offset of INT_MIN is an error, not a negation overflow (fuzz findi
 
 }  // namespace
 }  // namespace cartplan::ir
+
+namespace cartplan::ir {
+namespace {
+
+// 1-d allreduce over {+1, -1, 0}: recv[0] = v(-1) + v(+1) + own, written by hand.
+PlanParts allreduce_1d() {
+  PlanParts p;
+  p.op = Op::kAllreduce;
+  p.algorithm = Algorithm::kDirect;
+  p.ndims = 1;
+  p.neighborhood = {{1}, {-1}, {0}};
+  p.dim_order = {0};
+  BufRef acc = recv(0);
+  acc.reduce = true;
+  p.phases = {Phase{Phase::kAllDims, {Round{{1}, 0, {send(0)}, {acc}}, Round{{-1}, 1, {send(0)}, {acc}}}}};
+  p.copies = {Copy{send(0), acc}};
+  p.stats.t = 2;
+  p.stats.rounds = 2;
+  p.stats.volume = 2;
+  p.stats.phase_rounds = {2};
+  return p;
+}
+
+TEST_CASE("reductions: multisets of contributions prove each is counted exactly once") {
+  CHECK(verify(Plan(allreduce_1d())).empty());
+
+  SUBCASE("the own vector twice") {
+    PlanParts p = allreduce_1d();
+    p.copies.push_back(p.copies[0]);
+    CHECK(testing::has_error(verify(Plan(p)), "copy 1: counts block 0 from (0) in recv[0] 2 times (double counting; required 1)"));
+  }
+  SUBCASE("a contribution missing") {
+    PlanParts p = allreduce_1d();
+    p.copies.clear();
+    const auto errors = verify(Plan(p));
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == "recv[0] misses block 0 from (0) (holds it 0 times, required 1)");
+  }
+  SUBCASE("a duplicate offset needs its contribution twice") {
+    PlanParts p = allreduce_1d();
+    p.neighborhood.push_back({1});
+    p.stats.t = 3;
+    CHECK(testing::has_error(verify(Plan(p)), "recv[0] misses block 0 from (-1) (holds it 1 times, required 2)"));
+    p.phases[0].rounds[0].send.push_back(send(0));
+    p.phases[0].rounds[0].recv.push_back(p.phases[0].rounds[0].recv[0]);
+    p.stats.volume = 3;
+    CHECK(verify(Plan(p)).empty());
+  }
+  SUBCASE("a contribution from the wrong direction") {
+    PlanParts p = allreduce_1d();
+    p.phases[0].rounds[1].shift = {2};
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1, recv entry 0: brings block 0 from (-2) into recv[0], which does not belong there"));
+  }
+  SUBCASE("an overwrite of recv, and an overwrite sharing a location with a reduce") {
+    PlanParts p = allreduce_1d();
+    p.phases[0].rounds[1].recv[0].reduce = false;
+    const auto errors = verify(Plan(p));
+    CHECK(testing::has_error(errors, "phase 0, round 1, recv entry 0: overwrites recv[0]; reduction plans must reduce into recv blocks"));
+    CHECK(testing::has_error(errors, "(only reduce entries may share a location)"));
+  }
+  SUBCASE("reduce entries outside reductions, and a reducing send entry") {
+    PlanParts p = allreduce_1d();
+    p.op = Op::kAllgather;
+    CHECK(testing::has_error(verify(Plan(p)), "reduces into recv[0], but allgather is not a reduction"));
+    p = allreduce_1d();
+    p.phases[0].rounds[0].send[0].reduce = true;
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 0, send entry 0: send[0] is read, so it cannot reduce"));
+  }
+  SUBCASE("reduce_scatter counts blocks, not only origins") {
+    PlanParts p = allreduce_1d();
+    p.op = Op::kReduceScatter;
+    CHECK(testing::has_error(verify(Plan(p)), "phase 0, round 1, recv entry 0: brings block 0 from (1) into recv[0], which does not belong there"));
+    p.phases[0].rounds[0].send[0] = send(0);
+    p.phases[0].rounds[1].send[0] = send(1);
+    p.copies[0].from = send(2);
+    CHECK(verify(Plan(p)).empty());
+  }
+  SUBCASE("phase copies run after the phase's receives") {
+    PlanParts p = allreduce_1d();
+    p.phases[0].copies = p.copies;
+    p.copies.clear();
+    CHECK(verify(Plan(p)).empty());
+  }
+}
+
+}  // namespace
+}  // namespace cartplan::ir

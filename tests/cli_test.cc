@@ -289,3 +289,51 @@ TEST_CASE("invalid-input corpus (tests/corpus/cli.txt)") {
   }
   CHECK(cases >= 25);
 }
+
+TEST_CASE("reductions: allreduce on box d=3 n=3 is C = 6 rounds of one vector (schema 2)") {
+  const RunResult r = run("plan --op allreduce --stencil box:d=3,n=3,f=-1 --algo combining");
+  REQUIRE(r.status == 0);
+  CHECK(json_string(r.out, "schema") == "cartplan.plan/2");
+  CHECK(json_string(r.out, "op") == "allreduce");
+  CHECK(contains(r.out, "\"rounds\": 6,"));
+  CHECK(contains(r.out, "\"volume\": 6,"));
+  CHECK(contains(r.out, "\"reduce\": true"));
+  const RunResult d = run("plan --op allreduce --stencil box:d=3,n=3,f=-1 --algo direct");
+  REQUIRE(d.status == 0);
+  CHECK(contains(d.out, "\"rounds\": 26,"));
+  // The optimizer takes combining: fewer rounds and fewer bytes.
+  const RunResult a = run("plan --op allreduce --stencil box:d=3,n=3,f=-1 --block-bytes 80000");
+  REQUIRE(a.status == 0);
+  CHECK(json_string(a.out, "algorithm") == "combining");
+  const RunResult text = run("plan --op reduce_scatter --stencil box:d=2,n=3,f=-1 --algo combining --format text");
+  REQUIRE(text.status == 0);
+  CHECK(contains(text.out, "+> "));
+}
+
+TEST_CASE("reductions and rooted ops: plan | verify, and simulate on tori and meshes") {
+  for (const std::string op : {"allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"}) {
+    for (const std::string algo : {"direct", "combining"}) {
+      const std::string stencil = " --stencil 'offsets:1,0;0,0;1,0;-2,1;0,-1'";
+      const RunResult p = run("plan --op " + op + stencil + " --algo " + algo);
+      CAPTURE(op);
+      CAPTURE(algo);
+      REQUIRE(p.status == 0);
+      const std::string file = temp_path("red.json");
+      write_file(file, p.out);
+      const RunResult v = run("verify '" + file + "'");
+      CHECK(v.status == 0);
+      CHECK(contains(v.out, "ok: " + op + " " + algo));
+      const bool rooted = op == "bcast" || op == "gather" || op == "scatter" || op == "reduce";
+      for (const std::string periods : {"1,1", "0,0", "0,1"}) {
+        const RunResult s = run("simulate --op " + op + stencil + " --algo " + algo + " --dims 3,4 --periods " +
+                                periods + (rooted ? " --root 5" : "") + " --block-bytes 16");
+        CHECK(s.status == 0);
+        CHECK(contains(s.out, "\"ok\": true"));
+        if (rooted) CHECK(json_int(s.out, "root") == 5);
+      }
+    }
+  }
+  const RunResult dbl = run("simulate --op allreduce --stencil moore:d=3,r=1 --dims 3,3,2 --periods 1,0,1 --values double --format text");
+  CHECK(dbl.status == 0);
+  CHECK(contains(dbl.out, "ok"));
+}

@@ -53,7 +53,7 @@ TEST_CASE("golden plans match the planner and round-trip") {
     CHECK(cartplan::ir::to_json_string(*plan) == golden);
     ++checked;
   }
-  CHECK(checked == 6);
+  CHECK(checked == 9);
 }
 
 }  // namespace

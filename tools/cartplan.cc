@@ -60,14 +60,20 @@ constexpr double kMaxSimMemoryBytes = 8.0 * (1 << 30);
 constexpr std::size_t kMaxPlanFileBytes = std::size_t{256} << 20;
 
 constexpr const char* kUsage = R"(usage:
-  cartplan plan     --op alltoall|allgather --stencil SPEC [--algo auto|direct|combining]
+  cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining]
                     [--dim-order auto|natural|K,K,..] [--block-bytes N]
                     [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE] [--format json|text|dot]
   cartplan verify   FILE.json            (FILE "-" reads stdin)
-  cartplan simulate --op alltoall|allgather --stencil SPEC --dims P,P,.. [--periods 1,0,..]
+  cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
                     [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
+                    [--values int|double]
   cartplan help | --help | SUBCOMMAND --help
+
+OP: alltoall allgather allreduce reduce_scatter, and the rooted bcast gather scatter reduce.
+    Plans are rank-independent: the root is given to simulate (--root, a rank of the grid),
+    not to plan. Reductions simulate a sum over vectors of 8-byte elements (--block-bytes a
+    multiple of 8), exact for --values int (default), within 1e-9 (relative) for double.
 
 SPEC: moore:d=D,r=R  vonneumann:d=D,r=R  box:d=D,n=N,f=F  chebyshev:d=D,depth=K,shadow=S
       manhattan:d=D,depth=K,shadow=S  offsets:1,0;-1,0;0,1  @file.json
@@ -204,14 +210,22 @@ struct PlanRequest {
 };
 
 const std::set<std::string> kPlanOptions = {"op",       "stencil",          "algo",   "dim-order", "block-bytes",
-                                            "alpha-us", "beta-us-per-byte", "format", "cost-model"};
+                                            "alpha-us", "beta-us-per-byte", "format", "cost-model", "root"};
 
 Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
   PlanRequest req;
   for (const char* required : {"op", "stencil"})
     if (!o.get(required)) return fail("missing required option --" + std::string(required));
 
-  Result<ir::Op> op = parse_enum<ir::Op>(o, "op", {{"alltoall", ir::Op::kAlltoall}, {"allgather", ir::Op::kAllgather}},
+  Result<ir::Op> op = parse_enum<ir::Op>(o, "op",
+                                         {{"alltoall", ir::Op::kAlltoall},
+                                          {"allgather", ir::Op::kAllgather},
+                                          {"allreduce", ir::Op::kAllreduce},
+                                          {"reduce_scatter", ir::Op::kReduceScatter},
+                                          {"bcast", ir::Op::kBcast},
+                                          {"gather", ir::Op::kGather},
+                                          {"scatter", ir::Op::kScatter},
+                                          {"reduce", ir::Op::kReduce}},
                                          ir::Op::kAlltoall);
   if (!op) return Error{op.error()};
   req.op = *op;
@@ -283,6 +297,8 @@ std::string with_newline(std::string s) {
 Result<int> cmd_plan(const Options& o) {
   Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/true);
   if (!req) return Error{req.error()};
+  if (o.get("root"))
+    return fail("--root: plans are rank-independent, so plan takes no root (give it to simulate, or to the executor)");
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return Error{plan.error()};
   switch (req->format) {
@@ -386,6 +402,30 @@ Result<int> cmd_simulate(const Options& o) {
     return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
                 std::to_string(kMaxSimRanks) + ")");
 
+  sim::SimOptions sim_options;
+  if (const std::string* s = o.get("root")) {
+    if (!ir::is_rooted(req->op))
+      return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req->op)));
+    Result<std::int64_t> root = parse_int("--root", *s, 0, std::numeric_limits<int>::max());
+    if (!root) return Error{root.error()};
+    if (*root >= grid->size())
+      return fail("--root: rank " + std::to_string(*root) + " is not in the grid (ranks 0.." +
+                  std::to_string(grid->size() - 1) + ")");
+    sim_options.root = static_cast<int>(*root);
+  } else if (ir::is_rooted(req->op)) {
+    return fail("--op " + std::string(ir::to_string(req->op)) + " needs --root RANK");
+  }
+  Result<sim::SimOptions::Values> values = parse_enum<sim::SimOptions::Values>(
+      o, "values", {{"int", sim::SimOptions::Values::kInt64}, {"double", sim::SimOptions::Values::kDouble}},
+      sim::SimOptions::Values::kInt64);
+  if (!values) return Error{values.error()};
+  if (o.get("values") && !ir::is_reduction(req->op))
+    return fail("--values applies only to allreduce, reduce_scatter and reduce");
+  sim_options.values = *values;
+  if (ir::is_reduction(req->op) && req->options.block_bytes % 8 != 0)
+    return fail("--block-bytes: " + std::to_string(req->options.block_bytes) +
+                " is not a multiple of 8 (reductions simulate vectors of 8-byte elements)");
+
   // The grid is known here: rounds that wrap to the process itself are free in the prediction.
   req->options.grid = *grid;
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
@@ -393,7 +433,6 @@ Result<int> cmd_simulate(const Options& o) {
   Result<bool> size_ok = check_simulation_size(*plan, *grid, req->options.block_bytes);
   if (!size_ok) return Error{size_ok.error()};
 
-  sim::SimOptions sim_options;
   sim_options.block_bytes = {req->options.block_bytes};
   sim_options.model = req->options.model;
   Result<sim::SimReport> report = sim::simulate(*plan, *grid, sim_options);
@@ -410,6 +449,7 @@ Result<int> cmd_simulate(const Options& o) {
     j["copies"] = report->copies;
     j["model_time_us"] = report->model_time_us;
     j["ranks"] = report->ranks;
+    if (ir::is_rooted(plan->op())) j["root"] = sim_options.root;
     j["algorithm"] = ir::to_string(plan->algorithm());
     j["rounds"] = stats.rounds;
     j["volume"] = stats.volume;
@@ -417,7 +457,8 @@ Result<int> cmd_simulate(const Options& o) {
   } else {
     std::vector<int> period_flags(periods.begin(), periods.end());
     std::cout << "simulate " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << " on grid "
-              << join(*dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks\n"
+              << join(*dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks"
+              << (ir::is_rooted(plan->op()) ? ", root " + std::to_string(sim_options.root) : std::string()) << "\n"
               << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume << ", block bytes "
               << req->options.block_bytes << "\n"
               << "  traffic:  " << report->messages << " messages, " << report->bytes << " bytes, " << report->copies
@@ -458,7 +499,7 @@ int run(const std::vector<std::string>& args) {
     handler = cmd_verify;
   } else if (command == "simulate") {
     allowed = kPlanOptions;
-    allowed.insert({"dims", "periods"});
+    allowed.insert({"dims", "periods", "values"});
     handler = cmd_simulate;
   } else {
     std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate or help)\n";

@@ -2,6 +2,10 @@
 #include "backends/sim/simulator.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iterator>
+#include <optional>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,9 +41,24 @@ struct Label {
 
 struct Slot {
   std::vector<std::uint8_t> bytes;
-  Label label;
+  std::vector<Label> labels;  // contributions, sorted (one outside reductions)
   bool written = false;
 };
+
+bool operator<(const Label& a, const Label& b) { return a.rank != b.rank ? a.rank < b.rank : a.block < b.block; }
+
+// Element j (8 bytes) of block `block` of rank `rank` in reductions: non-zero, different for
+// different ranks and blocks, small enough that sums of 2^20 of them cannot overflow.
+std::int64_t int_value(int rank, int block, std::int64_t j) {
+  std::uint64_t h = (static_cast<std::uint64_t>(rank) + 1) * 0x9E3779B97F4A7C15ull;
+  h ^= (static_cast<std::uint64_t>(block) + 1) * 0xC2B2AE3D27D4EB4Full;
+  h ^= static_cast<std::uint64_t>(j) * 0x165667B19E3779F9ull;
+  h ^= h >> 31;
+  return static_cast<std::int64_t>(h % (std::uint64_t{1} << 40)) + 1;
+}
+double double_value(int rank, int block, std::int64_t j) {
+  return static_cast<double>(int_value(rank, block, j)) / 1e6 + 1.0 / 3.0;  // inexact in binary
+}
 
 struct RankState {
   std::vector<Slot> send, recv, temp;
@@ -50,15 +69,24 @@ struct RankState {
   }
 };
 
-struct Message {
-  std::vector<std::uint8_t> bytes;
-  std::vector<Label> labels;  // one per entry
-};
-
-std::string label_text(const Label& l) {
+std::string label_text_one(const Label& l) {
   if (l.rank < 0) return "nothing";
   return "block " + std::to_string(l.block) + " of rank " + std::to_string(l.rank);
 }
+
+struct Message {
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::vector<Label>> labels;  // one multiset per entry
+};
+
+std::string labels_text(const std::vector<Label>& ls) {
+  if (ls.size() == 1) return label_text_one(ls[0]);
+  if (ls.empty()) return "nothing";
+  std::string s = std::to_string(ls.size()) + " contributions";
+  return s;
+}
+
+
 
 class Reporter {
  public:
@@ -76,13 +104,29 @@ class Reporter {
 }  // namespace
 
 Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOptions& options) {
+  const ir::Op op = plan.op();
+  const bool reduction = ir::is_reduction(op);
+  if (reduction)
+    for (std::int64_t bytes : options.block_bytes)
+      if (bytes % 8 != 0)
+        return fail("reductions simulate vectors of 8-byte elements: block size " + std::to_string(bytes) +
+                    " is not a multiple of 8");
+  std::optional<engine::Coords> root;
+  if (ir::is_rooted(op)) {
+    if (options.root < 0 || options.root >= grid.size())
+      return fail("root " + std::to_string(options.root) + " is not a rank of the grid (0.." +
+                  std::to_string(grid.size() - 1) + ")");
+    root = grid.coords(options.root);
+  } else if (options.root != -1) {
+    return fail(std::string(ir::to_string(op)) + " takes no root");
+  }
   Result<engine::Binder> binder = engine::Binder::create(plan);
   if (!binder) return fail(binder.error());
   const int p = grid.size();
   std::vector<BoundPlan> bound;
   bound.reserve(p);
   for (int r = 0; r < p; ++r) {
-    Result<BoundPlan> b = binder->bind(grid, grid.coords(r), options.block_bytes);
+    Result<BoundPlan> b = binder->bind(grid, grid.coords(r), options.block_bytes, root);
     if (!b) return fail("rank " + std::to_string(r) + ": " + b.error());
     bound.push_back(std::move(*b));
   }
@@ -91,23 +135,80 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
   report.ranks = p;
   Reporter rep(report, options.max_errors);
   const int t = plan.num_blocks();
-  const bool gather = plan.op() == ir::Op::kAllgather;
+  const int nrecv = plan.num_recv_blocks();
+  const bool doubles = options.values == SimOptions::Values::kDouble;
+
+  // Fills a send block of rank r with its data.
+  auto fill = [&](Slot& slot, int r, int block, std::int64_t bytes) {
+    slot.bytes.resize(bytes);
+    if (!reduction) {
+      for (std::int64_t j = 0; j < bytes; ++j) slot.bytes[j] = pattern(r, block, j);
+    } else {
+      for (std::int64_t e = 0; e < bytes / 8; ++e) {
+        if (doubles) {
+          const double v = double_value(r, block, e);
+          std::memcpy(&slot.bytes[e * 8], &v, 8);
+        } else {
+          const std::int64_t v = int_value(r, block, e);
+          std::memcpy(&slot.bytes[e * 8], &v, 8);
+        }
+      }
+    }
+    slot.labels = {Label{r, block}};
+  };
+  // Element-wise sum of `from` into `to` (the collective's op in the simulator).
+  auto combine = [&](std::vector<std::uint8_t>& to, const std::uint8_t* from) {
+    for (std::size_t e = 0; e + 8 <= to.size(); e += 8) {
+      if (doubles) {
+        double a, b;
+        std::memcpy(&a, &to[e], 8);
+        std::memcpy(&b, from + e, 8);
+        a += b;
+        std::memcpy(&to[e], &a, 8);
+      } else {
+        std::uint64_t a, b;  // unsigned: wrapping, never undefined
+        std::memcpy(&a, &to[e], 8);
+        std::memcpy(&b, from + e, 8);
+        a += b;
+        std::memcpy(&to[e], &a, 8);
+      }
+    }
+  };
+  auto write = [&](Slot& to, const std::uint8_t* bytes, const std::vector<Label>& labels, bool add) {
+    if (add) {
+      combine(to.bytes, bytes);
+      std::vector<Label> merged;
+      std::merge(to.labels.begin(), to.labels.end(), labels.begin(), labels.end(), std::back_inserter(merged));
+      to.labels = std::move(merged);
+    } else {
+      std::copy(bytes, bytes + to.bytes.size(), to.bytes.begin());
+      to.labels = labels;
+    }
+    to.written = true;
+  };
 
   std::vector<RankState> state(p);
   for (int r = 0; r < p; ++r) {
     RankState& s = state[r];
     const BoundPlan& b = bound[r];
     s.send.resize(plan.num_send_blocks());
-    for (int i = 0; i < plan.num_send_blocks(); ++i) {
-      s.send[i].bytes.resize(b.block_bytes[i]);
-      for (std::int64_t j = 0; j < b.block_bytes[i]; ++j) s.send[i].bytes[j] = pattern(r, i, j);
-      s.send[i].label = Label{r, i};
-    }
-    s.recv.resize(t);
-    for (int i = 0; i < t; ++i) s.recv[i].bytes.assign(b.block_bytes[i], kSentinel);
+    for (int i = 0; i < plan.num_send_blocks(); ++i) fill(s.send[i], r, i, b.block_bytes[i]);
+    s.recv.resize(nrecv);
+    for (int i = 0; i < nrecv; ++i) s.recv[i].bytes.assign(b.block_bytes[i], kSentinel);
     s.temp.resize(b.temp_slot_bytes.size());
     for (std::size_t k = 0; k < b.temp_slot_bytes.size(); ++k) s.temp[k].bytes.assign(b.temp_slot_bytes[k], kSentinel);
   }
+
+  auto run_copy = [&](int r, const ir::Copy& copy, bool add, const std::string& ctx) {
+    const Slot from = state[r].at(copy.from);
+    Slot& to = state[r].at(copy.to);
+    if (from.bytes.size() != to.bytes.size()) {
+      rep.error("rank " + std::to_string(r) + ", " + ctx + ": sizes differ");
+      return;
+    }
+    write(to, from.bytes.data(), from.labels, add);
+    ++report.copies;
+  };
 
   std::vector<double> time_us(p, 0.0);
   bool fault_done = false;
@@ -127,7 +228,7 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
         for (int e : br.send_entries) {
           const Slot& from = state[r].at(round.send[e]);
           m.bytes.insert(m.bytes.end(), from.bytes.begin(), from.bytes.end());
-          m.labels.push_back(from.label);
+          m.labels.push_back(from.labels);
         }
         ++report.messages;
         report.bytes += static_cast<std::int64_t>(m.bytes.size());
@@ -168,15 +269,14 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
           std::int64_t pos = 0;
           for (std::size_t e = 0; e < br.recv_entries.size(); ++e) {
             Slot& to = state[r].at(round.recv[br.recv_entries[e]]);
-            std::copy(m.bytes.begin() + pos, m.bytes.begin() + pos + static_cast<std::int64_t>(to.bytes.size()),
-                      to.bytes.begin());
+            write(to, m.bytes.data() + pos, m.labels[e], br.recv_combine[e]);
             pos += static_cast<std::int64_t>(to.bytes.size());
-            to.label = m.labels[e];
-            to.written = true;
           }
         }
         in_flight.erase(it);
       }
+      for (const auto& [c, add] : b.phase_copies[ph])
+        run_copy(r, plan.phases()[ph].copies[c], add, "phase " + std::to_string(ph) + ", copy " + std::to_string(c));
     }
     for (const auto& [key, m] : in_flight)
       rep.error("phase " + std::to_string(ph) + ": message from rank " + std::to_string(std::get<1>(key)) +
@@ -184,23 +284,13 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
                 " is never received");
   }
 
-  for (int r = 0; r < p; ++r) {
-    for (int c : bound[r].copies) {
-      const ir::Copy& copy = plan.copies()[c];
-      Slot from = state[r].at(copy.from);
-      Slot& to = state[r].at(copy.to);
-      if (from.bytes.size() != to.bytes.size()) {
-        rep.error("rank " + std::to_string(r) + ", copy " + std::to_string(c) + ": sizes differ");
-        continue;
-      }
-      to.bytes = from.bytes;
-      to.label = from.label;
-      to.written = true;
-      ++report.copies;
+  for (int r = 0; r < p; ++r)
+    for (std::size_t q = 0; q < bound[r].copies.size(); ++q) {
+      const int c = bound[r].copies[q];
+      run_copy(r, plan.copies()[c], bound[r].copy_combine[q], "copy " + std::to_string(c));
     }
-  }
 
-  if (options.fault == SimOptions::Fault::kWriteOutsideMesh) {
+  if (options.fault == SimOptions::Fault::kWriteOutsideMesh && !reduction) {
     for (int r = 0; r < p && !fault_done; ++r)
       for (int i = 0; i < t && !fault_done; ++i) {
         ir::Offset back = plan.neighborhood()[i];
@@ -213,32 +303,96 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
       }
   }
 
-  // Every recv block holds block i (alltoall) or the send block (allgather) of the process at
-  // -offset[i]; where that process is outside the mesh, the block is untouched.
-  for (int r = 0; r < p; ++r) {
+  // The expected contributions of recv block i of rank r (empty: must stay untouched).
+  auto source_of = [&](const engine::Coords& at, int i) {
+    ir::Offset back = plan.neighborhood()[i];
+    for (int& x : back) x = -x;
+    return grid.relative_rank(at, back);
+  };
+  auto expected = [&](int r, int i) {
+    std::vector<Label> want;
     const engine::Coords coords = grid.coords(r);
-    for (int i = 0; i < t; ++i) {
-      ir::Offset back = plan.neighborhood()[i];
-      for (int& x : back) x = -x;
-      const int source = grid.relative_rank(coords, back);
+    switch (op) {
+      case ir::Op::kAlltoall:
+      case ir::Op::kAllgather:
+      case ir::Op::kBcast:
+      case ir::Op::kScatter:
+      case ir::Op::kGather: {
+        const int source = source_of(coords, i);
+        if (source != kNoRank) want.push_back(Label{source, ir::blocks_have_own_shape(op) ? i : 0});
+        break;
+      }
+      case ir::Op::kAllreduce:
+      case ir::Op::kReduceScatter:
+      case ir::Op::kReduce:
+        for (int j = 0; j < t; ++j) {
+          const int source = source_of(coords, j);
+          if (source != kNoRank) want.push_back(Label{source, op == ir::Op::kReduceScatter ? j : 0});
+        }
+        break;
+    }
+    std::sort(want.begin(), want.end());
+    return want;
+  };
+
+  for (int r = 0; r < p; ++r) {
+    for (int i = 0; i < nrecv; ++i) {
+      if (!bound[r].recv_result[i]) continue;  // not significant here (rooted ops)
       const Slot& got = state[r].recv[i];
       const std::string ctx = "rank " + std::to_string(r) + ", recv block " + std::to_string(i);
-      if (source == kNoRank) {
+      const std::vector<Label> want = expected(r, i);
+      if (want.empty()) {
         const bool pristine = std::all_of(got.bytes.begin(), got.bytes.end(), [](std::uint8_t x) { return x == kSentinel; });
-        if (got.written || !pristine)
-          rep.error(ctx + ": written although its source (offset " + ir::to_string(back) + ") is outside the mesh");
+        if (got.written || !pristine) {
+          if (reduction) {
+            rep.error(ctx + ": written although none of its sources is in the mesh");
+          } else {
+            ir::Offset back = plan.neighborhood()[i];
+            for (int& x : back) x = -x;
+            rep.error(ctx + ": written although its source (offset " + ir::to_string(back) + ") is outside the mesh");
+          }
+        }
         continue;
       }
-      const Label want{source, gather ? 0 : i};
       if (!got.written) {
-        rep.error(ctx + ": never written (expected " + label_text(want) + ")");
+        rep.error(ctx + ": never written (expected " + labels_text(want) + ")");
         continue;
       }
-      bool same = got.label == want;
-      for (std::size_t j = 0; same && j < got.bytes.size(); ++j) same = got.bytes[j] == pattern(want.rank, want.block, j);
-      if (!same)
-        rep.error(ctx + ": holds " + label_text(got.label) + (got.label == want ? " with corrupted bytes" : "") +
-                  ", expected " + label_text(want));
+      if (got.labels != want) {
+        // Name the first contribution that is missing or extra.
+        std::string what = "holds " + labels_text(got.labels) + ", expected " + labels_text(want);
+        std::map<std::pair<int, int>, int> diff;
+        for (const Label& l : want) ++diff[{l.rank, l.block}];
+        for (const Label& l : got.labels) --diff[{l.rank, l.block}];
+        for (const auto& [l, n] : diff)
+          if (n != 0) {
+            what += n > 0 ? "; misses " : "; has an extra ";
+            what += label_text_one(Label{l.first, l.second});
+            break;
+          }
+        rep.error(ctx + ": " + what);
+        continue;
+      }
+      bool same = true;
+      if (!reduction) {
+        for (std::size_t j = 0; same && j < got.bytes.size(); ++j) same = got.bytes[j] == pattern(want[0].rank, want[0].block, j);
+      } else {
+        for (std::size_t e = 0; same && e + 8 <= got.bytes.size(); e += 8) {
+          if (doubles) {
+            double sum = 0, have = 0;
+            for (const Label& l : want) sum += double_value(l.rank, l.block, static_cast<std::int64_t>(e / 8));
+            std::memcpy(&have, &got.bytes[e], 8);
+            same = std::fabs(have - sum) <= options.tolerance * std::max(1.0, std::fabs(sum));
+          } else {
+            std::uint64_t sum = 0, have = 0;
+            for (const Label& l : want) sum += static_cast<std::uint64_t>(int_value(l.rank, l.block, static_cast<std::int64_t>(e / 8)));
+            std::memcpy(&have, &got.bytes[e], 8);
+            same = have == sum;
+          }
+        }
+      }
+      if (!same) rep.error(ctx + ": holds " + labels_text(got.labels) + " with corrupted " + (reduction ? "values" : "bytes") +
+                           ", expected " + labels_text(want));
     }
   }
   report.model_time_us = p > 0 ? *std::max_element(time_us.begin(), time_us.end()) : 0.0;

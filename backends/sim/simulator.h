@@ -3,6 +3,19 @@
 // recv blocks start as a sentinel; afterwards every recv block is checked against the data of
 // the process at -offset[i], or against the sentinel where that process is outside the mesh.
 //
+// Reductions: blocks are vectors of 8-byte elements (block bytes must be a multiple of 8) and
+// the op is a sum. With Values::kInt64 every element is a rank-, block- and element-dependent
+// integer and the result must be exact, so a contribution counted twice, missing, or from the
+// wrong process shows up; the simulator also carries the multiset of contributions (rank,
+// block) and names the one that is wrong. With Values::kDouble the result is compared with a
+// relative tolerance: a combining plan adds in another order than a sequential loop over
+// the neighbours, and floating-point addition is not associative, so the last bits may differ.
+// A process none of whose sources exists (mesh) keeps its recv block untouched.
+//
+// Rooted ops need `root` (a rank); only the blocks significant on a rank are checked (the
+// root's for gather/reduce, blocks whose source is the root for bcast/scatter); blocks a rank
+// only forwards through (BoundPlan::recv_scratch) are an executor's scratch.
+//
 //   SimOptions o;  o.block_bytes = {8};
 //   Result<SimReport> r = simulate(plan, grid, o);
 //   if (r && !r->ok) for (auto& e : r->errors) std::cerr << e << "\n";
@@ -23,6 +36,10 @@ struct SimOptions {
   std::vector<std::int64_t> block_bytes = {8};  // one for all blocks, or one per block (alltoall)
   engine::CostModel model;
   int max_errors = 100;  // errors listed in full; the rest are counted
+  int root = -1;         // rooted ops: the root's rank
+  enum class Values { kInt64, kDouble };
+  Values values = Values::kInt64;  // element type of reductions (the op is a sum)
+  double tolerance = 1e-9;         // relative, for Values::kDouble
 
   // Faults injected on purpose so tests can show that the checker catches them.
   enum class Fault {
@@ -46,7 +63,7 @@ struct SimReport {
 };
 
 // Error (not a report) for invalid arguments: plan and grid of different dimension, bad sizes,
-// a plan that does not verify.
+// a missing or bad root, a plan that does not verify.
 Result<SimReport> simulate(const ir::Plan& plan, const engine::Grid& grid, const SimOptions& options);
 
 }  // namespace cartplan::sim
