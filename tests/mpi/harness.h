@@ -24,21 +24,25 @@ inline long resident_kb() {
 }
 
 struct Harness {
-  int rank = 0, size = 1;
+  int rank = 0, size = 1, provided = MPI_THREAD_SINGLE;
   long checks = 0, failures = 0;
 
-  Harness(int* argc, char*** argv) {
-    MPI_Init(argc, argv);
+  // required: an MPI thread level for MPI_Init_thread, or -1 for plain MPI_Init.
+  Harness(int* argc, char*** argv, int required = -1) {
+    if (required < 0) {
+      MPI_Init(argc, argv);
+    } else {
+      MPI_Init_thread(argc, argv, required, &provided);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
 
+  // Safe to call from several threads (checks of the threads test).
   void check(bool ok, const std::string& what) {
-    ++checks;
-    if (!ok) {
-      ++failures;
-      if (failures <= 20) std::fprintf(stderr, "[rank %d] FAILED: %s\n", rank, what.c_str());
-    }
+    __atomic_add_fetch(&checks, 1, __ATOMIC_RELAXED);
+    if (ok) return;
+    if (__atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED) <= 20) std::fprintf(stderr, "[rank %d] FAILED: %s\n", rank, what.c_str());
   }
 
   // Ends the test: every rank learns whether any rank failed; rank 0 prints the summary.

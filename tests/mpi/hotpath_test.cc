@@ -1,0 +1,161 @@
+// MPI test that blocking and non-blocking Cartesian collectives talk to neighbours only in the
+// default mode: this program defines the global collectives itself (the MPI profiling
+// interface), counts every call cartplan makes to them, and forwards to PMPI_*. In checking
+// mode the same calls must agree (so the counter must move: the counting itself is tested).
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+long global_collectives = 0;
+}  // namespace
+
+// The global collectives cartplan could call on a communicator, counted and forwarded.
+extern "C" {
+int MPI_Allreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Allreduce(s, r, n, t, op, c);
+}
+int MPI_Iallreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* q) {
+  ++global_collectives;
+  return PMPI_Iallreduce(s, r, n, t, op, c, q);
+}
+int MPI_Bcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Bcast(b, n, t, root, c);
+}
+int MPI_Ibcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* q) {
+  ++global_collectives;
+  return PMPI_Ibcast(b, n, t, root, c, q);
+}
+int MPI_Barrier(MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Barrier(c);
+}
+int MPI_Ibarrier(MPI_Comm c, MPI_Request* q) {
+  ++global_collectives;
+  return PMPI_Ibarrier(c, q);
+}
+int MPI_Allgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Allgather(s, sc, st, r, rc, rt, c);
+}
+int MPI_Reduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Reduce(s, r, n, t, op, root, c);
+}
+int MPI_Alltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c) {
+  ++global_collectives;
+  return PMPI_Alltoall(s, sc, st, r, rc, rt, c);
+}
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
+  ++global_collectives;
+  return PMPI_Comm_dup(c, out);
+}
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
+  ++global_collectives;
+  return PMPI_Comm_split(c, color, key, out);
+}
+}
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// Runs every blocking collective and every Cart_i* + Cart_wait once with fresh data, checking
+// the alltoall and allgather results.
+bool round_of_calls(Harness& h, MPI_Comm cart, int t, const std::vector<int>& sources, int me, int epoch) {
+  const int m = 3;
+  std::vector<int> s(t * m), r(t * m), counts(t, m), displs(t);
+  std::vector<MPI_Aint> bd(t);
+  std::vector<MPI_Datatype> types(t, MPI_INT);
+  for (int i = 0; i < t; ++i) {
+    displs[i] = i * m;
+    bd[i] = static_cast<MPI_Aint>(i * m * sizeof(int));
+    for (int j = 0; j < m; ++j) s[i * m + j] = ((epoch * 100 + me) * 64 + i) * 4 + j;
+  }
+  auto check = [&](bool gather) {
+    bool ok = true;
+    for (int i = 0; i < t; ++i)
+      for (int j = 0; j < m; ++j)
+        if (sources[i] != MPI_PROC_NULL) ok = ok && r[i * m + j] == ((epoch * 100 + sources[i]) * 64 + (gather ? 0 : i)) * 4 + j;
+    return ok;
+  };
+  bool ok = Cart_alltoall(s.data(), m, MPI_INT, r.data(), m, MPI_INT, cart) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_alltoallv(s.data(), counts.data(), displs.data(), MPI_INT, r.data(), counts.data(), displs.data(), MPI_INT, cart) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_alltoallw(s.data(), counts.data(), bd.data(), types.data(), r.data(), counts.data(), bd.data(), types.data(), cart) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_allgather(s.data(), m, MPI_INT, r.data(), m, MPI_INT, cart) == MPI_SUCCESS && check(true);
+  ok = ok && Cart_allgatherv(s.data(), m, MPI_INT, r.data(), counts.data(), displs.data(), MPI_INT, cart) == MPI_SUCCESS && check(true);
+  ok = ok && Cart_allgatherw(s.data(), m, MPI_INT, r.data(), counts.data(), bd.data(), types.data(), cart) == MPI_SUCCESS && check(true);
+  Cart_Request q = CART_REQUEST_NULL;
+  ok = ok && Cart_ialltoall(s.data(), m, MPI_INT, r.data(), m, MPI_INT, cart, &q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_ialltoallv(s.data(), counts.data(), displs.data(), MPI_INT, r.data(), counts.data(), displs.data(), MPI_INT, cart, &q) == MPI_SUCCESS &&
+       Cart_wait(&q) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_ialltoallw(s.data(), counts.data(), bd.data(), types.data(), r.data(), counts.data(), bd.data(), types.data(), cart, &q) == MPI_SUCCESS &&
+       Cart_wait(&q) == MPI_SUCCESS && check(false);
+  ok = ok && Cart_iallgather(s.data(), m, MPI_INT, r.data(), m, MPI_INT, cart, &q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS && check(true);
+  ok = ok && Cart_iallgatherv(s.data(), m, MPI_INT, r.data(), counts.data(), displs.data(), MPI_INT, cart, &q) == MPI_SUCCESS &&
+       Cart_wait(&q) == MPI_SUCCESS && check(true);
+  ok = ok && Cart_iallgatherw(s.data(), m, MPI_INT, r.data(), counts.data(), bd.data(), types.data(), cart, &q) == MPI_SUCCESS &&
+       Cart_wait(&q) == MPI_SUCCESS && check(true);
+  h.check(ok, "calls of epoch " + std::to_string(epoch) + " succeed with the right data");
+  return ok;
+}
+
+void count_mode(Harness& h, const char* mode, const int periods[2], const char* algorithm) {
+  int dims[2] = {0, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  int offs[18], n = 0;
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b) {
+      offs[n++] = a;
+      offs[n++] = b;
+    }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", mode);
+  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 9, offs, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS, "create");
+  MPI_Info_free(&info);
+  int me = 0;
+  MPI_Comm_rank(cart, &me);
+  std::vector<int> sources(9), targets(9);
+  Cart_neighbor_get(cart, 9, sources.data(), MPI_UNWEIGHTED, 9, targets.data(), MPI_UNWEIGHTED);
+  const std::string label = std::string(mode) + ", " + algorithm + (periods[1] ? ", torus" : ", mesh");
+  global_collectives = 0;
+  for (int epoch = 0; epoch < 20; ++epoch) round_of_calls(h, cart, 9, sources, me, epoch);
+  const long counted = global_collectives;
+  if (std::string(mode) == "none") {
+    h.check(counted == 0, label + ": " + std::to_string(counted) + " global collective calls in 240 blocking/non-blocking calls");
+  } else {
+    h.check(counted >= 240, label + ": checking mode agrees on every call (" + std::to_string(counted) + " global collectives)");
+  }
+  // Persistent: init agrees, start/wait never does.
+  std::vector<int> s(9, me), r(9);
+  Cart_Request q = CART_REQUEST_NULL;
+  h.check(Cart_alltoall_init(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, cart, MPI_INFO_NULL, &q) == MPI_SUCCESS, "init");
+  global_collectives = 0;
+  for (int k = 0; k < 100; ++k) h.check(Cart_start(&q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS, "start/wait");
+  h.check(global_collectives == 0, label + ": persistent start/wait makes no global collective call");
+  Cart_request_free(&q);
+  MPI_Comm_free(&cart);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  const int torus[2] = {1, 1}, mesh[2] = {1, 0};
+  for (const char* algorithm : {"auto", "direct", "combining"}) {
+    count_mode(h, "none", torus, algorithm);
+    count_mode(h, "collective", torus, algorithm);
+  }
+  count_mode(h, "none", mesh, "auto");
+  count_mode(h, "none", mesh, "direct");
+  return h.finish("hotpath_test");
+}
