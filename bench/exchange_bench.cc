@@ -304,6 +304,19 @@ class Bench {
                            "Cart_alltoallv");
                     },
                     check, nullptr});
+    if (args_.blocking)
+      vs.push_back({"cart_" + algo_name + "_nonblocking",
+                    [=, &b]() {
+                      Cart_Request r = CART_REQUEST_NULL;
+                      if (op == "alltoall") ok(Cart_ialltoall(sb, m, MPI_INT, rb, m, MPI_INT, cart, &r), "Cart_ialltoall");
+                      else if (op == "allgather") ok(Cart_iallgather(sb, m, MPI_INT, rb, m, MPI_INT, cart, &r), "Cart_iallgather");
+                      else
+                        ok(Cart_ialltoallv(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(),
+                                           MPI_INT, cart, &r),
+                           "Cart_ialltoallv");
+                      ok(Cart_wait(&r), "Cart_wait");
+                    },
+                    check, nullptr});
     auto req = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
     if (op == "alltoall") ok(Cart_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, MPI_INFO_NULL, req.get()), "init");
     else if (op == "allgather") ok(Cart_allgather_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, MPI_INFO_NULL, req.get()), "init");

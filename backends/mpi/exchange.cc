@@ -546,12 +546,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
     // Receives first, so that a phase's messages find their receive posted when possible.
     std::stable_sort(posts.begin(), posts.end(), [](const Post& a, const Post& b) { return a.recv > b.recv; });
     for (const Post& post : posts) {
-      MPI_Request req = MPI_REQUEST_NULL;
-      if (post.recv)
-        CARTPLAN_MPI_CALL(MPI_Recv_init(const_cast<void*>(post.buf), post.count, post.type, post.peer, post.tag, x->comm_, &req));
-      else
-        CARTPLAN_MPI_CALL(MPI_Send_init(post.buf, post.count, post.type, post.peer, post.tag, x->comm_, &req));
-      x->requests_.push_back(req);
+      x->requests_.push_back(MPI_REQUEST_NULL);
       x->posts_.push_back(post);
     }
     widest = std::max(widest, posts.size());
@@ -774,8 +769,15 @@ void Exchange::step(bool block) {
         ++phase_;
         continue;
       }
-      const int rc = MPI_Startall(static_cast<int>(n), requests_.data() + first);
-      if (rc != MPI_SUCCESS) return fail(first, 0, from_mpi(rc, "MPI_Startall"));
+      // Plain MPI_Irecv/MPI_Isend with the arguments fixed at build time, not persistent
+      // requests: Open MPI 4.1 (ob1) starts persistent requests about 2x slower than it posts
+      // new ones for small messages (54 messages of 4 bytes between 2 ranks: 15 us vs 7 us).
+      for (std::size_t j = first; j < first + n; ++j) {
+        const Post& post = posts_[j];
+        const int rc = post.recv ? MPI_Irecv(const_cast<void*>(post.buf), post.count, post.type, post.peer, post.tag, comm_, &requests_[j])
+                                 : MPI_Isend(post.buf, post.count, post.type, post.peer, post.tag, comm_, &requests_[j]);
+        if (rc != MPI_SUCCESS) return fail(first, j - first, from_mpi(rc, post.recv ? "MPI_Irecv" : "MPI_Isend"));
+      }
       phase_started_ = true;
       recovering_ = false;
     }
@@ -852,22 +854,21 @@ MpiStatus Exchange::check_arrival(std::size_t j, const MPI_Status& st, bool erro
   return mpi_error(MPI_ERR_TRUNCATE, where + " is smaller than expected; blocks must have the same size (type signature) on every rank");
 }
 
-// When MPI itself fails (a start or completion call), the schedule cannot go on. The phase
-// leaves no MPI request active: receives still pending are cancelled, sends still pending are
-// released to complete on their own and made anew, so the exchange can be started again or
-// freed. The error is reported by wait or test.
+// When MPI itself fails (a post or completion call), the schedule cannot go on. The phase
+// leaves no MPI request behind: receives still pending are cancelled, sends still pending are
+// released to complete on their own, so the exchange can be started again or freed. The
+// error is reported by wait or test.
 void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
   for (std::size_t j = first; j < first + n; ++j) {
+    if (requests_[j] == MPI_REQUEST_NULL) continue;
     int flag = 0;
     MPI_Test(&requests_[j], &flag, MPI_STATUS_IGNORE);
     if (flag) continue;
-    const Post& post = posts_[j];
-    if (post.recv) {
+    if (posts_[j].recv) {
       MPI_Cancel(&requests_[j]);
       MPI_Wait(&requests_[j], MPI_STATUS_IGNORE);
     } else {
       MPI_Request_free(&requests_[j]);
-      MPI_Send_init(post.buf, post.count, post.type, post.peer, post.tag, comm_, &requests_[j]);
     }
   }
   phase_started_ = false;

@@ -1,8 +1,9 @@
 // Exchange: one bound plan realized with MPI derived datatypes and persistent point-to-point
 // requests (seed 000, Listing 5). Created once, started many times.
 //
-// Every round becomes one MPI_Send_init/MPI_Recv_init pair; phases are started with
-// MPI_Startall and completed before the next phase starts. A round side with one contiguous
+// Every round becomes one send and one receive whose arguments (buffer, count, datatype,
+// peer, tag) are fixed when the exchange is built; each phase posts them with MPI_Isend and
+// MPI_Irecv and completes them before the next phase starts. A round side with one contiguous
 // block uses the user's memory directly; several contiguous blocks are packed into a staging
 // buffer with memcpy; anything else is one struct datatype over the blocks at absolute
 // addresses (MPI_BOTTOM). Temp slots live in the staging buffers of the rounds that receive
@@ -114,7 +115,7 @@ class Exchange {
   std::shared_ptr<CommShared> shared_;
   Kind kind_ = Kind::kBlocking;
   int lane_ = 0;
-  std::vector<MPI_Request> requests_;     // per phase: receives, then sends
+  std::vector<MPI_Request> requests_;     // per phase: receives, then sends (in flight, else NULL)
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end
   std::vector<MPI_Status> statuses_;
