@@ -74,6 +74,18 @@ int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) {
   return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make); });
 }
 
+// A blocking uniform collective (one count and datatype per side), identified by its raw
+// arguments so that a repeated call skips building its spec.
+template <class Count>
+int blocking_uniform(MPI_Comm comm, int op, const void* sb, Count sc, MPI_Datatype st, void* rb, Count rc, MPI_Datatype rt,
+                     const cartplan::mpi::SpecMaker& make) {
+  cartplan::mpi::CallKey key;
+  key.words = {static_cast<std::uintptr_t>(op) + (sizeof(Count) > sizeof(int) ? 16 : 0), reinterpret_cast<std::uintptr_t>(sb),
+               static_cast<std::uintptr_t>(sc), reinterpret_cast<std::uintptr_t>(st), reinterpret_cast<std::uintptr_t>(rb),
+               static_cast<std::uintptr_t>(rc), reinterpret_cast<std::uintptr_t>(rt)};
+  return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make, &key); });
+}
+
 int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::mpi::SpecMaker& make, Cart_Request* request) {
   return guarded(comm, [&]() -> MpiStatus {
     // A NULL request is an argument error like any other: in init (collective) and in checking
@@ -257,7 +269,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
 
 #define CART_COLLECTIVES(SUFFIX, COUNT, DISPL)                                                                               \
   int Cart_alltoall##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return blocking(comm, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt));                                          \
+    return blocking_uniform<COUNT>(comm, 0, sb, sc, st, rb, rc, rt, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt));  \
   }                                                                                                                          \
   int Cart_alltoallv##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb, const COUNT rc[], \
                              const DISPL rd[], MPI_Datatype rt, MPI_Comm comm) {                                            \
@@ -268,7 +280,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
     return blocking(comm, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt));                                 \
   }                                                                                                                          \
   int Cart_allgather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return blocking(comm, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt));                                         \
+    return blocking_uniform<COUNT>(comm, 1, sb, sc, st, rb, rc, rt, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt)); \
   }                                                                                                                          \
   int Cart_allgatherv##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[],      \
                               MPI_Datatype rt, MPI_Comm comm) {                                                             \

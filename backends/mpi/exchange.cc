@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace cartplan::mpi {
@@ -608,6 +609,7 @@ namespace {
 // The last blocking exchange of a communicator and the arguments it was built from.
 struct BlockingCache {
   std::vector<std::uintptr_t> key;
+  std::optional<CallKey> call;  // set when the exchange was built from a call with this key
   std::unique_ptr<Exchange> exchange;
 };
 
@@ -646,34 +648,46 @@ std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const Exchange
 
 }  // namespace
 
-MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec) {
+MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
   std::shared_ptr<void>& slot = nc.blocking_slot();
   if (!slot) slot = std::make_shared<BlockingCache>();
   auto& cache = *static_cast<BlockingCache*>(slot.get());
   const Options& options = nc.options();
-  std::vector<std::uintptr_t> key = spec.invalid.ok() && spec.send.size() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
-                                        ? reuse_key(nc, spec)
-                                        : std::vector<std::uintptr_t>{};
-  // The same buffers, counts and predefined types as a call that was checked and built before:
-  // run it again. In checking mode every call still agrees first (that is the mode's point).
-  const bool reuse = !key.empty() && cache.exchange && cache.key == key;
-  if (!reuse || agrees_every_call(nc, spec, options)) {
-    Agreement agreed;
-    MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
-    if (!s.ok()) return s;
-    if (!reuse || cache.exchange->entry_ != agreed.entry) {
-      cache.exchange.reset();
-      s = build(nc, spec, agreed, Lanes::blocking_lane(), &cache.exchange);
+  // The fast path of a repeated uniform call: the same few words as the call the cached
+  // exchange was built (and checked) for, whose datatypes were predefined.
+  const bool same_call = call && cache.exchange && cache.call && cache.call->words == call->words && !options.check_collective;
+  if (!same_call) {
+    const ExchangeSpec spec = make();
+    std::vector<std::uintptr_t> key = spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
+                                          ? reuse_key(nc, spec)
+                                          : std::vector<std::uintptr_t>{};
+    // The same buffers, counts and predefined types as a call that was checked and built before:
+    // run it again. In checking mode every call still agrees first (that is the mode's point).
+    const bool reuse = !key.empty() && cache.exchange && cache.key == key;
+    if (!reuse || agrees_every_call(nc, spec, options)) {
+      Agreement agreed;
+      MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
       if (!s.ok()) return s;
-      cache.exchange->kind_ = Kind::kBlocking;
-      cache.key = std::move(key);
+      if (!reuse || cache.exchange->entry_ != agreed.entry) {
+        cache.exchange.reset();
+        s = build(nc, spec, agreed, Lanes::blocking_lane(), &cache.exchange);
+        if (!s.ok()) return s;
+        cache.exchange->kind_ = Kind::kBlocking;
+      }
     }
+    cache.key = std::move(key);
+    cache.call.reset();
+    if (call && !cache.key.empty()) cache.call = *call;
   }
   Exchange& x = *cache.exchange;
   MpiStatus s = x.begin(false);
   if (s.ok()) s = x.wait();
   // Derived datatypes may be freed after the call, and a failed exchange is not reused.
-  if (cache.key.empty() || !s.ok()) cache.exchange.reset();
+  if (cache.key.empty() || !s.ok()) {
+    cache.exchange.reset();
+    cache.call.reset();
+    cache.key.clear();
+  }
   return s;
 }
 

@@ -21,7 +21,9 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -51,6 +53,13 @@ struct ExchangeSpec {
   MpiStatus invalid;
 };
 
+// The arguments of a blocking call with one count and datatype per side (Cart_alltoall,
+// Cart_allgather) in a few words: the same words mean the same buffers, counts and datatypes,
+// so a repeated call can run the exchange built before without looking at any block.
+struct CallKey {
+  std::array<std::uintptr_t, 7> words{};
+};
+
 class Exchange {
  public:
   enum class Kind { kBlocking, kNonblocking, kPersistent };
@@ -63,8 +72,9 @@ class Exchange {
                           std::unique_ptr<Exchange>* out);
   // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
   // call on this communicator when buffers, counts and predefined datatypes are unchanged
-  // (then no argument is checked again and no datatype or request is built).
-  static MpiStatus run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec);
+  // (then no argument is checked again and no datatype or message is built). `make` builds
+  // the spec only when needed; `key`, if given, identifies a uniform call without it.
+  static MpiStatus run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* key);
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;

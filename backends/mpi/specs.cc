@@ -163,11 +163,11 @@ CARTPLAN_SPECS(int, int)
 CARTPLAN_SPECS(MPI_Count, MPI_Aint)
 #undef CARTPLAN_SPECS
 
-MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make) {
+MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make, const CallKey* key) {
   NeighborhoodComm* nc = nullptr;
   MpiStatus s = require_neighborhood(comm, &nc);
   if (!s.ok()) return s;
-  return Exchange::run_blocking(*nc, make(*nc));
+  return Exchange::run_blocking(*nc, [&] { return make(*nc); }, key);
 }
 
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, Exchange::Kind kind, const SpecMaker& make,

@@ -49,7 +49,8 @@ using SpecMaker = std::function<ExchangeSpec(const NeighborhoodComm&)>;
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, Exchange::Kind kind, const SpecMaker& make,
                         std::unique_ptr<Exchange>* out, const MpiStatus& caller_error = {});
 
-// A blocking collective through the same path (Exchange::run_blocking).
-MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make);
+// A blocking collective through the same path (Exchange::run_blocking). `key` (uniform
+// collectives only) lets a repeated call skip building its spec.
+MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make, const CallKey* key = nullptr);
 
 }  // namespace cartplan::mpi
