@@ -115,6 +115,7 @@ MpiStatus complete(Cart_Request* request, bool block, bool* done) {
     s = (*request)->exchange->test(done);
   }
   if (*done && !(*request)->persistent) {
+    Exchange::recycle(std::move((*request)->exchange));
     delete *request;
     *request = CART_REQUEST_NULL;
   }

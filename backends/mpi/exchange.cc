@@ -130,6 +130,7 @@ struct Exchange::Post {
   MPI_Datatype type = MPI_BYTE;
   int peer = 0, tag = 0;
   int phase = 0, round = 0;  // of the plan, for messages
+  int plan_tag = 0;          // the round's tag in the plan; tag = lanes.tag(lane, plan_tag)
 };
 
 // Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
@@ -463,7 +464,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
         all_contiguous = all_contiguous && places.back().contiguous;
         total_bytes += places.back().bytes;
       }
-      Post post{false, nullptr, 0, MPI_BYTE, br.send_peer, lanes.tag(lane, br.tag), br.phase, br.round};
+      Post post{false, nullptr, 0, MPI_BYTE, br.send_peer, lanes.tag(lane, br.tag), br.phase, br.round, br.tag};
       MpiStatus st;
       if (places.size() == 1) {
         post.buf = places[0].addr;
@@ -502,7 +503,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
         total_bytes += b;
         temp_bytes += temp ? b : 0;
       }
-      Post post{true, nullptr, 0, MPI_BYTE, br.recv_peer, lanes.tag(lane, br.tag), br.phase, br.round};
+      Post post{true, nullptr, 0, MPI_BYTE, br.recv_peer, lanes.tag(lane, br.tag), br.phase, br.round, br.tag};
       MpiStatus st;
       if (refs.size() == 1 && !any_temp) {
         const Place& pl = place_of(refs[0]);
@@ -579,31 +580,6 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
-MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                           std::unique_ptr<Exchange>* out) {
-  // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
-  // counted even for calls that fail, so that the sequence stays the same on every rank.
-  const int nonblocking_lane = kind == Kind::kNonblocking ? nc.shared()->lanes.next_nonblocking() : 0;
-  Agreement agreed;
-  MpiStatus s = settle(nc, spec, options, kind, &agreed);
-  if (!s.ok()) return s;
-  if (kind == Kind::kNonblocking) {
-    // The lane's previous holder on this rank must be complete before the lane carries new
-    // messages. It completes: every rank has started it, and waits anywhere progress every
-    // pending exchange.
-    agreed.lane = nonblocking_lane;
-    Exchange*& holder = nc.shared()->holder(agreed.lane);
-    if (holder && holder->pending_) drive(holder);
-  }
-  s = build(nc, spec, agreed, agreed.lane, out);
-  if (!s.ok()) return s;
-  Exchange& x = **out;
-  x.kind_ = kind;
-  if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
-  if (kind == Kind::kNonblocking) x.shared_->holder(x.lane_) = &x;
-  return {};
-}
-
 namespace {
 
 // The last blocking exchange of a communicator and the arguments it was built from.
@@ -647,6 +623,58 @@ std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const Exchange
 }
 
 }  // namespace
+
+MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                           std::unique_ptr<Exchange>* out) {
+  // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
+  // counted even for calls that fail, so that the sequence stays the same on every rank.
+  const int nonblocking_lane = kind == Kind::kNonblocking ? nc.shared()->lanes.next_nonblocking() : 0;
+  Agreement agreed;
+  MpiStatus s = settle(nc, spec, options, kind, &agreed);
+  if (!s.ok()) return s;
+  if (kind == Kind::kNonblocking) {
+    // The lane's previous holder on this rank must be complete before the lane carries new
+    // messages. It completes: every rank has started it, and waits anywhere progress every
+    // pending exchange.
+    agreed.lane = nonblocking_lane;
+    Exchange*& holder = nc.shared()->holder(agreed.lane);
+    if (holder && holder->pending_) drive(holder);
+  }
+  // A non-blocking call with the same buffers, counts and predefined types as one completed
+  // before takes that call's exchange from the pool (see recycle) and moves it to its lane.
+  std::vector<std::uintptr_t> key;
+  if (kind == Kind::kNonblocking && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
+  auto& pool = nc.shared()->pool;
+  for (auto it = pool.begin(); !key.empty() && it != pool.end(); ++it)
+    if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
+      out->reset(it->release());
+      pool.erase(it);
+      (*out)->lane_ = agreed.lane;
+      for (Post& post : (*out)->posts_) post.tag = (*out)->shared_->lanes.tag(agreed.lane, post.plan_tag);
+      break;
+    }
+  if (!*out) {
+    s = build(nc, spec, agreed, agreed.lane, out);
+    if (!s.ok()) return s;
+  }
+  Exchange& x = **out;
+  x.kind_ = kind;
+  x.pool_key_ = std::move(key);
+  if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
+  if (kind == Kind::kNonblocking) x.shared_->holder(x.lane_) = &x;
+  return {};
+}
+
+void Exchange::recycle(std::unique_ptr<Exchange> x) {
+  // Only complete, successful exchanges of a communicator that still exists are kept: a few
+  // per communicator, the oldest dropped first.
+  if (!x || x->pool_key_.empty() || x->pending_ || x->active_ || !x->error_.ok() || x->shared_->user == MPI_COMM_NULL) return;
+  CommShared& shared = *x->shared_;
+  if (shared.holder(x->lane_) == x.get()) shared.holder(x->lane_) = nullptr;
+  if (shared.pool.size() >= 8) shared.pool.erase(shared.pool.begin());
+  shared.pool.emplace_back(x.release(), [](Exchange* e) { delete e; });
+}
+
 
 MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
   std::shared_ptr<void>& slot = nc.blocking_slot();

@@ -91,6 +91,10 @@ class Exchange {
 
   // Advances every pending exchange of the process once (Cart_testall uses it).
   static void progress_all();
+  // Takes a completed non-blocking exchange back: a later non-blocking call with the same
+  // arguments on the same communicator reuses it instead of building datatypes and staging
+  // again. Anything that cannot be reused is simply destroyed.
+  static void recycle(std::unique_ptr<Exchange> x);
 
  private:
   Exchange() = default;
@@ -125,6 +129,7 @@ class Exchange {
   std::shared_ptr<CommShared> shared_;
   Kind kind_ = Kind::kBlocking;
   int lane_ = 0;
+  std::vector<std::uintptr_t> pool_key_;  // non-blocking: the arguments it was built for
   std::vector<MPI_Request> requests_;     // per phase: receives, then sends (in flight, else NULL)
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end

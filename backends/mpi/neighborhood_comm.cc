@@ -208,6 +208,7 @@ NeighborhoodComm::NeighborhoodComm(const NeighborhoodComm& other, MPI_Comm inter
 
 NeighborhoodComm::~NeighborhoodComm() {
   shared_->user = MPI_COMM_NULL;  // requests that outlive the communicator report on MPI_COMM_SELF
+  shared_->pool.clear();          // pooled exchanges hold shared_ (a cycle) and use internal_
   blocking_slot_.reset();         // its requests live on internal_
   int finalized = 0;
   MPI_Finalized(&finalized);

@@ -59,6 +59,9 @@ struct CommShared {
   MPI_Comm user;  // MPI_COMM_NULL once freed
   Lanes lanes;
   std::vector<Exchange*> nonblocking_holders;  // by lane - (1 + persistent lanes)
+  // Completed non-blocking exchanges kept for reuse (Exchange::recycle). The deleter comes with
+  // each entry, so that this header does not need Exchange's definition.
+  std::vector<std::unique_ptr<Exchange, void (*)(Exchange*)>> pool;
   Exchange*& holder(int lane) {
     return nonblocking_holders[static_cast<std::size_t>(lane - 1 - lanes.persistent_lanes())];
   }
