@@ -47,7 +47,19 @@ fi
 [ -f "$prefix/lib/pkgconfig/cartplan.pc" ] || { echo "consumers: nothing installed; stopping" >&2; exit 1; }
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 
-# 2. The installed shared library: SONAME, and nothing exported beyond the public API.
+# 2. README's inspector examples, as written, from the repository root (their p.json is removed).
+cli="$work/readme_cli.sh"
+awk '/^Examples \(from the repository root/ {s = 1} s && /^```sh$/ {b = 1; next} b && /^```$/ {exit} b {print}' README.md >"$cli"
+if [ "$(grep -c '^cartplan ' "$cli")" -lt 3 ]; then
+  fail readme_cli "README.md has no inspector examples block"
+elif (set -e; source "$cli") >"$work/cli.log" 2>&1; then
+  ok readme_cli
+else
+  fail readme_cli "a command failed"; tail -n 20 "$work/cli.log"
+fi
+rm -f p.json
+
+# 3. The installed shared library: SONAME, and nothing exported beyond the public API.
 version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
 soversion=$(sed -n 's/^CARTPLAN_SOVERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
 so="$prefix/lib/libcartplan.so.$version"
@@ -65,7 +77,7 @@ else
   fail exported_symbols "non-public symbols exported: $(echo "$stray" | head -n 5 | tr '\n' ' ')"
 fi
 
-# 3. The header under gcc -Wall -Wextra -Werror -pedantic: MPI_UNWEIGHTED as the weights argument.
+# 4. The header under gcc -Wall -Wextra -Werror -pedantic: MPI_UNWEIGHTED as the weights argument.
 cat >"$work/header.c" <<'C'
 #include <cartplan/cartplan_mpi.h>
 int create(MPI_Comm* cart) {
@@ -79,7 +91,7 @@ else
   fail header_wall "$(head -n 3 "$work/header.log")"
 fi
 
-# 4. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
+# 5. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
 if mpicc -Wall -Werror examples/halo_c.c $(pkg-config --static --cflags --libs cartplan | sed 's/-lcartplan\b/-l:libcartplan.a/') \
      -o "$work/halo_c_static" 2>"$work/static.log"; then
   if ldd "$work/halo_c_static" | grep -q libcartplan; then
@@ -93,7 +105,7 @@ else
   fail c_static "link failed"; tail -n 20 "$work/static.log"
 fi
 
-# 5. CMake's static target (cartplan::cartplan_static) from the same consumer project.
+# 6. CMake's static target (cartplan::cartplan_static) from the same consumer project.
 if [ -x out/cmake/halo_c_static ] && run4 out/cmake/halo_c_static >"$work/cmake_static.log" 2>&1 &&
    grep -q 'halo_c: OK' "$work/cmake_static.log"; then
   ok cmake_c_static
