@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Installs every system package cartplan needs on Debian (idempotent; safe to run again).
-# Bazel 4.2.3 (bazel-bootstrap), a C++20 compiler, Open MPI, nlohmann_json and doctest.
+# Installs every system package that test.sh, run.sh, bench/run.sh and install.sh (and the
+# scripts they call) use, on Debian (idempotent; safe to run again). test.sh checks that every
+# external command those scripts run comes from a package below (tests/setup_check.sh).
 set -euo pipefail
 
-packages=(bazel-bootstrap g++ libopenmpi-dev openmpi-bin nlohmann-json3-dev doctest-dev python3)
+packages=(
+  bazel-bootstrap g++ make binutils        # the build (Bazel 4.2.3) and the static library (ar)
+  libopenmpi-dev openmpi-bin                # Open MPI: headers, mpicc/mpif90 wrappers, mpirun
+  nlohmann-json3-dev doctest-dev            # header-only dependencies
+  clang libclang-rt-14-dev                  # libFuzzer targets (tests/fuzz/run.sh)
+  valgrind                                  # //tests/mpi:valgrind_test
+  gfortran cmake pkg-config                 # consumers of the installed library (tests/consumers)
+  python3 gnuplot-nox git                   # bench/run.sh (analysis, plots, provenance)
+)
 
 missing=()
 for p in "${packages[@]}"; do

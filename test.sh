@@ -3,8 +3,12 @@
 #  1. the whole suite (unit, property, CLI, golden, MPI under mpirun with time limits);
 #  2. the non-MPI suite and a representative set of MPI tests under AddressSanitizer and
 #     UndefinedBehaviorSanitizer (bazel test --config=asan|ubsan, see .bazelrc);
-#  3. a short run of every libFuzzer target (tests/fuzz/run.sh), if the fuzz targets exist;
-#  4. the layering rule: nothing below the MPI backend depends on Open MPI.
+#  3. a short, deterministic run of every libFuzzer target (tests/fuzz/run.sh: fixed seeds and runs);
+#  4. consumers outside Bazel: install.sh into a temporary prefix, then C (pkg-config), C++
+#     (CMake) and Fortran (mpif90) programs built against it and run under mpirun
+#     (tests/consumers/run.sh, one line per check);
+#  5. the layering rule: nothing below the MPI backend depends on Open MPI;
+#  6. setup.sh installs every external command the scripts run (tests/setup_check.sh).
 # SKIP_SANITIZERS=1 / SKIP_FUZZ=1 skip stages 2 / 3 for a quick local run.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -52,6 +56,16 @@ if [ "${SKIP_FUZZ:-0}" != 1 ] && [ -f tests/fuzz/run.sh ]; then
   [ "$rc" -eq 0 ] || status=1
 fi
 
+# Consumers of the installed library, outside Bazel.
+echo "== test.sh: consumers of an installed prefix"
+bash tests/consumers/run.sh 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+p=$(grep -cE '^consumer [^ ]+: OK' "$log" || true)
+f=$(grep -cE '^consumer [^ ]+: FAILED' "$log" || true)
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+passed=$((passed + p)); failed=$((failed + f))
+[ "$rc" -eq 0 ] || status=1
+
 # The layering rule: nothing below the MPI backend may depend on Open MPI.
 mpi_deps=$(bazel query 'deps(//ir/...) + deps(//engine/...) + deps(//backends/sim/...)' 2>/dev/null | grep -c '^@openmpi//' || true)
 if [ "$mpi_deps" -eq 0 ]; then
@@ -59,6 +73,13 @@ if [ "$mpi_deps" -eq 0 ]; then
   passed=$((passed + 1))
 else
   echo "//:mpi_free_layers FAILED ($mpi_deps Open MPI targets in deps of ir/, engine/, backends/sim/)"
+  failed=$((failed + 1)); status=1
+fi
+
+# setup.sh covers every external command of the scripts (so a fresh machine can run them).
+if bash tests/setup_check.sh; then
+  passed=$((passed + 1))
+else
   failed=$((failed + 1)); status=1
 fi
 

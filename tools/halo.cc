@@ -1,12 +1,21 @@
-// halo: a 2-D 9-point / 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining) and MPI_Neighbor_alltoallw, each timed and checked bit-for-bit against a serial run.
+// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining) and MPI_Neighbor_alltoallw, each timed and checked bit-for-bit against a serial run.
 //
-//   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--n N] [--halo K] [--iters I] [--periodic 0|1]
-//                                     [--procs P,Q[,R]]
+//   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
+//                                     [--periodic 0|1] [--procs P,Q[,R]]
 //
 // Every rank owns one (n+2k)^d array of doubles (row-major). Each of the 3^d-1 Moore
 // neighbours gets a subarray datatype on that one array (send: the k-deep interior slab next to
 // the neighbour; recv: the matching halo region), so all displacements are 0, as in seed 000,
-// Listing 3. Exit status: 0 when every variant matches the serial run, 1 on a mismatch, 2 on bad
+// Listing 3. The 9- and 27-point runs exchange before every sweep.
+//
+// --points 5 is seed 002's application (Sect. 2): a 5-point stencil with a halo of depth k that
+// is exchanged once every k sweeps. In between, each rank also updates the halo cells it can
+// (sweep s of k updates the cells within L1 distance k-s of its interior), so after k sweeps its
+// interior is right without having talked to anyone. A cell at L1 distance a+b (a, b >= 1)
+// outside a corner of the interior is needed iff a+b <= k, so the four corner blocks are
+// triangles of k(k-1)/2 cells (Cart_type_create_triangle), the side blocks n x k slabs; with
+// k = 1 there are no corners and the neighbourhood is the 4 von Neumann neighbours.
+// Exit status: 0 when every variant matches the serial run, 1 on a mismatch, 2 on bad
 // options, 3 when an MPI or cartplan call fails.
 #include <mpi.h>
 
@@ -38,6 +47,7 @@ void cart_check(int rc, const char* what) {
 
 struct Config {
   int d = 2;
+  int points = -1;  // -1: the Moore stencil of d (9 or 27)
   int n = -1;  // -1: the default for d
   int k = 1;
   int iters = 50;
@@ -56,8 +66,10 @@ bool parse_int(const std::string& s, int* out) {
 }
 
 const char* kUsage =
-    "usage: halo [--dims 2|3] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
+    "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
+    "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
+    "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
     "  --n         local interior size per dimension; default 64 (2-D), 16 (3-D)\n"
     "  --halo      halo depth k, 1 <= k <= n; default 1\n"
     "  --iters     Jacobi iterations and timed exchanges per variant; default 50\n"
@@ -80,7 +92,8 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
-    } else if (arg == "--dims" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" || arg == "--procs") {
+    } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
+               arg == "--procs") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
@@ -92,16 +105,21 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       have_procs = true;
       continue;
     }
-    if (arg != "--dims" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
+    if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
       return "unknown option '" + arg + "'";
     if (!parse_int(value, &v)) return "option " + arg + ": '" + value + "' is not an integer";
     if (arg == "--dims") c->d = v;
+    else if (arg == "--points") c->points = v;
     else if (arg == "--n") c->n = v;
     else if (arg == "--halo") c->k = v;
     else if (arg == "--iters") c->iters = v;
     else c->periodic = v;
   }
   if (c->d != 2 && c->d != 3) return "--dims must be 2 or 3, not " + std::to_string(c->d);
+  if (c->points == -1) c->points = c->d == 2 ? 9 : 27;
+  if (c->d == 2 && c->points != 9 && c->points != 5)
+    return "--points must be 9 or 5 with --dims 2, not " + std::to_string(c->points);
+  if (c->d == 3 && c->points != 27) return "--points must be 27 with --dims 3, not " + std::to_string(c->points);
   if (c->n == -1) c->n = c->d == 2 ? 64 : 16;
   if (c->n < 1) return "--n must be at least 1, not " + std::to_string(c->n);
   if (c->k < 1) return "--halo must be at least 1, not " + std::to_string(c->k);
@@ -202,6 +220,33 @@ void jacobi(const Box& b, std::vector<double>& a, std::vector<double>& scratch) 
   }
 }
 
+// L1 distance of cell (i, j) of a 2-D box from its interior (0 inside).
+int outside_distance(const Box& b, int i, int j) {
+  const int di = std::max({0, b.k - i, i - (b.k + b.m[0] - 1)});
+  const int dj = std::max({0, b.k - j, j - (b.k + b.m[1] - 1)});
+  return di + dj;
+}
+
+// One 5-point Jacobi sweep (2-D) of every cell within L1 distance `reach` of the interior for
+// which updatable(i, j) holds; reach 0 is the interior. The serial run and every rank call this
+// same function, and the sum visits the 5 cells in one fixed order, so equal inputs give equal bits.
+template <class Updatable>
+void jacobi5(const Box& b, std::vector<double>& a, std::vector<double>& scratch, int reach, Updatable updatable) {
+  const std::size_t s0 = b.ext[1];
+  const int lo0 = b.k - reach, hi0 = b.k + b.m[0] + reach, lo1 = b.k - reach, hi1 = b.k + b.m[1] + reach;
+  for (int i = lo0; i < hi0; ++i)
+    for (int j = lo1; j < hi1; ++j) {
+      if (outside_distance(b, i, j) > reach || !updatable(i, j)) continue;
+      const std::size_t c = i * s0 + j;
+      scratch[c] = (a[c - s0] + a[c - 1] + a[c] + a[c + 1] + a[c + s0]) / 5.0;
+    }
+  for (int i = lo0; i < hi0; ++i)
+    for (int j = lo1; j < hi1; ++j) {
+      if (outside_distance(b, i, j) > reach || !updatable(i, j)) continue;
+      a[i * s0 + j] = scratch[i * s0 + j];
+    }
+}
+
 // Visits every cell of a box with its index tuple (unused dimensions stay 0).
 template <class F>
 void for_each_cell(const Box& b, F f) {
@@ -255,7 +300,8 @@ Serial run_serial(const Config& c, const int dims[3]) {
   std::vector<double> scratch(s.b.cells());
   for (int it = 0; it < c.iters; ++it) {
     if (s.periodic) s.wrap();
-    jacobi(s.b, s.a, scratch);
+    if (c.points == 5) jacobi5(s.b, s.a, scratch, 0, [](int, int) { return true; });
+    else jacobi(s.b, s.a, scratch);
   }
   // The distributed arrays are compared after a final exchange: their halos then hold the
   // neighbours' final interiors, which is the serial array after one more wrap.
@@ -309,11 +355,14 @@ int main(int argc, char** argv) {
   int grid_size = 1;
   for (int j = 0; j < d; ++j) grid_size *= dims[j];
 
-  // The Moore neighbourhood without the zero offset, in lexicographic order (seed 001, Listing 6).
+  // The Moore neighbourhood without the zero offset, in lexicographic order (seed 001, Listing 6);
+  // the 5-point stencil with k = 1 needs only the von Neumann neighbours.
+  const bool star = c.points == 5;
+  const int metric = star && k == 1 ? CART_MANHATTAN : CART_CHEBYSHEV;
   int t = 0;
-  CART(Cart_neighbors_count(d, CART_CHEBYSHEV, 1, 1, &t));
+  CART(Cart_neighbors_count(d, metric, 1, 1, &t));
   std::vector<int> offsets(static_cast<std::size_t>(t) * d);
-  CART(Cart_neighbors(d, CART_CHEBYSHEV, 1, 1, t, offsets.data()));
+  CART(Cart_neighbors(d, metric, 1, 1, t, offsets.data()));
 
   MPI_Comm cart = MPI_COMM_NULL;
   CART(Cart_neighborhood_create(MPI_COMM_WORLD, d, dims, periods, t, offsets.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart));
@@ -325,10 +374,11 @@ int main(int argc, char** argv) {
       local += (j ? "x" : "") + std::to_string(n);
       global += (j ? "x" : "") + std::to_string(dims[j] * n);
     }
-    std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d, periodic=%d, iterations=%d\n",
-                d, t + 1, np, grid.c_str(),
+    std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d\n",
+                d, c.points, np, grid.c_str(),
                 grid_size < np ? (", idle ranks: " + std::to_string(np - grid_size)).c_str() : "", n, local.c_str(),
-                global.c_str(), k, c.periodic, c.iters);
+                global.c_str(), k, star && k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic,
+                c.iters);
     std::fflush(stdout);
   }
 
@@ -355,6 +405,32 @@ int main(int argc, char** argv) {
     std::vector<int> counts(t, 1);
     std::vector<MPI_Aint> displs(t, 0);
     for (int i = 0; i < t; ++i) {
+      const int* o = &offsets[static_cast<std::size_t>(i) * d];
+      if (star && o[0] != 0 && o[1] != 0) {
+        // A corner of the 5-point stencil: the triangle of order k-1 whose right angle points
+        // along o, both in the interior corner it is sent from and in the halo it arrives in
+        // (the cells a, b >= 1 steps beyond the corner with a + b <= k).
+        const int kind = o[0] > 0 ? (o[1] > 0 ? CART_TRIANGLE_LOWER_ANTI : CART_TRIANGLE_LOWER)
+                                  : (o[1] > 0 ? CART_TRIANGLE_UPPER : CART_TRIANGLE_UPPER_ANTI);
+        const int ld = n + 2 * k;
+        MPI_Datatype tri;
+        CART(Cart_type_create_triangle(k - 1, ld, kind, MPI_DOUBLE, &tri));
+        int one = 1;
+        MPI_Aint sdisp = 0, rdisp = 0;
+        int sstart[2], rstart[2];
+        for (int j = 0; j < 2; ++j) {
+          sstart[j] = o[j] > 0 ? n + 1 : k;
+          rstart[j] = o[j] > 0 ? 1 : n + k;
+        }
+        sdisp = static_cast<MPI_Aint>(sstart[0] * ld + sstart[1]) * static_cast<MPI_Aint>(sizeof(double));
+        rdisp = static_cast<MPI_Aint>(rstart[0] * ld + rstart[1]) * static_cast<MPI_Aint>(sizeof(double));
+        MPI_Type_create_hindexed(1, &one, &sdisp, tri, &stypes[i]);
+        MPI_Type_commit(&stypes[i]);
+        MPI_Type_create_hindexed(1, &one, &rdisp, tri, &rtypes[i]);
+        MPI_Type_commit(&rtypes[i]);
+        MPI_Type_free(&tri);
+        continue;
+      }
       int sizes[3], sub[3], sstart[3], rstart[3];
       for (int j = 0; j < d; ++j) {
         const int o = offsets[static_cast<std::size_t>(i) * d + j];
@@ -437,11 +513,15 @@ int main(int argc, char** argv) {
         for_each_cell(lb, [&](const int i[3]) {
           if (!found.empty()) return;
           int s[3] = {0, 0, 0};
-          bool halo = false;
+          bool halo = false, outside = false;
           for (int j = 0; j < d; ++j) {
             s[j] = rc[j] * n + i[j];  // index into the serial array (which has the same k-deep halo)
             halo = halo || i[j] < k || i[j] >= k + n;
+            outside = outside || s[j] < k || s[j] >= k + dims[j] * n;
           }
+          // The 5-point stencil's halo holds the cells within L1 distance k of the interior;
+          // the rest of the corners is never sent (only fixed boundary cells are compared there).
+          if (star && outside_distance(lb, i[0], i[1]) > k && !(outside && !c.periodic)) return;
           const double got = local[lb.index(i)], want = serial.a[serial.b.index(s)];
           if (std::memcmp(&got, &want, sizeof got) != 0) {
             char buf[512];
@@ -460,9 +540,24 @@ int main(int argc, char** argv) {
     // neighbours' final interiors), then the gather and the check on rank 0.
     auto run_variant = [&](Variant& v, auto exchange) {
       initialize();
-      for (int it = 0; it < c.iters; ++it) {
-        exchange();
-        jacobi(lb, grid, scratch);
+      if (star) {
+        // Exchange once per k sweeps; sweep s of the batch also updates the halo cells within
+        // L1 distance k-s of the interior that lie inside the global domain (mesh boundary
+        // cells keep their fixed values).
+        auto updatable = [&](int i0, int i1) {
+          if (c.periodic) return true;
+          const int g0 = coords[0] * n + i0 - k, g1 = coords[1] * n + i1 - k;
+          return g0 >= 0 && g0 < dims[0] * n && g1 >= 0 && g1 < dims[1] * n;
+        };
+        for (int it = 0; it < c.iters; it += k) {
+          exchange();
+          for (int s = 1; s <= k && it + s <= c.iters; ++s) jacobi5(lb, grid, scratch, k - s, updatable);
+        }
+      } else {
+        for (int it = 0; it < c.iters; ++it) {
+          exchange();
+          jacobi(lb, grid, scratch);
+        }
       }
       for (int w = 0; w < 5; ++w) exchange();
       std::vector<double> times(c.iters);

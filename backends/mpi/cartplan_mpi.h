@@ -237,6 +237,32 @@ int Cart_allgatherw_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
 /* The algorithm a request runs: 0 direct, 1 combining (for tests and tools). */
 int Cart_request_algorithm(Cart_Request request, int* combining);
 
+/* ---------------------------------------------------------------------------------------
+ * Datatype helpers (backends/mpi/triangle.cc).
+ *
+ * Triangular submatrix datatypes, the layout MPI has no constructor for (seed 002, Sect. 8):
+ * the corner blocks of a 5-point stencil with a halo of depth k >= 2 are triangles of
+ * k(k-1)/2 cells. The triangle lies in an order x order submatrix of a row-major matrix with
+ * ld elements per row (ld >= order); element (i, j) of the submatrix is at displacement
+ * (i * ld + j) * extent(oldtype) from the type's origin, and the diagonal is included, so the
+ * type holds order * (order + 1) / 2 elements. kind names which triangle:
+ *   CART_TRIANGLE_LOWER       j <= i              (right angle at the lower left)
+ *   CART_TRIANGLE_UPPER       j >= i              (right angle at the upper right)
+ *   CART_TRIANGLE_LOWER_ANTI  i + j >= order - 1  (below the anti-diagonal, lower right)
+ *   CART_TRIANGLE_UPPER_ANTI  i + j <= order - 1  (above the anti-diagonal, upper left)
+ * Elements are in row-major order; lower bound and extent are those of the equivalent
+ * MPI_Type_indexed (its first and last element). order 0 gives an empty type. The new type is
+ * not committed. Returns MPI_ERR_ARG for a negative order, ld < order, an unknown kind, a
+ * layout whose displacements overflow int, or newtype NULL; MPI_ERR_TYPE for oldtype
+ * MPI_DATATYPE_NULL; else what MPI_Type_indexed returns. It does not set Cart_error_message().
+ * Local (no communication).
+ * --------------------------------------------------------------------------------------- */
+#define CART_TRIANGLE_LOWER 1
+#define CART_TRIANGLE_UPPER 2
+#define CART_TRIANGLE_LOWER_ANTI 3
+#define CART_TRIANGLE_UPPER_ANTI 4
+int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype, MPI_Datatype* newtype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,164 @@
+// Fortran handle shims: the C API with Fortran MPI handles (MPI_Fint), called by the cartplan_f08 module (fortran/cartplan_f08.f90).
+//
+// mpi_f08's type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info) hold a Fortran handle, not
+// the C one, so the module cannot bind to cartplan_mpi.h directly. Each cartplan_f_X converts
+// the handles with MPI_*_f2c and calls Cart_X; arrays of datatypes (t entries, t from the
+// communicator) are converted into a temporary, which is safe because the C API reads its array
+// arguments only during the call. Not declared in a public header: these are the module's ABI.
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+
+namespace {
+
+MPI_Comm comm_of(MPI_Fint f) { return MPI_Comm_f2c(f); }
+MPI_Datatype type_of(MPI_Fint f) { return MPI_Type_f2c(f); }
+MPI_Info info_of(MPI_Fint f) { return MPI_Info_f2c(f); }
+
+// Converts the t datatypes of a -w call; returns an MPI error class (as Cart_neighbor_count does).
+int types_of(MPI_Comm comm, const MPI_Fint* f, std::vector<MPI_Datatype>* out) {
+  int t = 0;
+  const int rc = Cart_neighbor_count(comm, &t);
+  if (rc != MPI_SUCCESS) return rc;
+  if (f == nullptr) return MPI_ERR_TYPE;
+  out->resize(t > 0 ? t : 1, MPI_DATATYPE_NULL);
+  for (int i = 0; i < t; ++i) (*out)[i] = MPI_Type_f2c(f[i]);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int cartplan_f_neighborhood_create(MPI_Fint comm, int d, const int* dims, const int* periods, int t, const int* relative,
+                                   MPI_Fint info, int reorder, MPI_Fint* cartcomm) {
+  MPI_Comm cart = MPI_COMM_NULL;
+  const int rc = Cart_neighborhood_create(comm_of(comm), d, dims, periods, t, relative, MPI_UNWEIGHTED, info_of(info), reorder, &cart);
+  *cartcomm = MPI_Comm_c2f(cart);
+  return rc;
+}
+
+int cartplan_f_relative_rank(MPI_Fint comm, const int* relative, int* rank) {
+  return Cart_relative_rank(comm_of(comm), relative, rank);
+}
+int cartplan_f_relative_shift(MPI_Fint comm, const int* relative, int* inrank, int* outrank) {
+  return Cart_relative_shift(comm_of(comm), relative, inrank, outrank);
+}
+int cartplan_f_relative_coord(MPI_Fint comm, int rank, int* relative) { return Cart_relative_coord(comm_of(comm), rank, relative); }
+int cartplan_f_allranks_relative(MPI_Fint comm, int n, const int* relative, int* ranks) {
+  return Cart_allranks_relative(comm_of(comm), n, relative, ranks);
+}
+int cartplan_f_neighbor_count(MPI_Fint comm, int* t) { return Cart_neighbor_count(comm_of(comm), t); }
+int cartplan_f_neighbor_degrees(MPI_Fint comm, int* t, int* indegree, int* outdegree) {
+  return Cart_neighbor_degrees(comm_of(comm), t, indegree, outdegree);
+}
+int cartplan_f_neighbor_get(MPI_Fint comm, int maxin, int* sources, int maxout, int* targets) {
+  return Cart_neighbor_get(comm_of(comm), maxin, sources, nullptr, maxout, targets, nullptr);
+}
+int cartplan_f_graph_get(MPI_Fint comm, int maxin, int* sources, int maxout, int* targets) {
+  return Cart_graph_get(comm_of(comm), maxin, sources, maxout, targets);
+}
+
+// Blocking collectives.
+int cartplan_f_alltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_alltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_alltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
+                         MPI_Fint rt, MPI_Fint comm) {
+  return Cart_alltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_alltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
+                         const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_alltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
+}
+int cartplan_f_allgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_allgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_allgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_allgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_allgatherw(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
+                          MPI_Fint comm) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_allgatherw(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm));
+}
+
+// Non-blocking collectives.
+int cartplan_f_ialltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_ialltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_ialltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
+                          MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_ialltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_ialltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
+                          const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_ialltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
+}
+int cartplan_f_iallgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_iallgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_iallgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt, MPI_Fint comm,
+                           Cart_Request* r) {
+  return Cart_iallgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_iallgatherw(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
+                           MPI_Fint comm, Cart_Request* r) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_iallgatherw(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), r);
+}
+
+// Persistent collectives.
+int cartplan_f_alltoall_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
+                             Cart_Request* r) {
+  return Cart_alltoall_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_alltoallv_init(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
+                              MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  return Cart_alltoallv_init(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_alltoallw_init(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
+                              const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_alltoallw_init(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgather_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
+                              Cart_Request* r) {
+  return Cart_allgather_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgatherv_init(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt,
+                               MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  return Cart_allgatherv_init(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgatherw_init(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
+                               MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_allgatherw_init(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+}
+
+// Datatype helper.
+int cartplan_f_type_create_triangle(int order, int ld, int kind, MPI_Fint oldtype, MPI_Fint* newtype) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  const int rc = Cart_type_create_triangle(order, ld, kind, type_of(oldtype), &t);
+  *newtype = MPI_Type_c2f(t);
+  return rc;
+}
+
+}  // extern "C"

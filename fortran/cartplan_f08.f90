@@ -1,0 +1,665 @@
+! cartplan_f08: Fortran 2008 bindings of cartplan's C API (cartplan_mpi.h) on the mpi_f08 module.
+!
+! Every procedure is a subroutine named like its C function, with MPI handles as
+! type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info), and a final, required
+! `integer, intent(out) :: ierror` (an MPI error class; MPI_SUCCESS on success, describe it with
+! cart_error_message()). Differences from C: the weights arguments are left out (cartplan ignores
+! them), reorder is a logical, Cart_test returns a logical flag, and requests are
+! type(Cart_Request). Buffers are contiguous arrays (assumed size); those of non-blocking and
+! persistent calls must stay in place until completed, and are declared asynchronous.
+! Binding: bind(c) interfaces to small C shims in libcartplan (cartplan_f_*, which convert the
+! Fortran handles with MPI_*_f2c) and directly to the C functions that take no MPI handle.
+module cartplan_f08
+  use, intrinsic :: iso_c_binding, only: c_int, c_intptr_t, c_ptr, c_null_ptr, c_char, c_f_pointer, c_associated, c_size_t
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Info, MPI_ADDRESS_KIND
+  implicit none
+  private
+
+  ! A persistent or non-blocking collective (C: Cart_Request).
+  type, bind(c), public :: Cart_Request
+    type(c_ptr) :: handle = c_null_ptr
+  end type Cart_Request
+
+  integer, parameter, public :: CART_CHEBYSHEV = 1, CART_MANHATTAN = 2
+  integer, parameter, public :: CART_TRIANGLE_LOWER = 1, CART_TRIANGLE_UPPER = 2, &
+                                CART_TRIANGLE_LOWER_ANTI = 3, CART_TRIANGLE_UPPER_ANTI = 4
+
+  public :: cart_error_message, cart_request_is_null
+  public :: Cart_neighborhood_create, Cart_relative_rank, Cart_relative_shift, Cart_relative_coord, &
+            Cart_allranks_relative, Cart_neighbor_count, Cart_neighbor_degrees, Cart_neighbor_get, &
+            Cart_graph_get, Cart_neighbors_count, Cart_neighbors, Cart_type_create_triangle
+  public :: Cart_alltoall, Cart_alltoallv, Cart_alltoallw, Cart_allgather, Cart_allgatherv, Cart_allgatherw
+  public :: Cart_ialltoall, Cart_ialltoallv, Cart_ialltoallw, Cart_iallgather, Cart_iallgatherv, Cart_iallgatherw
+  public :: Cart_alltoall_init, Cart_alltoallv_init, Cart_alltoallw_init, &
+            Cart_allgather_init, Cart_allgatherv_init, Cart_allgatherw_init
+  public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
+
+  interface
+    ! --- C functions without MPI handles ---
+    function c_error_message() bind(c, name="Cart_error_message")
+      import :: c_ptr
+      type(c_ptr) :: c_error_message
+    end function
+    function c_strlen(s) bind(c, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: c_strlen
+    end function
+    integer(c_int) function c_neighbors_count(d, metric, shadow, depth, t) bind(c, name="Cart_neighbors_count")
+      import :: c_int
+      integer(c_int), value :: d, metric, shadow, depth
+      integer(c_int), intent(out) :: t
+    end function
+    integer(c_int) function c_neighbors(d, metric, shadow, depth, maxt, relative) bind(c, name="Cart_neighbors")
+      import :: c_int
+      integer(c_int), value :: d, metric, shadow, depth, maxt
+      integer(c_int), intent(out) :: relative(*)
+    end function
+    integer(c_int) function c_start(r) bind(c, name="Cart_start")
+      import :: c_int, Cart_Request
+      type(Cart_Request), intent(inout) :: r
+    end function
+    integer(c_int) function c_wait(r) bind(c, name="Cart_wait")
+      import :: c_int, Cart_Request
+      type(Cart_Request), intent(inout) :: r
+    end function
+    integer(c_int) function c_test(r, flag) bind(c, name="Cart_test")
+      import :: c_int, Cart_Request
+      type(Cart_Request), intent(inout) :: r
+      integer(c_int), intent(out) :: flag
+    end function
+    integer(c_int) function c_request_free(r) bind(c, name="Cart_request_free")
+      import :: c_int, Cart_Request
+      type(Cart_Request), intent(inout) :: r
+    end function
+    integer(c_int) function c_request_algorithm(r, combining) bind(c, name="Cart_request_algorithm")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int), intent(out) :: combining
+    end function
+
+    ! --- shims with Fortran handles (backends/mpi/fortran_shim.cc) ---
+    integer(c_int) function f_create(comm, d, dims, periods, t, rel, info, reorder, cart) &
+        bind(c, name="cartplan_f_neighborhood_create")
+      import :: c_int
+      integer(c_int), value :: comm, d, t, info, reorder
+      integer(c_int), intent(in) :: dims(*), periods(*), rel(*)
+      integer(c_int), intent(out) :: cart
+    end function
+    integer(c_int) function f_relative_rank(comm, rel, rank) bind(c, name="cartplan_f_relative_rank")
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(in) :: rel(*)
+      integer(c_int), intent(out) :: rank
+    end function
+    integer(c_int) function f_relative_shift(comm, rel, inrank, outrank) bind(c, name="cartplan_f_relative_shift")
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(in) :: rel(*)
+      integer(c_int), intent(out) :: inrank, outrank
+    end function
+    integer(c_int) function f_relative_coord(comm, rank, rel) bind(c, name="cartplan_f_relative_coord")
+      import :: c_int
+      integer(c_int), value :: comm, rank
+      integer(c_int), intent(out) :: rel(*)
+    end function
+    integer(c_int) function f_allranks_relative(comm, n, rel, ranks) bind(c, name="cartplan_f_allranks_relative")
+      import :: c_int
+      integer(c_int), value :: comm, n
+      integer(c_int), intent(in) :: rel(*)
+      integer(c_int), intent(out) :: ranks(*)
+    end function
+    integer(c_int) function f_neighbor_count(comm, t) bind(c, name="cartplan_f_neighbor_count")
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(out) :: t
+    end function
+    integer(c_int) function f_neighbor_degrees(comm, t, indeg, outdeg) bind(c, name="cartplan_f_neighbor_degrees")
+      import :: c_int
+      integer(c_int), value :: comm
+      integer(c_int), intent(out) :: t, indeg, outdeg
+    end function
+    integer(c_int) function f_neighbor_get(comm, maxin, sources, maxout, targets) bind(c, name="cartplan_f_neighbor_get")
+      import :: c_int
+      integer(c_int), value :: comm, maxin, maxout
+      integer(c_int), intent(out) :: sources(*), targets(*)
+    end function
+    integer(c_int) function f_graph_get(comm, maxin, sources, maxout, targets) bind(c, name="cartplan_f_graph_get")
+      import :: c_int
+      integer(c_int), value :: comm, maxin, maxout
+      integer(c_int), intent(out) :: sources(*), targets(*)
+    end function
+    integer(c_int) function f_type_create_triangle(order, ld, kind, oldtype, newtype) &
+        bind(c, name="cartplan_f_type_create_triangle")
+      import :: c_int
+      integer(c_int), value :: order, ld, kind, oldtype
+      integer(c_int), intent(out) :: newtype
+    end function
+
+    integer(c_int) function f_alltoall(sb, sc, st, rb, rc, rt, comm) bind(c, name="cartplan_f_alltoall")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+    end function
+    integer(c_int) function f_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_alltoallv")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_alltoallw")
+      import :: c_int, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+    end function
+    integer(c_int) function f_allgather(sb, sc, st, rb, rc, rt, comm) bind(c, name="cartplan_f_allgather")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+    end function
+    integer(c_int) function f_allgatherv(sb, sc, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_allgatherv")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm
+    end function
+    integer(c_int) function f_allgatherw(sb, sc, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_allgatherw")
+      import :: c_int, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_int), value :: sc, st, comm
+    end function
+
+    integer(c_int) function f_ialltoall(sb, sc, st, rb, rc, rt, comm, r) bind(c, name="cartplan_f_ialltoall")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_ialltoallv")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_ialltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_ialltoallw")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgather(sb, sc, st, rb, rc, rt, comm, r) bind(c, name="cartplan_f_iallgather")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgatherv(sb, sc, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_iallgatherv")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgatherw(sb, sc, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_iallgatherw")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_int), value :: sc, st, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+
+    integer(c_int) function f_alltoall_init(sb, sc, st, rb, rc, rt, comm, info, r) bind(c, name="cartplan_f_alltoall_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_alltoallv_init(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_alltoallv_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_alltoallw_init(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_alltoallw_init")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgather_init(sb, sc, st, rb, rc, rt, comm, info, r) bind(c, name="cartplan_f_allgather_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgatherv_init(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_allgatherv_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgatherw_init(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_allgatherw_init")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_int), value :: sc, st, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+  end interface
+
+contains
+
+  ! The message of the last error on this thread ("" after a success).
+  function cart_error_message() result(msg)
+    character(len=:), allocatable :: msg
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = c_error_message()
+    if (.not. c_associated(p)) then
+      msg = ""
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function
+
+  logical function cart_request_is_null(request)
+    type(Cart_Request), intent(in) :: request
+    cart_request_is_null = .not. c_associated(request%handle)
+  end function
+
+  ! --- communicator and helpers ---
+  subroutine Cart_neighborhood_create(comm, d, dims, periods, t, targetrelative, info, reorder, cartcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: d, dims(*), periods(*), t, targetrelative(*)
+    type(MPI_Info), intent(in) :: info
+    logical, intent(in) :: reorder
+    type(MPI_Comm), intent(out) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_create(comm%MPI_VAL, d, dims, periods, t, targetrelative, info%MPI_VAL, merge(1, 0, reorder), cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_relative_rank(cartcomm, relative, rank, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: relative(*)
+    integer, intent(out) :: rank, ierror
+    ierror = f_relative_rank(cartcomm%MPI_VAL, relative, rank)
+  end subroutine
+
+  subroutine Cart_relative_shift(cartcomm, relative, inrank, outrank, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: relative(*)
+    integer, intent(out) :: inrank, outrank, ierror
+    ierror = f_relative_shift(cartcomm%MPI_VAL, relative, inrank, outrank)
+  end subroutine
+
+  subroutine Cart_relative_coord(cartcomm, rank, relative, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: rank
+    integer, intent(out) :: relative(*), ierror
+    ierror = f_relative_coord(cartcomm%MPI_VAL, rank, relative)
+  end subroutine
+
+  subroutine Cart_allranks_relative(cartcomm, n, relative, ranks, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: n, relative(*)
+    integer, intent(out) :: ranks(*), ierror
+    ierror = f_allranks_relative(cartcomm%MPI_VAL, n, relative, ranks)
+  end subroutine
+
+  subroutine Cart_neighbor_count(cartcomm, t, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: t, ierror
+    ierror = f_neighbor_count(cartcomm%MPI_VAL, t)
+  end subroutine
+
+  subroutine Cart_neighbor_degrees(cartcomm, t, indegree, outdegree, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: t, indegree, outdegree, ierror
+    ierror = f_neighbor_degrees(cartcomm%MPI_VAL, t, indegree, outdegree)
+  end subroutine
+
+  subroutine Cart_neighbor_get(cartcomm, maxin, sources, maxout, targets, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: maxin, maxout
+    integer, intent(out) :: sources(*), targets(*), ierror
+    ierror = f_neighbor_get(cartcomm%MPI_VAL, maxin, sources, maxout, targets)
+  end subroutine
+
+  subroutine Cart_graph_get(cartcomm, maxin, sources, maxout, targets, ierror)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: maxin, maxout
+    integer, intent(out) :: sources(*), targets(*), ierror
+    ierror = f_graph_get(cartcomm%MPI_VAL, maxin, sources, maxout, targets)
+  end subroutine
+
+  subroutine Cart_neighbors_count(d, metric, shadow, depth, t, ierror)
+    integer, intent(in) :: d, metric, shadow, depth
+    integer, intent(out) :: t, ierror
+    ierror = c_neighbors_count(d, metric, shadow, depth, t)
+  end subroutine
+
+  subroutine Cart_neighbors(d, metric, shadow, depth, maxt, relative, ierror)
+    integer, intent(in) :: d, metric, shadow, depth, maxt
+    integer, intent(out) :: relative(*), ierror
+    ierror = c_neighbors(d, metric, shadow, depth, maxt, relative)
+  end subroutine
+
+  subroutine Cart_type_create_triangle(order, ld, kind, oldtype, newtype, ierror)
+    integer, intent(in) :: order, ld, kind
+    type(MPI_Datatype), intent(in) :: oldtype
+    type(MPI_Datatype), intent(out) :: newtype
+    integer, intent(out) :: ierror
+    ierror = f_type_create_triangle(order, ld, kind, oldtype%MPI_VAL, newtype%MPI_VAL)
+  end subroutine
+
+  ! --- blocking collectives ---
+  subroutine Cart_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoall(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoallv(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtype%MPI_VAL, &
+                         cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgatherw(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgatherw(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL)
+  end subroutine
+
+  ! --- non-blocking collectives (complete with Cart_wait / Cart_test) ---
+  subroutine Cart_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoall(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
+                             request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoallv(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtype%MPI_VAL, &
+                          cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
+                             request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL, &
+                          request)
+  end subroutine
+
+  subroutine Cart_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                           cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_iallgatherw(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgatherw(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL, &
+                           request)
+  end subroutine
+
+  ! --- persistent collectives (Cart_start, Cart_wait / Cart_test, Cart_request_free) ---
+  subroutine Cart_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoall_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                             info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
+                                 info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtype%MPI_VAL, &
+                              cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
+                                 info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                              cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgather_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                              info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, info, &
+                                  request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgatherv_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                               cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgatherw_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, info, &
+                                  request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgatherw_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, &
+                               cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  ! --- requests ---
+  subroutine Cart_start(request, ierror)
+    type(Cart_Request), intent(inout) :: request
+    integer, intent(out) :: ierror
+    ierror = c_start(request)
+  end subroutine
+
+  subroutine Cart_wait(request, ierror)
+    type(Cart_Request), intent(inout) :: request
+    integer, intent(out) :: ierror
+    ierror = c_wait(request)
+  end subroutine
+
+  subroutine Cart_test(request, flag, ierror)
+    type(Cart_Request), intent(inout) :: request
+    logical, intent(out) :: flag
+    integer, intent(out) :: ierror
+    integer(c_int) :: f
+    f = 0
+    ierror = c_test(request, f)
+    flag = f /= 0
+  end subroutine
+
+  subroutine Cart_request_free(request, ierror)
+    type(Cart_Request), intent(inout) :: request
+    integer, intent(out) :: ierror
+    ierror = c_request_free(request)
+  end subroutine
+
+  ! combining: .true. when the request runs the message-combining plan, .false. for direct.
+  subroutine Cart_request_algorithm(request, combining, ierror)
+    type(Cart_Request), intent(in) :: request
+    logical, intent(out) :: combining
+    integer, intent(out) :: ierror
+    integer(c_int) :: c
+    c = 0
+    ierror = c_request_algorithm(request%handle, c)
+    combining = c /= 0
+  end subroutine
+end module cartplan_f08

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Consumers of an installed cartplan, built outside Bazel: installs into a temporary prefix and
+# runs README's "Use it from your build" block as written (C with pkg-config, C++ with CMake,
+# Fortran with mpif90), plus a static C link (pkg-config --static and CMake), the exported-symbol
+# and SONAME checks, and a gcc -Wall -Werror compile of the header. Every binary runs under
+# mpirun on 4 ranks with the same Open MPI settings and time limit as tests/mpi/run_mpi.sh.
+# One line per check: "consumer <name>: OK" or "consumer <name>: FAILED (...)"; exit 1 on any failure.
+#
+#   bash tests/consumers/run.sh            # from anywhere; needs setup.sh's packages
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/cartplan-consumers.XXXXXX")"
+trap 'rm -rf "$work" "$root/out"' EXIT
+prefix="$work/prefix"
+status=0
+ok() { echo "consumer $1: OK"; }
+fail() { echo "consumer $1: FAILED ($2)"; status=1; }
+
+# Open MPI in this sandbox (see tests/mpi/run_mpi.sh): shared memory only, private session dir.
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none PMIX_MCA_gds=hash
+mkdir -p "$work/ompi"
+export OMPI_MCA_orte_tmpdir_base="$work/ompi"
+run4() { timeout --signal=KILL 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$@"; }
+
+# 1. README's block, as written, with PREFIX set to the temporary prefix (its first line).
+block="$work/readme_block.sh"
+awk '/^## Use it from your build/ {s = 1} s && /^```sh$/ {b = 1; next} b && /^```$/ {exit} b {print}' README.md >"$block"
+if [ ! -s "$block" ] || ! grep -q '^PREFIX=' "$block"; then
+  fail readme_block "README.md has no sh block starting with PREFIX= under '## Use it from your build'"
+else
+  sed -i "s|^PREFIX=.*|PREFIX='$prefix'|" "$block"
+  # mpirun in the block gets the time limit of the other MPI runs.
+  real_mpirun="$(command -v mpirun)"
+  # shellcheck disable=SC1090
+  (mpirun() { timeout --signal=KILL 120 "$real_mpirun" "$@"; }; set -e; source "$block") >"$work/readme.log" 2>&1
+  rc=$?
+  # One line per consumer: each example prints "<name>: OK" when all its checks pass.
+  for pair in c_pkgconfig:halo_c cpp_cmake:halo_cpp fortran_f08:halo_f08; do
+    if grep -q "^${pair#*:}: OK" "$work/readme.log"; then ok "${pair%%:*}"; else fail "${pair%%:*}" "README block exit $rc; see below"; fi
+  done
+  if [ "$rc" -ne 0 ] || [ "$(grep -cE '^halo_(c|cpp|f08): OK' "$work/readme.log")" -ne 3 ]; then tail -n 30 "$work/readme.log"; fi
+fi
+[ -f "$prefix/lib/pkgconfig/cartplan.pc" ] || { echo "consumers: nothing installed; stopping" >&2; exit 1; }
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+
+# 2. README's inspector examples, as written, from the repository root (their p.json is removed).
+cli="$work/readme_cli.sh"
+awk '/^Examples \(from the repository root/ {s = 1} s && /^```sh$/ {b = 1; next} b && /^```$/ {exit} b {print}' README.md >"$cli"
+if [ "$(grep -c '^cartplan ' "$cli")" -lt 3 ]; then
+  fail readme_cli "README.md has no inspector examples block"
+elif (set -e; source "$cli") >"$work/cli.log" 2>&1; then
+  ok readme_cli
+else
+  fail readme_cli "a command failed"; tail -n 20 "$work/cli.log"
+fi
+rm -f p.json
+
+# 3. The installed shared library: SONAME, and nothing exported beyond the public API.
+version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
+soversion=$(sed -n 's/^CARTPLAN_SOVERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
+so="$prefix/lib/libcartplan.so.$version"
+soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+if [ "$soname" = "libcartplan.so.$soversion" ] && [ "$(readlink "$prefix/lib/libcartplan.so")" = "libcartplan.so.$soversion" ]; then
+  ok soname
+else
+  fail soname "SONAME '$soname', expected libcartplan.so.$soversion"
+fi
+exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | c++filt)
+stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective)::|CARTPLAN_)' || true)
+if [ -z "$stray" ] && echo "$exported" | grep -q '^Cart_type_create_triangle$'; then
+  ok exported_symbols
+else
+  fail exported_symbols "non-public symbols exported: $(echo "$stray" | head -n 5 | tr '\n' ' ')"
+fi
+
+# 4. The header under gcc -Wall -Wextra -Werror -pedantic: MPI_UNWEIGHTED as the weights argument.
+cat >"$work/header.c" <<'C'
+#include <cartplan/cartplan_mpi.h>
+int create(MPI_Comm* cart) {
+  int dims[2] = {2, 2}, periods[2] = {1, 0}, offsets[4] = {1, 0, 0, 1};
+  return Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offsets, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, cart);
+}
+C
+if mpicc -std=c11 -Wall -Wextra -Werror -pedantic -c "$work/header.c" $(pkg-config --cflags cartplan) -o "$work/header.o" 2>"$work/header.log"; then
+  ok header_wall
+else
+  fail header_wall "$(head -n 3 "$work/header.log")"
+fi
+
+# 5. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
+if mpicc -Wall -Werror examples/halo_c.c $(pkg-config --static --cflags --libs cartplan | sed 's/-lcartplan\b/-l:libcartplan.a/') \
+     -o "$work/halo_c_static" 2>"$work/static.log"; then
+  if ldd "$work/halo_c_static" | grep -q libcartplan; then
+    fail c_static "linked libcartplan.so instead of libcartplan.a"
+  elif run4 "$work/halo_c_static" >"$work/static_run.log" 2>&1 && grep -q 'halo_c: OK' "$work/static_run.log"; then
+    ok c_static
+  else
+    fail c_static "run failed"; tail -n 20 "$work/static_run.log"
+  fi
+else
+  fail c_static "link failed"; tail -n 20 "$work/static.log"
+fi
+
+# 6. CMake's static target (cartplan::cartplan_static) from the same consumer project.
+if [ -x out/cmake/halo_c_static ] && run4 out/cmake/halo_c_static >"$work/cmake_static.log" 2>&1 &&
+   grep -q 'halo_c: OK' "$work/cmake_static.log"; then
+  ok cmake_c_static
+else
+  fail cmake_c_static "out/cmake/halo_c_static missing or failed"; tail -n 20 "$work/cmake_static.log" 2>/dev/null
+fi
+
+exit "$status"
