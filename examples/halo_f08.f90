@@ -130,7 +130,9 @@ program halo_f08
   call expect(i == 6 * 8, 'triangle size')
   call MPI_Type_free(tri)
 
-  ! Errors come back as MPI error classes with a message.
+  ! Errors go to the communicator's error handler, as in MPI; with MPI_ERRORS_RETURN they come
+  ! back as MPI error classes with a message.
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call Cart_relative_rank(MPI_COMM_WORLD, [1, 0], src, ierr)
   call expect(ierr /= MPI_SUCCESS .and. len(cart_error_message()) > 0, 'error on a communicator without a neighbourhood')
 

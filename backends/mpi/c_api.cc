@@ -8,6 +8,7 @@
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/specs.h"
+#include "backends/mpi/triangle.h"
 #include "engine/stencils.h"
 
 using cartplan::mpi::Exchange;
@@ -198,8 +199,8 @@ int Cart_neighbor_count(MPI_Comm cartcomm, int* t) {
   return Cart_neighbor_degrees(cartcomm, t, &in, &out);
 }
 
-int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourceweights[], int maxout, int targets[],
-                      int targetweights[]) {
+int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int* sourceweights, int maxout, int targets[],
+                      int* targetweights) {
   return query(cartcomm, [&](const NeighborhoodComm& nc) -> MpiStatus {
     const int t = nc.nbh().size();
     if (maxin < t || maxout < t || !sources || !targets)
@@ -353,6 +354,10 @@ CART_COLLECTIVES(, int, int)
 CART_COLLECTIVES(_c, MPI_Count, MPI_Aint)
 #undef CARTPLAN_COMMA
 #undef CART_COLLECTIVES
+
+int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return guarded(MPI_COMM_SELF, [&] { return cartplan::mpi::create_triangle(order, ld, kind, oldtype, newtype); });
+}
 
 int Cart_start(Cart_Request* request) {
   return guarded(request_comm(request), [&]() -> MpiStatus {

@@ -101,8 +101,8 @@ int Cart_neighbor_count(MPI_Comm cartcomm, int* t);
 int Cart_neighbor_degrees(MPI_Comm cartcomm, int* t, int* indegree, int* outdegree);
 /* Sources (-offset[i]) and targets (+offset[i]) in neighbourhood order, MPI_PROC_NULL included;
  * weights may be MPI_UNWEIGHTED/NULL. maxin/maxout must be at least t. */
-int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourceweights[], int maxout, int targets[],
-                      int targetweights[]);
+int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int* sourceweights, int maxout, int targets[],
+                      int* targetweights);
 /* Like Cart_neighbor_get without MPI_PROC_NULL entries: ready for MPI_Dist_graph_create_adjacent
  * (indegree/outdegree from Cart_neighbor_degrees). */
 int Cart_graph_get(MPI_Comm cartcomm, int maxin, int sources[], int maxout, int targets[]);
@@ -254,7 +254,8 @@ int Cart_request_algorithm(Cart_Request request, int* combining);
  * MPI_Type_indexed (its first and last element). order 0 gives an empty type. The new type is
  * not committed. Returns MPI_ERR_ARG for a negative order, ld < order, an unknown kind, a
  * layout whose displacements overflow int, or newtype NULL; MPI_ERR_TYPE for oldtype
- * MPI_DATATYPE_NULL; else what MPI_Type_indexed returns. It does not set Cart_error_message().
+ * MPI_DATATYPE_NULL; else what MPI_Type_indexed returns. Errors go to MPI_COMM_SELF's error
+ * handler and Cart_error_message() names the bad argument, as for every function here.
  * Local (no communication).
  * --------------------------------------------------------------------------------------- */
 #define CART_TRIANGLE_LOWER 1
