@@ -91,6 +91,7 @@ if [ -n "$(git status --porcelain 2>/dev/null)" ]; then git_rev="$git_rev (work 
   echo "mpirun -np 2 exchange_bench ${ex2_args[*]} --cost-model cost_model.json --csv exchange_np2.csv"
   echo "mpirun -np 4|8 exchange_bench ${exN_args[*]} --cost-model cost_model.json --csv exchange_np4|8.csv"
   echo "mpirun -np 2 exchange_bench ${auto_args[*]} --no-blocking --only cart_ --cost-model cost_model.json --csv auto_np2.csv"
+  echo "bash bench/blocking.sh (REPS=30 quick, 100 full): see blocking_np2.cmd"
   echo "mpirun -np 2|4|8 setup_bench ${setup_args[*]} --csv setup_np2|4|8.csv"
   echo "scale_sim ${scale_args[*]} --cost-model cost_model.json --csv scale_sim.csv"
 } >"$out/env.txt"
@@ -112,6 +113,8 @@ done
 echo "run.sh: auto-selection sweep, np = 2"
 mpi 2 "$tmp/exchange_bench" "${auto_args[@]}" --no-blocking --only cart_ --cost-model "$out/cost_model.json" \
   --csv "$out/auto_np2.csv" >"$out/auto_np2.txt"
+echo "run.sh: blocking and non-blocking targets, np = 2 (bench/blocking.sh)"
+REPS="$([ "$mode" = quick ] && echo 30 || echo 100)" bash bench/blocking.sh >/dev/null
 for np in 2 4 8; do
   echo "run.sh: setup time, np = $np"
   mpi "$np" "$tmp/setup_bench" "${setup_args[@]}" --csv "$out/setup_np$np.csv" >"$out/setup_np$np.txt"

@@ -232,8 +232,9 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
     for (int k = 0; k < keys; ++k) {
       hi[k] = all[1 + 2 * k];
+      if (hi[k] < 0) continue;  // no rank uses this block (its -min entry is the sentinel)
       lo[k] = -all[2 + 2 * k];
-      if (hi[k] >= 0 && lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
+      if (lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
     }
   } else if (!local.ok()) {
     return local;  // default mode: each rank reports its own arguments

@@ -1,5 +1,5 @@
-// Exchange: one bound plan realized with MPI derived datatypes and persistent point-to-point
-// requests (seed 000, Listing 5). Created once, started many times.
+// Exchange: one bound plan realized with MPI derived datatypes and point-to-point messages
+// prepared once (seed 000, Listing 5). Created once, started many times.
 //
 // Every round becomes one send and one receive whose arguments (buffer, count, datatype,
 // peer, tag) are fixed when the exchange is built; each phase posts them with MPI_Isend and
