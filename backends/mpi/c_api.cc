@@ -7,6 +7,7 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
 #include "engine/stencils.h"
 
@@ -340,6 +341,80 @@ CART_COLLECTIVES(, int, int)
 CART_COLLECTIVES(_c, MPI_Count, MPI_Aint)
 #undef CARTPLAN_COMMA
 #undef CART_COLLECTIVES
+
+// The reductions and rooted collectives (reduce_specs.h), in the same three forms and twice.
+#define CART_REDUCTIONS(SUFFIX, COUNT)                                                                                     \
+  int Cart_allreduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm) {               \
+    return blocking(comm, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op));                                            \
+  }                                                                                                                        \
+  int Cart_reduce_scatter##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm) {          \
+    return blocking(comm, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op));                                       \
+  }                                                                                                                        \
+  int Cart_bcast##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm) {                                     \
+    return blocking(comm, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root));                                                   \
+  }                                                                                                                        \
+  int Cart_gather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,        \
+                          MPI_Comm comm) {                                                                                 \
+    return blocking(comm, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root));                                    \
+  }                                                                                                                        \
+  int Cart_scatter##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,       \
+                           MPI_Comm comm) {                                                                                \
+    return blocking(comm, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root));                                   \
+  }                                                                                                                        \
+  int Cart_reduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm) {        \
+    return blocking(comm, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root));                                         \
+  }                                                                                                                        \
+  int Cart_iallreduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,                \
+                              Cart_Request* r) {                                                                           \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op), r);               \
+  }                                                                                                                        \
+  int Cart_ireduce_scatter##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,           \
+                                   Cart_Request* r) {                                                                      \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op), r);          \
+  }                                                                                                                        \
+  int Cart_ibcast##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm, Cart_Request* r) {                   \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root), r);                      \
+  }                                                                                                                        \
+  int Cart_igather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,       \
+                           MPI_Comm comm, Cart_Request* r) {                                                               \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);       \
+  }                                                                                                                        \
+  int Cart_iscatter##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,      \
+                            MPI_Comm comm, Cart_Request* r) {                                                              \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);      \
+  }                                                                                                                        \
+  int Cart_ireduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm,         \
+                           Cart_Request* r) {                                                                              \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root), r);            \
+  }                                                                                                                        \
+  int Cart_allreduce_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,            \
+                                  MPI_Info info, Cart_Request* r) {                                                        \
+    return make_request(comm, info, true, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op), r);                         \
+  }                                                                                                                        \
+  int Cart_reduce_scatter_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,       \
+                                       MPI_Info info, Cart_Request* r) {                                                   \
+    return make_request(comm, info, true, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op), r);                    \
+  }                                                                                                                        \
+  int Cart_bcast_init##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm, MPI_Info info,                   \
+                              Cart_Request* r) {                                                                           \
+    return make_request(comm, info, true, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root), r);                                \
+  }                                                                                                                        \
+  int Cart_gather_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,   \
+                               MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                            \
+    return make_request(comm, info, true, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);                 \
+  }                                                                                                                        \
+  int Cart_scatter_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,  \
+                                MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                           \
+    return make_request(comm, info, true, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);                \
+  }                                                                                                                        \
+  int Cart_reduce_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm,     \
+                               MPI_Info info, Cart_Request* r) {                                                           \
+    return make_request(comm, info, true, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root), r);                      \
+  }
+
+CART_REDUCTIONS(, int)
+CART_REDUCTIONS(_c, MPI_Count)
+#undef CART_REDUCTIONS
 
 int Cart_start(Cart_Request* request) {
   return guarded(request_comm(request), [&]() -> MpiStatus {

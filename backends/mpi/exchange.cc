@@ -112,6 +112,8 @@ class Guard {
 
 }  // namespace
 
+MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) { return large_type(count, type, out); }
+
 // What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
 // plan and the lane.
 struct Exchange::Agreement {
@@ -140,6 +142,7 @@ static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& sp
 
 MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            Agreement* out) {
+  if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, &out->block_bytes, &out->entry, &out->lane);
   const int t = nc.nbh().size();
   const bool gather = spec.op == ir::Op::kAllgather;
   const bool one_size = gather || spec.uniform;
@@ -269,6 +272,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
 
 MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
                           std::unique_ptr<Exchange>* out) {
+  if (extended_op(spec.op)) return build_extended(nc, spec, agreed.block_bytes.at(0), agreed.entry, lane, out);
   const int t = nc.nbh().size();
   const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
   auto x = std::unique_ptr<Exchange>(new Exchange());
@@ -583,6 +587,20 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
+std::unique_ptr<Exchange> Exchange::make_blank() { return std::unique_ptr<Exchange>(new Exchange()); }
+
+MpiStatus Exchange::add_request(bool recv, const void* buf, int count, MPI_Datatype type, int peer, int tag, int phase,
+                                int round) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (recv)
+    CARTPLAN_MPI_CALL(MPI_Recv_init(const_cast<void*>(buf), count, type, peer, tag, comm_, &req));
+  else
+    CARTPLAN_MPI_CALL(MPI_Send_init(buf, count, type, peer, tag, comm_, &req));
+  requests_.push_back(req);
+  posts_.push_back(Post{recv, buf, count, type, peer, tag, phase, round});
+  return {};
+}
+
 MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            std::unique_ptr<Exchange>* out) {
   // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
@@ -659,6 +677,7 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec)
   std::vector<std::uintptr_t> key = spec.invalid.ok() && spec.send.size() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
                                         ? reuse_key(nc, spec)
                                         : std::vector<std::uintptr_t>{};
+  if (extended_op(spec.op)) key = extended_reuse_key(spec);
   // The same buffers, counts and predefined types as a call that was checked and built before:
   // run it again. In checking mode every call still agrees first (that is the mode's point).
   const bool reuse = !key.empty() && cache.exchange && cache.key == key;
@@ -771,6 +790,7 @@ void Exchange::step(bool block) {
       MpiStatus s = run_local(self_[phase_]);
       if (!s.ok()) return fail(first, 0, s);
       if (n == 0) {  // no messages in this phase (no packs or unpacks either)
+        if (ext_) note(run_after_phase(phase_));
         ++phase_;
         continue;
       }
@@ -820,10 +840,12 @@ void Exchange::step(bool block) {
       recovering_ = false;
     }
     for (const Move& m : unpack_[phase_]) move_bytes(m.from, m.to, m.bytes);
+    if (ext_) note(run_after_phase(phase_));
     ++phase_;
     phase_started_ = false;
   }
   note(run_local(copies_));
+  if (ext_) note(run_final_steps());
   set_pending(false);
 }
 
