@@ -1,7 +1,8 @@
 // MPI test of bad input to the reductions and rooted collectives: non-commutative and null
 // ops, counts that differ between ranks (checking mode: MPI_ERR_TRUNCATE on every rank; default
 // mode: found by a receiving rank, nobody hangs), bad and differing roots, MPI_IN_PLACE, and the
-// C++ API's exception. After each error a correct call must still work (no stale messages).
+// C++ API's exception (plus the C++ API working). After each error a correct call must still
+// work (no stale messages).
 #include <mpi.h>
 
 #include <cstdint>
@@ -82,6 +83,19 @@ void op_errors(Harness& h) {
   }
   h.check(threw, "C++ Collective::allreduce with a non-commutative op throws MPI_ERR_OP");
   MPI_Op_free(&minus);
+  // And the C++ API working: a persistent allreduce and a rooted bcast, run twice each.
+  const int p = h.size, left = (h.rank + p - 1) % p, right = (h.rank + 1) % p;
+  auto sum = cartplan::mpi::Collective::allreduce(cart, &s, &r, 1, MPI_INT, MPI_SUM);
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    s = h.rank * 10 + epoch;
+    sum.run();
+    h.check(r == left * 10 + epoch + right * 10 + epoch, "C++ Collective::allreduce, epoch " + std::to_string(epoch));
+  }
+  int b = h.rank == 0 ? 77 : -1;
+  auto bcast = cartplan::mpi::Collective::bcast(cart, &b, 1, MPI_INT, 0);
+  bcast.run();
+  // Rank 0's neighbourhood (offsets +1, -1) reaches ranks 1 and p-1.
+  h.check(b == (h.rank == 0 || h.rank == 1 || h.rank == p - 1 ? 77 : -1), "C++ Collective::bcast");
 }
 
 void count_errors(Harness& h) {
