@@ -40,7 +40,8 @@ bazel_stage "whole suite" --test_tag_filters=-benchmark //...
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   sanitized=(//ir/... //engine/... //backends/sim/... //tests:all
              //tests/mpi:collectives_test_np4_test //tests/mpi:errors_test_np3_test
-             //tests/mpi:persistent_test_np2_test //tests/mpi:halo_3d_torus_np3_test)
+             //tests/mpi:persistent_test_np2_test //tests/mpi:halo_3d_torus_np3_test
+             //tests/mpi:reductions_test_np3_test //tests/mpi:reduction_errors_test_np2_test)
   bazel_stage "AddressSanitizer" --config=asan "${sanitized[@]}"
   bazel_stage "UndefinedBehaviorSanitizer" --config=ubsan "${sanitized[@]}"
 fi

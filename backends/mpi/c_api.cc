@@ -7,6 +7,7 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
 #include "backends/mpi/triangle.h"
 #include "engine/stencils.h"
@@ -75,15 +76,13 @@ int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) {
   return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make); });
 }
 
-// A blocking uniform collective (one count and datatype per side), identified by its raw
-// arguments so that a repeated call skips building its spec.
-template <class Count>
-int blocking_uniform(MPI_Comm comm, int op, const void* sb, Count sc, MPI_Datatype st, void* rb, Count rc, MPI_Datatype rt,
-                     const cartplan::mpi::SpecMaker& make) {
+// A blocking call with one count and datatype per side (alltoall, allgather, allreduce,
+// reduce_scatter), identified by its raw arguments so that a repeated call skips building its
+// spec. `code` names the collective and the count type; the other words are the arguments.
+template <class Count, class... Words>
+int blocking_keyed(MPI_Comm comm, int code, const cartplan::mpi::SpecMaker& make, Words... words) {
   cartplan::mpi::CallKey key;
-  key.words = {static_cast<std::uintptr_t>(op) + (sizeof(Count) > sizeof(int) ? 16 : 0), reinterpret_cast<std::uintptr_t>(sb),
-               static_cast<std::uintptr_t>(sc), reinterpret_cast<std::uintptr_t>(st), reinterpret_cast<std::uintptr_t>(rb),
-               static_cast<std::uintptr_t>(rc), reinterpret_cast<std::uintptr_t>(rt)};
+  key.words = {static_cast<std::uintptr_t>(code) * 2 + (sizeof(Count) > sizeof(int) ? 1 : 0), (std::uintptr_t)(words)...};
   return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make, &key); });
 }
 
@@ -271,7 +270,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
 
 #define CART_COLLECTIVES(SUFFIX, COUNT, DISPL)                                                                               \
   int Cart_alltoall##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return blocking_uniform<COUNT>(comm, 0, sb, sc, st, rb, rc, rt, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt));  \
+    return blocking_keyed<COUNT>(comm, 0, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt), sb, sc, st, rb, rc, rt);    \
   }                                                                                                                          \
   int Cart_alltoallv##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb, const COUNT rc[], \
                              const DISPL rd[], MPI_Datatype rt, MPI_Comm comm) {                                            \
@@ -282,7 +281,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
     return blocking(comm, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt));                                 \
   }                                                                                                                          \
   int Cart_allgather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return blocking_uniform<COUNT>(comm, 1, sb, sc, st, rb, rc, rt, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt)); \
+    return blocking_keyed<COUNT>(comm, 1, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt), sb, sc, st, rb, rc, rt);   \
   }                                                                                                                          \
   int Cart_allgatherv##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[],      \
                               MPI_Datatype rt, MPI_Comm comm) {                                                             \
@@ -358,6 +357,80 @@ CART_COLLECTIVES(_c, MPI_Count, MPI_Aint)
 int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return guarded(MPI_COMM_SELF, [&] { return cartplan::mpi::create_triangle(order, ld, kind, oldtype, newtype); });
 }
+
+// The reductions and rooted collectives (reduce_specs.h), in the same three forms and twice.
+#define CART_REDUCTIONS(SUFFIX, COUNT)                                                                                     \
+  int Cart_allreduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm) {               \
+    return blocking_keyed<COUNT>(comm, 2, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op), sb, rb, n, ty, op, 0);     \
+  }                                                                                                                        \
+  int Cart_reduce_scatter##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm) {          \
+    return blocking_keyed<COUNT>(comm, 3, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op), sb, rb, n, ty, op, 0); \
+  }                                                                                                                        \
+  int Cart_bcast##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm) {                                     \
+    return blocking(comm, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root));                                                   \
+  }                                                                                                                        \
+  int Cart_gather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,        \
+                          MPI_Comm comm) {                                                                                 \
+    return blocking(comm, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root));                                    \
+  }                                                                                                                        \
+  int Cart_scatter##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,       \
+                           MPI_Comm comm) {                                                                                \
+    return blocking(comm, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root));                                   \
+  }                                                                                                                        \
+  int Cart_reduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm) {        \
+    return blocking(comm, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root));                                         \
+  }                                                                                                                        \
+  int Cart_iallreduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,                \
+                              Cart_Request* r) {                                                                           \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op), r);               \
+  }                                                                                                                        \
+  int Cart_ireduce_scatter##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,           \
+                                   Cart_Request* r) {                                                                      \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op), r);          \
+  }                                                                                                                        \
+  int Cart_ibcast##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm, Cart_Request* r) {                   \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root), r);                      \
+  }                                                                                                                        \
+  int Cart_igather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,       \
+                           MPI_Comm comm, Cart_Request* r) {                                                               \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);       \
+  }                                                                                                                        \
+  int Cart_iscatter##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,      \
+                            MPI_Comm comm, Cart_Request* r) {                                                              \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);      \
+  }                                                                                                                        \
+  int Cart_ireduce##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm,         \
+                           Cart_Request* r) {                                                                              \
+    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root), r);            \
+  }                                                                                                                        \
+  int Cart_allreduce_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,            \
+                                  MPI_Info info, Cart_Request* r) {                                                        \
+    return make_request(comm, info, true, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op), r);                         \
+  }                                                                                                                        \
+  int Cart_reduce_scatter_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, MPI_Comm comm,       \
+                                       MPI_Info info, Cart_Request* r) {                                                   \
+    return make_request(comm, info, true, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op), r);                    \
+  }                                                                                                                        \
+  int Cart_bcast_init##SUFFIX(void* b, COUNT n, MPI_Datatype ty, int root, MPI_Comm comm, MPI_Info info,                   \
+                              Cart_Request* r) {                                                                           \
+    return make_request(comm, info, true, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root), r);                                \
+  }                                                                                                                        \
+  int Cart_gather_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,   \
+                               MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                            \
+    return make_request(comm, info, true, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);                 \
+  }                                                                                                                        \
+  int Cart_scatter_init##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, int root,  \
+                                MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                           \
+    return make_request(comm, info, true, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root), r);                \
+  }                                                                                                                        \
+  int Cart_reduce_init##SUFFIX(const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, int root, MPI_Comm comm,     \
+                               MPI_Info info, Cart_Request* r) {                                                           \
+    return make_request(comm, info, true, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root), r);                      \
+  }
+
+CART_REDUCTIONS(, int)
+CART_REDUCTIONS(_c, MPI_Count)
+#undef CART_REDUCTIONS
 
 int Cart_start(Cart_Request* request) {
   return guarded(request_comm(request), [&]() -> MpiStatus {

@@ -73,6 +73,19 @@ class Collective {
   static Collective allgatherw(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                const MPI_Datatype recvtypes[], MPI_Info info = MPI_INFO_NULL);
+  // Reductions and rooted ops (semantics, single-buffer rule and ops: cartplan_mpi.h).
+  static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                              MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, int count,
+                                   MPI_Datatype type, MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective bcast(const CartComm& cart, void* buffer, int count, MPI_Datatype type, int root,
+                          MPI_Info info = MPI_INFO_NULL);
+  static Collective gather(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL);
+  static Collective scatter(const CartComm& cart, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, int root, MPI_Info info = MPI_INFO_NULL);
   ~Collective();
   Collective(Collective&&) noexcept;
   Collective& operator=(Collective&&) noexcept;

@@ -234,6 +234,104 @@ int Cart_allgatherw_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
                            const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                            MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
 
+/* Neighbourhood reductions and rooted collectives (seed 001 Sect. 2, seed 002 Sect. 4).
+ * Every process names the same t offsets; "the sources" of X are the processes at X - offset[i]
+ * (the zero offset is X itself, a duplicate offset counts as often as it appears, on meshes
+ * absent sources contribute nothing).
+ *  - Cart_allreduce: recvbuf = op over the sendbufs (count elements) of X's t sources.
+ *  - Cart_reduce_scatter: sendbuf holds t blocks of count elements, block i goes to X + offset[i];
+ *    recvbuf = op over the blocks that arrive (block i of the source at X - offset[i]).
+ *  - Rooted (every rank passes the same root; data moves only within the root's neighbourhood):
+ *    Cart_bcast: X receives the root's buffer if X - offset[i] = root for some i.
+ *    Cart_gather: at the root, block i of recvbuf (t blocks) = sendbuf of root - offset[i].
+ *    Cart_scatter: X receives block i of the root's sendbuf (t blocks) if X = root + offset[i];
+ *    Cart_reduce: at the root, recvbuf = op over the sendbufs of the root's t sources.
+ *  Single buffers: when several i name the root from X (small tori, duplicate offsets), the
+ *  lowest such i delivers into Cart_bcast's buffer / Cart_scatter's recvbuf; the root's own
+ *  Cart_bcast buffer is never written.
+ *  A process none of whose sources exists keeps its recv buffer untouched (no identity element
+ *  is written), as MPI_Neighbor_allgather leaves blocks of MPI_PROC_NULL neighbours alone;
+ *  likewise recvbuf of a rooted op on a process the root's neighbourhood does not reach.
+ *  Ops: predefined MPI_Ops and user ops created commutative (MPI_Op_create(fn, 1, &op)); a
+ *  non-commutative op is refused with MPI_ERR_OP. Combining plans reduce while they route, in
+ *  an order that differs from a loop over the neighbours: floating-point results may differ
+ *  from such a loop in the last bits. An op the datatype does not support is reported by
+ *  MPI_Reduce_local itself (Open MPI: through MPI_COMM_WORLD's error handler).
+ *  A bad root is MPI_ERR_ROOT; in checking mode roots that differ between ranks are too.
+ *  Arguments MPI calls not significant (recvbuf of gather/reduce and sendbuf of scatter away from
+ *  the root) are never looked at. MPI_IN_PLACE is refused (MPI_ERR_ARG). */
+int Cart_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm cartcomm);
+int Cart_reduce_scatter(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm cartcomm);
+int Cart_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm cartcomm);
+int Cart_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm cartcomm);
+int Cart_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm cartcomm);
+int Cart_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm cartcomm);
+int Cart_iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm cartcomm,
+                    Cart_Request* request);
+int Cart_ireduce_scatter(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm cartcomm, Cart_Request* request);
+int Cart_allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_reduce_scatter_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm cartcomm, MPI_Info info,
+                    Cart_Request* request);
+int Cart_gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+/* Large-count forms of the eighteen functions above. */
+int Cart_allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm cartcomm);
+int Cart_reduce_scatter_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm cartcomm);
+int Cart_bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm cartcomm);
+int Cart_gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm cartcomm);
+int Cart_scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm cartcomm);
+int Cart_reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm cartcomm);
+int Cart_iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ireduce_scatter_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm cartcomm,
+                  Cart_Request* request);
+int Cart_igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm cartcomm, Cart_Request* request);
+int Cart_ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm cartcomm, Cart_Request* request);
+int Cart_allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_reduce_scatter_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+int Cart_bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm cartcomm, MPI_Info info,
+                      Cart_Request* request);
+int Cart_gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm cartcomm, MPI_Info info,
+                       Cart_Request* request);
+int Cart_scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm cartcomm, MPI_Info info,
+                        Cart_Request* request);
+int Cart_reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                       MPI_Comm cartcomm, MPI_Info info, Cart_Request* request);
+
 /* The algorithm a request runs: 0 direct, 1 combining (for tests and tools). */
 int Cart_request_algorithm(Cart_Request request, int* combining);
 

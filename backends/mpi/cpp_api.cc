@@ -4,6 +4,7 @@
 #include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
 
 namespace cartplan::mpi {
@@ -119,6 +120,30 @@ Collective Collective::allgatherv(const CartComm& c, const void* sb, int sc, MPI
 Collective Collective::allgatherw(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
                                   const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Info info) {
   return Collective(make(c, info, CART_SPEC(allgatherw_spec<int>, sb, sc, st, rb, rc, rd, rt)));
+}
+
+Collective Collective::allreduce(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op,
+                                 MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(allreduce_spec<int>, sb, rb, n, ty, op)));
+}
+Collective Collective::reduce_scatter(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op,
+                                      MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(reduce_scatter_spec<int>, sb, rb, n, ty, op)));
+}
+Collective Collective::bcast(const CartComm& c, void* b, int n, MPI_Datatype ty, int root, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(bcast_spec<int>, b, n, ty, root)));
+}
+Collective Collective::gather(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                              MPI_Datatype rt, int root, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(gather_spec<int>, sb, sc, st, rb, rc, rt, root)));
+}
+Collective Collective::scatter(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                               MPI_Datatype rt, int root, MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(scatter_spec<int>, sb, sc, st, rb, rc, rt, root)));
+}
+Collective Collective::reduce(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op, int root,
+                              MPI_Info info) {
+  return Collective(make(c, info, CART_SPEC(reduce_spec<int>, sb, rb, n, ty, op, root)));
 }
 
 void Collective::start() { check(x_->start()); }

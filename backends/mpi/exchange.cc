@@ -113,6 +113,8 @@ class Guard {
 
 }  // namespace
 
+MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) { return large_type(count, type, out); }
+
 // What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
 // plan and the lane.
 struct Exchange::Agreement {
@@ -142,6 +144,7 @@ static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& sp
 
 MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            Agreement* out) {
+  if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, &out->block_bytes, &out->entry, &out->lane);
   const int t = nc.nbh().size();
   const bool gather = spec.op == ir::Op::kAllgather;
   const bool one_size = gather || spec.uniform;
@@ -272,6 +275,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
 
 MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
                           std::unique_ptr<Exchange>* out) {
+  if (extended_op(spec.op)) return build_extended(nc, spec, agreed.block_bytes.at(0), agreed.entry, lane, out);
   const int t = nc.nbh().size();
   const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
   auto x = std::unique_ptr<Exchange>(new Exchange());
@@ -581,6 +585,17 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
+std::unique_ptr<Exchange> Exchange::make_blank() { return std::unique_ptr<Exchange>(new Exchange()); }
+
+MpiStatus Exchange::add_request(bool recv, const void* buf, int count, MPI_Datatype type, int peer, int tag, int phase,
+                                int round) {
+  // Posted by step() with MPI_Isend/MPI_Irecv, like build()'s messages.
+  const int plan_tag = (tag - lane_) / shared_->lanes.count();
+  requests_.push_back(MPI_REQUEST_NULL);
+  posts_.push_back(Post{recv, buf, count, type, peer, tag, phase, round, plan_tag});
+  return {};
+}
+
 namespace {
 
 // The last blocking exchange of a communicator and the arguments it was built from.
@@ -644,7 +659,7 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   // A non-blocking call with the same buffers, counts and predefined types as one completed
   // before takes that call's exchange from the pool (see recycle) and moves it to its lane.
   std::vector<std::uintptr_t> key;
-  if (kind == Kind::kNonblocking && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
+  if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
   auto& pool = nc.shared()->pool;
   for (auto it = pool.begin(); !key.empty() && it != pool.end(); ++it)
     if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
@@ -687,7 +702,8 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
   const bool same_call = call && cache.exchange && cache.call && cache.call->words == call->words && !options.check_collective;
   if (!same_call) {
     const ExchangeSpec spec = make();
-    std::vector<std::uintptr_t> key = spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
+    std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
+                                      : spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
                                           ? reuse_key(nc, spec)
                                           : std::vector<std::uintptr_t>{};
     // The same buffers, counts and predefined types as a call that was checked and built before:
@@ -809,6 +825,7 @@ void Exchange::step(bool block) {
       MpiStatus s = run_local(self_[phase_]);
       if (!s.ok()) return fail(first, 0, s);
       if (n == 0) {  // no messages in this phase (no packs or unpacks either)
+        if (ext_) note(run_after_phase(phase_));
         ++phase_;
         continue;
       }
@@ -865,10 +882,12 @@ void Exchange::step(bool block) {
       recovering_ = false;
     }
     for (const Move& m : unpack_[phase_]) move_bytes(m.from, m.to, m.bytes);
+    if (ext_) note(run_after_phase(phase_));
     ++phase_;
     phase_started_ = false;
   }
   note(run_local(copies_));
+  if (ext_) note(run_final_steps());
   set_pending(false);
 }
 

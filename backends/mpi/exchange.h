@@ -51,6 +51,16 @@ struct ExchangeSpec {
   // counts, MPI_IN_PLACE...). In checking mode the error still takes part in the agreement so
   // that every rank returns an error.
   MpiStatus invalid;
+
+  // Reductions and rooted ops only (extended_op(op); built by reduce_specs.h, run by
+  // exchange_reduce.cc). Every block has the call's one size; recv has one block for allreduce,
+  // reduce_scatter and reduce, t for bcast, gather and scatter.
+  MPI_Op reduce_op = MPI_OP_NULL;  // allreduce, reduce_scatter, reduce
+  int root = -1;                   // rooted ops: the root's rank in the Cartesian communicator
+  BlockSpec unit;                  // count and datatype of one block in cartplan's scratch memory
+  std::vector<char> recv_user;     // per recv block: the user's memory (else scratch, if written)
+  // This rank's block size in bytes from its significant send / recv arguments (-1: none).
+  std::int64_t send_bytes = -1, recv_bytes = -1;
 };
 
 // The arguments of a blocking call with one count and datatype per side (Cart_alltoall,
@@ -59,6 +69,15 @@ struct ExchangeSpec {
 struct CallKey {
   std::array<std::uintptr_t, 7> words{};
 };
+
+// The ops that run through the reduction-aware executor (exchange_reduce.cc): allreduce,
+// reduce_scatter and the rooted ops.
+bool extended_op(ir::Op op);
+// What a blocking call of an extended op is bound to (see Exchange::run_blocking); empty when
+// it must not be reused (derived datatypes, user-defined ops, invalid arguments).
+std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
+// A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
+MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
 
 class Exchange {
  public:
@@ -124,6 +143,23 @@ class Exchange {
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_local(const std::vector<LocalCopy>& copies);
   void set_pending(bool pending);
+
+  // Reductions and rooted ops (exchange_reduce.cc): settle and build for extended_op(), and the
+  // local steps that run after each phase (combining staged receives with MPI_Reduce_local in
+  // plan order, then the phase's copies) and after the last one (the plan's copies).
+  struct ExtSteps;
+  static MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                                   std::vector<std::int64_t>* block_bytes, std::shared_ptr<const BoundPlanEntry>* entry,
+                                   int* lane);
+  static MpiStatus build_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, std::int64_t block_bytes,
+                                  const std::shared_ptr<const BoundPlanEntry>& entry, int lane,
+                                  std::unique_ptr<Exchange>* out);
+  static std::unique_ptr<Exchange> make_blank();  // constructed where Post is complete
+  // One persistent request of the current phase, remembered for arrival checks (exchange.cc).
+  MpiStatus add_request(bool recv, const void* buf, int count, MPI_Datatype type, int peer, int tag, int phase, int round);
+  MpiStatus run_after_phase(std::size_t phase);
+  MpiStatus run_final_steps();
+  std::shared_ptr<ExtSteps> ext_;  // null for alltoall and allgather
 
   std::shared_ptr<const BoundPlanEntry> entry_;
   std::shared_ptr<CommShared> shared_;

@@ -216,10 +216,10 @@ NeighborhoodComm::~NeighborhoodComm() {
 }
 
 MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t block_bytes,
-                                     std::shared_ptr<const BoundPlanEntry>* out) {
+                                     std::shared_ptr<const BoundPlanEntry>* out, int root) {
   // With a fixed algorithm the block size does not change the plan.
   const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), o.model.alpha_us, o.model.beta_us_per_byte,
-                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0};
+                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0, root};
   if (auto it = cache_.find(key); it != cache_.end()) {
     *out = it->second;
     return {};
@@ -235,7 +235,9 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   Result<engine::Binder> binder = engine::Binder::create(*plan);
   if (!binder) return mpi_error(MPI_ERR_INTERN, binder.error());
   // Byte counts of the bound plan are not used by this backend (datatypes carry the sizes).
-  Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0});
+  std::optional<engine::Coords> root_coords;
+  if (root >= 0) root_coords = grid_.coords(root);
+  Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0}, root_coords);
   if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
   if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
   auto entry = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{*plan, std::move(*bound)});

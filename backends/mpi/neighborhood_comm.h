@@ -94,10 +94,11 @@ class NeighborhoodComm {
   // cartplan's own communicator (a duplicate, errors return): never matches user messages.
   MPI_Comm internal() const { return internal_; }
 
-  // The plan for `op` with `options` and blocks of `block_bytes`, bound to this rank. Cached:
-  // blocking calls re-plan only when the size class or options change.
+  // The plan for `op` with `options` and blocks of `block_bytes`, bound to this rank (rooted
+  // ops: with the root's rank, which the caller has checked is in the grid). Cached: blocking
+  // calls re-plan only when the size class, options or root change.
   MpiStatus plan_for(ir::Op op, const Options& options, std::int64_t block_bytes,
-                     std::shared_ptr<const BoundPlanEntry>* out);
+                     std::shared_ptr<const BoundPlanEntry>* out, int root = -1);
 
   // True when every dimension is periodic: then every block has a source and a target on
   // every rank, so every rank knows every block's size from its own arguments.
@@ -116,8 +117,8 @@ class NeighborhoodComm {
   engine::Coords coords_;
   Options options_;
   std::vector<char> has_target_, has_source_;
-  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class)
-  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t>;
+  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class, root or -1)
+  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t, int>;
   std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
   bool all_periodic_ = true;
   std::shared_ptr<CommShared> shared_;
