@@ -1,0 +1,158 @@
+// Building neighbourhood-ordered ExchangeSpecs from MPI arguments and running them.
+#include "backends/interpose/collectives.h"
+
+#include "backends/interpose/comm_table.h"
+#include "backends/interpose/guard.h"
+#include "backends/interpose/requests.h"
+#include "backends/mpi/exchange.h"
+
+namespace cartplan::interpose {
+namespace {
+
+using mpi::BlockSpec;
+
+const void* at(const void* buf, MPI_Aint bytes) { return static_cast<const char*>(buf) + bytes; }
+
+bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
+  MPI_Aint lb = 0;
+  return type != MPI_DATATYPE_NULL && PMPI_Type_get_extent(type, &lb, extent) == MPI_SUCCESS;
+}
+
+bool in_place(const void* s, const void* r) { return s == MPI_IN_PLACE || r == MPI_IN_PLACE; }
+
+// The accelerated communicator if the call may be accelerated at all.
+AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
+  if (form != Form::kBlocking && request == nullptr) return nullptr;
+  return find_comm(comm);
+}
+
+// The spec in neighbourhood order, every block first set to `fill` (blocks of neighbours
+// outside a mesh are not significant; uniform calls still name their size there).
+mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec send_fill, BlockSpec recv_fill) {
+  mpi::ExchangeSpec& s = a.scratch;
+  const int t = a.nc->nbh().size();
+  s.op = op;
+  s.uniform = uniform;
+  s.invalid = {};
+  s.send.assign(op == ir::Op::kAllgather ? 1 : t, send_fill);
+  s.recv.assign(t, recv_fill);
+  return s;
+}
+
+// `fallback`: a failure of the persistent init's agreement means "pass through" (v/w forms,
+// whose block sizes MPI lets vary by rank and direction); the agreement makes every rank fail
+// alike, so every rank falls back alike.
+bool run(AcceleratedComm& a, Form form, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
+         int* rc, bool fallback = false) {
+  Inside inside;
+  mpi::MpiStatus s;
+  if (form == Form::kBlocking) {
+    pump();  // a blocking call is a good moment to move pending requests on
+    s = mpi::Exchange::run_blocking(*a.nc, spec);
+  } else {
+    mpi::Options options = a.nc->options();
+    if (form == Form::kPersistent) s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
+    std::unique_ptr<mpi::Exchange> x;
+    if (s.ok())
+      s = mpi::Exchange::create(*a.nc, spec, options,
+                                form == Form::kPersistent ? mpi::Exchange::Kind::kPersistent : mpi::Exchange::Kind::kNonblocking, &x);
+    if (s.ok()) {
+      const int code = form == Form::kPersistent ? make_persistent(std::move(x), request) : start_nonblocking(std::move(x), request);
+      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    }
+  }
+  if (!s.ok() && fallback) return false;
+  *rc = s.code;
+  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return true;
+}
+
+// The v/w forms (alltoallv, alltoallw, allgatherv): MPI only requires each message to match
+// its receive, so block sizes may differ by rank and by direction; cartplan needs block i to
+// have one size everywhere (a combining plan forwards blocks through other ranks). A blocking
+// or non-blocking call cannot find out locally, so those forms pass through; the persistent
+// init agrees collectively and falls back to Open MPI when the sizes are not uniform.
+bool vw_accelerated(Form form) { return form == Form::kPersistent; }
+
+}  // namespace
+
+bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, true, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
+  for (int k = 0; k < a->outdegree; ++k)
+    s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * sext), sendcount, sendtype};
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
+  return run(*a, form, s, comm, info, request, rc);
+}
+
+bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if ((a->outdegree && (!sendcounts || !sdispls)) || (a->indegree && (!recvcounts || !rdispls))) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  for (int k = 0; k < a->outdegree; ++k)
+    if (sendcounts[k] < 0) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
+  for (int k = 0; k < a->outdegree; ++k)
+    s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(rdispls[j]) * rext), recvcounts[j], recvtype};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if ((a->outdegree && (!sendcounts || !sdispls || !sendtypes)) || (a->indegree && (!recvcounts || !rdispls || !recvtypes)))
+    return false;
+  for (int k = 0; k < a->outdegree; ++k)
+    if (sendcounts[k] < 0 || sendtypes[k] == MPI_DATATYPE_NULL) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0 || recvtypes[j] == MPI_DATATYPE_NULL) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
+  for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
+  for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
+  return run(*a, form, s, comm, info, request, rc);
+}
+
+bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (a->indegree && (!recvcounts || !displs)) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {});
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+}  // namespace cartplan::interpose
