@@ -1,6 +1,10 @@
 // Building neighbourhood-ordered ExchangeSpecs from MPI arguments and running them.
 #include "backends/interpose/collectives.h"
 
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+
 #include "backends/interpose/comm_table.h"
 #include "backends/interpose/guard.h"
 #include "backends/interpose/requests.h"
@@ -74,6 +78,22 @@ bool run(AcceleratedComm& a, Form form, const mpi::ExchangeSpec& spec, MPI_Comm 
 // init agrees collectively and falls back to Open MPI when the sizes are not uniform.
 bool vw_accelerated(Form form) { return form == Form::kPersistent; }
 
+// Blocking alltoall with large blocks goes to Open MPI: the MPI backend packs several blocks
+// for one peer into a staging buffer with memcpy, one copy more per side than Open MPI, which
+// loses above ~8 KiB per block (bench/results/.../interpose_summary.md). A performance cut-off,
+// not a semantic one; only for blocking calls, which use no per-call lane sequence, and the
+// same on every rank because the block size of MPI_Neighbor_alltoall is. Override with
+// CARTPLAN_INTERPOSE_MAX_BLOCK_BYTES (0: no limit).
+std::int64_t max_blocking_block_bytes() {
+  static const std::int64_t limit = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE_MAX_BLOCK_BYTES");
+    if (!v || !*v) return std::int64_t{8192};
+    const long long n = std::atoll(v);
+    return n <= 0 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(n);
+  }();
+  return limit;
+}
+
 }  // namespace
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -82,6 +102,11 @@ bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Dataty
   if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  if (form == Form::kBlocking) {
+    int size = 0;
+    if (PMPI_Type_size(sendtype, &size) != MPI_SUCCESS) return false;
+    if (static_cast<std::int64_t>(size) * sendcount > max_blocking_block_bytes()) return false;
+  }
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, true, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
   for (int k = 0; k < a->outdegree; ++k)
     s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * sext), sendcount, sendtype};
