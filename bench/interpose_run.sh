@@ -74,7 +74,7 @@ if command -v gnuplot >/dev/null; then
   for d in 3 4; do
     for op in alltoall allgather; do
       gnuplot <<GP
-set terminal png size 800,500
+set terminal png size 800,500 noenhanced
 set output "$out/interpose_d${d}_${op}.png"
 set title "MPI_Neighbor_${op}, d=${d} Moore r=1, np=2: Open MPI vs LD_PRELOAD cartplan"
 set logscale xy
