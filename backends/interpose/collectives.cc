@@ -1,0 +1,210 @@
+// Building neighbourhood-ordered ExchangeSpecs from MPI arguments and running them.
+#include "backends/interpose/collectives.h"
+
+#include <cstdint>
+#include <functional>
+#include <cstdlib>
+#include <limits>
+
+#include "backends/interpose/comm_table.h"
+#include "backends/interpose/guard.h"
+#include "backends/interpose/requests.h"
+#include "backends/mpi/exchange.h"
+
+namespace cartplan::interpose {
+namespace {
+
+using mpi::BlockSpec;
+
+const void* at(const void* buf, MPI_Aint bytes) { return static_cast<const char*>(buf) + bytes; }
+
+bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
+  MPI_Aint lb = 0;
+  return type != MPI_DATATYPE_NULL && PMPI_Type_get_extent(type, &lb, extent) == MPI_SUCCESS;
+}
+
+bool in_place(const void* s, const void* r) { return s == MPI_IN_PLACE || r == MPI_IN_PLACE; }
+
+// The accelerated communicator if the call may be accelerated at all.
+AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
+  if (form != Form::kBlocking && request == nullptr) return nullptr;
+  return find_comm(comm);
+}
+
+// The spec in neighbourhood order, every block first set to `fill` (blocks of neighbours
+// outside a mesh are not significant; uniform calls still name their size there).
+mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec send_fill, BlockSpec recv_fill) {
+  mpi::ExchangeSpec& s = a.scratch;
+  const int t = a.nc->nbh().size();
+  s.op = op;
+  s.uniform = uniform;
+  s.invalid = {};
+  s.send.assign(op == ir::Op::kAllgather ? 1 : t, send_fill);
+  s.recv.assign(t, recv_fill);
+  return s;
+}
+
+// `fallback`: a failure of the persistent init's agreement means "pass through" (v/w forms,
+// whose block sizes MPI lets vary by rank and direction); the agreement makes every rank fail
+// alike, so every rank falls back alike.
+bool run(AcceleratedComm& a, Form form, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
+         int* rc, bool fallback = false) {
+  Inside inside;
+  mpi::MpiStatus s;
+  if (form == Form::kBlocking) {
+    pump();  // a blocking call is a good moment to move pending requests on
+    s = mpi::Exchange::run_blocking(*a.nc, [&] { return spec; }, nullptr);
+  } else {
+    mpi::Options options = a.nc->options();
+    if (form == Form::kPersistent) s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
+    std::unique_ptr<mpi::Exchange> x;
+    if (s.ok())
+      s = mpi::Exchange::create(*a.nc, spec, options,
+                                form == Form::kPersistent ? mpi::Exchange::Kind::kPersistent : mpi::Exchange::Kind::kNonblocking, &x);
+    if (s.ok()) {
+      const int code = form == Form::kPersistent ? make_persistent(std::move(x), request) : start_nonblocking(std::move(x), request);
+      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    }
+  }
+  if (!s.ok() && fallback) return false;
+  *rc = s.code;
+  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return true;
+}
+
+// The v/w forms (alltoallv, alltoallw, allgatherv): MPI only requires each message to match
+// its receive, so block sizes may differ by rank and by direction; cartplan needs block i to
+// have one size everywhere (a combining plan forwards blocks through other ranks). A blocking
+// or non-blocking call cannot find out locally, so those forms pass through; the persistent
+// init agrees collectively and falls back to Open MPI when the sizes are not uniform.
+bool vw_accelerated(Form form) { return form == Form::kPersistent; }
+
+// A blocking uniform call keyed by its raw arguments: a repeated call runs the exchange built
+// for the same arguments before without laying out its spec again (Exchange::run_blocking).
+bool run_blocking_keyed(AcceleratedComm& a, int code, const std::function<mpi::ExchangeSpec()>& make, MPI_Comm comm, int* rc,
+                        const void* sb, int sc, MPI_Datatype st, void* rb, int rc_count, MPI_Datatype rt) {
+  Inside inside;
+  pump();
+  mpi::CallKey key;
+  key.words = {static_cast<std::uintptr_t>(code), reinterpret_cast<std::uintptr_t>(sb), static_cast<std::uintptr_t>(sc),
+               reinterpret_cast<std::uintptr_t>(st), reinterpret_cast<std::uintptr_t>(rb), static_cast<std::uintptr_t>(rc_count),
+               reinterpret_cast<std::uintptr_t>(rt)};
+  const mpi::MpiStatus s = mpi::Exchange::run_blocking(*a.nc, make, &key);
+  *rc = s.code;
+  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return true;
+}
+
+// Blocking alltoall with large blocks goes to Open MPI: the MPI backend packs several blocks
+// for one peer into a staging buffer with memcpy, one copy more per side than Open MPI, which
+// loses above ~8 KiB per block (bench/results/.../interpose_summary.md). A performance cut-off,
+// not a semantic one; only for blocking calls, which use no per-call lane sequence, and the
+// same on every rank because the block size of MPI_Neighbor_alltoall is. Override with
+// CARTPLAN_INTERPOSE_MAX_BLOCK_BYTES (0: no limit).
+std::int64_t max_blocking_block_bytes() {
+  static const std::int64_t limit = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE_MAX_BLOCK_BYTES");
+    if (!v || !*v) return std::int64_t{8192};
+    const long long n = std::atoll(v);
+    return n <= 0 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(n);
+  }();
+  return limit;
+}
+
+}  // namespace
+
+bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  if (form == Form::kBlocking) {
+    int size = 0;
+    if (PMPI_Type_size(sendtype, &size) != MPI_SUCCESS) return false;
+    if (static_cast<std::int64_t>(size) * sendcount > max_blocking_block_bytes()) return false;
+  }
+  auto make = [&]() -> mpi::ExchangeSpec& {
+    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, true, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
+    for (int k = 0; k < a->outdegree; ++k)
+      s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * sext), sendcount, sendtype};
+    for (int j = 0; j < a->indegree; ++j)
+      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
+    return s;
+  };
+  if (form == Form::kBlocking)
+    return run_blocking_keyed(*a, 100, [&] { return make(); }, comm, rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  return run(*a, form, make(), comm, info, request, rc);
+}
+
+bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if ((a->outdegree && (!sendcounts || !sdispls)) || (a->indegree && (!recvcounts || !rdispls))) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  for (int k = 0; k < a->outdegree; ++k)
+    if (sendcounts[k] < 0) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
+  for (int k = 0; k < a->outdegree; ++k)
+    s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(rdispls[j]) * rext), recvcounts[j], recvtype};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if ((a->outdegree && (!sendcounts || !sdispls || !sendtypes)) || (a->indegree && (!recvcounts || !rdispls || !recvtypes)))
+    return false;
+  for (int k = 0; k < a->outdegree; ++k)
+    if (sendcounts[k] < 0 || sendtypes[k] == MPI_DATATYPE_NULL) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0 || recvtypes[j] == MPI_DATATYPE_NULL) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
+  for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
+  for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  auto make = [&]() -> mpi::ExchangeSpec& {
+    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
+    for (int j = 0; j < a->indegree; ++j)
+      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
+    return s;
+  };
+  if (form == Form::kBlocking)
+    return run_blocking_keyed(*a, 101, [&] { return make(); }, comm, rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  return run(*a, form, make(), comm, info, request, rc);
+}
+
+bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (a->indegree && (!recvcounts || !displs)) return false;
+  MPI_Aint sext = 0, rext = 0;
+  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  for (int j = 0; j < a->indegree; ++j)
+    if (recvcounts[j] < 0) return false;
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {});
+  for (int j = 0; j < a->indegree; ++j)
+    s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
+  return run(*a, form, s, comm, info, request, rc, true);
+}
+
+}  // namespace cartplan::interpose

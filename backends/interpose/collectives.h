@@ -1,0 +1,40 @@
+// The accelerated neighbourhood collectives: the program's MPI arguments (blocks in list
+// order: block k to destinations[k], block j from sources[j]) become an ExchangeSpec in the
+// neighbourhood's order through the communicator's EdgeOrder, and run as a blocking call, a
+// non-blocking request or a persistent request of the MPI backend.
+//
+// Each function returns false when the call must go to Open MPI unchanged: the communicator is
+// not accelerated, or the arguments are unusual (MPI_IN_PLACE, NULL arrays, negative counts,
+// MPI_DATATYPE_NULL, a NULL request), so that Open MPI reports exactly its own errors; or a
+// blocking or non-blocking v/w form (alltoallv, alltoallw, allgatherv: MPI lets their block
+// sizes vary by rank and direction, cartplan cannot check that without an agreement per call;
+// their persistent forms agree at init and fall back to Open MPI when sizes are not uniform).
+// Otherwise it returns true with the MPI return code in *rc (errors raised through the
+// communicator's error handler).
+//
+//   int rc;
+//   if (!neighbor_alltoall(Form::kBlocking, sb, 1, MPI_INT, rb, 1, MPI_INT, comm, MPI_INFO_NULL, nullptr, &rc))
+//     rc = PMPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm);
+#pragma once
+
+#include <mpi.h>
+
+namespace cartplan::interpose {
+
+enum class Form { kBlocking, kNonblocking, kPersistent };
+
+bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);
+bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request, int* rc);
+bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);
+bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);
+bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request, int* rc);
+
+}  // namespace cartplan::interpose

@@ -1,0 +1,320 @@
+// The collective detection of Cartesian stencils behind distributed-graph communicators.
+#include "backends/interpose/detect.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "backends/interpose/cart_records.h"
+#include "engine/neighborhood.h"
+
+namespace cartplan::interpose {
+namespace {
+
+constexpr int kMaxDimsTried = 4;  // MPI_Dims_create candidates: d = 1..4
+constexpr int kCandidates = 2 + 2 * kMaxDimsTried;
+constexpr std::int64_t kMaxMergedOffsets = 1 << 16;
+
+struct Candidate {
+  std::string source;
+  std::vector<int> dims, periods;
+  std::vector<int> grid_rank;  // graph rank -> grid rank; empty: the same (row-major)
+  std::int64_t descriptor = 0; // 0: no candidate here
+  // Local evaluation.
+  bool valid = false;
+  std::vector<ir::Offset> dest, src;
+  std::int64_t hash = 0;
+  engine::Coords me;
+  int my_grid_rank = 0;
+};
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2))) * 0x100000001B3ull; }
+
+// A positive value that is the same on every rank for the same candidate.
+std::int64_t describe(const Candidate& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // not the slot: the same grid from two sources is tried once
+  for (int v : c.dims) h = mix(h, static_cast<std::uint64_t>(v));
+  for (int v : c.periods) h = mix(h, static_cast<std::uint64_t>(v) + 3);
+  for (int v : c.grid_rank) h = mix(h, static_cast<std::uint64_t>(v) + 11);
+  return static_cast<std::int64_t>(h >> 2) | 1;
+}
+
+bool info_get(MPI_Info info, const char* key, std::string* out) {
+  if (info == MPI_INFO_NULL) return false;
+  int len = 0, flag = 0;
+  if (PMPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return false;
+  std::string v(static_cast<std::size_t>(len) + 1, '\0');
+  PMPI_Info_get(info, key, len + 1, v.data(), &flag);
+  v.resize(static_cast<std::size_t>(len));
+  *out = v;
+  return flag != 0;
+}
+
+bool parse_ints(const std::string& s, std::vector<int>* out) {
+  out->clear();
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t comma = s.find(',', pos);
+    const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || end != item.c_str() + item.size() || v < 0 || v > (1 << 30)) return false;
+    out->push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
+// The candidates of step 1, in the order they are tried; empty slots have descriptor 0.
+std::vector<Candidate> candidates(MPI_Comm comm, MPI_Info info, int p) {
+  std::vector<Candidate> out(kCandidates);
+  std::string dims_s, periods_s;
+  if (info_get(info, "cartplan_dims", &dims_s)) {
+    Candidate& c = out[0];
+    c.source = "Info hints";
+    if (parse_ints(dims_s, &c.dims)) {
+      c.periods.assign(c.dims.size(), 1);
+      if (info_get(info, "cartplan_periods", &periods_s) && (!parse_ints(periods_s, &c.periods) || c.periods.size() != c.dims.size()))
+        c.periods.clear();  // malformed: this candidate is invalid everywhere
+    }
+  }
+  if (std::optional<CartGrid> g = find_cart(comm)) {
+    Candidate& c = out[1];
+    c.source = "MPI_Cart_create";
+    c.dims = g->dims;
+    c.periods = g->periods;
+    bool identity = true;
+    for (int r = 0; r < static_cast<int>(g->grid_rank.size()); ++r) identity = identity && g->grid_rank[r] == r;
+    if (!identity) c.grid_rank = g->grid_rank;
+  }
+  for (int d = 1; d <= kMaxDimsTried; ++d) {
+    std::vector<int> dims(d, 0);
+    if (PMPI_Dims_create(p, d, dims.data()) != MPI_SUCCESS) continue;
+    for (int periodic = 1; periodic >= 0; --periodic) {
+      Candidate& c = out[2 + 2 * (d - 1) + (1 - periodic)];
+      c.source = "MPI_Dims_create";
+      c.dims = dims;
+      c.periods.assign(d, periodic);
+    }
+  }
+  for (int slot = 0; slot < kCandidates; ++slot)
+    if (!out[slot].source.empty()) out[slot].descriptor = describe(out[slot]);
+  return out;
+}
+
+void evaluate(Candidate& c, int p, int me, const std::vector<int>& sources, const std::vector<int>& dests) {
+  if (c.dims.empty() || c.periods.size() != c.dims.size()) return;
+  std::vector<bool> per(c.periods.size());
+  for (std::size_t k = 0; k < per.size(); ++k) per[k] = c.periods[k] != 0;
+  Result<engine::Grid> grid = engine::Grid::create(c.dims, per);
+  if (!grid || grid->size() != p) return;
+  auto grid_rank = [&](int r) { return c.grid_rank.empty() ? r : c.grid_rank[r]; };
+  c.my_grid_rank = grid_rank(me);
+  if (c.my_grid_rank < 0 || c.my_grid_rank >= p) return;
+  c.me = grid->coords(c.my_grid_rank);
+  for (int q : dests) {
+    if (q < 0 || q >= p || grid_rank(q) < 0 || grid_rank(q) >= p) return;
+    c.dest.push_back(engine::canonical_offset(*grid, c.me, grid->coords(grid_rank(q))));
+  }
+  for (int q : sources) {
+    if (q < 0 || q >= p || grid_rank(q) < 0 || grid_rank(q) >= p) return;
+    c.src.push_back(engine::canonical_offset(*grid, grid->coords(grid_rank(q)), c.me));
+  }
+  std::uint64_t h = 0x84222325cbf29ce4ull;
+  for (const auto& [o, n] : engine::count_offsets(c.dest)) {
+    for (int v : o) h = mix(h, static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+    h = mix(h, static_cast<std::uint64_t>(n) + 0x51);
+  }
+  c.hash = static_cast<std::int64_t>(h >> 2);
+  c.valid = true;
+}
+
+// The merge reduction's buffer: [d, capacity, entries, overflow] then (d coordinates,
+// multiplicity) per entry.
+std::vector<int> encode(int d, int capacity, const engine::OffsetCounts& counts, bool overflow) {
+  std::vector<int> buf(4 + static_cast<std::size_t>(capacity) * (d + 1), 0);
+  buf[0] = d;
+  buf[1] = capacity;
+  overflow = overflow || static_cast<int>(counts.size()) > capacity;
+  buf[3] = overflow ? 1 : 0;
+  if (overflow) return buf;
+  buf[2] = static_cast<int>(counts.size());
+  std::size_t at = 4;
+  for (const auto& [o, n] : counts) {
+    for (int v : o) buf[at++] = v;
+    buf[at++] = n;
+  }
+  return buf;
+}
+
+engine::OffsetCounts decode(const int* buf) {
+  const int d = buf[0], n = buf[2];
+  engine::OffsetCounts out(static_cast<std::size_t>(n));
+  const int* at = buf + 4;
+  for (int i = 0; i < n; ++i) {
+    out[i].first.assign(at, at + d);
+    out[i].second = at[d];
+    at += d + 1;
+  }
+  return out;
+}
+
+void merge_op(void* in, void* inout, int*, MPI_Datatype*) {
+  const int* a = static_cast<const int*>(in);
+  int* b = static_cast<int*>(inout);
+  const int d = b[0], capacity = b[1];
+  const bool overflow = a[3] || b[3];
+  const engine::OffsetCounts merged = overflow ? engine::OffsetCounts{} : engine::merge_counts(decode(a), decode(b));
+  const std::vector<int> out = encode(d, capacity, merged, overflow);
+  std::copy(out.begin(), out.end(), b);
+}
+
+// Steps 3 for one candidate: the common neighbourhood, the local match and the agreement.
+bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_t max_degree, Detection* det) {
+  const int d = static_cast<int>(c.dims.size());
+  std::int64_t capacity = max_degree;
+  for (int p : c.periods)
+    if (!p) capacity *= 2;  // a mesh's corners see disjoint parts of N; at most 2^(non-periodic dims) parts
+  if (capacity > kMaxMergedOffsets) {
+    det->why = "neighbourhood too large to merge on the " + c.source + " grid";
+    return false;
+  }
+  std::vector<int> mine = encode(d, static_cast<int>(capacity), engine::count_offsets(c.dest), false);
+  std::vector<int> all(mine.size());
+  MPI_Op op = MPI_OP_NULL;
+  bool ok = PMPI_Op_create(merge_op, 1, &op) == MPI_SUCCESS;
+  ok = ok && PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT, op, comm) == MPI_SUCCESS;
+  if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+  if (!ok) {
+    det->why = "the merge reduction failed";  // same everywhere only if MPI fails everywhere
+    return false;
+  }
+  std::string why;
+  int local[2] = {1, c.grid_rank.empty() || c.my_grid_rank == det->grid_rank ? 1 : 0};
+  std::vector<ir::Offset> nbh;
+  engine::EdgeOrder order;
+  mpi::Options options;
+  if (all[3]) {
+    local[0] = 0;
+    why = "the edges do not form one neighbourhood on the " + c.source + " grid (too many distinct offsets)";
+  } else {
+    nbh = engine::expand(decode(all.data()));
+    std::vector<bool> per(c.periods.begin(), c.periods.end());
+    const engine::Grid grid = *engine::Grid::create(c.dims, per);
+    if (nbh.empty()) {
+      local[0] = 0;
+      why = "no edges";
+    } else if (Result<engine::EdgeOrder> m = engine::match_edges(grid, c.me, nbh, c.dest, c.src); !m) {
+      local[0] = 0;
+      why = "not isomorphic on the " + c.source + " grid: " + m.error();
+    } else if (Result<engine::Neighborhood> n = engine::Neighborhood::create(d, nbh); !n) {
+      local[0] = 0;
+      why = n.error();
+    } else if (mpi::MpiStatus s = mpi::parse_info(info, d, &options); !s.ok()) {
+      local[0] = 0;
+      why = s.message;
+    } else {
+      order = std::move(*m);
+    }
+  }
+  int agreed[2] = {0, 0};
+  if (PMPI_Allreduce(local, agreed, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+    det->why = "the agreement failed";
+    return false;
+  }
+  if (!agreed[0]) {
+    det->why = local[0] ? "another rank's edges do not fit the " + c.source + " grid" : why;
+    return false;
+  }
+  det->accelerated = true;
+  det->why.clear();
+  det->grid_source = c.source;
+  det->dims = c.dims;
+  det->periods = c.periods;
+  det->coords = c.me;
+  det->grid_rank = c.my_grid_rank;
+  det->row_major = agreed[1] != 0;
+  det->nbh = std::move(nbh);
+  det->order = std::move(order);
+  det->options = options;
+  return true;
+}
+
+}  // namespace
+
+Detection detect(MPI_Comm comm, MPI_Info info) {
+  Detection det;
+  int p = 0, me = 0, weighted = 0, level = MPI_THREAD_SINGLE;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Query_thread(&level);
+  bool veto = level == MPI_THREAD_MULTIPLE;
+  int indeg = 0, outdeg = 0;
+  std::vector<int> sources, dests, sw, dw;
+  if (PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted) != MPI_SUCCESS) {
+    veto = true;
+  } else {
+    sources.resize(indeg);
+    dests.resize(outdeg);
+    sw.resize(indeg + 1);
+    dw.resize(outdeg + 1);
+    if (PMPI_Dist_graph_neighbors(comm, indeg, sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED, outdeg, dests.data(),
+                                  weighted ? dw.data() : MPI_UNWEIGHTED) != MPI_SUCCESS)
+      veto = true;
+  }
+  det.indegree = indeg;
+  det.outdegree = outdeg;
+  det.grid_rank = me;
+
+  std::vector<Candidate> cands = candidates(comm, info, p);
+  if (!veto)
+    for (Candidate& c : cands)
+      if (c.descriptor) evaluate(c, p, me, sources, dests);
+
+  // Step 2: one reduction over every candidate.
+  std::vector<std::int64_t> agree(2 + 5 * static_cast<std::size_t>(kCandidates));
+  agree[0] = veto ? 1 : 0;
+  agree[1] = std::max(indeg, outdeg);
+  for (int s = 0; s < kCandidates; ++s) {
+    const Candidate& c = cands[s];
+    std::int64_t* a = agree.data() + 2 + 5 * s;
+    a[0] = c.descriptor;
+    a[1] = -c.descriptor;
+    a[2] = c.valid ? 0 : 1;
+    a[3] = c.hash;
+    a[4] = -c.hash;
+  }
+  std::vector<std::int64_t> all(agree.size());
+  if (PMPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+    det.why = "the agreement failed";
+    return det;
+  }
+  if (all[0]) {
+    det.why = level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE (the interposition layer is single-threaded)"
+                                           : "the graph's neighbour lists could not be read";
+    return det;
+  }
+  const std::int64_t max_degree = all[1];
+  if (max_degree == 0) {
+    det.why = "no edges";
+    return det;
+  }
+  std::vector<std::int64_t> tried;
+  det.why = "no grid fits (no Info hints cartplan_dims, no MPI_Cart_create over the same processes, no MPI_Dims_create factorization)";
+  for (int s = 0; s < kCandidates; ++s) {
+    const std::int64_t* a = all.data() + 2 + 5 * s;
+    const Candidate& c = cands[s];
+    if (a[0] == 0 || a[0] != -a[1] || a[2] != 0) continue;  // absent, different on some rank, or unusable
+    bool torus = true;
+    for (int per : c.periods) torus = torus && per;
+    if (torus && a[3] != -a[4]) continue;  // on a torus every rank has the same offsets
+    if (std::find(tried.begin(), tried.end(), a[0]) != tried.end()) continue;
+    tried.push_back(a[0]);
+    if (try_candidate(comm, info, c, max_degree, &det)) return det;
+  }
+  return det;
+}
+
+}  // namespace cartplan::interpose

@@ -1,0 +1,25 @@
+// The environment switches of the interposition layer.
+#include "backends/interpose/guard.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace cartplan::interpose {
+
+bool enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
+bool verbose() {
+  static const bool on = [] {
+    const char* v = std::getenv("CARTPLAN_VERBOSE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+}  // namespace cartplan::interpose

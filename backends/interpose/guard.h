@@ -1,0 +1,33 @@
+// When an interposed MPI function forwards straight to PMPI: when the layer is disabled
+// (CARTPLAN_INTERPOSE=0), and when the call comes from cartplan itself (the MPI backend calls
+// MPI_Startall, MPI_Waitall, MPI_Comm_dup... and those resolve to this library's wrappers).
+//
+//   int MPI_Wait(MPI_Request* r, MPI_Status* s) {
+//     if (interpose::forward()) return PMPI_Wait(r, s);
+//     interpose::Inside inside;   // cartplan's own MPI calls below go straight to PMPI
+//     ...
+//   }
+#pragma once
+
+namespace cartplan::interpose {
+
+// CARTPLAN_INTERPOSE=0 in the environment disables everything (read once).
+bool enabled();
+
+// Depth of cartplan code on this thread's stack.
+inline thread_local int inside_depth = 0;
+
+class Inside {
+ public:
+  Inside() { ++inside_depth; }
+  ~Inside() { --inside_depth; }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
+inline bool forward() { return inside_depth > 0 || !enabled(); }
+
+// CARTPLAN_VERBOSE=1: one line per communicator on rank 0.
+bool verbose();
+
+}  // namespace cartplan::interpose

@@ -1,0 +1,384 @@
+// The PMPI interposition layer: the MPI functions this library defines. Each one either
+// forwards to its PMPI_ twin, or does cartplan's bookkeeping around it, or runs the call
+// through cartplan (see collectives.h, requests.h, comm_table.h).
+#include <mpi.h>
+// Open MPI 4.1 declares the PMPIX_ twins of its persistent-collective extension here.
+#include <mpi-ext.h>
+#include <openmpi/mpiext/pmpiext_pcollreq_c.h>
+
+#include <vector>
+
+#include "backends/interpose/cart_records.h"
+#include "backends/interpose/collectives.h"
+#include "backends/interpose/comm_table.h"
+#include "backends/interpose/guard.h"
+#include "backends/interpose/requests.h"
+
+using namespace cartplan::interpose;
+
+namespace {
+
+// Whether completion calls have to do anything beyond PMPI.
+bool ours_alive() { return in_flight() || any_persistent(); }
+
+// After a completion call: a completed persistent request of ours whose exchange failed
+// reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
+int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses, const std::vector<int>& completed) {
+  if (!any_persistent() || rc != MPI_SUCCESS) return rc;
+  int result = rc;
+  for (int i : completed) {
+    const int e = persistent_error(before[i]);
+    if (e == MPI_SUCCESS) continue;
+    result = n == 1 ? e : MPI_ERR_IN_STATUS;
+    if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = e;
+  }
+  return result;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- communicators -------------------------------------------------------------------------
+
+int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart) {
+  const int rc = PMPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
+  if (rc == MPI_SUCCESS && !forward()) record_cart(*comm_cart);
+  return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph) {
+  const int rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                                 destweights, info, reorder, comm_dist_graph);
+  if (rc == MPI_SUCCESS && !forward() && *comm_dist_graph != MPI_COMM_NULL) on_graph_created(*comm_dist_graph, info);
+  return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm* newcomm) {
+  const int rc = PMPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
+  if (rc == MPI_SUCCESS && !forward() && *newcomm != MPI_COMM_NULL) on_graph_created(*newcomm, info);
+  return rc;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_dup(comm, newcomm);
+  if (rc == MPI_SUCCESS && !forward()) on_comm_dup(comm, *newcomm);
+  return rc;
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+  if (rc == MPI_SUCCESS && !forward()) on_comm_dup(comm, *newcomm);
+  return rc;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  if (!forward() && comm) on_comm_free(*comm);
+  return PMPI_Comm_free(comm);
+}
+
+int MPI_Finalize(void) {
+  if (!forward()) {
+    clear_requests();
+    clear_comms();
+    clear_carts();
+  }
+  return PMPI_Finalize();
+}
+
+// ---- blocking collectives ------------------------------------------------------------------
+
+int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                      MPI_INFO_NULL, nullptr, &rc))
+    return rc;
+  return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallv(Form::kBlocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                       recvtype, comm, MPI_INFO_NULL, nullptr, &rc))
+    return rc;
+  return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                           void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                           MPI_Comm comm) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallw(Form::kBlocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                       recvtypes, comm, MPI_INFO_NULL, nullptr, &rc))
+    return rc;
+  return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                       MPI_INFO_NULL, nullptr, &rc))
+    return rc;
+  return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgatherv(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                        comm, MPI_INFO_NULL, nullptr, &rc))
+    return rc;
+  return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+// ---- non-blocking collectives --------------------------------------------------------------
+
+int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                      MPI_INFO_NULL, request, &rc))
+    return rc;
+  return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallv(Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                       rdispls, recvtype, comm, MPI_INFO_NULL, request, &rc))
+    return rc;
+  return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+
+int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            MPI_Comm comm, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallw(Form::kNonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                       rdispls, recvtypes, comm, MPI_INFO_NULL, request, &rc))
+    return rc;
+  return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                                  request);
+}
+
+int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                       MPI_INFO_NULL, request, &rc))
+    return rc;
+  return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgatherv(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, comm, MPI_INFO_NULL, request, &rc))
+    return rc;
+  return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+}
+
+// ---- persistent collectives (Open MPI 4.1's MPIX_ extension) -------------------------------
+
+int MPIX_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoall(Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                      request, &rc))
+    return rc;
+  return PMPIX_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+int MPIX_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                                 void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallv(Form::kPersistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                       rdispls, recvtype, comm, info, request, &rc))
+    return rc;
+  return PMPIX_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                       info, request);
+}
+
+int MPIX_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_alltoallw(Form::kPersistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                       rdispls, recvtypes, comm, info, request, &rc))
+    return rc;
+  return PMPIX_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                                       info, request);
+}
+
+int MPIX_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgather(Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                       info, request, &rc))
+    return rc;
+  return PMPIX_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+}
+
+int MPIX_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (!forward() && neighbor_allgatherv(Form::kPersistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, comm, info, request, &rc))
+    return rc;
+  return PMPIX_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                                        request);
+}
+
+// ---- requests ------------------------------------------------------------------------------
+
+int MPI_Start(MPI_Request* request) {
+  if (!forward() && request && is_persistent(*request)) return start_persistent(request);
+  return PMPI_Start(request);
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  if (forward() || !any_persistent()) return PMPI_Startall(count, array_of_requests);
+  for (int i = 0; i < count; ++i) {
+    const int rc = is_persistent(array_of_requests[i]) ? start_persistent(&array_of_requests[i]) : PMPI_Start(&array_of_requests[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  if (!forward() && request && is_persistent(*request)) return free_persistent(request);
+  return PMPI_Request_free(request);
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!forward()) pump();
+  return PMPI_Request_get_status(request, flag, status);
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
+  const MPI_Request before = *request;
+  pump();
+  const int rc = PMPI_Test(request, flag, status);
+  return *flag ? array_errors(rc, 1, &before, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0}) : rc;
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Wait(request, status);
+  const MPI_Request before = *request;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
+  // Poll while accelerated requests are in flight, so that waiting here drives their phases.
+  while (in_flight()) {
+    pump();
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return array_errors(rc, 1, &before, st, {0});
+  }
+  return array_errors(PMPI_Wait(request, status), 1, &before, st, {0});
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  pump();
+  const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  if (!*flag) return rc;
+  std::vector<int> all(count);
+  for (int i = 0; i < count; ++i) all[i] = i;
+  return array_errors(rc, count, before.data(), array_of_statuses, all);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  std::vector<int> all(count);
+  for (int i = 0; i < count; ++i) all[i] = i;
+  while (in_flight()) {
+    pump();
+    int flag = 0;
+    const int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
+    if (flag || rc != MPI_SUCCESS) return array_errors(rc, count, before.data(), array_of_statuses, all);
+  }
+  return array_errors(PMPI_Waitall(count, array_of_requests, array_of_statuses), count, before.data(), array_of_statuses, all);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  pump();
+  const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
+  if (!*flag || *index == MPI_UNDEFINED) return rc;
+  return array_errors(rc, 1, &before[*index], status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0});
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Waitany(count, array_of_requests, index, status);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    if (!in_flight()) {
+      rc = PMPI_Waitany(count, array_of_requests, index, status);
+      break;
+    }
+    pump();
+    int flag = 0;
+    rc = PMPI_Testany(count, array_of_requests, index, &flag, status);
+    if (flag || rc != MPI_SUCCESS) break;
+  }
+  if (*index == MPI_UNDEFINED) return rc;
+  return array_errors(rc, 1, &before[*index], st, {0});
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+  pump();
+  const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  std::vector<MPI_Request> done(*outcount);
+  for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
+  std::vector<int> all(*outcount);
+  for (int k = 0; k < *outcount; ++k) all[k] = k;
+  return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    if (!in_flight()) {
+      rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+      break;
+    }
+    pump();
+    rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (rc != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount > 0) break;
+  }
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  std::vector<MPI_Request> done(*outcount);
+  for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
+  std::vector<int> all(*outcount);
+  for (int k = 0; k < *outcount; ++k) all[k] = k;
+  return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
+}
+
+// For tests and tools: whether `comm` runs its neighbourhood collectives through cartplan.
+int CARTPLAN_Interposed(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+
+}  // extern "C"
