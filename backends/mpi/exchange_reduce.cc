@@ -257,7 +257,7 @@ MpiStatus Exchange::build_extended(NeighborhoodComm& nc, const ExchangeSpec& spe
   const engine::BoundPlan& bound = entry->bound;
   const Lanes& lanes = x->shared_->lanes;
   const int me = nc.rank();
-  const bool reduction = ir::is_reduction(spec.op);
+  [[maybe_unused]] const bool reduction = ir::is_reduction(spec.op);  // for an assertion
 
   for (const engine::BoundRound& br : bound.rounds)
     if (br.tag < 0 || br.tag >= lanes.max_rounds())
