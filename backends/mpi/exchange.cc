@@ -135,6 +135,14 @@ struct Exchange::Post {
   int plan_tag = 0;          // the round's tag in the plan; tag = lanes.tag(lane, plan_tag)
 };
 
+// The error every rank returns after an agreement found one: the largest error class any rank
+// reported (so every rank returns the same class), with this rank's own message if it had one.
+MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
+  if (!local.ok()) return mpi_error(agreed_class, local.message);
+  return mpi_error(agreed_class, "another rank passed invalid arguments to this collective (error class " +
+                                     std::to_string(agreed_class) + " there)");
+}
+
 // Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
 // forced to combining on a grid with a non-periodic dimension (see settle).
 static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
@@ -203,7 +211,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     // One reduction agrees on errors, block sizes (max and -min of every block's size) and the
     // Info options, so a bad argument on one rank is an error on every rank.
     std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
-    agree[0] = local.ok() ? 0 : 1;
+    agree[0] = local.ok() ? 0 : local.code;
     for (int k = 0; k < keys; ++k) {
       agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
       agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
@@ -230,7 +238,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
                                       nc.internal()));
     }
-    if (all[0] != 0) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to this collective") : local;
+    if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
     if (all[all.size() - 2] != -all[all.size() - 1])
       return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
     for (int k = 0; k < keys; ++k) {
@@ -671,7 +679,11 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     }
   if (!*out) {
     s = build(nc, spec, agreed, agreed.lane, out);
-    if (!s.ok()) return s;
+    if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+    if (!s.ok()) {
+      out->reset();
+      return s;
+    }
   }
   Exchange& x = **out;
   x.kind_ = kind;
@@ -679,6 +691,19 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
   if (kind == Kind::kNonblocking) x.shared_->holder(x.lane_) = &x;
   return {};
+}
+
+// After an agreement, building datatypes and staging can still fail on one rank (out of
+// memory, an MPI error). Where the call agreed (init, checking mode), every rank learns it, so
+// that no rank starts an exchange whose peers will never send.
+MpiStatus Exchange::confirm(NeighborhoodComm& nc, const MpiStatus& built) {
+  const int mine = built.ok() ? 0 : built.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, nc.internal()));
+  if (worst == 0) return {};
+  return built.ok() ? mpi_error(worst, "another rank could not build its part of this collective (error class " +
+                                           std::to_string(worst) + " there)")
+                    : mpi_error(worst, built.message);
 }
 
 void Exchange::recycle(std::unique_ptr<Exchange> x) {
@@ -716,9 +741,15 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
       if (!reuse || cache.exchange->entry_ != agreed.entry) {
         cache.exchange.reset();
         s = build(nc, spec, agreed, Lanes::blocking_lane(), &cache.exchange);
-        if (!s.ok()) return s;
-        cache.exchange->kind_ = Kind::kBlocking;
       }
+      // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
+      // can differ there): the collectives must match.
+      if (agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+      if (!s.ok()) {
+        cache.exchange.reset();
+        return s;
+      }
+      cache.exchange->kind_ = Kind::kBlocking;
     }
     cache.key = std::move(key);
     cache.call.reset();

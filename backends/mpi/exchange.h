@@ -77,6 +77,8 @@ bool extended_op(ir::Op op);
 // it must not be reused (derived datatypes, user-defined ops, invalid arguments).
 std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
 // A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
+// The error after an agreement: the agreed (largest) class, this rank's message if it had one.
+MpiStatus agreed_error(const MpiStatus& local, int agreed_class);
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
 
 class Exchange {
@@ -134,6 +136,7 @@ class Exchange {
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
                          std::unique_ptr<Exchange>* out);
   static void drive(Exchange* x);
+  static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
   MpiStatus begin(bool progress_now);
   // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
   // error the exchange is no longer pending and `error_` holds the outcome.

@@ -204,7 +204,7 @@ MpiStatus Exchange::settle_extended(NeighborhoodComm& nc, const ExchangeSpec& sp
   if (collective) {
     // One reduction agrees on errors, the block size, the root and the Info options.
     const std::int64_t fp = options_fingerprint(options);
-    std::vector<std::int64_t> agree{local.ok() ? 0 : 1,
+    std::vector<std::int64_t> agree{local.ok() ? 0 : local.code,
                                     local.ok() ? hi : -1,
                                     local.ok() && hi >= 0 ? -lo : std::numeric_limits<std::int64_t>::min(),
                                     local.ok() ? spec.root : std::numeric_limits<std::int64_t>::min(),
@@ -220,7 +220,7 @@ MpiStatus Exchange::settle_extended(NeighborhoodComm& nc, const ExchangeSpec& sp
       CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
                                       nc.internal()));
     }
-    if (all[0] != 0) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to this collective") : local;
+    if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
     if (all[5] != -all[6]) return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
     if (all[3] != -all[4])
       return mpi_error(MPI_ERR_ROOT, "ranks passed different roots to this collective (from " + std::to_string(-all[4]) +

@@ -305,9 +305,13 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
     }
     if (local.ok()) local = parse_info(info, d, &options);
   }
-  int bad = local.ok() ? 0 : 1, any_bad = 0;
+  // The largest error class any rank found: every rank returns the same class.
+  int bad = local.ok() ? 0 : local.code, any_bad = 0;
   CARTPLAN_MPI_CALL(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
-  if (any_bad) return local.ok() ? mpi_error(MPI_ERR_ARG, "another rank passed invalid arguments to Cart_neighborhood_create") : local;
+  if (any_bad)
+    return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
+                                               std::to_string(any_bad) + " there)"
+                                         : local.message);
 
   // Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
   std::vector<std::int64_t> mine = describe(d, dims, periods, t, rel, options);
