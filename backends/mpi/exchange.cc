@@ -216,17 +216,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
       agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
     }
-    std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
-    auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
-    mix(options.dim_order ? 1 : 0);
-    if (options.dim_order)
-      for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &options.model.alpha_us, sizeof bits);
-    mix(bits);
-    std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
-    mix(bits);
-    const std::int64_t fingerprint = static_cast<std::int64_t>(fp >> 2);
+    const std::int64_t fingerprint = options_fingerprint(options);
     agree.push_back(fingerprint);
     agree.push_back(-fingerprint);
     std::vector<std::int64_t> all(agree.size());

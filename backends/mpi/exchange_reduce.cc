@@ -129,19 +129,6 @@ MpiStatus Exchange::run_final_steps() { return ExtSteps::run(*this, ext_->final_
 
 namespace {
 
-std::int64_t options_fingerprint(const Options& options) {
-  std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
-  auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
-  mix(options.dim_order ? 1 : 0);
-  if (options.dim_order)
-    for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &options.model.alpha_us, sizeof bits);
-  mix(bits);
-  std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
-  mix(bits);
-  return static_cast<std::int64_t>(fp >> 2);
-}
 
 bool named_type(MPI_Datatype type) {
   int ni = 0, na = 0, nd = 0, combiner = 0;

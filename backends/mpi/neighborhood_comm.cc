@@ -129,6 +129,21 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
 
 }  // namespace
 
+std::int64_t options_fingerprint(const Options& options) {
+  std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
+  auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
+  mix(options.dim_order ? 1 : 0);
+  if (options.dim_order)
+    for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &options.model.alpha_us, sizeof bits);
+  mix(bits);
+  std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
+  mix(bits);
+  mix(options.check_collective ? 2 : 3);
+  return static_cast<std::int64_t>(fp >> 2);
+}
+
 MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
   bool present = false;
   std::string v = info_value(info, "cartplan_algorithm", &present);

@@ -44,6 +44,10 @@ struct Options {
   bool check_collective = false;
 };
 
+// A hash of everything in `options` that changes what a collective does (algorithm, dimension
+// order, model, checking mode): ranks agree on it at init and in checking mode.
+std::int64_t options_fingerprint(const Options& options);
+
 // Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
 MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
 
