@@ -98,6 +98,8 @@ class Collective {
     wait();
   }
   bool combining() const;  // which algorithm the plan uses
+  // The plan this collective runs, as canonical JSON (the text of Cart_request_plan).
+  std::string plan() const;
 
  private:
   explicit Collective(std::unique_ptr<Exchange> x);

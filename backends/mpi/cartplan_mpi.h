@@ -335,6 +335,18 @@ int Cart_reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
 /* The algorithm a request runs: 0 direct, 1 combining (for tests and tools). */
 int Cart_request_algorithm(Cart_Request request, int* combining);
 
+/* The plan a request runs, as the canonical JSON text of `cartplan plan` and `cartplan verify`
+ * (schema cartplan.plan/1 or /2; no ranks or addresses: the same text on every rank). *json
+ * receives a NUL-terminated string that the caller releases with Cart_free_plan_json. Local.
+ * Errors: MPI_ERR_REQUEST for a NULL request, MPI_ERR_ARG for json NULL. Such a file can be
+ * given back with the Info key cartplan_plan. The environment variable
+ * CARTPLAN_DUMP_PLANS=DIR writes every new plan a process runs to DIR once, as
+ * cartplan-OP-ALGORITHM-FINGERPRINT.json (the fingerprint is a hash of the text); a call that
+ * cannot write there fails with MPI_ERR_IO. */
+int Cart_request_plan(Cart_Request request, char** json);
+/* Releases a string returned by Cart_request_plan; NULL is ignored. */
+void Cart_free_plan_json(char* json);
+
 /* ---------------------------------------------------------------------------------------
  * Datatype helpers (backends/mpi/triangle.cc).
  *

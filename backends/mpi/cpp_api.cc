@@ -6,6 +6,7 @@
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
+#include "ir/json.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -154,5 +155,6 @@ bool Collective::test() {
   return done;
 }
 bool Collective::combining() const { return x_->plan().algorithm() == ir::Algorithm::kCombining; }
+std::string Collective::plan() const { return ir::to_json_string(x_->plan()); }
 
 }  // namespace cartplan::mpi

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/planner.h"
 
@@ -239,6 +240,10 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   if (root >= 0) root_coords = grid_.coords(root);
   Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0}, root_coords);
   if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
+  // CARTPLAN_DUMP_PLANS: every new plan once (plan_dump.h). A directory that cannot be written
+  // is the user's to fix; the call fails before anything is sent.
+  Result<std::string> dumped = dump_plan_if_requested(*plan);
+  if (!dumped) return mpi_error(MPI_ERR_IO, dumped.error());
   if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
   auto entry = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{*plan, std::move(*bound)});
   cache_.emplace(key, entry);
