@@ -80,7 +80,10 @@ const char* Cart_error_message(void);
  * cartplan_algorithm (auto|direct|combining), cartplan_dim_order (auto|natural|K,K,..),
  * cartplan_alpha_us, cartplan_beta_us_per_byte, cartplan_cost_model (path of a calibrated model
  * file written by bench/calibrate; the alpha/beta keys override it), cartplan_check
- * (none|collective, see above). Every rank must pass the same d, dims,
+ * (none|collective, see above), cartplan_plan (path of a JSON plan, e.g. from `cartplan plan`,
+ * Cart_request_plan or CARTPLAN_DUMP_PLANS, run instead of planning: MPI_ERR_INFO_VALUE if it
+ * cannot be read or does not verify, MPI_ERR_ARG if its neighbourhood or, for a request, its
+ * op is not the request's; the message names what differs). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
  * weights are accepted and ignored (no remapping). */

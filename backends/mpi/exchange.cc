@@ -139,7 +139,9 @@ struct Exchange::Post {
 // forced to combining on a grid with a non-periodic dimension (see settle).
 static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
   const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
-  return options.check_collective || (!one_size && !nc.all_periodic() && options.algo == engine::AlgoChoice::kCombining);
+  const bool combining = options.given_plan ? options.given_plan->plan.algorithm() == ir::Algorithm::kCombining
+                                            : options.algo == engine::AlgoChoice::kCombining;
+  return options.check_collective || (!one_size && !nc.all_periodic() && combining);
 }
 
 MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
@@ -218,6 +220,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     mix(bits);
     std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
     mix(bits);
+    mix(options.given_plan ? options.given_plan->fingerprint : 0);
     const std::int64_t fingerprint = static_cast<std::int64_t>(fp >> 2);
     agree.push_back(fingerprint);
     agree.push_back(-fingerprint);

@@ -140,6 +140,7 @@ std::int64_t options_fingerprint(const Options& options) {
   mix(bits);
   std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
   mix(bits);
+  mix(options.given_plan ? options.given_plan->fingerprint : 0);
   return static_cast<std::int64_t>(fp >> 2);
 }
 

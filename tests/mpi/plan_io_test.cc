@@ -1,6 +1,7 @@
-// MPI test of plan inspection: Cart_request_plan and Collective::plan() return the canonical
-// JSON of the plan a request runs, and CARTPLAN_DUMP_PLANS=DIR writes each distinct plan there
-// once, under its deterministic name, with the same text.
+// MPI test of plans as input and output: Cart_request_plan and Collective::plan() return the
+// canonical JSON of the plan a request runs, CARTPLAN_DUMP_PLANS=DIR writes each distinct plan
+// there once, under its deterministic name, with the same text, and the Info key cartplan_plan
+// runs a given (edited) plan, or refuses one that does not fit the request.
 #include <dirent.h>
 #include <mpi.h>
 
@@ -14,6 +15,8 @@
 
 #include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
+#include "engine/neighborhood.h"
+#include "engine/planner.h"
 #include "ir/json.h"
 #include "ir/verify.h"
 #include "tests/mpi/harness.h"
@@ -183,6 +186,126 @@ void inspection_and_dump(Harness& h, const std::string& dir) {
   MPI_Comm_free(&m.cart);
 }
 
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+std::vector<cartplan::ir::Offset> moore_offsets() {
+  std::vector<cartplan::ir::Offset> offsets;
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      if (a || b) offsets.push_back({a, b});
+  return offsets;
+}
+
+MPI_Info plan_info(const std::string& path) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_plan", path.c_str());
+  return info;
+}
+
+bool message_has(const std::string& part) { return std::string(Cart_error_message()).find(part) != std::string::npos; }
+
+void given_plans(Harness& h, const std::string& dir) {
+  namespace ir = cartplan::ir;
+  const cartplan::engine::Neighborhood nbh = *cartplan::engine::Neighborhood::create(2, moore_offsets());
+  // The edit: dimension 1 first, where the planner's own order is natural.
+  const ir::Plan edited = cartplan::engine::plan_combining(ir::Op::kAlltoall, nbh, {1, 0});
+  const std::string text = ir::to_json_string(edited);
+  const std::string path = dir + "/edited.json", garbage = dir + "/garbage.json", broken = dir + "/broken.json",
+                    vn = dir + "/vonneumann.json";
+  if (h.rank == 0) {
+    write_file(path, text);
+    write_file(garbage, "{\"schema\": 1");
+    // A parseable plan that loses its last round: the verifier must refuse it.
+    nlohmann::json j = nlohmann::json::parse(text);
+    j["phases"][0]["rounds"].erase(j["phases"][0]["rounds"].size() - 1);
+    write_file(broken, j.dump());
+    const cartplan::engine::Neighborhood four =
+        *cartplan::engine::Neighborhood::create(2, {{1, 0}, {-1, 0}, {0, 1}, {0, -1}});
+    write_file(vn, ir::to_json_string(cartplan::engine::plan_direct(ir::Op::kAlltoall, four)));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  Moore2d m = moore(h);
+  const int c = 2;
+  std::vector<int> send(8 * c), recv(8 * c);
+  MPI_Info combining = algo_info("combining");
+  Cart_Request own = CART_REQUEST_NULL, given = CART_REQUEST_NULL;
+  h.check(Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, m.cart, combining, &own) == MPI_SUCCESS,
+          "init with the planner's plan");
+  h.check(request_plan(h, own) != text, "the planner's own plan differs from the edited one");
+  MPI_Info info = plan_info(path);
+  h.check(Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, m.cart, info, &given) == MPI_SUCCESS,
+          std::string("init with cartplan_plan: ") + Cart_error_message());
+  if (given) {
+    h.check(request_plan(h, given) == text, "Cart_request_plan returns the given plan");
+    run_and_check(h, m, &given, send, recv, c, "given plan");
+    run_and_check(h, m, &given, send, recv, c, "given plan, second start");
+  }
+
+  // The op must match: an alltoall plan for an allgather is refused on every rank.
+  Cart_Request wrong = CART_REQUEST_NULL;
+  std::vector<int> gs(c), gr(8 * c);
+  int rc = Cart_allgather_init(gs.data(), c, MPI_INT, gr.data(), c, MPI_INT, m.cart, info, &wrong);
+  h.check(rc == MPI_ERR_ARG && !wrong, "an alltoall plan for an allgather: MPI_ERR_ARG, got " + std::to_string(rc));
+  h.check(message_has("the plan is for alltoall, the request is allgather"), std::string("op named: ") + Cart_error_message());
+
+  // Files that are not plans, or plans that do not verify: MPI_ERR_INFO_VALUE naming the key.
+  for (const std::string& bad : {garbage, broken, dir + "/no-such-file.json"}) {
+    MPI_Info b = plan_info(bad);
+    rc = Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, m.cart, b, &wrong);
+    h.check(rc == MPI_ERR_INFO_VALUE && !wrong, bad + ": MPI_ERR_INFO_VALUE, got " + std::to_string(rc));
+    h.check(message_has("Info cartplan_plan = '" + bad + "'"), std::string("key and path named: ") + Cart_error_message());
+    MPI_Info_free(&b);
+  }
+  MPI_Info b = plan_info(broken);
+  Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, m.cart, b, &wrong);
+  h.check(message_has("does not verify"), std::string("a plan losing a round does not verify: ") + Cart_error_message());
+  MPI_Info_free(&b);
+
+  // On the communicator: blocking calls and requests without Info keys run the given plan.
+  Moore2d withplan = moore(h, info);
+  h.check(withplan.cart != MPI_COMM_NULL, "creation with cartplan_plan");
+  if (withplan.cart != MPI_COMM_NULL) {
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < c; ++j) send[i * c + j] = value(withplan.me, i, j);
+    std::fill(recv.begin(), recv.end(), -1);
+    h.check(Cart_alltoall(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, withplan.cart) == MPI_SUCCESS, "blocking call");
+    bool ok = true;
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < c; ++j) ok = ok && recv[i * c + j] == value(withplan.sources[i], i, j);
+    h.check(ok, "blocking call with the communicator's plan: wrong data");
+    Cart_Request r = CART_REQUEST_NULL;
+    h.check(Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, withplan.cart, MPI_INFO_NULL, &r) == MPI_SUCCESS,
+            "init on the communicator with a plan");
+    if (r) h.check(request_plan(h, r) == text, "the communicator's plan is the request's");
+    Cart_request_free(&r);
+    MPI_Comm_free(&withplan.cart);
+  }
+
+  // A plan for another neighbourhood is refused at creation, naming what differs.
+  MPI_Info other = plan_info(vn);
+  Moore2d refused;
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  std::vector<int> flat;
+  for (const cartplan::ir::Offset& o : moore_offsets()) flat.insert(flat.end(), o.begin(), o.end());
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, flat.data(), MPI_UNWEIGHTED, other, 0, &refused.cart);
+  h.check(rc == MPI_ERR_ARG, "a plan for another neighbourhood: MPI_ERR_ARG, got " + std::to_string(rc));
+  h.check(message_has("the plan's neighbourhood has 4 offsets, the communicator's 8"),
+          std::string("difference named: ") + Cart_error_message());
+  MPI_Info_free(&other);
+
+  Cart_request_free(&own);
+  Cart_request_free(&given);
+  MPI_Info_free(&info);
+  MPI_Info_free(&combining);
+  MPI_Comm_free(&m.cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,5 +322,6 @@ int main(int argc, char** argv) {
   MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
   h.check(path[0] != '\0', "a temporary directory");
   if (path[0]) inspection_and_dump(h, path);
+  if (path[0]) given_plans(h, path);
   return h.finish("plan_io_test");
 }
