@@ -7,9 +7,10 @@
 
 namespace cartplan {
 
-Result<std::string> read_file_bounded(const std::string& path, std::size_t max_bytes) {
-  const std::string shown = "'" + path + "'";
-  const bool is_stdin = path == "-";
+Result<std::string> read_file_bounded(const std::string& path, const ReadOptions& options) {
+  const std::string shown = "'" + (options.shown.empty() ? path : options.shown) + "'";
+  const std::size_t max_bytes = options.max_bytes;
+  const bool is_stdin = options.dash_is_stdin && path == "-";
   std::FILE* f = is_stdin ? stdin : std::fopen(path.c_str(), "rb");
   if (!f) return fail("cannot read " + shown + ": " + std::strerror(errno));
   std::string text;

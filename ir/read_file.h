@@ -2,7 +2,7 @@
 // all read through it, so that a path naming /dev/zero, a FIFO that never ends or a huge file
 // ends quickly with an error instead of exhausting memory.
 //
-//   Result<std::string> text = read_file_bounded("plan.json", kMaxInputFileBytes);
+//   Result<std::string> text = read_file_bounded("plan.json");
 //   if (!text) std::cerr << text.error() << "\n";   // "cannot read 'plan.json': ..."
 #pragma once
 
@@ -17,8 +17,14 @@ namespace cartplan {
 // of kMaxOffsets offsets are a few MiB), little enough to fail fast.
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
 
-// The whole file, or an error naming the path ("cannot read 'PATH': REASON") when it cannot
-// be opened or read, or holds more than `max_bytes` bytes. "-" reads standard input.
-Result<std::string> read_file_bounded(const std::string& path, std::size_t max_bytes = kMaxInputFileBytes);
+struct ReadOptions {
+  std::size_t max_bytes = kMaxInputFileBytes;
+  bool dash_is_stdin = false;  // "-" reads standard input (the CLI's verify)
+  std::string shown;           // the name in messages (e.g. "@file.json"); empty: the path
+};
+
+// The whole file, or an error naming it ("cannot read 'NAME': REASON") when it cannot be
+// opened or read, or holds more than max_bytes bytes.
+Result<std::string> read_file_bounded(const std::string& path, const ReadOptions& options = {});
 
 }  // namespace cartplan

@@ -171,8 +171,10 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
   // A calibrated model file (bench/calibrate) first; explicit alpha/beta keys override it.
   v = info_value(info, "cartplan_cost_model", &present);
   if (present) {
-    Result<engine::CostModel> m = engine::load_cost_model(v);
-    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + m.error());
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
+    Result<engine::CostModel> m = engine::parse_cost_model(*text);
+    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
     o->model = *m;
   }
   v = info_value(info, "cartplan_check", &present);
