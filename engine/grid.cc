@@ -9,8 +9,6 @@ namespace cartplan::engine {
 
 namespace {
 
-constexpr int kMaxGridDims = 16;  // matches Neighborhood::kMaxDims; plans never have more
-
 // coords + sign * offset on the grid. 64-bit arithmetic because a coordinate near INT_MAX plus
 // an offset of 2^28 (or the negation of INT_MIN for the source side) must not overflow.
 std::optional<Coords> shifted(const std::vector<int>& dims, const std::vector<bool>& periods,
@@ -38,8 +36,8 @@ std::optional<Coords> shifted(const std::vector<int>& dims, const std::vector<bo
 
 Result<Grid> Grid::create(std::vector<int> dims, std::vector<bool> periods) {
   if (dims.empty()) return fail("a grid needs at least one dimension");
-  if (static_cast<int>(dims.size()) > kMaxGridDims)
-    return fail("a grid has at most " + std::to_string(kMaxGridDims) + " dimensions, got " +
+  if (static_cast<int>(dims.size()) > ir::kMaxDims)
+    return fail("a grid has at most " + std::to_string(ir::kMaxDims) + " dimensions, got " +
                 std::to_string(dims.size()));
   if (periods.size() != dims.size())
     return fail("periods has " + std::to_string(periods.size()) + " entries but dims has " +

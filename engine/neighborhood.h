@@ -17,7 +17,7 @@ using ir::Offset;
 class Neighborhood {
  public:
   // Limits that keep planning and 64-bit arithmetic safe; exceeding them is a user error.
-  static constexpr int kMaxDims = 16;
+  static constexpr int kMaxDims = ir::kMaxDims;  // the one limit (ir/plan.h)
   static constexpr int kMaxOffsets = 1 << 20;
   static constexpr int kMaxCoordinate = 1 << 28;
 

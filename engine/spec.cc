@@ -11,16 +11,16 @@
 #include <vector>
 
 #include "engine/stencils.h"
+#include "ir/read_file.h"
 
 namespace cartplan::engine {
+
+using cartplan::ReadOptions;
 
 namespace {
 
 using nlohmann::json;
 
-// Large enough for kMaxOffsets offsets of kMaxDims coordinates, small enough that a spec naming
-// /dev/zero or a huge file ends quickly with an error instead of exhausting memory.
-constexpr std::size_t kMaxFileBytes = std::size_t{256} << 20;
 
 std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -157,30 +157,6 @@ Result<Neighborhood> parse_offsets(std::string_view rest) {
   return n;
 }
 
-// Reads the whole file; the error text is strerror's, as the CLI reports it.
-Result<std::string> read_file(const std::string& path, const std::string& shown) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return fail("cannot read " + in_quotes(shown) + ": " + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  while (true) {
-    const std::size_t got = std::fread(buf, 1, sizeof buf, f);
-    text.append(buf, got);
-    if (text.size() > kMaxFileBytes) {
-      std::fclose(f);
-      return fail("cannot read " + in_quotes(shown) + ": file larger than " +
-                  std::to_string(kMaxFileBytes) + " bytes");
-    }
-    if (got < sizeof buf) break;
-  }
-  // fread stops on error as well as end of file (e.g. EISDIR for a directory).
-  const bool error = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (error) return fail("cannot read " + in_quotes(shown) + ": " + std::strerror(err));
-  return text;
-}
-
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the position follows.
 std::string strip_json_prefix(const std::string& what) {
   if (!what.empty() && what[0] == '[') {
@@ -194,7 +170,9 @@ Result<Neighborhood> parse_file(std::string_view spec) {
   const std::string shown(spec);
   const std::string path(spec.substr(1));
   if (path.empty()) return fail("'@': missing file name after '@' (expected @file.json)");
-  auto text = read_file(path, shown);
+  ReadOptions read;
+  read.shown = shown;
+  auto text = read_file_bounded(path, read);
   if (!text) return fail(text.error());
   json j;
   try {

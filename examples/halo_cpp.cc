@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       MPI_Type_free(&stypes[i]);
       MPI_Type_free(&rtypes[i]);
     }
-  } catch (const cartplan::mpi::Error& e) {
+  } catch (const cartplan::mpi::MpiError& e) {
     std::fprintf(stderr, "halo_cpp: %s (MPI error class %d)\n", e.what(), e.code());
     ++failures;
   }

@@ -22,7 +22,6 @@ using nlohmann::ordered_json;
 
 // Limits that keep a hostile file from costing more than its own size suggests (and keep int
 // arithmetic on counts safe). Real plans are far below them.
-constexpr int kMaxDims = 16;
 constexpr std::size_t kMaxNeighbors = std::size_t{1} << 20;
 constexpr std::size_t kMaxEntries = std::size_t{1} << 24;  // send+recv entries over all rounds;
                                                             // also caps rounds, slots and copies

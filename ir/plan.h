@@ -17,6 +17,10 @@
 
 namespace cartplan::ir {
 
+// The most dimensions anything in cartplan has: plans (the JSON parser), grids and
+// neighbourhoods all check against this one limit.
+inline constexpr int kMaxDims = 16;
+
 // A relative coordinate vector (one entry per dimension).
 using Offset = std::vector<int>;
 

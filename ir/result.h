@@ -15,8 +15,10 @@
 
 namespace cartplan {
 
-// The message of a user-facing error. Distinct type so Result<std::string> stays unambiguous.
-struct Error {
+// The message of a user-facing error (what Result holds instead of a value). Distinct type so
+// Result<std::string> stays unambiguous. Not an exception: the C++ MPI API throws
+// cartplan::mpi::MpiError (backends/mpi/cartplan.hpp).
+struct ErrorMessage {
   std::string message;
 };
 
@@ -24,7 +26,7 @@ template <class T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit on purpose
-  Result(Error error) : v_(std::move(error)) {}        // NOLINT: implicit on purpose
+  Result(ErrorMessage error) : v_(std::move(error)) {}        // NOLINT: implicit on purpose
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -38,13 +40,13 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
 
-  const std::string& error() const { assert(!ok()); return std::get<Error>(v_).message; }
+  const std::string& error() const { assert(!ok()); return std::get<ErrorMessage>(v_).message; }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, ErrorMessage> v_;
 };
 
 // Shorthand for returning an error: `return fail("dims must be positive");`
-inline Error fail(std::string message) { return Error{std::move(message)}; }
+inline ErrorMessage fail(std::string message) { return ErrorMessage{std::move(message)}; }
 
 }  // namespace cartplan

@@ -337,3 +337,10 @@ TEST_CASE("reductions and rooted ops: plan | verify, and simulate on tori and me
   CHECK(dbl.status == 0);
   CHECK(contains(dbl.out, "ok"));
 }
+
+TEST_CASE("--cost-model /dev/zero exits 2 with a message instead of reading until memory runs out") {
+  const RunResult r = run("plan --op alltoall --stencil moore:d=2,r=1 --cost-model /dev/zero");
+  CHECK(r.status == 2);
+  CHECK(contains(r.err, "--cost-model: cannot read '/dev/zero': larger than"));
+  CHECK(r.out.empty());
+}

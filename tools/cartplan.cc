@@ -28,6 +28,7 @@
 #include "backends/sim/simulator.h"
 #include "engine/cost_model.h"
 #include "engine/cost_model_file.h"
+#include "ir/read_file.h"
 #include "engine/grid.h"
 #include "engine/neighborhood.h"
 #include "engine/optimizer.h"
@@ -41,7 +42,9 @@
 
 namespace {
 
-using cartplan::Error;
+using cartplan::ErrorMessage;
+using cartplan::ReadOptions;
+using cartplan::read_file_bounded;
 using cartplan::fail;
 using cartplan::Result;
 namespace engine = cartplan::engine;
@@ -56,8 +59,6 @@ constexpr int kExitInternal = 3;
 // The simulator holds every rank in memory; beyond these it would exhaust the machine.
 constexpr std::int64_t kMaxSimRanks = std::int64_t{1} << 22;
 constexpr double kMaxSimMemoryBytes = 8.0 * (1 << 30);
-// Largest plan file `verify` reads (a plan of kMaxOffsets blocks is far smaller).
-constexpr std::size_t kMaxPlanFileBytes = std::size_t{256} << 20;
 
 constexpr const char* kUsage = R"(usage:
   cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining]
@@ -117,7 +118,7 @@ Result<std::vector<int>> parse_int_list(std::string_view what, std::string_view 
   for (std::string_view item : split(s, ',')) {
     if (out.size() >= 64) return fail(std::string(what) + ": too many entries in " + in_quotes(s));
     Result<std::int64_t> v = parse_int(what, item, lo, hi);
-    if (!v) return Error{v.error()};
+    if (!v) return ErrorMessage{v.error()};
     out.push_back(static_cast<int>(*v));
   }
   return out;
@@ -227,7 +228,7 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
                                           {"scatter", ir::Op::kScatter},
                                           {"reduce", ir::Op::kReduce}},
                                          ir::Op::kAlltoall);
-  if (!op) return Error{op.error()};
+  if (!op) return ErrorMessage{op.error()};
   req.op = *op;
 
   Result<engine::AlgoChoice> algo = parse_enum<engine::AlgoChoice>(
@@ -236,34 +237,37 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
        {"direct", engine::AlgoChoice::kDirect},
        {"combining", engine::AlgoChoice::kCombining}},
       engine::AlgoChoice::kAuto);
-  if (!algo) return Error{algo.error()};
+  if (!algo) return ErrorMessage{algo.error()};
   req.options.algo = *algo;
 
   std::vector<std::pair<std::string, Format>> formats = {{"json", Format::kJson}, {"text", Format::kText}};
   if (allow_dot) formats.push_back({"dot", Format::kDot});
   Result<Format> format = parse_enum<Format>(o, "format", formats, Format::kJson);
-  if (!format) return Error{format.error()};
+  if (!format) return ErrorMessage{format.error()};
   req.format = *format;
 
   if (const std::string* s = o.get("block-bytes")) {
     Result<std::int64_t> n = parse_int("--block-bytes", *s, 0, std::numeric_limits<std::int64_t>::max());
-    if (!n) return Error{n.error()};
+    if (!n) return ErrorMessage{n.error()};
     req.options.block_bytes = *n;
   }
   // A calibrated model first; explicit --alpha-us/--beta-us-per-byte override its values.
   if (const std::string* s = o.get("cost-model")) {
-    Result<engine::CostModel> m = engine::load_cost_model(*s);
-    if (!m) return fail("--cost-model: " + m.error());
+    // Read with the bounded reader: /dev/zero or a huge file is an error, not a memory blow-up.
+    Result<std::string> text = read_file_bounded(*s);
+    if (!text) return fail("--cost-model: " + text.error());
+    Result<engine::CostModel> m = engine::parse_cost_model(*text);
+    if (!m) return fail("--cost-model: cost model " + in_quotes(*s) + ": " + m.error());
     req.options.model = *m;
   }
   if (const std::string* s = o.get("alpha-us")) {
     Result<double> a = parse_nonnegative("--alpha-us", *s);
-    if (!a) return Error{a.error()};
+    if (!a) return ErrorMessage{a.error()};
     req.options.model.alpha_us = *a;
   }
   if (const std::string* s = o.get("beta-us-per-byte")) {
     Result<double> b = parse_nonnegative("--beta-us-per-byte", *s);
-    if (!b) return Error{b.error()};
+    if (!b) return ErrorMessage{b.error()};
     req.options.model.beta_us_per_byte = *b;
   }
 
@@ -276,7 +280,7 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
     if (*s != "natural") {
       Result<std::vector<int>> list =
           parse_int_list("--dim-order", *s, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-      if (!list) return Error{list.error()};
+      if (!list) return ErrorMessage{list.error()};
       Result<std::vector<int>> checked = engine::check_dim_order(*list, req.nbh->ndims());
       if (!checked) return fail("--dim-order: " + checked.error());
       order = *checked;
@@ -296,11 +300,11 @@ std::string with_newline(std::string s) {
 
 Result<int> cmd_plan(const Options& o) {
   Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/true);
-  if (!req) return Error{req.error()};
+  if (!req) return ErrorMessage{req.error()};
   if (o.get("root"))
     return fail("--root: plans are rank-independent, so plan takes no root (give it to simulate, or to the executor)");
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
-  if (!plan) return Error{plan.error()};
+  if (!plan) return ErrorMessage{plan.error()};
   switch (req->format) {
     case Format::kJson: std::cout << with_newline(ir::to_json_string(*plan)); break;
     case Format::kText: std::cout << with_newline(ir::to_text(*plan)); break;
@@ -309,33 +313,17 @@ Result<int> cmd_plan(const Options& o) {
   return kExitOk;
 }
 
-// The whole file (or stdin for "-"), refusing endless or huge inputs.
-Result<std::string> read_input(const std::string& path) {
-  const bool is_stdin = path == "-";
-  std::FILE* f = is_stdin ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) return fail("cannot read " + in_quotes(path) + ": " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  bool too_large = false;
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) {
-    text.append(buf, n);
-    if (text.size() > kMaxPlanFileBytes) {
-      too_large = true;
-      break;
-    }
-  }
-  const int err = std::ferror(f) ? errno : 0;
-  if (!is_stdin) std::fclose(f);
-  if (too_large) return fail("cannot read " + in_quotes(path) + ": larger than " + std::to_string(kMaxPlanFileBytes) + " bytes");
-  if (err != 0) return fail("cannot read " + in_quotes(path) + ": " + std::strerror(err));
-  return text;
+ReadOptions stdin_allowed() {
+  ReadOptions r;
+  r.dash_is_stdin = true;
+  return r;
 }
 
 Result<int> cmd_verify(const Options& o) {
   if (o.positional.size() != 1) return fail("verify needs exactly one FILE.json argument (\"-\" for stdin)");
   const std::string& path = o.positional[0];
-  Result<std::string> text = read_input(path);
-  if (!text) return Error{text.error()};
+  Result<std::string> text = read_file_bounded(path, stdin_allowed());
+  if (!text) return ErrorMessage{text.error()};
   Result<ir::Plan> plan = ir::plan_from_json_string(*text);
   if (!plan) return fail(in_quotes(path) + ": " + plan.error());
   const std::vector<std::string> errors = ir::verify(*plan);
@@ -376,15 +364,15 @@ Result<int> cmd_simulate(const Options& o) {
   for (const char* required : {"op", "stencil", "dims"})
     if (!o.get(required)) return fail("missing required option --" + std::string(required));
   Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/false);
-  if (!req) return Error{req.error()};
+  if (!req) return ErrorMessage{req.error()};
   Result<std::vector<int>> dims =
       parse_int_list("--dims", *o.get("dims"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  if (!dims) return Error{dims.error()};
+  if (!dims) return ErrorMessage{dims.error()};
   std::vector<bool> periods(dims->size(), true);
   if (const std::string* s = o.get("periods")) {
     Result<std::vector<int>> p = parse_int_list("--periods", *s, std::numeric_limits<int>::min(),
                                                 std::numeric_limits<int>::max());
-    if (!p) return Error{p.error()};
+    if (!p) return ErrorMessage{p.error()};
     for (int x : *p)
       if (x != 0 && x != 1) return fail("--periods: entry " + std::to_string(x) + " is not 0 or 1 in " + in_quotes(*s));
     if (p->size() != dims->size())
@@ -407,7 +395,7 @@ Result<int> cmd_simulate(const Options& o) {
     if (!ir::is_rooted(req->op))
       return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req->op)));
     Result<std::int64_t> root = parse_int("--root", *s, 0, std::numeric_limits<int>::max());
-    if (!root) return Error{root.error()};
+    if (!root) return ErrorMessage{root.error()};
     if (*root >= grid->size())
       return fail("--root: rank " + std::to_string(*root) + " is not in the grid (ranks 0.." +
                   std::to_string(grid->size() - 1) + ")");
@@ -418,7 +406,7 @@ Result<int> cmd_simulate(const Options& o) {
   Result<sim::SimOptions::Values> values = parse_enum<sim::SimOptions::Values>(
       o, "values", {{"int", sim::SimOptions::Values::kInt64}, {"double", sim::SimOptions::Values::kDouble}},
       sim::SimOptions::Values::kInt64);
-  if (!values) return Error{values.error()};
+  if (!values) return ErrorMessage{values.error()};
   if (o.get("values") && !ir::is_reduction(req->op))
     return fail("--values applies only to allreduce, reduce_scatter and reduce");
   sim_options.values = *values;
@@ -429,9 +417,9 @@ Result<int> cmd_simulate(const Options& o) {
   // The grid is known here: rounds that wrap to the process itself are free in the prediction.
   req->options.grid = *grid;
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
-  if (!plan) return Error{plan.error()};
+  if (!plan) return ErrorMessage{plan.error()};
   Result<bool> size_ok = check_simulation_size(*plan, *grid, req->options.block_bytes);
-  if (!size_ok) return Error{size_ok.error()};
+  if (!size_ok) return ErrorMessage{size_ok.error()};
 
   sim_options.block_bytes = {req->options.block_bytes};
   sim_options.model = req->options.model;

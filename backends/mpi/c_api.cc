@@ -1,5 +1,7 @@
 // The C API: thin wrappers that map cartplan's MPI core (NeighborhoodComm, Exchange, specs)
 // to MPI error codes and Cart_error_message().
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "backends/mpi/specs.h"
 #include "backends/mpi/triangle.h"
 #include "engine/stencils.h"
+#include "ir/json.h"
 
 using cartplan::mpi::Exchange;
 using cartplan::mpi::ExchangeSpec;
@@ -529,5 +532,21 @@ int Cart_request_algorithm(Cart_Request request, int* combining) {
     return {};
   });
 }
+
+int Cart_request_plan(Cart_Request request, char** json) {
+  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
+    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
+    *json = nullptr;
+    const std::string text = cartplan::ir::to_json_string(request->exchange->plan());
+    char* out = static_cast<char*>(std::malloc(text.size() + 1));
+    if (!out) return mpi_error(MPI_ERR_NO_MEM, "Cart_request_plan: out of memory");
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    *json = out;
+    return {};
+  });
+}
+
+void Cart_free_plan_json(char* json) { std::free(json); }
 
 }  // extern "C"

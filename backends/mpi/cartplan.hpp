@@ -1,5 +1,5 @@
 // cartplan's C++ API over the same core as the C API (cartplan_mpi.h). Errors are thrown as
-// cartplan::mpi::Error (an MPI error class plus a message); nothing else in this API reports
+// cartplan::mpi::MpiError (an MPI error class plus a message); nothing else in this API reports
 // errors another way. Collective constructors check and agree on arguments across ranks, so a
 // bad argument anywhere throws on every rank instead of hanging.
 //
@@ -22,14 +22,17 @@ namespace cartplan::mpi {
 
 class Exchange;
 
-class Error : public std::runtime_error {
+// The exception of this API: an MPI error class and the message Cart_error_message() gives.
+class MpiError : public std::runtime_error {
  public:
-  Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  MpiError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
   int code() const { return code_; }  // an MPI error class, e.g. MPI_ERR_ARG
 
  private:
   int code_;
 };
+// The former name, kept so that existing programs catching cartplan::mpi::Error still compile.
+using Error = MpiError;
 
 // Owns a Cartesian communicator that carries a cartplan neighbourhood (Cart_neighborhood_create).
 class CartComm {
@@ -98,6 +101,8 @@ class Collective {
     wait();
   }
   bool combining() const;  // which algorithm the plan uses
+  // The plan this collective runs, as canonical JSON (the text of Cart_request_plan).
+  std::string plan() const;
 
  private:
   explicit Collective(std::unique_ptr<Exchange> x);

@@ -80,7 +80,10 @@ const char* Cart_error_message(void);
  * cartplan_algorithm (auto|direct|combining), cartplan_dim_order (auto|natural|K,K,..),
  * cartplan_alpha_us, cartplan_beta_us_per_byte, cartplan_cost_model (path of a calibrated model
  * file written by bench/calibrate; the alpha/beta keys override it), cartplan_check
- * (none|collective, see above). Every rank must pass the same d, dims,
+ * (none|collective, see above), cartplan_plan (path of a JSON plan, e.g. from `cartplan plan`,
+ * Cart_request_plan or CARTPLAN_DUMP_PLANS, run instead of planning: MPI_ERR_INFO_VALUE if it
+ * cannot be read or does not verify, MPI_ERR_ARG if its neighbourhood or, for a request, its
+ * op is not the request's; the message names what differs). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
  * weights are accepted and ignored (no remapping). */
@@ -334,6 +337,18 @@ int Cart_reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
 
 /* The algorithm a request runs: 0 direct, 1 combining (for tests and tools). */
 int Cart_request_algorithm(Cart_Request request, int* combining);
+
+/* The plan a request runs, as the canonical JSON text of `cartplan plan` and `cartplan verify`
+ * (schema cartplan.plan/1 or /2; no ranks or addresses: the same text on every rank). *json
+ * receives a NUL-terminated string that the caller releases with Cart_free_plan_json. Local.
+ * Errors: MPI_ERR_REQUEST for a NULL request, MPI_ERR_ARG for json NULL. Such a file can be
+ * given back with the Info key cartplan_plan. The environment variable
+ * CARTPLAN_DUMP_PLANS=DIR writes every new plan a process runs to DIR once, as
+ * cartplan-OP-ALGORITHM-FINGERPRINT.json (the fingerprint is a hash of the text); a call that
+ * cannot write there fails with MPI_ERR_IO. */
+int Cart_request_plan(Cart_Request request, char** json);
+/* Releases a string returned by Cart_request_plan; NULL is ignored. */
+void Cart_free_plan_json(char* json);
 
 /* ---------------------------------------------------------------------------------------
  * Datatype helpers (backends/mpi/triangle.cc).

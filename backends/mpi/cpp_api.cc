@@ -6,12 +6,13 @@
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
+#include "ir/json.h"
 
 namespace cartplan::mpi {
 namespace {
 
 void check(const MpiStatus& s) {
-  if (!s.ok()) throw Error(s.code, s.message);
+  if (!s.ok()) throw MpiError(s.code, s.message);
 }
 
 NeighborhoodComm& state(MPI_Comm comm) {
@@ -70,7 +71,7 @@ int CartComm::neighbor_count() const { return state(comm_).nbh().size(); }
 
 int CartComm::relative_rank(const std::vector<int>& offset) const {
   const NeighborhoodComm& nc = state(comm_);
-  if (static_cast<int>(offset.size()) != nc.nbh().ndims()) throw Error(MPI_ERR_ARG, "offset of the wrong dimension");
+  if (static_cast<int>(offset.size()) != nc.nbh().ndims()) throw MpiError(MPI_ERR_ARG, "offset of the wrong dimension");
   return mpi_rank(nc.grid().relative_rank(nc.coords(), offset));
 }
 
@@ -154,5 +155,6 @@ bool Collective::test() {
   return done;
 }
 bool Collective::combining() const { return x_->plan().algorithm() == ir::Algorithm::kCombining; }
+std::string Collective::plan() const { return ir::to_json_string(x_->plan()); }
 
 }  // namespace cartplan::mpi

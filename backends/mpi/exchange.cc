@@ -147,7 +147,9 @@ MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
 // forced to combining on a grid with a non-periodic dimension (see settle).
 static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
   const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
-  return options.check_collective || (!one_size && !nc.all_periodic() && options.algo == engine::AlgoChoice::kCombining);
+  const bool combining = options.given_plan ? options.given_plan->plan.algorithm() == ir::Algorithm::kCombining
+                                            : options.algo == engine::AlgoChoice::kCombining;
+  return options.check_collective || (!one_size && !nc.all_periodic() && combining);
 }
 
 MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,

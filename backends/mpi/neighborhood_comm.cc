@@ -6,8 +6,12 @@
 #include <cstring>
 #include <string>
 
+#include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/planner.h"
+#include "ir/json.h"
+#include "ir/read_file.h"
+#include "ir/verify.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -97,6 +101,7 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
   v.push_back(bits);
   v.push_back(o.check_collective ? 1 : 0);
+  v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
   return v;
 }
 
@@ -124,7 +129,7 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
     if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
   }
   return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
-         "cartplan_check or CARTPLAN_CHECK) differ from rank 0";
+         "cartplan_check or CARTPLAN_CHECK, cartplan_plan) differ from rank 0";
 }
 
 }  // namespace
@@ -141,6 +146,7 @@ std::int64_t options_fingerprint(const Options& options) {
   std::memcpy(&bits, &options.model.beta_us_per_byte, sizeof bits);
   mix(bits);
   mix(options.check_collective ? 2 : 3);
+  mix(options.given_plan ? options.given_plan->fingerprint : 0);
   return static_cast<std::int64_t>(fp >> 2);
 }
 
@@ -181,8 +187,10 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
   // A calibrated model file (bench/calibrate) first; explicit alpha/beta keys override it.
   v = info_value(info, "cartplan_cost_model", &present);
   if (present) {
-    Result<engine::CostModel> m = engine::load_cost_model(v);
-    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + m.error());
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
+    Result<engine::CostModel> m = engine::parse_cost_model(*text);
+    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
     o->model = *m;
   }
   v = info_value(info, "cartplan_check", &present);
@@ -191,12 +199,54 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     else if (v == "none") o->check_collective = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
   }
+  v = info_value(info, "cartplan_plan", &present);
+  if (present) {
+    const std::string key = "Info cartplan_plan = '" + v + "': ";
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, key + text.error());
+    Result<ir::Plan> plan = ir::plan_from_json_string(*text);
+    if (!plan) return mpi_error(MPI_ERR_INFO_VALUE, key + plan.error());
+    const std::vector<std::string> errors = ir::verify(*plan);
+    if (!errors.empty())
+      return mpi_error(MPI_ERR_INFO_VALUE, key + "the plan does not verify (" + std::to_string(errors.size()) +
+                                               " errors; the first: " + errors.front() + ")");
+    if (plan->ndims() != ndims)
+      return mpi_error(MPI_ERR_INFO_VALUE, key + "the plan has " + std::to_string(plan->ndims()) +
+                                               " dimensions, the communicator " + std::to_string(ndims));
+    const std::uint64_t fingerprint = plan_fingerprint(ir::to_json_string(*plan));
+    o->given_plan = std::make_shared<const Options::GivenPlan>(Options::GivenPlan{v, std::move(*plan), fingerprint});
+  }
   v = info_value(info, "cartplan_alpha_us", &present);
   if (present && !parse_double(v, &o->model.alpha_us))
     return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_alpha_us = '" + v + "' (expected a finite number >= 0)");
   v = info_value(info, "cartplan_beta_us_per_byte", &present);
   if (present && !parse_double(v, &o->model.beta_us_per_byte))
     return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_beta_us_per_byte = '" + v + "' (expected a finite number >= 0)");
+  return {};
+}
+
+MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, std::optional<ir::Op> op) {
+  if (!o.given_plan) return {};
+  const ir::Plan& plan = o.given_plan->plan;
+  const std::string key = "Info cartplan_plan = '" + o.given_plan->path + "': ";
+  auto show = [](const ir::Offset& off) {
+    std::string s = "(";
+    for (std::size_t k = 0; k < off.size(); ++k) s += (k ? "," : "") + std::to_string(off[k]);
+    return s + ")";
+  };
+  if (plan.ndims() != nbh.ndims())
+    return mpi_error(MPI_ERR_ARG, key + "the plan has " + std::to_string(plan.ndims()) + " dimensions, the neighbourhood " +
+                                      std::to_string(nbh.ndims()));
+  if (plan.num_blocks() != nbh.size())
+    return mpi_error(MPI_ERR_ARG, key + "the plan's neighbourhood has " + std::to_string(plan.num_blocks()) +
+                                      " offsets, the communicator's " + std::to_string(nbh.size()));
+  for (int i = 0; i < nbh.size(); ++i)
+    if (plan.neighborhood()[i] != nbh.offsets()[i])
+      return mpi_error(MPI_ERR_ARG, key + "offset " + std::to_string(i) + " is " + show(plan.neighborhood()[i]) +
+                                        " in the plan, " + show(nbh.offsets()[i]) + " on the communicator");
+  if (op && plan.op() != *op)
+    return mpi_error(MPI_ERR_ARG, key + "the plan is for " + ir::to_string(plan.op()) + ", the request is " +
+                                      ir::to_string(*op));
   return {};
 }
 
@@ -234,7 +284,9 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
                                      std::shared_ptr<const BoundPlanEntry>* out, int root) {
   // With a fixed algorithm the block size does not change the plan.
   const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), o.model.alpha_us, o.model.beta_us_per_byte,
-                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, o.algo == engine::AlgoChoice::kAuto ? block_bytes : 0, root};
+                    o.dim_order ? *o.dim_order : std::vector<int>{-1},
+                    o.algo == engine::AlgoChoice::kAuto && !o.given_plan ? block_bytes : 0, root,
+                    o.given_plan ? o.given_plan->fingerprint : 0};
   if (auto it = cache_.find(key); it != cache_.end()) {
     *out = it->second;
     return {};
@@ -245,7 +297,15 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   po.model = o.model;
   po.block_bytes = block_bytes;
   po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
-  Result<ir::Plan> plan = engine::make_plan(op, nbh_, po);
+  Result<ir::Plan> plan = fail("no plan");
+  if (o.given_plan) {
+    // A plan from cartplan_plan, verified when it was read; it must be this request's.
+    MpiStatus fits = check_given_plan(o, nbh_, op);
+    if (!fits.ok()) return fits;
+    plan = o.given_plan->plan;
+  } else {
+    plan = engine::make_plan(op, nbh_, po);
+  }
   if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
   Result<engine::Binder> binder = engine::Binder::create(*plan);
   if (!binder) return mpi_error(MPI_ERR_INTERN, binder.error());
@@ -254,6 +314,10 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   if (root >= 0) root_coords = grid_.coords(root);
   Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0}, root_coords);
   if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
+  // CARTPLAN_DUMP_PLANS: every new plan once (plan_dump.h). A directory that cannot be written
+  // is the user's to fix; the call fails before anything is sent.
+  Result<std::string> dumped = dump_plan_if_requested(*plan);
+  if (!dumped) return mpi_error(MPI_ERR_IO, dumped.error());
   if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
   auto entry = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{*plan, std::move(*bound)});
   cache_.emplace(key, entry);
@@ -319,6 +383,7 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
       else nbh = *n;
     }
     if (local.ok()) local = parse_info(info, d, &options);
+    if (local.ok()) local = check_given_plan(options, *nbh, std::nullopt);
   }
   // The largest error class any rank found: every rank returns the same class.
   int bad = local.ok() ? 0 : local.code, any_bad = 0;

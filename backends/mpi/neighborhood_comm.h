@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -37,11 +38,23 @@ namespace cartplan::mpi {
 //                             calls agree across ranks on errors and sizes like init does (one
 //                             MPI_Allreduce per call); the environment variable CARTPLAN_CHECK
 //                             sets the default at Cart_neighborhood_create
+//   cartplan_plan             path of a JSON plan (cartplan plan, Cart_request_plan, a dump)
+//                             to run instead of planning: it must verify, and its
+//                             neighbourhood and op must be the request's; it overrides the
+//                             algorithm, dimension-order and cost keys
 struct Options {
   engine::AlgoChoice algo = engine::AlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: auto
   engine::CostModel model;
   bool check_collective = false;
+  // A plan given with cartplan_plan, verified; fingerprint: plan_fingerprint of its canonical
+  // text, which ranks compare to agree that they run the same plan.
+  struct GivenPlan {
+    std::string path;
+    ir::Plan plan;
+    std::uint64_t fingerprint = 0;
+  };
+  std::shared_ptr<const GivenPlan> given_plan;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
@@ -50,6 +63,10 @@ std::int64_t options_fingerprint(const Options& options);
 
 // Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
 MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
+
+// Whether a given plan (if any) fits `nbh` and, unless op is nullopt, `op`: MPI_ERR_ARG naming
+// the first difference (dimensions, number of offsets, an offset, the op).
+MpiStatus check_given_plan(const Options& options, const engine::Neighborhood& nbh, std::optional<ir::Op> op);
 
 class Exchange;
 
@@ -121,8 +138,9 @@ class NeighborhoodComm {
   engine::Coords coords_;
   Options options_;
   std::vector<char> has_target_, has_source_;
-  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class, root or -1)
-  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t, int>;
+  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class, root or -1,
+  // fingerprint of a given plan or 0)
+  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t, int, std::uint64_t>;
   std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
   bool all_periodic_ = true;
   std::shared_ptr<CommShared> shared_;

@@ -90,7 +90,7 @@ void creation_errors(Harness& h) {
   bool threw = false;
   try {
     cartplan::mpi::CartComm c(MPI_COMM_WORLD, {h.size}, {1}, {{1}, {h.rank == 0 ? 1 : 0, 0}});
-  } catch (const cartplan::mpi::Error& e) {
+  } catch (const cartplan::mpi::MpiError& e) {
     threw = true;
     if (h.rank == 0) h.check(contains(e.what(), "offset 1 has 2 coordinates, expected 1"), std::string("C++ message: ") + e.what());
   }

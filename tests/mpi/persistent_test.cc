@@ -194,7 +194,7 @@ void cpp_api(Harness& h) {
   try {
     x.start();
     x.start();
-  } catch (const cartplan::mpi::Error& e) {
+  } catch (const cartplan::mpi::MpiError& e) {
     threw = e.code() == MPI_ERR_REQUEST;
   }
   h.check(threw, "C++ start twice throws MPI_ERR_REQUEST");

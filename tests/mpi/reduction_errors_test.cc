@@ -78,7 +78,7 @@ void op_errors(Harness& h) {
   bool threw = false;
   try {
     cartplan::mpi::Collective::allreduce(cart, &s, &r, 1, MPI_INT, minus);
-  } catch (const cartplan::mpi::Error& e) {
+  } catch (const cartplan::mpi::MpiError& e) {
     threw = e.code() == MPI_ERR_OP && contains(e.what(), "not commutative");
   }
   h.check(threw, "C++ Collective::allreduce with a non-commutative op throws MPI_ERR_OP");
