@@ -1,14 +1,19 @@
-// Cost-model calibration: measures alpha (per message) and beta (per byte) on the running
-// machine, by ping-pong and by fitting cartplan's own persistent exchanges, and writes a
-// cost-model file (engine/cost_model_file.h) that the optimizer, `cartplan --cost-model` and the
-// Info key cartplan_cost_model read. Run under mpirun with at least 2 ranks:
+// Cost-model calibration: measures the terms of the v2 cost model (engine/cost_model.h) on the
+// running machine and process count, and writes a cost-model file (engine/cost_model_file.h)
+// that the optimizer, `cartplan --cost-model`, the Info key cartplan_cost_model and the MPI
+// backend's lookup (CARTPLAN_COST_MODEL, ~/.config/cartplan/cost_model_np<P>.json) read.
+// Run under mpirun with at least 2 ranks:
 //
-//   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json
+//   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
+//                          [--eager-limit BYTES]
 //
-// The file's alpha/beta come from the exchange fit: time = alpha * (message rounds) + beta *
-// (bytes sent), over direct and combining plans of box neighbourhoods and a range of block
-// sizes. That captures what a ping-pong misses (the rounds of a phase overlap; phases do not),
-// which is what the optimizer has to predict. The ping-pong values are recorded next to them.
+// The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied bytes
+// + rendezvous * (messages above the eager limit), non-negative least squares over persistent
+// alltoalls of direct and combining plans of box neighbourhoods (d = 2..4, n = 3) and block
+// sizes on both sides of the eager limit. The counts are engine::predict's, on this grid, so
+// the file prices exactly what the optimizer counts. The eager limit is not fitted: it is Open
+// MPI's (btl_vader_eager_limit, 4096 bytes by default) and given with --eager-limit. The
+// ping-pong alpha/beta are recorded next to the fit.
 #include <mpi.h>
 
 #include <algorithm>
@@ -21,7 +26,9 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
+#include "engine/cost_model_file.h"
 #include "engine/optimizer.h"
+#include "engine/predict.h"
 #include "engine/planner.h"
 #include "engine/spec.h"
 
@@ -30,6 +37,32 @@ namespace {
 void die(const std::string& msg) {
   std::fprintf(stderr, "calibrate: %s\n", msg.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+// Non-negative least squares y ~ X c, c >= 0 (X: rows of features), by cyclic coordinate
+// descent with exact minimisation along each coordinate (invariant to the features' scales).
+std::vector<double> nnls(const std::vector<std::vector<double>>& X, const std::vector<double>& y) {
+  const std::size_t n = X.empty() ? 0 : X[0].size();
+  std::vector<std::vector<double>> H(n, std::vector<double>(n, 0));
+  std::vector<double> g(n, 0), c(n, 0);
+  for (std::size_t r = 0; r < X.size(); ++r)
+    for (std::size_t i = 0; i < n; ++i) {
+      g[i] += X[r][i] * y[r];
+      for (std::size_t j = 0; j < n; ++j) H[i][j] += X[r][i] * X[r][j];
+    }
+  for (int sweep = 0; sweep < 20000; ++sweep) {
+    double moved = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (H[i][i] <= 0) continue;
+      double grad = -g[i];
+      for (std::size_t j = 0; j < n; ++j) grad += H[i][j] * c[j];
+      const double next = std::max(0.0, c[i] - grad / H[i][i]);
+      moved = std::max(moved, std::abs(next - c[i]) / std::max(1e-12, std::abs(next)));
+      c[i] = next;
+    }
+    if (moved < 1e-12) break;
+  }
+  return c;
 }
 
 // Least squares y = a*x1 + b*x2 (no intercept), with a, b >= 0 (a negative coefficient is set
@@ -79,17 +112,15 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
   }
 }
 
-// Message rounds and bytes this rank really sends for a plan (rounds to itself are copies).
-void features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, int rank, std::int64_t block_bytes,
-              double* rounds, double* bytes) {
-  auto binder = cartplan::engine::Binder::create(plan);
-  auto bound = binder->bind(grid, grid.coords(rank), {block_bytes});
-  *rounds = *bytes = 0;
-  for (const cartplan::engine::BoundRound& r : bound->rounds) {
-    if (r.send_peer == cartplan::engine::kNoRank || r.send_peer == rank) continue;
-    *rounds += 1;
-    *bytes += static_cast<double>(r.send_bytes);
-  }
+// The counts the v2 model prices for `plan` on `grid`: messages, phases, wire bytes, copied
+// bytes, messages above the eager limit (engine::predict's, so the fit prices what it counts).
+std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
+                             std::int64_t eager_limit) {
+  cartplan::engine::CostModel m;
+  m.eager_limit_bytes = eager_limit;
+  const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid);
+  return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
+          static_cast<double>(c.rendezvous)};
 }
 
 }  // namespace
@@ -101,12 +132,20 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   std::string out;
   int reps = 40;
+  bool quick = false;
+  std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--out" && i + 1 < argc) out = argv[++i];
     else if (k == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
-    else die("usage: calibrate --out FILE [--reps R]");
+    else if (k == "--eager-limit" && i + 1 < argc) eager_limit = std::max(0, std::atoi(argv[++i]));
+    else if (k == "--quick") quick = true;
+    else die("usage: calibrate --out FILE [--quick] [--reps R] [--eager-limit BYTES]");
   }
+  if (quick) reps = std::min(reps, 10);
+  // Block sizes in ints: on both sides of the eager limit for single blocks (1024 ints = 4096
+  // bytes) and for packed messages of several blocks.
+  const std::vector<int> sizes = quick ? std::vector<int>{1, 128, 1024, 2048} : std::vector<int>{1, 16, 128, 512, 1024, 2048};
   if (np < 2) die("needs at least 2 ranks");
 
   std::vector<double> pp_sizes, pp_times;
@@ -115,7 +154,8 @@ int main(int argc, char** argv) {
   fit2(std::vector<double>(pp_sizes.size(), 1.0), pp_sizes, pp_times, &pp_alpha, &pp_beta);
 
   // Exchange fit over direct and combining persistent alltoalls.
-  std::vector<double> x_rounds, x_bytes, y;
+  std::vector<std::vector<double>> X;
+  std::vector<double> y;
   for (const char* spec : {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1"}) {
     auto nbh = cartplan::engine::parse_spec(spec);
     const int d = nbh->ndims(), t = nbh->size();
@@ -137,7 +177,7 @@ int main(int argc, char** argv) {
       cartplan::engine::PlanOptions po;
       po.algo = std::string(algo) == "direct" ? cartplan::engine::AlgoChoice::kDirect : cartplan::engine::AlgoChoice::kCombining;
       auto plan = cartplan::engine::make_plan(cartplan::ir::Op::kAlltoall, *nbh, po);
-      for (int m : {1, 16, 128, 1024}) {
+      for (int m : sizes) {
         std::vector<int> sb(static_cast<std::size_t>(t) * m, me), rb(static_cast<std::size_t>(t) * m);
         Cart_Request req;
         if (Cart_alltoall_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req) != MPI_SUCCESS)
@@ -153,37 +193,46 @@ int main(int argc, char** argv) {
           if (r >= 5) samples.push_back(worst);
         }
         Cart_request_free(&req);
-        double rounds = 0, bytes = 0;
-        features(*plan, *grid, me, std::int64_t{4} * m, &rounds, &bytes);
-        x_rounds.push_back(rounds);
-        x_bytes.push_back(bytes);
+        X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit));
         y.push_back(cartplan::bench::summarize(samples).median);
+        const std::vector<double>& f = X.back();
         if (rank == 0)
-          std::printf("  %-18s %-9s m=%-5d rounds %4.0f bytes %9.0f  median %9.2f us\n", spec, algo, m, rounds, bytes, y.back());
+          std::printf("  %-18s %-9s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f  median %9.2f us\n",
+                      spec, algo, m, f[0], f[1], f[2], f[3], f[4], y.back());
       }
       MPI_Comm_free(&cart);
     }
   }
-  double alpha = 0, beta = 0;
-  fit2(x_rounds, x_bytes, y, &alpha, &beta);
-  double ss_res = 0, ss_tot = 0, mean = 0;
+  const std::vector<double> c = nnls(X, y);
+  cartplan::engine::CostModel model;
+  model.alpha_us = c[0];
+  model.phase_us = c[1];
+  model.beta_us_per_byte = c[2];
+  model.copy_us_per_byte = c[3];
+  model.rendezvous_us = c[4];
+  model.eager_limit_bytes = eager_limit;
+  double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
-    const double pred = alpha * x_rounds[i] + beta * x_bytes[i];
+    double pred = 0;
+    for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[i][j];
     ss_res += (y[i] - pred) * (y[i] - pred);
     ss_tot += (y[i] - mean) * (y[i] - mean);
+    worst = std::max(worst, std::abs(pred - y[i]) / std::max(y[i], 1e-9));
   }
   const double r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
-    std::printf("exchange fit: alpha %.3f us, beta %.6f us/byte (R^2 %.3f over %zu points)\n", alpha, beta, r2, y.size());
+    std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
+                "above %lld bytes (R^2 %.3f, worst relative error %.2f, %zu points)\n",
+                model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
+                static_cast<long long>(eager_limit), r2, worst, y.size());
     if (!out.empty()) {
-      std::ofstream f(out);
-      f << "{\n  \"schema\": \"cartplan.cost_model/1\",\n  \"alpha_us\": " << alpha << ",\n  \"beta_us_per_byte\": " << beta
-        << ",\n  \"method\": \"least-squares fit of persistent Cart_alltoall (direct and combining, box d=2..4 n=3, m = 1..1024 "
-           "ints) to alpha*rounds + beta*bytes\",\n  \"np\": "
-        << np << ",\n  \"r2\": " << r2 << ",\n  \"points\": " << y.size() << ",\n  \"pingpong\": {\"alpha_us\": " << pp_alpha
-        << ", \"beta_us_per_byte\": " << pp_beta << "}\n}\n";
+      char extra[1024];
+      std::snprintf(extra, sizeof extra,
+                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct and combining, box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), pp_alpha, pp_beta);
+      std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());
     }
   }

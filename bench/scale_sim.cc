@@ -398,8 +398,12 @@ int main(int argc, char** argv) {
             }
             (row.simulated ? n_simulated : n_computed) += 1;
 
-            // Against the optimizer's formula without a grid (every round charged, as here).
-            const double pred = engine::predict_us(plan, block, model, std::nullopt);
+            // Against the optimizer's formula without a grid (every round charged, as here), on
+            // the per-message terms the simulator charges (no phase or copy terms).
+            engine::CostModel per_message = model;
+            per_message.phase_us = 0;
+            per_message.copy_us_per_byte = 0;
+            const double pred = engine::predict_us(plan, block, per_message, std::nullopt);
             if (std::abs(pred - row.computed.model_us) > 1e-6 * std::max(1.0, pred)) {
               std::printf("# WARNING: %s %s %s m=%lld: predict_us gives %.6f us, the bound plan %.6f us\n",
                           stencil.c_str(), ir::to_string(op), ir::to_string(algo), static_cast<long long>(row.m), pred,

@@ -1,10 +1,19 @@
-// The linear alpha/beta cost model: a message of m bytes costs alpha + beta*m microseconds.
-// Defaults are of the order of an intra-node Open MPI message on this class of machine
-// (alpha = 1 us, beta = 0.0005 us/byte, i.e. 2 GB/s); benchmarks calibrate real values and
-// users override them (CLI --alpha-us/--beta-us-per-byte, Info keys).
+// The cost model (v2): what one exchange of a plan costs on one process, as a sum of terms
+//   alpha_us            per message (a round to another process)
+//   phase_us            per phase with messages (a phase cannot start before the previous one
+//                       has arrived; on an oversubscribed node that is a context switch)
+//   beta_us_per_byte    per byte on the wire
+//   copy_us_per_byte    per byte copied locally (packing and unpacking multi-entry messages,
+//                       rounds that wrap to the process itself, the plan's local copies)
+//   rendezvous_us       per message above eager_limit_bytes (Open MPI's eager-to-rendezvous
+//                       switch: one more round trip)
+// Defaults are of the order of an intra-node Open MPI exchange on this class of machine;
+// bench/calibrate fits all terms per machine and process count and writes a file
+// (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h).
+// v1 had alpha and beta only: a v1 file loads with the other terms zero.
 //
 //   CostModel m;                       // defaults
-//   double us = m.message_us(4096);    // 1 + 0.0005 * 4096
+//   double us = m.message_us(4096);    // alpha + beta * 4096 (+ rendezvous above the limit)
 #pragma once
 
 #include <cstdint>
@@ -14,10 +23,32 @@ namespace cartplan::engine {
 struct CostModel {
   static constexpr double kDefaultAlphaUs = 1.0;
   static constexpr double kDefaultBetaUsPerByte = 0.0005;
+  static constexpr double kDefaultPhaseUs = 0.5;
+  static constexpr double kDefaultCopyUsPerByte = 0.0002;
+  static constexpr std::int64_t kDefaultEagerLimitBytes = 4096;  // Open MPI 4.1 vader
+  static constexpr double kDefaultRendezvousUs = 2.0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;
+  double phase_us = kDefaultPhaseUs;
+  double copy_us_per_byte = kDefaultCopyUsPerByte;
+  std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;  // messages above it pay rendezvous_us
+  double rendezvous_us = kDefaultRendezvousUs;
 
-  double message_us(std::int64_t bytes) const { return alpha_us + beta_us_per_byte * static_cast<double>(bytes); }
+  // A message of `bytes` on its own (no phase, no copies).
+  double message_us(std::int64_t bytes) const {
+    return alpha_us + beta_us_per_byte * static_cast<double>(bytes) + (bytes > eager_limit_bytes ? rendezvous_us : 0.0);
+  }
+  // The alpha/beta-only model of v1 (the other terms zero).
+  static CostModel linear(double alpha_us, double beta_us_per_byte) {
+    CostModel m;
+    m.alpha_us = alpha_us;
+    m.beta_us_per_byte = beta_us_per_byte;
+    m.phase_us = 0;
+    m.copy_us_per_byte = 0;
+    m.rendezvous_us = 0;
+    return m;
+  }
+  friend bool operator==(const CostModel&, const CostModel&) = default;
 };
 
 }  // namespace cartplan::engine

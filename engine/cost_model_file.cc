@@ -1,6 +1,8 @@
-// Parsing the calibrated cost-model file; errors name the file and the bad field.
+// Parsing and writing the calibrated cost-model file (versions 1 and 2); errors name the file
+// and the bad field.
 #include "engine/cost_model_file.h"
 
+#include <cassert>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -17,13 +19,26 @@ Result<CostModel> parse_cost_model(const std::string& text) {
     return fail(std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) return fail("expected a JSON object");
-  if (!j.contains("schema") || j["schema"] != kCostModelSchema)
-    return fail(std::string("\"schema\" must be \"") + kCostModelSchema + "\"");
-  CostModel m;
-  for (auto [key, field] : {std::pair{"alpha_us", &m.alpha_us}, std::pair{"beta_us_per_byte", &m.beta_us_per_byte}}) {
+  const bool v1 = j.contains("schema") && j["schema"] == kCostModelSchemaV1;
+  if (!v1 && (!j.contains("schema") || j["schema"] != kCostModelSchema))
+    return fail(std::string("\"schema\" must be \"") + kCostModelSchema + "\" (or \"" + kCostModelSchemaV1 + "\")");
+  CostModel m = CostModel::linear(0, 0);
+  std::vector<std::pair<const char*, double*>> fields = {{"alpha_us", &m.alpha_us},
+                                                         {"beta_us_per_byte", &m.beta_us_per_byte}};
+  if (!v1)
+    fields.insert(fields.end(), {{"phase_us", &m.phase_us},
+                                 {"copy_us_per_byte", &m.copy_us_per_byte},
+                                 {"rendezvous_us", &m.rendezvous_us}});
+  for (auto [key, field] : fields) {
     if (!j.contains(key) || !j[key].is_number()) return fail(std::string("\"") + key + "\" must be a number");
     *field = j[key].get<double>();
     if (!std::isfinite(*field) || *field < 0) return fail(std::string("\"") + key + "\" must be finite and >= 0");
+  }
+  if (!v1) {
+    const char* key = "eager_limit_bytes";
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
+      return fail(std::string("\"") + key + "\" must be an integer >= 0");
+    m.eager_limit_bytes = j[key].get<std::int64_t>();
   }
   return m;
 }
@@ -36,6 +51,24 @@ Result<CostModel> load_cost_model(const std::string& path) {
   Result<CostModel> m = parse_cost_model(s.str());
   if (!m) return fail("cost model '" + path + "': " + m.error());
   return m;
+}
+
+std::string cost_model_to_json(const CostModel& m, const std::string& extra_members) {
+  nlohmann::ordered_json j;
+  j["schema"] = kCostModelSchema;
+  j["alpha_us"] = m.alpha_us;
+  j["beta_us_per_byte"] = m.beta_us_per_byte;
+  j["phase_us"] = m.phase_us;
+  j["copy_us_per_byte"] = m.copy_us_per_byte;
+  j["eager_limit_bytes"] = m.eager_limit_bytes;
+  j["rendezvous_us"] = m.rendezvous_us;
+  if (!extra_members.empty()) {
+    const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);
+    assert(extra.is_object());
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+      if (!j.contains(it.key())) j[it.key()] = it.value();
+  }
+  return j.dump(2) + "\n";
 }
 
 }  // namespace cartplan::engine

@@ -1,4 +1,5 @@
-// Tests of the cost-model file: good files load, bad ones name the problem.
+// Tests of the cost-model file: version 2 round-trips, version 1 still loads (as the linear
+// model), bad files name the problem.
 #include "engine/cost_model_file.h"
 
 #include <doctest/doctest.h>
@@ -9,12 +10,14 @@
 namespace cartplan::engine {
 namespace {
 
-TEST_CASE("a calibrated model loads, extra fields are ignored") {
+TEST_CASE("a version-1 file loads as the linear model, extra fields are ignored") {
   Result<CostModel> m = parse_cost_model(
       R"({"schema": "cartplan.cost_model/1", "alpha_us": 0.75, "beta_us_per_byte": 0.0003, "machine": "x"})");
   REQUIRE(m.ok());
-  CHECK(m->alpha_us == 0.75);
-  CHECK(m->beta_us_per_byte == 0.0003);
+  CHECK(*m == CostModel::linear(0.75, 0.0003));
+  CHECK(m->phase_us == 0);
+  CHECK(m->copy_us_per_byte == 0);
+  CHECK(m->rendezvous_us == 0);
   const std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") + "/cm.json";
   std::ofstream(path) << R"({"schema": "cartplan.cost_model/1", "alpha_us": 2, "beta_us_per_byte": 0})";
   Result<CostModel> f = load_cost_model(path);
@@ -22,15 +25,37 @@ TEST_CASE("a calibrated model loads, extra fields are ignored") {
   CHECK(f->alpha_us == 2.0);
 }
 
+TEST_CASE("a version-2 file round-trips every term, extra members kept") {
+  CostModel m;
+  m.alpha_us = 0.5;
+  m.beta_us_per_byte = 0.00025;
+  m.phase_us = 1.5;
+  m.copy_us_per_byte = 0.000125;
+  m.eager_limit_bytes = 8192;
+  m.rendezvous_us = 3.25;
+  const std::string text = cost_model_to_json(m, R"({"np": 4, "r2": 0.9})");
+  CHECK(text.find("\"schema\": \"cartplan.cost_model/2\"") != std::string::npos);
+  CHECK(text.find("\"np\": 4") != std::string::npos);
+  Result<CostModel> back = parse_cost_model(text);
+  REQUIRE(back.ok());
+  CHECK(*back == m);
+}
+
 TEST_CASE("bad files are errors naming the problem") {
   CHECK(parse_cost_model("{").error().find("invalid JSON") == 0);
   CHECK(parse_cost_model("[]").error() == "expected a JSON object");
   CHECK(parse_cost_model(R"({"alpha_us": 1, "beta_us_per_byte": 1})").error() ==
-        "\"schema\" must be \"cartplan.cost_model/1\"");
+        "\"schema\" must be \"cartplan.cost_model/2\" (or \"cartplan.cost_model/1\")");
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/1", "alpha_us": "1", "beta_us_per_byte": 1})").error() ==
         "\"alpha_us\" must be a number");
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/1", "alpha_us": 1, "beta_us_per_byte": -1})").error() ==
         "\"beta_us_per_byte\" must be finite and >= 0");
+  // A v2 file must carry every v2 term.
+  CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 1})").error() ==
+        "\"phase_us\" must be a number");
+  CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 1, "phase_us": 1,
+        "copy_us_per_byte": 0, "rendezvous_us": 0, "eager_limit_bytes": 1.5})")
+            .error() == "\"eager_limit_bytes\" must be an integer >= 0");
   CHECK(load_cost_model("/nonexistent/cm.json").error() == "cannot read cost model '/nonexistent/cm.json'");
 }
 

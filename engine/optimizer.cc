@@ -1,36 +1,37 @@
-// The alpha/beta optimizer: predicts both plans' costs and picks the cheaper one.
+// The optimizer: builds the candidate plans, predicts each with the cost model and picks the
+// cheapest.
 #include "engine/optimizer.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 
+#include "engine/loground.h"
 #include "engine/planner.h"
 
 namespace cartplan::engine {
 namespace {
 
-// True iff `shift` leads every rank of `grid` back to itself.
-bool wraps_to_self(const ir::Offset& shift, const Grid& grid) {
-  for (int k = 0; k < grid.ndims(); ++k) {
-    if (shift[k] == 0) continue;
-    if (!grid.periods()[k] || shift[k] % grid.dims()[k] != 0) return false;
-  }
+Result<bool> check_model(const CostModel& m) {
+  auto bad = [](double x) { return !std::isfinite(x) || x < 0; };
+  if (bad(m.alpha_us)) return fail("alpha must be a finite, non-negative number of microseconds");
+  if (bad(m.beta_us_per_byte)) return fail("beta must be a finite, non-negative number of microseconds per byte");
+  if (bad(m.phase_us)) return fail("the phase cost must be a finite, non-negative number of microseconds");
+  if (bad(m.copy_us_per_byte)) return fail("the copy cost must be a finite, non-negative number of microseconds per byte");
+  if (bad(m.rendezvous_us)) return fail("the rendezvous cost must be a finite, non-negative number of microseconds");
+  if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");
   return true;
+}
+
+// The sizes predictions use: options.block_sizes, or block_bytes for every block.
+std::vector<std::int64_t> sizes_of(const PlanOptions& o) {
+  return o.block_sizes.empty() ? std::vector<std::int64_t>{o.block_bytes} : o.block_sizes;
 }
 
 }  // namespace
 
-// Linear model over a whole plan: every round is one message of alpha, every block transfer
-// costs beta*m. For neighbourhoods without duplicates and without a grid this is t(alpha + beta m)
-// for direct and C alpha + beta V m for combining, the two sides of seed 000's cut-off.
 double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostModel& model, const std::optional<Grid>& grid) {
-  double rounds = 0, entries = 0;
-  for (const ir::Phase& phase : plan.phases())
-    for (const ir::Round& r : phase.rounds) {
-      if (grid && grid->ndims() == plan.ndims() && wraps_to_self(r.shift, *grid)) continue;
-      rounds += 1;
-      entries += static_cast<double>(r.send.size());
-    }
-  return rounds * model.alpha_us + model.beta_us_per_byte * entries * static_cast<double>(block_bytes);
+  return predict(plan, {block_bytes}, model, grid).total_us();
 }
 
 CombiningMetrics combining_metrics(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order) {
@@ -50,37 +51,75 @@ std::optional<double> cutoff_bytes(const CombiningMetrics& m, const CostModel& m
   return model.alpha_us / model.beta_us_per_byte * *r;
 }
 
-Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
+Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
   if (options.block_bytes < 0) return fail("block size " + std::to_string(options.block_bytes) + " is negative");
-  if (!std::isfinite(options.model.alpha_us) || options.model.alpha_us < 0)
-    return fail("alpha must be a finite, non-negative number of microseconds");
-  if (!std::isfinite(options.model.beta_us_per_byte) || options.model.beta_us_per_byte < 0)
-    return fail("beta must be a finite, non-negative number of microseconds per byte");
+  if (!options.block_sizes.empty()) {
+    if (static_cast<int>(options.block_sizes.size()) != nbh.size())
+      return fail("block sizes: got " + std::to_string(options.block_sizes.size()) + ", expected " +
+                  std::to_string(nbh.size()) + " (one per offset)");
+    for (std::size_t i = 0; i < options.block_sizes.size(); ++i)
+      if (options.block_sizes[i] < 0)
+        return fail("block " + std::to_string(i) + " has negative size " + std::to_string(options.block_sizes[i]));
+  }
+  if (Result<bool> ok = check_model(options.model); !ok) return fail(ok.error());
+  if (options.grid && options.grid->ndims() != nbh.ndims())
+    return fail("the grid has " + std::to_string(options.grid->ndims()) + " dimensions, the neighbourhood " +
+                std::to_string(nbh.ndims()));
   std::vector<int> order = auto_dim_order(op, nbh);
   if (options.dim_order) {
     Result<std::vector<int>> checked = check_dim_order(*options.dim_order, nbh.ndims());
     if (!checked) return fail(checked.error());
     order = *checked;
   }
+  const std::vector<std::int64_t> sizes = sizes_of(options);
+  std::vector<Candidate> out;
+  auto add = [&](std::string name, ir::Plan plan) {
+    CostBreakdown cost = predict(plan, sizes, options.model, options.grid);
+    out.push_back(Candidate{std::move(name), std::move(plan), cost});
+  };
+  const bool all = options.algo == AlgoChoice::kAuto;
+  if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh));
+  if (all || options.algo == AlgoChoice::kCombining) add("combining", plan_combining(op, nbh, order));
+  if (options.algo == AlgoChoice::kLogRound && !supports_log_rounds(op))
+    return fail(std::string("log-round plans exist for alltoall and scatter only, not ") + ir::to_string(op));
+  if (supports_log_rounds(op) && (all || options.algo == AlgoChoice::kLogRound)) {
+    const std::vector<bool> log = log_round_dims(nbh);
+    // Auto considers it only where it differs from combining; asked for, it is always built.
+    if (options.algo == AlgoChoice::kLogRound || std::find(log.begin(), log.end(), true) != log.end())
+      add("log-round", plan_log_round(op, nbh, order, log));
+  }
+  assert(!out.empty());
+  return out;
+}
 
+Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
+  Result<std::vector<Candidate>> cands = plan_candidates(op, nbh, options);
+  if (!cands) return fail(cands.error());
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < cands->size(); ++i)
+    if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
+
+  // The stats always describe direct and the combining plan in the requested (or auto) order.
+  std::vector<int> order = options.dim_order ? *options.dim_order : auto_dim_order(op, nbh);
+  const std::vector<std::int64_t> sizes = sizes_of(options);
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};
-  const ir::Plan direct = plan_direct(op, nbh);
-  if (options.grid && options.grid->ndims() != nbh.ndims())
-    return fail("the grid has " + std::to_string(options.grid->ndims()) + " dimensions, the neighbourhood " +
-                std::to_string(nbh.ndims()));
-  const double direct_us = predict_us(direct, options.block_bytes, options.model, options.grid);
-  const double combining_us = predict_us(combining, options.block_bytes, options.model, options.grid);
+  const double direct_us = predict(plan_direct(op, nbh), sizes, options.model, options.grid).total_us();
+  const double combining_us = predict(combining, sizes, options.model, options.grid).total_us();
 
-  bool use_combining = options.algo == AlgoChoice::kCombining;
-  if (options.algo == AlgoChoice::kAuto) use_combining = combining_us < direct_us;
-  ir::PlanParts parts = use_combining ? combining.parts() : direct.parts();
+  ir::PlanParts parts = (*cands)[best].plan.parts();
   // A direct plan ignores the order, but records it: its stats describe the combining
   // alternative in that order.
-  parts.dim_order = order;
+  if (parts.algorithm == ir::Algorithm::kDirect) parts.dim_order = order;
+  std::int64_t mean = options.block_bytes;
+  if (!options.block_sizes.empty()) {
+    std::int64_t total = 0;
+    for (std::int64_t s : options.block_sizes) total += s;
+    mean = total / static_cast<std::int64_t>(options.block_sizes.size());
+  }
   parts.stats.cutoff_ratio = cutoff_ratio(m);
-  parts.stats.cost = ir::CostInfo{options.model.alpha_us, options.model.beta_us_per_byte, options.block_bytes,
-                                  m.C, m.V, direct_us, combining_us};
+  parts.stats.cost = ir::CostInfo{options.model.alpha_us, options.model.beta_us_per_byte, mean, m.C, m.V,
+                                  direct_us, combining_us};
   return ir::Plan(std::move(parts));
 }
 

@@ -1,19 +1,23 @@
-// The optimizer: predicts direct and combining costs with the alpha/beta model and picks the
-// cheaper (seed 000, Sect. 3.1): combining wins iff C*alpha + beta*V*m < t*(alpha + beta*m),
-// i.e. for block sizes m < m* = (alpha/beta) * (t - C) / (V - t). When C >= t it never wins;
-// when V <= t (e.g. Moore allgather) it wins for every m as long as C < t.
+// The optimizer: builds the candidate plans, predicts each with the cost model (predict.h,
+// term by term, with the real per-block sizes) and picks the cheapest. Under the linear
+// alpha/beta part alone this is seed 000's cut-off (Sect. 3.1): combining wins iff
+// C*alpha + beta*V*m < t*(alpha + beta*m), i.e. for m < m* = (alpha/beta) * (t - C) / (V - t);
+// when C >= t it never wins; when V <= t (e.g. Moore allgather) it wins for every m if C < t.
 // Here t counts non-zero offsets only (seed 000's Table 1 counts the self block in t).
 //
 //   PlanOptions o;  o.block_bytes = 4 * 100;              // algo auto, dim order auto
 //   Result<ir::Plan> p = make_plan(ir::Op::kAlltoall, nbh, o);
-//   p->stats().cost->combining_us;                       // both predictions are recorded
+//   p->stats().cost->combining_us;                       // direct and combining are recorded
+//   for (const Candidate& c : *plan_candidates(op, nbh, o)) print(c.name, explain(c.cost, o.model));
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/cost_model.h"
+#include "engine/predict.h"
 #include "engine/grid.h"
 #include "engine/neighborhood.h"
 #include "ir/plan.h"
@@ -21,12 +25,17 @@
 
 namespace cartplan::engine {
 
-enum class AlgoChoice { kAuto, kDirect, kCombining };
+// kLogRound: the combining plan with log-round (Bruck-style) routing in the dimensions where it
+// saves rounds (loground.h); alltoall and scatter only.
+enum class AlgoChoice { kAuto, kDirect, kCombining, kLogRound };
 
 struct PlanOptions {
   AlgoChoice algo = AlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: auto_dim_order
-  std::int64_t block_bytes = 8;               // >= 0
+  std::int64_t block_bytes = 8;               // >= 0; the size of every block unless block_sizes
+  // One size per block (size t; v/w requests: faces and corners of a halo differ). When given,
+  // predictions use them instead of block_bytes.
+  std::vector<std::int64_t> block_sizes;
   CostModel model;
   // The grid the plan will run on, if known. Then a round whose shift wraps around to the
   // process itself on every rank (a multiple of the dimension on periodic dimensions, e.g. any
@@ -47,11 +56,22 @@ std::optional<double> cutoff_ratio(const CombiningMetrics& m);
 // m* in bytes: combining is cheaper below it. nullopt when there is no finite cut-off.
 std::optional<double> cutoff_bytes(const CombiningMetrics& m, const CostModel& model);
 
-// Predicted time of `plan`: alpha per message round plus beta per byte sent (rounds to self
-// excluded when `grid` is given).
+// Predicted time of `plan` with one size for every block: predict(...).total_us().
 double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostModel& model, const std::optional<Grid>& grid);
 
-// Plans with the chosen algorithm and stamps t/C/V, the cut-off and both predictions into stats.
+// A plan the optimizer considered, with its prediction. Every candidate passes ir::verify().
+struct Candidate {
+  std::string name;  // "direct", "combining", "log-round"
+  ir::Plan plan;
+  CostBreakdown cost;
+};
+
+// The candidates for options.algo (auto: all kinds), each predicted for options' block sizes,
+// in a fixed order; errors for bad options.
+Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nbh, const PlanOptions& options);
+
+// The cheapest candidate (the first on ties), with t/C/V, the cut-off and the predictions of
+// the direct and the combining plan in its stats.
 Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options);
 
 }  // namespace cartplan::engine

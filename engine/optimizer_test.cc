@@ -18,7 +18,7 @@ TEST_CASE("cut-off ratio (t-C)/(V-t) with t = non-zero offsets") {
   CHECK(m.V == 54);
   REQUIRE(cutoff_ratio(m).has_value());
   CHECK(*cutoff_ratio(m) == doctest::Approx(20.0 / 28.0));
-  const CostModel model{2.0, 0.001};
+  const CostModel model = CostModel::linear(2.0, 0.001);
   CHECK(*cutoff_bytes(m, model) == doctest::Approx(2000.0 * 20.0 / 28.0));
   // Seed 000 Table 1 prints 1.167 for d=2,n=3 because it counts the self block in t:
   // (9-4)/(12-9)... cartplan reports (8-4)/(12-8) = 1.
@@ -37,7 +37,7 @@ TEST_CASE("no finite cut-off when V <= t (allgather on Moore neighbourhoods)") {
 TEST_CASE("auto picks combining below m* and direct above it") {
   const Neighborhood n = *stencils::box(3, 3, -1);
   PlanOptions o;
-  o.model = CostModel{2.0, 0.001};
+  o.model = CostModel::linear(2.0, 0.001);
   const double m_star = 2000.0 * 20.0 / 28.0;  // about 1428.6 bytes
   o.block_bytes = static_cast<std::int64_t>(m_star) - 1;
   Result<ir::Plan> small = make_plan(ir::Op::kAlltoall, n, o);
@@ -100,7 +100,7 @@ TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {
   // box d=3 on a 2x1x1 torus: only shifts with an odd first coordinate leave the process.
   const Neighborhood n = *stencils::box(3, 3, -1);
   PlanOptions o;
-  o.model = CostModel{1.0, 0.0};
+  o.model = CostModel::linear(1.0, 0.0);
   o.block_bytes = 4;
   o.grid = *Grid::create({2, 1, 1}, {true, true, true});
   Result<ir::Plan> p = make_plan(ir::Op::kAlltoall, n, o);

@@ -132,6 +132,25 @@ TEST_CASE("plan: block size and cost model change the optimizer's choice") {
   CHECK(contains(free.out, "\"alpha_us\": 0"));
 }
 
+TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest marked") {
+  const RunResult r = run("plan --op alltoall " + kMoore2 + " --block-bytes 100 --explain");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "candidates for alltoall"));
+  // direct: 8 messages of 100 bytes in one phase; combining: 4 messages, 2 phases, 12 entries.
+  CHECK(contains(r.out, "direct (rounds 8, phases 1, volume 8, order (0,1)): messages 8 x 1.000 = 8.000 | phases 1 x 0.500"));
+  CHECK(contains(r.out, "combining (rounds 4, phases 2, volume 12, order (0,1)): messages 4 x 1.000 = 4.000 | phases 2 x"));
+  CHECK(contains(r.out, "wire 1200 B x 0.000500 = 0.600"));
+  CHECK(contains(r.out, "* combining"));
+  CHECK(contains(r.out, "chosen: combining"));
+  // Only the requested kind with --algo; --explain takes no value.
+  const RunResult d = run("plan --op alltoall " + kMoore2 + " --algo direct --explain");
+  REQUIRE(d.status == 0);
+  CHECK_FALSE(contains(d.out, "combining ("));
+  const RunResult bad = run("plan --op alltoall " + kMoore2 + " --explain=yes");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "option --explain takes no value"));
+}
+
 TEST_CASE("plan | verify round trip exits 0") {
   for (const std::string& args : std::vector<std::string>{"plan " + kBox3, "plan " + kBox3 + " --algo combining",
                                                           "plan " + kFigure2 + " --algo combining",

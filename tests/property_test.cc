@@ -1,5 +1,5 @@
 // Property tests over random neighbourhoods (seed 000 Props. 3.2/3.3 and the mesh rules):
-// every algorithm verifies, round-trips through JSON, and the simulator delivers every block
+// every algorithm (direct, combining, log-round for alltoall, the optimizer's pick) verifies, round-trips through JSON, and the simulator delivers every block
 // with no write into a halo whose source is outside the mesh.
 //
 // CARTPLAN_PROPERTY_SEED=<n> and CARTPLAN_PROPERTY_CASES=<n> change the run (defaults 1, 1000).
@@ -7,11 +7,13 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 
 #include "backends/sim/simulator.h"
+#include "engine/loground.h"
 #include "engine/optimizer.h"
 #include "engine/planner.h"
 #include "ir/json.h"
@@ -104,7 +106,18 @@ TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON,
       const Result<ir::Plan> chosen = engine::make_plan(op, k.nbh, options);
       REQUIRE(chosen.ok());
 
-      for (const ir::Plan* plan : {&direct, &combining, &*chosen}) {
+      std::vector<const ir::Plan*> plans = {&direct, &combining, &*chosen};
+      // Log-round routing in every dimension (even where it does not pay): Bruck hops on tori
+      // and meshes, with the round count of the formula.
+      std::optional<ir::Plan> log_round;
+      if (engine::supports_log_rounds(op)) {
+        log_round = engine::plan_log_round(op, k.nbh, k.order, std::vector<bool>(k.nbh.ndims(), true));
+        int rounds = 0;
+        for (int dim = 0; dim < k.nbh.ndims(); ++dim) rounds += engine::log_rounds(k.nbh, dim);
+        CHECK(log_round->stats().rounds == rounds);
+        plans.push_back(&*log_round);
+      }
+      for (const ir::Plan* plan : plans) {
         CAPTURE(ir::to_string(plan->op()));
         CAPTURE(ir::to_string(plan->algorithm()));
         const std::vector<std::string> errors = ir::verify(*plan);
@@ -132,7 +145,7 @@ TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON,
     }
   }
   // The generator really covers what the properties are about.
-  CHECK(simulated == cases * 6);
+  CHECK(simulated == cases * 7);
   CHECK(meshes > cases / 2);
   CHECK(with_dups > cases / 4);
   CHECK(with_zero > cases / 5);

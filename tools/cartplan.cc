@@ -61,9 +61,10 @@ constexpr std::int64_t kMaxSimRanks = std::int64_t{1} << 22;
 constexpr double kMaxSimMemoryBytes = 8.0 * (1 << 30);
 
 constexpr const char* kUsage = R"(usage:
-  cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining]
+  cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining|loground]
                     [--dim-order auto|natural|K,K,..] [--block-bytes N]
                     [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE] [--format json|text|dot]
+                    [--explain]   (print every candidate's predicted cost term by term instead)
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
                     [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
@@ -79,7 +80,8 @@ OP: alltoall allgather allreduce reduce_scatter, and the rooted bcast gather sca
 SPEC: moore:d=D,r=R  vonneumann:d=D,r=R  box:d=D,n=N,f=F  chebyshev:d=D,depth=K,shadow=S
       manhattan:d=D,depth=K,shadow=S  offsets:1,0;-1,0;0,1  @file.json
 Defaults: --algo auto, --dim-order auto (increasing C_k), --block-bytes 8, --format json,
-          every dimension periodic, alpha 1 us, beta 0.0005 us/byte.
+          every dimension periodic, the built-in cost model (engine/cost_model.h: alpha 1 us,
+          phase 0.5 us, beta 0.0005 us/byte, copy 0.0002 us/byte, rendezvous 2 us above 4096 B).
 Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input, 3 unexpected failure.
 )";
 
@@ -173,6 +175,10 @@ Result<Options> parse_options(const std::string& command, const std::vector<std:
       name.resize(eq);
     }
     if (!allowed.count(name)) return fail("unknown option " + in_quotes("--" + name) + " for '" + command + "'");
+    if (name == "explain") {  // the one flag: no value
+      if (value) return fail("option --explain takes no value");
+      value = "1";
+    }
     if (!value) {
       // A following option is not a value ("--op --stencil x" is a missing value).
       if (i + 1 == args.size() || args[i + 1].compare(0, 2, "--") == 0)
@@ -235,7 +241,8 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
       o, "algo",
       {{"auto", engine::AlgoChoice::kAuto},
        {"direct", engine::AlgoChoice::kDirect},
-       {"combining", engine::AlgoChoice::kCombining}},
+       {"combining", engine::AlgoChoice::kCombining},
+       {"loground", engine::AlgoChoice::kLogRound}},
       engine::AlgoChoice::kAuto);
   if (!algo) return ErrorMessage{algo.error()};
   req.options.algo = *algo;
@@ -303,6 +310,26 @@ Result<int> cmd_plan(const Options& o) {
   if (!req) return ErrorMessage{req.error()};
   if (o.get("root"))
     return fail("--root: plans are rank-independent, so plan takes no root (give it to simulate, or to the executor)");
+  if (o.get("explain")) {
+    Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req->op, *req->nbh, req->options);
+    if (!cands) return ErrorMessage{cands.error()};
+    const engine::CostModel& m = req->options.model;
+    std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil") << ", blocks of "
+              << req->options.block_bytes << " bytes; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
+              << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
+              << m.rendezvous_us << " us above " << m.eager_limit_bytes << " B\n";
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < cands->size(); ++i)
+      if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
+    for (std::size_t i = 0; i < cands->size(); ++i) {
+      const engine::Candidate& c = (*cands)[i];
+      std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "
+                << c.plan.phases().size() << ", volume " << c.plan.stats().volume << ", order "
+                << ir::to_string(c.plan.dim_order()) << "): " << engine::explain(c.cost, m) << "\n";
+    }
+    std::cout << "chosen: " << (*cands)[best].name << "\n";
+    return kExitOk;
+  }
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
   switch (req->format) {
@@ -481,6 +508,7 @@ int run(const std::vector<std::string>& args) {
   Result<int> (*handler)(const Options&) = nullptr;
   if (command == "plan") {
     allowed = kPlanOptions;
+    allowed.insert("explain");
     handler = cmd_plan;
   } else if (command == "verify") {
     max_positional = 1;

@@ -244,15 +244,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   }
 
   out->block_bytes.assign(keys, 0);
-  std::int64_t total = 0;
-  int known = 0;
-  for (int k = 0; k < keys; ++k) {
-    out->block_bytes[k] = hi[k];
-    if (hi[k] >= 0) {
-      total += hi[k];
-      ++known;
-    }
-  }
+  for (int k = 0; k < keys; ++k) out->block_bytes[k] = hi[k];
   // Without agreement, a rank knows the size of a v/w block only if it sends or receives it.
   // On a grid with a non-periodic dimension some rank may have to forward a block it does not
   // own, or would choose the plan from other sizes than its neighbours: there the default mode
@@ -260,7 +252,8 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   // (a collective on every call: use the persistent form to pay it once).
   Options chosen = options;
   if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
-  MpiStatus planned = nc.plan_for(spec.op, chosen, known ? total / known : 0, &out->entry);
+  // The optimizer sees every block's own size (faces and corners), not their mean.
+  MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry);
   if (!planned.ok()) return planned;
   if (kind == Kind::kPersistent) {
     out->lane = nc.shared()->lanes.first_free(all_held);

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
+#include "engine/cost_model_locate.h"
 #include "engine/planner.h"
 #include "ir/json.h"
 #include "ir/read_file.h"
@@ -100,9 +102,36 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   v.push_back(bits);
   std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
   v.push_back(bits);
+  for (const double* term : {&o.model.phase_us, &o.model.copy_us_per_byte, &o.model.rendezvous_us}) {
+    std::memcpy(&bits, term, sizeof bits);
+    v.push_back(bits);
+  }
+  v.push_back(o.model.eager_limit_bytes);
   v.push_back(o.check_collective ? 1 : 0);
   v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
   return v;
+}
+
+// With CARTPLAN_VERBOSE=1, says once per process (on rank 0 of the first communicator) which
+// cost model the backend found, or that it falls back to the built-in defaults.
+void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) {
+  static bool said = false;
+  const char* v = std::getenv("CARTPLAN_VERBOSE");
+  if (said || !v || std::string(v) != "1") return;
+  said = true;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return;
+  if (m.source == engine::ModelSource::kBuiltIn)
+  {
+    std::string where;
+    for (const std::string& p : engine::default_cost_model_paths(np, std::getenv)) where += (where.empty() ? "" : " or ") + p;
+    std::cerr << "cartplan: no calibrated cost model (CARTPLAN_COST_MODEL is unset and there is none at "
+              << (where.empty() ? std::string("the default location: neither $XDG_CONFIG_HOME nor $HOME is set") : where)
+              << "); using the built-in defaults. bench/calibrate measures one.\n";
+  }
+  else
+    std::cerr << "cartplan: cost model from " << engine::describe(m) << "\n";
 }
 
 // What differs between this rank's description and rank 0's, in words.
@@ -129,7 +158,8 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
     if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
   }
   return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
-         "cartplan_check or CARTPLAN_CHECK, cartplan_plan) differ from rank 0";
+         "cartplan_cost_model, cartplan_check, cartplan_plan), CARTPLAN_CHECK or the cost model found "
+         "(CARTPLAN_COST_MODEL, the default location) differ from rank 0";
 }
 
 }  // namespace
@@ -282,10 +312,25 @@ NeighborhoodComm::~NeighborhoodComm() {
 
 MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t block_bytes,
                                      std::shared_ptr<const BoundPlanEntry>* out, int root) {
-  // With a fixed algorithm the block size does not change the plan.
-  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), o.model.alpha_us, o.model.beta_us_per_byte,
-                    o.dim_order ? *o.dim_order : std::vector<int>{-1},
-                    o.algo == engine::AlgoChoice::kAuto && !o.given_plan ? block_bytes : 0, root,
+  return plan_for(op, o, std::vector<std::int64_t>{block_bytes}, out, root);
+}
+
+MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
+                                     std::shared_ptr<const BoundPlanEntry>* out, int root) {
+  // The optimizer predicts with the real per-block sizes (faces and corners of a halo); a block
+  // no rank uses (negative: unknown) costs nothing. With a fixed algorithm the sizes do not
+  // change the plan.
+  std::vector<std::int64_t> block_sizes;
+  for (std::int64_t s : sizes) block_sizes.push_back(std::max<std::int64_t>(s, 0));
+  if (block_sizes.size() != 1 && static_cast<int>(block_sizes.size()) != nbh_.size())
+    return mpi_error(MPI_ERR_INTERN, "plan_for: " + std::to_string(block_sizes.size()) + " block sizes for " +
+                                         std::to_string(nbh_.size()) + " blocks");
+  if (o.algo != engine::AlgoChoice::kAuto || o.given_plan) block_sizes.assign(1, 0);
+  const engine::CostModel& m = o.model;
+  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo),
+                    std::vector<double>{m.alpha_us, m.beta_us_per_byte, m.phase_us, m.copy_us_per_byte, m.rendezvous_us,
+                                        static_cast<double>(m.eager_limit_bytes)},
+                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
                     o.given_plan ? o.given_plan->fingerprint : 0};
   if (auto it = cache_.find(key); it != cache_.end()) {
     *out = it->second;
@@ -295,7 +340,8 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
   po.algo = o.algo;
   po.dim_order = o.dim_order;
   po.model = o.model;
-  po.block_bytes = block_bytes;
+  if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
+  else po.block_sizes = block_sizes;
   po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
   Result<ir::Plan> plan = fail("no plan");
   if (o.given_plan) {
@@ -381,6 +427,19 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
       Result<engine::Neighborhood> n = engine::Neighborhood::create(d, std::move(offsets));
       if (!n) local = mpi_error(MPI_ERR_ARG, n.error());
       else nbh = *n;
+    }
+    // A calibrated model the user did not name: CARTPLAN_COST_MODEL, else the default location
+    // (engine/cost_model_locate.h), else the built-in defaults. The Info keys override it.
+    bool named = false;
+    info_value(info, "cartplan_cost_model", &named);
+    if (local.ok() && !named) {
+      Result<engine::LocatedModel> found = engine::locate_cost_model(std::nullopt, size, std::getenv);
+      if (!found) {
+        local = mpi_error(MPI_ERR_ARG, found.error());
+      } else {
+        options.model = found->model;
+        verbose_model_notice(*found, comm, size);
+      }
     }
     if (local.ok()) local = parse_info(info, d, &options);
     if (local.ok()) local = check_given_plan(options, *nbh, std::nullopt);

@@ -33,7 +33,11 @@ namespace cartplan::mpi {
 //   cartplan_alpha_us         per-message cost in microseconds (>= 0)
 //   cartplan_beta_us_per_byte per-byte cost in microseconds (>= 0)
 //   cartplan_cost_model       path of a calibrated model (engine/cost_model_file.h); the two
-//                             keys above override its values
+//                             keys above override its values. Without it, Cart_neighborhood_create
+//                             finds one (engine/cost_model_locate.h): CARTPLAN_COST_MODEL, else
+//                             $XDG_CONFIG_HOME/cartplan/ or ~/.config/cartplan/ (cost_model_np<P>.json,
+//                             then cost_model.json), else the built-in defaults (said once on
+//                             stderr when CARTPLAN_VERBOSE=1)
 //   cartplan_check            none | collective: in checking mode blocking and non-blocking
 //                             calls agree across ranks on errors and sizes like init does (one
 //                             MPI_Allreduce per call); the environment variable CARTPLAN_CHECK
@@ -120,6 +124,10 @@ class NeighborhoodComm {
   // calls re-plan only when the size class, options or root change.
   MpiStatus plan_for(ir::Op op, const Options& options, std::int64_t block_bytes,
                      std::shared_ptr<const BoundPlanEntry>* out, int root = -1);
+  // The same with one size per block (size t, v/w requests; negative: no rank uses the block),
+  // so that the prediction sees faces and corners as they are instead of their mean.
+  MpiStatus plan_for(ir::Op op, const Options& options, const std::vector<std::int64_t>& block_sizes,
+                     std::shared_ptr<const BoundPlanEntry>* out, int root = -1);
 
   // True when every dimension is periodic: then every block has a source and a target on
   // every rank, so every rank knows every block's size from its own arguments.
@@ -138,9 +146,9 @@ class NeighborhoodComm {
   engine::Coords coords_;
   Options options_;
   std::vector<char> has_target_, has_source_;
-  // (op, algorithm, alpha, beta, dimension order or {-1} for auto, block-size class, root or -1,
-  // fingerprint of a given plan or 0)
-  using PlanKey = std::tuple<int, int, double, double, std::vector<int>, std::int64_t, int, std::uint64_t>;
+  // (op, algorithm, model terms, dimension order or {-1} for auto, block sizes ({0} unless auto),
+  // root or -1, fingerprint of a given plan or 0)
+  using PlanKey = std::tuple<int, int, std::vector<double>, std::vector<int>, std::vector<std::int64_t>, int, std::uint64_t>;
   std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
   bool all_periodic_ = true;
   std::shared_ptr<CommShared> shared_;

@@ -19,7 +19,7 @@ TEST_CASE("9-point alltoall on a 4x4 torus: every block delivered, counts match 
   const Grid g = *Grid::create({4, 4}, {true, true});
   SimOptions o;
   o.block_bytes = {10};
-  o.model = engine::CostModel{1.0, 0.01};
+  o.model = engine::CostModel::linear(1.0, 0.01);
   const Result<SimReport> r = simulate(p, g, o);
   REQUIRE(r.ok());
   CHECK(r->ok);

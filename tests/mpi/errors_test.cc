@@ -6,6 +6,8 @@
 // leaves nothing behind. Errors also reach the communicator's error handler.
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -299,6 +301,42 @@ void error_handlers(Harness& h) {
 
 }  // namespace
 
+// The cost model found without an Info key: a CARTPLAN_COST_MODEL that does not load is an
+// error naming the variable on every rank; one that loads is used, and an Info key wins over it.
+void cost_model_lookup(Harness& h) {
+  int dims[1] = {h.size}, periods[1] = {1}, offs[2] = {1, -1};
+  MPI_Comm cart = MPI_COMM_NULL;
+  setenv("CARTPLAN_COST_MODEL", "/nonexistent/cartplan_cost_model.json", 1);
+  int rc = Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  expect_error(h, rc, MPI_ERR_ARG, "CARTPLAN_COST_MODEL: cannot read cost model '/nonexistent/cartplan_cost_model.json'",
+               "unreadable CARTPLAN_COST_MODEL");
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp ? tmp : "/tmp") + "/errors_test_cm" + std::to_string(h.rank) + ".json";
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    std::fputs(R"({"schema": "cartplan.cost_model/1", "alpha_us": 0.5, "beta_us_per_byte": 0.001})", f);
+    std::fclose(f);
+  }
+  setenv("CARTPLAN_COST_MODEL", path.c_str(), 1);
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
+  h.check(rc == MPI_SUCCESS, std::string("a version-1 file in CARTPLAN_COST_MODEL loads: ") + Cart_error_message());
+  if (rc == MPI_SUCCESS) {
+    std::vector<int> sb(2, h.rank), rb(2, -1);
+    h.check(Cart_alltoall(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart) == MPI_SUCCESS, "exchange with the found model");
+    h.check(rb[0] == (h.rank - 1 + h.size) % h.size && rb[1] == (h.rank + 1) % h.size, "exchange result");
+    MPI_Comm_free(&cart);
+  }
+  // The Info key is used instead of the (broken) environment.
+  setenv("CARTPLAN_COST_MODEL", "/nonexistent/cartplan_cost_model.json", 1);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_cost_model", path.c_str());
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 2, offs, MPI_UNWEIGHTED, info, 0, &cart);
+  MPI_Info_free(&info);
+  h.check(rc == MPI_SUCCESS, std::string("the Info key wins over CARTPLAN_COST_MODEL: ") + Cart_error_message());
+  if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
+  unsetenv("CARTPLAN_COST_MODEL");
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   // The cases below check returned classes: errors must return instead of aborting.
@@ -310,5 +348,6 @@ int main(int argc, char** argv) {
   default_mode_errors(h);
   insignificant_blocks(h);
   error_handlers(h);
+  cost_model_lookup(h);
   return h.finish("errors_test");
 }

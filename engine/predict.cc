@@ -1,0 +1,71 @@
+// The cost model applied to a plan: counts messages, phases, wire and copied bytes, and
+// messages above the eager limit, then prices them.
+#include "engine/predict.h"
+
+#include <cassert>
+#include <cstdio>
+
+namespace cartplan::engine {
+
+bool wraps_to_self(const ir::Offset& shift, const Grid& grid) {
+  for (int k = 0; k < grid.ndims(); ++k) {
+    if (shift[k] == 0) continue;
+    if (!grid.periods()[k] || shift[k] % grid.dims()[k] != 0) return false;
+  }
+  return true;
+}
+
+CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
+                      const std::optional<Grid>& grid) {
+  assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
+  auto size_of_block = [&](int i) {
+    const std::int64_t b = block_bytes[block_bytes.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+    return static_cast<double>(b > 0 ? b : 0);
+  };
+  // Blocks of ops without own shapes all have block 0's size (allgather, reductions).
+  const bool own = ir::blocks_have_own_shape(plan.op());
+  auto bytes = [&](const ir::BufRef& r) {
+    if (!own) return size_of_block(0);
+    return size_of_block(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index);
+  };
+  const bool use_grid = grid && grid->ndims() == plan.ndims();
+  CostBreakdown c;
+  for (const ir::Phase& phase : plan.phases()) {
+    bool any_message = false;
+    for (const ir::Round& r : phase.rounds) {
+      double b = 0;
+      for (const ir::BufRef& s : r.send) b += bytes(s);
+      if (use_grid && wraps_to_self(r.shift, *grid)) {
+        c.copy_bytes += b;  // one move per entry
+        continue;
+      }
+      any_message = true;
+      ++c.messages;
+      c.wire_bytes += b;
+      if (r.send.size() > 1) c.copy_bytes += 2 * b;  // packed at the sender, unpacked at the receiver
+      if (b > static_cast<double>(model.eager_limit_bytes)) ++c.rendezvous;
+    }
+    if (any_message) ++c.phases;
+    for (const ir::Copy& copy : phase.copies) c.copy_bytes += bytes(copy.to);
+  }
+  for (const ir::Copy& copy : plan.copies()) c.copy_bytes += bytes(copy.to);
+  c.message_us = c.messages * model.alpha_us;
+  c.phase_us = c.phases * model.phase_us;
+  c.wire_us = c.wire_bytes * model.beta_us_per_byte;
+  c.copy_us = c.copy_bytes * model.copy_us_per_byte;
+  c.rendezvous_us = c.rendezvous * model.rendezvous_us;
+  return c;
+}
+
+std::string explain(const CostBreakdown& c, const CostModel& model) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "messages %d x %.3f = %.3f | phases %d x %.3f = %.3f | wire %.0f B x %.6f = %.3f | "
+                "copied %.0f B x %.6f = %.3f | rendezvous %d x %.3f = %.3f | total %.3f us",
+                c.messages, model.alpha_us, c.message_us, c.phases, model.phase_us, c.phase_us, c.wire_bytes,
+                model.beta_us_per_byte, c.wire_us, c.copy_bytes, model.copy_us_per_byte, c.copy_us, c.rendezvous,
+                model.rendezvous_us, c.rendezvous_us, c.total_us());
+  return buf;
+}
+
+}  // namespace cartplan::engine

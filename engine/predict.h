@@ -1,0 +1,49 @@
+// Predicting one exchange of a plan with the cost model (cost_model.h), term by term, for one
+// process that has all its neighbours (the interior of a mesh, every process of a torus).
+// Block sizes are the real per-block sizes (faces and corners of a halo differ), not a mean.
+//
+//   CostBreakdown c = predict(plan, {400}, CostModel{}, grid);   // one size for every block
+//   CostBreakdown v = predict(plan, sizes, model, std::nullopt); // sizes[i] for block i
+//   std::cout << c.total_us() << " = " << c.message_us << " + " << c.phase_us << " + ...";
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/cost_model.h"
+#include "engine/grid.h"
+#include "ir/plan.h"
+
+namespace cartplan::engine {
+
+// The plan's counts (model-free: what bench/calibrate fits against) and their prices.
+struct CostBreakdown {
+  int messages = 0;        // rounds to another process
+  int phases = 0;          // phases with at least one message
+  double wire_bytes = 0;   // bytes sent in messages
+  double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
+  int rendezvous = 0;      // messages above the eager limit
+  double message_us = 0;   // messages * alpha
+  double phase_us = 0;     // phases * phase
+  double wire_us = 0;      // wire_bytes * beta
+  double copy_us = 0;      // copy_bytes * copy
+  double rendezvous_us = 0;  // rendezvous * rendezvous
+  double total_us() const { return message_us + phase_us + wire_us + copy_us + rendezvous_us; }
+};
+
+// block_bytes: one size for every block, or one per block (size t). With `grid`, a round whose
+// shift leads every process back to itself (a multiple of a periodic dimension) is a local
+// copy, not a message. Copy rule of the MPI executor: a message of one entry is sent from and
+// received into place; a message of several entries is packed and unpacked (2x its bytes).
+CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
+                      const std::optional<Grid>& grid);
+
+// True iff `shift` leads every process of `grid` back to itself.
+bool wraps_to_self(const ir::Offset& shift, const Grid& grid);
+
+// "messages 6 x 1.000 = 6.000 | phases 3 x 0.500 = 1.500 | ..." (the --explain line).
+std::string explain(const CostBreakdown& c, const CostModel& model);
+
+}  // namespace cartplan::engine

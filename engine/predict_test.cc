@@ -1,0 +1,90 @@
+// Tests of the v2 cost model applied to plans: every term counted by hand for known plans.
+#include "engine/predict.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/planner.h"
+#include "engine/stencils.h"
+#include "tests/fixtures.h"
+
+namespace cartplan::engine {
+namespace {
+
+CostModel unit_model() {
+  CostModel m;
+  m.alpha_us = 1;
+  m.phase_us = 10;
+  m.beta_us_per_byte = 0.01;
+  m.copy_us_per_byte = 0.001;
+  m.eager_limit_bytes = 100;
+  m.rendezvous_us = 1000;
+  return m;
+}
+
+TEST_CASE("direct Moore-9 alltoall: one phase, 8 single-entry messages, the zero offset copied") {
+  const ir::Plan p = plan_direct(ir::Op::kAlltoall, testing::moore9());
+  const CostBreakdown c = predict(p, {10}, unit_model(), std::nullopt);
+  CHECK(c.messages == 8);
+  CHECK(c.phases == 1);
+  CHECK(c.wire_bytes == 80);
+  CHECK(c.copy_bytes == 10);  // send[zero] -> recv[zero]; single entries move in place
+  CHECK(c.rendezvous == 0);
+  CHECK(c.total_us() == doctest::Approx(8 * 1 + 10 + 80 * 0.01 + 10 * 0.001));
+}
+
+TEST_CASE("combining Moore-9 alltoall: 2 phases, packed messages, a message above the eager limit") {
+  const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
+  // Rounds: dim 0: +-1 with 3 blocks each; dim 1: +-1 with 3 blocks each: volume 12.
+  const CostBreakdown c = predict(p, {40}, unit_model(), std::nullopt);
+  CHECK(c.messages == 4);
+  CHECK(c.phases == 2);
+  CHECK(c.wire_bytes == 12 * 40);
+  CHECK(c.copy_bytes == 2 * 12 * 40 + 40);  // pack + unpack every entry, and the zero offset
+  CHECK(c.rendezvous == 4);                 // 120-byte messages, limit 100
+  CHECK(c.rendezvous_us == doctest::Approx(4000));
+  CHECK(c.total_us() == doctest::Approx(4 + 20 + 4.8 + 1.0 + 4000));
+}
+
+TEST_CASE("real per-block sizes: corners small, faces large") {
+  // Moore-9 halo of a 100x100 block of doubles: faces 800 bytes, corners 8, centre 0.
+  const Neighborhood n = testing::moore9();
+  std::vector<std::int64_t> sizes;
+  for (const ir::Offset& o : n.offsets()) {
+    const int z = Neighborhood::nonzeros(o);
+    sizes.push_back(z == 0 ? 0 : z == 1 ? 800 : 8);
+  }
+  const ir::Plan direct = plan_direct(ir::Op::kAlltoall, n);
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 4096;
+  const CostBreakdown c = predict(direct, sizes, m, std::nullopt);
+  CHECK(c.wire_bytes == 4 * 800 + 4 * 8);
+  // The mean (3232 / 9) would put 9 x 359 bytes on the wire instead.
+  CHECK(c.wire_bytes != predict(direct, {3232 / 9}, m, std::nullopt).wire_bytes);
+}
+
+TEST_CASE("rounds that wrap to the process itself are copies, not messages") {
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const ir::Plan p = plan_combining(ir::Op::kAlltoall, n, {0, 1, 2});
+  const Grid g = *Grid::create({2, 1, 1}, {true, true, true});
+  const CostBreakdown c = predict(p, {4}, unit_model(), g);
+  CHECK(c.messages == 2);  // the two rounds of dimension 0
+  CHECK(c.phases == 1);
+  // Volume 54: the dim-0 rounds carry 18 entries (9 each, packed), the other 36 are self moves.
+  CHECK(c.wire_bytes == 18 * 4);
+  CHECK(c.copy_bytes == 2 * 18 * 4 + 36 * 4 + 4);  // and the zero offset
+  const std::string line = explain(c, unit_model());
+  CHECK(line.find("messages 2 x 1.000 = 2.000") == 0);
+  CHECK(line.find("phases 1 x 10.000 = 10.000") != std::string::npos);
+}
+
+TEST_CASE("the linear model reproduces seed 000's two sides of the cut-off") {
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const CostModel m = CostModel::linear(2, 0.001);
+  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, std::nullopt).total_us() ==
+        doctest::Approx(26 * (2 + 0.1)));
+  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {100}, m, std::nullopt).total_us() ==
+        doctest::Approx(6 * 2 + 54 * 0.1));
+}
+
+}  // namespace
+}  // namespace cartplan::engine
