@@ -20,11 +20,11 @@ namespace cartplan::engine {
 
 // The plan's counts (model-free: what bench/calibrate fits against) and their prices.
 struct CostBreakdown {
-  int messages = 0;        // rounds to another process
+  double messages = 0;     // rounds to another process (on meshes: the mean over ranks)
   int phases = 0;          // phases with at least one message
   double wire_bytes = 0;   // bytes sent in messages
   double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
-  int rendezvous = 0;      // messages above the eager limit
+  double rendezvous = 0;   // messages above the eager limit
   double message_us = 0;   // messages * alpha
   double phase_us = 0;     // phases * phase
   double wire_us = 0;      // wire_bytes * beta
@@ -37,6 +37,9 @@ struct CostBreakdown {
 // shift leads every process back to itself (a multiple of a periodic dimension) is a local
 // copy, not a message. Copy rule of the MPI executor: a message of one entry is sent from and
 // received into place; a message of several entries is packed and unpacked (2x its bytes).
+// The share of processes with a peer at +shift (1 on a torus; (n-|s|)/n per mesh dimension).
+double peer_share(const ir::Offset& shift, const Grid& grid);
+
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid);
 

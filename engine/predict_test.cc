@@ -77,6 +77,23 @@ TEST_CASE("rounds that wrap to the process itself are copies, not messages") {
   CHECK(line.find("phases 1 x 10.000 = 10.000") != std::string::npos);
 }
 
+TEST_CASE("on a mesh, rounds count for the share of processes that have the peer") {
+  const Neighborhood n = *stencils::moore(2, 1);  // 8 offsets and the zero offset
+  const ir::Plan direct = plan_direct(ir::Op::kAlltoall, n);
+  // A 2x2 mesh: every process is a corner with 3 of its 8 neighbours (faces 1/2, corners 1/4).
+  const Grid mesh = *Grid::create({2, 2}, {false, false});
+  const CostBreakdown c = predict(direct, {8}, unit_model(), mesh);
+  CHECK(c.messages == doctest::Approx(3.0));
+  CHECK(c.wire_bytes == doctest::Approx(3.0 * 8));
+  CHECK(peer_share({1, 0}, mesh) == doctest::Approx(0.5));
+  CHECK(peer_share({2, 0}, mesh) == 0);
+  // A 4x4 mesh: a face shift reaches a peer from 3 of 4 columns.
+  CHECK(peer_share({1, 0}, *Grid::create({4, 4}, {false, false})) == doctest::Approx(0.75));
+  CHECK(peer_share({1, 1}, *Grid::create({4, 4}, {true, false})) == doctest::Approx(0.75));
+  // The same plan on the torus sends all 8.
+  CHECK(predict(direct, {8}, unit_model(), *Grid::create({4, 4}, {true, true})).messages == 8);
+}
+
 TEST_CASE("the linear model reproduces seed 000's two sides of the cut-off") {
   const Neighborhood n = *stencils::box(3, 3, -1);
   const CostModel m = CostModel::linear(2, 0.001);
