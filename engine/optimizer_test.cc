@@ -108,11 +108,17 @@ TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {
   // direct: 18 of the 26 offsets have first coordinate +-1; combining: only the 2 rounds of dim 0.
   CHECK(p->stats().cost->direct_us == doctest::Approx(18.0));
   CHECK(p->stats().cost->combining_us == doctest::Approx(2.0));
-  // On a mesh nothing wraps: the same numbers as without a grid.
+  // On a mesh nothing wraps, and a round counts for the share of processes with its peer: on
+  // 2x1x1 only the shifts (+-1,0,0) have one, from half of the processes each.
   o.grid = *Grid::create({2, 1, 1}, {false, false, false});
   p = make_plan(ir::Op::kAlltoall, n, o);
-  CHECK(p->stats().cost->direct_us == doctest::Approx(26.0));
-  CHECK(p->stats().cost->combining_us == doctest::Approx(6.0));
+  CHECK(p->stats().cost->direct_us == doctest::Approx(1.0));
+  CHECK(p->stats().cost->combining_us == doctest::Approx(1.0));
+  // On a 3x3x3 mesh: direct sums (2/3)^z over the 26 offsets with z non-zero coordinates.
+  o.grid = *Grid::create({3, 3, 3}, {false, false, false});
+  p = make_plan(ir::Op::kAlltoall, n, o);
+  CHECK(p->stats().cost->direct_us == doctest::Approx(6 * 2.0 / 3 + 12 * 4.0 / 9 + 8 * 8.0 / 27));
+  CHECK(p->stats().cost->combining_us == doctest::Approx(6 * 2.0 / 3));
   o.grid = *Grid::create({2, 2}, {true, true});
   CHECK(make_plan(ir::Op::kAlltoall, n, o).error() == "the grid has 2 dimensions, the neighbourhood 3");
 }
