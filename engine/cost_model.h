@@ -24,6 +24,12 @@ struct CostModel {
   static constexpr double kDefaultAlphaUs = 1.0;
   static constexpr double kDefaultBetaUsPerByte = 0.0005;
   static constexpr double kDefaultPhaseUs = 0.5;
+  // Without a calibration, the phase term where a node runs more processes than it has cores:
+  // a rank that waits for the previous phase gives its core away, and the next phase waits for
+  // a context switch. Measured with the main job (bash run.sh: 2x2 mesh, 4 ranks on 2 cores):
+  // combining (2 messages, 2 phases) 12.6 us against direct (3 messages, 1 phase) 7.4 us, with a
+  // per-message cost of about 1.6 us (bench/calibrate at np = 4), so about 5 us per phase.
+  static constexpr double kOversubscribedPhaseUs = 5.0;
   static constexpr double kDefaultCopyUsPerByte = 0.0002;
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4096;  // Open MPI 4.1 vader
   static constexpr double kDefaultRendezvousUs = 2.0;

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <string>
 
+#include <unistd.h>
+
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/cost_model_locate.h"
@@ -401,6 +403,7 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // rank with good arguments would wait forever for one with bad ones.
   MpiStatus local = caller_error;
   Options options;
+  bool builtin_model = false;  // no calibrated model found or named
   // The checking mode's default comes from the environment; the Info key overrides it. Both
   // are part of the description every rank must agree on.
   if (const char* env = std::getenv("CARTPLAN_CHECK")) {
@@ -438,15 +441,31 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
         local = mpi_error(MPI_ERR_ARG, found.error());
       } else {
         options.model = found->model;
+        builtin_model = found->source == engine::ModelSource::kBuiltIn;
         verbose_model_notice(*found, comm, size);
       }
     }
     if (local.ok()) local = parse_info(info, d, &options);
     if (local.ok()) local = check_given_plan(options, *nbh, std::nullopt);
   }
+  // Whether any node runs more of these processes than it has cores (see below).
+  int oversubscribed = 0;
+  {
+    MPI_Comm node = MPI_COMM_NULL;
+    CARTPLAN_MPI_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    int on_node = 1;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    oversubscribed = cores > 0 && on_node > cores ? 1 : 0;
+  }
   // The largest error class any rank found: every rank returns the same class.
-  int bad = local.ok() ? 0 : local.code, any_bad = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm));
+  int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed}, all_flags[2] = {0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));
+  const int any_bad = all_flags[0];
+  // Built-in defaults only (no calibration found, none named): on oversubscribed nodes a
+  // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.
+  if (builtin_model && all_flags[1]) options.model.phase_us = engine::CostModel::kOversubscribedPhaseUs;
   if (any_bad)
     return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
                                                std::to_string(any_bad) + " there)"
