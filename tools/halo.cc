@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "ir/parse_number.h"
 
 namespace {
 
@@ -54,16 +55,6 @@ struct Config {
   int periodic = 0;
   std::vector<int> procs;  // empty: MPI_Dims_create
 };
-
-bool parse_int(const std::string& s, int* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size() || v < INT_MIN || v > INT_MAX) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
 
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
@@ -99,7 +90,6 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     } else {
       return "unknown argument '" + arg + "'";
     }
-    int v = 0;
     if (arg == "--procs") {
       procs_text = value;
       have_procs = true;
@@ -107,7 +97,9 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
       return "unknown option '" + arg + "'";
-    if (!parse_int(value, &v)) return "option " + arg + ": '" + value + "' is not an integer";
+    const cartplan::Result<int> parsed = cartplan::parse_int(value);
+    if (!parsed) return "option " + arg + ": " + parsed.error();
+    const int v = *parsed;
     if (arg == "--dims") c->d = v;
     else if (arg == "--points") c->points = v;
     else if (arg == "--n") c->n = v;
@@ -132,16 +124,9 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   if (local_cells * np > static_cast<double>(INT_MAX) / 4)
     return "--n " + std::to_string(c->n) + " with --halo " + std::to_string(c->k) + " is too large for this program";
   if (have_procs) {
-    std::size_t pos = 0;
-    while (true) {
-      const std::size_t comma = procs_text.find(',', pos);
-      const std::string item = procs_text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      int p = 0;
-      if (!parse_int(item, &p) || p < 1) return "--procs '" + procs_text + "': expected positive integers separated by commas";
-      c->procs.push_back(p);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
+    const cartplan::Result<std::vector<int>> procs = cartplan::parse_int_list(procs_text, 1, INT_MAX);
+    if (!procs) return "--procs '" + procs_text + "': expected positive integers separated by commas";
+    c->procs = *procs;
     if (static_cast<int>(c->procs.size()) != c->d)
       return "--procs '" + procs_text + "' has " + std::to_string(c->procs.size()) + " values; --dims " + std::to_string(c->d) +
              " needs " + std::to_string(c->d);
