@@ -4,10 +4,10 @@
 
 #include <cassert>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "ir/read_file.h"
 
 namespace cartplan::engine {
 
@@ -44,11 +44,10 @@ Result<CostModel> parse_cost_model(const std::string& text) {
 }
 
 Result<CostModel> load_cost_model(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fail("cannot read cost model '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  Result<CostModel> m = parse_cost_model(s.str());
+  // The bounded reader: a path naming /dev/zero or a huge file is an error, not a memory blow-up.
+  Result<std::string> text = read_file_bounded(path);
+  if (!text) return ErrorMessage{text.error()};
+  Result<CostModel> m = parse_cost_model(*text);
   if (!m) return fail("cost model '" + path + "': " + m.error());
   return m;
 }

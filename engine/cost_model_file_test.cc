@@ -56,7 +56,12 @@ TEST_CASE("bad files are errors naming the problem") {
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 1, "phase_us": 1,
         "copy_us_per_byte": 0, "rendezvous_us": 0, "eager_limit_bytes": 1.5})")
             .error() == "\"eager_limit_bytes\" must be an integer >= 0");
-  CHECK(load_cost_model("/nonexistent/cm.json").error() == "cannot read cost model '/nonexistent/cm.json'");
+  CHECK(load_cost_model("/nonexistent/cm.json").error() ==
+        "cannot read '/nonexistent/cm.json': No such file or directory");
+  // Read through the bounded reader: an endless file fails quickly instead of filling memory.
+  Result<CostModel> endless = load_cost_model("/dev/zero");
+  REQUIRE(!endless);
+  CHECK(endless.error().find("cannot read '/dev/zero': larger than") == 0);
 }
 
 }  // namespace

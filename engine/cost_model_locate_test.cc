@@ -77,7 +77,7 @@ TEST_CASE("a named or present file that does not load is an error naming it") {
   FakeEnv env;
   env.vars["CARTPLAN_COST_MODEL"] = dir + "/missing.json";
   CHECK(locate_cost_model(std::nullopt, 2, env.get()).error() ==
-        "CARTPLAN_COST_MODEL: cannot read cost model '" + dir + "/missing.json'");
+        "CARTPLAN_COST_MODEL: cannot read '" + dir + "/missing.json': No such file or directory");
   env.vars.clear();
   env.vars["XDG_CONFIG_HOME"] = dir;
   std::filesystem::create_directories(dir + "/cartplan");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/stencils.h"
+#include "ir/parse_number.h"
 #include "ir/read_file.h"
 
 namespace cartplan::engine {
@@ -23,29 +24,6 @@ using nlohmann::json;
 
 
 std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// Strict decimal int: optional sign, at least one digit, digits only, within int's range.
-// Returns the error suffix ("is not an integer" / "is out of range"), empty on success.
-std::string parse_int(std::string_view s, int& out) {
-  std::size_t i = 0;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    i = 1;
-  }
-  if (i == s.size()) return "is not an integer";
-  for (std::size_t j = i; j < s.size(); ++j)
-    if (s[j] < '0' || s[j] > '9') return "is not an integer";
-  // Accumulate in 64 bits and stop as soon as the magnitude passes 2^31 (INT_MIN's magnitude).
-  const std::int64_t limit = negative ? -static_cast<std::int64_t>(INT_MIN) : INT_MAX;
-  std::int64_t v = 0;
-  for (std::size_t j = i; j < s.size(); ++j) {
-    v = v * 10 + (s[j] - '0');
-    if (v > limit) return "is out of range";
-  }
-  out = static_cast<int>(negative ? -v : v);
-  return "";
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -102,10 +80,9 @@ Result<Neighborhood> parse_kind(const Kind& kind, std::string_view rest) {
                     std::string(name) + "=VALUE)");
       if (values[idx]) return fail(prefix + "duplicate parameter " + in_quotes(name));
       const std::string_view text = item.substr(eq + 1);
-      int v = 0;
-      if (auto why = parse_int(text, v); !why.empty())
-        return fail(prefix + std::string(name) + " = " + in_quotes(text) + " " + why);
-      values[idx] = v;
+      Result<int> v = parse_int(text);
+      if (!v) return fail(prefix + std::string(name) + " = " + v.error());
+      values[idx] = *v;
     }
   }
   std::vector<int> args;
@@ -139,11 +116,11 @@ Result<Neighborhood> parse_offsets(std::string_view rest) {
     if (item.empty()) return fail(prefix + "offset " + std::to_string(i) + " is empty");
     Offset o;
     for (std::string_view c : split(item, ',')) {
-      int v = 0;
-      if (auto why = parse_int(c, v); !why.empty())
-        return fail(prefix + "offset " + std::to_string(i) + " coordinate " +
-                    std::to_string(o.size()) + " = " + in_quotes(c) + " " + why);
-      o.push_back(v);
+      Result<int> v = parse_int(c);
+      if (!v)
+        return fail(prefix + "offset " + std::to_string(i) + " coordinate " + std::to_string(o.size()) +
+                    " = " + v.error());
+      o.push_back(*v);
       if (o.size() > static_cast<std::size_t>(Neighborhood::kMaxDims))
         return fail(prefix + "offset " + std::to_string(i) + " has more than " +
                     std::to_string(Neighborhood::kMaxDims) + " coordinates");

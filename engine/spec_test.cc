@@ -99,12 +99,12 @@ TEST_CASE("spec errors assert the message text") {
   CHECK(error_of("moore:d=2,r=1e3") == "moore: r = '1e3' is not an integer");
   CHECK(error_of("moore:d=2,r=0x10") == "moore: r = '0x10' is not an integer");
   CHECK(error_of("moore:d=2,r=-") == "moore: r = '-' is not an integer");
-  CHECK(error_of("moore:d=2,r=2147483648") == "moore: r = '2147483648' is out of range");
+  CHECK(error_of("moore:d=2,r=2147483648") == "moore: r = '2147483648' is out of range [-2147483648, 2147483647]");
   CHECK(error_of("moore:d=2,r=-2147483648") == "moore:d=2,r=-2147483648: r must be non-negative");
   CHECK(error_of("box:d=1,n=1,f=-2147483648") ==
         "box:d=1,n=1,f=-2147483648 has coordinates up to 2147483648, more than the limit 268435456");
   CHECK(error_of("moore:d=2,r=100000000000000000000000000") ==
-        "moore: r = '100000000000000000000000000' is out of range");
+        "moore: r = '100000000000000000000000000' is out of range [-2147483648, 2147483647]");
   CHECK(error_of("moore:d=2,r") == "moore: parameter 'r' has no value (expected r=VALUE)");
   CHECK(error_of("moore:d=12,r=3") ==
         "moore:d=12,r=3 would have 13841287201 offsets, more than the limit 1048576");

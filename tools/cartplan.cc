@@ -8,7 +8,6 @@
 // 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: ARCHITECTURE.md,
 // "The cartplan inspector".
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -35,6 +34,7 @@
 #include "engine/planner.h"
 #include "engine/spec.h"
 #include "ir/json.h"
+#include "ir/parse_number.h"
 #include "ir/plan.h"
 #include "ir/print.h"
 #include "ir/result.h"
@@ -90,51 +90,23 @@ std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 // ---------------------------------------------------------------------------------------------
 // Strict value parsers. Each error names the option and the offending text.
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (std::size_t pos; (pos = s.find(sep, start)) != std::string_view::npos; start = pos + 1)
-    parts.push_back(s.substr(start, pos - start));
-  parts.push_back(s.substr(start));
-  return parts;
+// The shared strict parsers (ir/parse_number.h), with the option's name in front of errors.
+template <class T>
+Result<T> for_option(std::string_view what, Result<T> r) {
+  if (!r) return fail(std::string(what) + ": " + r.error());
+  return r;
 }
 
-// Decimal integer: optional '-', then digits only, within [lo, hi].
 Result<std::int64_t> parse_int(std::string_view what, std::string_view s, std::int64_t lo, std::int64_t hi) {
-  const std::string_view digits = s.substr(!s.empty() && s[0] == '-' ? 1 : 0);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
-    return fail(std::string(what) + ": " + in_quotes(s) + " is not an integer");
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc() && v < 0 && lo == 0) return fail(std::string(what) + ": " + in_quotes(s) + " is negative");
-  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi)
-    return fail(std::string(what) + ": " + in_quotes(s) + " is out of range [" + std::to_string(lo) + ", " +
-                std::to_string(hi) + "]");
-  return v;
+  return for_option(what, cartplan::parse_integer(s, lo, hi));
 }
 
-// Comma-separated integers, each within [lo, hi].
 Result<std::vector<int>> parse_int_list(std::string_view what, std::string_view s, int lo, int hi) {
-  if (s.empty()) return fail(std::string(what) + ": empty list");
-  std::vector<int> out;
-  for (std::string_view item : split(s, ',')) {
-    if (out.size() >= 64) return fail(std::string(what) + ": too many entries in " + in_quotes(s));
-    Result<std::int64_t> v = parse_int(what, item, lo, hi);
-    if (!v) return ErrorMessage{v.error()};
-    out.push_back(static_cast<int>(*v));
-  }
-  return out;
+  return for_option(what, cartplan::parse_int_list(s, lo, hi));
 }
 
-// A finite, non-negative decimal number.
 Result<double> parse_nonnegative(std::string_view what, std::string_view s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec == std::errc::invalid_argument || end != s.data() + s.size())
-    return fail(std::string(what) + ": " + in_quotes(s) + " is not a number");
-  if (ec != std::errc() || !std::isfinite(v)) return fail(std::string(what) + ": " + in_quotes(s) + " is not finite");
-  if (v < 0) return fail(std::string(what) + ": " + in_quotes(s) + " is negative");
-  return v;
+  return for_option(what, cartplan::parse_nonnegative_double(s));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "ir/parse_number.h"
 
 namespace {
 
@@ -54,16 +55,6 @@ struct Config {
   int periodic = 0;
   std::vector<int> procs;  // empty: MPI_Dims_create
 };
-
-bool parse_int(const std::string& s, int* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size() || v < INT_MIN || v > INT_MAX) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
 
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
@@ -99,7 +90,6 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     } else {
       return "unknown argument '" + arg + "'";
     }
-    int v = 0;
     if (arg == "--procs") {
       procs_text = value;
       have_procs = true;
@@ -107,7 +97,9 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
       return "unknown option '" + arg + "'";
-    if (!parse_int(value, &v)) return "option " + arg + ": '" + value + "' is not an integer";
+    const cartplan::Result<int> parsed = cartplan::parse_int(value);
+    if (!parsed) return "option " + arg + ": " + parsed.error();
+    const int v = *parsed;
     if (arg == "--dims") c->d = v;
     else if (arg == "--points") c->points = v;
     else if (arg == "--n") c->n = v;
@@ -132,16 +124,9 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   if (local_cells * np > static_cast<double>(INT_MAX) / 4)
     return "--n " + std::to_string(c->n) + " with --halo " + std::to_string(c->k) + " is too large for this program";
   if (have_procs) {
-    std::size_t pos = 0;
-    while (true) {
-      const std::size_t comma = procs_text.find(',', pos);
-      const std::string item = procs_text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      int p = 0;
-      if (!parse_int(item, &p) || p < 1) return "--procs '" + procs_text + "': expected positive integers separated by commas";
-      c->procs.push_back(p);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
+    const cartplan::Result<std::vector<int>> procs = cartplan::parse_int_list(procs_text, 1, INT_MAX);
+    if (!procs) return "--procs '" + procs_text + "': expected positive integers separated by commas";
+    c->procs = *procs;
     if (static_cast<int>(c->procs.size()) != c->d)
       return "--procs '" + procs_text + "' has " + std::to_string(c->procs.size()) + " values; --dims " + std::to_string(c->d) +
              " needs " + std::to_string(c->d);
@@ -322,6 +307,381 @@ struct Variant {
   std::string check;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Problem set-up: the process grid, the neighbourhood and this rank's box.
+
+struct Problem {
+  Config c;
+  int np = 0;
+  int dims[3] = {1, 1, 1};
+  int periods[3] = {0, 0, 0};
+  int grid_size = 1;
+  bool star = false;         // the 5-point stencil (--points 5)
+  int t = 0;                 // neighbours
+  std::vector<int> offsets;  // t x d, lexicographic
+  MPI_Comm cart = MPI_COMM_NULL;  // MPI_COMM_NULL on idle ranks
+  // Only on ranks of the grid:
+  int me = 0;
+  int coords[3] = {0, 0, 0};
+  Box lb;
+  std::size_t cells = 0;
+};
+
+Problem set_up_problem(const Config& c, int np) {
+  Problem p;
+  p.c = c;
+  p.np = np;
+  const int d = c.d, n = c.n, k = c.k;
+  for (int j = 0; j < 3; ++j) p.periods[j] = c.periodic;
+  if (c.procs.empty()) {
+    int dd[3] = {0, 0, 0};
+    MPI_Dims_create(np, d, dd);
+    for (int j = 0; j < d; ++j) p.dims[j] = dd[j];
+  } else {
+    for (int j = 0; j < d; ++j) p.dims[j] = c.procs[j];
+  }
+  for (int j = 0; j < d; ++j) p.grid_size *= p.dims[j];
+
+  // The Moore neighbourhood without the zero offset, in lexicographic order (seed 001, Listing 6);
+  // the 5-point stencil with k = 1 needs only the von Neumann neighbours.
+  p.star = c.points == 5;
+  const int metric = p.star && k == 1 ? CART_MANHATTAN : CART_CHEBYSHEV;
+  CART(Cart_neighbors_count(d, metric, 1, 1, &p.t));
+  p.offsets.resize(static_cast<std::size_t>(p.t) * d);
+  CART(Cart_neighbors(d, metric, 1, 1, p.t, p.offsets.data()));
+  CART(Cart_neighborhood_create(MPI_COMM_WORLD, d, p.dims, p.periods, p.t, p.offsets.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                &p.cart));
+  if (p.cart == MPI_COMM_NULL) return p;
+
+  MPI_Comm_rank(p.cart, &p.me);
+  MPI_Cart_coords(p.cart, p.me, d, p.coords);
+  p.lb.d = d;
+  p.lb.k = k;
+  for (int j = 0; j < 3; ++j) {
+    p.lb.m[j] = j < d ? n : 1;
+    p.lb.ext[j] = j < d ? n + 2 * k : 1;
+  }
+  p.cells = p.lb.cells();
+  return p;
+}
+
+void print_header(const Problem& p) {
+  const Config& c = p.c;
+  const int d = c.d, n = c.n;
+  std::string grid, local, global;
+  for (int j = 0; j < d; ++j) {
+    grid += (j ? "x" : "") + std::to_string(p.dims[j]);
+    local += (j ? "x" : "") + std::to_string(n);
+    global += (j ? "x" : "") + std::to_string(p.dims[j] * n);
+  }
+  std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d\n",
+              d, c.points, p.np, grid.c_str(),
+              p.grid_size < p.np ? (", idle ranks: " + std::to_string(p.np - p.grid_size)).c_str() : "", n, local.c_str(),
+              global.c_str(), c.k, p.star && c.k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic,
+              c.iters);
+  std::fflush(stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Datatype set-up: one send and one receive type per neighbour on the rank's one array, and
+// the same blocks as a distributed graph for MPI_Neighbor_alltoallw.
+
+struct Datatypes {
+  // cartplan: every neighbour, in neighbourhood order.
+  std::vector<MPI_Datatype> stypes, rtypes;
+  std::vector<int> counts;
+  std::vector<MPI_Aint> displs;
+  // MPI_Neighbor_alltoallw: the neighbours inside the mesh, on `graph`.
+  MPI_Comm graph = MPI_COMM_NULL;
+  std::vector<MPI_Datatype> gstypes, grtypes;
+  std::vector<int> gscounts, grcounts;
+  std::vector<MPI_Aint> gsdispls, grdispls;
+};
+
+// A corner of the 5-point stencil: the triangle of order k-1 whose right angle points along o,
+// both in the interior corner it is sent from and in the halo it arrives in (the cells a, b >= 1
+// steps beyond the corner with a + b <= k).
+void create_corner_types(const Problem& p, const int* o, MPI_Datatype* stype, MPI_Datatype* rtype) {
+  const int n = p.c.n, k = p.c.k;
+  const int kind = o[0] > 0 ? (o[1] > 0 ? CART_TRIANGLE_LOWER_ANTI : CART_TRIANGLE_LOWER)
+                            : (o[1] > 0 ? CART_TRIANGLE_UPPER : CART_TRIANGLE_UPPER_ANTI);
+  const int ld = n + 2 * k;
+  MPI_Datatype tri;
+  CART(Cart_type_create_triangle(k - 1, ld, kind, MPI_DOUBLE, &tri));
+  int one = 1;
+  MPI_Aint sdisp = 0, rdisp = 0;
+  int sstart[2], rstart[2];
+  for (int j = 0; j < 2; ++j) {
+    sstart[j] = o[j] > 0 ? n + 1 : k;
+    rstart[j] = o[j] > 0 ? 1 : n + k;
+  }
+  sdisp = static_cast<MPI_Aint>(sstart[0] * ld + sstart[1]) * static_cast<MPI_Aint>(sizeof(double));
+  rdisp = static_cast<MPI_Aint>(rstart[0] * ld + rstart[1]) * static_cast<MPI_Aint>(sizeof(double));
+  MPI_Type_create_hindexed(1, &one, &sdisp, tri, stype);
+  MPI_Type_commit(stype);
+  MPI_Type_create_hindexed(1, &one, &rdisp, tri, rtype);
+  MPI_Type_commit(rtype);
+  MPI_Type_free(&tri);
+}
+
+// A slab: the k-deep interior slab next to the neighbour, and the matching halo region.
+void create_slab_types(const Problem& p, const int* o, MPI_Datatype* stype, MPI_Datatype* rtype) {
+  const int d = p.c.d, n = p.c.n, k = p.c.k;
+  int sizes[3], sub[3], sstart[3], rstart[3];
+  for (int j = 0; j < d; ++j) {
+    sizes[j] = n + 2 * k;
+    sub[j] = o[j] == 0 ? n : k;
+    sstart[j] = o[j] < 0 ? k : o[j] > 0 ? n : k;
+    rstart[j] = o[j] > 0 ? 0 : o[j] < 0 ? n + k : k;
+  }
+  MPI_Type_create_subarray(d, sizes, sub, sstart, MPI_ORDER_C, MPI_DOUBLE, stype);
+  MPI_Type_commit(stype);
+  MPI_Type_create_subarray(d, sizes, sub, rstart, MPI_ORDER_C, MPI_DOUBLE, rtype);
+  MPI_Type_commit(rtype);
+}
+
+// MPI_Neighbor_alltoallw on the same neighbourhood as a distributed graph: the blocks of
+// neighbours outside the mesh are dropped, keeping neighbourhood order, which is the order
+// Cart_graph_get lists sources and targets in.
+void create_graph_view(const Problem& p, Datatypes* dt) {
+  const int t = p.t;
+  int tt = 0, indeg = 0, outdeg = 0;
+  CART(Cart_neighbor_degrees(p.cart, &tt, &indeg, &outdeg));
+  std::vector<int> all_src(t), all_dst(t), src(std::max(indeg, 1)), dst(std::max(outdeg, 1));
+  CART(Cart_neighbor_get(p.cart, t, all_src.data(), MPI_UNWEIGHTED, t, all_dst.data(), MPI_UNWEIGHTED));
+  CART(Cart_graph_get(p.cart, indeg, src.data(), outdeg, dst.data()));
+  std::vector<int> gsrc, gdst;
+  for (int i = 0; i < t; ++i) {
+    if (all_src[i] != MPI_PROC_NULL) {
+      gsrc.push_back(all_src[i]);
+      dt->grtypes.push_back(dt->rtypes[i]);
+    }
+    if (all_dst[i] != MPI_PROC_NULL) {
+      gdst.push_back(all_dst[i]);
+      dt->gstypes.push_back(dt->stypes[i]);
+    }
+  }
+  // The compaction above must be exactly Cart_graph_get's lists, or the types would be paired
+  // with the wrong neighbours.
+  if (static_cast<int>(gsrc.size()) != indeg || static_cast<int>(gdst.size()) != outdeg ||
+      !std::equal(gsrc.begin(), gsrc.end(), src.begin()) || !std::equal(gdst.begin(), gdst.end(), dst.begin())) {
+    std::fprintf(stderr, "halo: rank %d: Cart_graph_get disagrees with Cart_neighbor_get without MPI_PROC_NULL\n", g_world_rank);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  MPI_Dist_graph_create_adjacent(p.cart, indeg, src.data(), MPI_UNWEIGHTED, outdeg, dst.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &dt->graph);
+  dt->gscounts.assign(std::max(outdeg, 1), 1);
+  dt->grcounts.assign(std::max(indeg, 1), 1);
+  dt->gsdispls.assign(std::max(outdeg, 1), 0);
+  dt->grdispls.assign(std::max(indeg, 1), 0);
+  if (dt->gstypes.empty()) dt->gstypes.push_back(MPI_DOUBLE);  // never read: keeps .data() non-NULL
+  if (dt->grtypes.empty()) dt->grtypes.push_back(MPI_DOUBLE);
+}
+
+// Block i goes to +offset[i] and arrives from -offset[i]: send the slab on the side of
+// offset[i], receive into the halo on the opposite side.
+Datatypes set_up_datatypes(const Problem& p) {
+  const int t = p.t, d = p.c.d;
+  Datatypes dt;
+  dt.stypes.resize(t);
+  dt.rtypes.resize(t);
+  dt.counts.assign(t, 1);
+  dt.displs.assign(t, 0);
+  for (int i = 0; i < t; ++i) {
+    const int* o = &p.offsets[static_cast<std::size_t>(i) * d];
+    if (p.star && o[0] != 0 && o[1] != 0) create_corner_types(p, o, &dt.stypes[i], &dt.rtypes[i]);
+    else create_slab_types(p, o, &dt.stypes[i], &dt.rtypes[i]);
+  }
+  create_graph_view(p, &dt);
+  return dt;
+}
+
+void free_datatypes(Datatypes* dt) {
+  MPI_Comm_free(&dt->graph);
+  for (std::size_t i = 0; i < dt->stypes.size(); ++i) {
+    MPI_Type_free(&dt->stypes[i]);
+    MPI_Type_free(&dt->rtypes[i]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The runs: one rank's array, the serial reference (rank 0) and the bit-for-bit check.
+
+class Runner {
+ public:
+  explicit Runner(const Problem& p)
+      : p_(p), c_(p.c), grid_(p.cells), scratch_(p.cells), gathered_(p.me == 0 ? p.cells * p.grid_size : 0) {
+    if (p_.me == 0) serial_ = run_serial(c_, p_.dims);
+  }
+
+  double* data() { return grid_.data(); }
+
+  // One variant: the Jacobi run, then the timed exchanges (which leave the halos holding the
+  // neighbours' final interiors), then the gather and the check on rank 0. Returns "" or, on
+  // rank 0, the first mismatch.
+  template <class Exchange>
+  std::string run(Variant& v, Exchange exchange) {
+    const int k = c_.k, n = c_.n;
+    initialize();
+    if (p_.star) {
+      // Exchange once per k sweeps; sweep s of the batch also updates the halo cells within
+      // L1 distance k-s of the interior that lie inside the global domain (mesh boundary
+      // cells keep their fixed values).
+      auto updatable = [&](int i0, int i1) {
+        if (c_.periodic) return true;
+        const int g0 = p_.coords[0] * n + i0 - k, g1 = p_.coords[1] * n + i1 - k;
+        return g0 >= 0 && g0 < p_.dims[0] * n && g1 >= 0 && g1 < p_.dims[1] * n;
+      };
+      for (int it = 0; it < c_.iters; it += k) {
+        exchange();
+        for (int s = 1; s <= k && it + s <= c_.iters; ++s) jacobi5(p_.lb, grid_, scratch_, k - s, updatable);
+      }
+    } else {
+      for (int it = 0; it < c_.iters; ++it) {
+        exchange();
+        jacobi(p_.lb, grid_, scratch_);
+      }
+    }
+    for (int w = 0; w < 5; ++w) exchange();
+    std::vector<double> times(c_.iters);
+    for (int r = 0; r < c_.iters; ++r) {
+      const double t0 = MPI_Wtime();
+      exchange();
+      times[r] = MPI_Wtime() - t0;
+    }
+    double med = median(times) * 1e6, worst = 0.0;
+    MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
+    v.us = worst;
+    const int cells = static_cast<int>(p_.cells);
+    MPI_Gather(grid_.data(), cells, MPI_DOUBLE, gathered_.data(), cells, MPI_DOUBLE, 0, p_.cart);
+    if (p_.me == 0) {
+      const std::string mismatch = compare(v.name);
+      v.check = mismatch.empty() ? "OK" : "MISMATCH";
+      return mismatch;
+    }
+    return std::string();
+  }
+
+ private:
+  // Fresh start for every variant. Halo cells that an exchange must fill start as NaN, so a
+  // block that never arrives shows up in the check; boundary cells of a mesh get their fixed
+  // value once, and the check proves cartplan never wrote them.
+  void initialize() {
+    const int d = c_.d, n = c_.n, k = c_.k;
+    for_each_cell(p_.lb, [&](const int i[3]) {
+      int g[3] = {0, 0, 0};
+      bool halo = false, outside = false;
+      for (int j = 0; j < d; ++j) {
+        g[j] = p_.coords[j] * n + i[j] - k;
+        halo = halo || i[j] < k || i[j] >= k + n;
+        outside = outside || g[j] < 0 || g[j] >= p_.dims[j] * n;
+      }
+      double v = initial_value(g, d);
+      if (halo) v = outside && !c_.periodic ? boundary_value(g, d) : std::nan("");
+      grid_[p_.lb.index(i)] = v;
+    });
+  }
+
+  // Compares every cell of every rank's array (interior and halo) with the serial array at
+  // the same global position, bit for bit; returns "" or the first mismatch.
+  std::string compare(const std::string& variant) const {
+    const int d = c_.d, n = c_.n, k = c_.k;
+    for (int r = 0; r < p_.grid_size; ++r) {
+      int rc[3] = {0, 0, 0};
+      MPI_Cart_coords(p_.cart, r, d, rc);
+      const double* local = gathered_.data() + p_.cells * r;
+      std::string found;
+      for_each_cell(p_.lb, [&](const int i[3]) {
+        if (!found.empty()) return;
+        int s[3] = {0, 0, 0};
+        bool halo = false, outside = false;
+        for (int j = 0; j < d; ++j) {
+          s[j] = rc[j] * n + i[j];  // index into the serial array (which has the same k-deep halo)
+          halo = halo || i[j] < k || i[j] >= k + n;
+          outside = outside || s[j] < k || s[j] >= k + p_.dims[j] * n;
+        }
+        // The 5-point stencil's halo holds the cells within L1 distance k of the interior;
+        // the rest of the corners is never sent (only fixed boundary cells are compared there).
+        if (p_.star && outside_distance(p_.lb, i[0], i[1]) > k && !(outside && !c_.periodic)) return;
+        const double got = local[p_.lb.index(i)], want = serial_.a[serial_.b.index(s)];
+        if (std::memcmp(&got, &want, sizeof got) != 0) {
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "%s: rank %d %s cell (%d,%d,%d) = global (%d,%d,%d): got %.17g, serial %.17g",
+                        variant.c_str(), r, halo ? "halo" : "interior", i[0], i[1], d == 3 ? i[2] : 0, s[0] - k, s[1] - k,
+                        d == 3 ? s[2] - k : 0, got, want);
+          found = buf;
+        }
+      });
+      if (!found.empty()) return found;
+    }
+    return {};
+  }
+
+  const Problem& p_;
+  const Config& c_;
+  std::vector<double> grid_, scratch_, gathered_;
+  Serial serial_;
+};
+
+// The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each on its own
+// fresh run; *first_mismatch is "" or the first mismatch rank 0 found.
+std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runner, std::string* auto_choice,
+                                  std::string* first_mismatch) {
+  std::vector<Variant> variants;
+  double* grid = runner.data();
+  for (const char* algo : {"auto", "direct", "combining"}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+    Cart_Request req = CART_REQUEST_NULL;
+    CART(Cart_alltoallw_init(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
+                             dt.rtypes.data(), p.cart, info, &req));
+    MPI_Info_free(&info);
+    int combining = 0;
+    CART(Cart_request_algorithm(req, &combining));
+    Variant v;
+    v.name = std::string("cartplan ") + algo;
+    v.algorithm = combining ? "combining" : "direct";
+    if (std::string(algo) == "auto") *auto_choice = v.algorithm;
+    const std::string m = runner.run(v, [&] {
+      CART(Cart_start(&req));
+      CART(Cart_wait(&req));
+    });
+    if (first_mismatch->empty()) *first_mismatch = m;
+    CART(Cart_request_free(&req));
+    variants.push_back(v);
+  }
+  Variant v;
+  v.name = "MPI_Neighbor_alltoallw";
+  v.algorithm = "-";
+  const std::string m = runner.run(v, [&] {
+    MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
+                           dt.grdispls.data(), dt.grtypes.data(), dt.graph);
+  });
+  if (first_mismatch->empty()) *first_mismatch = m;
+  variants.push_back(v);
+  return variants;
+}
+
+// Rank 0's table; returns the exit status (1 on a mismatch).
+int print_report(const Config& c, const std::vector<Variant>& variants, const std::string& auto_choice,
+                 const std::string& first_mismatch) {
+  int status = 0;
+  std::printf("auto chose: %s\n", auto_choice.c_str());
+  std::printf("%-24s %-10s %14s  %s\n", "variant", "algorithm", "us/exchange", "check");
+  for (const Variant& v : variants)
+    std::printf("%-24s %-10s %14.2f  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, v.check.c_str());
+  std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges, after 5 warm-up exchanges)\n", c.iters);
+  if (first_mismatch.empty()) {
+    std::printf("check: OK (bit-for-bit)\n");
+  } else {
+    std::printf("check: FAILED, first mismatch: %s\n", first_mismatch.c_str());
+    status = 1;
+  }
+  std::fflush(stdout);
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -343,299 +703,17 @@ int main(int argc, char** argv) {
     return help ? 0 : 2;
   }
 
-  const int d = c.d, n = c.n, k = c.k;
-  int dims[3] = {1, 1, 1}, periods[3] = {c.periodic, c.periodic, c.periodic};
-  if (c.procs.empty()) {
-    int dd[3] = {0, 0, 0};
-    MPI_Dims_create(np, d, dd);
-    for (int j = 0; j < d; ++j) dims[j] = dd[j];
-  } else {
-    for (int j = 0; j < d; ++j) dims[j] = c.procs[j];
-  }
-  int grid_size = 1;
-  for (int j = 0; j < d; ++j) grid_size *= dims[j];
-
-  // The Moore neighbourhood without the zero offset, in lexicographic order (seed 001, Listing 6);
-  // the 5-point stencil with k = 1 needs only the von Neumann neighbours.
-  const bool star = c.points == 5;
-  const int metric = star && k == 1 ? CART_MANHATTAN : CART_CHEBYSHEV;
-  int t = 0;
-  CART(Cart_neighbors_count(d, metric, 1, 1, &t));
-  std::vector<int> offsets(static_cast<std::size_t>(t) * d);
-  CART(Cart_neighbors(d, metric, 1, 1, t, offsets.data()));
-
-  MPI_Comm cart = MPI_COMM_NULL;
-  CART(Cart_neighborhood_create(MPI_COMM_WORLD, d, dims, periods, t, offsets.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart));
-
-  if (root) {
-    std::string grid, local, global;
-    for (int j = 0; j < d; ++j) {
-      grid += (j ? "x" : "") + std::to_string(dims[j]);
-      local += (j ? "x" : "") + std::to_string(n);
-      global += (j ? "x" : "") + std::to_string(dims[j] * n);
-    }
-    std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d\n",
-                d, c.points, np, grid.c_str(),
-                grid_size < np ? (", idle ranks: " + std::to_string(np - grid_size)).c_str() : "", n, local.c_str(),
-                global.c_str(), k, star && k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic,
-                c.iters);
-    std::fflush(stdout);
-  }
-
+  Problem p = set_up_problem(c, np);
+  if (root) print_header(p);
   int status = 0;  // the exit status, decided on rank 0
-  if (cart != MPI_COMM_NULL) {
-    int me = 0;
-    MPI_Comm_rank(cart, &me);
-    int coords[3] = {0, 0, 0};
-    MPI_Cart_coords(cart, me, d, coords);
-
-    Box lb;
-    lb.d = d;
-    lb.k = k;
-    for (int j = 0; j < 3; ++j) {
-      lb.m[j] = j < d ? n : 1;
-      lb.ext[j] = j < d ? n + 2 * k : 1;
-    }
-    const std::size_t cells = lb.cells();
-    std::vector<double> grid(cells), scratch(cells);
-
-    // Block i goes to +offset[i] and arrives from -offset[i]: send the slab on the side of
-    // offset[i], receive into the halo on the opposite side.
-    std::vector<MPI_Datatype> stypes(t), rtypes(t);
-    std::vector<int> counts(t, 1);
-    std::vector<MPI_Aint> displs(t, 0);
-    for (int i = 0; i < t; ++i) {
-      const int* o = &offsets[static_cast<std::size_t>(i) * d];
-      if (star && o[0] != 0 && o[1] != 0) {
-        // A corner of the 5-point stencil: the triangle of order k-1 whose right angle points
-        // along o, both in the interior corner it is sent from and in the halo it arrives in
-        // (the cells a, b >= 1 steps beyond the corner with a + b <= k).
-        const int kind = o[0] > 0 ? (o[1] > 0 ? CART_TRIANGLE_LOWER_ANTI : CART_TRIANGLE_LOWER)
-                                  : (o[1] > 0 ? CART_TRIANGLE_UPPER : CART_TRIANGLE_UPPER_ANTI);
-        const int ld = n + 2 * k;
-        MPI_Datatype tri;
-        CART(Cart_type_create_triangle(k - 1, ld, kind, MPI_DOUBLE, &tri));
-        int one = 1;
-        MPI_Aint sdisp = 0, rdisp = 0;
-        int sstart[2], rstart[2];
-        for (int j = 0; j < 2; ++j) {
-          sstart[j] = o[j] > 0 ? n + 1 : k;
-          rstart[j] = o[j] > 0 ? 1 : n + k;
-        }
-        sdisp = static_cast<MPI_Aint>(sstart[0] * ld + sstart[1]) * static_cast<MPI_Aint>(sizeof(double));
-        rdisp = static_cast<MPI_Aint>(rstart[0] * ld + rstart[1]) * static_cast<MPI_Aint>(sizeof(double));
-        MPI_Type_create_hindexed(1, &one, &sdisp, tri, &stypes[i]);
-        MPI_Type_commit(&stypes[i]);
-        MPI_Type_create_hindexed(1, &one, &rdisp, tri, &rtypes[i]);
-        MPI_Type_commit(&rtypes[i]);
-        MPI_Type_free(&tri);
-        continue;
-      }
-      int sizes[3], sub[3], sstart[3], rstart[3];
-      for (int j = 0; j < d; ++j) {
-        const int o = offsets[static_cast<std::size_t>(i) * d + j];
-        sizes[j] = n + 2 * k;
-        sub[j] = o == 0 ? n : k;
-        sstart[j] = o < 0 ? k : o > 0 ? n : k;
-        rstart[j] = o > 0 ? 0 : o < 0 ? n + k : k;
-      }
-      MPI_Type_create_subarray(d, sizes, sub, sstart, MPI_ORDER_C, MPI_DOUBLE, &stypes[i]);
-      MPI_Type_commit(&stypes[i]);
-      MPI_Type_create_subarray(d, sizes, sub, rstart, MPI_ORDER_C, MPI_DOUBLE, &rtypes[i]);
-      MPI_Type_commit(&rtypes[i]);
-    }
-
-    // MPI_Neighbor_alltoallw on the same neighbourhood as a distributed graph: the blocks of
-    // neighbours outside the mesh are dropped, keeping neighbourhood order, which is the order
-    // Cart_graph_get lists sources and targets in.
-    int tt = 0, indeg = 0, outdeg = 0;
-    CART(Cart_neighbor_degrees(cart, &tt, &indeg, &outdeg));
-    std::vector<int> all_src(t), all_dst(t), src(std::max(indeg, 1)), dst(std::max(outdeg, 1));
-    CART(Cart_neighbor_get(cart, t, all_src.data(), MPI_UNWEIGHTED, t, all_dst.data(), MPI_UNWEIGHTED));
-    CART(Cart_graph_get(cart, indeg, src.data(), outdeg, dst.data()));
-    std::vector<MPI_Datatype> gstypes, grtypes;
-    std::vector<int> gsrc, gdst;
-    for (int i = 0; i < t; ++i) {
-      if (all_src[i] != MPI_PROC_NULL) {
-        gsrc.push_back(all_src[i]);
-        grtypes.push_back(rtypes[i]);
-      }
-      if (all_dst[i] != MPI_PROC_NULL) {
-        gdst.push_back(all_dst[i]);
-        gstypes.push_back(stypes[i]);
-      }
-    }
-    // The compaction above must be exactly Cart_graph_get's lists, or the types would be paired
-    // with the wrong neighbours.
-    if (static_cast<int>(gsrc.size()) != indeg || static_cast<int>(gdst.size()) != outdeg ||
-        !std::equal(gsrc.begin(), gsrc.end(), src.begin()) || !std::equal(gdst.begin(), gdst.end(), dst.begin())) {
-      std::fprintf(stderr, "halo: rank %d: Cart_graph_get disagrees with Cart_neighbor_get without MPI_PROC_NULL\n", g_world_rank);
-      MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    MPI_Comm graph = MPI_COMM_NULL;
-    MPI_Dist_graph_create_adjacent(cart, indeg, src.data(), MPI_UNWEIGHTED, outdeg, dst.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                   &graph);
-    std::vector<int> gscounts(std::max(outdeg, 1), 1), grcounts(std::max(indeg, 1), 1);
-    std::vector<MPI_Aint> gsdispls(std::max(outdeg, 1), 0), grdispls(std::max(indeg, 1), 0);
-    if (gstypes.empty()) gstypes.push_back(MPI_DOUBLE);  // never read: keeps .data() non-NULL
-    if (grtypes.empty()) grtypes.push_back(MPI_DOUBLE);
-
-    // Fresh start for every variant. Halo cells that an exchange must fill start as NaN, so a
-    // block that never arrives shows up in the check; boundary cells of a mesh get their fixed
-    // value once, and the check proves cartplan never wrote them.
-    auto initialize = [&] {
-      for_each_cell(lb, [&](const int i[3]) {
-        int g[3] = {0, 0, 0};
-        bool halo = false, outside = false;
-        for (int j = 0; j < d; ++j) {
-          g[j] = coords[j] * n + i[j] - k;
-          halo = halo || i[j] < k || i[j] >= k + n;
-          outside = outside || g[j] < 0 || g[j] >= dims[j] * n;
-        }
-        double v = initial_value(g, d);
-        if (halo) v = outside && !c.periodic ? boundary_value(g, d) : std::nan("");
-        grid[lb.index(i)] = v;
-      });
-    };
-
-    Serial serial;
-    if (me == 0) serial = run_serial(c, dims);
-    std::vector<double> gathered(me == 0 ? cells * grid_size : 0);
-
-    // Compares every cell of every rank's array (interior and halo) with the serial array at
-    // the same global position, bit for bit; returns "" or the first mismatch.
-    auto compare = [&](const std::string& variant) -> std::string {
-      for (int r = 0; r < grid_size; ++r) {
-        int rc[3] = {0, 0, 0};
-        MPI_Cart_coords(cart, r, d, rc);
-        const double* local = gathered.data() + cells * r;
-        std::string found;
-        for_each_cell(lb, [&](const int i[3]) {
-          if (!found.empty()) return;
-          int s[3] = {0, 0, 0};
-          bool halo = false, outside = false;
-          for (int j = 0; j < d; ++j) {
-            s[j] = rc[j] * n + i[j];  // index into the serial array (which has the same k-deep halo)
-            halo = halo || i[j] < k || i[j] >= k + n;
-            outside = outside || s[j] < k || s[j] >= k + dims[j] * n;
-          }
-          // The 5-point stencil's halo holds the cells within L1 distance k of the interior;
-          // the rest of the corners is never sent (only fixed boundary cells are compared there).
-          if (star && outside_distance(lb, i[0], i[1]) > k && !(outside && !c.periodic)) return;
-          const double got = local[lb.index(i)], want = serial.a[serial.b.index(s)];
-          if (std::memcmp(&got, &want, sizeof got) != 0) {
-            char buf[512];
-            std::snprintf(buf, sizeof buf, "%s: rank %d %s cell (%d,%d,%d) = global (%d,%d,%d): got %.17g, serial %.17g",
-                          variant.c_str(), r, halo ? "halo" : "interior", i[0], i[1], d == 3 ? i[2] : 0, s[0] - k, s[1] - k,
-                          d == 3 ? s[2] - k : 0, got, want);
-            found = buf;
-          }
-        });
-        if (!found.empty()) return found;
-      }
-      return {};
-    };
-
-    // One variant: the Jacobi run, then the timed exchanges (which leave the halos holding the
-    // neighbours' final interiors), then the gather and the check on rank 0.
-    auto run_variant = [&](Variant& v, auto exchange) {
-      initialize();
-      if (star) {
-        // Exchange once per k sweeps; sweep s of the batch also updates the halo cells within
-        // L1 distance k-s of the interior that lie inside the global domain (mesh boundary
-        // cells keep their fixed values).
-        auto updatable = [&](int i0, int i1) {
-          if (c.periodic) return true;
-          const int g0 = coords[0] * n + i0 - k, g1 = coords[1] * n + i1 - k;
-          return g0 >= 0 && g0 < dims[0] * n && g1 >= 0 && g1 < dims[1] * n;
-        };
-        for (int it = 0; it < c.iters; it += k) {
-          exchange();
-          for (int s = 1; s <= k && it + s <= c.iters; ++s) jacobi5(lb, grid, scratch, k - s, updatable);
-        }
-      } else {
-        for (int it = 0; it < c.iters; ++it) {
-          exchange();
-          jacobi(lb, grid, scratch);
-        }
-      }
-      for (int w = 0; w < 5; ++w) exchange();
-      std::vector<double> times(c.iters);
-      for (int r = 0; r < c.iters; ++r) {
-        const double t0 = MPI_Wtime();
-        exchange();
-        times[r] = MPI_Wtime() - t0;
-      }
-      double med = median(times) * 1e6, worst = 0.0;
-      MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, cart);
-      v.us = worst;
-      MPI_Gather(grid.data(), static_cast<int>(cells), MPI_DOUBLE, gathered.data(), static_cast<int>(cells), MPI_DOUBLE, 0, cart);
-      if (me == 0) {
-        const std::string mismatch = compare(v.name);
-        v.check = mismatch.empty() ? "OK" : "MISMATCH";
-        return mismatch;
-      }
-      return std::string();
-    };
-
-    std::vector<Variant> variants;
-    std::string first_mismatch;
-    std::string auto_choice;
-    for (const char* algo : {"auto", "direct", "combining"}) {
-      MPI_Info info;
-      MPI_Info_create(&info);
-      MPI_Info_set(info, "cartplan_algorithm", algo);
-      Cart_Request req = CART_REQUEST_NULL;
-      CART(Cart_alltoallw_init(grid.data(), counts.data(), displs.data(), stypes.data(), grid.data(), counts.data(), displs.data(),
-                               rtypes.data(), cart, info, &req));
-      MPI_Info_free(&info);
-      int combining = 0;
-      CART(Cart_request_algorithm(req, &combining));
-      Variant v;
-      v.name = std::string("cartplan ") + algo;
-      v.algorithm = combining ? "combining" : "direct";
-      if (std::string(algo) == "auto") auto_choice = v.algorithm;
-      const std::string m = run_variant(v, [&] {
-        CART(Cart_start(&req));
-        CART(Cart_wait(&req));
-      });
-      if (first_mismatch.empty()) first_mismatch = m;
-      CART(Cart_request_free(&req));
-      variants.push_back(v);
-    }
-    {
-      Variant v;
-      v.name = "MPI_Neighbor_alltoallw";
-      v.algorithm = "-";
-      const std::string m = run_variant(v, [&] {
-        MPI_Neighbor_alltoallw(grid.data(), gscounts.data(), gsdispls.data(), gstypes.data(), grid.data(), grcounts.data(),
-                               grdispls.data(), grtypes.data(), graph);
-      });
-      if (first_mismatch.empty()) first_mismatch = m;
-      variants.push_back(v);
-    }
-
-    if (me == 0) {
-      std::printf("auto chose: %s\n", auto_choice.c_str());
-      std::printf("%-24s %-10s %14s  %s\n", "variant", "algorithm", "us/exchange", "check");
-      for (const Variant& v : variants)
-        std::printf("%-24s %-10s %14.2f  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, v.check.c_str());
-      std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges, after 5 warm-up exchanges)\n", c.iters);
-      if (first_mismatch.empty()) {
-        std::printf("check: OK (bit-for-bit)\n");
-      } else {
-        std::printf("check: FAILED, first mismatch: %s\n", first_mismatch.c_str());
-        status = 1;
-      }
-      std::fflush(stdout);
-    }
-
-    MPI_Comm_free(&graph);
-    for (int i = 0; i < t; ++i) {
-      MPI_Type_free(&stypes[i]);
-      MPI_Type_free(&rtypes[i]);
-    }
-    MPI_Comm_free(&cart);
+  if (p.cart != MPI_COMM_NULL) {
+    Datatypes dt = set_up_datatypes(p);
+    Runner runner(p);
+    std::string auto_choice, first_mismatch;
+    const std::vector<Variant> variants = run_variants(p, dt, runner, &auto_choice, &first_mismatch);
+    if (p.me == 0) status = print_report(c, variants, auto_choice, first_mismatch);
+    free_datatypes(&dt);
+    MPI_Comm_free(&p.cart);
   }
   // Every rank exits with rank 0's verdict, so mpirun reports it whichever rank it looks at.
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

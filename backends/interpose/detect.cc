@@ -8,6 +8,7 @@
 
 #include "backends/interpose/cart_records.h"
 #include "engine/neighborhood.h"
+#include "ir/parse_number.h"
 
 namespace cartplan::interpose {
 namespace {
@@ -51,20 +52,12 @@ bool info_get(MPI_Info info, const char* key, std::string* out) {
   return flag != 0;
 }
 
+// A comma-separated hint ("4,4,2"); values in [0, 2^30], anything malformed is rejected.
 bool parse_ints(const std::string& s, std::vector<int>* out) {
-  out->clear();
-  std::size_t pos = 0;
-  while (pos <= s.size()) {
-    const std::size_t comma = s.find(',', pos);
-    const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end = nullptr;
-    const long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || end != item.c_str() + item.size() || v < 0 || v > (1 << 30)) return false;
-    out->push_back(static_cast<int>(v));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return !out->empty();
+  Result<std::vector<int>> v = parse_int_list(s, 0, 1 << 30);
+  if (!v) return false;
+  *out = *v;
+  return true;
 }
 
 // The candidates of step 1, in the order they are tried; empty slots have descriptor 0.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "engine/cost_model_locate.h"
 #include "engine/planner.h"
 #include "ir/json.h"
+#include "ir/parse_number.h"
 #include "ir/read_file.h"
 #include "ir/verify.h"
 
@@ -76,13 +78,6 @@ std::string info_value(MPI_Info info, const char* key, bool* present) {
   value.resize(static_cast<std::size_t>(len));
   *present = flag != 0;
   return value;
-}
-
-bool parse_double(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  *out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(*out) && *out >= 0;
 }
 
 // Everything that must agree across ranks, flattened for one broadcast. Doubles travel as
@@ -198,20 +193,11 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     } else if (v == "natural") {
       o->dim_order = engine::natural_dim_order(ndims);
     } else {
-      std::vector<int> order;
-      std::size_t pos = 0;
-      while (pos <= v.size()) {
-        const std::size_t comma = v.find(',', pos);
-        const std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        char* end = nullptr;
-        const long k = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || end != item.c_str() + item.size() || k < 0 || k > 64)
-          return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order = '" + v + "' (expected auto, natural or K,K,...)");
-        order.push_back(static_cast<int>(k));
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-      }
-      Result<std::vector<int>> checked = engine::check_dim_order(order, ndims);
+      Result<std::vector<int>> order = parse_int_list(v, 0, 64);
+      if (!order)
+        return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order = '" + v + "': " + order.error() +
+                                                 " (expected auto, natural or K,K,...)");
+      Result<std::vector<int>> checked = engine::check_dim_order(*order, ndims);
       if (!checked) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order: " + checked.error());
       o->dim_order = *checked;
     }
@@ -248,12 +234,14 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     const std::uint64_t fingerprint = plan_fingerprint(ir::to_json_string(*plan));
     o->given_plan = std::make_shared<const Options::GivenPlan>(Options::GivenPlan{v, std::move(*plan), fingerprint});
   }
-  v = info_value(info, "cartplan_alpha_us", &present);
-  if (present && !parse_double(v, &o->model.alpha_us))
-    return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_alpha_us = '" + v + "' (expected a finite number >= 0)");
-  v = info_value(info, "cartplan_beta_us_per_byte", &present);
-  if (present && !parse_double(v, &o->model.beta_us_per_byte))
-    return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_beta_us_per_byte = '" + v + "' (expected a finite number >= 0)");
+  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
+                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
+    v = info_value(info, key, &present);
+    if (!present) continue;
+    Result<double> x = parse_nonnegative_double(v);
+    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
+    *field = *x;
+  }
   return {};
 }
 
