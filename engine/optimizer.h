@@ -61,7 +61,9 @@ double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostMode
 
 // A plan the optimizer considered, with its prediction. Every candidate passes ir::verify().
 struct Candidate {
-  std::string name;  // "direct", "combining", "log-round"
+  // "direct", "combining", "log-round"; auto without a requested order adds "combining, best
+  // order" / "log-round, best order" when another dimension order (order_search.h) is cheaper.
+  std::string name;
   ir::Plan plan;
   CostBreakdown cost;
 };

@@ -146,6 +146,12 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   const RunResult d = run("plan --op alltoall " + kMoore2 + " --algo direct --explain");
   REQUIRE(d.status == 0);
   CHECK_FALSE(contains(d.out, "combining ("));
+  // Auto also searches every dimension order and lists the cheapest with its order.
+  const RunResult o = run("plan --op allgather --stencil 'offsets:-1,0;2,2;2,-1;-2,0;2,0;-1,-1' --explain");
+  REQUIRE(o.status == 0);
+  CHECK(contains(o.out, "  combining (rounds 5, phases 2, volume 8, order (1,0)): "));
+  CHECK(contains(o.out, "* combining, best order (rounds 5, phases 2, volume 6, order (0,1)): "));
+  CHECK(contains(o.out, "chosen: combining, best order\n"));
   const RunResult bad = run("plan --op alltoall " + kMoore2 + " --explain=yes");
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "option --explain takes no value"));
