@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "engine/hybrid.h"
 #include "engine/loground.h"
 #include "engine/order_search.h"
 #include "engine/planner.h"
@@ -105,6 +106,20 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
       add("log-round", plan_log_round(op, nbh, order, log));
       const Candidate base = out.back();
       add_best_order("log-round", base, [&](const std::vector<int>& o) { return plan_log_round(op, nbh, o, log); });
+    }
+  }
+  if (options.algo == AlgoChoice::kHybrid && !supports_hybrid(op))
+    return fail(std::string("hybrid plans exist for alltoall, allgather, scatter, bcast and gather only, not ") +
+                ir::to_string(op));
+  if (supports_hybrid(op) && (all || options.algo == AlgoChoice::kHybrid)) {
+    // The greedy direct set for these block sizes, combining the rest in `order`.
+    std::optional<HybridChoice> h = search_hybrid(op, nbh, order, sizes, options.model, options.grid);
+    if (h) {
+      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost});
+    } else if (options.algo == AlgoChoice::kHybrid) {
+      return fail("no hybrid plan: it needs two distinct non-zero offsets, one sent directly and one combined (above " +
+                  std::to_string(kMaxHybridUnits) +
+                  " offsets, two with different numbers of non-zero coordinates)");
     }
   }
   assert(!out.empty());

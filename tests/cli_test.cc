@@ -157,6 +157,27 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   CHECK(contains(bad.err, "option --explain takes no value"));
 }
 
+TEST_CASE("plan --algo hybrid: faces direct, the rest combined; verifies; --explain lists it") {
+  const RunResult r = run("plan --op alltoall " + kMoore2 + " --algo hybrid --format text");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "combining"));
+  const RunResult j = run("plan --op alltoall " + kMoore2 + " --algo hybrid");
+  REQUIRE(j.status == 0);
+  const std::string path = temp_path("hybrid.json");
+  {
+    std::ofstream f(path);
+    f << j.out;
+  }
+  const RunResult v = run("verify '" + path + "'");
+  CHECK(v.status == 0);
+  const RunResult e = run("plan --op alltoall " + kMoore2 + " --explain");
+  REQUIRE(e.status == 0);
+  CHECK(contains(e.out, "  hybrid (rounds "));
+  const RunResult bad = run("plan --op allreduce " + kMoore2 + " --algo hybrid");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "hybrid plans exist for alltoall, allgather, scatter, bcast and gather only, not allreduce"));
+}
+
 TEST_CASE("plan | verify round trip exits 0") {
   for (const std::string& args : std::vector<std::string>{"plan " + kBox3, "plan " + kBox3 + " --algo combining",
                                                           "plan " + kFigure2 + " --algo combining",
