@@ -81,7 +81,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     out.push_back(Candidate{std::move(name), std::move(plan), cost});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
-  // cheapest as "<name>, best order" when it beats the increasing-C_k plan `base`.
+  // cheapest as "<name>, best order" when it beats `base`, the plan in the auto order
+  // (increasing C_k; reversed for reductions).
   const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order;
   auto add_best_order = [&](const std::string& name, const Candidate& base,
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {
