@@ -92,16 +92,19 @@ TEST_CASE("the optimizer picks log rounds for a deep halo of small blocks, and n
   o.block_bytes = 8;
   Result<std::vector<Candidate>> c = plan_candidates(ir::Op::kAlltoall, cheb, o);
   REQUIRE(c.ok());
-  REQUIRE(c->size() == 3);
+  REQUIRE(c->size() == 4);  // direct, combining, log-round, hybrid
   CHECK((*c)[2].name == "log-round");
+  CHECK((*c)[3].name == "hybrid");
   CHECK((*c)[2].cost.total_us() < (*c)[1].cost.total_us());  // cheaper than combining
   CHECK((*c)[2].cost.total_us() < (*c)[0].cost.total_us());  // and than direct
+  CHECK((*c)[2].cost.total_us() < (*c)[3].cost.total_us());  // and than the greedy hybrid
   Result<ir::Plan> p = make_plan(ir::Op::kAlltoall, cheb, o);
   REQUIRE(p.ok());
   CHECK(p->stats().rounds == 12);
   // n = 3 boxes have values {-1, 1}: log rounds save nothing, so there is no such candidate.
   c = plan_candidates(ir::Op::kAlltoall, *stencils::box(3, 3, -1), o);
-  CHECK(c->size() == 2);
+  REQUIRE(c.ok());
+  for (const Candidate& x : *c) CHECK(x.name != "log-round");
   // Asked for explicitly on an op without log-round plans: an error that says so.
   o.algo = AlgoChoice::kLogRound;
   CHECK(make_plan(ir::Op::kAllgather, cheb, o).error() ==

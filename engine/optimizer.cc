@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <functional>
 
+#include "engine/hybrid.h"
 #include "engine/loground.h"
+#include "engine/order_search.h"
 #include "engine/planner.h"
 
 namespace cartplan::engine {
@@ -77,16 +80,48 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     CostBreakdown cost = predict(plan, sizes, options.model, options.grid);
     out.push_back(Candidate{std::move(name), std::move(plan), cost});
   };
+  // Auto with no requested order also tries every dimension order (d <= 5) and adds the
+  // cheapest as "<name>, best order" when it beats `base`, the plan in the auto order
+  // (increasing C_k; reversed for reductions).
+  const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order;
+  auto add_best_order = [&](const std::string& name, const Candidate& base,
+                            const std::function<ir::Plan(const std::vector<int>&)>& build) {
+    if (!search) return;
+    std::optional<OrderChoice> best = cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid);
+    if (best && best->order != order && clearly_cheaper(best->cost.total_us(), base.cost.total_us()))
+      out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost});
+  };
   const bool all = options.algo == AlgoChoice::kAuto;
   if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh));
-  if (all || options.algo == AlgoChoice::kCombining) add("combining", plan_combining(op, nbh, order));
+  if (all || options.algo == AlgoChoice::kCombining) {
+    add("combining", plan_combining(op, nbh, order));
+    const Candidate base = out.back();
+    add_best_order("combining", base, [&](const std::vector<int>& o) { return plan_combining(op, nbh, o); });
+  }
   if (options.algo == AlgoChoice::kLogRound && !supports_log_rounds(op))
     return fail(std::string("log-round plans exist for alltoall and scatter only, not ") + ir::to_string(op));
   if (supports_log_rounds(op) && (all || options.algo == AlgoChoice::kLogRound)) {
     const std::vector<bool> log = log_round_dims(nbh);
     // Auto considers it only where it differs from combining; asked for, it is always built.
-    if (options.algo == AlgoChoice::kLogRound || std::find(log.begin(), log.end(), true) != log.end())
+    if (options.algo == AlgoChoice::kLogRound || std::find(log.begin(), log.end(), true) != log.end()) {
       add("log-round", plan_log_round(op, nbh, order, log));
+      const Candidate base = out.back();
+      add_best_order("log-round", base, [&](const std::vector<int>& o) { return plan_log_round(op, nbh, o, log); });
+    }
+  }
+  if (options.algo == AlgoChoice::kHybrid && !supports_hybrid(op))
+    return fail(std::string("hybrid plans exist for alltoall, allgather, scatter, bcast and gather only, not ") +
+                ir::to_string(op));
+  if (supports_hybrid(op) && (all || options.algo == AlgoChoice::kHybrid)) {
+    // The greedy direct set for these block sizes, combining the rest in `order`.
+    std::optional<HybridChoice> h = search_hybrid(op, nbh, order, sizes, options.model, options.grid);
+    if (h) {
+      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost});
+    } else if (options.algo == AlgoChoice::kHybrid) {
+      return fail("no hybrid plan: it needs two distinct non-zero offsets, one sent directly and one combined (above " +
+                  std::to_string(kMaxHybridUnits) +
+                  " offsets, two with different numbers of non-zero coordinates)");
+    }
   }
   assert(!out.empty());
   return out;
@@ -99,8 +134,10 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
   for (std::size_t i = 1; i < cands->size(); ++i)
     if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
 
-  // The stats always describe direct and the combining plan in the requested (or auto) order.
+  // The stats describe direct and the combining plan in the chosen plan's order (a direct plan:
+  // the requested or auto order).
   std::vector<int> order = options.dim_order ? *options.dim_order : auto_dim_order(op, nbh);
+  if ((*cands)[best].plan.algorithm() == ir::Algorithm::kCombining) order = (*cands)[best].plan.dim_order();
   const std::vector<std::int64_t> sizes = sizes_of(options);
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};

@@ -27,7 +27,9 @@ namespace cartplan::engine {
 
 // kLogRound: the combining plan with log-round (Bruck-style) routing in the dimensions where it
 // saves rounds (loground.h); alltoall and scatter only.
-enum class AlgoChoice { kAuto, kDirect, kCombining, kLogRound };
+// kHybrid: some offsets direct, the rest combined, chosen greedily under the model (hybrid.h);
+// alltoall and allgather (and the rooted ops that run them).
+enum class AlgoChoice { kAuto, kDirect, kCombining, kLogRound, kHybrid };
 
 struct PlanOptions {
   AlgoChoice algo = AlgoChoice::kAuto;
@@ -61,7 +63,9 @@ double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostMode
 
 // A plan the optimizer considered, with its prediction. Every candidate passes ir::verify().
 struct Candidate {
-  std::string name;  // "direct", "combining", "log-round"
+  // "direct", "combining", "log-round", "hybrid"; auto without a requested order adds "combining, best
+  // order" / "log-round, best order" when another dimension order (order_search.h) is cheaper.
+  std::string name;
   ir::Plan plan;
   CostBreakdown cost;
 };

@@ -3,8 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include "backends/sim/simulator.h"
+#include "engine/order_search.h"
 #include "engine/planner.h"
 #include "engine/stencils.h"
+#include "ir/verify.h"
 #include "tests/fixtures.h"
 
 namespace cartplan::engine {
@@ -46,7 +49,13 @@ TEST_CASE("auto picks combining below m* and direct above it") {
   o.block_bytes = static_cast<std::int64_t>(m_star) + 1;
   Result<ir::Plan> large = make_plan(ir::Op::kAlltoall, n, o);
   REQUIRE(large.ok());
-  CHECK(large->algorithm() == ir::Algorithm::kDirect);
+  // Just above m* direct beats combining, but a hybrid (some offsets direct, hybrid.h) may beat
+  // both: the choice is never the combining plan and never costlier than direct.
+  CHECK(large->stats().phase_rounds != std::vector<int>{2, 2, 2});
+  CHECK(predict_us(*large, o.block_bytes, o.model, std::nullopt) <= large->stats().cost->direct_us + 1e-9);
+  o.block_bytes = 100 * static_cast<std::int64_t>(m_star);  // far above: direct
+  CHECK(make_plan(ir::Op::kAlltoall, n, o)->algorithm() == ir::Algorithm::kDirect);
+  o.block_bytes = static_cast<std::int64_t>(m_star) + 1;
   // Both predictions recorded, with the formulas of seed 000.
   REQUIRE(large->stats().cost.has_value());
   const ir::CostInfo& c = *large->stats().cost;
@@ -121,6 +130,67 @@ TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {
   CHECK(p->stats().cost->combining_us == doctest::Approx(6 * 2.0 / 3));
   o.grid = *Grid::create({2, 2}, {true, true});
   CHECK(make_plan(ir::Op::kAlltoall, n, o).error() == "the grid has 2 dimensions, the neighbourhood 3");
+}
+
+TEST_CASE("dimension order search: an allgather whose cheapest order is not increasing C_k") {
+  // C_0 = 3 ({-2,-1,2}), C_1 = 2 ({-1,2}), so increasing C_k routes dimension 1 first: two
+  // edges, then three from the origin, one from (0,2) and two from (0,-1): V = 8. Dimension 0
+  // first: three edges, then one from (-1,0) and two from (2,0): V = 6. Both have 5 rounds in
+  // 2 phases (direct: 6 rounds), so at 8-byte blocks only the volume tells them apart.
+  const Neighborhood n = *Neighborhood::create(2, {{-1, 0}, {2, 2}, {2, -1}, {-2, 0}, {2, 0}, {-1, -1}});
+  CHECK(auto_dim_order(n) == std::vector<int>{1, 0});
+  PlanOptions o;
+  o.block_bytes = 8;
+  Result<std::vector<Candidate>> c = plan_candidates(ir::Op::kAllgather, n, o);
+  REQUIRE(c.ok());
+  REQUIRE(c->size() == 4);  // direct, combining, combining in the best order, hybrid
+  CHECK((*c)[3].name == "hybrid");
+  CHECK((*c)[1].name == "combining");
+  CHECK((*c)[1].plan.stats().volume == 8);
+  CHECK((*c)[2].name == "combining, best order");
+  CHECK((*c)[2].plan.dim_order() == std::vector<int>{0, 1});
+  CHECK((*c)[2].plan.stats().volume == 6);
+  CHECK((*c)[2].cost.total_us() < (*c)[1].cost.total_us());
+
+  Result<ir::Plan> p = make_plan(ir::Op::kAllgather, n, o);
+  REQUIRE(p.ok());
+  CHECK(p->algorithm() == ir::Algorithm::kCombining);
+  CHECK(p->dim_order() == std::vector<int>{0, 1});
+  CHECK(p->stats().cost->combining_volume == 6);  // the stats describe the chosen order
+  CHECK(ir::verify(*p).empty());
+  for (auto [dims, periods] : std::vector<std::pair<std::vector<int>, std::vector<bool>>>{
+           {{4, 3}, {true, true}}, {{5, 4}, {false, false}}, {{2, 2}, {true, false}}}) {
+    sim::SimOptions so;
+    so.block_bytes = {3};
+    const Result<sim::SimReport> r = sim::simulate(*p, *Grid::create(dims, periods), so);
+    REQUIRE(r.ok());
+    CHECK_MESSAGE(r->ok, (r->errors.empty() ? "" : r->errors.front()));
+  }
+
+  // A requested order is kept; a forced algorithm gets no search.
+  o.dim_order = std::vector<int>{1, 0};
+  CHECK(make_plan(ir::Op::kAllgather, n, o)->dim_order() == std::vector<int>{1, 0});
+  o.dim_order.reset();
+  o.algo = AlgoChoice::kCombining;
+  CHECK(plan_candidates(ir::Op::kAllgather, n, o)->size() == 1);
+}
+
+TEST_CASE("dimension order search: ties go to the lexicographically first order; d > 5 is not searched") {
+  // Alltoall costs the same in every order (rounds and entries per round do not depend on it):
+  // the search returns the first order, and no extra candidate is added.
+  const Neighborhood box = *stencils::box(3, 3, -1);
+  auto build = [&](const std::vector<int>& order) { return plan_combining(ir::Op::kAlltoall, box, order); };
+  const std::optional<OrderChoice> best = cheapest_order(3, build, {100}, CostModel{}, std::nullopt);
+  REQUIRE(best.has_value());
+  CHECK(best->order == std::vector<int>{0, 1, 2});
+  PlanOptions o;
+  o.block_bytes = 100;
+  const Result<std::vector<Candidate>> cands = plan_candidates(ir::Op::kAlltoall, box, o);
+  REQUIRE(cands.ok());
+  for (const Candidate& c : *cands) CHECK(c.name.find("best order") == std::string::npos);
+  CHECK_FALSE(cheapest_order(6, build, {100}, CostModel{}, std::nullopt).has_value());
+  CHECK(clearly_cheaper(1.0, 1.1));
+  CHECK_FALSE(clearly_cheaper(1.0, 1.0 + 1e-12));
 }
 
 }  // namespace

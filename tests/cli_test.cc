@@ -146,9 +146,36 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   const RunResult d = run("plan --op alltoall " + kMoore2 + " --algo direct --explain");
   REQUIRE(d.status == 0);
   CHECK_FALSE(contains(d.out, "combining ("));
+  // Auto also searches every dimension order and lists the cheapest with its order.
+  const RunResult o = run("plan --op allgather --stencil 'offsets:-1,0;2,2;2,-1;-2,0;2,0;-1,-1' --explain");
+  REQUIRE(o.status == 0);
+  CHECK(contains(o.out, "  combining (rounds 5, phases 2, volume 8, order (1,0)): "));
+  CHECK(contains(o.out, "* combining, best order (rounds 5, phases 2, volume 6, order (0,1)): "));
+  CHECK(contains(o.out, "chosen: combining, best order\n"));
   const RunResult bad = run("plan --op alltoall " + kMoore2 + " --explain=yes");
   CHECK(bad.status == 2);
   CHECK(contains(bad.err, "option --explain takes no value"));
+}
+
+TEST_CASE("plan --algo hybrid: faces direct, the rest combined; verifies; --explain lists it") {
+  const RunResult r = run("plan --op alltoall " + kMoore2 + " --algo hybrid --format text");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "combining"));
+  const RunResult j = run("plan --op alltoall " + kMoore2 + " --algo hybrid");
+  REQUIRE(j.status == 0);
+  const std::string path = temp_path("hybrid.json");
+  {
+    std::ofstream f(path);
+    f << j.out;
+  }
+  const RunResult v = run("verify '" + path + "'");
+  CHECK(v.status == 0);
+  const RunResult e = run("plan --op alltoall " + kMoore2 + " --explain");
+  REQUIRE(e.status == 0);
+  CHECK(contains(e.out, "  hybrid (rounds "));
+  const RunResult bad = run("plan --op allreduce " + kMoore2 + " --algo hybrid");
+  CHECK(bad.status == 2);
+  CHECK(contains(bad.err, "hybrid plans exist for alltoall, allgather, scatter, bcast and gather only, not allreduce"));
 }
 
 TEST_CASE("plan | verify round trip exits 0") {

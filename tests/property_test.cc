@@ -1,6 +1,7 @@
 // Property tests over random neighbourhoods (seed 000 Props. 3.2/3.3 and the mesh rules):
-// every algorithm (direct, combining, log-round for alltoall, the optimizer's pick) verifies, round-trips through JSON, and the simulator delivers every block
-// with no write into a halo whose source is outside the mesh.
+// every algorithm (direct, combining, log-round for alltoall, hybrid with a random direct set and
+// the greedy one, the optimizer's pick) verifies, round-trips through JSON, and the simulator
+// delivers every block with no write into a halo whose source is outside the mesh.
 //
 // CARTPLAN_PROPERTY_SEED=<n> and CARTPLAN_PROPERTY_CASES=<n> change the run (defaults 1, 1000).
 #include <doctest/doctest.h>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "backends/sim/simulator.h"
+#include "engine/hybrid.h"
 #include "engine/loground.h"
 #include "engine/optimizer.h"
 #include "engine/planner.h"
@@ -78,7 +80,8 @@ Case random_case(std::mt19937& rng) {
 TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON, simulate") {
   std::mt19937 rng(static_cast<unsigned>(env_or("CARTPLAN_PROPERTY_SEED", 1)));
   const long cases = env_or("CARTPLAN_PROPERTY_CASES", 1000);
-  long simulated = 0, meshes = 0, with_dups = 0, with_zero = 0;
+  long simulated = 0, meshes = 0, with_dups = 0, with_zero = 0, hybrids = 0;
+  std::bernoulli_distribution pick_bit(0.5);
   for (long c = 0; c < cases; ++c) {
     const Case k = random_case(rng);
     CAPTURE(c);
@@ -103,10 +106,41 @@ TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON,
 
       engine::PlanOptions options;
       options.block_bytes = std::uniform_int_distribution<int>(0, 64)(rng);
+      // Alltoall with per-block sizes half of the time (faces and corners differ in v/w halos).
+      if (op == ir::Op::kAlltoall && c % 2 == 1)
+        for (int i = 0; i < k.nbh.size(); ++i)
+          options.block_sizes.push_back(std::uniform_int_distribution<int>(0, 20000)(rng));
       const Result<ir::Plan> chosen = engine::make_plan(op, k.nbh, options);
       REQUIRE(chosen.ok());
 
       std::vector<const ir::Plan*> plans = {&direct, &combining, &*chosen};
+      // Hybrids: a random direct set (at least one offset direct, at least one combined) and the
+      // greedy one, with rounds = direct offsets + C of the combined rest.
+      std::optional<ir::Plan> random_hybrid, greedy_hybrid;
+      std::vector<ir::Offset> distinct_nonzero;
+      for (const ir::Offset& o : distinct)
+        if (!Neighborhood::is_zero(o)) distinct_nonzero.push_back(o);
+      if (distinct_nonzero.size() >= 2) {
+        std::vector<ir::Offset> chosen_direct, rest;
+        for (const ir::Offset& o : distinct_nonzero) (pick_bit(rng) ? chosen_direct : rest).push_back(o);
+        if (chosen_direct.empty()) chosen_direct.push_back(rest.back()), rest.pop_back();
+        if (rest.empty()) rest.push_back(chosen_direct.back()), chosen_direct.pop_back();
+        random_hybrid = engine::plan_hybrid(op, k.nbh, k.order, chosen_direct);
+        const Neighborhood rest_nbh = *Neighborhood::create(k.nbh.ndims(), rest);
+        int rest_c = 0;
+        for (int dim = 0; dim < k.nbh.ndims(); ++dim) rest_c += rest_nbh.distinct_nonzero(dim);
+        CHECK(random_hybrid->stats().rounds == static_cast<int>(chosen_direct.size()) + rest_c);
+        plans.push_back(&*random_hybrid);
+        const std::optional<engine::HybridChoice> g = engine::search_hybrid(
+            op, k.nbh, k.order, options.block_sizes.empty() ? std::vector<std::int64_t>{options.block_bytes} : options.block_sizes,
+            options.model, k.grid);
+        REQUIRE(g.has_value());
+        CHECK(!g->direct.empty());
+        CHECK(g->direct.size() < distinct_nonzero.size());
+        greedy_hybrid = g->plan;
+        plans.push_back(&*greedy_hybrid);
+        ++hybrids;
+      }
       // Log-round routing in every dimension (even where it does not pay): Bruck hops on tori
       // and meshes, with the round count of the formula.
       std::optional<ir::Plan> log_round;
@@ -145,12 +179,13 @@ TEST_CASE("random neighbourhoods x ops x algorithms x tori/meshes: verify, JSON,
     }
   }
   // The generator really covers what the properties are about.
-  CHECK(simulated == cases * 7);
+  CHECK(simulated == cases * 7 + 2 * hybrids);
+  CHECK(hybrids > cases);  // both ops, most cases have two distinct non-zero offsets
   CHECK(meshes > cases / 2);
   CHECK(with_dups > cases / 4);
   CHECK(with_zero > cases / 5);
   MESSAGE("simulated " << simulated << " plans; " << meshes << " meshes, " << with_dups << " with duplicates, "
-                       << with_zero << " with the zero offset");
+                       << with_zero << " with the zero offset, " << hybrids << " x 2 hybrids");
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ constexpr std::int64_t kMaxSimRanks = std::int64_t{1} << 22;
 constexpr double kMaxSimMemoryBytes = 8.0 * (1 << 30);
 
 constexpr const char* kUsage = R"(usage:
-  cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining|loground]
+  cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining|loground|hybrid]
                     [--dim-order auto|natural|K,K,..] [--block-bytes N]
                     [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE] [--format json|text|dot]
                     [--explain]   (print every candidate's predicted cost term by term instead)
@@ -214,7 +214,8 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
       {{"auto", engine::AlgoChoice::kAuto},
        {"direct", engine::AlgoChoice::kDirect},
        {"combining", engine::AlgoChoice::kCombining},
-       {"loground", engine::AlgoChoice::kLogRound}},
+       {"loground", engine::AlgoChoice::kLogRound},
+       {"hybrid", engine::AlgoChoice::kHybrid}},
       engine::AlgoChoice::kAuto);
   if (!algo) return ErrorMessage{algo.error()};
   req.options.algo = *algo;

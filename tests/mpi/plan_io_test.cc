@@ -15,6 +15,7 @@
 
 #include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
+#include "engine/hybrid.h"
 #include "engine/neighborhood.h"
 #include "engine/planner.h"
 #include "ir/json.h"
@@ -215,7 +216,10 @@ void given_plans(Harness& h, const std::string& dir) {
   const ir::Plan edited = cartplan::engine::plan_combining(ir::Op::kAlltoall, nbh, {1, 0});
   const std::string text = ir::to_json_string(edited);
   const std::string path = dir + "/edited.json", garbage = dir + "/garbage.json", broken = dir + "/broken.json",
-                    vn = dir + "/vonneumann.json";
+                    vn = dir + "/vonneumann.json", hybrid_path = dir + "/hybrid.json";
+  // A hybrid plan (engine/hybrid.h): the four faces in a direct phase, the corners combined.
+  const ir::Plan hybrid =
+      cartplan::engine::plan_hybrid(ir::Op::kAlltoall, nbh, {0, 1}, {{-1, 0}, {1, 0}, {0, -1}, {0, 1}});
   if (h.rank == 0) {
     write_file(path, text);
     write_file(garbage, "{\"schema\": 1");
@@ -226,6 +230,7 @@ void given_plans(Harness& h, const std::string& dir) {
     const cartplan::engine::Neighborhood four =
         *cartplan::engine::Neighborhood::create(2, {{1, 0}, {-1, 0}, {0, 1}, {0, -1}});
     write_file(vn, ir::to_json_string(cartplan::engine::plan_direct(ir::Op::kAlltoall, four)));
+    write_file(hybrid_path, ir::to_json_string(hybrid));
   }
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -245,6 +250,19 @@ void given_plans(Harness& h, const std::string& dir) {
     run_and_check(h, m, &given, send, recv, c, "given plan");
     run_and_check(h, m, &given, send, recv, c, "given plan, second start");
   }
+
+  // A hybrid plan runs like any combining plan (it is one, with a direct phase first).
+  MPI_Info hybrid_info = plan_info(hybrid_path);
+  Cart_Request hy = CART_REQUEST_NULL;
+  h.check(Cart_alltoall_init(send.data(), c, MPI_INT, recv.data(), c, MPI_INT, m.cart, hybrid_info, &hy) == MPI_SUCCESS,
+          std::string("init with a hybrid plan: ") + Cart_error_message());
+  if (hy) {
+    h.check(request_plan(h, hy) == ir::to_json_string(hybrid), "Cart_request_plan returns the hybrid plan");
+    run_and_check(h, m, &hy, send, recv, c, "hybrid plan");
+    run_and_check(h, m, &hy, send, recv, c, "hybrid plan, second start");
+  }
+  Cart_request_free(&hy);
+  MPI_Info_free(&hybrid_info);
 
   // The op must match: an alltoall plan for an allgather is refused on every rank.
   Cart_Request wrong = CART_REQUEST_NULL;
