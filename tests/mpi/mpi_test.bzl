@@ -1,0 +1,24 @@
+"""mpi_test: an MPI program run under mpirun by run_mpi.sh with a time limit, tagged "mpi"."""
+
+def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 240, tags = []):
+    """One test: `binary` on `np` ranks, killed (and failed) after `limit` seconds.
+
+    Args:
+      name: the test's name.
+      binary: the label of the MPI program.
+      np: the number of ranks.
+      args: more arguments for the program.
+      data: more runfiles.
+      size: the Bazel test size.
+      limit: seconds before run_mpi.sh kills the job (a deadlock fails instead of hanging).
+      tags: more tags; every MPI test is "mpi" and "exclusive" (one MPI job at a time on a
+        2-core machine keeps timings sane).
+    """
+    native.sh_test(
+        name = name,
+        size = size,
+        srcs = ["run_mpi.sh"],
+        args = [str(np), str(limit), "$(location %s)" % binary] + args,
+        data = [binary] + data,
+        tags = ["exclusive", "mpi"] + tags,
+    )
