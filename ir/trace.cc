@@ -296,12 +296,12 @@ Trace trace(const Plan& plan) {
     // Walk the writers back to the send buffer: every transfer and local step on the way feeds
     // block i. `rel` is the final holder's position relative to the process at the step.
     std::set<std::pair<int, Offset>> seen;
-    std::vector<std::pair<int, Offset>> todo;
+    std::vector<std::pair<int, Offset>> pending;
     const Offset zero(plan.ndims(), 0);
-    for (int w : loc.writers) todo.emplace_back(w, zero);
-    while (!todo.empty()) {
-      auto [w, rel] = std::move(todo.back());
-      todo.pop_back();
+    for (int w : loc.writers) pending.emplace_back(w, zero);
+    while (!pending.empty()) {
+      auto [w, rel] = std::move(pending.back());
+      pending.pop_back();
       if (!seen.insert({w, rel}).second) continue;
       if (++walked > kMaxWalk) {
         tr.errors.push_back("recv[" + std::to_string(i) + "]: more than " + std::to_string(kMaxWalk) +
@@ -316,9 +316,9 @@ Trace trace(const Plan& plan) {
         Offset up(rel.size());
         for (std::size_t k = 0; k < rel.size(); ++k)
           up[k] = clamp_int(std::int64_t{rel[k]} + (k < shift.size() ? shift[k] : 0));
-        for (int parent : transfer_parents[w]) todo.emplace_back(parent, up);
+        for (int parent : transfer_parents[w]) pending.emplace_back(parent, up);
       } else {
-        for (int parent : local_parents[local_of_writer(w)]) todo.emplace_back(parent, rel);
+        for (int parent : local_parents[local_of_writer(w)]) pending.emplace_back(parent, rel);
       }
     }
   }

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
 
 namespace cartplan::mpitest {
 
@@ -55,5 +58,23 @@ struct Harness {
     return sums[1] == 0 ? 0 : 1;
   }
 };
+
+// A cartplan communicator for a test case with Info cartplan_algorithm = `algo`; aborts the job
+// (with cartplan's message) if creation fails, since nothing after it could be checked.
+inline MPI_Comm open_cart(int d, const std::vector<int>& dims, const std::vector<int>& periods, int t,
+                          const std::vector<int>& offsets, const char* algo) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algo);
+  MPI_Comm cart = MPI_COMM_NULL;
+  const int rc = Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED,
+                                          info, 0, &cart);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) {
+    std::fprintf(stderr, "Cart_neighborhood_create failed: %s\n", Cart_error_message());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return cart;
+}
 
 }  // namespace cartplan::mpitest

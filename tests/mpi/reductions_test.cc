@@ -110,18 +110,7 @@ Case random_case(std::mt19937& rng, int np) {
 }
 
 MPI_Comm make_cart(const Case& c, const char* algo) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", algo);
-  MPI_Comm cart = MPI_COMM_NULL;
-  const int rc = Cart_neighborhood_create(MPI_COMM_WORLD, c.d, c.dims.data(), c.periods.data(), c.t, c.offsets.data(),
-                                          MPI_UNWEIGHTED, info, 0, &cart);
-  MPI_Info_free(&info);
-  if (rc != MPI_SUCCESS) {
-    std::fprintf(stderr, "Cart_neighborhood_create failed: %s\n", Cart_error_message());
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return cart;
+  return cartplan::mpitest::open_cart(c.d, c.dims, c.periods, c.t, c.offsets, algo);
 }
 
 // The reference: MPI's neighbourhood collectives over the existing neighbours.
