@@ -1,0 +1,307 @@
+// lower(): one rank's bound plan as a Program of messages over byte segments and local steps.
+#include "engine/lower.h"
+
+#include <algorithm>
+#include <cassert>
+#include <optional>
+#include <string>
+
+namespace cartplan::engine {
+namespace {
+
+using ir::BufKind;
+using ir::BufRef;
+
+Loc user_loc(Loc::Kind kind, int index, const BlockLayout& b) { return Loc{kind, index, 0, b.bytes, b.contiguous}; }
+
+// The arena grows by whole regions; a region is never reused within one run.
+struct Arena {
+  std::int64_t size = 0;
+  std::int64_t take(std::int64_t bytes) {
+    const std::int64_t at = size;
+    size += bytes;
+    return at;
+  }
+};
+
+// Parts of a message in wire order, empty ones dropped (they carry nothing).
+Message make_message(bool recv, int peer, const BoundRound& br, std::vector<Loc> parts) {
+  Message m{recv, peer, br.tag, br.phase, br.round, {}, 0};
+  for (Loc& l : parts)
+    if (l.bytes > 0) {
+      m.bytes += l.bytes;
+      m.parts.push_back(l);
+    }
+  return m;
+}
+
+// Whether `locs` lie in order, back to back, in the staging arena (one region to send from).
+bool staged_run(const std::vector<Loc>& locs) {
+  std::optional<std::int64_t> next;
+  for (const Loc& l : locs) {
+    if (l.bytes == 0) continue;
+    if (l.kind != Loc::Kind::kStaging || (next && *next != l.offset)) return false;
+    next = l.offset + l.bytes;
+  }
+  return true;
+}
+
+Loc merge_run(const std::vector<Loc>& locs) {
+  Loc run{Loc::Kind::kStaging, 0, -1, 0, true};
+  for (const Loc& l : locs) {
+    if (l.bytes == 0) continue;
+    if (run.offset < 0) run.offset = l.offset;
+    run.bytes += l.bytes;
+  }
+  if (run.offset < 0) run.offset = 0;
+  return run;
+}
+
+void receives_first(std::vector<Message>& messages) {
+  // Receives first, so that a phase's messages find their receive posted when possible.
+  std::stable_sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.recv > b.recv; });
+}
+
+// Alltoall and allgather: temp slots live in the staging arena.
+Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
+  Program prog;
+  prog.op = plan.op();
+  prog.rank = bound.rank;
+  Arena arena;
+  std::vector<Loc> send, recv, temp(plan.temp_slots().size());
+  for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
+  for (int i = 0; i < static_cast<int>(layout.recv.size()); ++i) recv.push_back(user_loc(Loc::Kind::kRecv, i, layout.recv[i]));
+  auto loc_of = [&](const BufRef& ref) -> Loc& {
+    return ref.kind == BufKind::kSend ? send[ref.index] : ref.kind == BufKind::kRecv ? recv[ref.index] : temp[ref.index];
+  };
+  auto temp_bytes = [&](const BufRef& ref) {
+    const std::int64_t b = bound.temp_slot_bytes[ref.index];
+    assert(b >= 0 && "a forwarded block's size is known wherever the plan forwards it");
+    return b;
+  };
+  auto staged = [&](std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena.take(bytes), bytes, true}; };
+
+  const int me = bound.rank;
+  const std::size_t nphases = bound.phase_begin.size() - 1;
+  prog.phases.resize(nphases);
+  for (std::size_t p = 0; p < nphases; ++p) {
+    PhaseProgram& ph = prog.phases[p];
+    // Rounds to this rank itself first: no place is read and written in one phase, and their
+    // senders' and receivers' masks agree (the shift only moves along periodic dimensions).
+    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
+      const BoundRound& br = bound.rounds[k];
+      if (br.send_peer != me) continue;
+      assert(br.recv_peer == me && br.recv_entries == br.send_entries);
+      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+      std::vector<Loc> from;
+      for (int e : br.send_entries) from.push_back(loc_of(round.send[e]));
+      for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+        const BufRef& ref = round.recv[br.recv_entries[j]];
+        if (ref.kind == BufKind::kTemp) {
+          // Zero-copy: the slot is wherever the block is now.
+          temp[ref.index] = from[j];
+          continue;
+        }
+        if (from[j].bytes > 0) ph.before.push_back(Step{from[j], loc_of(ref), false});
+      }
+    }
+    // Sends read locations as they were before this phase, so they are described first.
+    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
+      const BoundRound& br = bound.rounds[k];
+      if (br.send_peer == kNoRank || br.send_peer == me) continue;
+      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+      std::vector<Loc> parts;
+      bool all_contiguous = true;
+      std::int64_t total = 0;
+      for (int e : br.send_entries) {
+        parts.push_back(loc_of(round.send[e]));
+        all_contiguous = all_contiguous && parts.back().contiguous;
+        total += parts.back().bytes;
+      }
+      if (parts.size() > 1 && staged_run(parts)) {
+        parts = {merge_run(parts)};  // forwarded as they arrived: no packing
+      } else if (parts.size() > 1 && all_contiguous) {
+        const Loc buf = staged(total);
+        std::int64_t off = buf.offset;
+        for (const Loc& l : parts) {
+          if (l.bytes > 0) ph.before.push_back(Step{l, Loc{Loc::Kind::kStaging, 0, off, l.bytes, true}, false});
+          off += l.bytes;
+        }
+        parts = {buf};
+      }
+      ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
+    }
+    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
+      const BoundRound& br = bound.rounds[k];
+      if (br.recv_peer == kNoRank || br.recv_peer == me) continue;
+      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+      std::vector<BufRef> refs;
+      bool all_contiguous = true, any_temp = false;
+      std::int64_t total = 0;
+      for (int e : br.recv_entries) {
+        const BufRef& ref = round.recv[e];
+        const bool is_temp = ref.kind == BufKind::kTemp;
+        refs.push_back(ref);
+        any_temp = any_temp || is_temp;
+        all_contiguous = all_contiguous && (is_temp || loc_of(ref).contiguous);
+        total += is_temp ? temp_bytes(ref) : loc_of(ref).bytes;
+      }
+      std::vector<Loc> parts;
+      if (refs.size() == 1 && !any_temp) {
+        parts = {loc_of(refs[0])};
+      } else if (all_contiguous) {
+        // One staging region: temp slots stay where they arrive, user blocks are unpacked.
+        const Loc buf = staged(total);
+        std::int64_t off = buf.offset;
+        for (const BufRef& ref : refs) {
+          const std::int64_t b = ref.kind == BufKind::kTemp ? temp_bytes(ref) : loc_of(ref).bytes;
+          const Loc region{Loc::Kind::kStaging, 0, off, b, true};
+          if (ref.kind == BufKind::kTemp)
+            temp[ref.index] = region;
+          else if (b > 0)
+            ph.after.push_back(Step{region, loc_of(ref), false});
+          off += b;
+        }
+        parts = {buf};
+      } else {
+        // A struct datatype over the user's blocks and staging regions for the temp slots.
+        for (const BufRef& ref : refs) {
+          if (ref.kind == BufKind::kTemp) temp[ref.index] = staged(temp_bytes(ref));
+          parts.push_back(loc_of(ref));
+        }
+      }
+      ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
+    }
+    receives_first(ph.messages);
+  }
+  for (int c : bound.copies) {
+    const ir::Copy& copy = plan.copies()[c];
+    const Loc from = loc_of(copy.from);
+    if (from.bytes > 0) prog.final_steps.push_back(Step{from, loc_of(copy.to), false});
+  }
+  prog.staging_bytes = arena.size;
+  return prog;
+}
+
+// Reductions and rooted ops: temp slots, foreign recv blocks and staged combines are scratch
+// blocks in the layout of one block of the call.
+Program lower_extended(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
+  Program prog;
+  prog.op = plan.op();
+  prog.rank = bound.rank;
+  auto scratch = [&]() {
+    if (layout.unit.bytes == 0) return Loc{Loc::Kind::kScratch, 0, 0, 0, true};
+    return Loc{Loc::Kind::kScratch, prog.scratch_blocks++, 0, layout.unit.bytes, layout.unit.contiguous};
+  };
+  std::vector<Loc> send;
+  for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
+  std::vector<std::optional<Loc>> recv(layout.recv.size()), temp(plan.temp_slots().size());
+  for (std::size_t j = 0; j < layout.recv.size(); ++j)
+    if (layout.recv_user[j]) recv[j] = user_loc(Loc::Kind::kRecv, static_cast<int>(j), layout.recv[j]);
+  // Scratch is made when a location is first used (in plan order) and kept.
+  auto loc_of = [&](const BufRef& ref) -> Loc {
+    if (ref.kind == BufKind::kSend) return send.at(static_cast<std::size_t>(ref.index));
+    std::optional<Loc>& l = ref.kind == BufKind::kRecv ? recv.at(static_cast<std::size_t>(ref.index))
+                                                       : temp.at(static_cast<std::size_t>(ref.index));
+    if (!l) l = scratch();
+    return *l;
+  };
+  auto add = [](std::vector<Step>& list, const Loc& from, const Loc& to, bool combine) {
+    if (from.bytes > 0) list.push_back(Step{from, to, combine});
+  };
+
+  const int me = bound.rank;
+  const std::size_t nphases = bound.phase_begin.size() - 1;
+  prog.phases.resize(nphases);
+  for (std::size_t p = 0; p < nphases; ++p) {
+    PhaseProgram& ph = prog.phases[p];
+    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
+      const BoundRound& br = bound.rounds[k];
+      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+      if (br.send_peer == me) {
+        // A round to this rank itself: stores at the phase start, combines after the phase
+        // in plan order.
+        assert(br.recv_peer == me && br.recv_entries == br.send_entries);
+        for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+          const int e = br.recv_entries[j];
+          const Loc from = loc_of(round.send[e]), to = loc_of(round.recv[e]);
+          add(br.recv_combine[j] ? ph.after : ph.before, from, to, br.recv_combine[j]);
+        }
+        continue;
+      }
+      if (br.send_peer != kNoRank) {
+        std::vector<Loc> parts;
+        for (int e : br.send_entries) parts.push_back(loc_of(round.send[e]));
+        ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
+      }
+      if (br.recv_peer != kNoRank) {
+        std::vector<Loc> parts;
+        for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+          const Loc to = loc_of(round.recv[br.recv_entries[j]]);
+          if (br.recv_combine[j]) {
+            const Loc staged = scratch();
+            add(ph.after, staged, to, true);
+            parts.push_back(staged);
+          } else {
+            parts.push_back(to);
+          }
+        }
+        ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
+      }
+    }
+    for (const auto& [c, combine] : bound.phase_copies[p]) {
+      const ir::Copy& copy = plan.phases()[p].copies[static_cast<std::size_t>(c)];
+      const Loc from = loc_of(copy.from), to = loc_of(copy.to);
+      add(ph.after, from, to, combine);
+    }
+    receives_first(ph.messages);
+  }
+  for (std::size_t q = 0; q < bound.copies.size(); ++q) {
+    const ir::Copy& copy = plan.copies()[static_cast<std::size_t>(bound.copies[q])];
+    const Loc from = loc_of(copy.from), to = loc_of(copy.to);
+    add(prog.final_steps, from, to, bound.copy_combine[q]);
+  }
+  return prog;
+}
+
+bool extended(ir::Op op) { return ir::is_reduction(op) || ir::is_rooted(op); }
+
+}  // namespace
+
+Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
+  if (static_cast<int>(layout.send.size()) != plan.num_send_blocks())
+    return fail("layout has " + std::to_string(layout.send.size()) + " send blocks, the plan " +
+                std::to_string(plan.num_send_blocks()));
+  if (static_cast<int>(layout.recv.size()) != plan.num_recv_blocks())
+    return fail("layout has " + std::to_string(layout.recv.size()) + " recv blocks, the plan " +
+                std::to_string(plan.num_recv_blocks()));
+  for (const auto* side : {&layout.send, &layout.recv})
+    for (std::size_t i = 0; i < side->size(); ++i)
+      if ((*side)[i].bytes < 0)
+        return fail(std::string(side == &layout.send ? "send" : "recv") + " block " + std::to_string(i) + " has " +
+                    std::to_string((*side)[i].bytes) + " bytes");
+  if (bound.phase_begin.size() != plan.phases().size() + 1 || bound.temp_slot_bytes.size() != plan.temp_slots().size())
+    return fail("the bound plan was not bound from this plan");
+  if (extended(plan.op())) {
+    if (layout.recv_user.size() != layout.recv.size())
+      return fail("layout.recv_user has " + std::to_string(layout.recv_user.size()) + " entries, expected " +
+                  std::to_string(layout.recv.size()));
+    if (layout.unit.bytes < 0) return fail("the unit block has " + std::to_string(layout.unit.bytes) + " bytes");
+    return lower_extended(plan, bound, layout);
+  }
+  return lower_plain(plan, bound, layout);
+}
+
+Layout contiguous_layout(const ir::Plan& plan, const BoundPlan& bound) {
+  Layout l;
+  auto bytes = [&](int i) { return bound.block_bytes[bound.block_bytes.size() == 1 ? 0 : static_cast<std::size_t>(i)]; };
+  for (int i = 0; i < plan.num_send_blocks(); ++i) l.send.push_back({std::max<std::int64_t>(bytes(i), 0), true});
+  for (int i = 0; i < plan.num_recv_blocks(); ++i) l.recv.push_back({std::max<std::int64_t>(bytes(i), 0), true});
+  if (extended(plan.op())) {
+    l.unit = {std::max<std::int64_t>(bytes(0), 0), true};
+    for (int i = 0; i < plan.num_recv_blocks(); ++i) l.recv_user.push_back(bound.recv_result[static_cast<std::size_t>(i)]);
+  }
+  return l;
+}
+
+}  // namespace cartplan::engine

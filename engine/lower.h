@@ -1,0 +1,60 @@
+// lower(): the rules that turn one rank's bound plan into a Program (engine/program.h): which
+// messages are packed, which go by datatype, which rounds become local copies, where temp slots
+// sit in the staging arena, and which forwarded blocks need no copy at all.
+//
+// Alltoall and allgather:
+//  - A round to this rank itself (a shift that wraps around a small torus dimension) is a
+//    local step. When it only moves a block into a temp slot, the slot becomes the block's
+//    current location instead (no copy): the source is never written again while the slot is
+//    read, since staging regions are written once per run and send blocks never.
+//  - A message of one location uses it directly; several contiguous locations are packed into a
+//    staging region at the phase's start (sends) or unpacked from one after it (receives);
+//    otherwise one struct datatype covers them. Temp slots received by a message live in its
+//    staging region, so forwarding them later reads them where they arrived.
+//  - A send whose entries already lie in order, back to back, in one staging region (blocks
+//    forwarded together as they arrived) is sent from there without packing.
+// Reductions and rooted ops: temp slots and recv blocks that are not the caller's are scratch
+// blocks; a received entry that combines is received into a fresh scratch block and reduced
+// into its location after the phase, in plan order (rounds, then entries), before the phase's
+// copies. That is the order bind() and the simulator assume.
+//
+//   Layout layout;  layout.send = {{8, true}, ...};  layout.recv = {...};
+//   Result<Program> p = lower(plan, bound, layout);   // bound = Binder::bind(...) of this rank
+//   ProgramCounts c = count(*p);                       // messages, copied bytes
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/bind.h"
+#include "engine/program.h"
+#include "ir/plan.h"
+#include "ir/result.h"
+
+namespace cartplan::engine {
+
+// One block of the caller's memory: its bytes (0 when absent or not significant on this rank)
+// and whether they are adjacent in memory at the block's address.
+struct BlockLayout {
+  std::int64_t bytes = 0;
+  bool contiguous = true;
+};
+
+struct Layout {
+  std::vector<BlockLayout> send;  // plan.num_send_blocks() entries
+  std::vector<BlockLayout> recv;  // plan.num_recv_blocks() entries
+  // Reductions and rooted ops only: the layout of one block of the call (scratch blocks copy
+  // it), and per recv block whether it is the caller's memory (else scratch, where written).
+  BlockLayout unit;
+  std::vector<bool> recv_user;
+};
+
+// `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
+// does not fit the plan (block counts, negative sizes).
+Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout);
+
+// The caller's blocks of a bound plan as plain contiguous memory of the bound sizes (what a
+// simulator or the CLI uses when no real buffers exist).
+Layout contiguous_layout(const ir::Plan& plan, const BoundPlan& bound);
+
+}  // namespace cartplan::engine
