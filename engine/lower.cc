@@ -75,7 +75,9 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
     return ref.kind == BufKind::kSend ? send[ref.index] : ref.kind == BufKind::kRecv ? recv[ref.index] : temp[ref.index];
   };
   auto temp_bytes = [&](const BufRef& ref) {
-    const std::int64_t b = bound.temp_slot_bytes[ref.index];
+    const std::vector<std::int64_t>& shapes = layout.shape_bytes;
+    const int shape = plan.temp_slots()[ref.index].shape_of;
+    const std::int64_t b = shapes.empty() ? bound.temp_slot_bytes[ref.index] : shapes[shapes.size() == 1 ? 0 : shape];
     assert(b >= 0 && "a forwarded block's size is known wherever the plan forwards it");
     return b;
   };
@@ -280,6 +282,10 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
       if ((*side)[i].bytes < 0)
         return fail(std::string(side == &layout.send ? "send" : "recv") + " block " + std::to_string(i) + " has " +
                     std::to_string((*side)[i].bytes) + " bytes");
+  if (!layout.shape_bytes.empty() && layout.shape_bytes.size() != 1 &&
+      static_cast<int>(layout.shape_bytes.size()) != plan.num_blocks())
+    return fail("layout has " + std::to_string(layout.shape_bytes.size()) + " block shapes, expected 1 or " +
+                std::to_string(plan.num_blocks()));
   if (bound.phase_begin.size() != plan.phases().size() + 1 || bound.temp_slot_bytes.size() != plan.temp_slots().size())
     return fail("the bound plan was not bound from this plan");
   if (extended(plan.op())) {

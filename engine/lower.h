@@ -43,6 +43,10 @@ struct BlockLayout {
 struct Layout {
   std::vector<BlockLayout> send;  // plan.num_send_blocks() entries
   std::vector<BlockLayout> recv;  // plan.num_recv_blocks() entries
+  // Bytes of a block of each shape (one for all, or one per block): the size of the temp slots
+  // shaped like it. Empty: the sizes the plan was bound with. A rank that neither sends nor
+  // receives a v/w block may not know its size (-1); it never forwards such a block.
+  std::vector<std::int64_t> shape_bytes;
   // Reductions and rooted ops only: the layout of one block of the call (scratch blocks copy
   // it), and per recv block whether it is the caller's memory (else scratch, where written).
   BlockLayout unit;

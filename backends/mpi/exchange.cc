@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/lower.h"
+
 namespace cartplan::mpi {
 namespace {
 
@@ -266,326 +268,210 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   return {};
 }
 
+// Builds the exchange from the program engine::lower() makes for the caller's blocks: every
+// location becomes an address with a count and datatype, every message one MPI_Isend or
+// MPI_Irecv with fixed arguments, every local step a memcpy, a datatype copy or a combine.
+// The layout rules (packing, staging, zero-copy forwarding, scratch) are all lower()'s.
 MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
                           std::unique_ptr<Exchange>* out) {
-  if (extended_op(spec.op)) return build_extended(nc, spec, agreed.block_bytes.at(0), agreed.entry, lane, out);
-  const int t = nc.nbh().size();
-  const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
+  const bool ext = extended_op(spec.op);
   auto x = std::unique_ptr<Exchange>(new Exchange());
   x->comm_ = nc.internal();
   x->entry_ = agreed.entry;
   x->shared_ = nc.shared();
   x->lane_ = lane;
+  x->op_ = spec.reduce_op;
   const ir::Plan& plan = x->entry_->plan;
   const engine::BoundPlan& bound = x->entry_->bound;
   const Lanes& lanes = x->shared_->lanes;
-  auto bytes_of_block = [&](int i) { return block_bytes[block_bytes.size() == 1 ? 0 : i]; };
-
-  // Where a piece of data lives on this rank: a user block, or a region of a staging buffer.
-  struct Place {
-    const void* addr = nullptr;
-    MPI_Count count = 0;
-    MPI_Datatype type = MPI_BYTE;
-    std::int64_t bytes = 0;
-    bool contiguous = true;  // `bytes` bytes at addr: can be moved with memcpy
-  };
-  // A block is contiguous when its elements are adjacent and start at its address. Blocks
-  // usually share a few datatypes, so the answer is remembered per type within this call.
-  std::vector<std::pair<MPI_Datatype, bool>> contiguous_types;
-  auto contiguous = [&contiguous_types](const BlockSpec& b) {
-    for (const auto& [type, answer] : contiguous_types)
-      if (type == b.type) return answer;
-    MPI_Count size = 0;
-    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-    MPI_Type_size_x(b.type, &size);
-    MPI_Type_get_extent(b.type, &lb, &extent);
-    MPI_Type_get_true_extent(b.type, &tlb, &textent);
-    const bool answer = tlb == 0 && static_cast<MPI_Count>(textent) == size && static_cast<MPI_Count>(extent) == size;
-    if (contiguous_types.size() < 8) contiguous_types.emplace_back(b.type, answer);
-    return answer;
-  };
-  // Blocks that are not sent or received are never looked at: their arguments are not
-  // significant (count -1 and MPI_DATATYPE_NULL are allowed there).
-  auto user_place = [&](const BlockSpec& b, bool used, std::int64_t bytes) {
-    if (!used || b.count == 0) return Place{b.addr, 0, MPI_BYTE, 0, true};
-    return Place{b.addr, b.count, b.type, bytes, contiguous(b)};
-  };
-  std::vector<Place> send_place, recv_place;
-  for (std::size_t i = 0; i < spec.send.size(); ++i)
-    send_place.push_back(user_place(spec.send[i], agreed.send_used[i], bytes_of_block(static_cast<int>(i))));
-  for (int i = 0; i < t; ++i) recv_place.push_back(user_place(spec.recv[i], agreed.recv_used[i], bytes_of_block(i)));
-  // Temp slots have no storage of their own: a slot is the region of the staging buffer of the
-  // round that last received it (plans never read and write a slot in one phase).
-  std::vector<Place> temp_place(plan.temp_slots().size());
-  auto place_of = [&](const ir::BufRef& ref) -> Place& {
-    return ref.kind == ir::BufKind::kSend ? send_place[ref.index]
-           : ref.kind == ir::BufKind::kRecv ? recv_place[ref.index]
-                                            : temp_place[ref.index];
-  };
-  auto temp_bytes_of = [&](const ir::BufRef& ref) {
-    const std::int64_t b = bytes_of_block(plan.temp_slots()[ref.index].shape_of);
-    assert(b >= 0 && "a forwarded block's size is known wherever the plan forwards it");
-    return b;
-  };
-  auto staging = [&](std::int64_t bytes) {
-    x->staging_.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 1)));
-    return x->staging_.back().data();  // stays put: moving the outer vector keeps inner buffers
-  };
-  x->staging_.reserve(2 * bound.rounds.size() + 1);
-  auto own = [&](MPI_Datatype type) { x->owned_types_.push_back(type); };
-
-  // A struct datatype over places at absolute addresses (the zero-copy path for blocks that
-  // are not contiguous, e.g. subarrays of a halo).
-  auto struct_type = [&](const std::vector<Place>& places, MPI_Datatype* type) -> MpiStatus {
-    std::vector<int> lens;
-    std::vector<MPI_Aint> displs;
-    std::vector<MPI_Datatype> types;
-    for (const Place& pl : places) {
-      if (pl.count == 0) continue;
-      MPI_Aint addr = 0;
-      CARTPLAN_MPI_CALL(MPI_Get_address(pl.addr, &addr));
-      displs.push_back(addr);
-      if (pl.count <= INT_MAX) {
-        lens.push_back(static_cast<int>(pl.count));
-        types.push_back(pl.type);
-      } else {
-        MPI_Datatype big = MPI_DATATYPE_NULL;
-        MpiStatus s = large_type(pl.count, pl.type, &big);
-        if (!s.ok()) return s;
-        own(big);
-        lens.push_back(1);
-        types.push_back(big);
-      }
-    }
-    if (lens.empty()) {
-      *type = MPI_DATATYPE_NULL;
-      return {};
-    }
-    CARTPLAN_MPI_CALL(MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), displs.data(), types.data(), type));
-    CARTPLAN_MPI_CALL(MPI_Type_commit(type));
-    own(*type);
-    return {};
-  };
-  // The (int count, datatype) pair for a message of `count` elements of `type`.
-  auto message = [&](MPI_Count count, MPI_Datatype type, Post* post) -> MpiStatus {
-    if (count <= INT_MAX) {
-      post->count = static_cast<int>(count);
-      post->type = type;
-      return {};
-    }
-    MPI_Datatype big = MPI_DATATYPE_NULL;
-    MpiStatus s = large_type(count, type, &big);
-    if (!s.ok()) return s;
-    own(big);
-    post->count = 1;
-    post->type = big;
-    return {};
-  };
-
-  // A local move of one block: memcpy when both sides are contiguous, else datatypes.
-  int pack_max = 0;
-  auto add_local = [&](const Place& from, const Place& to, std::vector<LocalCopy>& list) -> MpiStatus {
-    if (from.bytes == 0) return {};
-    LocalCopy c{{from.addr, from.count, from.type}, {to.addr, to.count, to.type}, 0};
-    if (from.contiguous && to.contiguous) {
-      c.memcpy_bytes = static_cast<std::size_t>(from.bytes);
-    } else if (from.count <= INT_MAX && from.bytes < INT_MAX / 2) {
-      int size = 0;
-      CARTPLAN_MPI_CALL(MPI_Pack_size(static_cast<int>(from.count), from.type, x->comm_, &size));
-      pack_max = std::max(pack_max, size);
-    }
-    list.push_back(c);
-    return {};
-  };
-  const int me = nc.rank();
   for (const engine::BoundRound& br : bound.rounds)
     if (br.tag < 0 || br.tag >= lanes.max_rounds())
       return mpi_error(MPI_ERR_TAG, "round tag " + std::to_string(br.tag) + " does not fit in this communicator's tag space (" +
                                         std::to_string(lanes.max_rounds()) + " rounds at most)");
 
-  // Each side of each round becomes one message in one of three ways:
-  //  - one contiguous entry: sent from / received into the user's memory directly;
-  //  - several entries, all contiguous: packed into a staging buffer with memcpy (datatype
-  //    engines are slow on many tiny segments, and this is what a hand-written halo does);
-  //  - otherwise one struct datatype over all entries (temps received into staging).
-  const std::size_t nphases = bound.phase_begin.size() - 1;
-  x->pack_.resize(nphases);
-  x->unpack_.resize(nphases);
-  x->self_.resize(nphases);
+  // A block is contiguous when its elements are adjacent and start at its address. Blocks
+  // usually share a few datatypes, so the answer is remembered per type within this call.
+  std::vector<std::pair<MPI_Datatype, bool>> contiguous_types;
+  auto contiguous = [&contiguous_types](MPI_Datatype type) {
+    for (const auto& [known, answer] : contiguous_types)
+      if (known == type) return answer;
+    MPI_Count size = 0;
+    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+    MPI_Type_size_x(type, &size);
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &tlb, &textent);
+    const bool answer = tlb == 0 && static_cast<MPI_Count>(textent) == size && static_cast<MPI_Count>(extent) == size;
+    if (contiguous_types.size() < 8) contiguous_types.emplace_back(type, answer);
+    return answer;
+  };
+  // Blocks that are not sent or received are never looked at: their arguments are not
+  // significant (count -1 and MPI_DATATYPE_NULL are allowed there).
+  auto layout_of = [&](const BlockSpec& b, bool used, std::int64_t bytes) {
+    if (!used || b.count <= 0 || b.type == MPI_DATATYPE_NULL) return engine::BlockLayout{0, true};
+    if (bytes < 0) {
+      MPI_Count size = 0;
+      MPI_Type_size_x(b.type, &size);
+      bytes = static_cast<std::int64_t>(size) * b.count;
+    }
+    return engine::BlockLayout{bytes, contiguous(b.type)};
+  };
+  engine::Layout layout;
+  if (ext) {
+    // Every block states its own size; mismatches across ranks are found on arrival.
+    for (const BlockSpec& b : spec.send) layout.send.push_back(layout_of(b, true, -1));
+    for (const BlockSpec& b : spec.recv) layout.recv.push_back(layout_of(b, true, -1));
+    layout.unit = layout_of(spec.unit, true, -1);
+    for (char user : spec.recv_user) layout.recv_user.push_back(user != 0);
+  } else {
+    const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
+    layout.shape_bytes = block_bytes;
+    auto bytes_of_block = [&](std::size_t i) { return block_bytes[block_bytes.size() == 1 ? 0 : i]; };
+    for (std::size_t i = 0; i < spec.send.size(); ++i)
+      layout.send.push_back(layout_of(spec.send[i], agreed.send_used[i], bytes_of_block(i)));
+    for (std::size_t i = 0; i < spec.recv.size(); ++i)
+      layout.recv.push_back(layout_of(spec.recv[i], agreed.recv_used[i], bytes_of_block(i)));
+  }
+  Result<engine::Program> lowered = engine::lower(plan, bound, layout);
+  assert(lowered && "the backend's blocks fit the plan it bound");
+  if (!lowered) return mpi_error(MPI_ERR_INTERN, "cartplan could not lower its plan: " + lowered.error());
+  x->program_ = std::move(*lowered);
+  const engine::Program& program = x->program_;
+
+  // Memory: one staging arena, and scratch blocks laid out like one block of the call (from
+  // the true lower bound to the true upper bound of its last element).
+  x->arena_.resize(static_cast<std::size_t>(std::max<std::int64_t>(program.staging_bytes, 1)));
+  MPI_Aint unit_true_lb = 0, unit_span = 0;
+  if (program.scratch_blocks > 0) {
+    MPI_Aint lb = 0, extent = 0, textent = 0;
+    CARTPLAN_MPI_CALL(MPI_Type_get_extent(spec.unit.type, &lb, &extent));
+    CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(spec.unit.type, &unit_true_lb, &textent));
+    unit_span = static_cast<MPI_Aint>(spec.unit.count - 1) * extent + textent;
+  }
+  x->scratch_.assign(static_cast<std::size_t>(program.scratch_blocks),
+                     std::vector<unsigned char>(static_cast<std::size_t>(std::max<MPI_Aint>(unit_span, 1))));
+
+  // A location as (address, count, datatype).
+  auto place = [&](const engine::Loc& l) -> BlockSpec {
+    switch (l.kind) {
+      case engine::Loc::Kind::kSend: return spec.send[static_cast<std::size_t>(l.index)];
+      case engine::Loc::Kind::kRecv: return spec.recv[static_cast<std::size_t>(l.index)];
+      case engine::Loc::Kind::kStaging: return BlockSpec{x->arena_.data() + l.offset, l.bytes, MPI_BYTE};
+      case engine::Loc::Kind::kScratch:
+        return BlockSpec{x->scratch_[static_cast<std::size_t>(l.index)].data() - unit_true_lb, spec.unit.count, spec.unit.type};
+    }
+    return {};
+  };
+  auto own = [&](MPI_Datatype type) { x->owned_types_.push_back(type); };
+  // (count, datatype) of one location as an int count: MPI-3 point-to-point calls take ints.
+  auto int_count = [&](const BlockSpec& b, int* count, MPI_Datatype* type) -> MpiStatus {
+    if (b.count <= INT_MAX) {
+      *count = static_cast<int>(b.count);
+      *type = b.type;
+      return {};
+    }
+    MpiStatus s = large_type(b.count, b.type, type);
+    if (!s.ok()) return s;
+    own(*type);
+    *count = 1;
+    return {};
+  };
+  // One message: nothing (a zero-byte message still travels, its peer expects it), one
+  // location as it is, or a struct datatype over several at absolute addresses (MPI_BOTTOM).
+  auto post_of = [&](const engine::Message& m, Post* post) -> MpiStatus {
+    if (m.parts.empty()) return {};
+    if (m.parts.size() == 1) {
+      const BlockSpec b = place(m.parts[0]);
+      post->buf = b.addr;
+      return int_count(b, &post->count, &post->type);
+    }
+    std::vector<int> lens;
+    std::vector<MPI_Aint> displs;
+    std::vector<MPI_Datatype> types;
+    for (const engine::Loc& l : m.parts) {
+      const BlockSpec b = place(l);
+      MPI_Aint addr = 0;
+      CARTPLAN_MPI_CALL(MPI_Get_address(b.addr, &addr));
+      displs.push_back(addr);
+      lens.push_back(0);
+      types.push_back(MPI_BYTE);
+      MpiStatus s = int_count(b, &lens.back(), &types.back());
+      if (!s.ok()) return s;
+    }
+    CARTPLAN_MPI_CALL(MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), displs.data(), types.data(), &post->type));
+    CARTPLAN_MPI_CALL(MPI_Type_commit(&post->type));
+    own(post->type);
+    post->buf = MPI_BOTTOM;
+    post->count = 1;
+    return {};
+  };
+  int pack_max = 0;
+  auto action_of = [&](const engine::Step& s, std::vector<Action>& list) -> MpiStatus {
+    Action a;
+    const BlockSpec from = place(s.from), to = place(s.to);
+    a.copy = LocalCopy{from, to, 0};
+    if (s.combine) {
+      a.kind = Action::Kind::kCombine;
+      MPI_Aint lb = 0;
+      CARTPLAN_MPI_CALL(MPI_Type_get_extent(from.type, &lb, &a.extent));
+      a.fast = fast_combine(x->op_, from.type);
+    } else if (s.from.contiguous && s.to.contiguous) {
+      a.kind = Action::Kind::kMove;
+      a.copy.memcpy_bytes = static_cast<std::size_t>(s.from.bytes);
+    } else {
+      a.kind = Action::Kind::kTyped;
+      if (from.count <= INT_MAX && s.from.bytes < INT_MAX / 2) {
+        int size = 0;
+        CARTPLAN_MPI_CALL(MPI_Pack_size(static_cast<int>(from.count), from.type, x->comm_, &size));
+        pack_max = std::max(pack_max, size);
+      }
+    }
+    // Neighbouring blocks often sit next to each other on both sides (blocks of one round are
+    // consecutive in the caller's buffer): one memcpy per run instead of one per block.
+    if (a.kind == Action::Kind::kMove && !list.empty() && list.back().kind == Action::Kind::kMove) {
+      LocalCopy& prev = list.back().copy;
+      if (static_cast<const char*>(prev.from.addr) + prev.memcpy_bytes == a.copy.from.addr &&
+          static_cast<const char*>(prev.to.addr) + prev.memcpy_bytes == a.copy.to.addr) {
+        prev.memcpy_bytes += a.copy.memcpy_bytes;
+        return {};
+      }
+    }
+    list.push_back(a);
+    return {};
+  };
+  auto actions_of = [&](const std::vector<engine::Step>& steps, std::vector<Action>* list) -> MpiStatus {
+    for (const engine::Step& s : steps) {
+      MpiStatus st = action_of(s, *list);
+      if (!st.ok()) return st;
+    }
+    return {};
+  };
+
+  const std::size_t nphases = program.phases.size();
+  x->before_.resize(nphases);
+  x->after_.resize(nphases);
   std::size_t widest = 0;
   for (std::size_t p = 0; p < nphases; ++p) {
+    const engine::PhaseProgram& ph = program.phases[p];
     x->phase_begin_.push_back(x->requests_.size());
-    std::vector<Post> posts;
-    // A round whose peer is this rank (a shift that wraps around a small torus dimension) is
-    // a local copy, not a message. Sender and receiver masks agree there (the shift only moves
-    // along periodic dimensions), and no place is read and written in one phase, so the copies
-    // can run when the phase starts.
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const engine::BoundRound& br = bound.rounds[k];
-      if (br.send_peer != me) continue;
-      assert(br.recv_peer == me && br.recv_entries == br.send_entries);
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<Place> from;
-      for (int e : br.send_entries) from.push_back(place_of(round.send[e]));
-      std::int64_t temp_bytes = 0;
-      for (int e : br.recv_entries)
-        if (round.recv[e].kind == ir::BufKind::kTemp) temp_bytes += temp_bytes_of(round.recv[e]);
-      unsigned char* temps = temp_bytes ? staging(temp_bytes) : nullptr;
-      std::int64_t off = 0;
-      for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
-        const ir::BufRef& ref = round.recv[br.recv_entries[j]];
-        if (ref.kind == ir::BufKind::kTemp) {
-          const std::int64_t b = temp_bytes_of(ref);
-          temp_place[ref.index] = Place{temps + off, b, MPI_BYTE, b, true};
-          off += b;
-        }
-        const Place to = place_of(ref);
-        if (from[j].contiguous && to.contiguous) {
-          // Plain bytes: a move, so that runs of neighbouring blocks merge into one memcpy.
-          if (from[j].bytes) x->pack_[p].push_back({from[j].addr, const_cast<void*>(to.addr), static_cast<std::size_t>(from[j].bytes)});
-          continue;
-        }
-        MpiStatus st = add_local(from[j], to, x->self_[p]);
-        if (!st.ok()) return st;
-      }
-    }
-    // Sends read places as they were before this phase, so they are described first.
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const engine::BoundRound& br = bound.rounds[k];
-      if (br.send_peer == engine::kNoRank || br.send_peer == me) continue;
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<Place> places;
-      bool all_contiguous = true;
-      std::int64_t total_bytes = 0;
-      for (int e : br.send_entries) {
-        places.push_back(place_of(round.send[e]));
-        all_contiguous = all_contiguous && places.back().contiguous;
-        total_bytes += places.back().bytes;
-      }
-      Post post{false, nullptr, 0, MPI_BYTE, br.send_peer, lanes.tag(lane, br.tag), br.phase, br.round, br.tag};
-      MpiStatus st;
-      if (places.size() == 1) {
-        post.buf = places[0].addr;
-        st = message(places[0].count, places[0].type, &post);
-      } else if (all_contiguous) {
-        unsigned char* buf = staging(total_bytes);
-        std::int64_t off = 0;
-        for (const Place& pl : places) {
-          if (pl.bytes) x->pack_[p].push_back({pl.addr, buf + off, static_cast<std::size_t>(pl.bytes)});
-          off += pl.bytes;
-        }
-        post.buf = buf;
-        st = message(total_bytes, MPI_BYTE, &post);
-      } else {
-        st = struct_type(places, &post.type);
-        post.buf = MPI_BOTTOM;
-        post.count = post.type == MPI_DATATYPE_NULL ? 0 : 1;
-        if (post.type == MPI_DATATYPE_NULL) post.type = MPI_BYTE;
-      }
+    MpiStatus st = actions_of(ph.before, &x->before_[p]);
+    if (st.ok()) st = actions_of(ph.after, &x->after_[p]);
+    if (!st.ok()) return st;
+    for (const engine::Message& m : ph.messages) {
+      Post post{m.recv, nullptr, 0, MPI_BYTE, m.peer, lanes.tag(lane, m.tag), m.phase, m.round, m.tag};
+      st = post_of(m, &post);
       if (!st.ok()) return st;
-      posts.push_back(post);
-    }
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const engine::BoundRound& br = bound.rounds[k];
-      if (br.recv_peer == engine::kNoRank || br.recv_peer == me) continue;
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<ir::BufRef> refs;
-      bool all_contiguous = true, any_temp = false;
-      std::int64_t total_bytes = 0, temp_bytes = 0;
-      for (int e : br.recv_entries) {
-        refs.push_back(round.recv[e]);
-        const bool temp = round.recv[e].kind == ir::BufKind::kTemp;
-        const std::int64_t b = temp ? temp_bytes_of(round.recv[e]) : place_of(round.recv[e]).bytes;
-        any_temp = any_temp || temp;
-        all_contiguous = all_contiguous && (temp || place_of(round.recv[e]).contiguous);
-        total_bytes += b;
-        temp_bytes += temp ? b : 0;
-      }
-      Post post{true, nullptr, 0, MPI_BYTE, br.recv_peer, lanes.tag(lane, br.tag), br.phase, br.round, br.tag};
-      MpiStatus st;
-      if (refs.size() == 1 && !any_temp) {
-        const Place& pl = place_of(refs[0]);
-        post.buf = pl.addr;
-        st = message(pl.count, pl.type, &post);
-      } else if (all_contiguous) {
-        unsigned char* buf = staging(total_bytes);
-        std::int64_t off = 0;
-        for (const ir::BufRef& ref : refs) {
-          if (ref.kind == ir::BufKind::kTemp) {
-            const std::int64_t b = temp_bytes_of(ref);
-            temp_place[ref.index] = Place{buf + off, b, MPI_BYTE, b, true};
-            off += b;
-          } else {
-            const Place& pl = place_of(ref);
-            if (pl.bytes) x->unpack_[p].push_back({buf + off, const_cast<void*>(pl.addr), static_cast<std::size_t>(pl.bytes)});
-            off += pl.bytes;
-          }
-        }
-        post.buf = buf;
-        st = message(total_bytes, MPI_BYTE, &post);
-      } else {
-        unsigned char* temps = staging(temp_bytes);
-        std::int64_t off = 0;
-        std::vector<Place> places;
-        for (const ir::BufRef& ref : refs) {
-          if (ref.kind == ir::BufKind::kTemp) {
-            const std::int64_t b = temp_bytes_of(ref);
-            temp_place[ref.index] = Place{temps + off, b, MPI_BYTE, b, true};
-            off += b;
-          }
-          places.push_back(place_of(ref));
-        }
-        st = struct_type(places, &post.type);
-        post.buf = MPI_BOTTOM;
-        post.count = post.type == MPI_DATATYPE_NULL ? 0 : 1;
-        if (post.type == MPI_DATATYPE_NULL) post.type = MPI_BYTE;
-      }
-      if (!st.ok()) return st;
-      posts.push_back(post);
-    }
-    // Receives first, so that a phase's messages find their receive posted when possible.
-    std::stable_sort(posts.begin(), posts.end(), [](const Post& a, const Post& b) { return a.recv > b.recv; });
-    for (const Post& post : posts) {
       x->requests_.push_back(MPI_REQUEST_NULL);
       x->posts_.push_back(post);
     }
-    widest = std::max(widest, posts.size());
+    widest = std::max(widest, ph.messages.size());
   }
   x->phase_begin_.push_back(x->requests_.size());
   x->statuses_.resize(widest);
   x->indices_.resize(widest);
-  // Neighbouring blocks often sit next to each other on both sides (blocks of one round are
-  // consecutive in the user's buffer): one memcpy per run instead of one per block.
-  for (auto* lists : {&x->pack_, &x->unpack_})
-    for (std::vector<Move>& moves : *lists) {
-      std::vector<Move> merged;
-      for (const Move& m : moves) {
-        if (!merged.empty() && static_cast<const char*>(merged.back().from) + merged.back().bytes == m.from &&
-            static_cast<char*>(merged.back().to) + merged.back().bytes == m.to)
-          merged.back().bytes += m.bytes;
-        else
-          merged.push_back(m);
-      }
-      moves = std::move(merged);
-    }
-
-  for (int c : bound.copies) {
-    MpiStatus st = add_local(place_of(plan.copies()[c].from), place_of(plan.copies()[c].to), x->copies_);
-    if (!st.ok()) return st;
-  }
+  MpiStatus st = actions_of(program.final_steps, &x->final_);
+  if (!st.ok()) return st;
   x->pack_buffer_.resize(static_cast<std::size_t>(pack_max));
   *out = std::move(x);
-  return {};
-}
-
-std::unique_ptr<Exchange> Exchange::make_blank() { return std::unique_ptr<Exchange>(new Exchange()); }
-
-MpiStatus Exchange::add_request(bool recv, const void* buf, int count, MPI_Datatype type, int peer, int tag, int phase,
-                                int round) {
-  // Posted by step() with MPI_Isend/MPI_Irecv, like build()'s messages.
-  const int plan_tag = (tag - lane_) / shared_->lanes.count();
-  requests_.push_back(MPI_REQUEST_NULL);
-  posts_.push_back(Post{recv, buf, count, type, peer, tag, phase, round, plan_tag});
   return {};
 }
 
@@ -836,12 +722,11 @@ void Exchange::step(bool block) {
   while (phase_ < phases) {
     const std::size_t first = phase_begin_[phase_], n = phase_begin_[phase_ + 1] - first;
     if (!phase_started_) {
-      for (const Move& m : pack_[phase_]) move_bytes(m.from, m.to, m.bytes);
-      // Rounds to this rank itself are copies; no other round of the phase touches their places.
-      MpiStatus s = run_local(self_[phase_]);
+      // Packing and rounds to this rank itself: no message of the phase touches their places.
+      MpiStatus s = run_actions(before_[phase_]);
       if (!s.ok()) return fail(first, 0, s);
-      if (n == 0) {  // no messages in this phase (no packs or unpacks either)
-        if (ext_) note(run_after_phase(phase_));
+      if (n == 0) {  // no messages in this phase
+        note(run_actions(after_[phase_]));
         ++phase_;
         continue;
       }
@@ -897,13 +782,11 @@ void Exchange::step(bool block) {
       }
       recovering_ = false;
     }
-    for (const Move& m : unpack_[phase_]) move_bytes(m.from, m.to, m.bytes);
-    if (ext_) note(run_after_phase(phase_));
+    note(run_actions(after_[phase_]));
     ++phase_;
     phase_started_ = false;
   }
-  note(run_local(copies_));
-  if (ext_) note(run_final_steps());
+  note(run_actions(final_));
   set_pending(false);
 }
 
@@ -955,47 +838,77 @@ void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
   set_pending(false);
 }
 
-MpiStatus Exchange::run_local(const std::vector<LocalCopy>& copies) {
-  for (const LocalCopy& c : copies) {
-    if (c.memcpy_bytes) {
-      move_bytes(c.from.addr, const_cast<void*>(c.to.addr), c.memcpy_bytes);
-      continue;
-    }
-    if (!pack_buffer_.empty() && c.from.count <= INT_MAX && c.to.count <= INT_MAX) {
-      int pos = 0;
-      if (MPI_Pack(c.from.addr, static_cast<int>(c.from.count), c.from.type, pack_buffer_.data(),
-                   static_cast<int>(pack_buffer_.size()), &pos, comm_) == MPI_SUCCESS) {
-        int in = 0;
-        CARTPLAN_MPI_CALL(MPI_Unpack(pack_buffer_.data(), pos, &in, const_cast<void*>(c.to.addr),
-                                     static_cast<int>(c.to.count), c.to.type, comm_));
-        continue;
+MpiStatus Exchange::run_actions(const std::vector<Action>& actions) {
+  for (const Action& a : actions) {
+    const LocalCopy& c = a.copy;
+    switch (a.kind) {
+      case Action::Kind::kMove:
+        move_bytes(c.from.addr, const_cast<void*>(c.to.addr), c.memcpy_bytes);
+        break;
+      case Action::Kind::kTyped: {
+        MpiStatus s = run_typed(c);
+        if (!s.ok()) return s;
+        break;
+      }
+      case Action::Kind::kCombine: {
+        if (a.fast) {
+          a.fast(c.from.addr, const_cast<void*>(c.to.addr), static_cast<std::size_t>(c.from.count));
+          break;
+        }
+        const char* in = static_cast<const char*>(c.from.addr);
+        char* inout = static_cast<char*>(const_cast<void*>(c.to.addr));
+        for (MPI_Count left = c.from.count; left > 0;) {
+          const int n = static_cast<int>(std::min<MPI_Count>(left, INT_MAX));
+          const int rc = MPI_Reduce_local(in, inout, n, c.from.type, op_);
+          if (rc != MPI_SUCCESS) return from_mpi(rc, "MPI_Reduce_local");
+          in += static_cast<MPI_Aint>(n) * a.extent;
+          inout += static_cast<MPI_Aint>(n) * a.extent;
+          left -= n;
+        }
+        break;
       }
     }
-    // Too large for MPI_Pack's int sizes: a message to this rank itself with large types, on
-    // the tag just above the lanes' range (a blocking call, so nothing else can match it).
-    MPI_Datatype from = c.from.type, to = c.to.type;
-    int from_count = static_cast<int>(std::min<MPI_Count>(c.from.count, INT_MAX)), to_count = static_cast<int>(std::min<MPI_Count>(c.to.count, INT_MAX));
-    std::vector<MPI_Datatype> temps;
-    if (c.from.count > INT_MAX) {
-      MpiStatus s = large_type(c.from.count, c.from.type, &from);
-      if (!s.ok()) return s;
-      temps.push_back(from);
-      from_count = 1;
-    }
-    if (c.to.count > INT_MAX) {
-      MpiStatus s = large_type(c.to.count, c.to.type, &to);
-      if (!s.ok()) return s;
-      temps.push_back(to);
-      to_count = 1;
-    }
-    int me = 0;
-    MPI_Comm_rank(comm_, &me);
-    const int tag = static_cast<int>(shared_->lanes.max_rounds() * shared_->lanes.count());
-    const int rc = MPI_Sendrecv(c.from.addr, from_count, from, me, tag, const_cast<void*>(c.to.addr), to_count, to, me, tag,
-                                comm_, MPI_STATUS_IGNORE);
-    for (MPI_Datatype& t : temps) MPI_Type_free(&t);
-    CARTPLAN_MPI_CALL(rc);
   }
+  return {};
+}
+
+// A copy between locations of which at least one is not contiguous: MPI_Pack and MPI_Unpack
+// through a buffer sized at build time.
+MpiStatus Exchange::run_typed(const LocalCopy& c) {
+  if (!pack_buffer_.empty() && c.from.count <= INT_MAX && c.to.count <= INT_MAX) {
+    int pos = 0;
+    if (MPI_Pack(c.from.addr, static_cast<int>(c.from.count), c.from.type, pack_buffer_.data(),
+                 static_cast<int>(pack_buffer_.size()), &pos, comm_) == MPI_SUCCESS) {
+      int in = 0;
+      CARTPLAN_MPI_CALL(MPI_Unpack(pack_buffer_.data(), pos, &in, const_cast<void*>(c.to.addr),
+                                   static_cast<int>(c.to.count), c.to.type, comm_));
+      return {};
+    }
+  }
+  // Too large for MPI_Pack's int sizes: a message to this rank itself with large types, on
+  // the tag just above the lanes' range (a blocking call, so nothing else can match it).
+  MPI_Datatype from = c.from.type, to = c.to.type;
+  int from_count = static_cast<int>(std::min<MPI_Count>(c.from.count, INT_MAX)), to_count = static_cast<int>(std::min<MPI_Count>(c.to.count, INT_MAX));
+  std::vector<MPI_Datatype> temps;
+  if (c.from.count > INT_MAX) {
+    MpiStatus s = large_type(c.from.count, c.from.type, &from);
+    if (!s.ok()) return s;
+    temps.push_back(from);
+    from_count = 1;
+  }
+  if (c.to.count > INT_MAX) {
+    MpiStatus s = large_type(c.to.count, c.to.type, &to);
+    if (!s.ok()) return s;
+    temps.push_back(to);
+    to_count = 1;
+  }
+  int me = 0;
+  MPI_Comm_rank(comm_, &me);
+  const int tag = static_cast<int>(shared_->lanes.max_rounds() * shared_->lanes.count());
+  const int rc = MPI_Sendrecv(c.from.addr, from_count, from, me, tag, const_cast<void*>(c.to.addr), to_count, to, me, tag,
+                              comm_, MPI_STATUS_IGNORE);
+  for (MPI_Datatype& t : temps) MPI_Type_free(&t);
+  CARTPLAN_MPI_CALL(rc);
   return {};
 }
 

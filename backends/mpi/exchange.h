@@ -29,6 +29,7 @@
 
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/status.h"
+#include "engine/program.h"
 #include "ir/plan.h"
 
 namespace cartplan::mpi {
@@ -80,6 +81,10 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
 // The error after an agreement: the agreed (largest) class, this rank's message if it had one.
 MpiStatus agreed_error(const MpiStatus& local, int agreed_class);
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
+// inout = in (op) inout over n elements, without MPI_Reduce_local's argument checks, for the
+// commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
+using FastCombine = void (*)(const void* in, void* inout, std::size_t n);
+FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 
 class Exchange {
  public:
@@ -106,6 +111,8 @@ class Exchange {
   bool active() const { return active_; }
   bool pending() const { return pending_; }  // communication still under way
   const ir::Plan& plan() const { return entry_->plan; }
+  // The program this exchange runs: engine::lower() of its bound plan for the caller's blocks.
+  const engine::Program& program() const { return program_; }
   // The communicator whose error handler reports this request's errors: the user's Cartesian
   // communicator, or MPI_COMM_SELF once that has been freed.
   MPI_Comm error_comm() const;
@@ -121,14 +128,17 @@ class Exchange {
   Exchange() = default;
   struct Agreement;
   struct Post;
-  struct Move {
-    const void* from;
-    void* to;
-    std::size_t bytes;
-  };
   struct LocalCopy {
     BlockSpec from, to;
     std::size_t memcpy_bytes;  // > 0: both contiguous, a plain memcpy suffices; 0: datatypes
+  };
+  // One local step of the program, resolved to addresses.
+  struct Action {
+    enum class Kind : unsigned char { kMove, kTyped, kCombine };
+    Kind kind = Kind::kMove;
+    LocalCopy copy{};
+    MPI_Aint extent = 0;          // kCombine: of the datatype, to split more than INT_MAX elements
+    FastCombine fast = nullptr;   // kCombine: set for predefined (op, type) pairs
   };
 
   static MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
@@ -144,26 +154,15 @@ class Exchange {
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
   void note(MpiStatus s);  // keeps the first error of this start
-  MpiStatus run_local(const std::vector<LocalCopy>& copies);
+  MpiStatus run_typed(const LocalCopy& c);
+  MpiStatus run_actions(const std::vector<Action>& actions);
   void set_pending(bool pending);
 
-  // Reductions and rooted ops (exchange_reduce.cc): settle and build for extended_op(), and the
-  // local steps that run after each phase (combining staged receives with MPI_Reduce_local in
-  // plan order, then the phase's copies) and after the last one (the plan's copies).
-  struct ExtSteps;
+  // Reductions and rooted ops (exchange_reduce.cc): the checks and the agreement of
+  // extended_op() calls; their exchange is built like the others' from the lowered program.
   static MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                                    std::vector<std::int64_t>* block_bytes, std::shared_ptr<const BoundPlanEntry>* entry,
                                    int* lane);
-  static MpiStatus build_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, std::int64_t block_bytes,
-                                  const std::shared_ptr<const BoundPlanEntry>& entry, int lane,
-                                  std::unique_ptr<Exchange>* out);
-  static std::unique_ptr<Exchange> make_blank();  // constructed where Post is complete
-  // One persistent request of the current phase, remembered for arrival checks (exchange.cc).
-  MpiStatus add_request(bool recv, const void* buf, int count, MPI_Datatype type, int peer, int tag, int phase, int round);
-  MpiStatus run_after_phase(std::size_t phase);
-  MpiStatus run_final_steps();
-  std::shared_ptr<ExtSteps> ext_;  // null for alltoall and allgather
-
   std::shared_ptr<const BoundPlanEntry> entry_;
   std::shared_ptr<CommShared> shared_;
   Kind kind_ = Kind::kBlocking;
@@ -176,10 +175,12 @@ class Exchange {
   std::vector<int> indices_;
   std::vector<char> arrived_;  // while recovering: which requests of the phase completed
   std::vector<MPI_Datatype> owned_types_;
-  std::vector<std::vector<unsigned char>> staging_;  // packed messages and temp slots
-  std::vector<std::vector<Move>> pack_, unpack_;     // per phase: before start, after completion
-  std::vector<LocalCopy> copies_;                    // the plan's copies, after the last phase
-  std::vector<std::vector<LocalCopy>> self_;         // per phase: rounds whose peer is this rank
+  engine::Program program_;                      // what build() realized (engine/lower.h)
+  std::vector<unsigned char> arena_;             // the program's staging arena
+  std::vector<std::vector<unsigned char>> scratch_;  // its scratch blocks (reductions, rooted ops)
+  std::vector<std::vector<Action>> before_, after_;  // per phase: before posting, after completion
+  std::vector<Action> final_;                    // after the last phase
+  MPI_Op op_ = MPI_OP_NULL;                      // reductions
   std::vector<unsigned char> pack_buffer_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t phase_ = 0;
