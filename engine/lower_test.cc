@@ -65,5 +65,90 @@ TEST_CASE("lower: messages of every rank pair up with the same sizes") {
       }
 }
 
+Program program_of(const ir::Plan& plan, const Grid& grid, int rank, std::int64_t bytes) {
+  return all_programs(plan, grid, {bytes}).at(static_cast<std::size_t>(rank));
+}
+
+TEST_CASE("lower: copied bytes of combining alltoall reach the pack-once, place-once minimum at np = 2") {
+  // box:d=3 on a 2x1x1 torus. Phase 0 (dimension 0) sends the 9 blocks with x = +1 and the 9
+  // with x = -1 to the other rank, each round packed from the caller's blocks: 18 blocks. Its
+  // receives bring 2 final blocks ((+-1,0,0), unpacked) and 16 temps that stay in staging. The
+  // rounds of dimensions 1 and 2 wrap to the rank itself: temps are aliased, not copied, and
+  // each of the other 24 non-zero blocks is copied once to its final place. The zero offset
+  // is one copy. So every byte is copied at most once per side: (18 + 2 + 24 + 1) blocks.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, n, {0, 1, 2});
+  const Grid grid = *Grid::create({2, 1, 1}, {true, true, true});
+  for (int rank = 0; rank < 2; ++rank) {
+    const ProgramCounts c = count(program_of(plan, grid, rank, 8));
+    CHECK(c.copied_bytes == (18 + 2 + 24 + 1) * 8);
+    CHECK(c.messages == 4);  // one send and one receive per round of phase 0
+    CHECK(c.sent_bytes == 18 * 8);
+    CHECK(c.received_bytes == 18 * 8);
+    CHECK(c.struct_messages == 0);
+  }
+}
+
+TEST_CASE("lower: a 3x3 torus packs at the first hop and again where a round mixes forwarded and own blocks") {
+  // moore9 alltoall, combining, 8-byte blocks. Phase 0: two rounds of 3 own blocks (packed: 6),
+  // receiving 1 final block each (unpacked: 2) and 2 temps. Phase 1: two rounds of 1 own block
+  // between 2 forwarded temps (packed: 6, of which 4 forwarded), receiving 3 final blocks each
+  // (unpacked: 6). Plus the zero offset (1).
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
+  const Grid grid = *Grid::create({3, 3}, {true, true});
+  const Program p = program_of(plan, grid, 4, 8);
+  const ProgramCounts c = count(p);
+  CHECK(c.copied_bytes == (6 + 2 + 6 + 6 + 1) * 8);
+  CHECK(c.messages == 8);
+  REQUIRE(p.phases.size() == 2);
+  for (const PhaseProgram& ph : p.phases) {
+    REQUIRE(ph.messages.size() == 4);
+    CHECK(ph.messages[0].recv);  // receives are posted first
+    CHECK(ph.messages[1].recv);
+    for (const Message& m : ph.messages) {
+      CHECK(m.bytes == 24);
+      REQUIRE(m.parts.size() == 1);
+      CHECK(m.parts[0].kind == Loc::Kind::kStaging);
+    }
+  }
+  CHECK(p.staging_bytes == 8 * 24);  // 4 packed sends and 4 staged receives of 3 blocks
+}
+
+TEST_CASE("lower: a send of blocks forwarded together as they arrived is not packed again") {
+  // Two alltoall blocks for the same neighbour (1,1): phase 0 packs both into one message along
+  // x; they arrive back to back in staging and phase 1 sends them on along y from there.
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::nbh(2, {{1, 1}, {1, 1}}), {0, 1});
+  const Grid grid = *Grid::create({3, 3}, {true, true});
+  check_messages_match(all_programs(plan, grid, {8}));
+  const Program p = program_of(plan, grid, 4, 8);
+  REQUIRE(p.phases.size() == 2);
+  CHECK(p.phases[0].before.size() == 2);  // the first hop packs
+  CHECK(p.phases[1].before.empty());      // the second does not
+  const Message& recv0 = p.phases[0].messages.at(0);
+  const Message& send1 = p.phases[1].messages.at(1);
+  REQUIRE(recv0.recv);
+  REQUIRE(!send1.recv);
+  REQUIRE(send1.parts.size() == 1);
+  CHECK(send1.parts[0] == recv0.parts.at(0));  // sent from where it was received
+  CHECK(count(p).copied_bytes == (2 + 2) * 8);  // packed once, unpacked once
+}
+
+TEST_CASE("lower: wrong layouts are errors that name what is wrong") {
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
+  const Grid grid = *Grid::create({3, 3}, {true, true});
+  const BoundPlan bound = *Binder::create(plan)->bind(grid, grid.coords(0), {8});
+  Layout l = contiguous_layout(plan, bound);
+  l.send.pop_back();
+  CHECK(lower(plan, bound, l).error() == "layout has 8 send blocks, the plan 9");
+  l = contiguous_layout(plan, bound);
+  l.recv[3].bytes = -2;
+  CHECK(lower(plan, bound, l).error() == "recv block 3 has -2 bytes");
+  l = contiguous_layout(plan, bound);
+  l.shape_bytes = {8, 8};
+  CHECK(lower(plan, bound, l).error() == "layout has 2 block shapes, expected 1 or 9");
+  const ir::Plan other = plan_direct(ir::Op::kAlltoall, testing::moore9());
+  CHECK(lower(other, bound, contiguous_layout(plan, bound)).error() == "the bound plan was not bound from this plan");
+}
+
 }  // namespace
 }  // namespace cartplan::engine

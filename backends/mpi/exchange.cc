@@ -1,5 +1,5 @@
-// The MPI executor: datatypes and persistent requests for one bound plan, run phase by phase,
-// and the process-wide progress of every pending exchange.
+// The MPI executor: a lowered program realized with addresses, datatypes and point-to-point
+// messages, run phase by phase, and the process-wide progress of every pending exchange.
 #include "backends/mpi/exchange.h"
 
 #include <algorithm>
@@ -25,32 +25,6 @@ inline void move_bytes(const void* from, void* to, std::size_t bytes) {
     case 16: std::memcpy(to, from, 16); break;
     default: std::memcpy(to, from, bytes);
   }
-}
-
-std::string block_name(const char* side, int i) {
-  return i < 0 ? std::string(side) + " block" : std::string(side) + " block " + std::to_string(i);
-}
-
-// Checks one block the caller described; returns its size in bytes through `bytes`. Only
-// blocks that are really sent or received are checked: the others are not significant and may
-// carry count -1 and MPI_DATATYPE_NULL. The name is only formatted for an error.
-MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int64_t* bytes) {
-  if (b.count < 0) return mpi_error(MPI_ERR_COUNT, block_name(side, index) + ": negative count " + std::to_string(b.count));
-  if (b.count == 0) {
-    *bytes = 0;
-    return {};
-  }
-  if (b.type == MPI_DATATYPE_NULL)
-    return mpi_error(MPI_ERR_TYPE, block_name(side, index) + ": MPI_DATATYPE_NULL with count " + std::to_string(b.count));
-  MPI_Count size = 0;
-  if (MPI_Type_size_x(b.type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
-    return mpi_error(MPI_ERR_TYPE, block_name(side, index) + ": invalid datatype");
-  if (size > 0 && b.count > std::numeric_limits<std::int64_t>::max() / size)
-    return mpi_error(MPI_ERR_COUNT, block_name(side, index) + ": count times datatype size overflows");
-  *bytes = static_cast<std::int64_t>(size) * b.count;
-  if (*bytes > 0 && b.addr == nullptr)
-    return mpi_error(MPI_ERR_BUFFER, block_name(side, index) + ": NULL buffer with " + std::to_string(*bytes) + " bytes to move");
-  return {};
 }
 
 // A datatype for `count` elements of `type` when count does not fit in an int: chunks of 2^30
@@ -117,15 +91,6 @@ class Guard {
 
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) { return large_type(count, type, out); }
 
-// What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
-// plan and the lane.
-struct Exchange::Agreement {
-  std::vector<std::int64_t> block_bytes;  // per block (v/w alltoall) or one; -1 where unknown here
-  std::vector<char> send_used, recv_used;
-  std::shared_ptr<const BoundPlanEntry> entry;
-  int lane = 0;
-};
-
 // One persistent point-to-point request: enough to check what arrives and to remake it.
 struct Exchange::Post {
   bool recv = false;
@@ -136,137 +101,6 @@ struct Exchange::Post {
   int phase = 0, round = 0;  // of the plan, for messages
   int plan_tag = 0;          // the round's tag in the plan; tag = lanes.tag(lane, plan_tag)
 };
-
-// The error every rank returns after an agreement found one: the largest error class any rank
-// reported (so every rank returns the same class), with this rank's own message if it had one.
-MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
-  if (!local.ok()) return mpi_error(agreed_class, local.message);
-  return mpi_error(agreed_class, "another rank passed invalid arguments to this collective (error class " +
-                                     std::to_string(agreed_class) + " there)");
-}
-
-// Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
-// forced to combining on a grid with a non-periodic dimension (see settle).
-static bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
-  const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
-  const bool combining = options.given_plan ? options.given_plan->plan.algorithm() == ir::Algorithm::kCombining
-                                            : options.algo == engine::AlgoChoice::kCombining;
-  return options.check_collective || (!one_size && !nc.all_periodic() && combining);
-}
-
-MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                           Agreement* out) {
-  if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, &out->block_bytes, &out->entry, &out->lane);
-  const int t = nc.nbh().size();
-  const bool gather = spec.op == ir::Op::kAllgather;
-  const bool one_size = gather || spec.uniform;
-  const int keys = one_size ? 1 : t;  // sizes that must be the same everywhere
-  const bool collective = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
-
-  // Which blocks this rank really uses: outside a non-periodic mesh they are not significant.
-  out->send_used.assign(spec.send.size(), 1);
-  out->recv_used.assign(t, 1);
-  MpiStatus local = spec.invalid;
-  if (local.ok() && (static_cast<int>(spec.recv.size()) != t || static_cast<int>(spec.send.size()) != (gather ? 1 : t)))
-    local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
-  // Per size key: the largest and smallest size seen on this rank (-1 / max when none).
-  std::vector<std::int64_t> hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max());
-  auto account = [&](int key, std::int64_t bytes) {
-    hi[key] = std::max(hi[key], bytes);
-    lo[key] = std::min(lo[key], bytes);
-  };
-  if (local.ok()) {
-    for (int i = 0; i < t && local.ok(); ++i) {
-      out->recv_used[i] = nc.has_source(i);
-      if (!gather) out->send_used[i] = nc.has_target(i);
-      std::int64_t bytes = 0;
-      if (out->recv_used[i]) {
-        local = check_block(spec.recv[i], "recv", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes);
-      }
-      if (local.ok() && !gather && out->send_used[i]) {
-        local = check_block(spec.send[i], "send", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes);
-      }
-    }
-    if (local.ok() && gather) {
-      std::int64_t bytes = 0;
-      local = check_block(spec.send[0], "send", -1, &bytes);
-      if (local.ok()) account(0, bytes);
-    }
-    // Uniform calls state the block size even where no block travels (one count, one type).
-    if (local.ok() && spec.uniform && hi[0] < 0) {
-      std::int64_t bytes = 0;
-      if (check_block(spec.send[0], "send", 0, &bytes).ok()) account(0, bytes);
-    }
-  }
-  auto mismatch = [&](int k, std::int64_t a, std::int64_t b) {
-    return mpi_error(MPI_ERR_TRUNCATE, (gather ? std::string("the send block and the recv blocks")
-                                        : spec.uniform ? std::string("the blocks")
-                                                       : "block " + std::to_string(k)) +
-                                           " must have the same size (type signature) on every rank and on both sides; sizes range from " +
-                                           std::to_string(a) + " to " + std::to_string(b) + " bytes");
-  };
-  for (int k = 0; k < keys && local.ok(); ++k)
-    if (hi[k] >= 0 && lo[k] != hi[k]) local = mismatch(k, lo[k], hi[k]);
-
-  std::vector<std::uint64_t> all_held;
-  if (collective) {
-    // One reduction agrees on errors, block sizes (max and -min of every block's size) and the
-    // Info options, so a bad argument on one rank is an error on every rank.
-    std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
-    agree[0] = local.ok() ? 0 : local.code;
-    for (int k = 0; k < keys; ++k) {
-      agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
-      agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
-    }
-    const std::int64_t fingerprint = options_fingerprint(options);
-    agree.push_back(fingerprint);
-    agree.push_back(-fingerprint);
-    std::vector<std::int64_t> all(agree.size());
-    CARTPLAN_MPI_CALL(MPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
-    if (kind == Kind::kPersistent) {
-      // The persistent lanes held anywhere (see lanes.h): init picks one that nobody holds.
-      const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
-      all_held.resize(held.size());
-      CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
-                                      nc.internal()));
-    }
-    if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
-    if (all[all.size() - 2] != -all[all.size() - 1])
-      return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
-    for (int k = 0; k < keys; ++k) {
-      hi[k] = all[1 + 2 * k];
-      if (hi[k] < 0) continue;  // no rank uses this block (its -min entry is the sentinel)
-      lo[k] = -all[2 + 2 * k];
-      if (lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
-    }
-  } else if (!local.ok()) {
-    return local;  // default mode: each rank reports its own arguments
-  }
-
-  out->block_bytes.assign(keys, 0);
-  for (int k = 0; k < keys; ++k) out->block_bytes[k] = hi[k];
-  // Without agreement, a rank knows the size of a v/w block only if it sends or receives it.
-  // On a grid with a non-periodic dimension some rank may have to forward a block it does not
-  // own, or would choose the plan from other sizes than its neighbours: there the default mode
-  // runs the direct plan, which needs neither. An explicit combining request agrees instead
-  // (a collective on every call: use the persistent form to pay it once).
-  Options chosen = options;
-  if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
-  // The optimizer sees every block's own size (faces and corners), not their mean.
-  MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry);
-  if (!planned.ok()) return planned;
-  if (kind == Kind::kPersistent) {
-    out->lane = nc.shared()->lanes.first_free(all_held);
-    if (out->lane < 0)
-      return mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc.shared()->lanes.persistent_lanes()) +
-                                           " persistent requests are alive on this communicator; free some first");
-  } else if (kind == Kind::kBlocking) {
-    out->lane = Lanes::blocking_lane();
-  }
-  return {};
-}
 
 // Builds the exchange from the program engine::lower() makes for the caller's blocks: every
 // location becomes an address with a count and datatype, every message one MPI_Isend or
@@ -483,39 +317,6 @@ struct BlockingCache {
   std::optional<CallKey> call;  // set when the exchange was built from a call with this key
   std::unique_ptr<Exchange> exchange;
 };
-
-// What a blocking call's exchange is bound to: addresses, counts and datatypes of the blocks
-// this rank uses. Empty when a datatype is derived: a freed handle can come back for a
-// different layout, so only calls with predefined datatypes (whose handles never change
-// meaning) are reused.
-std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec) {
-  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};
-  key.reserve(1 + 3 * (spec.send.size() + spec.recv.size()));
-  MPI_Datatype last_named = MPI_DATATYPE_NULL;
-  const bool gather = spec.op == ir::Op::kAllgather;
-  auto add = [&](const BlockSpec& b, bool used) {
-    if (!used) {
-      key.push_back(0);
-      return true;
-    }
-    if (b.count > 0 && b.type != last_named) {
-      int ni = 0, na = 0, nd = 0, combiner = 0;
-      if (b.type == MPI_DATATYPE_NULL || MPI_Type_get_envelope(b.type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
-          combiner != MPI_COMBINER_NAMED)
-        return false;
-      last_named = b.type;
-    }
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.addr));
-    key.push_back(static_cast<std::uintptr_t>(b.count));
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.type));
-    return true;
-  };
-  for (std::size_t i = 0; i < spec.send.size(); ++i)
-    if (!add(spec.send[i], gather || nc.has_target(static_cast<int>(i)))) return {};
-  for (std::size_t i = 0; i < spec.recv.size(); ++i)
-    if (!add(spec.recv[i], nc.has_source(static_cast<int>(i)))) return {};
-  return key;
-}
 
 }  // namespace
 

@@ -1,13 +1,14 @@
 // Exchange: one bound plan realized with MPI derived datatypes and point-to-point messages
 // prepared once (seed 000, Listing 5). Created once, started many times.
 //
-// Every round becomes one send and one receive whose arguments (buffer, count, datatype,
-// peer, tag) are fixed when the exchange is built; each phase posts them with MPI_Isend and
-// MPI_Irecv and completes them before the next phase starts. A round side with one contiguous
-// block uses the user's memory directly; several contiguous blocks are packed into a staging
-// buffer with memcpy; anything else is one struct datatype over the blocks at absolute
-// addresses (MPI_BOTTOM). Temp slots live in the staging buffers of the rounds that receive
-// them. Packed and staged data travel as MPI_BYTE, which assumes a homogeneous system.
+// The exchange runs the program engine::lower() makes from the bound plan and the caller's
+// blocks (engine/program.h): lower() decides which messages are packed, which go by datatype,
+// which rounds are local copies and where temp slots sit; this file only gives every location
+// an address (the caller's blocks, one staging arena, scratch blocks), every message its fixed
+// (buffer, count, datatype, peer, tag), and every step a memcpy, a datatype copy or a combine.
+// Each phase posts its messages with MPI_Isend and MPI_Irecv and completes them before the
+// next phase starts. Packed and staged data travel as MPI_BYTE, which assumes a homogeneous
+// system. program() returns what was realized, so tests compare it with lower()'s.
 //
 // Progress: later phases start inside start/test/wait. Any of them advances every pending
 // exchange of the process (not only its own), so requests may be completed in any order on
@@ -80,6 +81,12 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
 // A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
 // The error after an agreement: the agreed (largest) class, this rank's message if it had one.
 MpiStatus agreed_error(const MpiStatus& local, int agreed_class);
+// Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
+// forced to combining on a grid with a non-periodic dimension (exchange_settle.cc).
+bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options);
+// What a blocking or non-blocking call's exchange is bound to: addresses, counts and
+// predefined datatypes of the blocks this rank uses; empty when it must not be reused.
+std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
 // inout = in (op) inout over n elements, without MPI_Reduce_local's argument checks, for the
 // commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
@@ -126,7 +133,14 @@ class Exchange {
 
  private:
   Exchange() = default;
-  struct Agreement;
+  // What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
+  // plan and the lane.
+  struct Agreement {
+    std::vector<std::int64_t> block_bytes;  // per block (v/w alltoall) or one; -1 where unknown here
+    std::vector<char> send_used, recv_used;
+    std::shared_ptr<const BoundPlanEntry> entry;
+    int lane = 0;
+  };
   struct Post;
   struct LocalCopy {
     BlockSpec from, to;
