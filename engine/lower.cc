@@ -57,13 +57,29 @@ Loc merge_run(const std::vector<Loc>& locs) {
   return run;
 }
 
+// Parts of a struct message with staging regions that follow each other merged (fewer
+// segments for MPI's datatype engine; the bytes on the wire are the same).
+std::vector<Loc> merge_adjacent(const std::vector<Loc>& parts) {
+  std::vector<Loc> out;
+  for (const Loc& l : parts) {
+    if (l.bytes == 0) continue;
+    if (!out.empty() && out.back().kind == Loc::Kind::kStaging && l.kind == Loc::Kind::kStaging &&
+        out.back().offset + out.back().bytes == l.offset) {
+      out.back().bytes += l.bytes;
+      continue;
+    }
+    out.push_back(l);
+  }
+  return out;
+}
+
 void receives_first(std::vector<Message>& messages) {
   // Receives first, so that a phase's messages find their receive posted when possible.
   std::stable_sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.recv > b.recv; });
 }
 
 // Alltoall and allgather: temp slots live in the staging arena.
-Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
+Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout, const LowerOptions& options) {
   Program prog;
   prog.op = plan.op();
   prog.rank = bound.rank;
@@ -82,6 +98,14 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
     return b;
   };
   auto staged = [&](std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena.take(bytes), bytes, true}; };
+
+  // Whether several contiguous parts go by struct datatype rather than through staging.
+  auto by_struct = [&](const std::vector<Loc>& parts) {
+    if (options.struct_min_bytes < 0) return false;
+    for (const Loc& l : parts)
+      if (l.bytes > 0 && l.bytes < options.struct_min_bytes) return false;
+    return true;
+  };
 
   const int me = bound.rank;
   const std::size_t nphases = bound.phase_begin.size() - 1;
@@ -122,7 +146,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
       }
       if (parts.size() > 1 && staged_run(parts)) {
         parts = {merge_run(parts)};  // forwarded as they arrived: no packing
-      } else if (parts.size() > 1 && all_contiguous) {
+      } else if (parts.size() > 1 && all_contiguous && !by_struct(parts)) {
         const Loc buf = staged(total);
         std::int64_t off = buf.offset;
         for (const Loc& l : parts) {
@@ -130,6 +154,8 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
           off += l.bytes;
         }
         parts = {buf};
+      } else {
+        parts = merge_adjacent(parts);
       }
       ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
     }
@@ -149,9 +175,12 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
         total += is_temp ? temp_bytes(ref) : loc_of(ref).bytes;
       }
       std::vector<Loc> parts;
+      std::vector<Loc> user_parts;  // the caller's blocks among them, to decide on a struct
+      for (const BufRef& ref : refs)
+        if (ref.kind != BufKind::kTemp) user_parts.push_back(loc_of(ref));
       if (refs.size() == 1 && !any_temp) {
         parts = {loc_of(refs[0])};
-      } else if (all_contiguous) {
+      } else if (all_contiguous && (user_parts.empty() || !by_struct(user_parts))) {
         // One staging region: temp slots stay where they arrive, user blocks are unpacked.
         const Loc buf = staged(total);
         std::int64_t off = buf.offset;
@@ -171,6 +200,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
           if (ref.kind == BufKind::kTemp) temp[ref.index] = staged(temp_bytes(ref));
           parts.push_back(loc_of(ref));
         }
+        parts = merge_adjacent(parts);
       }
       ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
     }
@@ -270,7 +300,7 @@ bool extended(ir::Op op) { return ir::is_reduction(op) || ir::is_rooted(op); }
 
 }  // namespace
 
-Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
+Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout, const LowerOptions& options) {
   if (static_cast<int>(layout.send.size()) != plan.num_send_blocks())
     return fail("layout has " + std::to_string(layout.send.size()) + " send blocks, the plan " +
                 std::to_string(plan.num_send_blocks()));
@@ -295,7 +325,7 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
     if (layout.unit.bytes < 0) return fail("the unit block has " + std::to_string(layout.unit.bytes) + " bytes");
     return lower_extended(plan, bound, layout);
   }
-  return lower_plain(plan, bound, layout);
+  return lower_plain(plan, bound, layout, options);
 }
 
 Layout contiguous_layout(const ir::Plan& plan, const BoundPlan& bound) {

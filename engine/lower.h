@@ -13,6 +13,10 @@
 //    staging region, so forwarding them later reads them where they arrived.
 //  - A send whose entries already lie in order, back to back, in one staging region (blocks
 //    forwarded together as they arrived) is sent from there without packing.
+//  - With LowerOptions::struct_min_bytes, messages of large contiguous parts go by struct
+//    datatype instead: sends gather from where the blocks are, receives put final blocks
+//    straight into the caller's memory and temp slots into staging (pack only at the first hop
+//    is then none at all: MPI does the one copy).
 // Reductions and rooted ops: temp slots and recv blocks that are not the caller's are scratch
 // blocks; a received entry that combines is received into a fresh scratch block and reduced
 // into its location after the phase, in plan order (rounds, then entries), before the phase's
@@ -53,9 +57,18 @@ struct Layout {
   std::vector<bool> recv_user;
 };
 
+// Choices lower() leaves to its caller (measured per machine, see bench/README.md).
+struct LowerOptions {
+  // A message of several contiguous parts is packed into (or unpacked from) staging with memcpy
+  // unless every part has at least this many bytes; then one struct datatype covers the parts
+  // where they are (MPI gathers and scatters them itself: no copy by cartplan). Negative: always
+  // pack.
+  std::int64_t struct_min_bytes = -1;
+};
+
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
 // does not fit the plan (block counts, negative sizes).
-Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout);
+Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout, const LowerOptions& options = {});
 
 // The caller's blocks of a bound plan as plain contiguous memory of the bound sizes (what a
 // simulator or the CLI uses when no real buffers exist).

@@ -16,14 +16,15 @@ namespace cartplan::engine {
 namespace {
 
 // The programs of every rank of `grid`.
-std::vector<Program> all_programs(const ir::Plan& plan, const Grid& grid, std::vector<std::int64_t> block_bytes) {
+std::vector<Program> all_programs(const ir::Plan& plan, const Grid& grid, std::vector<std::int64_t> block_bytes,
+                                  const LowerOptions& options = {}) {
   const Result<Binder> b = Binder::create(plan);
   REQUIRE(b.ok());
   std::vector<Program> out;
   for (int r = 0; r < grid.size(); ++r) {
     const Result<BoundPlan> bound = b->bind(grid, grid.coords(r), block_bytes);
     REQUIRE_MESSAGE(bound.ok(), (bound.ok() ? "" : bound.error()));
-    const Result<Program> p = lower(plan, *bound, contiguous_layout(plan, *bound));
+    const Result<Program> p = lower(plan, *bound, contiguous_layout(plan, *bound), options);
     REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error()));
     out.push_back(*p);
   }
@@ -131,6 +132,34 @@ TEST_CASE("lower: a send of blocks forwarded together as they arrived is not pac
   REQUIRE(send1.parts.size() == 1);
   CHECK(send1.parts[0] == recv0.parts.at(0));  // sent from where it was received
   CHECK(count(p).copied_bytes == (2 + 2) * 8);  // packed once, unpacked once
+}
+
+TEST_CASE("lower: with struct datatypes for large parts nothing is copied but the zero offset") {
+  // moore9 alltoall on a 3x3 torus with 512-byte blocks and struct_min_bytes 256: sends gather
+  // the caller's blocks and forwarded temps where they are, receives put final blocks straight
+  // into the caller's memory and temps into staging. The only copy left is send[4] -> recv[4].
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
+  const Grid grid = *Grid::create({3, 3}, {true, true});
+  LowerOptions o;
+  o.struct_min_bytes = 256;
+  const std::vector<Program> progs = all_programs(plan, grid, {512}, o);
+  check_messages_match(progs);
+  for (const Program& p : progs) {
+    const ProgramCounts c = count(p);
+    CHECK(c.copied_bytes == 512);
+    CHECK(c.struct_messages == 8);
+    CHECK(p.staging_bytes == 4 * 512);  // the four temps, nothing packed
+    REQUIRE(p.final_steps.size() == 1);
+    CHECK(p.final_steps[0].from == Loc{Loc::Kind::kSend, 4, 0, 512, true});
+    // Phase 0 receives: recv block (+-1,0) and two temps at adjacent staging offsets, which
+    // merge into one segment only when they are neighbours in the message.
+    for (const Message& m : p.phases[0].messages)
+      if (m.recv) CHECK(m.parts.size() == 3);
+  }
+  // Below the threshold the same plan packs as before.
+  const std::vector<Program> small = all_programs(plan, grid, {128}, o);
+  CHECK(count(small.at(0)).struct_messages == 0);
+  CHECK(count(small.at(0)).copied_bytes == (6 + 2 + 6 + 6 + 1) * 128);
 }
 
 TEST_CASE("lower: wrong layouts are errors that name what is wrong") {

@@ -106,8 +106,8 @@ struct Exchange::Post {
 // location becomes an address with a count and datatype, every message one MPI_Isend or
 // MPI_Irecv with fixed arguments, every local step a memcpy, a datatype copy or a combine.
 // The layout rules (packing, staging, zero-copy forwarding, scratch) are all lower()'s.
-MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
-                          std::unique_ptr<Exchange>* out) {
+MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
+                          int lane, std::unique_ptr<Exchange>* out) {
   const bool ext = extended_op(spec.op);
   auto x = std::unique_ptr<Exchange>(new Exchange());
   x->comm_ = nc.internal();
@@ -165,7 +165,9 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
     for (std::size_t i = 0; i < spec.recv.size(); ++i)
       layout.recv.push_back(layout_of(spec.recv[i], agreed.recv_used[i], bytes_of_block(i)));
   }
-  Result<engine::Program> lowered = engine::lower(plan, bound, layout);
+  engine::LowerOptions lower_options;
+  lower_options.struct_min_bytes = options.struct_min_bytes;
+  Result<engine::Program> lowered = engine::lower(plan, bound, layout, lower_options);
   assert(lowered && "the backend's blocks fit the plan it bound");
   if (!lowered) return mpi_error(MPI_ERR_INTERN, "cartplan could not lower its plan: " + lowered.error());
   x->program_ = std::move(*lowered);
@@ -350,7 +352,7 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       break;
     }
   if (!*out) {
-    s = build(nc, spec, agreed, agreed.lane, out);
+    s = build(nc, spec, options, agreed, agreed.lane, out);
     if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
     if (!s.ok()) {
       out->reset();
@@ -412,7 +414,7 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
       if (!s.ok()) return s;
       if (!reuse || cache.exchange->entry_ != agreed.entry) {
         cache.exchange.reset();
-        s = build(nc, spec, agreed, Lanes::blocking_lane(), &cache.exchange);
+        s = build(nc, spec, options, agreed, Lanes::blocking_lane(), &cache.exchange);
       }
       // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
       // can differ there): the collectives must match.

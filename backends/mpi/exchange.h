@@ -157,8 +157,8 @@ class Exchange {
 
   static MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                           Agreement* out);
-  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Agreement& agreed, int lane,
-                         std::unique_ptr<Exchange>* out);
+  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
+                         int lane, std::unique_ptr<Exchange>* out);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
   MpiStatus begin(bool progress_now);

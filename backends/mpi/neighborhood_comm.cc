@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -241,6 +242,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     Result<double> x = parse_nonnegative_double(v);
     if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
     *field = *x;
+  }
+  v = info_value(info, "cartplan_struct_min_bytes", &present);
+  if (present) {
+    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
+    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_struct_min_bytes: " + n.error() + " (expected -1 or a byte count)");
+    o->struct_min_bytes = *n;
   }
   return {};
 }

@@ -59,6 +59,12 @@ struct Options {
     std::uint64_t fingerprint = 0;
   };
   std::shared_ptr<const GivenPlan> given_plan;
+  // engine::LowerOptions::struct_min_bytes (Info cartplan_struct_min_bytes): messages whose
+  // contiguous parts all have at least this many bytes go by struct datatype instead of being
+  // packed; -1 always packs. Local: sender and receiver may differ (the bytes on the wire are
+  // the same either way), so it is not part of the agreement.
+  std::int64_t struct_min_bytes = kDefaultStructMinBytes;
+  static constexpr std::int64_t kDefaultStructMinBytes = 256;  // measured: bench/README.md
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension

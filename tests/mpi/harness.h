@@ -61,11 +61,14 @@ struct Harness {
 
 // A cartplan communicator for a test case with Info cartplan_algorithm = `algo`; aborts the job
 // (with cartplan's message) if creation fails, since nothing after it could be checked.
+// `struct_min_bytes`, if given: Info cartplan_struct_min_bytes ("0": every message of several
+// parts by struct datatype, "-1": always packed).
 inline MPI_Comm open_cart(int d, const std::vector<int>& dims, const std::vector<int>& periods, int t,
-                          const std::vector<int>& offsets, const char* algo) {
+                          const std::vector<int>& offsets, const char* algo, const char* struct_min_bytes = nullptr) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", algo);
+  if (struct_min_bytes) MPI_Info_set(info, "cartplan_struct_min_bytes", struct_min_bytes);
   MPI_Comm cart = MPI_COMM_NULL;
   const int rc = Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED,
                                           info, 0, &cart);
