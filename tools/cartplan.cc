@@ -1,8 +1,9 @@
-// cartplan: the command-line inspector -- plans, verifies and simulates Cartesian collectives.
+// cartplan: the command-line inspector -- plans, verifies, simulates and lowers Cartesian collectives.
 //
 //   cartplan plan --op alltoall --stencil box:d=3,n=3,f=-1 --algo combining --format text
 //   cartplan plan --op allgather --stencil moore:d=2,r=1 > p.json && cartplan verify p.json
 //   cartplan simulate --op alltoall --stencil moore:d=2,r=1 --dims 4,4 --periods 0,0
+//   cartplan lower --op alltoall --stencil box:d=1,n=3,f=-1 --dims 3 --rank 0 --format text
 //
 // Exit status: 0 success, 1 the plan/simulation is wrong (verify errors, delivery errors),
 // 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: ARCHITECTURE.md,
@@ -24,14 +25,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/sim/program_sim.h"
 #include "backends/sim/simulator.h"
 #include "engine/cost_model.h"
 #include "engine/cost_model_file.h"
 #include "ir/read_file.h"
+#include "engine/bind.h"
 #include "engine/grid.h"
+#include "engine/lower.h"
 #include "engine/neighborhood.h"
 #include "engine/optimizer.h"
 #include "engine/planner.h"
+#include "engine/program_print.h"
 #include "engine/spec.h"
 #include "ir/json.h"
 #include "ir/parse_number.h"
@@ -70,6 +75,12 @@ constexpr const char* kUsage = R"(usage:
                     [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
                     [--values int|double]
+                    [--programs]  (also lower every rank's program and run those: the
+                                   MPI backend's steps and messages; integer values only)
+  cartplan lower    --op OP --stencil SPEC --dims P,P,.. --rank R [--periods 1,0,..] [--root RANK]
+                    [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
+                    [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
+                    (the program rank R runs: per phase its local steps and messages)
   cartplan help | --help | SUBCOMMAND --help
 
 OP: alltoall allgather allreduce reduce_scatter, and the rooted bcast gather scatter reduce.
@@ -147,8 +158,8 @@ Result<Options> parse_options(const std::string& command, const std::vector<std:
       name.resize(eq);
     }
     if (!allowed.count(name)) return fail("unknown option " + in_quotes("--" + name) + " for '" + command + "'");
-    if (name == "explain") {  // the one flag: no value
-      if (value) return fail("option --explain takes no value");
+    if (name == "explain" || name == "programs") {  // the flags: no value
+      if (value) return fail("option --" + name + " takes no value");
       value = "1";
     }
     if (!value) {
@@ -360,15 +371,21 @@ Result<bool> check_simulation_size(const ir::Plan& plan, const engine::Grid& gri
   return true;
 }
 
-Result<int> cmd_simulate(const Options& o) {
-  for (const char* required : {"op", "stencil", "dims"})
-    if (!o.get(required)) return fail("missing required option --" + std::string(required));
-  Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/false);
-  if (!req) return ErrorMessage{req.error()};
+// The grid (--dims, --periods) and, for rooted ops, the root (--root) of `simulate` and `lower`.
+struct Placement {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+  std::optional<engine::Grid> grid;
+  int root = -1;
+};
+
+Result<Placement> parse_placement(const Options& o, const PlanRequest& req) {
+  Placement out;
   Result<std::vector<int>> dims =
       parse_int_list("--dims", *o.get("dims"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
   if (!dims) return ErrorMessage{dims.error()};
-  std::vector<bool> periods(dims->size(), true);
+  out.dims = *dims;
+  out.periods.assign(dims->size(), true);
   if (const std::string* s = o.get("periods")) {
     Result<std::vector<int>> p = parse_int_list("--periods", *s, std::numeric_limits<int>::min(),
                                                 std::numeric_limits<int>::max());
@@ -378,31 +395,46 @@ Result<int> cmd_simulate(const Options& o) {
     if (p->size() != dims->size())
       return fail("--periods has " + std::to_string(p->size()) + " entries but --dims has " +
                   std::to_string(dims->size()));
-    periods.assign(p->begin(), p->end());
+    out.periods.assign(p->begin(), p->end());
   }
-  const int ndims = req->nbh->ndims();
+  const int ndims = req.nbh->ndims();
   if (static_cast<int>(dims->size()) != ndims)
     return fail("--dims has " + std::to_string(dims->size()) + " entries but the stencil " + in_quotes(*o.get("stencil")) +
                 " has " + std::to_string(ndims) + " dimensions");
-  Result<engine::Grid> grid = engine::Grid::create(*dims, periods);
+  Result<engine::Grid> grid = engine::Grid::create(out.dims, out.periods);
   if (!grid) return fail("--dims: " + grid.error());
-  if (grid->size() > kMaxSimRanks)
-    return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
-                std::to_string(kMaxSimRanks) + ")");
-
-  sim::SimOptions sim_options;
+  out.grid = *grid;
   if (const std::string* s = o.get("root")) {
-    if (!ir::is_rooted(req->op))
-      return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req->op)));
+    if (!ir::is_rooted(req.op))
+      return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req.op)));
     Result<std::int64_t> root = parse_int("--root", *s, 0, std::numeric_limits<int>::max());
     if (!root) return ErrorMessage{root.error()};
     if (*root >= grid->size())
       return fail("--root: rank " + std::to_string(*root) + " is not in the grid (ranks 0.." +
                   std::to_string(grid->size() - 1) + ")");
-    sim_options.root = static_cast<int>(*root);
-  } else if (ir::is_rooted(req->op)) {
-    return fail("--op " + std::string(ir::to_string(req->op)) + " needs --root RANK");
+    out.root = static_cast<int>(*root);
+  } else if (ir::is_rooted(req.op)) {
+    return fail("--op " + std::string(ir::to_string(req.op)) + " needs --root RANK");
   }
+  return out;
+}
+
+Result<int> cmd_simulate(const Options& o) {
+  for (const char* required : {"op", "stencil", "dims"})
+    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+  Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/false);
+  if (!req) return ErrorMessage{req.error()};
+  Result<Placement> where = parse_placement(o, *req);
+  if (!where) return ErrorMessage{where.error()};
+  const std::vector<int>& dims = where->dims;
+  const std::vector<bool>& periods = where->periods;
+  const std::optional<engine::Grid>& grid = where->grid;
+  if (grid->size() > kMaxSimRanks)
+    return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
+                std::to_string(kMaxSimRanks) + ")");
+
+  sim::SimOptions sim_options;
+  sim_options.root = where->root;
   Result<sim::SimOptions::Values> values = parse_enum<sim::SimOptions::Values>(
       o, "values", {{"int", sim::SimOptions::Values::kInt64}, {"double", sim::SimOptions::Values::kDouble}},
       sim::SimOptions::Values::kInt64);
@@ -410,6 +442,9 @@ Result<int> cmd_simulate(const Options& o) {
   if (o.get("values") && !ir::is_reduction(req->op))
     return fail("--values applies only to allreduce, reduce_scatter and reduce");
   sim_options.values = *values;
+  const bool programs = o.get("programs") != nullptr;
+  if (programs && sim_options.values == sim::SimOptions::Values::kDouble)
+    return fail("--programs runs integer sums only; drop --values double");
   if (ir::is_reduction(req->op) && req->options.block_bytes % 8 != 0)
     return fail("--block-bytes: " + std::to_string(req->options.block_bytes) +
                 " is not a multiple of 8 (reductions simulate vectors of 8-byte elements)");
@@ -425,6 +460,17 @@ Result<int> cmd_simulate(const Options& o) {
   sim_options.model = req->options.model;
   Result<sim::SimReport> report = sim::simulate(*plan, *grid, sim_options);
   if (!report) return fail("simulate: " + report.error());
+  // --programs: the same collective once more, as the lowered programs the MPI backend runs.
+  std::optional<sim::ProgramSimReport> prog;
+  if (programs) {
+    sim::ProgramSimOptions po;
+    po.block_bytes = sim_options.block_bytes;
+    po.root = sim_options.root;
+    Result<sim::ProgramSimReport> r = sim::simulate_programs(*plan, *grid, po);
+    if (!r) return fail("simulate --programs: " + r.error());
+    prog = std::move(*r);
+  }
+  const bool ok = report->ok && (!prog || prog->ok);
 
   const ir::Stats& stats = plan->stats();
   if (req->format == Format::kJson) {
@@ -441,28 +487,85 @@ Result<int> cmd_simulate(const Options& o) {
     j["algorithm"] = ir::to_string(plan->algorithm());
     j["rounds"] = stats.rounds;
     j["volume"] = stats.volume;
+    if (prog) {
+      nlohmann::ordered_json pj;
+      pj["ok"] = prog->ok;
+      pj["errors"] = prog->errors;
+      pj["error_count"] = prog->error_count;
+      pj["messages"] = prog->messages;
+      pj["bytes"] = prog->bytes;
+      pj["copied_bytes"] = prog->copied_bytes;
+      pj["combined_bytes"] = prog->combined_bytes;
+      pj["steps"] = prog->steps;
+      pj["max_staging_bytes"] = prog->max_staging_bytes;
+      j["programs"] = pj;
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::vector<int> period_flags(periods.begin(), periods.end());
     std::cout << "simulate " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << " on grid "
-              << join(*dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks"
+              << join(dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks"
               << (ir::is_rooted(plan->op()) ? ", root " + std::to_string(sim_options.root) : std::string()) << "\n"
               << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume << ", block bytes "
               << req->options.block_bytes << "\n"
               << "  traffic:  " << report->messages << " messages, " << report->bytes << " bytes, " << report->copies
               << " local copies\n"
               << "  model:    " << report->model_time_us << " us (max over ranks)\n";
-    if (report->ok) {
-      std::cout << "  result:   ok, every recv block holds the right data\n";
-    } else {
-      std::cout << "  result:   FAILED, " << report->error_count << " delivery errors\n";
-      for (const std::string& e : report->errors) std::cout << "    " << e << "\n";
-      if (report->error_count > static_cast<std::int64_t>(report->errors.size()))
-        std::cout << "    ... and " << report->error_count - static_cast<std::int64_t>(report->errors.size())
-                  << " more\n";
+    auto result = [](bool good, std::int64_t count, const std::vector<std::string>& errors) {
+      if (good) {
+        std::cout << "ok, every recv block holds the right data\n";
+        return;
+      }
+      std::cout << "FAILED, " << count << " delivery errors\n";
+      for (const std::string& e : errors) std::cout << "    " << e << "\n";
+      if (count > static_cast<std::int64_t>(errors.size()))
+        std::cout << "    ... and " << count - static_cast<std::int64_t>(errors.size()) << " more\n";
+    };
+    std::cout << "  result:   ";
+    result(report->ok, report->error_count, report->errors);
+    if (prog) {
+      std::cout << "  programs: " << prog->messages << " messages, " << prog->bytes << " bytes, " << prog->copied_bytes
+                << " bytes copied, " << prog->combined_bytes << " bytes combined, staging up to "
+                << prog->max_staging_bytes << " bytes per rank\n"
+                << "  programs: ";
+      result(prog->ok, prog->error_count, prog->errors);
     }
   }
-  return report->ok ? kExitOk : kExitWrong;
+  return ok ? kExitOk : kExitWrong;
+}
+
+// `lower`: the program one rank runs (engine::lower with contiguous blocks of --block-bytes).
+Result<int> cmd_lower(const Options& o) {
+  for (const char* required : {"op", "stencil", "dims", "rank"})
+    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+  Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/false);
+  if (!req) return ErrorMessage{req.error()};
+  Result<Placement> where = parse_placement(o, *req);
+  if (!where) return ErrorMessage{where.error()};
+  const engine::Grid& grid = *where->grid;
+  Result<std::int64_t> rank = parse_int("--rank", *o.get("rank"), 0, std::numeric_limits<int>::max());
+  if (!rank) return ErrorMessage{rank.error()};
+  if (*rank >= grid.size())
+    return fail("--rank: rank " + std::to_string(*rank) + " is not in the grid (ranks 0.." +
+                std::to_string(grid.size() - 1) + ")");
+
+  req->options.grid = grid;
+  Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
+  if (!plan) return ErrorMessage{plan.error()};
+  Result<engine::Binder> binder = engine::Binder::create(*plan);
+  if (!binder) return fail("lower: " + binder.error());
+  std::optional<engine::Coords> root;
+  if (where->root >= 0) root = grid.coords(where->root);
+  Result<engine::BoundPlan> bound =
+      binder->bind(grid, grid.coords(static_cast<int>(*rank)), {req->options.block_bytes}, root);
+  if (!bound) return fail("lower: " + bound.error());
+  Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound));
+  if (!program) return fail("lower: " + program.error());
+  if (req->format == Format::kJson)
+    std::cout << engine::to_json(*program).dump(2) << "\n";
+  else
+    std::cout << engine::to_text(*program);
+  return kExitOk;
 }
 
 int run(const std::vector<std::string>& args) {
@@ -488,10 +591,14 @@ int run(const std::vector<std::string>& args) {
     handler = cmd_verify;
   } else if (command == "simulate") {
     allowed = kPlanOptions;
-    allowed.insert({"dims", "periods", "values"});
+    allowed.insert({"dims", "periods", "values", "programs"});
     handler = cmd_simulate;
+  } else if (command == "lower") {
+    allowed = kPlanOptions;
+    allowed.insert({"dims", "periods", "rank"});
+    handler = cmd_lower;
   } else {
-    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate or help)\n";
+    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower or help)\n";
     return kExitBadInput;
   }
 

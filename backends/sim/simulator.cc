@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 
+#include "backends/sim/expected.h"
 #include "engine/bind.h"
 
 namespace cartplan::sim {
@@ -20,45 +21,11 @@ using engine::BoundPlan;
 using engine::Grid;
 using engine::kNoRank;
 
-constexpr std::uint8_t kSentinel = 0xA5;
-
-// Bytes of block `block` of rank `rank`: depends on both, so data from a wrong source or of
-// a wrong block shows up (the labels below catch the rare byte collisions, e.g. 1-byte blocks).
-std::uint8_t pattern(int rank, int block, std::int64_t j) {
-  std::uint64_t h = (static_cast<std::uint64_t>(rank) + 1) * 0x9E3779B97F4A7C15ull;
-  h ^= (static_cast<std::uint64_t>(block) + 1) * 0xC2B2AE3D27D4EB4Full;
-  h ^= static_cast<std::uint64_t>(j) * 0x165667B19E3779F9ull;
-  h ^= h >> 29;
-  return static_cast<std::uint8_t>(h);
-}
-
-// Where a piece of data came from: the simulator carries this next to the bytes.
-struct Label {
-  int rank = -1;
-  int block = -1;
-  friend bool operator==(const Label&, const Label&) = default;
-};
-
 struct Slot {
   std::vector<std::uint8_t> bytes;
   std::vector<Label> labels;  // contributions, sorted (one outside reductions)
   bool written = false;
 };
-
-bool operator<(const Label& a, const Label& b) { return a.rank != b.rank ? a.rank < b.rank : a.block < b.block; }
-
-// Element j (8 bytes) of block `block` of rank `rank` in reductions: non-zero, different for
-// different ranks and blocks, small enough that sums of 2^20 of them cannot overflow.
-std::int64_t int_value(int rank, int block, std::int64_t j) {
-  std::uint64_t h = (static_cast<std::uint64_t>(rank) + 1) * 0x9E3779B97F4A7C15ull;
-  h ^= (static_cast<std::uint64_t>(block) + 1) * 0xC2B2AE3D27D4EB4Full;
-  h ^= static_cast<std::uint64_t>(j) * 0x165667B19E3779F9ull;
-  h ^= h >> 31;
-  return static_cast<std::int64_t>(h % (std::uint64_t{1} << 40)) + 1;
-}
-double double_value(int rank, int block, std::int64_t j) {
-  return static_cast<double>(int_value(rank, block, j)) / 1e6 + 1.0 / 3.0;  // inexact in binary
-}
 
 struct RankState {
   std::vector<Slot> send, recv, temp;
@@ -69,24 +36,17 @@ struct RankState {
   }
 };
 
-std::string label_text_one(const Label& l) {
-  if (l.rank < 0) return "nothing";
-  return "block " + std::to_string(l.block) + " of rank " + std::to_string(l.rank);
-}
-
 struct Message {
   std::vector<std::uint8_t> bytes;
   std::vector<std::vector<Label>> labels;  // one multiset per entry
 };
 
 std::string labels_text(const std::vector<Label>& ls) {
-  if (ls.size() == 1) return label_text_one(ls[0]);
+  if (ls.size() == 1) return label_text(ls[0]);
   if (ls.empty()) return "nothing";
   std::string s = std::to_string(ls.size()) + " contributions";
   return s;
 }
-
-
 
 class Reporter {
  public:
@@ -303,44 +263,12 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
       }
   }
 
-  // The expected contributions of recv block i of rank r (empty: must stay untouched).
-  auto source_of = [&](const engine::Coords& at, int i) {
-    ir::Offset back = plan.neighborhood()[i];
-    for (int& x : back) x = -x;
-    return grid.relative_rank(at, back);
-  };
-  auto expected = [&](int r, int i) {
-    std::vector<Label> want;
-    const engine::Coords coords = grid.coords(r);
-    switch (op) {
-      case ir::Op::kAlltoall:
-      case ir::Op::kAllgather:
-      case ir::Op::kBcast:
-      case ir::Op::kScatter:
-      case ir::Op::kGather: {
-        const int source = source_of(coords, i);
-        if (source != kNoRank) want.push_back(Label{source, ir::blocks_have_own_shape(op) ? i : 0});
-        break;
-      }
-      case ir::Op::kAllreduce:
-      case ir::Op::kReduceScatter:
-      case ir::Op::kReduce:
-        for (int j = 0; j < t; ++j) {
-          const int source = source_of(coords, j);
-          if (source != kNoRank) want.push_back(Label{source, op == ir::Op::kReduceScatter ? j : 0});
-        }
-        break;
-    }
-    std::sort(want.begin(), want.end());
-    return want;
-  };
-
   for (int r = 0; r < p; ++r) {
     for (int i = 0; i < nrecv; ++i) {
       if (!bound[r].recv_result[i]) continue;  // not significant here (rooted ops)
       const Slot& got = state[r].recv[i];
       const std::string ctx = "rank " + std::to_string(r) + ", recv block " + std::to_string(i);
-      const std::vector<Label> want = expected(r, i);
+      const std::vector<Label> want = expected_labels(plan, grid, r, i);
       if (want.empty()) {
         const bool pristine = std::all_of(got.bytes.begin(), got.bytes.end(), [](std::uint8_t x) { return x == kSentinel; });
         if (got.written || !pristine) {
@@ -367,7 +295,7 @@ Result<SimReport> simulate(const ir::Plan& plan, const Grid& grid, const SimOpti
         for (const auto& [l, n] : diff)
           if (n != 0) {
             what += n > 0 ? "; misses " : "; has an extra ";
-            what += label_text_one(Label{l.first, l.second});
+            what += label_text(Label{l.first, l.second});
             break;
           }
         rep.error(ctx + ": " + what);
