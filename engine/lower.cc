@@ -221,9 +221,15 @@ Program lower_extended(const ir::Plan& plan, const BoundPlan& bound, const Layou
   Program prog;
   prog.op = plan.op();
   prog.rank = bound.rank;
-  auto scratch = [&]() {
-    if (layout.unit.bytes == 0) return Loc{Loc::Kind::kScratch, 0, 0, 0, true};
-    return Loc{Loc::Kind::kScratch, prog.scratch_blocks++, 0, layout.unit.bytes, layout.unit.contiguous};
+  // A scratch block for a location shaped like block `shape` (scatter's blocks may differ).
+  auto shape_bytes = [&](int shape) {
+    const std::vector<std::int64_t>& shapes = layout.shape_bytes;
+    return shapes.empty() ? bound.block_bytes[static_cast<std::size_t>(shape)] : shapes[shapes.size() == 1 ? 0 : shape];
+  };
+  auto scratch = [&](std::int64_t bytes) {
+    if (bytes == 0) return Loc{Loc::Kind::kScratch, 0, 0, 0, true};
+    prog.scratch_bytes.push_back(bytes);
+    return Loc{Loc::Kind::kScratch, static_cast<int>(prog.scratch_bytes.size()) - 1, 0, bytes, layout.unit.contiguous};
   };
   std::vector<Loc> send;
   for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
@@ -235,7 +241,7 @@ Program lower_extended(const ir::Plan& plan, const BoundPlan& bound, const Layou
     if (ref.kind == BufKind::kSend) return send.at(static_cast<std::size_t>(ref.index));
     std::optional<Loc>& l = ref.kind == BufKind::kRecv ? recv.at(static_cast<std::size_t>(ref.index))
                                                        : temp.at(static_cast<std::size_t>(ref.index));
-    if (!l) l = scratch();
+    if (!l) l = scratch(shape_bytes(ref.kind == BufKind::kTemp ? plan.temp_slots()[ref.index].shape_of : ref.index));
     return *l;
   };
   auto add = [](std::vector<Step>& list, const Loc& from, const Loc& to, bool combine) {
@@ -271,7 +277,7 @@ Program lower_extended(const ir::Plan& plan, const BoundPlan& bound, const Layou
         for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
           const Loc to = loc_of(round.recv[br.recv_entries[j]]);
           if (br.recv_combine[j]) {
-            const Loc staged = scratch();
+            const Loc staged = scratch(to.bytes);
             add(ph.after, staged, to, true);
             parts.push_back(staged);
           } else {

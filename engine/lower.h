@@ -18,7 +18,7 @@
 //    straight into the caller's memory and temp slots into staging (pack only at the first hop
 //    is then none at all: MPI does the one copy).
 // Reductions and rooted ops: temp slots and recv blocks that are not the caller's are scratch
-// blocks; a received entry that combines is received into a fresh scratch block and reduced
+// blocks (sized like the block they stand for, laid out like Layout::unit); a received entry that combines is received into a fresh scratch block and reduced
 // into its location after the phase, in plan order (rounds, then entries), before the phase's
 // copies. That is the order bind() and the simulator assume.
 //

@@ -7,8 +7,8 @@
 //  - the caller's send and recv blocks (their own layout: contiguous bytes or a datatype);
 //  - the staging arena: plain bytes, `staging_bytes` long, holding packed messages and the
 //    temp slots of alltoall/allgather plans;
-//  - scratch blocks (reductions and rooted ops): `scratch_blocks` blocks laid out like one
-//    block of the call (its count and datatype), for temp slots, recv blocks that are not the
+//  - scratch blocks (reductions and rooted ops): `scratch_bytes.size()` blocks laid out like
+//    one block of the call (its count and datatype), for temp slots, recv blocks that are not the
 //    caller's, and staged receives that are combined after the phase.
 //
 //   Result<Program> p = engine::lower(plan, bound, layout);
@@ -69,7 +69,7 @@ struct Program {
   std::vector<PhaseProgram> phases;
   std::vector<Step> final_steps;  // the plan's copies, after the last phase
   std::int64_t staging_bytes = 0;
-  int scratch_blocks = 0;
+  std::vector<std::int64_t> scratch_bytes;  // per scratch block
   friend bool operator==(const Program&, const Program&) = default;
 };
 

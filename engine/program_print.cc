@@ -60,7 +60,7 @@ std::string to_text(const Program& program) {
   std::ostringstream out;
   out << "program " << ir::to_string(program.op) << ", rank " << program.rank << ": " << program.phases.size()
       << (program.phases.size() == 1 ? " phase" : " phases") << ", staging " << program.staging_bytes << " B, "
-      << program.scratch_blocks << " scratch blocks\n";
+      << program.scratch_bytes.size() << " scratch blocks\n";
   for (std::size_t p = 0; p < program.phases.size(); ++p) {
     const PhaseProgram& ph = program.phases[p];
     out << "phase " << p << "\n";
@@ -91,7 +91,7 @@ nlohmann::json to_json(const Program& program) {
   j["op"] = ir::to_string(program.op);
   j["rank"] = program.rank;
   j["staging_bytes"] = program.staging_bytes;
-  j["scratch_blocks"] = program.scratch_blocks;
+  j["scratch_bytes"] = program.scratch_bytes;
   nlohmann::json phases = nlohmann::json::array();
   for (std::size_t p = 0; p < program.phases.size(); ++p) {
     const PhaseProgram& ph = program.phases[p];

@@ -25,7 +25,7 @@ std::string to_string(const Loc& loc);
 // round, bytes, parts) and its `after` steps; then the final steps and the summary line.
 std::string to_text(const Program& program);
 
-// Keys: format, op, rank, staging_bytes, scratch_blocks, phases (each: phase, before,
+// Keys: format, op, rank, staging_bytes, scratch_bytes, phases (each: phase, before,
 // messages, after), final_steps, counts (engine::count). Locations are objects with kind,
 // index (blocks), offset (staging), bytes and contiguous. Objects print with sorted keys, so
 // equal programs print equal text.

@@ -12,6 +12,7 @@
 #include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
 #include "backends/mpi/triangle.h"
+#include "engine/program_print.h"
 #include "engine/stencils.h"
 #include "ir/json.h"
 
@@ -533,17 +534,34 @@ int Cart_request_algorithm(Cart_Request request, int* combining) {
   });
 }
 
+namespace {
+
+// A malloc'ed copy of `text` for a caller that frees it with Cart_free_plan_json.
+MpiStatus give_text(const std::string& text, const char* fn, char** out) {
+  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!copy) return mpi_error(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  *out = copy;
+  return {};
+}
+
+}  // namespace
+
 int Cart_request_plan(Cart_Request request, char** json) {
   return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
     *json = nullptr;
-    const std::string text = cartplan::ir::to_json_string(request->exchange->plan());
-    char* out = static_cast<char*>(std::malloc(text.size() + 1));
-    if (!out) return mpi_error(MPI_ERR_NO_MEM, "Cart_request_plan: out of memory");
-    std::memcpy(out, text.c_str(), text.size() + 1);
-    *json = out;
-    return {};
+    return give_text(cartplan::ir::to_json_string(request->exchange->plan()), "Cart_request_plan", json);
+  });
+}
+
+int Cart_request_program(Cart_Request request, char** json) {
+  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: request is CART_REQUEST_NULL");
+    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_program: json is NULL");
+    *json = nullptr;
+    return give_text(cartplan::engine::to_json(request->exchange->program()).dump(), "Cart_request_program", json);
   });
 }
 

@@ -103,6 +103,8 @@ class Collective {
   bool combining() const;  // which algorithm the plan uses
   // The plan this collective runs, as canonical JSON (the text of Cart_request_plan).
   std::string plan() const;
+  // The program it runs on this rank, as JSON (the text of Cart_request_program).
+  std::string program() const;
 
  private:
   explicit Collective(std::unique_ptr<Exchange> x);

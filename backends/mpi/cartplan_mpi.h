@@ -347,7 +347,12 @@ int Cart_request_algorithm(Cart_Request request, int* combining);
  * cartplan-OP-ALGORITHM-FINGERPRINT.json (the fingerprint is a hash of the text); a call that
  * cannot write there fails with MPI_ERR_IO. */
 int Cart_request_plan(Cart_Request request, char** json);
-/* Releases a string returned by Cart_request_plan; NULL is ignored. */
+/* The program a request runs on this rank: the plan lowered for this rank's buffers (peers,
+ * messages over byte segments, packing, staging, local copies), as the JSON of
+ * `cartplan lower --format json` (format cartplan.program/1). Differs between ranks. Release
+ * with Cart_free_plan_json. Local; errors as for Cart_request_plan. */
+int Cart_request_program(Cart_Request request, char** json);
+/* Releases a string returned by Cart_request_plan or Cart_request_program; NULL is ignored. */
 void Cart_free_plan_json(char* json);
 
 /* ---------------------------------------------------------------------------------------

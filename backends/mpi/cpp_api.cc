@@ -6,6 +6,7 @@
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/specs.h"
+#include "engine/program_print.h"
 #include "ir/json.h"
 
 namespace cartplan::mpi {
@@ -156,5 +157,6 @@ bool Collective::test() {
 }
 bool Collective::combining() const { return x_->plan().algorithm() == ir::Algorithm::kCombining; }
 std::string Collective::plan() const { return ir::to_json_string(x_->plan()); }
+std::string Collective::program() const { return engine::to_json(x_->program()).dump(); }
 
 }  // namespace cartplan::mpi

@@ -155,6 +155,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
     for (const BlockSpec& b : spec.send) layout.send.push_back(layout_of(b, true, -1));
     for (const BlockSpec& b : spec.recv) layout.recv.push_back(layout_of(b, true, -1));
     layout.unit = layout_of(spec.unit, true, -1);
+    layout.shape_bytes = {layout.unit.bytes};  // one count and datatype per call: every scratch block is one unit
     for (char user : spec.recv_user) layout.recv_user.push_back(user != 0);
   } else {
     const std::vector<std::int64_t>& block_bytes = agreed.block_bytes;
@@ -177,13 +178,13 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   // the true lower bound to the true upper bound of its last element).
   x->arena_.resize(static_cast<std::size_t>(std::max<std::int64_t>(program.staging_bytes, 1)));
   MPI_Aint unit_true_lb = 0, unit_span = 0;
-  if (program.scratch_blocks > 0) {
+  if (!program.scratch_bytes.empty()) {
     MPI_Aint lb = 0, extent = 0, textent = 0;
     CARTPLAN_MPI_CALL(MPI_Type_get_extent(spec.unit.type, &lb, &extent));
     CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(spec.unit.type, &unit_true_lb, &textent));
     unit_span = static_cast<MPI_Aint>(spec.unit.count - 1) * extent + textent;
   }
-  x->scratch_.assign(static_cast<std::size_t>(program.scratch_blocks),
+  x->scratch_.assign(program.scratch_bytes.size(),
                      std::vector<unsigned char>(static_cast<std::size_t>(std::max<MPI_Aint>(unit_span, 1))));
 
   // A location as (address, count, datatype).
@@ -193,6 +194,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       case engine::Loc::Kind::kRecv: return spec.recv[static_cast<std::size_t>(l.index)];
       case engine::Loc::Kind::kStaging: return BlockSpec{x->arena_.data() + l.offset, l.bytes, MPI_BYTE};
       case engine::Loc::Kind::kScratch:
+        assert(l.bytes == layout.unit.bytes && "scratch blocks are laid out like the call's one block");
         return BlockSpec{x->scratch_[static_cast<std::size_t>(l.index)].data() - unit_true_lb, spec.unit.count, spec.unit.type};
     }
     return {};

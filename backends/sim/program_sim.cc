@@ -247,10 +247,8 @@ Result<ProgramSimReport> run_programs(const ir::Plan& plan, const engine::Grid& 
     for (int i = 0; i < plan.num_recv_blocks(); ++i)
       m.recv.emplace_back(static_cast<std::size_t>(b.block_bytes[static_cast<std::size_t>(i)]), kSentinel);
     m.recv_written.assign(m.recv.size(), false);
-    // Scratch blocks are laid out like one block of the call (engine/program.h).
-    const std::int64_t unit = b.block_bytes.empty() ? 0 : b.block_bytes[0];
-    m.scratch.assign(static_cast<std::size_t>(std::max(prog.scratch_blocks, 0)),
-                     std::vector<std::uint8_t>(static_cast<std::size_t>(unit), kSentinel));
+    for (std::int64_t bytes : prog.scratch_bytes)
+      m.scratch.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>(bytes, 0)), kSentinel);
     m.scratch_written.assign(m.scratch.size(), false);
     m.staging.assign(static_cast<std::size_t>(std::max<std::int64_t>(prog.staging_bytes, 0)), kSentinel);
     m.staging_written.assign(m.staging.size(), false);
