@@ -164,7 +164,8 @@ class Exchange {
   MpiStatus begin(bool progress_now);
   // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
   // error the exchange is no longer pending and `error_` holds the outcome.
-  void step(bool block);
+  // `post_only`: return once a phase's messages are posted, without polling (start()).
+  void step(bool block, bool post_only = false);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
   void note(MpiStatus s);  // keeps the first error of this start
@@ -200,6 +201,7 @@ class Exchange {
   std::size_t phase_ = 0;
   bool phase_started_ = false;
   bool recovering_ = false;  // the phase's completion call failed; finishing it one by one
+  bool sizes_agreed_ = false;  // every rank agreed on the block sizes: arrivals need no count check
   bool active_ = false;   // started and not yet completed by wait/test (MPI's notion)
   bool pending_ = false;  // communication under way (registered for progress)
   MpiStatus error_;       // the outcome of the last start, reported by wait/test
