@@ -2,6 +2,8 @@
 // messages above the eager limit, then prices them.
 #include "engine/predict.h"
 
+#include "engine/lower.h"
+
 #include <cassert>
 #include <cstdio>
 
@@ -47,10 +49,16 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   for (const ir::Phase& phase : plan.phases()) {
     bool any_message = false;
     for (const ir::Round& r : phase.rounds) {
-      double b = 0;
-      for (const ir::BufRef& s : r.send) b += bytes(s);
+      double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
+      bool all_large = true;
+      for (std::size_t e = 0; e < r.send.size(); ++e) {
+        const double be = bytes(r.send[e]);
+        b += be;
+        if (r.recv[e].kind != ir::BufKind::kTemp) finals += be;
+        if (be > 0 && be < static_cast<double>(LowerOptions::kDefaultStructMinBytes)) all_large = false;
+      }
       if (use_grid && wraps_to_self(r.shift, *grid)) {
-        c.copy_bytes += b;  // one move per entry
+        c.copy_bytes += finals;  // forwarded entries are aliased, final ones copied
         continue;
       }
       const double share = use_grid ? peer_share(r.shift, *grid) : 1.0;
@@ -58,7 +66,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       any_message = true;
       c.messages += share;
       c.wire_bytes += share * b;
-      if (r.send.size() > 1) c.copy_bytes += 2 * share * b;  // packed at the sender, unpacked at the receiver
+      // Packed at the sender, final entries unpacked at the receiver; none by struct datatype.
+      if (r.send.size() > 1 && !all_large) c.copy_bytes += share * (b + finals);
       if (b > static_cast<double>(model.eager_limit_bytes)) c.rendezvous += share;
     }
     if (any_message) ++c.phases;

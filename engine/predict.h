@@ -35,8 +35,12 @@ struct CostBreakdown {
 
 // block_bytes: one size for every block, or one per block (size t). With `grid`, a round whose
 // shift leads every process back to itself (a multiple of a periodic dimension) is a local
-// copy, not a message. Copy rule of the MPI executor: a message of one entry is sent from and
-// received into place; a message of several entries is packed and unpacked (2x its bytes).
+// copy, not a message. Copy rules of the lowering (engine/lower.h, default options): a message of
+// one entry is sent from and received into place; a message of several entries whose entries
+// all have LowerOptions::kDefaultStructMinBytes or more goes by struct datatype (no copy);
+// otherwise the sender packs every entry and the receiver unpacks the final ones (forwarded
+// entries stay where they arrived). A round to the process itself copies its final entries
+// (forwarded ones are aliased).
 // The share of processes with a peer at +shift (1 on a torus; (n-|s|)/n per mesh dimension).
 double peer_share(const ir::Offset& shift, const Grid& grid);
 

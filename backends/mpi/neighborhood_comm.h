@@ -21,6 +21,7 @@
 #include "backends/mpi/status.h"
 #include "engine/bind.h"
 #include "engine/grid.h"
+#include "engine/lower.h"
 #include "engine/neighborhood.h"
 #include "engine/optimizer.h"
 #include "ir/plan.h"
@@ -63,8 +64,7 @@ struct Options {
   // contiguous parts all have at least this many bytes go by struct datatype instead of being
   // packed; -1 always packs. Local: sender and receiver may differ (the bytes on the wire are
   // the same either way), so it is not part of the agreement.
-  std::int64_t struct_min_bytes = kDefaultStructMinBytes;
-  static constexpr std::int64_t kDefaultStructMinBytes = 256;  // measured: bench/README.md
+  std::int64_t struct_min_bytes = engine::LowerOptions::kDefaultStructMinBytes;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
