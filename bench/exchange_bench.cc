@@ -3,18 +3,31 @@
 // MPI_Neighbor_*, MPI_Ineighbor_* and MPIX_Neighbor_*_init on a distributed graph of the same
 // neighbourhood, and a packed lower-bound proxy of the combining plan, in one run with the
 // variants interleaved in random order. Run under mpirun; rank 0 writes CSV.
+// --candidates adds one persistent request per optimizer candidate (engine::plan_candidates,
+// run through the Info key cartplan_plan), each with the model's prediction, and names the
+// candidate auto picked: how good the model's choice is, measured in the same run.
 //
 //   mpirun -np 2 exchange_bench --stencil box:d=4,n=3,f=-1 --m 1,10,100 --reps 50 --csv out.csv
+//   mpirun -np 8 exchange_bench --dims 2,2,2 --stencil box:d=3,n=3,f=-1 --candidates --m 1,100
 #include <mpi.h>
 #include <mpi-ext.h>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,10 +35,13 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
-#include "engine/cost_model_file.h"
+#include "engine/cost_model.h"
+#include "engine/cost_model_locate.h"
 #include "engine/optimizer.h"
 #include "engine/planner.h"
+#include "engine/predict.h"
 #include "engine/spec.h"
+#include "ir/json.h"
 
 namespace {
 
@@ -42,6 +58,8 @@ struct Args {
   std::int64_t max_bytes = std::int64_t{64} << 20;  // per rank and buffer; larger configs are skipped
   bool blocking = true;
   std::string only;  // run only variants whose name contains this (profiling)
+  bool candidates = false;  // one persistent variant per optimizer candidate ("cand:NAME")
+  std::vector<int> dims;    // forced process grid (--dims); empty: MPI_Dims_create
 };
 
 // A variant: something that runs one exchange, plus cleanup.
@@ -50,6 +68,8 @@ struct Variant {
   std::function<void()> run;
   std::function<void()> check;  // verifies the last run's recv buffer (may be empty)
   std::function<void()> cleanup;
+  // The model's prediction for this variant's plan (NaN where the benchmark has none).
+  double predicted_us = std::numeric_limits<double>::quiet_NaN();
 };
 
 int rank_of(MPI_Comm c) {
@@ -89,10 +109,11 @@ class Bench {
   Bench(const Args& a) : args_(a) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &np_);
+    model_ = backend_model();
     if (rank_ == 0 && !a.csv.empty()) {
       csv_.open(a.csv);
       csv_ << "np,stencil,d,t,C,V_alltoall,V_allgather,op,m,bytes_per_rank,variant,reps,median_us,q1_us,q3_us,"
-              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us\n";
+              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us,dims,predicted_us,auto_pick\n";
     }
   }
 
@@ -101,7 +122,19 @@ class Bench {
     if (!nbh) die("--stencil " + spec + ": " + nbh.error());
     const int d = nbh->ndims(), t = nbh->size();
     std::vector<int> dims(d, 0), periods(d, 1), offsets;
-    MPI_Dims_create(np_, d, dims.data());
+    if (args_.dims.empty()) {
+      MPI_Dims_create(np_, d, dims.data());
+    } else {
+      // A forced grid (e.g. 2x2x2 at np = 8, where MPI_Dims_create also gives it, or 8x1 vs 4x2).
+      if (static_cast<int>(args_.dims.size()) != d)
+        die("--dims has " + std::to_string(args_.dims.size()) + " entries but --stencil " + spec + " has d = " +
+            std::to_string(d));
+      long long product = 1;
+      for (int k : args_.dims) product *= k;
+      if (product != np_)
+        die("--dims multiplies to " + std::to_string(product) + " processes but the run has np = " + std::to_string(np_));
+      dims = args_.dims;
+    }
     for (const auto& o : nbh->offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
 
     // One Cartesian communicator per algorithm (Info at creation), and the graph baseline.
@@ -165,14 +198,21 @@ class Bench {
     std::vector<int> reference(b.recv.size(), -1);
 
     std::vector<Variant> variants;
+    plan_json_.clear();
     add_mpi_variants(variants, op, m, graph, b, reference);
     for (int a = 0; a < 3; ++a) add_cart_variants(variants, op, m, carts[a], a, b, reference);
     add_proxy(variants, nbh, dims, op, ints, proxy_comm, b);
+    const auto grid = cartplan::engine::Grid::create(dims, std::vector<bool>(dims.size(), true));
+    if (!grid) die("grid: " + grid.error());
+    std::string auto_pick;
+    if (args_.candidates) auto_pick = add_candidates(variants, nbh, *grid, op, m, ints, carts[2], b, reference);
 
     if (!args_.only.empty()) {
       std::vector<Variant> kept;
+      // Candidates were asked for explicitly: --only does not drop them.
       for (Variant& v : variants)
-        if (v.name.find(args_.only) != std::string::npos || v.name == "mpi_neighbor") kept.push_back(std::move(v));
+        if (v.name.find(args_.only) != std::string::npos || v.name == "mpi_neighbor" || v.name.rfind("cand:", 0) == 0)
+          kept.push_back(std::move(v));
         else if (v.cleanup) v.cleanup();
       variants = std::move(kept);
     }
@@ -213,31 +253,37 @@ class Bench {
       sums.push_back(summarize(samples[v]));
       if (variants[v].name == "mpi_neighbor") mpi_median = sums.back().median;
     }
-    // What the optimizer predicts for this case (the backend plans for the mean block size).
+    // What the optimizer predicts for this case, for the mean block size (the candidates'
+    // predictions use every block's own size, as the backend does).
     cartplan::engine::PlanOptions po;
-    if (!args_.cost_model.empty()) {
-      auto model = cartplan::engine::load_cost_model(args_.cost_model);
-      if (!model) die(model.error());
-      po.model = *model;
-    }
-    po.grid = *cartplan::engine::Grid::create(dims, std::vector<bool>(dims.size(), true));
+    po.model = model_;
+    po.grid = *grid;
     po.block_bytes = gather ? std::int64_t{4} * m : total * 4 / t;
     auto predicted = cartplan::engine::make_plan(gather ? cartplan::ir::Op::kAllgather : cartplan::ir::Op::kAlltoall, nbh, po);
     const double pred_direct = predicted->stats().cost->direct_us, pred_combining = predicted->stats().cost->combining_us;
     const auto comb = cartplan::engine::combining_metrics(cartplan::ir::Op::kAlltoall, nbh, cartplan::engine::auto_dim_order(nbh));
     const auto gath = cartplan::engine::combining_metrics(cartplan::ir::Op::kAllgather, nbh, cartplan::engine::auto_dim_order(nbh));
     if (rank_ == 0) {
-      std::printf("== %s op=%s m=%d np=%d (t=%d C=%d; predicted direct %.2f us, combining %.2f us)\n", spec.c_str(), op.c_str(), m,
-                  np_, comb.t, comb.C, pred_direct, pred_combining);
+      std::string dims_text;
+      for (std::size_t k = 0; k < dims.size(); ++k) dims_text += (k ? "x" : "") + std::to_string(dims[k]);
+      std::printf("== %s op=%s m=%d np=%d dims=%s (t=%d C=%d; predicted direct %.2f us, combining %.2f us)\n", spec.c_str(),
+                  op.c_str(), m, np_, dims_text.c_str(), comb.t, comb.C, pred_direct, pred_combining);
+      if (args_.candidates) std::printf("  auto picked: %s\n", auto_pick.c_str());
       for (std::size_t v = 0; v < nv; ++v) {
         const Summary& s = sums[v];
-        std::printf("  %-28s median %10.2f us  [%9.2f, %9.2f]  lowq %9.2f  x%.2f\n", variants[v].name.c_str(), s.median, s.q1,
-                    s.q3, s.low_quartile_mean, mpi_median > 0 ? s.median / mpi_median : 0.0);
+        const double pred = variants[v].predicted_us;
+        std::printf("  %-34s median %10.2f us  [%9.2f, %9.2f]  lowq %9.2f  x%.2f", variants[v].name.c_str(), s.median, s.q1, s.q3,
+                    s.low_quartile_mean, mpi_median > 0 ? s.median / mpi_median : 0.0);
+        if (!std::isnan(pred)) std::printf("  predicted %9.2f us (measured/predicted %.2f)", pred, pred > 0 ? s.median / pred : 0.0);
+        std::printf("\n");
         if (csv_)
           csv_ << np_ << ",\"" << spec << "\"," << nbh.ndims() << "," << comb.t << "," << comb.C << "," << comb.V << "," << gath.V
-               << "," << op << "," << m << "," << total * 4 << "," << variants[v].name << "," << s.n << "," << s.median << ","
+               << "," << op << "," << m << "," << total * 4 << ",\"" << variants[v].name << "\"," << s.n << "," << s.median << ","
                << s.q1 << "," << s.q3 << "," << s.low_quartile_mean << "," << s.tukey_mean << "," << s.outliers << ","
-               << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "," << pred_direct << "," << pred_combining << "\n";
+               << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "," << pred_direct << "," << pred_combining << ","
+               << dims_text << ",";
+        if (!std::isnan(pred)) csv_ << pred;
+        csv_ << ",\"" << auto_pick << "\"\n";
       }
       std::fflush(stdout);
     }
@@ -328,6 +374,7 @@ class Bench {
     Cart_request_algorithm(*req, &combining);
     std::string name = "cart_" + algo_name + "_persistent";
     if (algo == 2) name += combining ? "(combining)" : "(direct)";
+    plan_json_[name] = request_plan(*req);
     vs.push_back({name,
                   [req]() {
                     ok(Cart_start(req.get()), "Cart_start");
@@ -354,6 +401,133 @@ class Bench {
                     ok(Cart_wait(packed.get()), "Cart_wait");
                   },
                   check, [packed]() { Cart_request_free(packed.get()); }});
+  }
+
+  // One persistent request per optimizer candidate, each running the candidate's plan through
+  // the Info key cartplan_plan, predicted as the optimizer predicts it. Returns the names of the
+  // candidates whose schedule auto's persistent request runs ("a|b" when candidates coincide),
+  // and gives the direct/combining/auto persistent variants the prediction of their plan.
+  std::string add_candidates(std::vector<Variant>& vs, const cartplan::engine::Neighborhood& nbh,
+                             const cartplan::engine::Grid& grid, const std::string& op, int m,
+                             const std::vector<std::int64_t>& ints, MPI_Comm cart, Buffers& b,
+                             const std::vector<int>& reference) {
+    using namespace cartplan;
+    engine::PlanOptions o;  // algo auto: every kind of candidate
+    o.model = model_;
+    o.grid = grid;  // rounds that wrap to the process itself are free, as for the backend
+    // The sizes the backend plans with (exchange_settle.cc): one for alltoall and allgather,
+    // every block's own for alltoallv.
+    if (op == "alltoallv") {
+      for (std::int64_t n : ints) o.block_sizes.push_back(n * 4);
+    } else {
+      o.block_bytes = std::int64_t{4} * m;
+    }
+    auto cands = engine::plan_candidates(op == "allgather" ? ir::Op::kAllgather : ir::Op::kAlltoall, nbh, o);
+    if (!cands) die("plan_candidates: " + cands.error());
+    int* sb = b.send.data();
+    int* rb = b.recv.data();
+    std::vector<std::string> schedules;
+    for (std::size_t i = 0; i < cands->size(); ++i) {
+      const engine::Candidate& c = (*cands)[i];
+      const std::string text = ir::to_json_string(c.plan);
+      // Each rank writes its own copy (the plan is rank-independent): no shared filesystem is
+      // assumed, and the pid keeps ranks and concurrent runs apart. Init reads it; then it goes.
+      const std::string path = (std::filesystem::temp_directory_path() /
+                                ("exchange_bench_plan_" + std::to_string(getpid()) + "_" + std::to_string(i) + ".json"))
+                                   .string();
+      {
+        std::ofstream f(path);
+        f << text;
+        if (!f) die("cannot write the candidate plan " + path);
+      }
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "cartplan_plan", path.c_str());
+      auto req = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
+      if (op == "alltoall") ok(Cart_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, info, req.get()), "init (candidate)");
+      else if (op == "allgather") ok(Cart_allgather_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, info, req.get()), "init (candidate)");
+      else
+        ok(Cart_alltoallv_init(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(), MPI_INT, cart,
+                               info, req.get()),
+           "init (candidate)");
+      MPI_Info_free(&info);
+      std::filesystem::remove(path);
+      schedules.push_back(schedule_of(text));
+      // The request must run the candidate, or the row would measure something else.
+      if (schedule_of(request_plan(*req)) != schedules.back())
+        die("candidate " + c.name + ": the request runs another plan than the one given by cartplan_plan");
+      const std::string name = "cand:" + c.name;
+      Variant v{name,
+                [req]() {
+                  ok(Cart_start(req.get()), "Cart_start");
+                  ok(Cart_wait(req.get()), "Cart_wait");
+                },
+                [&b, &reference, name, this]() {
+                  if (b.recv != reference)
+                    die(name + " delivered something else than MPI_Neighbor_* (rank " + std::to_string(rank_) + ")");
+                },
+                [req]() { Cart_request_free(req.get()); }};
+      v.predicted_us = c.cost.total_us();
+      vs.push_back(std::move(v));
+    }
+    std::string pick = "none of the candidates";
+    for (Variant& v : vs) {
+      const auto it = plan_json_.find(v.name);
+      if (it == plan_json_.end()) continue;
+      const std::string mine = schedule_of(it->second);
+      std::string names;
+      for (std::size_t i = 0; i < schedules.size(); ++i) {
+        if (schedules[i] != mine) continue;
+        names += (names.empty() ? "" : "|") + (*cands)[i].name;
+        if (std::isnan(v.predicted_us)) v.predicted_us = (*cands)[i].cost.total_us();
+      }
+      if (v.name.rfind("cart_auto_persistent", 0) == 0 && !names.empty()) pick = names;
+    }
+    return pick;
+  }
+
+  // The canonical JSON of the plan a request runs.
+  static std::string request_plan(Cart_Request r) {
+    char* json = nullptr;
+    ok(Cart_request_plan(r, &json), "Cart_request_plan");
+    std::string text(json);
+    Cart_free_plan_json(json);
+    return text;
+  }
+
+  // A plan's schedule without its stats and dimension order: make_plan records the combining
+  // alternative's order and the predictions in the chosen plan (optimizer.cc), which
+  // plan_candidates' plans do not carry, so equal schedules would otherwise compare unequal.
+  static std::string schedule_of(const std::string& plan_json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(plan_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) die("a plan's JSON does not parse");
+    j.erase("stats");
+    j.erase("dim_order");
+    return j.dump();
+  }
+
+  // The model the backend plans with (neighborhood_comm.cc): the --cost-model file (passed to it
+  // as cartplan_cost_model), else the one it locates; built-in defaults on an oversubscribed node
+  // price a phase as a context switch.
+  cartplan::engine::CostModel backend_model() const {
+    using namespace cartplan;
+    std::optional<std::string> path;
+    if (!args_.cost_model.empty()) path = args_.cost_model;
+    auto found = engine::locate_cost_model(path, np_, [](const char* n) { return std::getenv(n); });
+    if (!found) die("cost model: " + found.error());
+    engine::CostModel model = found->model;
+    if (found->source == engine::ModelSource::kBuiltIn) {
+      MPI_Comm node = MPI_COMM_NULL;
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+      int on_node = 1;
+      MPI_Comm_size(node, &on_node);
+      MPI_Comm_free(&node);
+      const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      int mine = cores > 0 && on_node > cores ? 1 : 0, any = 0;
+      MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (any) model.phase_us = engine::CostModel::kOversubscribedPhaseUs;
+    }
+    return model;
   }
 
   // The combining plan's rounds as contiguous, pre-packed messages on plain persistent requests:
@@ -413,6 +587,8 @@ class Bench {
   const Args& args_;
   int rank_ = 0, np_ = 1;
   std::ofstream csv_;
+  cartplan::engine::CostModel model_;
+  std::map<std::string, std::string> plan_json_;  // persistent variant name -> its plan (this case)
 };
 
 Args parse(int argc, char** argv) {
@@ -448,6 +624,13 @@ Args parse(int argc, char** argv) {
     else if (k == "--max-mb") a.max_bytes = std::int64_t{ints(value()).at(0)} << 20;
     else if (k == "--no-blocking") a.blocking = false;
     else if (k == "--only") a.only = value();
+    else if (k == "--candidates") a.candidates = true;
+    else if (k == "--dims") {
+      const std::string v = value();
+      auto l = cartplan::bench::parse_int_list(v, 1, 1 << 20);
+      if (!l) die("--dims wants positive integers separated by commas (e.g. 2,2,2), not '" + v + "'");
+      a.dims = *l;
+    }
     else die("unknown option " + k);
   }
   if (a.stencils.empty()) a.stencils = {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=5,n=3,f=-1"};

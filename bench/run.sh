@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs every cartplan benchmark and writes CSVs, env.txt, summary.md and plots to
 # bench/results/<machine-tag>/: planning time, 4096-rank simulation, cost-model calibration,
-# exchange time against Open MPI (np 2, 4, 8), the auto-selection check, setup time and the
-# 16384-rank scale simulation. See bench/README.md.
+# exchange time against Open MPI (np 2, 4, 8), the auto-selection check against every optimizer
+# candidate, setup time and the 16384-rank scale simulation. See bench/README.md.
+# (bench/scale.sh, the np = 8 grids where every shift reaches another process, runs separately.)
 #
 #   bash bench/run.sh            # full mode (tens of minutes)
 #   bash bench/run.sh --quick    # quick mode (a few minutes)
@@ -21,11 +22,14 @@ for arg in "$@"; do
 done
 
 box3="--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=5,n=3,f=-1"
+# Deep 2-D halos (t = 80) where the optimizer has log-round candidates: does log-round beat
+# direct and combining? The np = 2 sweep runs every candidate (--candidates).
+deep="--stencil chebyshev:d=2,depth=4 --stencil box:d=2,n=9,f=-4"
 if [ "$mode" = quick ]; then
   plan_args=(--reps 5 --warmup 1 --verify)
   sim_args=(--reps 1)
   calib_args=(--reps 15)
-  ex2_args=($box3 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1 --m 1,10,100,1000 --reps 10 --warmup 2)
+  ex2_args=($box3 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1 $deep --candidates --m 1,10,100,1000 --reps 10 --warmup 2)
   exN_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,100 --ops alltoall,allgather --reps 6 --warmup 2)
   auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 10 --warmup 2)
   setup_args=(--reps 8 --warmup 2)
@@ -38,7 +42,7 @@ else
             --stencil box:d=3,n=3,f=-1 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1
             --stencil box:d=4,n=3,f=-1 --stencil box:d=4,n=4,f=-1 --stencil box:d=4,n=5,f=-1
             --stencil box:d=5,n=3,f=-1 --stencil box:d=5,n=4,f=-1 --stencil box:d=5,n=5,f=-1
-            --m 1,10,100,1000 --reps 30 --warmup 5)
+            $deep --candidates --m 1,10,100,1000 --reps 30 --warmup 5)
   exN_args=($box3 --m 1,10,100,1000 --reps 15 --warmup 3)
   auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=3,n=5,f=-1
              --m 1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192 --ops alltoall,allgather --reps 20 --warmup 3)
@@ -90,7 +94,9 @@ if [ -n "$(git status --porcelain 2>/dev/null)" ]; then git_rev="$git_rev (work 
   echo "mpirun -np 2 calibrate ${calib_args[*]} --out cost_model.json"
   echo "mpirun -np 2 exchange_bench ${ex2_args[*]} --cost-model cost_model.json --csv exchange_np2.csv"
   echo "mpirun -np 4|8 exchange_bench ${exN_args[*]} --cost-model cost_model.json --csv exchange_np4|8.csv"
-  echo "mpirun -np 2 exchange_bench ${auto_args[*]} --no-blocking --only cart_ --cost-model cost_model.json --csv auto_np2.csv"
+  echo "mpirun -np 2 exchange_bench ${auto_args[*]} --no-blocking --only cart_ --candidates --cost-model cost_model.json --csv auto_np2.csv"
+  echo "python3 bench/candidates_table.py auto_np2.csv > candidates_auto_np2.md"
+  echo "python3 bench/candidates_table.py exchange_np2.csv > candidates_exchange_np2.md"
   echo "bash bench/blocking.sh (REPS=30 quick, 100 full): see blocking_np2.cmd"
   echo "mpirun -np 2|4|8 setup_bench ${setup_args[*]} --csv setup_np2|4|8.csv"
   echo "scale_sim ${scale_args[*]} --cost-model cost_model.json --csv scale_sim.csv"
@@ -110,8 +116,10 @@ for np in 4 8; do
   echo "run.sh: exchange time, np = $np (oversubscribed)"
   mpi "$np" "$tmp/exchange_bench" "${exN_args[@]}" --cost-model "$out/cost_model.json" --csv "$out/exchange_np$np.csv" >"$out/exchange_np$np.txt"
 done
-echo "run.sh: auto-selection sweep, np = 2"
-mpi 2 "$tmp/exchange_bench" "${auto_args[@]}" --no-blocking --only cart_ --cost-model "$out/cost_model.json" \
+echo "run.sh: auto-selection sweep against every optimizer candidate, np = 2"
+# --only cart_ keeps the cartplan variants; --candidates adds one request per optimizer
+# candidate (cand:NAME, kept by --only), each with the model's prediction.
+mpi 2 "$tmp/exchange_bench" "${auto_args[@]}" --no-blocking --only cart_ --candidates --cost-model "$out/cost_model.json" \
   --csv "$out/auto_np2.csv" >"$out/auto_np2.txt"
 echo "run.sh: blocking and non-blocking targets, np = 2 (bench/blocking.sh)"
 REPS="$([ "$mode" = quick ] && echo 30 || echo 100)" bash bench/blocking.sh >/dev/null
@@ -136,6 +144,11 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   fi
 fi
 python3 bench/analyze.py "$out" >/dev/null && echo "run.sh: wrote $out/summary.md"
+# Two runs, two tables: the same point measured in different runs is not one sample.
+python3 bench/candidates_table.py "$out/auto_np2.csv" >"$out/candidates_auto_np2.md" &&
+  echo "run.sh: wrote $out/candidates_auto_np2.md"
+python3 bench/candidates_table.py "$out/exchange_np2.csv" >"$out/candidates_exchange_np2.md" &&
+  echo "run.sh: wrote $out/candidates_exchange_np2.md"
 if ! command -v gnuplot >/dev/null 2>&1; then
   echo "run.sh: gnuplot is not available and could not be installed; skipping plan_times.png"
   echo "run.sh: results in $out/"
