@@ -10,10 +10,14 @@
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied bytes
 // + rendezvous * (messages above the eager limit), non-negative least squares over persistent
 // alltoalls of direct and combining plans of box neighbourhoods (d = 2..4, n = 3) and block
-// sizes on both sides of the eager limit. The counts are engine::predict's, on this grid, so
-// the file prices exactly what the optimizer counts. The eager limit is not fitted: it is Open
-// MPI's (btl_vader_eager_limit, 4096 bytes by default) and given with --eager-limit. The
-// ping-pong alpha/beta are recorded next to the fit.
+// sizes on both sides of the eager limit; combining runs twice, with the default lowering and
+// with every message packed, so copied bytes vary apart from wire bytes. The counts are
+// engine::predict's for the plan each request really runs (Cart_request_plan), on this grid,
+// so the file prices exactly what the optimizer counts. The phase term needs phases that all
+// send messages: at np = 2 every grid is 2x1x.. and only one phase does, so calibrate at the
+// process count you run (np = 4 gives 2x2 grids). The eager limit is not fitted: it is Open
+// MPI's (CostModel::kDefaultEagerLimitBytes) and given with --eager-limit. The ping-pong
+// alpha/beta are recorded next to the fit.
 #include <mpi.h>
 
 #include <algorithm>
@@ -31,6 +35,7 @@
 #include "engine/predict.h"
 #include "engine/planner.h"
 #include "engine/spec.h"
+#include "ir/json.h"
 
 namespace {
 
@@ -115,10 +120,10 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 // The counts the v2 model prices for `plan` on `grid`: messages, phases, wire bytes, copied
 // bytes, messages above the eager limit (engine::predict's, so the fit prices what it counts).
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
-                             std::int64_t eager_limit) {
+                             std::int64_t eager_limit, std::int64_t struct_min_bytes) {
   cartplan::engine::CostModel m;
   m.eager_limit_bytes = eager_limit;
-  const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid);
+  const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
           static_cast<double>(c.rendezvous)};
 }
@@ -163,10 +168,17 @@ int main(int argc, char** argv) {
     MPI_Dims_create(np, d, dims.data());
     for (const auto& o : nbh->offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
     auto grid = cartplan::engine::Grid::create(dims, std::vector<bool>(d, true));
-    for (const char* algo : {"direct", "combining"}) {
+    // Combining twice: with the default lowering and with every multi-block message packed
+    // (cartplan_struct_min_bytes = -1). The same messages with different copied bytes are what
+    // lets the fit tell the copy term from the wire term.
+    for (const char* variant : {"direct", "combining", "combining-packed"}) {
+      const std::string name = variant;
+      const char* algo = name == "direct" ? "direct" : "combining";
+      const std::int64_t struct_min = name == "combining-packed" ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
       MPI_Info info;
       MPI_Info_create(&info);
       MPI_Info_set(info, "cartplan_algorithm", algo);
+      MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
       MPI_Comm cart;
       if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
                                    &cart) != MPI_SUCCESS)
@@ -174,14 +186,17 @@ int main(int argc, char** argv) {
       MPI_Info_free(&info);
       int me = 0;
       MPI_Comm_rank(cart, &me);
-      cartplan::engine::PlanOptions po;
-      po.algo = std::string(algo) == "direct" ? cartplan::engine::AlgoChoice::kDirect : cartplan::engine::AlgoChoice::kCombining;
-      auto plan = cartplan::engine::make_plan(cartplan::ir::Op::kAlltoall, *nbh, po);
       for (int m : sizes) {
         std::vector<int> sb(static_cast<std::size_t>(t) * m, me), rb(static_cast<std::size_t>(t) * m);
         Cart_Request req;
         if (Cart_alltoall_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req) != MPI_SUCCESS)
           die(Cart_error_message());
+        // The counts of the plan the request really runs (the backend plans with its own grid).
+        char* json = nullptr;
+        if (Cart_request_plan(req, &json) != MPI_SUCCESS) die(Cart_error_message());
+        const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
+        Cart_free_plan_json(json);
+        if (!plan) die("the request's plan does not parse: " + plan.error());
         std::vector<double> samples;
         for (int r = 0; r < reps + 5; ++r) {
           MPI_Barrier(cart);
@@ -193,12 +208,12 @@ int main(int argc, char** argv) {
           if (r >= 5) samples.push_back(worst);
         }
         Cart_request_free(&req);
-        X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit));
+        X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit, struct_min));
         y.push_back(cartplan::bench::summarize(samples).median);
         const std::vector<double>& f = X.back();
         if (rank == 0)
-          std::printf("  %-18s %-9s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f  median %9.2f us\n",
-                      spec, algo, m, f[0], f[1], f[2], f[3], f[4], y.back());
+          std::printf("  %-18s %-16s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f  median %9.2f us\n",
+                      spec, variant, m, f[0], f[1], f[2], f[3], f[4], y.back());
       }
       MPI_Comm_free(&cart);
     }
@@ -230,7 +245,7 @@ int main(int argc, char** argv) {
     if (!out.empty()) {
       char extra[1024];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct and combining, box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                     sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

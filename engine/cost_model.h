@@ -31,7 +31,10 @@ struct CostModel {
   // per-message cost of about 1.6 us (bench/calibrate at np = 4), so about 5 us per phase.
   static constexpr double kOversubscribedPhaseUs = 5.0;
   static constexpr double kDefaultCopyUsPerByte = 0.0002;
-  static constexpr std::int64_t kDefaultEagerLimitBytes = 4096;  // Open MPI 4.1 vader
+  // Open MPI 4.1 vader sends fragments of 4096 bytes that also hold ob1's match header, so a
+  // 4096-byte payload already takes the rendezvous path (bench/results/cpp-2core/calibrate.txt,
+  // direct m = 1024 ints: 54 messages of 4096 bytes take 7.7x the time of 2048-byte ones).
+  static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
   static constexpr double kDefaultRendezvousUs = 2.0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;

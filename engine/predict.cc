@@ -2,8 +2,6 @@
 // messages above the eager limit, then prices them.
 #include "engine/predict.h"
 
-#include "engine/lower.h"
-
 #include <cassert>
 #include <cstdio>
 
@@ -32,7 +30,7 @@ double peer_share(const ir::Offset& shift, const Grid& grid) {
 }
 
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                      const std::optional<Grid>& grid) {
+                      const std::optional<Grid>& grid, std::int64_t struct_min_bytes) {
   assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
   auto size_of_block = [&](int i) {
     const std::int64_t b = block_bytes[block_bytes.size() == 1 ? 0 : static_cast<std::size_t>(i)];
@@ -55,7 +53,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
         const double be = bytes(r.send[e]);
         b += be;
         if (r.recv[e].kind != ir::BufKind::kTemp) finals += be;
-        if (be > 0 && be < static_cast<double>(LowerOptions::kDefaultStructMinBytes)) all_large = false;
+        if (be > 0 && (struct_min_bytes < 0 || be < static_cast<double>(struct_min_bytes))) all_large = false;
       }
       if (use_grid && wraps_to_self(r.shift, *grid)) {
         c.copy_bytes += finals;  // forwarded entries are aliased, final ones copied

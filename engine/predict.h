@@ -14,6 +14,7 @@
 
 #include "engine/cost_model.h"
 #include "engine/grid.h"
+#include "engine/lower.h"
 #include "ir/plan.h"
 
 namespace cartplan::engine {
@@ -37,15 +38,18 @@ struct CostBreakdown {
 // shift leads every process back to itself (a multiple of a periodic dimension) is a local
 // copy, not a message. Copy rules of the lowering (engine/lower.h, default options): a message of
 // one entry is sent from and received into place; a message of several entries whose entries
-// all have LowerOptions::kDefaultStructMinBytes or more goes by struct datatype (no copy);
+// all have struct_min_bytes or more (default LowerOptions::kDefaultStructMinBytes) goes by struct
+// datatype (no copy);
 // otherwise the sender packs every entry and the receiver unpacks the final ones (forwarded
 // entries stay where they arrived). A round to the process itself copies its final entries
 // (forwarded ones are aliased).
 // The share of processes with a peer at +shift (1 on a torus; (n-|s|)/n per mesh dimension).
 double peer_share(const ir::Offset& shift, const Grid& grid);
 
+// `struct_min_bytes`: the lowering's LowerOptions::struct_min_bytes the copies are counted for.
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                      const std::optional<Grid>& grid);
+                      const std::optional<Grid>& grid,
+                      std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes);
 
 // True iff `shift` leads every process of `grid` back to itself.
 bool wraps_to_self(const ir::Offset& shift, const Grid& grid);

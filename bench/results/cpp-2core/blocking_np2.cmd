@@ -1,1 +1,1 @@
-mpirun -np 2 exchange_bench --stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=5,n=3,f=-1 --m 1 --ops alltoall,allgather --reps 100 --warmup 10 --csv blocking_np2.csv
+mpirun -np 2 exchange_bench --stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --stencil box:d=5,n=3,f=-1 --m 1 --ops alltoall,allgather --reps 30 --warmup 10 --csv blocking_np2.csv
