@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The main job's configurations (README's halo table) with a cost model calibrated for each
+# process count: calibrates once per np (bench/calibrate --quick), then runs tools/halo RUNS
+# times per configuration with CARTPLAN_COST_MODEL set, and writes what auto chose, every
+# variant's time and auto / best and auto / MPI_Neighbor_alltoallw to
+# bench/results/<tag>/main_job.{txt,md}. Without calibration (CALIBRATE=0) the backend uses the
+# model it finds itself (built-in defaults, oversubscription-aware).
+#
+#   bash bench/main_job.sh              # RUNS=3 per configuration
+#   RUNS=5 CALIBRATE=0 bash bench/main_job.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs="${RUNS:-3}"
+calibrate="${CALIBRATE:-1}"
+tag="${CARTPLAN_MACHINE_TAG:-cpp-2core}"
+out="bench/results/$tag"
+mkdir -p "$out"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+bazel build -c opt --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:calibrate
+cp bazel-bin/tools/halo bazel-bin/bench/calibrate "$tmp/"
+mpi() { local np=$1; shift; mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -np "$np" "$@"; }
+
+# np and halo arguments of each configuration (README's halo table; run.sh's default first).
+configs=(
+  "4|"
+  "4|--periodic 1 --halo 2"
+  "2|--dims 3 --n 16 --periodic 1"
+  "6|--dims 3 --n 16 --periodic 1"
+  "8|--dims 3 --n 16 --periodic 1 --halo 2"
+)
+
+{
+  echo "# bash bench/main_job.sh (RUNS=$runs CALIBRATE=$calibrate), git $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$out/main_job.txt"
+md="$out/main_job.md"
+{
+  echo "| np | arguments | run | model | auto chose | auto | direct | combining | MPI_Neighbor_alltoallw | auto / best cartplan | auto / MPI |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+} >"$md"
+
+# Reads the halo program's table from stdin and appends one row to the markdown table.
+parse="$(cat <<'EOF'
+import sys
+np_, args, run, model, md = sys.argv[1:6]
+chose, t = None, {}
+for line in sys.stdin:
+    if line.startswith("auto chose:"):
+        chose = line.split(":", 1)[1].strip()
+    for name in ("cartplan auto", "cartplan direct", "cartplan combining", "MPI_Neighbor_alltoallw"):
+        if line.startswith(name):
+            t[name] = float(line.split()[-2])
+if len(t) != 4 or chose is None:
+    sys.exit("main_job.sh: could not read the halo program's table")
+best = min(t["cartplan direct"], t["cartplan combining"])
+with open(md, "a") as f:
+    f.write(f"| {np_} | `{args or '(default)'}` | {run} | {model} | {chose} | {t['cartplan auto']:.2f} | {t['cartplan direct']:.2f} | "
+            f"{t['cartplan combining']:.2f} | {t['MPI_Neighbor_alltoallw']:.2f} | {t['cartplan auto'] / best:.2f} | "
+            f"{t['cartplan auto'] / t['MPI_Neighbor_alltoallw']:.2f} |\n")
+EOF
+)"
+
+declare -A calibrated
+for config in "${configs[@]}"; do
+  np="${config%%|*}"
+  args="${config#*|}"
+  model="found by the backend"
+  env_model=()
+  if [ "$calibrate" = 1 ]; then
+    file="$tmp/cost_model_np$np.json"
+    if [ -z "${calibrated[$np]:-}" ]; then
+      echo "main_job.sh: calibrating at np = $np" >&2
+      mpi "$np" "$tmp/calibrate" --quick --out "$file" >>"$out/main_job.txt"
+      calibrated[$np]=1
+    fi
+    env_model=(-x "CARTPLAN_COST_MODEL=$file")
+    model="calibrated np=$np"
+  fi
+  for run in $(seq 1 "$runs"); do
+    # shellcheck disable=SC2086
+    text="$(mpi "$np" "${env_model[@]}" "$tmp/halo" $args)"
+    { echo "## np=$np $args run $run"; echo "$text"; } >>"$out/main_job.txt"
+    printf '%s\n' "$text" | python3 -c "$parse" "$np" "$args" "$run" "$model" "$md"
+  done
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/main_job.txt"
+echo "main_job.sh: wrote $md" >&2
+cat "$md"
