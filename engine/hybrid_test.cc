@@ -89,12 +89,14 @@ TEST_CASE("hybrid with duplicates and the zero offset") {
 }
 
 TEST_CASE("greedy search: large faces go direct, small edges and corners are combined") {
-  // box d=3: faces of 10000 bytes (above the eager limit), edges and corners of 8. Combining
-  // packs the faces with the small blocks (copies) and direct sends 26 messages; moving each
-  // face out of the combining rounds saves 2 x 10000 bytes of copies for one message.
+  // box d=3: faces of 200 bytes, edges and corners of 8, and copies priced high (0.005 us per
+  // byte). The combining rounds' entries average far below the struct threshold, so they are
+  // packed and unpacked, faces included; moving each face out of the combining rounds saves
+  // 2 x 200 bytes of copies (2 us) for one more message (1 us).
   const Neighborhood n = *stencils::box(3, 3, -1);
   PlanOptions o;
-  for (const Offset& off : n.offsets()) o.block_sizes.push_back(Neighborhood::nonzeros(off) == 1 ? 10000 : 8);
+  o.model.copy_us_per_byte = 0.005;
+  for (const Offset& off : n.offsets()) o.block_sizes.push_back(Neighborhood::nonzeros(off) == 1 ? 200 : 8);
   const std::optional<HybridChoice> h =
       search_hybrid(ir::Op::kAlltoall, n, auto_dim_order(n), o.block_sizes, o.model, std::nullopt);
   REQUIRE(h.has_value());

@@ -100,11 +100,29 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
   auto staged = [&](std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena.take(bytes), bytes, true}; };
 
   // Whether several contiguous parts go by struct datatype rather than through staging.
-  auto by_struct = [&](const std::vector<Loc>& parts) {
+  // Whether several contiguous parts go by struct datatype rather than through staging: when
+  // their mean size reaches the threshold (a datatype costs per segment, a memcpy per byte).
+  auto by_struct = [&](const std::vector<std::int64_t>& sizes) {
     if (options.struct_min_bytes < 0) return false;
-    for (const Loc& l : parts)
-      if (l.bytes > 0 && l.bytes < options.struct_min_bytes) return false;
-    return true;
+    std::int64_t total = 0, segments = 0;
+    for (std::int64_t b : sizes)
+      if (b > 0) {
+        total += b;
+        ++segments;
+      }
+    return segments > 0 && total >= options.struct_min_bytes * segments;
+  };
+  auto sizes_of = [](const std::vector<Loc>& parts) {
+    std::vector<std::int64_t> sizes;
+    for (const Loc& l : parts) sizes.push_back(l.bytes);
+    return sizes;
+  };
+
+  // A receive of temp slots only is staged either way (nothing to unpack).
+  auto any_user = [](const std::vector<BufRef>& refs) {
+    for (const BufRef& r : refs)
+      if (r.kind != BufKind::kTemp) return true;
+    return false;
   };
 
   const int me = bound.rank;
@@ -146,7 +164,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
       }
       if (parts.size() > 1 && staged_run(parts)) {
         parts = {merge_run(parts)};  // forwarded as they arrived: no packing
-      } else if (parts.size() > 1 && all_contiguous && !by_struct(parts)) {
+      } else if (parts.size() > 1 && all_contiguous && !by_struct(sizes_of(parts))) {
         const Loc buf = staged(total);
         std::int64_t off = buf.offset;
         for (const Loc& l : parts) {
@@ -175,12 +193,11 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
         total += is_temp ? temp_bytes(ref) : loc_of(ref).bytes;
       }
       std::vector<Loc> parts;
-      std::vector<Loc> user_parts;  // the caller's blocks among them, to decide on a struct
-      for (const BufRef& ref : refs)
-        if (ref.kind != BufKind::kTemp) user_parts.push_back(loc_of(ref));
+      std::vector<std::int64_t> sizes;  // of every entry, to decide on a struct
+      for (const BufRef& ref : refs) sizes.push_back(ref.kind == BufKind::kTemp ? temp_bytes(ref) : loc_of(ref).bytes);
       if (refs.size() == 1 && !any_temp) {
         parts = {loc_of(refs[0])};
-      } else if (all_contiguous && (user_parts.empty() || !by_struct(user_parts))) {
+      } else if (all_contiguous && !(any_user(refs) && by_struct(sizes))) {
         // One staging region: temp slots stay where they arrive, user blocks are unpacked.
         const Loc buf = staged(total);
         std::int64_t off = buf.offset;

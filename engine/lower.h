@@ -60,7 +60,9 @@ struct Layout {
 // Choices lower() leaves to its caller (measured per machine, see bench/README.md).
 struct LowerOptions {
   // A message of several contiguous parts is packed into (or unpacked from) staging with memcpy
-  // unless every part has at least this many bytes; then one struct datatype covers the parts
+  // unless its parts have at least this many bytes on average (a datatype costs per segment, a
+  // memcpy per byte: a halo message of one large face and a few small corners goes by struct);
+  // then one struct datatype covers the parts
   // where they are (MPI gathers and scatters them itself: no copy by cartplan). Negative: always
   // pack. The default is measured (bench/README.md, "Zero-copy forwarding"): at np = 2 and 8,
   // struct datatypes halve the time from 400-byte blocks up and lose up to 25% on 4-byte ones.

@@ -48,13 +48,15 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     bool any_message = false;
     for (const ir::Round& r : phase.rounds) {
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
-      bool all_large = true;
+      int segments = 0;
       for (std::size_t e = 0; e < r.send.size(); ++e) {
         const double be = bytes(r.send[e]);
         b += be;
+        segments += be > 0;
         if (r.recv[e].kind != ir::BufKind::kTemp) finals += be;
-        if (be > 0 && (struct_min_bytes < 0 || be < static_cast<double>(struct_min_bytes))) all_large = false;
       }
+      // The lowering's rule (lower.h): struct datatypes when the mean entry reaches the threshold.
+      const bool by_struct = struct_min_bytes >= 0 && segments > 0 && b >= static_cast<double>(struct_min_bytes) * segments;
       if (use_grid && wraps_to_self(r.shift, *grid)) {
         c.copy_bytes += finals;  // forwarded entries are aliased, final ones copied
         continue;
@@ -65,7 +67,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       c.messages += share;
       c.wire_bytes += share * b;
       // Packed at the sender, final entries unpacked at the receiver; none by struct datatype.
-      if (r.send.size() > 1 && !all_large) c.copy_bytes += share * (b + finals);
+      if (r.send.size() > 1 && !by_struct) c.copy_bytes += share * (b + finals);
       if (b > static_cast<double>(model.eager_limit_bytes)) c.rendezvous += share;
     }
     if (any_message) ++c.phases;

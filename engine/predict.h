@@ -37,8 +37,8 @@ struct CostBreakdown {
 // block_bytes: one size for every block, or one per block (size t). With `grid`, a round whose
 // shift leads every process back to itself (a multiple of a periodic dimension) is a local
 // copy, not a message. Copy rules of the lowering (engine/lower.h, default options): a message of
-// one entry is sent from and received into place; a message of several entries whose entries
-// all have struct_min_bytes or more (default LowerOptions::kDefaultStructMinBytes) goes by struct
+// one entry is sent from and received into place; a message of several entries of at least
+// struct_min_bytes on average (default LowerOptions::kDefaultStructMinBytes) goes by struct
 // datatype (no copy);
 // otherwise the sender packs every entry and the receiver unpacks the final ones (forwarded
 // entries stay where they arrived). A round to the process itself copies its final entries
