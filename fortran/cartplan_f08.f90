@@ -1,17 +1,29 @@
 ! cartplan_f08: Fortran 2008 bindings of cartplan's C API (cartplan_mpi.h) on the mpi_f08 module.
 !
+! Bound: Cart_neighborhood_create and the helpers, Cart_type_create_triangle, the alltoall[v|w]
+! and allgather[v|w] collectives in blocking, non-blocking (Cart_i...) and persistent (..._init)
+! forms, each also as a large-count ..._c form, and the requests: Cart_start, Cart_wait,
+! Cart_test, Cart_startall, Cart_waitall, Cart_testall, Cart_request_free,
+! Cart_request_algorithm, Cart_request_plan and Cart_request_program. Not bound: the
+! neighbourhood reductions and rooted collectives (Cart_allreduce, Cart_bcast, ...).
+!
 ! Every procedure is a subroutine named like its C function, with MPI handles as
 ! type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info), and a final, required
 ! `integer, intent(out) :: ierror` (an MPI error class; MPI_SUCCESS on success, describe it with
 ! cart_error_message()). Differences from C: the weights arguments are left out (cartplan ignores
-! them), reorder is a logical, Cart_test returns a logical flag, and requests are
-! type(Cart_Request). Buffers are contiguous arrays (assumed size); those of non-blocking and
-! persistent calls must stay in place until completed, and are declared asynchronous.
+! them), reorder is a logical, Cart_test and Cart_testall return a logical flag, requests are
+! type(Cart_Request) (arrays of them for the ...all forms), Cart_request_plan and
+! Cart_request_program return a `character(len=:), allocatable` copy of the JSON (released in C
+! with Cart_free_plan_json; "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
+! counts and integer(MPI_ADDRESS_KIND) displacements (separate names, not generic overloads).
+! Buffers are contiguous arrays (assumed size); those of non-blocking and persistent calls must
+! stay in place until completed, and are declared asynchronous.
 ! Binding: bind(c) interfaces to small C shims in libcartplan (cartplan_f_*, which convert the
 ! Fortran handles with MPI_*_f2c) and directly to the C functions that take no MPI handle.
 module cartplan_f08
-  use, intrinsic :: iso_c_binding, only: c_int, c_intptr_t, c_ptr, c_null_ptr, c_char, c_f_pointer, c_associated, c_size_t
-  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Info, MPI_ADDRESS_KIND
+  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_intptr_t, c_ptr, c_null_ptr, c_char, c_f_pointer, &
+                                         c_associated, c_size_t
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Info, MPI_ADDRESS_KIND, MPI_COUNT_KIND
   implicit none
   private
 
@@ -32,7 +44,12 @@ module cartplan_f08
   public :: Cart_ialltoall, Cart_ialltoallv, Cart_ialltoallw, Cart_iallgather, Cart_iallgatherv, Cart_iallgatherw
   public :: Cart_alltoall_init, Cart_alltoallv_init, Cart_alltoallw_init, &
             Cart_allgather_init, Cart_allgatherv_init, Cart_allgatherw_init
+  public :: Cart_alltoall_c, Cart_alltoallv_c, Cart_alltoallw_c, Cart_allgather_c, Cart_allgatherv_c, Cart_allgatherw_c
+  public :: Cart_ialltoall_c, Cart_ialltoallv_c, Cart_ialltoallw_c, Cart_iallgather_c, Cart_iallgatherv_c, Cart_iallgatherw_c
+  public :: Cart_alltoall_init_c, Cart_alltoallv_init_c, Cart_alltoallw_init_c, &
+            Cart_allgather_init_c, Cart_allgatherv_init_c, Cart_allgatherw_init_c
   public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
+  public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
 
   interface
     ! --- C functions without MPI handles ---
@@ -77,6 +94,38 @@ module cartplan_f08
       type(c_ptr), value :: r
       integer(c_int), intent(out) :: combining
     end function
+    ! Arrays of requests: type(Cart_Request) is interoperable with Cart_Request (one pointer),
+    ! so requests(*) is the C array.
+    integer(c_int) function c_startall(count, r) bind(c, name="Cart_startall")
+      import :: c_int, Cart_Request
+      integer(c_int), value :: count
+      type(Cart_Request), intent(inout) :: r(*)
+    end function
+    integer(c_int) function c_waitall(count, r) bind(c, name="Cart_waitall")
+      import :: c_int, Cart_Request
+      integer(c_int), value :: count
+      type(Cart_Request), intent(inout) :: r(*)
+    end function
+    integer(c_int) function c_testall(count, r, flag) bind(c, name="Cart_testall")
+      import :: c_int, Cart_Request
+      integer(c_int), value :: count
+      type(Cart_Request), intent(inout) :: r(*)
+      integer(c_int), intent(out) :: flag
+    end function
+    integer(c_int) function c_request_plan(r, json) bind(c, name="Cart_request_plan")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      type(c_ptr), intent(out) :: json
+    end function
+    integer(c_int) function c_request_program(r, json) bind(c, name="Cart_request_program")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      type(c_ptr), intent(out) :: json
+    end function
+    subroutine c_free_plan_json(json) bind(c, name="Cart_free_plan_json")
+      import :: c_ptr
+      type(c_ptr), value :: json
+    end subroutine
 
     ! --- shims with Fortran handles (backends/mpi/fortran_shim.cc) ---
     integer(c_int) function f_create(comm, d, dims, periods, t, rel, info, reorder, cart) &
@@ -286,6 +335,177 @@ module cartplan_f08
       integer(c_int), value :: sc, st, comm, info
       type(Cart_Request), intent(out) :: r
     end function
+
+    ! --- large-count shims (MPI_Count counts: long long in Open MPI, MPI_Aint displacements) ---
+    integer(c_int) function f_alltoall_c(sb, sc, st, rb, rc, rt, comm) bind(c, name="cartplan_f_alltoall_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_alltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_alltoallv_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_alltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_alltoallw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+    end function
+    integer(c_int) function f_allgather_c(sb, sc, st, rb, rc, rt, comm) bind(c, name="cartplan_f_allgather_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_allgatherv_c(sb, sc, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_allgatherv_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_allgatherw_c(sb, sc, st, rb, rc, rd, rt, comm) bind(c, name="cartplan_f_allgatherw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, comm
+    end function
+
+    integer(c_int) function f_ialltoall_c(sb, sc, st, rb, rc, rt, comm, r) bind(c, name="cartplan_f_ialltoall_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_ialltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_ialltoallv_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_ialltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_ialltoallw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgather_c(sb, sc, st, rb, rc, rt, comm, r) bind(c, name="cartplan_f_iallgather_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgatherv_c(sb, sc, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_iallgatherv_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_iallgatherw_c(sb, sc, st, rb, rc, rd, rt, comm, r) bind(c, name="cartplan_f_iallgatherw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+
+    integer(c_int) function f_alltoall_init_c(sb, sc, st, rb, rc, rt, comm, info, r) bind(c, name="cartplan_f_alltoall_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_alltoallv_init_c(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_alltoallv_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_alltoallw_init_c(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_alltoallw_init_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgather_init_c(sb, sc, st, rb, rc, rt, comm, info, r) &
+        bind(c, name="cartplan_f_allgather_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgatherv_init_c(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_allgatherv_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_allgatherw_init_c(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_allgatherw_init_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      type(MPI_Datatype), intent(in) :: rt(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
   end interface
 
 contains
@@ -293,19 +513,24 @@ contains
   ! The message of the last error on this thread ("" after a success).
   function cart_error_message() result(msg)
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
+    msg = string_of(c_error_message())
+  end function
+
+  ! A copy of the NUL-terminated C string p ("" for NULL).
+  function string_of(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    p = c_error_message()
     if (.not. c_associated(p)) then
-      msg = ""
+      s = ""
       return
     end if
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
-    allocate(character(len=n) :: msg)
+    allocate(character(len=n) :: s)
     do i = 1, n
-      msg(i:i) = chars(i)
+      s(i:i) = chars(i)
     end do
   end function
 
@@ -623,6 +848,242 @@ contains
                                cartcomm%MPI_VAL, info%MPI_VAL, request)
   end subroutine
 
+  ! --- large-count forms (MPI_COUNT_KIND counts, MPI_ADDRESS_KIND displacements) ---
+  ! --- blocking collectives, large counts ---
+  subroutine Cart_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoall_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtype%MPI_VAL, &
+                           cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
+                              ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgather_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgatherv_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                            cartcomm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_allgatherw_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(out) :: ierror
+    ierror = f_allgatherw_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL)
+  end subroutine
+
+  ! --- non-blocking collectives, large counts ---
+  subroutine Cart_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoall_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                           request)
+  end subroutine
+
+  subroutine Cart_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
+                               request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtype%MPI_VAL, &
+                            cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
+                               request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                            cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgather_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                            request)
+  end subroutine
+
+  subroutine Cart_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgatherv_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                             cartcomm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_iallgatherw_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, request, &
+                                ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_iallgatherw_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, cartcomm%MPI_VAL, &
+                             request)
+  end subroutine
+
+  ! --- persistent collectives, large counts ---
+  subroutine Cart_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoall_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                               info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
+                                   info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                recvtype%MPI_VAL, cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
+                                   info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                                cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgather_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, cartcomm%MPI_VAL, &
+                                info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, info, &
+                                    request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgatherv_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                                 cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_allgatherw_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, info, &
+                                    request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtypes(*)
+    type(MPI_Comm), intent(in) :: cartcomm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_allgatherw_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, recvtypes, &
+                                 cartcomm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
   ! --- requests ---
   subroutine Cart_start(request, ierror)
     type(Cart_Request), intent(inout) :: request
@@ -661,5 +1122,57 @@ contains
     c = 0
     ierror = c_request_algorithm(request%handle, c)
     combining = c /= 0
+  end subroutine
+
+  ! Array forms (C: Cart_startall/Cart_waitall/Cart_testall): count requests of requests(*).
+  subroutine Cart_startall(count, requests, ierror)
+    integer, intent(in) :: count
+    type(Cart_Request), intent(inout) :: requests(*)
+    integer, intent(out) :: ierror
+    ierror = c_startall(count, requests)
+  end subroutine
+
+  subroutine Cart_waitall(count, requests, ierror)
+    integer, intent(in) :: count
+    type(Cart_Request), intent(inout) :: requests(*)
+    integer, intent(out) :: ierror
+    ierror = c_waitall(count, requests)
+  end subroutine
+
+  ! flag: .true. when all requests were complete (and are now completed).
+  subroutine Cart_testall(count, requests, flag, ierror)
+    integer, intent(in) :: count
+    type(Cart_Request), intent(inout) :: requests(*)
+    logical, intent(out) :: flag
+    integer, intent(out) :: ierror
+    integer(c_int) :: f
+    f = 0
+    ierror = c_testall(count, requests, f)
+    flag = f /= 0
+  end subroutine
+
+  ! The request's plan as JSON text (schema cartplan.plan/1 or /2; "" on error). The C string is
+  ! copied and released with Cart_free_plan_json.
+  subroutine Cart_request_plan(request, json, ierror)
+    type(Cart_Request), intent(in) :: request
+    character(len=:), allocatable, intent(out) :: json
+    integer, intent(out) :: ierror
+    type(c_ptr) :: p
+    p = c_null_ptr
+    ierror = c_request_plan(request%handle, p)
+    json = string_of(p)
+    call c_free_plan_json(p)
+  end subroutine
+
+  ! The program the request runs on this rank as JSON text (format cartplan.program/1; "" on error).
+  subroutine Cart_request_program(request, json, ierror)
+    type(Cart_Request), intent(in) :: request
+    character(len=:), allocatable, intent(out) :: json
+    integer, intent(out) :: ierror
+    type(c_ptr) :: p
+    p = c_null_ptr
+    ierror = c_request_program(request%handle, p)
+    json = string_of(p)
+    call c_free_plan_json(p)
   end subroutine
 end module cartplan_f08

@@ -153,6 +153,106 @@ int cartplan_f_allgatherw_init(const void* sb, int sc, MPI_Fint st, void* rb, co
   return Cart_allgatherw_init(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 
+// Large-count forms (Cart_..._c): MPI_Count counts, MPI_Aint displacements.
+// Blocking collectives.
+int cartplan_f_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb, const MPI_Count* rc,
+                           const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
+                           const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_alltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
+}
+int cartplan_f_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                            MPI_Fint rt, MPI_Fint comm) {
+  return Cart_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_allgatherw_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                            const MPI_Fint* rt, MPI_Fint comm) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_allgatherw_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm));
+}
+
+// Non-blocking collectives.
+int cartplan_f_ialltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
+                           Cart_Request* r) {
+  return Cart_ialltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_ialltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb, const MPI_Count* rc,
+                            const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_ialltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_ialltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
+                            const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_ialltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
+}
+int cartplan_f_iallgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
+                            Cart_Request* r) {
+  return Cart_iallgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_iallgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                             MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_iallgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_iallgatherw_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                             const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_iallgatherw_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), r);
+}
+
+// Persistent collectives.
+int cartplan_f_alltoall_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
+                               MPI_Fint info, Cart_Request* r) {
+  return Cart_alltoall_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_alltoallv_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
+                                const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
+                                Cart_Request* r) {
+  return Cart_alltoallv_init_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_alltoallw_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
+                                const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info,
+                                Cart_Request* r) {
+  std::vector<MPI_Datatype> cst, crt;
+  int e = types_of(comm_of(comm), st, &cst);
+  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_alltoallw_init_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgather_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
+                                MPI_Fint info, Cart_Request* r) {
+  return Cart_allgather_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgatherv_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                                 MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  return Cart_allgatherv_init_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_allgatherw_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
+                                 const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  std::vector<MPI_Datatype> crt;
+  const int e = types_of(comm_of(comm), rt, &crt);
+  if (e != MPI_SUCCESS) return e;
+  return Cart_allgatherw_init_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+}
+
 // Datatype helper.
 int cartplan_f_type_create_triangle(int order, int ld, int kind, MPI_Fint oldtype, MPI_Fint* newtype) {
   MPI_Datatype t = MPI_DATATYPE_NULL;

@@ -2,7 +2,8 @@
 # Consumers of an installed cartplan, built outside Bazel: installs into a temporary prefix and
 # runs README's "Use it from your build" block as written (C with pkg-config, C++ with CMake,
 # Fortran with mpif90), plus a static C link (pkg-config --static and CMake), the exported-symbol
-# and SONAME checks, and a gcc -Wall -Werror compile of the header. Every binary runs under
+# and SONAME checks, a gcc -Wall -Werror compile of the header and a Fortran test of the module's
+# request arrays, plan/program text and large-count forms. Every binary runs under
 # mpirun on 4 ranks with the same Open MPI settings and time limit as tests/mpi/run_mpi.sh.
 # One line per check: "consumer <name>: OK" or "consumer <name>: FAILED (...)"; exit 1 on any failure.
 #
@@ -111,6 +112,19 @@ if [ -x out/cmake/halo_c_static ] && run4 out/cmake/halo_c_static >"$work/cmake_
   ok cmake_c_static
 else
   fail cmake_c_static "out/cmake/halo_c_static missing or failed"; tail -n 20 "$work/cmake_static.log" 2>/dev/null
+fi
+
+# 7. Fortran: request arrays (Cart_startall/waitall/testall), Cart_request_plan/program text and
+#    the large-count _c forms of the cartplan_f08 module (tests/consumers/requests_f08.f90).
+if mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/requests_f08" \
+     2>"$work/requests_f08_build.log"; then
+  if run4 "$work/requests_f08" >"$work/requests_f08.log" 2>&1 && grep -q '^requests_f08: OK' "$work/requests_f08.log"; then
+    ok fortran_requests
+  else
+    fail fortran_requests "run failed"; tail -n 20 "$work/requests_f08.log"
+  fi
+else
+  fail fortran_requests "build failed"; tail -n 20 "$work/requests_f08_build.log"
 fi
 
 exit "$status"
