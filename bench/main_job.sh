@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job's configurations (README's halo table) with a cost model calibrated for each
-# process count: calibrates once per np (bench/calibrate --quick), then runs tools/halo RUNS
+# process count: calibrates once per np (bench/calibrate, full mode: quick fits at np = 4 gave a phase term of 0 in one of two runs), then runs tools/halo RUNS
 # times per configuration with CARTPLAN_COST_MODEL set, and writes what auto chose, every
 # variant's time and auto / best and auto / MPI_Neighbor_alltoallw to
 # bench/results/<tag>/main_job.{txt,md}. Without calibration (CALIBRATE=0) the backend uses the
@@ -73,7 +73,7 @@ for config in "${configs[@]}"; do
     file="$tmp/cost_model_np$np.json"
     if [ -z "${calibrated[$np]:-}" ]; then
       echo "main_job.sh: calibrating at np = $np" >&2
-      mpi "$np" "$tmp/calibrate" --quick --out "$file" >>"$out/main_job.txt"
+      mpi "$np" "$tmp/calibrate" --out "$file" >>"$out/main_job.txt"
       calibrated[$np]=1
     fi
     env_model=(-x "CARTPLAN_COST_MODEL=$file")
