@@ -9,9 +9,11 @@
 #   REPS=3 WARMUP=1 OUT=/tmp/scale bash bench/scale.sh      # smoke run
 #
 # Environment: REPS, WARMUP, MS (block sizes in ints, default 1,100), OUT, CARTPLAN_MACHINE_TAG,
-# COST_MODEL (default: the tag's cost_model.json when it exists; set it empty for the model the
-# backend locates itself, whose built-in defaults price a phase as a context switch when ranks
-# outnumber cores).
+# COST_MODEL (one file for every run; set it empty for the model the backend locates itself,
+# whose built-in defaults price a phase as a context switch when ranks outnumber cores). By
+# default each process count uses a model calibrated for it: the tag's cost_model.json at
+# np = 2 (bench/run.sh) and cost_model_np8.json at np = 8, calibrated here (full mode) unless
+# it exists.
 set -euo pipefail
 
 reps="${REPS:-30}"
@@ -26,20 +28,34 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 tag="${CARTPLAN_MACHINE_TAG:-cpp-2core}"
 out="${OUT:-bench/results/$tag}"
-model="${COST_MODEL-bench/results/$tag/cost_model.json}"
+per_np=1
+[ -n "${COST_MODEL+set}" ] && per_np=0
+model="${COST_MODEL:-}"
 mkdir -p "$out"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-bazel build -c opt //bench:exchange_bench >"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; echo "scale.sh: build failed" >&2; exit 1; }
+bazel build -c opt //bench:exchange_bench //bench:calibrate >"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; echo "scale.sh: build failed" >&2; exit 1; }
 # A copy: Bazel is shared, another build could replace the binary while we measure.
-cp "$(bazel info -c opt bazel-bin 2>/dev/null)/bench/exchange_bench" "$tmp/"
+bin="$(bazel info -c opt bazel-bin 2>/dev/null)/bench"
+cp "$bin/exchange_bench" "$bin/calibrate" "$tmp/"
 
 common=(--candidates --m "$ms" --ops alltoall,allgather --reps "$reps" --warmup "$warmup")
-if [ -n "$model" ]; then
+if [ "$per_np" = 0 ] && [ -n "$model" ]; then
   [ -f "$model" ] || { echo "scale.sh: cost model '$model' does not exist (set COST_MODEL= for the located one)" >&2; exit 2; }
-  common+=(--cost-model "$model")
 fi
+# The model for a process count (see Environment above).
+model_for() {
+  local np=$1
+  if [ "$per_np" = 0 ]; then echo "$model"; return; fi
+  local file="$out/cost_model_np$np.json"
+  [ "$np" = 2 ] && file="$out/cost_model.json"
+  if [ ! -f "$file" ]; then
+    echo "scale.sh: calibrating at np = $np -> $file" >&2
+    mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np "$np" "$tmp/calibrate" --out "$file" >&2
+  fi
+  echo "$file"
+}
 
 txt="$out/scale_np8.txt"
 {
@@ -47,17 +63,22 @@ txt="$out/scale_np8.txt"
   echo "git: $(git rev-parse HEAD 2>/dev/null || echo unknown)$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo ' (uncommitted changes)')"
   echo "nproc: $(nproc); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "open mpi: $(mpirun --version 2>/dev/null | head -n 1); --oversubscribe, mpi_yield_when_idle 1"
-  echo "cost model: ${model:-located by the backend}"
+  if [ "$per_np" = 1 ]; then echo "cost model: calibrated per process count (cost_model.json at np = 2, cost_model_np8.json at np = 8)"
+  else echo "cost model: ${model:-located by the backend}"; fi
 } >"$txt"
 
 # np = 8 on 2 cores is oversubscribed: waiting ranks must yield the core instead of spinning.
 run() {
   local name=$1 np=$2
   shift 2
+  local m
+  m="$(model_for "$np")"
+  local with=("${common[@]}")
+  [ -n "$m" ] && with+=(--cost-model "$m")
   # %q: the command as it can be pasted back (the offsets spec has semicolons).
-  echo "mpirun -np $np exchange_bench $(printf '%q ' "$@" "${common[@]}")" | tee -a "$txt"
+  echo "mpirun -np $np exchange_bench $(printf '%q ' "$@" "${with[@]}")" | tee -a "$txt"
   mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np "$np" \
-    "$tmp/exchange_bench" "$@" "${common[@]}" --csv "$tmp/$name.csv" >>"$txt"
+    "$tmp/exchange_bench" "$@" "${with[@]}" --csv "$tmp/$name.csv" >>"$txt"
 }
 # Every shift of these neighbourhoods leads to another process (none wraps to itself), so the
 # plans' rounds are all real messages, unlike np = 2 where most combining rounds are copies.
