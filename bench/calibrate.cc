@@ -8,7 +8,8 @@
 //                          [--eager-limit BYTES]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied bytes
-// + rendezvous * (messages above the eager limit), non-negative least squares over persistent
+// + rendezvous * (messages above the eager limit) + segment * (struct datatype segments),
+// non-negative least squares over persistent
 // alltoalls of direct and combining plans of box neighbourhoods (d = 2..4, n = 3) and block
 // sizes on both sides of the eager limit; combining runs twice, with the default lowering and
 // with every message packed, so copied bytes vary apart from wire bytes. The counts are
@@ -125,7 +126,7 @@ std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::eng
   m.eager_limit_bytes = eager_limit;
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous)};
+          static_cast<double>(c.rendezvous), c.segments};
 }
 
 }  // namespace
@@ -212,8 +213,9 @@ int main(int argc, char** argv) {
         y.push_back(cartplan::bench::summarize(samples).median);
         const std::vector<double>& f = X.back();
         if (rank == 0)
-          std::printf("  %-18s %-16s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f  median %9.2f us\n",
-                      spec, variant, m, f[0], f[1], f[2], f[3], f[4], y.back());
+          std::printf("  %-18s %-16s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f segments %4.0f"
+                      "  median %9.2f us\n",
+                      spec, variant, m, f[0], f[1], f[2], f[3], f[4], f[5], y.back());
       }
       MPI_Comm_free(&cart);
     }
@@ -225,6 +227,7 @@ int main(int argc, char** argv) {
   model.beta_us_per_byte = c[2];
   model.copy_us_per_byte = c[3];
   model.rendezvous_us = c[4];
+  model.segment_us = c[5];
   model.eager_limit_bytes = eager_limit;
   double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
@@ -239,13 +242,13 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "above %lld bytes (R^2 %.3f, worst relative error %.2f, %zu points)\n",
+                "above %lld bytes, segment %.4f us (R^2 %.3f, worst relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                static_cast<long long>(eager_limit), r2, worst, y.size());
+                static_cast<long long>(eager_limit), model.segment_us, r2, worst, y.size());
     if (!out.empty()) {
       char extra[1024];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit, struct datatype segments", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                     sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

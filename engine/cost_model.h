@@ -7,6 +7,9 @@
 //                       rounds that wrap to the process itself, the plan's local copies)
 //   rendezvous_us       per message above eager_limit_bytes (Open MPI's eager-to-rendezvous
 //                       switch: one more round trip)
+//   segment_us          per segment of a message sent or received by struct datatype (Open
+//                       MPI's datatype engine walks them one by one on both sides; lower.h
+//                       sends large blocks that way instead of copying them)
 // Defaults are of the order of an intra-node Open MPI exchange on this class of machine;
 // bench/calibrate fits all terms per machine and process count and writes a file
 // (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h).
@@ -36,12 +39,16 @@ struct CostModel {
   // direct m = 1024 ints: 54 messages of 4096 bytes take 7.7x the time of 2048-byte ones).
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
   static constexpr double kDefaultRendezvousUs = 2.0;
+  // Measured with exchange_bench at np = 2: box d=4 alltoall of 400-byte blocks, 27 struct
+  // segments per message on each side, took 3.5 us more than the same messages with 3 segments.
+  static constexpr double kDefaultSegmentUs = 0.06;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;
   double phase_us = kDefaultPhaseUs;
   double copy_us_per_byte = kDefaultCopyUsPerByte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;  // messages above it pay rendezvous_us
   double rendezvous_us = kDefaultRendezvousUs;
+  double segment_us = kDefaultSegmentUs;
 
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
@@ -55,6 +62,7 @@ struct CostModel {
     m.phase_us = 0;
     m.copy_us_per_byte = 0;
     m.rendezvous_us = 0;
+    m.segment_us = 0;
     return m;
   }
   friend bool operator==(const CostModel&, const CostModel&) = default;

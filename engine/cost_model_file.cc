@@ -39,6 +39,15 @@ Result<CostModel> parse_cost_model(const std::string& text) {
     if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
       return fail(std::string("\"") + key + "\" must be an integer >= 0");
     m.eager_limit_bytes = j[key].get<std::int64_t>();
+    // Optional: files calibrated before the term existed keep the built-in value.
+    const char* seg = "segment_us";
+    if (j.contains(seg)) {
+      if (!j[seg].is_number() || !std::isfinite(j[seg].get<double>()) || j[seg].get<double>() < 0)
+        return fail(std::string("\"") + seg + "\" must be a finite number >= 0");
+      m.segment_us = j[seg].get<double>();
+    } else {
+      m.segment_us = CostModel::kDefaultSegmentUs;
+    }
   }
   return m;
 }
@@ -61,6 +70,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   j["copy_us_per_byte"] = m.copy_us_per_byte;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
   j["rendezvous_us"] = m.rendezvous_us;
+  j["segment_us"] = m.segment_us;
   if (!extra_members.empty()) {
     const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);
     assert(extra.is_object());

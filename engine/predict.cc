@@ -66,8 +66,10 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       any_message = true;
       c.messages += share;
       c.wire_bytes += share * b;
-      // Packed at the sender, final entries unpacked at the receiver; none by struct datatype.
+      // Packed at the sender, final entries unpacked at the receiver; by struct datatype no
+      // copies, but the datatype engine walks every entry on both sides.
       if (r.send.size() > 1 && !by_struct) c.copy_bytes += share * (b + finals);
+      if (r.send.size() > 1 && by_struct) c.segments += share * 2 * segments;
       if (b > static_cast<double>(model.eager_limit_bytes)) c.rendezvous += share;
     }
     if (any_message) ++c.phases;
@@ -79,6 +81,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   c.wire_us = c.wire_bytes * model.beta_us_per_byte;
   c.copy_us = c.copy_bytes * model.copy_us_per_byte;
   c.rendezvous_us = c.rendezvous * model.rendezvous_us;
+  c.segment_us = c.segments * model.segment_us;
   return c;
 }
 
@@ -86,10 +89,10 @@ std::string explain(const CostBreakdown& c, const CostModel& model) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "messages %g x %.3f = %.3f | phases %d x %.3f = %.3f | wire %.0f B x %.6f = %.3f | "
-                "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | total %.3f us",
+                "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | segments %g x %.3f = %.3f | total %.3f us",
                 c.messages, model.alpha_us, c.message_us, c.phases, model.phase_us, c.phase_us, c.wire_bytes,
                 model.beta_us_per_byte, c.wire_us, c.copy_bytes, model.copy_us_per_byte, c.copy_us, c.rendezvous,
-                model.rendezvous_us, c.rendezvous_us, c.total_us());
+                model.rendezvous_us, c.rendezvous_us, c.segments, model.segment_us, c.segment_us, c.total_us());
   return buf;
 }
 

@@ -85,7 +85,10 @@ TEST_CASE("rounds that wrap to the process itself are copies, not messages") {
 TEST_CASE("blocks of struct_min bytes or more go by struct datatype: no copies") {
   const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   const std::int64_t big = LowerOptions::kDefaultStructMinBytes;
-  CHECK(predict(p, {big}, unit_model(), std::nullopt).copy_bytes == big);  // the zero offset only
+  const CostBreakdown c = predict(p, {big}, unit_model(), std::nullopt);
+  CHECK(c.copy_bytes == big);  // the zero offset only
+  CHECK(c.segments == 4 * 2 * 3);  // 4 messages of 3 entries, walked on both sides
+  CHECK(c.segment_us == doctest::Approx(24 * unit_model().segment_us));
   CHECK(predict(p, {big - 1}, unit_model(), std::nullopt).copy_bytes == 21 * (big - 1));
 }
 
