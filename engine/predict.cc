@@ -48,12 +48,18 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     bool any_message = false;
     for (const ir::Round& r : phase.rounds) {
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
-      int segments = 0;
+      int segments = 0, final_segments = 0;
+      bool any_temp = false;
       for (std::size_t e = 0; e < r.send.size(); ++e) {
         const double be = bytes(r.send[e]);
         b += be;
         segments += be > 0;
-        if (r.recv[e].kind != ir::BufKind::kTemp) finals += be;
+        if (r.recv[e].kind != ir::BufKind::kTemp) {
+          finals += be;
+          final_segments += be > 0;
+        } else {
+          any_temp = any_temp || be > 0;
+        }
       }
       // The lowering's rule (lower.h): struct datatypes when the mean entry reaches the threshold.
       const bool by_struct = struct_min_bytes >= 0 && segments > 0 && b >= static_cast<double>(struct_min_bytes) * segments;
@@ -69,7 +75,9 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       // Packed at the sender, final entries unpacked at the receiver; by struct datatype no
       // copies, but the datatype engine walks every entry on both sides.
       if (r.send.size() > 1 && !by_struct) c.copy_bytes += share * (b + finals);
-      if (r.send.size() > 1 && by_struct) c.segments += share * 2 * segments;
+      // Segments: every entry at the sender; at the receiver every final entry (the caller's
+      // scattered blocks) and one for the temp slots, which lie back to back in staging.
+      if (r.send.size() > 1 && by_struct) c.segments += share * (segments + final_segments + (any_temp ? 1 : 0));
       if (b > static_cast<double>(model.eager_limit_bytes)) c.rendezvous += share;
     }
     if (any_message) ++c.phases;

@@ -26,7 +26,7 @@ struct CostBreakdown {
   double wire_bytes = 0;   // bytes sent in messages
   double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
   double rendezvous = 0;   // messages above the eager limit
-  double segments = 0;     // struct datatype segments, both sides (entries of messages sent that way)
+  double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
   double message_us = 0;   // messages * alpha
   double phase_us = 0;     // phases * phase
   double wire_us = 0;      // wire_bytes * beta
