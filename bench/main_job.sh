@@ -70,13 +70,13 @@ for config in "${configs[@]}"; do
   model="found by the backend"
   env_model=()
   if [ "$calibrate" = 1 ]; then
-    file="$tmp/cost_model_np$np.json"
+    model_file="$tmp/cost_model_np$np.json"
     if [ -z "${calibrated[$np]:-}" ]; then
       echo "main_job.sh: calibrating at np = $np" >&2
-      mpi "$np" "$tmp/calibrate" --out "$file" >>"$out/main_job.txt"
+      mpi "$np" "$tmp/calibrate" --out "$model_file" >>"$out/main_job.txt"
       calibrated[$np]=1
     fi
-    env_model=(-x "CARTPLAN_COST_MODEL=$file")
+    env_model=(-x "CARTPLAN_COST_MODEL=$model_file")
     model="calibrated np=$np"
   fi
   for run in $(seq 1 "$runs"); do

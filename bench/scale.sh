@@ -48,13 +48,13 @@ fi
 model_for() {
   local np=$1
   if [ "$per_np" = 0 ]; then echo "$model"; return; fi
-  local file="$out/cost_model_np$np.json"
-  [ "$np" = 2 ] && file="$out/cost_model.json"
-  if [ ! -f "$file" ]; then
-    echo "scale.sh: calibrating at np = $np -> $file" >&2
-    mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np "$np" "$tmp/calibrate" --out "$file" >&2
+  local model_file="$out/cost_model_np$np.json"
+  [ "$np" = 2 ] && model_file="$out/cost_model.json"
+  if [ ! -f "$model_file" ]; then
+    echo "scale.sh: calibrating at np = $np -> $model_file" >&2
+    mpirun --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 -np "$np" "$tmp/calibrate" --out "$model_file" >&2
   fi
-  echo "$file"
+  echo "$model_file"
 }
 
 txt="$out/scale_np8.txt"

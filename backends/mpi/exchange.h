@@ -84,6 +84,10 @@ MpiStatus agreed_error(const MpiStatus& local, int agreed_class);
 // Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
 // forced to combining on a grid with a non-periodic dimension (exchange_settle.cc).
 bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options);
+// One agreement among the communicator's ranks: `all` = the element-wise MAX of every rank's
+// `mine`; with `persistent`, `all_held` = the OR of the persistent lanes every rank holds.
+MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std::int64_t>& mine,
+                   std::vector<std::int64_t>* all, std::vector<std::uint64_t>* all_held);
 // What a blocking or non-blocking call's exchange is bound to: addresses, counts and
 // predefined datatypes of the blocks this rank uses; empty when it must not be reused.
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);

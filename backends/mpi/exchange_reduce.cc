@@ -140,15 +140,10 @@ MpiStatus Exchange::settle_extended(NeighborhoodComm& nc, const ExchangeSpec& sp
                                     local.ok() ? -std::int64_t{spec.root} : std::numeric_limits<std::int64_t>::min(),
                                     fp,
                                     -fp};
-    std::vector<std::int64_t> all(agree.size());
-    CARTPLAN_MPI_CALL(MPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
+    std::vector<std::int64_t> all;
     std::vector<std::uint64_t> all_held;
-    if (kind == Kind::kPersistent) {
-      const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
-      all_held.resize(held.size());
-      CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
-                                      nc.internal()));
-    }
+    MpiStatus agreed = agree_on(nc, kind == Kind::kPersistent, agree, &all, &all_held);
+    if (!agreed.ok()) return agreed;
     if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
     if (all[5] != -all[6]) return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
     if (all[3] != -all[4])

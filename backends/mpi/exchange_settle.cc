@@ -47,6 +47,21 @@ MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
                                      std::to_string(agreed_class) + " there)");
 }
 
+// One agreement: the MAX of every rank's words, and for persistent init the lanes held anywhere
+// (see lanes.h: init picks one that nobody holds).
+MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std::int64_t>& mine,
+                   std::vector<std::int64_t>* all, std::vector<std::uint64_t>* all_held) {
+  all->assign(mine.size(), 0);
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all->data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
+  if (persistent) {
+    const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
+    all_held->assign(held.size(), 0);
+    CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held->data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
+                                    nc.internal()));
+  }
+  return {};
+}
+
 // Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
 // forced to combining on a grid with a non-periodic dimension (see settle).
 bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options) {
@@ -125,15 +140,9 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     const std::int64_t fingerprint = options_fingerprint(options);
     agree.push_back(fingerprint);
     agree.push_back(-fingerprint);
-    std::vector<std::int64_t> all(agree.size());
-    CARTPLAN_MPI_CALL(MPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
-    if (kind == Kind::kPersistent) {
-      // The persistent lanes held anywhere (see lanes.h): init picks one that nobody holds.
-      const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
-      all_held.resize(held.size());
-      CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held.data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
-                                      nc.internal()));
-    }
+    std::vector<std::int64_t> all;
+    MpiStatus agreed = agree_on(nc, kind == Kind::kPersistent, agree, &all, &all_held);
+    if (!agreed.ok()) return agreed;
     if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
     if (all[all.size() - 2] != -all[all.size() - 1])
       return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");

@@ -83,4 +83,20 @@ std::vector<std::uint8_t> expected_bytes(bool reduction, const std::vector<Label
   return out;
 }
 
+Result<std::optional<engine::Coords>> check_simulation(ir::Op op, const engine::Grid& grid,
+                                                       const std::vector<std::int64_t>& block_bytes, int root) {
+  if (ir::is_reduction(op))
+    for (std::int64_t bytes : block_bytes)
+      if (bytes % 8 != 0)
+        return fail("reductions simulate vectors of 8-byte elements: block size " + std::to_string(bytes) +
+                    " is not a multiple of 8");
+  if (ir::is_rooted(op)) {
+    if (root < 0 || root >= grid.size())
+      return fail("root " + std::to_string(root) + " is not a rank of the grid (0.." + std::to_string(grid.size() - 1) + ")");
+    return std::optional<engine::Coords>(grid.coords(root));
+  }
+  if (root != -1) return fail(std::string(ir::to_string(op)) + " takes no root");
+  return std::optional<engine::Coords>();
+}
+
 }  // namespace cartplan::sim

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/grid.h"
 #include "ir/plan.h"
+#include "ir/result.h"
 
 namespace cartplan::sim {
 
@@ -51,5 +53,10 @@ std::vector<Label> expected_labels(const ir::Plan& plan, const engine::Grid& gri
 // their element-wise int64 sum, for reductions), `bytes` long. `reduction` selects int_value
 // elements (8 bytes each; bytes must be a multiple of 8) instead of pattern bytes.
 std::vector<std::uint8_t> expected_bytes(bool reduction, const std::vector<Label>& labels, std::int64_t bytes);
+
+// The simulators' common argument checks: reductions need blocks of whole 8-byte elements,
+// rooted ops a root rank of the grid (returned as coordinates), the others root -1.
+Result<std::optional<engine::Coords>> check_simulation(ir::Op op, const engine::Grid& grid,
+                                                       const std::vector<std::int64_t>& block_bytes, int root);
 
 }  // namespace cartplan::sim

@@ -194,21 +194,9 @@ void check_overlaps(const engine::PhaseProgram& ph, const std::string& ctx, Repo
 }  // namespace
 
 Result<LoweredGrid> lower_grid(const ir::Plan& plan, const engine::Grid& grid, const ProgramSimOptions& options) {
-  const ir::Op op = plan.op();
-  if (ir::is_reduction(op))
-    for (std::int64_t bytes : options.block_bytes)
-      if (bytes % 8 != 0)
-        return fail("reductions simulate vectors of 8-byte elements: block size " + std::to_string(bytes) +
-                    " is not a multiple of 8");
-  std::optional<engine::Coords> root;
-  if (ir::is_rooted(op)) {
-    if (options.root < 0 || options.root >= grid.size())
-      return fail("root " + std::to_string(options.root) + " is not a rank of the grid (0.." +
-                  std::to_string(grid.size() - 1) + ")");
-    root = grid.coords(options.root);
-  } else if (options.root != -1) {
-    return fail(std::string(ir::to_string(op)) + " takes no root");
-  }
+  Result<std::optional<engine::Coords>> checked = check_simulation(plan.op(), grid, options.block_bytes, options.root);
+  if (!checked) return fail(checked.error());
+  const std::optional<engine::Coords> root = *checked;
   Result<engine::Binder> binder = engine::Binder::create(plan);
   if (!binder) return fail(binder.error());
   LoweredGrid out;
