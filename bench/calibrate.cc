@@ -8,8 +8,9 @@
 //                          [--eager-limit BYTES]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied bytes
-// + rendezvous * (messages above the eager limit) + segment * (struct datatype segments; the
-// segment price is the measured default of cost_model.h, not fitted),
+// + rendezvous * (messages above the eager limit) + segment * (struct datatype segments)
+// + scatter * (bytes received by struct datatype into the caller's blocks); the segment and
+// scatter prices are the measured defaults of cost_model.h, not fitted;
 // non-negative least squares over persistent
 // alltoalls of direct and combining plans of box neighbourhoods (d = 2..4, n = 3) and block
 // sizes on both sides of the eager limit; combining runs three times: with the default lowering,
@@ -128,7 +129,7 @@ std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::eng
   m.eager_limit_bytes = eager_limit;
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous), c.segments};
+          static_cast<double>(c.rendezvous), c.segments, c.scatter_bytes};
 }
 
 }  // namespace
@@ -227,18 +228,20 @@ int main(int argc, char** argv) {
       MPI_Comm_free(&cart);
     }
   }
-  // The segment term is not fitted: in these rows more segments always come with fewer copied
-  // bytes, so least squares trades one for the other. Its measured default (cost_model.h) is
-  // taken off the times, and the other five terms are fitted to the rest.
+  // The segment and scatter terms are not fitted: in these rows more segments and scattered bytes
+  // always come with fewer copied bytes, so least squares trades one for the other. Their measured
+  // defaults (cost_model.h) are taken off the times, and the other five terms are fitted to the rest.
   const double segment_us = cartplan::engine::CostModel::kDefaultSegmentUs;
+  const double scatter_us = cartplan::engine::CostModel::kDefaultScatterUsPerByte;
   std::vector<std::vector<double>> X5;
   std::vector<double> y5;
   for (std::size_t i = 0; i < y.size(); ++i) {
     X5.emplace_back(X[i].begin(), X[i].begin() + 5);
-    y5.push_back(y[i] - segment_us * X[i][5]);
+    y5.push_back(y[i] - segment_us * X[i][5] - scatter_us * X[i][6]);
   }
   std::vector<double> c = nnls(X5, y5);
   c.push_back(segment_us);
+  c.push_back(scatter_us);
   cartplan::engine::CostModel model;
   model.alpha_us = c[0];
   model.phase_us = c[1];
@@ -246,6 +249,7 @@ int main(int argc, char** argv) {
   model.copy_us_per_byte = c[3];
   model.rendezvous_us = c[4];
   model.segment_us = c[5];
+  model.scatter_us_per_byte = c[6];
   model.eager_limit_bytes = eager_limit;
   double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
@@ -260,13 +264,13 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "above %lld bytes, segment %.4f us (R^2 %.3f, worst relative error %.2f, %zu points)\n",
+                "above %lld bytes, segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                static_cast<long long>(eager_limit), model.segment_us, r2, worst, y.size());
+                static_cast<long long>(eager_limit), model.segment_us, model.scatter_us_per_byte, r2, worst, y.size());
     if (!out.empty()) {
       char extra[1024];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed, combining in reversed dimension order; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit, struct datatype segments", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed, combining in reversed dimension order; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit, struct datatype segments and bytes scattered by them", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                     sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

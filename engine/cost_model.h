@@ -10,6 +10,9 @@
 //   segment_us          per segment of a message sent or received by struct datatype (Open
 //                       MPI's datatype engine walks them one by one on both sides; lower.h
 //                       sends large blocks that way instead of copying them)
+//   scatter_us_per_byte per byte a struct receive puts straight into the caller's scattered
+//                       blocks (Open MPI's copy out of its fragments, dearer than a contiguous
+//                       receive followed by a memcpy)
 // Defaults are of the order of an intra-node Open MPI exchange on this class of machine;
 // bench/calibrate fits all terms per machine and process count and writes a file
 // (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h).
@@ -44,6 +47,11 @@ struct CostModel {
   // takes 3.9 us more at 512-byte blocks although it copies 26 KB less: about 0.07 us each.
   // calibrate keeps this value (its rows cannot separate it from the copy term).
   static constexpr double kDefaultSegmentUs = 0.06;
+  // The same rows: at 8 KB blocks the reversed order, which receives 52 more blocks straight
+  // into the caller's buffer and copies 52 fewer, takes 12 us more (box d=4, np = 2): beyond the
+  // segments, 0.00002 us per byte more than a copy (0.00003 at np = 2), so about 0.00005.
+  // Kept by calibrate as well (it trades one for one against the copy term in its rows).
+  static constexpr double kDefaultScatterUsPerByte = 0.00005;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;
   double phase_us = kDefaultPhaseUs;
@@ -51,6 +59,7 @@ struct CostModel {
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;  // messages above it pay rendezvous_us
   double rendezvous_us = kDefaultRendezvousUs;
   double segment_us = kDefaultSegmentUs;
+  double scatter_us_per_byte = kDefaultScatterUsPerByte;
 
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
@@ -65,6 +74,7 @@ struct CostModel {
     m.copy_us_per_byte = 0;
     m.rendezvous_us = 0;
     m.segment_us = 0;
+    m.scatter_us_per_byte = 0;
     return m;
   }
   friend bool operator==(const CostModel&, const CostModel&) = default;

@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -39,14 +40,15 @@ Result<CostModel> parse_cost_model(const std::string& text) {
     if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
       return fail(std::string("\"") + key + "\" must be an integer >= 0");
     m.eager_limit_bytes = j[key].get<std::int64_t>();
-    // Optional: files calibrated before the term existed keep the built-in value.
-    const char* seg = "segment_us";
-    if (j.contains(seg)) {
-      if (!j[seg].is_number() || !std::isfinite(j[seg].get<double>()) || j[seg].get<double>() < 0)
-        return fail(std::string("\"") + seg + "\" must be a finite number >= 0");
-      m.segment_us = j[seg].get<double>();
-    } else {
-      m.segment_us = CostModel::kDefaultSegmentUs;
+    // Optional: files calibrated before these terms existed keep the built-in values.
+    for (auto [key, field, fallback] : {std::tuple{"segment_us", &m.segment_us, CostModel::kDefaultSegmentUs},
+                                        std::tuple{"scatter_us_per_byte", &m.scatter_us_per_byte,
+                                                   CostModel::kDefaultScatterUsPerByte}}) {
+      *field = fallback;
+      if (!j.contains(key)) continue;
+      if (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() < 0)
+        return fail(std::string("\"") + key + "\" must be a finite number >= 0");
+      *field = j[key].get<double>();
     }
   }
   return m;
@@ -71,6 +73,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   j["eager_limit_bytes"] = m.eager_limit_bytes;
   j["rendezvous_us"] = m.rendezvous_us;
   j["segment_us"] = m.segment_us;
+  j["scatter_us_per_byte"] = m.scatter_us_per_byte;
   if (!extra_members.empty()) {
     const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);
     assert(extra.is_object());

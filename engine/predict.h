@@ -27,13 +27,17 @@ struct CostBreakdown {
   double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
   double rendezvous = 0;   // messages above the eager limit
   double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
+  double scatter_bytes = 0;  // bytes a struct receive puts straight into the caller's blocks
   double message_us = 0;   // messages * alpha
   double phase_us = 0;     // phases * phase
   double wire_us = 0;      // wire_bytes * beta
   double copy_us = 0;      // copy_bytes * copy
   double rendezvous_us = 0;  // rendezvous * rendezvous
   double segment_us = 0;     // segments * segment
-  double total_us() const { return message_us + phase_us + wire_us + copy_us + rendezvous_us + segment_us; }
+  double scatter_us = 0;     // scatter_bytes * scatter
+  double total_us() const {
+    return message_us + phase_us + wire_us + copy_us + rendezvous_us + segment_us + scatter_us;
+  }
 };
 
 // block_bytes: one size for every block, or one per block (size t). With `grid`, a round whose

@@ -91,6 +91,7 @@ TEST_CASE("blocks of struct_min bytes or more go by struct datatype: no copies")
   // phase 1: 2 messages of 3 entries, all final. Senders walk every entry.
   CHECK(c.segments == 2 * (3 + 1 + 1) + 2 * (3 + 3));
   CHECK(c.segment_us == doctest::Approx(22 * unit_model().segment_us));
+  CHECK(c.scatter_bytes == (2 * 1 + 2 * 3) * big);  // the final blocks received in place
   CHECK(predict(p, {big - 1}, unit_model(), std::nullopt).copy_bytes == 21 * (big - 1));
 }
 
