@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -516,11 +517,10 @@ class Runner {
 
   double* data() { return grid_.data(); }
 
-  // One variant: the Jacobi run, then the timed exchanges (which leave the halos holding the
-  // neighbours' final interiors), then the gather and the check on rank 0. Returns "" or, on
-  // rank 0, the first mismatch.
-  template <class Exchange>
-  std::string run(Variant& v, Exchange exchange) {
+  // One variant: the Jacobi run, which leaves the halos holding the neighbours' final
+  // interiors, then the gather and the check on rank 0. Returns "" or, on rank 0, the first
+  // mismatch. Timing is separate (time_round_robin).
+  std::string run(Variant& v, const std::function<void()>& exchange) {
     const int k = c_.k, n = c_.n;
     initialize();
     if (p_.star) {
@@ -542,16 +542,7 @@ class Runner {
         jacobi(p_.lb, grid_, scratch_);
       }
     }
-    for (int w = 0; w < 5; ++w) exchange();
-    std::vector<double> times(c_.iters);
-    for (int r = 0; r < c_.iters; ++r) {
-      const double t0 = MPI_Wtime();
-      exchange();
-      times[r] = MPI_Wtime() - t0;
-    }
-    double med = median(times) * 1e6, worst = 0.0;
-    MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
-    v.us = worst;
+    exchange();  // the halos now hold the neighbours' final interiors, as in the serial array
     const int cells = static_cast<int>(p_.cells);
     MPI_Gather(grid_.data(), cells, MPI_DOUBLE, gathered_.data(), cells, MPI_DOUBLE, 0, p_.cart);
     if (p_.me == 0) {
@@ -560,6 +551,31 @@ class Runner {
       return mismatch;
     }
     return std::string();
+  }
+
+  // Times the variants' exchanges on the converged array (an exchange then rewrites the halos
+  // with the values they already hold): 5 warm-up exchanges each, then c.iters rounds in which
+  // every variant exchanges once, the first variant of a round rotating. Interleaving keeps a
+  // drift of the machine (other processes, frequency, an oversubscribed node's scheduling)
+  // from favouring whichever variant happens to run first. v[j].us: the max over ranks of the
+  // per-rank median.
+  void time_round_robin(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
+    const std::size_t nv = exchanges.size();
+    for (int w = 0; w < 5; ++w)
+      for (const auto& e : exchanges) e();
+    std::vector<std::vector<double>> times(nv, std::vector<double>(static_cast<std::size_t>(c_.iters)));
+    for (int r = 0; r < c_.iters; ++r)
+      for (std::size_t q = 0; q < nv; ++q) {
+        const std::size_t j = (q + static_cast<std::size_t>(r)) % nv;
+        const double t0 = MPI_Wtime();
+        exchanges[j]();
+        times[j][static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
+      }
+    for (std::size_t j = 0; j < nv; ++j) {
+      double med = median(times[j]) * 1e6, worst = 0.0;
+      MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
+      v[j].us = worst;
+    }
   }
 
  private:
@@ -623,12 +639,15 @@ class Runner {
   Serial serial_;
 };
 
-// The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each on its own
-// fresh run; *first_mismatch is "" or the first mismatch rank 0 found.
+// The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each checked
+// on its own fresh run, then timed together (Runner::time_round_robin); *first_mismatch is ""
+// or the first mismatch rank 0 found.
 std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runner, std::string* auto_choice,
                                   std::string* first_mismatch) {
   std::vector<Variant> variants;
+  std::vector<std::function<void()>> exchanges;
   double* grid = runner.data();
+  std::vector<Cart_Request> requests;
   for (const char* algo : {"auto", "direct", "combining"}) {
     MPI_Info info;
     MPI_Info_create(&info);
@@ -643,23 +662,28 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
     v.name = std::string("cartplan ") + algo;
     v.algorithm = combining ? "combining" : "direct";
     if (std::string(algo) == "auto") *auto_choice = v.algorithm;
-    const std::string m = runner.run(v, [&] {
+    requests.push_back(req);
+    variants.push_back(v);
+  }
+  for (Cart_Request& req : requests)
+    exchanges.push_back([&req] {
       CART(Cart_start(&req));
       CART(Cart_wait(&req));
     });
-    if (first_mismatch->empty()) *first_mismatch = m;
-    CART(Cart_request_free(&req));
-    variants.push_back(v);
-  }
   Variant v;
   v.name = "MPI_Neighbor_alltoallw";
   v.algorithm = "-";
-  const std::string m = runner.run(v, [&] {
+  variants.push_back(v);
+  exchanges.push_back([&] {
     MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
                            dt.grdispls.data(), dt.grtypes.data(), dt.graph);
   });
-  if (first_mismatch->empty()) *first_mismatch = m;
-  variants.push_back(v);
+  for (std::size_t j = 0; j < variants.size(); ++j) {
+    const std::string m = runner.run(variants[j], exchanges[j]);
+    if (first_mismatch->empty()) *first_mismatch = m;
+  }
+  runner.time_round_robin(variants, exchanges);
+  for (Cart_Request& req : requests) CART(Cart_request_free(&req));
   return variants;
 }
 
@@ -671,7 +695,8 @@ int print_report(const Config& c, const std::vector<Variant>& variants, const st
   std::printf("%-24s %-10s %14s  %s\n", "variant", "algorithm", "us/exchange", "check");
   for (const Variant& v : variants)
     std::printf("%-24s %-10s %14.2f  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, v.check.c_str());
-  std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges, after 5 warm-up exchanges)\n", c.iters);
+  std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed round-robin\n"
+              " across the variants after 5 warm-up exchanges each)\n", c.iters);
   if (first_mismatch.empty()) {
     std::printf("check: OK (bit-for-bit)\n");
   } else {
