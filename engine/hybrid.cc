@@ -2,6 +2,7 @@
 // greedy search for the direct set under the cost model.
 #include "engine/hybrid.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <set>
@@ -62,10 +63,30 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
   parts.neighborhood = nbh.offsets();
   parts.dim_order = dim_order;
   int tag = 0;
-  if (!direct_offsets.empty())
-    append(parts, plan_direct(sym, *Neighborhood::create(nbh.ndims(), direct_offsets)), direct_idx, tag);
   if (!combined_offsets.empty())
     append(parts, plan_combining(sym, *Neighborhood::create(nbh.ndims(), combined_offsets), dim_order), combined_idx, tag);
+  if (!direct_offsets.empty()) {
+    ir::PlanParts direct_parts;
+    append(direct_parts, plan_direct(sym, *Neighborhood::create(nbh.ndims(), direct_offsets)), direct_idx, tag);
+    assert(direct_parts.phases.size() == 1 && direct_parts.temp_slots.empty());
+    // The direct rounds depend on nothing: they join the first phase that sends messages, so
+    // the plan has no phase more than its combining part (a phase boundary is a wait for
+    // arrivals before the next sends). That phase then mixes shifts of several dimensions.
+    ir::Phase& direct_phase = direct_parts.phases.front();
+    auto first = std::find_if(parts.phases.begin(), parts.phases.end(), [](const ir::Phase& ph) { return !ph.rounds.empty(); });
+    if (first == parts.phases.end()) {
+      parts.phases.insert(parts.phases.begin(), std::move(direct_phase));
+    } else {
+      first->dim = ir::Phase::kAllDims;
+      first->rounds.insert(first->rounds.begin(), direct_phase.rounds.begin(), direct_phase.rounds.end());
+      first->copies.insert(first->copies.end(), direct_phase.copies.begin(), direct_phase.copies.end());
+    }
+    parts.copies.insert(parts.copies.end(), direct_parts.copies.begin(), direct_parts.copies.end());
+    // Tags in round order, one per round, as every planner numbers them.
+    tag = 0;
+    for (ir::Phase& ph : parts.phases)
+      for (ir::Round& r : ph.rounds) r.tag = tag++;
+  }
   parts.stats.t = nbh.nonzero_count();
   for (const ir::Phase& phase : parts.phases) {
     parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));

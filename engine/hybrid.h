@@ -1,10 +1,11 @@
 // Hybrid plans (seed 000 Sect. 3.4): the blocks of some offsets are sent directly, the others
-// combined. The plan is one direct phase (one round per chosen distinct offset, all blocks of
-// that offset in it) followed by the combining phases of the remaining blocks in dim_order,
-// with their temp slots and tags renumbered after the direct ones; the local copies (zero
-// offset, allgather duplicates) of both parts run at the end. Direct and combining parts touch
-// disjoint blocks in different phases, so the plan passes the same ir::verify(). It is labelled
-// "combining" (it has combining phases): executors run it like any combining plan.
+// combined. The plan is the combining phases of the remaining blocks in dim_order, with one
+// direct round per chosen distinct offset (all blocks of that offset in it) added in front of
+// the first phase that has rounds: direct rounds wait for nothing, so they add no phase (that
+// phase becomes an all-dimensions phase). Tags are renumbered in round order; the local copies
+// (zero offset, allgather duplicates) of both parts run at the end. Direct and combining parts
+// touch disjoint blocks, so the plan passes the same ir::verify(). It is labelled "combining"
+// (it has combining phases): executors run it like any combining plan.
 //
 // search_hybrid() chooses the direct set greedily under the model: starting from nothing, it
 // adds the offset (with at most kMaxHybridUnits distinct non-zero offsets) or the class of

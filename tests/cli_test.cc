@@ -157,6 +157,26 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   CHECK(contains(bad.err, "option --explain takes no value"));
 }
 
+TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block sizes, as the MPI backend does") {
+  // On a 2x1 torus the shifts along dimension 1 wrap to the process itself: direct sends 6
+  // messages (not 8) and copies the 2 blocks of (0,+-1); combining sends 2 (dimension 0's).
+  const std::string sizes = " --block-sizes 100,100,100,100,0,100,100,100,100";
+  const RunResult r = run("plan --op alltoall " + kMoore2 + " --dims 2,1" + sizes + " --explain");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "candidates for alltoall moore:d=2,r=1 on 2,1, block sizes 100,100,100,100,0,100,100,100,100;"));
+  CHECK(contains(r.out, "direct (rounds 8, phases 1, volume 8, order (0,1)): messages 6 x 1.000 = 6.000 |"));
+  CHECK(contains(r.out, "copied 200 B x"));
+  CHECK(contains(r.out, "combining (rounds 4, phases 2, volume 12, order (0,1)): messages 2 x 1.000 = 2.000 |"));
+  // Without the grid every round is a message; the sizes change the wire bytes.
+  const RunResult g = run("plan --op alltoall " + kMoore2 + " --block-sizes 1,1,1,1,0,1,1,1,1000 --explain");
+  REQUIRE(g.status == 0);
+  CHECK(contains(g.out, "direct (rounds 8, phases 1, volume 8, order (0,1)): messages 8 x 1.000 = 8.000 | phases 1 x 0.500 = 0.500 | wire 1007 B"));
+  // The plan itself does not depend on the grid's prices unless the choice does.
+  const RunResult j = run("plan --op alltoall " + kMoore2 + " --dims 2,1 --periods 1,0 --algo direct");
+  REQUIRE(j.status == 0);
+  CHECK(json_string(j.out, "algorithm") == "direct");
+}
+
 TEST_CASE("plan --algo hybrid: faces direct, the rest combined; verifies; --explain lists it") {
   const RunResult r = run("plan --op alltoall " + kMoore2 + " --algo hybrid --format text");
   REQUIRE(r.status == 0);

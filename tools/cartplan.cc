@@ -69,6 +69,9 @@ constexpr const char* kUsage = R"(usage:
   cartplan plan     --op OP --stencil SPEC [--algo auto|direct|combining|loground|hybrid]
                     [--dim-order auto|natural|K,K,..] [--block-bytes N]
                     [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE] [--format json|text|dot]
+                    [--block-sizes N,N,..]  (one size per offset: faces and corners differ)
+                    [--dims P,P,.. [--periods 1,0,..]]  (price for this grid: rounds that
+                                   wrap to the process itself are local copies)
                     [--explain]   (print every candidate's predicted cost term by term instead)
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
@@ -266,6 +269,17 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
   if (!nbh) return fail("--stencil: " + nbh.error());
   req.nbh = std::move(*nbh);
 
+  if (const std::string* s = o.get("block-sizes")) {
+    // One size per offset of the stencil, in its order (the faces, edges and corners of a
+    // halo's v/w request differ): predictions use them instead of --block-bytes.
+    if (o.get("block-bytes")) return fail("--block-sizes and --block-bytes exclude each other");
+    Result<std::vector<int>> sizes = parse_int_list("--block-sizes", *s, 0, std::numeric_limits<int>::max());
+    if (!sizes) return ErrorMessage{sizes.error()};
+    if (static_cast<int>(sizes->size()) != req.nbh->size())
+      return fail("--block-sizes has " + std::to_string(sizes->size()) + " entries but the stencil " +
+                  in_quotes(*o.get("stencil")) + " has " + std::to_string(req.nbh->size()) + " offsets");
+    req.options.block_sizes.assign(sizes->begin(), sizes->end());
+  }
   if (const std::string* s = o.get("dim-order"); s && *s != "auto") {
     std::vector<int> order = engine::natural_dim_order(req.nbh->ndims());
     if (*s != "natural") {
@@ -286,6 +300,65 @@ std::string with_newline(std::string s) {
   return s;
 }
 
+// The grid (--dims, --periods) and, for rooted ops, the root (--root) of `simulate` and `lower`;
+// `plan` takes an optional grid for its predictions.
+struct Placement {
+  std::vector<int> dims;
+  std::vector<bool> periods;
+  std::optional<engine::Grid> grid;
+  int root = -1;
+};
+
+// --dims and --periods (every dimension periodic unless --periods says otherwise).
+Result<Placement> parse_grid(const Options& o, const PlanRequest& req) {
+  Placement out;
+  Result<std::vector<int>> dims =
+      parse_int_list("--dims", *o.get("dims"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  if (!dims) return ErrorMessage{dims.error()};
+  out.dims = *dims;
+  out.periods.assign(dims->size(), true);
+  if (const std::string* s = o.get("periods")) {
+    Result<std::vector<int>> p = parse_int_list("--periods", *s, std::numeric_limits<int>::min(),
+                                                std::numeric_limits<int>::max());
+    if (!p) return ErrorMessage{p.error()};
+    for (int x : *p)
+      if (x != 0 && x != 1) return fail("--periods: entry " + std::to_string(x) + " is not 0 or 1 in " + in_quotes(*s));
+    if (p->size() != dims->size())
+      return fail("--periods has " + std::to_string(p->size()) + " entries but --dims has " +
+                  std::to_string(dims->size()));
+    out.periods.assign(p->begin(), p->end());
+  }
+  const int ndims = req.nbh->ndims();
+  if (static_cast<int>(dims->size()) != ndims)
+    return fail("--dims has " + std::to_string(dims->size()) + " entries but the stencil " + in_quotes(*o.get("stencil")) +
+                " has " + std::to_string(ndims) + " dimensions");
+  Result<engine::Grid> grid = engine::Grid::create(out.dims, out.periods);
+  if (!grid) return fail("--dims: " + grid.error());
+  out.grid = *grid;
+  return out;
+}
+
+// The grid, and the root of rooted ops (required there, refused elsewhere).
+Result<Placement> parse_placement(const Options& o, const PlanRequest& req) {
+  Result<Placement> placed = parse_grid(o, req);
+  if (!placed) return placed;
+  Placement out = std::move(*placed);
+  const engine::Grid* grid = &*out.grid;
+  if (const std::string* s = o.get("root")) {
+    if (!ir::is_rooted(req.op))
+      return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req.op)));
+    Result<std::int64_t> root = parse_int("--root", *s, 0, std::numeric_limits<int>::max());
+    if (!root) return ErrorMessage{root.error()};
+    if (*root >= grid->size())
+      return fail("--root: rank " + std::to_string(*root) + " is not in the grid (ranks 0.." +
+                  std::to_string(grid->size() - 1) + ")");
+    out.root = static_cast<int>(*root);
+  } else if (ir::is_rooted(req.op)) {
+    return fail("--op " + std::string(ir::to_string(req.op)) + " needs --root RANK");
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Subcommands. Each returns an exit status; bad input is reported through Result errors.
 
@@ -294,12 +367,25 @@ Result<int> cmd_plan(const Options& o) {
   if (!req) return ErrorMessage{req.error()};
   if (o.get("root"))
     return fail("--root: plans are rank-independent, so plan takes no root (give it to simulate, or to the executor)");
+  if (o.get("periods") && !o.get("dims")) return fail("--periods needs --dims");
+  if (o.get("dims")) {
+    // The plan stays rank-independent; the grid only prices it (rounds that wrap to the
+    // process itself are local copies), as the MPI backend does for its communicator.
+    Result<Placement> where = parse_grid(o, *req);
+    if (!where) return ErrorMessage{where.error()};
+    req->options.grid = where->grid;
+  }
   if (o.get("explain")) {
     Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req->op, *req->nbh, req->options);
     if (!cands) return ErrorMessage{cands.error()};
     const engine::CostModel& m = req->options.model;
-    std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil") << ", blocks of "
-              << req->options.block_bytes << " bytes; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
+    std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil");
+    if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
+    if (req->options.block_sizes.empty())
+      std::cout << ", blocks of " << req->options.block_bytes << " bytes";
+    else
+      std::cout << ", block sizes " << *o.get("block-sizes");
+    std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
               << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
               << m.rendezvous_us << " us above " << m.eager_limit_bytes << " B\n";
     std::size_t best = 0;
@@ -369,54 +455,6 @@ Result<bool> check_simulation_size(const ir::Plan& plan, const engine::Grid& gri
                 " GiB); use fewer ranks or a smaller --block-bytes");
   }
   return true;
-}
-
-// The grid (--dims, --periods) and, for rooted ops, the root (--root) of `simulate` and `lower`.
-struct Placement {
-  std::vector<int> dims;
-  std::vector<bool> periods;
-  std::optional<engine::Grid> grid;
-  int root = -1;
-};
-
-Result<Placement> parse_placement(const Options& o, const PlanRequest& req) {
-  Placement out;
-  Result<std::vector<int>> dims =
-      parse_int_list("--dims", *o.get("dims"), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  if (!dims) return ErrorMessage{dims.error()};
-  out.dims = *dims;
-  out.periods.assign(dims->size(), true);
-  if (const std::string* s = o.get("periods")) {
-    Result<std::vector<int>> p = parse_int_list("--periods", *s, std::numeric_limits<int>::min(),
-                                                std::numeric_limits<int>::max());
-    if (!p) return ErrorMessage{p.error()};
-    for (int x : *p)
-      if (x != 0 && x != 1) return fail("--periods: entry " + std::to_string(x) + " is not 0 or 1 in " + in_quotes(*s));
-    if (p->size() != dims->size())
-      return fail("--periods has " + std::to_string(p->size()) + " entries but --dims has " +
-                  std::to_string(dims->size()));
-    out.periods.assign(p->begin(), p->end());
-  }
-  const int ndims = req.nbh->ndims();
-  if (static_cast<int>(dims->size()) != ndims)
-    return fail("--dims has " + std::to_string(dims->size()) + " entries but the stencil " + in_quotes(*o.get("stencil")) +
-                " has " + std::to_string(ndims) + " dimensions");
-  Result<engine::Grid> grid = engine::Grid::create(out.dims, out.periods);
-  if (!grid) return fail("--dims: " + grid.error());
-  out.grid = *grid;
-  if (const std::string* s = o.get("root")) {
-    if (!ir::is_rooted(req.op))
-      return fail("--root applies only to bcast, gather, scatter and reduce, not to " + std::string(ir::to_string(req.op)));
-    Result<std::int64_t> root = parse_int("--root", *s, 0, std::numeric_limits<int>::max());
-    if (!root) return ErrorMessage{root.error()};
-    if (*root >= grid->size())
-      return fail("--root: rank " + std::to_string(*root) + " is not in the grid (ranks 0.." +
-                  std::to_string(grid->size() - 1) + ")");
-    out.root = static_cast<int>(*root);
-  } else if (ir::is_rooted(req.op)) {
-    return fail("--op " + std::string(ir::to_string(req.op)) + " needs --root RANK");
-  }
-  return out;
 }
 
 Result<int> cmd_simulate(const Options& o) {
@@ -584,7 +622,7 @@ int run(const std::vector<std::string>& args) {
   Result<int> (*handler)(const Options&) = nullptr;
   if (command == "plan") {
     allowed = kPlanOptions;
-    allowed.insert("explain");
+    allowed.insert({"explain", "block-sizes", "dims", "periods"});
     handler = cmd_plan;
   } else if (command == "verify") {
     max_positional = 1;
