@@ -7,27 +7,31 @@
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
 //                          [--eager-limit BYTES]
 //
-// The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied bytes
-// + rendezvous * (messages above the eager limit) + segment * (struct datatype segments)
-// + scatter * (bytes received by struct datatype into the caller's blocks); the segment and
-// scatter prices are the measured defaults of cost_model.h, not fitted;
-// non-negative least squares over persistent
-// alltoalls of direct and combining plans of box neighbourhoods (d = 2..4, n = 3) and block
-// sizes on both sides of the eager limit; combining runs three times: with the default lowering,
-// with every message packed (copied bytes vary apart from wire bytes), and in the reversed
-// dimension order (struct segments vary). The counts are
-// engine::predict's for the plan each request really runs (Cart_request_plan), on this grid,
-// so the file prices exactly what the optimizer counts. The phase term needs phases that all
-// send messages: at np = 2 every grid is 2x1x.. and only one phase does, so calibrate at the
-// process count you run (np = 4 gives 2x2 grids). The eager limit is not fitted: it is Open
-// MPI's (CostModel::kDefaultEagerLimitBytes) and given with --eager-limit. The ping-pong
-// alpha/beta are recorded next to the fit.
+// The fit: time = call + alpha * messages + phase * phases + beta * wire bytes + copy * copied
+// bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
+// messages above it) + segment * (struct datatype segments) + scatter * (bytes received by
+// struct datatype into the caller's blocks), every term fitted by non-negative least squares
+// on relative errors (rows weighted by 1/time^2: the optimizer must order 2-us plans as well
+// as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
+// optimizer chooses between (direct, combining, combining packed, combining in the reversed
+// dimension order, hybrid, log-round) on box neighbourhoods (d = 2..4, n = 3; d = 2, n = 7)
+// and block sizes on both sides of the eager limit. The counts are engine::predict's for the
+// plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
+// what the optimizer counts. `call` (the cost of a call, the same for every plan) is recorded
+// as call_us next to the model, which ignores it. The output also says in how many (neighbour-
+// hood, op, size) groups the fitted model's cheapest variant is within 10% of the fastest.
+// The phase term needs phases that all send messages: at np = 2 every grid is 2x1x.. and only
+// log-round plans have more than one, so calibrate at the process count you run (np = 4 gives
+// 2x2 grids). The eager limit is not fitted: it is Open MPI's
+// (CostModel::kDefaultEagerLimitBytes) and given with --eager-limit. The ping-pong alpha/beta
+// are recorded next to the fit.
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -129,7 +133,7 @@ std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::eng
   m.eager_limit_bytes = eager_limit;
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous), c.segments, c.scatter_bytes};
+          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes};
 }
 
 }  // namespace
@@ -162,116 +166,161 @@ int main(int argc, char** argv) {
   double pp_alpha = 0, pp_beta = 0;
   fit2(std::vector<double>(pp_sizes.size(), 1.0), pp_sizes, pp_times, &pp_alpha, &pp_beta);
 
-  // Exchange fit over direct and combining persistent alltoalls.
+  // Exchange fit over the kinds of plan the optimizer chooses between, as persistent requests:
+  // alltoall and allgather of box neighbourhoods, each as direct, combining, combining with
+  // every message packed, combining in the reversed dimension order, hybrid and (where it
+  // exists) log-round. The variants move the counts apart: packing trades struct segments and
+  // scattered bytes for copies, the reversed order trades copies for scattered bytes (and, for
+  // allgather, wire bytes for copies), hybrid and direct trade messages for bytes, log-round
+  // adds phases.
   std::vector<std::vector<double>> X;
   std::vector<double> y;
-  for (const char* spec : {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1"}) {
+  std::vector<std::string> group;  // spec, op and block size of each row: the choices the model must get right
+  struct Variant {
+    const char* name;
+    const char* algo;
+    bool packed, reversed;
+  };
+  const Variant variants[] = {{"direct", "direct", false, false},       {"combining", "combining", false, false},
+                              {"combining-packed", "combining", true, false}, {"combining-reversed", "combining", false, true},
+                              {"hybrid", "hybrid", false, false},       {"log-round", "loground", false, false}};
+  for (const char* spec : {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3"}) {
     auto nbh = cartplan::engine::parse_spec(spec);
     const int d = nbh->ndims(), t = nbh->size();
     std::vector<int> dims(d, 0), periods(d, 1), offsets;
     MPI_Dims_create(np, d, dims.data());
     for (const auto& o : nbh->offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
     auto grid = cartplan::engine::Grid::create(dims, std::vector<bool>(d, true));
-    // Combining twice: with the default lowering and with every multi-block message packed
-    // (cartplan_struct_min_bytes = -1). The same messages with different copied bytes are what
-    // lets the fit tell the copy term from the wire term.
-    // And combining in the reversed dimension order: at np = 2 the dimension with messages
-    // comes last, so its messages scatter into the caller's blocks (many struct segments).
     std::string reversed;
     for (int k = d - 1; k >= 0; --k) reversed += std::to_string(k) + (k ? "," : "");
-    for (const char* variant : {"direct", "combining", "combining-packed", "combining-reversed"}) {
-      const std::string name = variant;
-      const char* algo = name == "direct" ? "direct" : "combining";
-      const std::int64_t struct_min = name == "combining-packed" ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
-      MPI_Info info;
-      MPI_Info_create(&info);
-      MPI_Info_set(info, "cartplan_algorithm", algo);
-      MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
-      if (name == "combining-reversed") MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
-      MPI_Comm cart;
-      if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
-                                   &cart) != MPI_SUCCESS)
-        die(Cart_error_message());
-      MPI_Info_free(&info);
-      int me = 0;
-      MPI_Comm_rank(cart, &me);
-      for (int m : sizes) {
-        std::vector<int> sb(static_cast<std::size_t>(t) * m, me), rb(static_cast<std::size_t>(t) * m);
-        Cart_Request req;
-        if (Cart_alltoall_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req) != MPI_SUCCESS)
+    for (const bool gather : {false, true}) {
+      for (const Variant& v : variants) {
+        const std::string name = v.name;
+        const std::int64_t struct_min = v.packed ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
+        // Skip what the optimizer cannot build here (log-round: alltoall, dimensions with
+        // many coordinates; hybrid: two distinct offsets at least), asking it without MPI.
+        cartplan::engine::PlanOptions po;
+        po.algo = name == "log-round" ? cartplan::engine::AlgoChoice::kLogRound : cartplan::engine::AlgoChoice::kAuto;
+        if (name == "log-round" &&
+            !cartplan::engine::make_plan(gather ? cartplan::ir::Op::kAllgather : cartplan::ir::Op::kAlltoall, *nbh, po))
+          continue;
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "cartplan_algorithm", v.algo);
+        MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
+        if (v.reversed) MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
+        MPI_Comm cart;
+        if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
+                                     &cart) != MPI_SUCCESS)
           die(Cart_error_message());
-        // The counts of the plan the request really runs (the backend plans with its own grid).
-        char* json = nullptr;
-        if (Cart_request_plan(req, &json) != MPI_SUCCESS) die(Cart_error_message());
-        const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
-        Cart_free_plan_json(json);
-        if (!plan) die("the request's plan does not parse: " + plan.error());
-        std::vector<double> samples;
-        for (int r = 0; r < reps + 5; ++r) {
-          MPI_Barrier(cart);
-          const double t0 = MPI_Wtime();
-          Cart_start(&req);
-          Cart_wait(&req);
-          double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
-          MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, cart);
-          if (r >= 5) samples.push_back(worst);
+        MPI_Info_free(&info);
+        int me = 0;
+        MPI_Comm_rank(cart, &me);
+        for (int m : sizes) {
+          std::vector<int> sb(static_cast<std::size_t>(gather ? 1 : t) * m, me), rb(static_cast<std::size_t>(t) * m);
+          Cart_Request req;
+          const int rc = gather ? Cart_allgather_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req)
+                                : Cart_alltoall_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req);
+          if (rc != MPI_SUCCESS) die(Cart_error_message());
+          // The counts of the plan the request really runs (the backend plans with its own grid).
+          char* json = nullptr;
+          if (Cart_request_plan(req, &json) != MPI_SUCCESS) die(Cart_error_message());
+          const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
+          Cart_free_plan_json(json);
+          if (!plan) die("the request's plan does not parse: " + plan.error());
+          std::vector<double> samples;
+          for (int r = 0; r < reps + 5; ++r) {
+            MPI_Barrier(cart);
+            const double t0 = MPI_Wtime();
+            Cart_start(&req);
+            Cart_wait(&req);
+            double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
+            MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, cart);
+            if (r >= 5) samples.push_back(worst);
+          }
+          Cart_request_free(&req);
+          X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit, struct_min));
+          y.push_back(cartplan::bench::summarize(samples).median);
+          group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
+          const std::vector<double>& f = X.back();
+          if (rank == 0)
+            std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
+                        " pipelined %3.0f segments %4.0f scattered %8.0f  median %9.2f us\n",
+                        spec, gather ? "allgather" : "alltoall", v.name, m, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+                        y.back());
         }
-        Cart_request_free(&req);
-        X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit, struct_min));
-        y.push_back(cartplan::bench::summarize(samples).median);
-        const std::vector<double>& f = X.back();
-        if (rank == 0)
-          std::printf("  %-18s %-16s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f segments %4.0f"
-                      "  median %9.2f us\n",
-                      spec, variant, m, f[0], f[1], f[2], f[3], f[4], f[5], y.back());
+        MPI_Comm_free(&cart);
       }
-      MPI_Comm_free(&cart);
     }
   }
-  // The segment and scatter terms are not fitted: in these rows more segments and scattered bytes
-  // always come with fewer copied bytes, so least squares trades one for the other. Their measured
-  // defaults (cost_model.h) are taken off the times, and the other five terms are fitted to the rest.
-  const double segment_us = cartplan::engine::CostModel::kDefaultSegmentUs;
-  const double scatter_us = cartplan::engine::CostModel::kDefaultScatterUsPerByte;
-  std::vector<std::vector<double>> X5;
-  std::vector<double> y5;
+  // Every term is fitted, with a constant per exchange (the call itself: the same for every
+  // plan, so it never changes a choice and is recorded as call_us next to the model). Rows are
+  // weighted by 1/time^2, i.e. relative errors count: the optimizer compares plans of 2 us as
+  // much as plans of 200 us.
+  std::vector<std::vector<double>> Xc;
+  std::vector<double> yw;
   for (std::size_t i = 0; i < y.size(); ++i) {
-    X5.emplace_back(X[i].begin(), X[i].begin() + 5);
-    y5.push_back(y[i] - segment_us * X[i][5] - scatter_us * X[i][6]);
+    Xc.emplace_back(X[i]);
+    Xc.back().push_back(1.0);
+    for (double& v : Xc.back()) v /= y[i];
+    yw.push_back(1.0);
   }
-  std::vector<double> c = nnls(X5, y5);
-  c.push_back(segment_us);
-  c.push_back(scatter_us);
+  std::vector<double> c = nnls(Xc, yw);
+  const double call_us = c.back();
+  c.pop_back();
   cartplan::engine::CostModel model;
   model.alpha_us = c[0];
   model.phase_us = c[1];
   model.beta_us_per_byte = c[2];
   model.copy_us_per_byte = c[3];
   model.rendezvous_us = c[4];
-  model.segment_us = c[5];
-  model.scatter_us_per_byte = c[6];
+  model.pipeline_us = c[5];
+  model.segment_us = c[6];
+  model.scatter_us_per_byte = c[7];
   model.eager_limit_bytes = eager_limit;
   double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
-    double pred = 0;
+    double pred = call_us;
     for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[i][j];
     ss_res += (y[i] - pred) * (y[i] - pred);
     ss_tot += (y[i] - mean) * (y[i] - mean);
     worst = std::max(worst, std::abs(pred - y[i]) / std::max(y[i], 1e-9));
   }
   const double r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
+  // The choices on the rows themselves: in how many (spec, op, size) groups does the fitted
+  // model's cheapest variant run within 10% of the fastest one?
+  int groups = 0, chosen_well = 0;
+  std::set<std::string> judged;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (!judged.insert(group[i]).second) continue;
+    std::size_t pick = i, fastest = i;
+    double pick_pred = 1e300;
+    for (std::size_t k = i; k < y.size(); ++k) {
+      if (group[k] != group[i]) continue;
+      double pred = 0;
+      for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[k][j];
+      if (pred < pick_pred) pick_pred = pred, pick = k;
+      if (y[k] < y[fastest]) fastest = k;
+    }
+    ++groups;
+    chosen_well += y[pick] <= 1.10 * y[fastest];
+  }
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "above %lld bytes, segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst relative error %.2f, %zu points)\n",
+                "above %lld bytes (pipelined %.3f us), segment %.4f us, scatter %.6f us/byte, call %.3f us (R^2 %.3f, worst "
+                "relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                static_cast<long long>(eager_limit), model.segment_us, model.scatter_us_per_byte, r2, worst, y.size());
+                static_cast<long long>(eager_limit), model.pipeline_us, model.segment_us, model.scatter_us_per_byte, call_us, r2,
+                worst, y.size());
+    std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", chosen_well, groups);
     if (!out.empty()) {
-      char extra[1024];
+      char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "non-negative least squares of persistent Cart_alltoall (direct, combining, combining with every message packed, combining in reversed dimension order; box d=2..4 n=3, %zu block sizes from 1 to %d ints) against engine::predict's counts: messages, phases, wire bytes, copied bytes, messages above the eager limit, struct datatype segments and bytes scattered by them", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), pp_alpha, pp_beta);
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3 and box d=2 n=7 f=-3, %zu block sizes from 1 to %d ints) against engine::predict's counts, every term fitted", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "call_us": %.6g, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups, call_us,
+                    pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());
     }

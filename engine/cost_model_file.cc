@@ -41,7 +41,9 @@ Result<CostModel> parse_cost_model(const std::string& text) {
       return fail(std::string("\"") + key + "\" must be an integer >= 0");
     m.eager_limit_bytes = j[key].get<std::int64_t>();
     // Optional: files calibrated before these terms existed keep the built-in values.
-    for (auto [key, field, fallback] : {std::tuple{"segment_us", &m.segment_us, CostModel::kDefaultSegmentUs},
+    // A file without pipeline_us prices struct messages above the limit like the others.
+    for (auto [key, field, fallback] : {std::tuple{"pipeline_us", &m.pipeline_us, m.rendezvous_us},
+                                        std::tuple{"segment_us", &m.segment_us, CostModel::kDefaultSegmentUs},
                                         std::tuple{"scatter_us_per_byte", &m.scatter_us_per_byte,
                                                    CostModel::kDefaultScatterUsPerByte}}) {
       *field = fallback;
@@ -72,6 +74,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   j["copy_us_per_byte"] = m.copy_us_per_byte;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
   j["rendezvous_us"] = m.rendezvous_us;
+  j["pipeline_us"] = m.pipeline_us;
   j["segment_us"] = m.segment_us;
   j["scatter_us_per_byte"] = m.scatter_us_per_byte;
   if (!extra_members.empty()) {

@@ -22,6 +22,9 @@ Result<bool> check_model(const CostModel& m) {
   if (bad(m.phase_us)) return fail("the phase cost must be a finite, non-negative number of microseconds");
   if (bad(m.copy_us_per_byte)) return fail("the copy cost must be a finite, non-negative number of microseconds per byte");
   if (bad(m.rendezvous_us)) return fail("the rendezvous cost must be a finite, non-negative number of microseconds");
+  if (bad(m.pipeline_us)) return fail("the pipeline cost must be a finite, non-negative number of microseconds");
+  if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
+  if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");
   if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");
   return true;
 }
@@ -82,8 +85,14 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
   // cheapest as "<name>, best order" when it beats `base`, the plan in the auto order
-  // (increasing C_k; reversed for reductions).
-  const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order;
+  // (increasing C_k; reversed for reductions). Not for alltoall (and scatter, which runs its
+  // plans): there every order has the same rounds and entries, a block's hops are fixed by its
+  // offset, and orders differ only in where the lowering places blocks (which hops alias the
+  // caller's blocks, which final entries a struct receive scatters). The model does not price
+  // that well enough to choose by it: in the np = 2 sweep (bench/README.md, "Dimension order")
+  // the combining alltoall's searched order ran 1.07-1.88x slower than the best candidate
+  // wherever auto picked it, while the model predicted it 5-20% faster.
+  const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order && ir::symmetric_op(op) != ir::Op::kAlltoall;
   auto add_best_order = [&](const std::string& name, const Candidate& base,
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {
     if (!search) return;

@@ -2,8 +2,8 @@
 // orders), predicts each with the cost model and keeps the cheapest. Orders are visited in
 // lexicographic order and a later one replaces the best only when it is cheaper by more than a
 // rounding tolerance, so ties go to the lexicographically first order (deterministic on every
-// rank). Alltoall costs the same in every order (its rounds and entries do not depend on it);
-// allgather trees and reduction merge trees do not.
+// rank). Alltoall has the same rounds and entries in every order (only the lowering's placement
+// differs), so the optimizer searches orders for allgather trees and reduction merge trees only.
 //
 //   auto build = [&](const std::vector<int>& o) { return plan_combining(op, nbh, o); };
 //   std::optional<OrderChoice> best = cheapest_order(nbh.ndims(), build, sizes, model, grid);

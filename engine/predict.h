@@ -25,7 +25,8 @@ struct CostBreakdown {
   int phases = 0;          // phases with at least one message
   double wire_bytes = 0;   // bytes sent in messages
   double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
-  double rendezvous = 0;   // messages above the eager limit
+  double rendezvous = 0;   // contiguous messages above the eager limit
+  double pipelined = 0;    // struct datatype messages above the eager limit
   double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
   double scatter_bytes = 0;  // bytes a struct receive puts straight into the caller's blocks
   double message_us = 0;   // messages * alpha
@@ -33,10 +34,11 @@ struct CostBreakdown {
   double wire_us = 0;      // wire_bytes * beta
   double copy_us = 0;      // copy_bytes * copy
   double rendezvous_us = 0;  // rendezvous * rendezvous
+  double pipeline_us = 0;    // pipelined * pipeline
   double segment_us = 0;     // segments * segment
   double scatter_us = 0;     // scatter_bytes * scatter
   double total_us() const {
-    return message_us + phase_us + wire_us + copy_us + rendezvous_us + segment_us + scatter_us;
+    return message_us + phase_us + wire_us + copy_us + rendezvous_us + pipeline_us + segment_us + scatter_us;
   }
 };
 

@@ -48,6 +48,28 @@ TEST_CASE("combining Moore-9 alltoall: 2 phases, packed messages, a message abov
   CHECK(c.total_us() == doctest::Approx(4 + 20 + 4.8 + 0.84 + 4000));
 }
 
+TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct datatype messages pipeline") {
+  // Combining Moore-9 alltoall with 400-byte blocks: every round carries 3 entries of 400 bytes
+  // (mean above the struct threshold, 256), so all 4 messages go by struct datatype.
+  const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
+  CostModel m = unit_model();
+  m.pipeline_us = 300;
+  const CostBreakdown s = predict(p, {400}, m, std::nullopt);
+  CHECK(s.rendezvous == 0);
+  CHECK(s.pipelined == 4);
+  CHECK(s.pipeline_us == doctest::Approx(1200));
+  // Packed (no struct datatypes): the same messages are contiguous.
+  const CostBreakdown packed = predict(p, {400}, m, std::nullopt, -1);
+  CHECK(packed.rendezvous == 4);
+  CHECK(packed.pipelined == 0);
+  CHECK(packed.total_us() - packed.copy_us == doctest::Approx(s.total_us() - s.copy_us - s.segment_us - s.scatter_us + 2800));
+  // Direct: single entries, contiguous.
+  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
+  CHECK(d.rendezvous == 8);
+  CHECK(d.pipelined == 0);
+  CHECK(explain(s, m).find("| pipelined 4 x 300.000 = 1200.000 |") != std::string::npos);
+}
+
 TEST_CASE("real per-block sizes: corners small, faces large") {
   // Moore-9 halo of a 100x100 block of doubles: faces 800 bytes, corners 8, centre 0.
   const Neighborhood n = testing::moore9();

@@ -171,6 +171,14 @@ TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block 
   const RunResult g = run("plan --op alltoall " + kMoore2 + " --block-sizes 1,1,1,1,0,1,1,1,1000 --explain");
   REQUIRE(g.status == 0);
   CHECK(contains(g.out, "direct (rounds 8, phases 1, volume 8, order (0,1)): messages 8 x 1.000 = 8.000 | phases 1 x 0.500 = 0.500 | wire 1007 B"));
+  // simulate and lower take the sizes too: every block arrives with its own size; rank 0's
+  // program on the 2x1 torus sends 6 messages of 100 bytes and copies the 2 blocks that wrap.
+  const RunResult s = run("simulate --op alltoall " + kMoore2 + " --dims 2,1 --algo direct --format text" + sizes);
+  REQUIRE(s.status == 0);
+  CHECK(contains(s.out, "block sizes 100,100,100,100,0,100,100,100,100"));
+  const RunResult l = run("lower --op alltoall " + kMoore2 + " --dims 2,1 --rank 0 --algo direct --format text" + sizes);
+  REQUIRE(l.status == 0);
+  CHECK(contains(l.out, "summary: 12 messages (0 of several parts), sent 600 B, received 600 B, copied 200 B"));
   // The plan itself does not depend on the grid's prices unless the choice does.
   const RunResult j = run("plan --op alltoall " + kMoore2 + " --dims 2,1 --periods 1,0 --algo direct");
   REQUIRE(j.status == 0);

@@ -8,6 +8,7 @@
 // Exit status: 0 success, 1 the plan/simulation is wrong (verify errors, delivery errors),
 // 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: ARCHITECTURE.md,
 // "The cartplan inspector".
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -75,13 +76,13 @@ constexpr const char* kUsage = R"(usage:
                     [--explain]   (print every candidate's predicted cost term by term instead)
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
-                    [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
+                    [--block-bytes N | --block-sizes N,.. (alltoall)] [--algo ..] [--dim-order ..] [--alpha-us A]
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
                     [--values int|double]
                     [--programs]  (also lower every rank's program and run those: the
                                    MPI backend's steps and messages; integer values only)
   cartplan lower    --op OP --stencil SPEC --dims P,P,.. --rank R [--periods 1,0,..] [--root RANK]
-                    [--block-bytes N] [--algo ..] [--dim-order ..] [--alpha-us A]
+                    [--block-bytes N | --block-sizes N,.. (alltoall)] [--algo ..] [--dim-order ..] [--alpha-us A]
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
                     (the program rank R runs: per phase its local steps and messages)
   cartplan help | --help | SUBCOMMAND --help
@@ -115,8 +116,9 @@ Result<std::int64_t> parse_int(std::string_view what, std::string_view s, std::i
   return for_option(what, cartplan::parse_integer(s, lo, hi));
 }
 
-Result<std::vector<int>> parse_int_list(std::string_view what, std::string_view s, int lo, int hi) {
-  return for_option(what, cartplan::parse_int_list(s, lo, hi));
+Result<std::vector<int>> parse_int_list(std::string_view what, std::string_view s, int lo, int hi,
+                                        std::size_t max_entries = 64) {
+  return for_option(what, cartplan::parse_int_list(s, lo, hi, max_entries));
 }
 
 Result<double> parse_nonnegative(std::string_view what, std::string_view s) {
@@ -273,7 +275,8 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
     // One size per offset of the stencil, in its order (the faces, edges and corners of a
     // halo's v/w request differ): predictions use them instead of --block-bytes.
     if (o.get("block-bytes")) return fail("--block-sizes and --block-bytes exclude each other");
-    Result<std::vector<int>> sizes = parse_int_list("--block-sizes", *s, 0, std::numeric_limits<int>::max());
+    Result<std::vector<int>> sizes = parse_int_list("--block-sizes", *s, 0, std::numeric_limits<int>::max(),
+                                                    static_cast<std::size_t>(req.nbh->size()) + 1);
     if (!sizes) return ErrorMessage{sizes.error()};
     if (static_cast<int>(sizes->size()) != req.nbh->size())
       return fail("--block-sizes has " + std::to_string(sizes->size()) + " entries but the stencil " +
@@ -293,6 +296,16 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
     req.options.dim_order = order;
   }
   return req;
+}
+
+// The block sizes a simulation or a lowering uses: --block-sizes (alltoall only: its blocks are
+// personalized, one per offset), else --block-bytes for every block.
+Result<std::vector<std::int64_t>> run_block_sizes(const PlanRequest& req) {
+  if (req.options.block_sizes.empty()) return std::vector<std::int64_t>{req.options.block_bytes};
+  if (req.op != ir::Op::kAlltoall)
+    return fail("--block-sizes applies to plan, and to simulate and lower of alltoall only, not " +
+                std::string(ir::to_string(req.op)));
+  return req.options.block_sizes;
 }
 
 std::string with_newline(std::string s) {
@@ -387,7 +400,8 @@ Result<int> cmd_plan(const Options& o) {
       std::cout << ", block sizes " << *o.get("block-sizes");
     std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
               << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
-              << m.rendezvous_us << " us above " << m.eager_limit_bytes << " B\n";
+              << m.rendezvous_us << " us above " << m.eager_limit_bytes << " B (struct datatype messages " << m.pipeline_us
+              << " us), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
     std::size_t best = 0;
     for (std::size_t i = 1; i < cands->size(); ++i)
       if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
@@ -491,10 +505,12 @@ Result<int> cmd_simulate(const Options& o) {
   req->options.grid = *grid;
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
-  Result<bool> size_ok = check_simulation_size(*plan, *grid, req->options.block_bytes);
+  Result<std::vector<std::int64_t>> sizes = run_block_sizes(*req);
+  if (!sizes) return ErrorMessage{sizes.error()};
+  Result<bool> size_ok = check_simulation_size(*plan, *grid, *std::max_element(sizes->begin(), sizes->end()));
   if (!size_ok) return ErrorMessage{size_ok.error()};
 
-  sim_options.block_bytes = {req->options.block_bytes};
+  sim_options.block_bytes = *sizes;
   sim_options.model = req->options.model;
   Result<sim::SimReport> report = sim::simulate(*plan, *grid, sim_options);
   if (!report) return fail("simulate: " + report.error());
@@ -544,8 +560,10 @@ Result<int> cmd_simulate(const Options& o) {
     std::cout << "simulate " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << " on grid "
               << join(dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks"
               << (ir::is_rooted(plan->op()) ? ", root " + std::to_string(sim_options.root) : std::string()) << "\n"
-              << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume << ", block bytes "
-              << req->options.block_bytes << "\n"
+              << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume
+              << (o.get("block-sizes") ? ", block sizes " + *o.get("block-sizes")
+                                       : ", block bytes " + std::to_string(req->options.block_bytes))
+              << "\n"
               << "  traffic:  " << report->messages << " messages, " << report->bytes << " bytes, " << report->copies
               << " local copies\n"
               << "  model:    " << report->model_time_us << " us (max over ranks)\n";
@@ -588,6 +606,8 @@ Result<int> cmd_lower(const Options& o) {
                 std::to_string(grid.size() - 1) + ")");
 
   req->options.grid = grid;
+  Result<std::vector<std::int64_t>> sizes = run_block_sizes(*req);
+  if (!sizes) return ErrorMessage{sizes.error()};
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
   Result<engine::Binder> binder = engine::Binder::create(*plan);
@@ -595,7 +615,7 @@ Result<int> cmd_lower(const Options& o) {
   std::optional<engine::Coords> root;
   if (where->root >= 0) root = grid.coords(where->root);
   Result<engine::BoundPlan> bound =
-      binder->bind(grid, grid.coords(static_cast<int>(*rank)), {req->options.block_bytes}, root);
+      binder->bind(grid, grid.coords(static_cast<int>(*rank)), *sizes, root);
   if (!bound) return fail("lower: " + bound.error());
   Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound));
   if (!program) return fail("lower: " + program.error());
@@ -629,11 +649,11 @@ int run(const std::vector<std::string>& args) {
     handler = cmd_verify;
   } else if (command == "simulate") {
     allowed = kPlanOptions;
-    allowed.insert({"dims", "periods", "values", "programs"});
+    allowed.insert({"dims", "periods", "values", "programs", "block-sizes"});
     handler = cmd_simulate;
   } else if (command == "lower") {
     allowed = kPlanOptions;
-    allowed.insert({"dims", "periods", "rank"});
+    allowed.insert({"dims", "periods", "rank", "block-sizes"});
     handler = cmd_lower;
   } else {
     std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower or help)\n";

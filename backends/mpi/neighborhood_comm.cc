@@ -100,7 +100,8 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   v.push_back(bits);
   std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
   v.push_back(bits);
-  for (const double* term : {&o.model.phase_us, &o.model.copy_us_per_byte, &o.model.rendezvous_us}) {
+  for (const double* term : {&o.model.phase_us, &o.model.copy_us_per_byte, &o.model.rendezvous_us, &o.model.pipeline_us,
+                             &o.model.segment_us, &o.model.scatter_us_per_byte}) {
     std::memcpy(&bits, term, sizeof bits);
     v.push_back(bits);
   }
@@ -185,7 +186,9 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     if (v == "auto") o->algo = engine::AlgoChoice::kAuto;
     else if (v == "direct") o->algo = engine::AlgoChoice::kDirect;
     else if (v == "combining") o->algo = engine::AlgoChoice::kCombining;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, direct or combining)");
+    else if (v == "loground") o->algo = engine::AlgoChoice::kLogRound;
+    else if (v == "hybrid") o->algo = engine::AlgoChoice::kHybrid;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, direct, combining, loground or hybrid)");
   }
   v = info_value(info, "cartplan_dim_order", &present);
   if (present) {
@@ -326,6 +329,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
   const engine::CostModel& m = o.model;
   const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo),
                     std::vector<double>{m.alpha_us, m.beta_us_per_byte, m.phase_us, m.copy_us_per_byte, m.rendezvous_us,
+                                        m.pipeline_us, m.segment_us, m.scatter_us_per_byte,
                                         static_cast<double>(m.eager_limit_bytes)},
                     o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
                     o.given_plan ? o.given_plan->fingerprint : 0};

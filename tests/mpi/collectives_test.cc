@@ -6,9 +6,11 @@
 // plan against the simulator. Run under mpirun (tests/mpi/run_mpi.sh); args: SEED CASES.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,7 @@ enum class Op { kAlltoall, kAlltoallv, kAlltoallw, kAllgather, kAllgatherv, kAll
 enum class Mode { kBlocking, kNonblocking, kPersistent };
 const char* kOpNames[] = {"alltoall", "alltoallv", "alltoallw", "allgather", "allgatherv", "allgatherw"};
 const char* kModeNames[] = {"blocking", "nonblocking", "persistent"};
-const char* kAlgoNames[] = {"auto", "direct", "combining"};
+const char* kAlgoNames[] = {"auto", "direct", "combining", "hybrid"};
 
 bool is_gather(Op op) { return op >= Op::kAllgather; }
 
@@ -320,7 +322,14 @@ void random_cases(Harness& h, int seed, int cases) {
   for (int n = 0; n < cases; ++n) {
     const Case c = random_case(rng, h.size);
     compare_with_simulator(h, c);
-    for (int algo = 0; algo < 3; ++algo) {
+    // Hybrid (forced through the Info key) needs two distinct non-zero offsets to split.
+    std::set<std::vector<int>> distinct;
+    for (int i = 0; i < c.t; ++i) {
+      std::vector<int> o(c.offsets.begin() + i * c.d, c.offsets.begin() + (i + 1) * c.d);
+      if (std::any_of(o.begin(), o.end(), [](int x) { return x != 0; })) distinct.insert(o);
+    }
+    const int algos = distinct.size() >= 2 ? 4 : 3;
+    for (int algo = 0; algo < algos; ++algo) {
       // Messages of several blocks go packed (the default for small blocks) in even cases and by
       // struct datatypes, with no copy by cartplan, in odd ones.
       MPI_Comm cart = make_cart(c, kAlgoNames[algo], n % 2 ? "0" : "-1");
