@@ -7,7 +7,7 @@
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
 //                          [--eager-limit BYTES]
 //
-// The fit: time = call + alpha * messages + phase * phases + beta * wire bytes + copy * copied
+// The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
 // messages above it) + segment * (struct datatype segments) + scatter * (bytes received by
 // struct datatype into the caller's blocks), every term fitted by non-negative least squares
@@ -17,8 +17,8 @@
 // dimension order, hybrid, log-round) on box neighbourhoods (d = 2..4, n = 3; d = 2, n = 7)
 // and block sizes on both sides of the eager limit. The counts are engine::predict's for the
 // plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
-// what the optimizer counts. `call` (the cost of a call, the same for every plan) is recorded
-// as call_us next to the model, which ignores it. The output also says in how many (neighbour-
+// what the optimizer counts (the fixed cost of a call goes into the phase term: every plan has
+// a phase). The output also says in how many (neighbour-
 // hood, op, size) groups the fitted model's cheapest variant is within 10% of the fastest.
 // The phase term needs phases that all send messages: at np = 2 every grid is 2x1x.. and only
 // log-round plans have more than one, so calibrate at the process count you run (np = 4 gives
@@ -253,21 +253,20 @@ int main(int argc, char** argv) {
       }
     }
   }
-  // Every term is fitted, with a constant per exchange (the call itself: the same for every
-  // plan, so it never changes a choice and is recorded as call_us next to the model). Rows are
-  // weighted by 1/time^2, i.e. relative errors count: the optimizer compares plans of 2 us as
-  // much as plans of 200 us.
-  std::vector<std::vector<double>> Xc;
+  // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
+  // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
+  // every plan has at least one phase, so the phase term carries it. (A free constant took the
+  // phase price with it at np = 4, 2x2 grids, where direct has one phase and combining two:
+  // 7.7 us per call and 0.03 us per phase, and auto chose combining on the main job at 1.4x the
+  // time of direct.)
+  std::vector<std::vector<double>> Xw;
   std::vector<double> yw;
   for (std::size_t i = 0; i < y.size(); ++i) {
-    Xc.emplace_back(X[i]);
-    Xc.back().push_back(1.0);
-    for (double& v : Xc.back()) v /= y[i];
+    Xw.emplace_back(X[i]);
+    for (double& v : Xw.back()) v /= y[i];
     yw.push_back(1.0);
   }
-  std::vector<double> c = nnls(Xc, yw);
-  const double call_us = c.back();
-  c.pop_back();
+  const std::vector<double> c = nnls(Xw, yw);
   cartplan::engine::CostModel model;
   model.alpha_us = c[0];
   model.phase_us = c[1];
@@ -281,7 +280,7 @@ int main(int argc, char** argv) {
   double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
-    double pred = call_us;
+    double pred = 0;
     for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[i][j];
     ss_res += (y[i] - pred) * (y[i] - pred);
     ss_tot += (y[i] - mean) * (y[i] - mean);
@@ -309,17 +308,17 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "above %lld bytes (pipelined %.3f us), segment %.4f us, scatter %.6f us/byte, call %.3f us (R^2 %.3f, worst "
+                "above %lld bytes (pipelined %.3f us), segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst "
                 "relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                static_cast<long long>(eager_limit), model.pipeline_us, model.segment_us, model.scatter_us_per_byte, call_us, r2,
+                static_cast<long long>(eager_limit), model.pipeline_us, model.segment_us, model.scatter_us_per_byte, r2,
                 worst, y.size());
     std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", chosen_well, groups);
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3 and box d=2 n=7 f=-3, %zu block sizes from 1 to %d ints) against engine::predict's counts, every term fitted", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "call_us": %.6g, "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups, call_us,
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3 and box d=2 n=7 f=-3, %zu block sizes from 1 to %d ints) against engine::predict's counts, every term fitted", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

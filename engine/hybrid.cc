@@ -98,7 +98,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
 
 std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid) {
+                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous) {
   if (!supports_hybrid(op)) return std::nullopt;
   // Distinct non-zero offsets in first-occurrence order, and the units the search moves.
   std::vector<Offset> distinct;
@@ -133,7 +133,7 @@ std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, co
       if (taken[u]) continue;
       std::vector<Offset> direct = direct_set(u);
       ir::Plan plan = plan_hybrid(op, nbh, dim_order, direct);
-      const CostBreakdown cost = predict(plan, block_bytes, model, grid);
+      const CostBreakdown cost = predict(plan, block_bytes, model, grid, LowerOptions::kDefaultStructMinBytes, contiguous);
       if (!step || clearly_cheaper(cost.total_us(), step->cost.total_us())) {
         step = HybridChoice{std::move(direct), std::move(plan), cost};
         step_unit = u;

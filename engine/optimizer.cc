@@ -67,6 +67,9 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
       if (options.block_sizes[i] < 0)
         return fail("block " + std::to_string(i) + " has negative size " + std::to_string(options.block_sizes[i]));
   }
+  if (options.block_contiguous.size() > 1 && static_cast<int>(options.block_contiguous.size()) != nbh.size())
+    return fail("block contiguity: got " + std::to_string(options.block_contiguous.size()) + " flags, expected 1 or " +
+                std::to_string(nbh.size()) + " (one per offset)");
   if (Result<bool> ok = check_model(options.model); !ok) return fail(ok.error());
   if (options.grid && options.grid->ndims() != nbh.ndims())
     return fail("the grid has " + std::to_string(options.grid->ndims()) + " dimensions, the neighbourhood " +
@@ -80,7 +83,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   const std::vector<std::int64_t> sizes = sizes_of(options);
   std::vector<Candidate> out;
   auto add = [&](std::string name, ir::Plan plan) {
-    CostBreakdown cost = predict(plan, sizes, options.model, options.grid);
+    CostBreakdown cost = predict(plan, sizes, options.model, options.grid, LowerOptions::kDefaultStructMinBytes,
+                                 options.block_contiguous);
     out.push_back(Candidate{std::move(name), std::move(plan), cost});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
@@ -96,7 +100,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   auto add_best_order = [&](const std::string& name, const Candidate& base,
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {
     if (!search) return;
-    std::optional<OrderChoice> best = cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid);
+    std::optional<OrderChoice> best =
+        cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid, options.block_contiguous);
     if (best && best->order != order && clearly_cheaper(best->cost.total_us(), base.cost.total_us()))
       out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost});
   };
@@ -123,7 +128,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
                 ir::to_string(op));
   if (supports_hybrid(op) && (all || options.algo == AlgoChoice::kHybrid)) {
     // The greedy direct set for these block sizes, combining the rest in `order`.
-    std::optional<HybridChoice> h = search_hybrid(op, nbh, order, sizes, options.model, options.grid);
+    std::optional<HybridChoice> h =
+        search_hybrid(op, nbh, order, sizes, options.model, options.grid, options.block_contiguous);
     if (h) {
       out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost});
     } else if (options.algo == AlgoChoice::kHybrid) {
@@ -150,8 +156,10 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
   const std::vector<std::int64_t> sizes = sizes_of(options);
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};
-  const double direct_us = predict(plan_direct(op, nbh), sizes, options.model, options.grid).total_us();
-  const double combining_us = predict(combining, sizes, options.model, options.grid).total_us();
+  const double direct_us = predict(plan_direct(op, nbh), sizes, options.model, options.grid,
+                                   LowerOptions::kDefaultStructMinBytes, options.block_contiguous).total_us();
+  const double combining_us = predict(combining, sizes, options.model, options.grid, LowerOptions::kDefaultStructMinBytes,
+                                      options.block_contiguous).total_us();
 
   ir::PlanParts parts = (*cands)[best].plan.parts();
   // A direct plan ignores the order, but records it: its stats describe the combining

@@ -38,6 +38,10 @@ struct PlanOptions {
   // One size per block (size t; v/w requests: faces and corners of a halo differ). When given,
   // predictions use them instead of block_bytes.
   std::vector<std::int64_t> block_sizes;
+  // Whether each block lies contiguously in the caller's memory on every rank (one flag, or
+  // one per offset; empty: all). Strided blocks (a halo's subarrays) above the
+  // eager limit are pipelined by Open MPI, not read with one copy (predict.h).
+  std::vector<bool> block_contiguous;
   CostModel model;
   // The grid the plan will run on, if known. Then a round whose shift wraps around to the
   // process itself on every rank (a multiple of the dimension on periodic dimensions, e.g. any

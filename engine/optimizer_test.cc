@@ -193,5 +193,28 @@ TEST_CASE("dimension order search: ties go to the lexicographically first order;
   CHECK_FALSE(clearly_cheaper(1.0, 1.0 + 1e-12));
 }
 
+
+TEST_CASE("strided blocks: above the eager limit they pipeline, and the choice follows") {
+  // Moore-9 with 8000-byte blocks and a model where the single copy is dear: contiguous, direct
+  // pays 8 x rendezvous and combining (struct datatype messages) wins; strided, direct
+  // pipelines its messages too and wins with one phase.
+  PlanOptions o;
+  o.block_bytes = 8000;
+  o.model = CostModel::linear(0.5, 0.0001);
+  o.model.phase_us = 5;
+  o.model.rendezvous_us = 10;
+  o.model.pipeline_us = 1;
+  Result<ir::Plan> contiguous = make_plan(ir::Op::kAlltoall, testing::moore9(), o);
+  REQUIRE(contiguous.ok());
+  CHECK(contiguous->algorithm() == ir::Algorithm::kCombining);
+  o.block_contiguous = {false};
+  Result<ir::Plan> strided = make_plan(ir::Op::kAlltoall, testing::moore9(), o);
+  REQUIRE(strided.ok());
+  CHECK(strided->algorithm() == ir::Algorithm::kDirect);
+  o.block_contiguous = {false, true};
+  CHECK(make_plan(ir::Op::kAlltoall, testing::moore9(), o).error() ==
+        "block contiguity: got 2 flags, expected 1 or 9 (one per offset)");
+}
+
 }  // namespace
 }  // namespace cartplan::engine

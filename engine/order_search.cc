@@ -11,14 +11,14 @@ bool clearly_cheaper(double a, double b) { return a < b - 1e-9 * std::max(1.0, s
 
 std::optional<OrderChoice> cheapest_order(int ndims, const std::function<ir::Plan(const std::vector<int>&)>& build,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid) {
+                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous) {
   if (ndims < 1 || ndims > kMaxOrderSearchDims) return std::nullopt;
   std::vector<int> order(ndims);
   std::iota(order.begin(), order.end(), 0);
   std::optional<OrderChoice> best;
   do {
     ir::Plan plan = build(order);
-    const CostBreakdown cost = predict(plan, block_bytes, model, grid);
+    const CostBreakdown cost = predict(plan, block_bytes, model, grid, LowerOptions::kDefaultStructMinBytes, contiguous);
     if (!best || clearly_cheaper(cost.total_us(), best->cost.total_us()))
       best = OrderChoice{order, std::move(plan), cost};
   } while (std::next_permutation(order.begin(), order.end()));

@@ -30,8 +30,9 @@ double peer_share(const ir::Offset& shift, const Grid& grid) {
 }
 
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                      const std::optional<Grid>& grid, std::int64_t struct_min_bytes) {
+                      const std::optional<Grid>& grid, std::int64_t struct_min_bytes, const std::vector<bool>& contiguous) {
   assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
+  assert(contiguous.size() <= 1 || static_cast<int>(contiguous.size()) == plan.num_blocks());
   auto size_of_block = [&](int i) {
     const std::int64_t b = block_bytes[block_bytes.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     return static_cast<double>(b > 0 ? b : 0);
@@ -41,6 +42,12 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   auto bytes = [&](const ir::BufRef& r) {
     if (!own) return size_of_block(0);
     return size_of_block(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index);
+  };
+  // Whether the block behind an entry lies contiguously in the caller's memory.
+  auto contiguous_entry = [&](const ir::BufRef& r) {
+    if (contiguous.empty()) return true;
+    if (contiguous.size() == 1 || !own) return static_cast<bool>(contiguous[0]);
+    return static_cast<bool>(contiguous[static_cast<std::size_t>(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index)]);
   };
   const bool use_grid = grid && grid->ndims() == plan.ndims();
   CostBreakdown c;
@@ -83,7 +90,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       }
       // Above the eager limit a contiguous message (one entry, or packed) is read with a single
       // copy, a struct datatype message is pipelined through fragments (cost_model.h).
-      if (b > static_cast<double>(model.eager_limit_bytes)) (r.send.size() > 1 && by_struct ? c.pipelined : c.rendezvous) += share;
+      const bool single_copy = r.send.size() > 1 ? !by_struct : contiguous_entry(r.send[0]);
+      if (b > static_cast<double>(model.eager_limit_bytes)) (single_copy ? c.rendezvous : c.pipelined) += share;
     }
     if (any_message) ++c.phases;
     for (const ir::Copy& copy : phase.copies) c.copy_bytes += bytes(copy.to);

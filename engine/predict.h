@@ -55,9 +55,15 @@ struct CostBreakdown {
 double peer_share(const ir::Offset& shift, const Grid& grid);
 
 // `struct_min_bytes`: the lowering's LowerOptions::struct_min_bytes the copies are counted for.
+// `contiguous`: whether each block (one flag for all, or one per plan block; empty: all) is laid out
+// contiguously in the caller's memory on every rank. Above the eager limit a message of one
+// entry whose block is contiguous, or a packed message, takes Open MPI's single-copy path
+// (rendezvous_us); one of a strided block (a halo's subarray) is pipelined like a struct
+// datatype message (pipeline_us).
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid,
-                      std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes);
+                      std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes,
+                      const std::vector<bool>& contiguous = {});
 
 // True iff `shift` leads every process of `grid` back to itself.
 bool wraps_to_self(const ir::Offset& shift, const Grid& grid);

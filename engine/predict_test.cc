@@ -68,6 +68,20 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   CHECK(d.rendezvous == 8);
   CHECK(d.pipelined == 0);
   CHECK(explain(s, m).find("| pipelined 4 x 300.000 = 1200.000 |") != std::string::npos);
+  // Strided caller blocks (a halo's subarrays): single-entry messages pipeline too; packed
+  // messages stay contiguous.
+  const CostBreakdown ds = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
+                                   LowerOptions::kDefaultStructMinBytes, {false});
+  CHECK(ds.rendezvous == 0);
+  CHECK(ds.pipelined == 8);
+  std::vector<bool> faces_strided;
+  const Neighborhood moore = testing::moore9();
+  for (const ir::Offset& o : moore.offsets()) faces_strided.push_back(Neighborhood::nonzeros(o) != 1);
+  const CostBreakdown dm = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
+                                   LowerOptions::kDefaultStructMinBytes, faces_strided);
+  CHECK(dm.rendezvous == 4);  // the corners
+  CHECK(dm.pipelined == 4);   // the faces
+  CHECK(predict(p, {400}, m, std::nullopt, -1, {false}).rendezvous == 4);
 }
 
 TEST_CASE("real per-block sizes: corners small, faces large") {

@@ -37,6 +37,18 @@ MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int6
   return {};
 }
 
+// Whether a block's elements are adjacent and start at its address (what Open MPI can read
+// with one copy above the eager limit); blocks of no bytes count as contiguous.
+bool contiguous_block(const BlockSpec& b) {
+  if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return true;
+  MPI_Count size = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  MPI_Type_size_x(b.type, &size);
+  MPI_Type_get_extent(b.type, &lb, &extent);
+  MPI_Type_get_true_extent(b.type, &tlb, &textent);
+  return tlb == 0 && static_cast<MPI_Count>(textent) == size && static_cast<MPI_Count>(extent) == size;
+}
+
 }  // namespace
 
 // The error every rank returns after an agreement found one: the largest error class any rank
@@ -88,9 +100,13 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
   // Per size key: the largest and smallest size seen on this rank (-1 / max when none).
   std::vector<std::int64_t> hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max());
-  auto account = [&](int key, std::int64_t bytes) {
+  // Per size key: 1 when some block of it is strided in memory here (agreed below when the call
+  // is collective, and then priced by the optimizer: see predict.h).
+  std::vector<std::int64_t> strided(keys, 0);
+  auto account = [&](int key, std::int64_t bytes, const BlockSpec& b) {
     hi[key] = std::max(hi[key], bytes);
     lo[key] = std::min(lo[key], bytes);
+    if (bytes > 0 && !contiguous_block(b)) strided[key] = 1;
   };
   if (local.ok()) {
     for (int i = 0; i < t && local.ok(); ++i) {
@@ -99,22 +115,22 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       std::int64_t bytes = 0;
       if (out->recv_used[i]) {
         local = check_block(spec.recv[i], "recv", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes);
+        if (local.ok()) account(one_size ? 0 : i, bytes, spec.recv[i]);
       }
       if (local.ok() && !gather && out->send_used[i]) {
         local = check_block(spec.send[i], "send", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes);
+        if (local.ok()) account(one_size ? 0 : i, bytes, spec.send[i]);
       }
     }
     if (local.ok() && gather) {
       std::int64_t bytes = 0;
       local = check_block(spec.send[0], "send", -1, &bytes);
-      if (local.ok()) account(0, bytes);
+      if (local.ok()) account(0, bytes, spec.send[0]);
     }
     // Uniform calls state the block size even where no block travels (one count, one type).
     if (local.ok() && spec.uniform && hi[0] < 0) {
       std::int64_t bytes = 0;
-      if (check_block(spec.send[0], "send", 0, &bytes).ok()) account(0, bytes);
+      if (check_block(spec.send[0], "send", 0, &bytes).ok()) account(0, bytes, spec.send[0]);
     }
   }
   auto mismatch = [&](int k, std::int64_t a, std::int64_t b) {
@@ -128,7 +144,11 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     if (hi[k] >= 0 && lo[k] != hi[k]) local = mismatch(k, lo[k], hi[k]);
 
   std::vector<std::uint64_t> all_held;
+  // Contiguity is known alike on every rank only after an agreement: without one the optimizer
+  // assumes contiguous blocks, as every rank can.
+  std::vector<bool> contiguous;
   if (collective) {
+    contiguous.assign(keys, true);
     // One reduction agrees on errors, block sizes (max and -min of every block's size) and the
     // Info options, so a bad argument on one rank is an error on every rank.
     std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
@@ -137,6 +157,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
       agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
     }
+    agree.insert(agree.end(), strided.begin(), strided.end());
     const std::int64_t fingerprint = options_fingerprint(options);
     agree.push_back(fingerprint);
     agree.push_back(-fingerprint);
@@ -152,6 +173,9 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       lo[k] = -all[2 + 2 * k];
       if (lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
     }
+    // A block strided on any rank is priced as strided on every rank: the plan stays the same
+    // everywhere.
+    for (int k = 0; k < keys; ++k) contiguous[k] = all[1 + 2 * static_cast<std::size_t>(keys) + k] == 0;
   } else if (!local.ok()) {
     return local;  // default mode: each rank reports its own arguments
   }
@@ -166,7 +190,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   Options chosen = options;
   if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
   // The optimizer sees every block's own size (faces and corners), not their mean.
-  MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry);
+  MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry, -1, contiguous);
   if (!planned.ok()) return planned;
   if (kind == Kind::kPersistent) {
     out->lane = nc.shared()->lanes.first_free(all_held);

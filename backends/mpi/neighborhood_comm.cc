@@ -316,7 +316,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t b
 }
 
 MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
-                                     std::shared_ptr<const BoundPlanEntry>* out, int root) {
+                                     std::shared_ptr<const BoundPlanEntry>* out, int root, const std::vector<bool>& contiguous) {
   // The optimizer predicts with the real per-block sizes (faces and corners of a halo); a block
   // no rank uses (negative: unknown) costs nothing. With a fixed algorithm the sizes do not
   // change the plan.
@@ -325,14 +325,21 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
   if (block_sizes.size() != 1 && static_cast<int>(block_sizes.size()) != nbh_.size())
     return mpi_error(MPI_ERR_INTERN, "plan_for: " + std::to_string(block_sizes.size()) + " block sizes for " +
                                          std::to_string(nbh_.size()) + " blocks");
-  if (o.algo != engine::AlgoChoice::kAuto || o.given_plan) block_sizes.assign(1, 0);
+  std::vector<bool> block_contiguous = contiguous;
+  if (!block_contiguous.empty() && block_contiguous.size() != block_sizes.size())
+    return mpi_error(MPI_ERR_INTERN, "plan_for: " + std::to_string(block_contiguous.size()) + " contiguity flags for " +
+                                         std::to_string(block_sizes.size()) + " block sizes");
+  if (o.algo != engine::AlgoChoice::kAuto || o.given_plan) {
+    block_sizes.assign(1, 0);
+    block_contiguous.clear();
+  }
   const engine::CostModel& m = o.model;
   const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo),
                     std::vector<double>{m.alpha_us, m.beta_us_per_byte, m.phase_us, m.copy_us_per_byte, m.rendezvous_us,
                                         m.pipeline_us, m.segment_us, m.scatter_us_per_byte,
                                         static_cast<double>(m.eager_limit_bytes)},
                     o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
-                    o.given_plan ? o.given_plan->fingerprint : 0};
+                    o.given_plan ? o.given_plan->fingerprint : 0, block_contiguous};
   if (auto it = cache_.find(key); it != cache_.end()) {
     *out = it->second;
     return {};
@@ -343,6 +350,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
   po.model = o.model;
   if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
   else po.block_sizes = block_sizes;
+  po.block_contiguous = block_contiguous;
   po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
   Result<ir::Plan> plan = fail("no plan");
   if (o.given_plan) {

@@ -131,9 +131,11 @@ class NeighborhoodComm {
   MpiStatus plan_for(ir::Op op, const Options& options, std::int64_t block_bytes,
                      std::shared_ptr<const BoundPlanEntry>* out, int root = -1);
   // The same with one size per block (size t, v/w requests; negative: no rank uses the block),
-  // so that the prediction sees faces and corners as they are instead of their mean.
+  // so that the prediction sees faces and corners as they are instead of their mean, and,
+  // where every rank agreed on it, whether each block is contiguous in memory on every rank
+  // (one flag per size; empty: assume contiguous).
   MpiStatus plan_for(ir::Op op, const Options& options, const std::vector<std::int64_t>& block_sizes,
-                     std::shared_ptr<const BoundPlanEntry>* out, int root = -1);
+                     std::shared_ptr<const BoundPlanEntry>* out, int root = -1, const std::vector<bool>& contiguous = {});
 
   // True when every dimension is periodic: then every block has a source and a target on
   // every rank, so every rank knows every block's size from its own arguments.
@@ -154,7 +156,8 @@ class NeighborhoodComm {
   std::vector<char> has_target_, has_source_;
   // (op, algorithm, model terms, dimension order or {-1} for auto, block sizes ({0} unless auto),
   // root or -1, fingerprint of a given plan or 0)
-  using PlanKey = std::tuple<int, int, std::vector<double>, std::vector<int>, std::vector<std::int64_t>, int, std::uint64_t>;
+  using PlanKey =
+      std::tuple<int, int, std::vector<double>, std::vector<int>, std::vector<std::int64_t>, int, std::uint64_t, std::vector<bool>>;
   std::map<PlanKey, std::shared_ptr<const BoundPlanEntry>> cache_;
   bool all_periodic_ = true;
   std::shared_ptr<CommShared> shared_;
