@@ -93,9 +93,9 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   // plans): there every order has the same rounds and entries, a block's hops are fixed by its
   // offset, and orders differ only in where the lowering places blocks (which hops alias the
   // caller's blocks, which final entries a struct receive scatters). The model does not price
-  // that well enough to choose by it: in the np = 2 sweep (bench/README.md, "Dimension order")
-  // the combining alltoall's searched order ran 1.07-1.88x slower than the best candidate
-  // wherever auto picked it, while the model predicted it 5-20% faster.
+  // that well enough to choose by it: in the np = 2 sweep (bench/README.md, "Auto against
+  // every candidate") the combining alltoall's searched order ran 1.07-1.88x slower than the
+  // best candidate wherever auto picked it, while the model predicted it 5-20% faster.
   const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order && ir::symmetric_op(op) != ir::Op::kAlltoall;
   auto add_best_order = [&](const std::string& name, const Candidate& base,
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {
