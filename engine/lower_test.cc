@@ -10,6 +10,7 @@
 #include "tests/fixtures.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace cartplan::engine {
@@ -87,6 +88,37 @@ TEST_CASE("lower: copied bytes of combining alltoall reach the pack-once, place-
     CHECK(c.sent_bytes == 18 * 8);
     CHECK(c.received_bytes == 18 * 8);
     CHECK(c.struct_messages == 0);
+  }
+}
+
+TEST_CASE("lower: deliveries into the caller's blocks run at the end, in block order") {
+  // box:d=3 on 2x1x1: the 26 copies into recv blocks (2 unpacked from phase 0's messages, 24
+  // after rounds to the rank itself) and the zero offset leave the phases for the final steps,
+  // sorted by block, so that neighbouring blocks can go in one memcpy; phases keep only the
+  // packing into staging.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const Program p = program_of(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), *Grid::create({2, 1, 1}, {true, true, true}), 0, 8);
+  for (const PhaseProgram& ph : p.phases)
+    for (const std::vector<Step>* list : {&ph.before, &ph.after})
+      for (const Step& st : *list) CHECK(st.to.kind == Loc::Kind::kStaging);
+  REQUIRE(p.final_steps.size() == 27);
+  for (std::size_t i = 0; i < p.final_steps.size(); ++i) {
+    CHECK(p.final_steps[i].to.kind == Loc::Kind::kRecv);
+    if (i > 0) CHECK(p.final_steps[i - 1].to.index < p.final_steps[i].to.index);
+  }
+  // Allgather forwards received blocks from the caller's recv blocks in its trees: a recv block
+  // that a later step or message reads is filled in its phase, never deferred.
+  const ir::Plan g = plan_combining(ir::Op::kAllgather, testing::moore9(), {0, 1});
+  for (int rank = 0; rank < 9; ++rank) {
+    const Program q = program_of(g, *Grid::create({3, 3}, {true, true}), rank, 8);
+    std::set<int> read;
+    for (const PhaseProgram& ph : q.phases) {
+      for (const Message& m : ph.messages)
+        if (!m.recv)
+          for (const Loc& l : m.parts)
+            if (l.kind == Loc::Kind::kRecv) read.insert(l.index);
+    }
+    for (const Step& st : q.final_steps) CHECK(read.count(st.to.index) == 0);
   }
 }
 

@@ -244,18 +244,19 @@ std::vector<std::string> errors_of(const Broken& b) {
   return r->errors;
 }
 
-TEST_CASE("dropped steps: unpacking after a phase, packing before it, a final copy") {
+TEST_CASE("dropped steps: unpacking a received message, packing before a phase, a final copy") {
   // Combining alltoall on a torus: blocks forwarded together are received into staging and
-  // unpacked by `after` steps; the zero offset is a final copy.
+  // unpacked into the caller's blocks by final steps (deliveries move to the end); the zero
+  // offset is a final copy.
   Broken b = lowered(engine::plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1}),
                      *Grid::create({4, 4}, {true, true}), {8});
-  engine::Program& prog = b.lowered.programs[5];
-  std::size_t ph = 0;
-  while (ph < prog.phases.size() && prog.phases[ph].after.empty()) ++ph;
-  REQUIRE(ph < prog.phases.size());
-  const engine::Step dropped = prog.phases[ph].after.front();
-  REQUIRE(dropped.to.kind == Loc::Kind::kRecv);
-  prog.phases[ph].after.erase(prog.phases[ph].after.begin());
+  std::vector<engine::Step>& finals = b.lowered.programs[5].final_steps;
+  auto unpack = std::find_if(finals.begin(), finals.end(), [](const engine::Step& st) {
+    return st.from.kind == Loc::Kind::kStaging && st.to.kind == Loc::Kind::kRecv;
+  });
+  REQUIRE(unpack != finals.end());
+  const engine::Step dropped = *unpack;
+  finals.erase(unpack);
   CHECK(testing::has_error(errors_of(b), "rank 5, recv block " + std::to_string(dropped.to.index) + ": never written"));
 
   Broken f = lowered(engine::plan_direct(ir::Op::kAllgather, testing::moore9()), *Grid::create({3, 3}, {true, true}), {4});
