@@ -17,6 +17,9 @@
 //    datatype instead: sends gather from where the blocks are, receives put final blocks
 //    straight into the caller's memory and temp slots into staging (pack only at the first hop
 //    is then none at all: MPI does the one copy).
+//  - Copies into the caller's recv blocks that nothing reads later (every alltoall delivery;
+//    allgather's blocks that its trees do not forward) run at the end, sorted by block: the
+//    executor then moves neighbouring blocks with one memcpy, and no phase waits for them.
 // Reductions and rooted ops: temp slots and recv blocks that are not the caller's are scratch
 // blocks (sized like the block they stand for, laid out like Layout::unit); a received entry that combines is received into a fresh scratch block and reduced
 // into its location after the phase, in plan order (rounds, then entries), before the phase's
