@@ -179,6 +179,16 @@ TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block 
   const RunResult l = run("lower --op alltoall " + kMoore2 + " --dims 2,1 --rank 0 --algo direct --format text" + sizes);
   REQUIRE(l.status == 0);
   CHECK(contains(l.out, "summary: 12 messages (0 of several parts), sent 600 B, received 600 B, copied 200 B"));
+  // --strided: a direct message of one strided block above the eager limit is pipelined, not
+  // read with a single copy (the MPI backend's pricing of a halo's subarrays).
+  const std::string big = " --block-sizes 5000,5000,5000,5000,0,5000,5000,5000,5000";
+  const RunResult c = run("plan --op alltoall " + kMoore2 + big + " --algo direct --explain");
+  REQUIRE(c.status == 0);
+  CHECK(contains(c.out, "rendezvous 8 x 2.000 = 16.000 | pipelined 0 x"));
+  const RunResult st = run("plan --op alltoall " + kMoore2 + big + " --algo direct --strided --explain");
+  REQUIRE(st.status == 0);
+  CHECK(contains(st.out, ", strided, block sizes 5000,"));
+  CHECK(contains(st.out, "rendezvous 0 x 2.000 = 0.000 | pipelined 8 x"));
   // The plan itself does not depend on the grid's prices unless the choice does.
   const RunResult j = run("plan --op alltoall " + kMoore2 + " --dims 2,1 --periods 1,0 --algo direct");
   REQUIRE(j.status == 0);

@@ -73,6 +73,7 @@ constexpr const char* kUsage = R"(usage:
                     [--block-sizes N,N,..]  (one size per offset: faces and corners differ)
                     [--dims P,P,.. [--periods 1,0,..]]  (price for this grid: rounds that
                                    wrap to the process itself are local copies)
+                    [--strided]   (price the blocks as strided in memory, e.g. subarrays)
                     [--explain]   (print every candidate's predicted cost term by term instead)
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
@@ -163,7 +164,7 @@ Result<Options> parse_options(const std::string& command, const std::vector<std:
       name.resize(eq);
     }
     if (!allowed.count(name)) return fail("unknown option " + in_quotes("--" + name) + " for '" + command + "'");
-    if (name == "explain" || name == "programs") {  // the flags: no value
+    if (name == "explain" || name == "programs" || name == "strided") {  // the flags: no value
       if (value) return fail("option --" + name + " takes no value");
       value = "1";
     }
@@ -381,6 +382,9 @@ Result<int> cmd_plan(const Options& o) {
   if (o.get("root"))
     return fail("--root: plans are rank-independent, so plan takes no root (give it to simulate, or to the executor)");
   if (o.get("periods") && !o.get("dims")) return fail("--periods needs --dims");
+  // Blocks strided in the caller's memory (a halo's subarray datatypes), as persistent requests
+  // of the MPI backend agree on: above the eager limit their messages are pipelined.
+  if (o.get("strided")) req->options.block_contiguous = {false};
   if (o.get("dims")) {
     // The plan stays rank-independent; the grid only prices it (rounds that wrap to the
     // process itself are local copies), as the MPI backend does for its communicator.
@@ -394,6 +398,7 @@ Result<int> cmd_plan(const Options& o) {
     const engine::CostModel& m = req->options.model;
     std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil");
     if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
+    if (o.get("strided")) std::cout << ", strided";
     if (req->options.block_sizes.empty())
       std::cout << ", blocks of " << req->options.block_bytes << " bytes";
     else
@@ -642,7 +647,7 @@ int run(const std::vector<std::string>& args) {
   Result<int> (*handler)(const Options&) = nullptr;
   if (command == "plan") {
     allowed = kPlanOptions;
-    allowed.insert({"explain", "block-sizes", "dims", "periods"});
+    allowed.insert({"explain", "block-sizes", "dims", "periods", "strided"});
     handler = cmd_plan;
   } else if (command == "verify") {
     max_positional = 1;
