@@ -34,6 +34,11 @@ std::vector<std::int64_t> sizes_of(const PlanOptions& o) {
   return o.block_sizes.empty() ? std::vector<std::int64_t>{o.block_bytes} : o.block_sizes;
 }
 
+// A plan's prediction for the options' blocks, grid and model.
+CostBreakdown price(const ir::Plan& plan, const PlanOptions& o) {
+  return predict(plan, sizes_of(o), o.model, o.grid, LowerOptions::kDefaultStructMinBytes, o.block_contiguous);
+}
+
 }  // namespace
 
 double predict_us(const ir::Plan& plan, std::int64_t block_bytes, const CostModel& model, const std::optional<Grid>& grid) {
@@ -83,8 +88,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   const std::vector<std::int64_t> sizes = sizes_of(options);
   std::vector<Candidate> out;
   auto add = [&](std::string name, ir::Plan plan) {
-    CostBreakdown cost = predict(plan, sizes, options.model, options.grid, LowerOptions::kDefaultStructMinBytes,
-                                 options.block_contiguous);
+    CostBreakdown cost = price(plan, options);
     out.push_back(Candidate{std::move(name), std::move(plan), cost});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
@@ -153,13 +157,10 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
   // the requested or auto order).
   std::vector<int> order = options.dim_order ? *options.dim_order : auto_dim_order(op, nbh);
   if ((*cands)[best].plan.algorithm() == ir::Algorithm::kCombining) order = (*cands)[best].plan.dim_order();
-  const std::vector<std::int64_t> sizes = sizes_of(options);
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};
-  const double direct_us = predict(plan_direct(op, nbh), sizes, options.model, options.grid,
-                                   LowerOptions::kDefaultStructMinBytes, options.block_contiguous).total_us();
-  const double combining_us = predict(combining, sizes, options.model, options.grid, LowerOptions::kDefaultStructMinBytes,
-                                      options.block_contiguous).total_us();
+  const double direct_us = price(plan_direct(op, nbh), options).total_us();
+  const double combining_us = price(combining, options).total_us();
 
   ir::PlanParts parts = (*cands)[best].plan.parts();
   // A direct plan ignores the order, but records it: its stats describe the combining

@@ -33,21 +33,21 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
                       const std::optional<Grid>& grid, std::int64_t struct_min_bytes, const std::vector<bool>& contiguous) {
   assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
   assert(contiguous.size() <= 1 || static_cast<int>(contiguous.size()) == plan.num_blocks());
-  auto size_of_block = [&](int i) {
-    const std::int64_t b = block_bytes[block_bytes.size() == 1 ? 0 : static_cast<std::size_t>(i)];
-    return static_cast<double>(b > 0 ? b : 0);
-  };
-  // Blocks of ops without own shapes all have block 0's size (allgather, reductions).
+  // The block an entry stands for (a temp slot: the block it is shaped like). Blocks of ops
+  // without own shapes all look like block 0 (allgather, reductions).
   const bool own = ir::blocks_have_own_shape(plan.op());
+  auto block_of = [&](const ir::BufRef& r) -> std::size_t {
+    if (!own) return 0;
+    return static_cast<std::size_t>(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index);
+  };
   auto bytes = [&](const ir::BufRef& r) {
-    if (!own) return size_of_block(0);
-    return size_of_block(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index);
+    const std::int64_t b = block_bytes[block_bytes.size() == 1 ? 0 : block_of(r)];
+    return static_cast<double>(b > 0 ? b : 0);
   };
   // Whether the block behind an entry lies contiguously in the caller's memory.
   auto contiguous_entry = [&](const ir::BufRef& r) {
     if (contiguous.empty()) return true;
-    if (contiguous.size() == 1 || !own) return static_cast<bool>(contiguous[0]);
-    return static_cast<bool>(contiguous[static_cast<std::size_t>(r.kind == ir::BufKind::kTemp ? plan.temp_slots()[r.index].shape_of : r.index)]);
+    return static_cast<bool>(contiguous[contiguous.size() == 1 ? 0 : block_of(r)]);
   };
   const bool use_grid = grid && grid->ndims() == plan.ndims();
   CostBreakdown c;

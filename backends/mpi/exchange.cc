@@ -129,12 +129,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   auto contiguous = [&contiguous_types](MPI_Datatype type) {
     for (const auto& [known, answer] : contiguous_types)
       if (known == type) return answer;
-    MPI_Count size = 0;
-    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-    MPI_Type_size_x(type, &size);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &tlb, &textent);
-    const bool answer = tlb == 0 && static_cast<MPI_Count>(textent) == size && static_cast<MPI_Count>(extent) == size;
+    const bool answer = contiguous_type(type);
     if (contiguous_types.size() < 8) contiguous_types.emplace_back(type, answer);
     return answer;
   };

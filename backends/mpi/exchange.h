@@ -92,6 +92,9 @@ MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std:
 // predefined datatypes of the blocks this rank uses; empty when it must not be reused.
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
+// Whether `type`'s elements are adjacent and start at its address (its data is one run of
+// bytes: what a memcpy, or Open MPI's single copy above the eager limit, can move).
+bool contiguous_type(MPI_Datatype type);
 // inout = in (op) inout over n elements, without MPI_Reduce_local's argument checks, for the
 // commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
 using FastCombine = void (*)(const void* in, void* inout, std::size_t n);

@@ -37,19 +37,16 @@ MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int6
   return {};
 }
 
-// Whether a block's elements are adjacent and start at its address (what Open MPI can read
-// with one copy above the eager limit); blocks of no bytes count as contiguous.
-bool contiguous_block(const BlockSpec& b) {
-  if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return true;
+}  // namespace
+
+bool contiguous_type(MPI_Datatype type) {
   MPI_Count size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-  MPI_Type_size_x(b.type, &size);
-  MPI_Type_get_extent(b.type, &lb, &extent);
-  MPI_Type_get_true_extent(b.type, &tlb, &textent);
+  MPI_Type_size_x(type, &size);
+  MPI_Type_get_extent(type, &lb, &extent);
+  MPI_Type_get_true_extent(type, &tlb, &textent);
   return tlb == 0 && static_cast<MPI_Count>(textent) == size && static_cast<MPI_Count>(extent) == size;
 }
-
-}  // namespace
 
 // The error every rank returns after an agreement found one: the largest error class any rank
 // reported (so every rank returns the same class), with this rank's own message if it had one.
@@ -100,13 +97,14 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
   // Per size key: the largest and smallest size seen on this rank (-1 / max when none).
   std::vector<std::int64_t> hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max());
-  // Per size key: 1 when some block of it is strided in memory here (agreed below when the call
-  // is collective, and then priced by the optimizer: see predict.h).
+  // Per size key: 1 when some block of it is strided in memory here. Only collective calls
+  // look (the agreement below makes it the same on every rank; the optimizer prices it, see
+  // predict.h): other calls plan as if contiguous and skip the datatype queries.
   std::vector<std::int64_t> strided(keys, 0);
   auto account = [&](int key, std::int64_t bytes, const BlockSpec& b) {
     hi[key] = std::max(hi[key], bytes);
     lo[key] = std::min(lo[key], bytes);
-    if (bytes > 0 && !contiguous_block(b)) strided[key] = 1;
+    if (collective && bytes > 0 && !strided[key] && !contiguous_type(b.type)) strided[key] = 1;
   };
   if (local.ok()) {
     for (int i = 0; i < t && local.ok(); ++i) {

@@ -83,6 +83,13 @@ std::string info_value(MPI_Info info, const char* key, bool* present) {
 
 // Everything that must agree across ranks, flattened for one broadcast. Doubles travel as
 // their bit patterns so that "the same" means bit-identical.
+// Every price of the model, in one list: the description and the plan cache key must both
+// change when any of them does.
+std::vector<double> model_prices(const engine::CostModel& m) {
+  return {m.alpha_us,    m.beta_us_per_byte, m.phase_us,  m.copy_us_per_byte,   m.rendezvous_us,
+          m.pipeline_us, m.segment_us,       m.scatter_us_per_byte, static_cast<double>(m.eager_limit_bytes)};
+}
+
 std::vector<std::int64_t> describe(int d, const int dims[], const int periods[], int t, const int rel[],
                                    const Options& o) {
   std::vector<std::int64_t> v;
@@ -95,17 +102,11 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   v.push_back(o.dim_order ? 1 : 0);
   if (o.dim_order)
     for (int k : *o.dim_order) v.push_back(k);
-  std::int64_t bits = 0;
-  std::memcpy(&bits, &o.model.alpha_us, sizeof bits);
-  v.push_back(bits);
-  std::memcpy(&bits, &o.model.beta_us_per_byte, sizeof bits);
-  v.push_back(bits);
-  for (const double* term : {&o.model.phase_us, &o.model.copy_us_per_byte, &o.model.rendezvous_us, &o.model.pipeline_us,
-                             &o.model.segment_us, &o.model.scatter_us_per_byte}) {
-    std::memcpy(&bits, term, sizeof bits);
+  for (double price : model_prices(o.model)) {
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &price, sizeof bits);
     v.push_back(bits);
   }
-  v.push_back(o.model.eager_limit_bytes);
   v.push_back(o.check_collective ? 1 : 0);
   v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
   return v;
@@ -333,11 +334,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
     block_sizes.assign(1, 0);
     block_contiguous.clear();
   }
-  const engine::CostModel& m = o.model;
-  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo),
-                    std::vector<double>{m.alpha_us, m.beta_us_per_byte, m.phase_us, m.copy_us_per_byte, m.rendezvous_us,
-                                        m.pipeline_us, m.segment_us, m.scatter_us_per_byte,
-                                        static_cast<double>(m.eager_limit_bytes)},
+  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), model_prices(o.model),
                     o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
                     o.given_plan ? o.given_plan->fingerprint : 0, block_contiguous};
   if (auto it = cache_.find(key); it != cache_.end()) {
