@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -126,14 +127,14 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 }
 
 // The counts the v2 model prices for `plan` on `grid`: messages, phases, wire bytes, copied
-// bytes, messages above the eager limit (engine::predict's, so the fit prices what it counts).
+// bytes, messages above the eager limit and their single-copy bytes (engine::predict's, so the fit prices what it counts).
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
                              std::int64_t eager_limit, std::int64_t struct_min_bytes) {
   cartplan::engine::CostModel m;
   m.eager_limit_bytes = eager_limit;
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, m, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes};
+          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes, c.single_copy_bytes};
 }
 
 }  // namespace
@@ -144,8 +145,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   std::string out;
-  int reps = 40;
+  int reps = 150;  // cheap: the whole calibration takes seconds at np = 2
   bool quick = false;
+  std::vector<int> sizes_arg;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
@@ -153,12 +155,25 @@ int main(int argc, char** argv) {
     else if (k == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
     else if (k == "--eager-limit" && i + 1 < argc) eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") quick = true;
-    else die("usage: calibrate --out FILE [--quick] [--reps R] [--eager-limit BYTES]");
+    else if (k == "--sizes" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string item; std::getline(list, item, ',');) {
+        const int m = std::atoi(item.c_str());
+        if (m < 1) die("--sizes wants positive block sizes in ints separated by commas, not '" + item + "'");
+        sizes_arg.push_back(m);
+      }
+    } else
+      die("usage: calibrate --out FILE [--quick] [--reps R] [--eager-limit BYTES] [--sizes M,M,..]");
   }
   if (quick) reps = std::min(reps, 10);
-  // Block sizes in ints: on both sides of the eager limit for single blocks (1024 ints = 4096
-  // bytes) and for packed messages of several blocks.
-  const std::vector<int> sizes = quick ? std::vector<int>{1, 128, 1024, 2048} : std::vector<int>{1, 16, 128, 512, 1024, 2048};
+  // Block sizes in ints: on both sides of the eager limit for single blocks (1000 ints = 4000
+  // bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
+  // blocks. Without the 1000-int rows no row had many eager messages of nearly the limit's
+  // size, the sweep's m = 1000 case, and the fit mispriced it; the 16384-int rows (64 KB
+  // blocks, messages up to 5 MB) are where the single copy's per-byte price shows.
+  std::vector<int> sizes = quick ? std::vector<int>{1, 128, 1000, 1024, 2048, 16384}
+                                 : std::vector<int>{1, 16, 128, 512, 1000, 1024, 2048, 16384};
+  if (!sizes_arg.empty()) sizes = sizes_arg;
   if (np < 2) die("needs at least 2 ranks");
 
   std::vector<double> pp_sizes, pp_times;
@@ -194,16 +209,22 @@ int main(int argc, char** argv) {
     std::string reversed;
     for (int k = d - 1; k >= 0; --k) reversed += std::to_string(k) + (k ? "," : "");
     for (const bool gather : {false, true}) {
+      // One communicator per variant the optimizer can build here (log-round: alltoall,
+      // dimensions with many coordinates; hybrid: two distinct offsets at least), asked without MPI.
+      struct Built {
+        const Variant* v;
+        std::int64_t struct_min;
+        MPI_Comm cart;
+      };
+      std::vector<Built> built;
       for (const Variant& v : variants) {
         const std::string name = v.name;
-        const std::int64_t struct_min = v.packed ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
-        // Skip what the optimizer cannot build here (log-round: alltoall, dimensions with
-        // many coordinates; hybrid: two distinct offsets at least), asking it without MPI.
         cartplan::engine::PlanOptions po;
         po.algo = name == "log-round" ? cartplan::engine::AlgoChoice::kLogRound : cartplan::engine::AlgoChoice::kAuto;
         if (name == "log-round" &&
             !cartplan::engine::make_plan(gather ? cartplan::ir::Op::kAllgather : cartplan::ir::Op::kAlltoall, *nbh, po))
           continue;
+        const std::int64_t struct_min = v.packed ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "cartplan_algorithm", v.algo);
@@ -214,43 +235,56 @@ int main(int argc, char** argv) {
                                      &cart) != MPI_SUCCESS)
           die(Cart_error_message());
         MPI_Info_free(&info);
-        int me = 0;
-        MPI_Comm_rank(cart, &me);
-        for (int m : sizes) {
-          std::vector<int> sb(static_cast<std::size_t>(gather ? 1 : t) * m, me), rb(static_cast<std::size_t>(t) * m);
-          Cart_Request req;
-          const int rc = gather ? Cart_allgather_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req)
-                                : Cart_alltoall_init(sb.data(), m, MPI_INT, rb.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req);
+        built.push_back({&v, struct_min, cart});
+      }
+      int me = 0;
+      MPI_Comm_rank(built.front().cart, &me);
+      for (int m : sizes) {
+        std::vector<int> sb(static_cast<std::size_t>(gather ? 1 : t) * m, me);
+        std::vector<std::vector<int>> rb(built.size(), std::vector<int>(static_cast<std::size_t>(t) * m));
+        std::vector<Cart_Request> reqs(built.size());
+        for (std::size_t i = 0; i < built.size(); ++i) {
+          const int rc = gather ? Cart_allgather_init(sb.data(), m, MPI_INT, rb[i].data(), m, MPI_INT, built[i].cart,
+                                                      MPI_INFO_NULL, &reqs[i])
+                                : Cart_alltoall_init(sb.data(), m, MPI_INT, rb[i].data(), m, MPI_INT, built[i].cart,
+                                                     MPI_INFO_NULL, &reqs[i]);
           if (rc != MPI_SUCCESS) die(Cart_error_message());
+        }
+        // The variants of one (neighbourhood, op, size) group are the choices the model must
+        // order, so they are timed round-robin: a drift of the machine during the run then
+        // moves them together instead of favouring whichever ran first.
+        std::vector<std::vector<double>> samples(built.size());
+        for (int r = 0; r < reps + 5; ++r) {
+          for (std::size_t i = 0; i < built.size(); ++i) {
+            MPI_Barrier(built[i].cart);
+            const double t0 = MPI_Wtime();
+            Cart_start(&reqs[i]);
+            Cart_wait(&reqs[i]);
+            double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
+            MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, built[i].cart);
+            if (r >= 5) samples[i].push_back(worst);
+          }
+        }
+        for (std::size_t i = 0; i < built.size(); ++i) {
           // The counts of the plan the request really runs (the backend plans with its own grid).
           char* json = nullptr;
-          if (Cart_request_plan(req, &json) != MPI_SUCCESS) die(Cart_error_message());
+          if (Cart_request_plan(reqs[i], &json) != MPI_SUCCESS) die(Cart_error_message());
           const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
           Cart_free_plan_json(json);
           if (!plan) die("the request's plan does not parse: " + plan.error());
-          std::vector<double> samples;
-          for (int r = 0; r < reps + 5; ++r) {
-            MPI_Barrier(cart);
-            const double t0 = MPI_Wtime();
-            Cart_start(&req);
-            Cart_wait(&req);
-            double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
-            MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, cart);
-            if (r >= 5) samples.push_back(worst);
-          }
-          Cart_request_free(&req);
-          X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit, struct_min));
-          y.push_back(cartplan::bench::summarize(samples).median);
+          Cart_request_free(&reqs[i]);
+          X.push_back(features(*plan, *grid, std::int64_t{4} * m, eager_limit, built[i].struct_min));
+          y.push_back(cartplan::bench::summarize(samples[i]).median);
           group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
           const std::vector<double>& f = X.back();
           if (rank == 0)
             std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
-                        " pipelined %3.0f segments %4.0f scattered %8.0f  median %9.2f us\n",
-                        spec, gather ? "allgather" : "alltoall", v.name, m, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-                        y.back());
+                        " single-copy %9.0f pipelined %3.0f segments %4.0f scattered %8.0f  median %9.2f us\n",
+                        spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2], f[3], f[4], f[8],
+                        f[5], f[6], f[7], y.back());
         }
-        MPI_Comm_free(&cart);
       }
+      for (Built& b : built) MPI_Comm_free(&b.cart);
     }
   }
   // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
@@ -276,6 +310,7 @@ int main(int argc, char** argv) {
   model.pipeline_us = c[5];
   model.segment_us = c[6];
   model.scatter_us_per_byte = c[7];
+  model.single_copy_us_per_byte = c[8];
   model.eager_limit_bytes = eager_limit;
   double ss_res = 0, ss_tot = 0, mean = 0, worst = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
@@ -308,17 +343,17 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "above %lld bytes (pipelined %.3f us), segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst "
+                "+ %.6f us/byte above %lld bytes (pipelined %.3f us), segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst "
                 "relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                static_cast<long long>(eager_limit), model.pipeline_us, model.segment_us, model.scatter_us_per_byte, r2,
+                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.segment_us, model.scatter_us_per_byte, r2,
                 worst, y.size());
     std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", chosen_well, groups);
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3 and box d=2 n=7 f=-3, %zu block sizes from 1 to %d ints) against engine::predict's counts, every term fitted", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), sizes.back(), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups,
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3 and box d=2 n=7 f=-3, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

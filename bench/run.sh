@@ -28,7 +28,7 @@ deep="--stencil chebyshev:d=2,depth=4 --stencil box:d=2,n=9,f=-4"
 if [ "$mode" = quick ]; then
   plan_args=(--reps 5 --warmup 1 --verify)
   sim_args=(--reps 1)
-  calib_args=(--reps 15)
+  calib_args=(--reps 60)
   ex2_args=($box3 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1 $deep --candidates --m 1,10,100,1000 --reps 10 --warmup 2)
   exN_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,100 --ops alltoall,allgather --reps 6 --warmup 2)
   auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 10 --warmup 2)
@@ -37,7 +37,7 @@ if [ "$mode" = quick ]; then
 else
   plan_args=(--reps 31 --warmup 3 --verify)
   sim_args=(--reps 3)
-  calib_args=(--reps 40)
+  calib_args=(--reps 150)
   ex2_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=2,n=4,f=-1 --stencil box:d=2,n=5,f=-1
             --stencil box:d=3,n=3,f=-1 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1
             --stencil box:d=4,n=3,f=-1 --stencil box:d=4,n=4,f=-1 --stencil box:d=4,n=5,f=-1

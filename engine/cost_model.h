@@ -8,6 +8,9 @@
 //   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
 //                       rendezvous switch: one more round trip, then ob1 reads the data with
 //                       one single-copy get, CMA on a node)
+//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (the single
+//                       copy runs on the receiver's core alone, and on this VM it is slower
+//                       per byte than the pipeline, whose two sides copy at once)
 //   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
 //                       ob1 pipelines it through shared-memory fragments instead; where the
 //                       single copy is slow, as on this VM, these are the cheaper ones)
@@ -51,6 +54,9 @@ struct CostModel {
   // sent contiguously (direct, hybrid) 17.7-18.6 us, by struct datatype (combining) 10.6 us;
   // with --mca btl_vader_single_copy_mechanism none all three take 10.3-13.0 us.
   static constexpr double kDefaultPipelineUs = kDefaultRendezvousUs;
+  // Nor the per-byte price of the two paths; calibrate fits it (it needs large messages to
+  // show: np = 2, box d=2 alltoallv with 1 MB faces, direct 345 us against combining 191 us).
+  static constexpr double kDefaultSingleCopyUsPerByte = 0;
   // Measured at np = 2 (bench/calibrate's rows, box d=4 alltoall): combining in the reversed
   // dimension order walks 50 more segments than the natural order for the same messages and
   // takes 3.9 us more at 512-byte blocks although it copies 26 KB less: about 0.07 us each.
@@ -67,13 +73,15 @@ struct CostModel {
   double copy_us_per_byte = kDefaultCopyUsPerByte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;  // messages above it pay rendezvous_us
   double rendezvous_us = kDefaultRendezvousUs;
+  double single_copy_us_per_byte = kDefaultSingleCopyUsPerByte;
   double pipeline_us = kDefaultPipelineUs;
   double segment_us = kDefaultSegmentUs;
   double scatter_us_per_byte = kDefaultScatterUsPerByte;
 
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
-    return alpha_us + beta_us_per_byte * static_cast<double>(bytes) + (bytes > eager_limit_bytes ? rendezvous_us : 0.0);
+    const double b = static_cast<double>(bytes);
+    return alpha_us + beta_us_per_byte * b + (bytes > eager_limit_bytes ? rendezvous_us + single_copy_us_per_byte * b : 0.0);
   }
   // The alpha/beta-only model of v1 (the other terms zero).
   static CostModel linear(double alpha_us, double beta_us_per_byte) {
@@ -83,6 +91,7 @@ struct CostModel {
     m.phase_us = 0;
     m.copy_us_per_byte = 0;
     m.rendezvous_us = 0;
+    m.single_copy_us_per_byte = 0;
     m.pipeline_us = 0;
     m.segment_us = 0;
     m.scatter_us_per_byte = 0;

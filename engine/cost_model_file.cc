@@ -43,6 +43,8 @@ Result<CostModel> parse_cost_model(const std::string& text) {
     // Optional: files calibrated before these terms existed keep the built-in values.
     // A file without pipeline_us prices struct messages above the limit like the others.
     for (auto [key, field, fallback] : {std::tuple{"pipeline_us", &m.pipeline_us, m.rendezvous_us},
+                                        std::tuple{"single_copy_us_per_byte", &m.single_copy_us_per_byte,
+                                                   CostModel::kDefaultSingleCopyUsPerByte},
                                         std::tuple{"segment_us", &m.segment_us, CostModel::kDefaultSegmentUs},
                                         std::tuple{"scatter_us_per_byte", &m.scatter_us_per_byte,
                                                    CostModel::kDefaultScatterUsPerByte}}) {
@@ -74,6 +76,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   j["copy_us_per_byte"] = m.copy_us_per_byte;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
   j["rendezvous_us"] = m.rendezvous_us;
+  j["single_copy_us_per_byte"] = m.single_copy_us_per_byte;
   j["pipeline_us"] = m.pipeline_us;
   j["segment_us"] = m.segment_us;
   j["scatter_us_per_byte"] = m.scatter_us_per_byte;

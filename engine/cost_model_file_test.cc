@@ -34,6 +34,7 @@ TEST_CASE("a version-2 file round-trips every term, extra members kept") {
   m.eager_limit_bytes = 8192;
   m.rendezvous_us = 3.25;
   m.pipeline_us = 1.75;
+  m.single_copy_us_per_byte = 0.0000375;
   m.segment_us = 0.125;
   m.scatter_us_per_byte = 0.0000625;
   const std::string text = cost_model_to_json(m, R"({"np": 4, "r2": 0.9})");
@@ -49,11 +50,15 @@ TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezv
       "phase_us": 2, "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064})");
   REQUIRE(m.ok());
   CHECK(m->pipeline_us == 4.5);
+  CHECK(m->single_copy_us_per_byte == CostModel::kDefaultSingleCopyUsPerByte);
   CHECK(m->segment_us == CostModel::kDefaultSegmentUs);
   CHECK(m->scatter_us_per_byte == CostModel::kDefaultScatterUsPerByte);
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
       "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, "pipeline_us": -1})")
             .error() == "\"pipeline_us\" must be a finite number >= 0");
+  CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
+      "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, "single_copy_us_per_byte": "fast"})")
+            .error() == "\"single_copy_us_per_byte\" must be a finite number >= 0");
 }
 
 TEST_CASE("bad files are errors naming the problem") {

@@ -22,6 +22,8 @@ Result<bool> check_model(const CostModel& m) {
   if (bad(m.phase_us)) return fail("the phase cost must be a finite, non-negative number of microseconds");
   if (bad(m.copy_us_per_byte)) return fail("the copy cost must be a finite, non-negative number of microseconds per byte");
   if (bad(m.rendezvous_us)) return fail("the rendezvous cost must be a finite, non-negative number of microseconds");
+  if (bad(m.single_copy_us_per_byte))
+    return fail("the single-copy cost must be a finite, non-negative number of microseconds per byte");
   if (bad(m.pipeline_us)) return fail("the pipeline cost must be a finite, non-negative number of microseconds");
   if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
   if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "backends/sim/simulator.h"
 #include "engine/order_search.h"
 #include "engine/planner.h"
@@ -103,6 +105,10 @@ TEST_CASE("explicit choices and orders are honoured; bad options are errors") {
   o.block_bytes = 8;
   o.model.beta_us_per_byte = -0.5;
   CHECK(make_plan(ir::Op::kAlltoall, n, o).error().find("beta must be") == 0);
+  o.model.beta_us_per_byte = 0.001;
+  o.model.single_copy_us_per_byte = std::numeric_limits<double>::quiet_NaN();
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error() ==
+        "the single-copy cost must be a finite, non-negative number of microseconds per byte");
 }
 
 TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {

@@ -91,7 +91,10 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       // Above the eager limit a contiguous message (one entry, or packed) is read with a single
       // copy, a struct datatype message is pipelined through fragments (cost_model.h).
       const bool single_copy = r.send.size() > 1 ? !by_struct : contiguous_entry(r.send[0]);
-      if (b > static_cast<double>(model.eager_limit_bytes)) (single_copy ? c.rendezvous : c.pipelined) += share;
+      if (b > static_cast<double>(model.eager_limit_bytes)) {
+        (single_copy ? c.rendezvous : c.pipelined) += share;
+        if (single_copy) c.single_copy_bytes += share * b;
+      }
     }
     if (any_message) ++c.phases;
     for (const ir::Copy& copy : phase.copies) c.copy_bytes += bytes(copy.to);
@@ -102,6 +105,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   c.wire_us = c.wire_bytes * model.beta_us_per_byte;
   c.copy_us = c.copy_bytes * model.copy_us_per_byte;
   c.rendezvous_us = c.rendezvous * model.rendezvous_us;
+  c.single_copy_us = c.single_copy_bytes * model.single_copy_us_per_byte;
   c.pipeline_us = c.pipelined * model.pipeline_us;
   c.segment_us = c.segments * model.segment_us;
   c.scatter_us = c.scatter_bytes * model.scatter_us_per_byte;
@@ -109,15 +113,17 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
 }
 
 std::string explain(const CostBreakdown& c, const CostModel& model) {
-  char buf[896];
+  char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "messages %g x %.3f = %.3f | phases %d x %.3f = %.3f | wire %.0f B x %.6f = %.3f | "
-                "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | pipelined %g x %.3f = %.3f | "
+                "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | single-copy %.0f B x %.6f = %.3f | "
+                "pipelined %g x %.3f = %.3f | "
                 "segments %g x %.3f = %.3f | "
                 "scattered %.0f B x %.6f = %.3f | total %.3f us",
                 c.messages, model.alpha_us, c.message_us, c.phases, model.phase_us, c.phase_us, c.wire_bytes,
                 model.beta_us_per_byte, c.wire_us, c.copy_bytes, model.copy_us_per_byte, c.copy_us, c.rendezvous,
-                model.rendezvous_us, c.rendezvous_us, c.pipelined, model.pipeline_us, c.pipeline_us, c.segments, model.segment_us, c.segment_us, c.scatter_bytes,
+                model.rendezvous_us, c.rendezvous_us, c.single_copy_bytes, model.single_copy_us_per_byte,
+                c.single_copy_us, c.pipelined, model.pipeline_us, c.pipeline_us, c.segments, model.segment_us, c.segment_us, c.scatter_bytes,
                 model.scatter_us_per_byte, c.scatter_us, c.total_us());
   return buf;
 }

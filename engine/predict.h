@@ -26,6 +26,7 @@ struct CostBreakdown {
   double wire_bytes = 0;   // bytes sent in messages
   double copy_bytes = 0;   // bytes moved locally: pack + unpack, self rounds, local copies
   double rendezvous = 0;   // contiguous messages above the eager limit
+  double single_copy_bytes = 0;  // bytes of those contiguous messages
   double pipelined = 0;    // struct datatype messages above the eager limit
   double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
   double scatter_bytes = 0;  // bytes a struct receive puts straight into the caller's blocks
@@ -34,11 +35,13 @@ struct CostBreakdown {
   double wire_us = 0;      // wire_bytes * beta
   double copy_us = 0;      // copy_bytes * copy
   double rendezvous_us = 0;  // rendezvous * rendezvous
+  double single_copy_us = 0;  // single_copy_bytes * single_copy
   double pipeline_us = 0;    // pipelined * pipeline
   double segment_us = 0;     // segments * segment
   double scatter_us = 0;     // scatter_bytes * scatter
   double total_us() const {
-    return message_us + phase_us + wire_us + copy_us + rendezvous_us + pipeline_us + segment_us + scatter_us;
+    return message_us + phase_us + wire_us + copy_us + rendezvous_us + single_copy_us + pipeline_us + segment_us +
+           scatter_us;
   }
 };
 
@@ -58,7 +61,7 @@ double peer_share(const ir::Offset& shift, const Grid& grid);
 // `contiguous`: whether each block (one flag for all, or one per plan block; empty: all) is laid out
 // contiguously in the caller's memory on every rank. Above the eager limit a message of one
 // entry whose block is contiguous, or a packed message, takes Open MPI's single-copy path
-// (rendezvous_us); one of a strided block (a halo's subarray) is pipelined like a struct
+// (rendezvous_us, and single_copy_us_per_byte per byte); one of a strided block (a halo's subarray) is pipelined like a struct
 // datatype message (pipeline_us).
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid,

@@ -68,12 +68,26 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   CHECK(d.rendezvous == 8);
   CHECK(d.pipelined == 0);
   CHECK(explain(s, m).find("| pipelined 4 x 300.000 = 1200.000 |") != std::string::npos);
+  // The single copy's per-byte price: contiguous messages above the limit only.
+  m.single_copy_us_per_byte = 0.5;
+  CHECK(predict(p, {400}, m, std::nullopt).single_copy_us == 0);  // struct datatypes pipeline
+  const CostBreakdown packed_bytes = predict(p, {400}, m, std::nullopt, -1);
+  CHECK(packed_bytes.single_copy_bytes == 4 * 1200);
+  CHECK(packed_bytes.single_copy_us == doctest::Approx(2400));
+  CHECK(packed_bytes.total_us() == doctest::Approx(packed.total_us() + 2400));
+  const CostBreakdown d_bytes = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
+  CHECK(d_bytes.single_copy_bytes == 8 * 400);
+  CHECK(explain(d_bytes, m).find("| single-copy 3200 B x 0.500000 = 1600.000 |") != std::string::npos);
+  // Below the limit nothing is single-copy.
+  CHECK(predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {40}, m, std::nullopt).single_copy_bytes == 0);
+  m.single_copy_us_per_byte = 0;
   // Strided caller blocks (a halo's subarrays): single-entry messages pipeline too; packed
   // messages stay contiguous.
   const CostBreakdown ds = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
                                    LowerOptions::kDefaultStructMinBytes, {false});
   CHECK(ds.rendezvous == 0);
   CHECK(ds.pipelined == 8);
+  CHECK(ds.single_copy_bytes == 0);
   std::vector<bool> faces_strided;
   const Neighborhood moore = testing::moore9();
   for (const ir::Offset& o : moore.offsets()) faces_strided.push_back(Neighborhood::nonzeros(o) != 1);
@@ -81,6 +95,7 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
                                    LowerOptions::kDefaultStructMinBytes, faces_strided);
   CHECK(dm.rendezvous == 4);  // the corners
   CHECK(dm.pipelined == 4);   // the faces
+  CHECK(dm.single_copy_bytes == 4 * 400);
   CHECK(predict(p, {400}, m, std::nullopt, -1, {false}).rendezvous == 4);
 }
 

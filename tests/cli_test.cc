@@ -184,11 +184,12 @@ TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block 
   const std::string big = " --block-sizes 5000,5000,5000,5000,0,5000,5000,5000,5000";
   const RunResult c = run("plan --op alltoall " + kMoore2 + big + " --algo direct --explain");
   REQUIRE(c.status == 0);
-  CHECK(contains(c.out, "rendezvous 8 x 2.000 = 16.000 | pipelined 0 x"));
+  CHECK(contains(c.out, "rendezvous 8 x 2.000 = 16.000 | single-copy 40000 B x"));
+  CHECK(contains(c.out, "| pipelined 0 x"));
   const RunResult st = run("plan --op alltoall " + kMoore2 + big + " --algo direct --strided --explain");
   REQUIRE(st.status == 0);
   CHECK(contains(st.out, ", strided, block sizes 5000,"));
-  CHECK(contains(st.out, "rendezvous 0 x 2.000 = 0.000 | pipelined 8 x"));
+  CHECK(contains(st.out, "rendezvous 0 x 2.000 = 0.000 | single-copy 0 B x 0.000000 = 0.000 | pipelined 8 x"));
   // The plan itself does not depend on the grid's prices unless the choice does.
   const RunResult j = run("plan --op alltoall " + kMoore2 + " --dims 2,1 --periods 1,0 --algo direct");
   REQUIRE(j.status == 0);
