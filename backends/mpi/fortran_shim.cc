@@ -26,6 +26,13 @@ int types_of(MPI_Comm comm, const MPI_Fint* f, std::vector<MPI_Datatype>* out) {
   return MPI_SUCCESS;
 }
 
+// Both datatype arrays of a -w call (send, then receive).
+int send_recv_types_of(MPI_Comm comm, const MPI_Fint* st, const MPI_Fint* rt, std::vector<MPI_Datatype>* cst,
+                       std::vector<MPI_Datatype>* crt) {
+  const int e = types_of(comm, st, cst);
+  return e == MPI_SUCCESS ? types_of(comm, rt, crt) : e;
+}
+
 }  // namespace
 
 extern "C" {
@@ -70,9 +77,7 @@ int cartplan_f_alltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint 
 int cartplan_f_alltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                          const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_alltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
 }
 int cartplan_f_allgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
@@ -100,9 +105,7 @@ int cartplan_f_ialltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint
 int cartplan_f_ialltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                           const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_ialltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
 }
 int cartplan_f_iallgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
@@ -132,9 +135,7 @@ int cartplan_f_alltoallv_init(const void* sb, const int* sc, const int* sd, MPI_
 int cartplan_f_alltoallw_init(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                               const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_alltoallw_init(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgather_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
@@ -165,9 +166,7 @@ int cartplan_f_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* 
 int cartplan_f_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                            const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_alltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
 }
 int cartplan_f_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm) {
@@ -197,9 +196,7 @@ int cartplan_f_ialltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint*
 int cartplan_f_ialltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                             const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_ialltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
 }
 int cartplan_f_iallgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
@@ -232,9 +229,7 @@ int cartplan_f_alltoallw_init_c(const void* sb, const MPI_Count* sc, const MPI_A
                                 const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info,
                                 Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
-  int e = types_of(comm_of(comm), st, &cst);
-  if (e == MPI_SUCCESS) e = types_of(comm_of(comm), rt, &crt);
-  if (e != MPI_SUCCESS) return e;
+  if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
   return Cart_alltoallw_init_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgather_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
