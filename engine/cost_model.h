@@ -8,9 +8,10 @@
 //   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
 //                       rendezvous switch: one more round trip, then ob1 reads the data with
 //                       one single-copy get, CMA on a node)
-//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (the single
-//                       copy runs on the receiver's core alone, and on this VM it is slower
-//                       per byte than the pipeline, whose two sides copy at once)
+//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (measured
+//                       slower per byte than the pipeline on this VM; likely because the
+//                       single copy runs on the receiver's core alone, while both sides of a
+//                       pipeline copy at once)
 //   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
 //                       ob1 pipelines it through shared-memory fragments instead; where the
 //                       single copy is slow, as on this VM, these are the cheaper ones)

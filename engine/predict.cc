@@ -92,8 +92,12 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       // copy, a struct datatype message is pipelined through fragments (cost_model.h).
       const bool single_copy = r.send.size() > 1 ? !by_struct : contiguous_entry(r.send[0]);
       if (b > static_cast<double>(model.eager_limit_bytes)) {
-        (single_copy ? c.rendezvous : c.pipelined) += share;
-        if (single_copy) c.single_copy_bytes += share * b;
+        if (single_copy) {
+          c.rendezvous += share;
+          c.single_copy_bytes += share * b;
+        } else {
+          c.pipelined += share;
+        }
       }
     }
     if (any_message) ++c.phases;
