@@ -14,7 +14,9 @@
 //                       pipeline copy at once)
 //   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
 //                       ob1 pipelines it through shared-memory fragments instead; where the
-//                       single copy is slow, as on this VM, these are the cheaper ones)
+//                       single copy is slow, as on this VM, these are the cheaper ones). A struct
+//                       message whose parts are one run of memory on both sides is contiguous to
+//                       Open MPI and pays rendezvous_us instead (predict.h)
 //   segment_us          per segment of a message sent or received by struct datatype (Open
 //                       MPI's datatype engine walks them one by one on both sides; lower.h
 //                       sends large blocks that way instead of copying them)

@@ -99,6 +99,40 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   CHECK(predict(p, {400}, m, std::nullopt, -1, {false}).rendezvous == 4);
 }
 
+TEST_CASE("a struct message that is one run of memory on both sides takes the single copy") {
+  // Box d=2 n=3 on a 2x1 torus, 2 KB blocks, so the dim-0 messages (3 entries, 6 KB) go by
+  // struct datatype above the eager limit. Natural order: dimension 0 first, from send[0..2]
+  // (one run) into a temp, a final block and a temp: not one run, pipelined. Reversed order:
+  // dimension 1 wraps to the process itself and aliases its temps to the send blocks, then
+  // dimension 0 sends send[0..2] into recv[0..2]: one run on both sides, Open MPI's single copy
+  // (what `cartplan lower --dim-order 1,0` shows).
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const Grid g = *Grid::create({2, 1}, {true, true});
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 4064;
+  m.pipeline_us = 300;
+  m.single_copy_us_per_byte = 0.5;
+  const CostBreakdown natural = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
+  CHECK(natural.messages == 2);
+  CHECK(natural.pipelined == 2);
+  CHECK(natural.rendezvous == 0);
+  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
+  CHECK(reversed.messages == 2);
+  CHECK(reversed.pipelined == 0);
+  CHECK(reversed.rendezvous == 2);
+  CHECK(reversed.single_copy_bytes == 2 * 3 * 2048);
+  CHECK(reversed.rendezvous_us == doctest::Approx(2 * m.rendezvous_us));
+  // The same plan over strided caller blocks is not one run: pipelined.
+  const CostBreakdown strided = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g,
+                                        LowerOptions::kDefaultStructMinBytes, {false});
+  CHECK(strided.pipelined == 2);
+  CHECK(strided.rendezvous == 0);
+  // Without a grid nothing is lowered: struct messages pipeline, as before.
+  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, std::nullopt).rendezvous == 0);
+  // Below the eager limit the question does not arise.
+  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {1024}, m, g).rendezvous == 0);
+}
+
 TEST_CASE("real per-block sizes: corners small, faces large") {
   // Moore-9 halo of a 100x100 block of doubles: faces 800 bytes, corners 8, centre 0.
   const Neighborhood n = testing::moore9();
