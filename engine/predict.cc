@@ -2,6 +2,7 @@
 // messages above the eager limit, then prices them.
 #include "engine/predict.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 
@@ -38,6 +39,15 @@ std::optional<std::vector<std::vector<bool>>> runs_of(const ir::Plan& plan, cons
                                                       const Grid& grid, std::int64_t struct_min_bytes,
                                                       const std::vector<bool>& contiguous) {
   if (plan.op() != ir::Op::kAlltoall && plan.op() != ir::Op::kAllgather) return std::nullopt;
+  // bind() and lower() add up message and staging bytes in 64-bit integers and trust their
+  // callers to have checked the sizes; predict() sees any size (a block of INT64_MAX bytes is
+  // in the invalid-input corpus, refused later by the caller), so sizes whose sums could
+  // overflow are not lowered here.
+  double entries = static_cast<double>(plan.num_blocks() + plan.temp_slots().size() + 1), largest = 0;
+  for (const ir::Phase& phase : plan.phases())
+    for (const ir::Round& r : phase.rounds) entries += static_cast<double>(r.send.size());
+  for (std::int64_t b : block_bytes) largest = std::max(largest, static_cast<double>(b));
+  if (entries * largest >= 0x1p62) return std::nullopt;
   Result<Binder> binder = Binder::create(plan);
   if (!binder) return std::nullopt;
   // A process in the middle of every dimension: on a mesh it has the most peers.

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "engine/lower.h"
 #include "engine/planner.h"
 #include "engine/stencils.h"
@@ -131,6 +133,12 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, std::nullopt).rendezvous == 0);
   // Below the eager limit the question does not arise.
   CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {1024}, m, g).rendezvous == 0);
+  // Sizes whose byte sums would overflow are not lowered (a block of INT64_MAX bytes is in the
+  // invalid-input corpus; its caller refuses it later): struct messages pipeline, no crash.
+  const CostBreakdown huge =
+      predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {std::numeric_limits<std::int64_t>::max()}, m, g);
+  CHECK(huge.pipelined == 2);
+  CHECK(huge.rendezvous == 0);
 }
 
 TEST_CASE("real per-block sizes: corners small, faces large") {
