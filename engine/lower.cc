@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/final_home.h"
+
 namespace cartplan::engine {
 namespace {
 
@@ -122,6 +124,39 @@ void defer_deliveries(Program& prog) {
   prog.final_steps = std::move(deferred);
 }
 
+// Per round of the bound plan (bound.rounds) and per entry it receives from another rank: the
+// recv block the entry's value can be received into (final_home.h), or -1. Steps: a phase's
+// rounds, then its copies, then the final copies.
+std::vector<std::vector<int>> received_homes(const ir::Plan& plan, const BoundPlan& bound) {
+  std::vector<Move> moves;
+  std::vector<std::vector<std::size_t>> at(bound.rounds.size());  // the receives' moves
+  for (std::size_t k = 0; k < bound.rounds.size(); ++k) {
+    const BoundRound& br = bound.rounds[k];
+    const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+    const int step = 2 * br.phase;
+    const bool local = br.send_peer == bound.rank;
+    for (int e : br.send_entries)
+      moves.push_back(Move{step, round.send[e], local ? std::optional(round.recv[e]) : std::nullopt});
+    if (local) continue;
+    for (int e : br.recv_entries) {
+      at[k].push_back(moves.size());
+      moves.push_back(Move{step, std::nullopt, round.recv[e]});
+    }
+  }
+  for (std::size_t p = 0; p < bound.phase_copies.size(); ++p)
+    for (const auto& [c, combine] : bound.phase_copies[p]) {
+      const ir::Copy& copy = plan.phases()[p].copies[static_cast<std::size_t>(c)];
+      moves.push_back(Move{2 * static_cast<int>(p) + 1, copy.from, copy.to});
+    }
+  const int last = 2 * static_cast<int>(plan.phases().size());
+  for (int c : bound.copies) moves.push_back(Move{last, plan.copies()[c].from, plan.copies()[c].to});
+  const std::vector<int> home = final_homes(moves, static_cast<int>(plan.temp_slots().size()), plan.num_recv_blocks());
+  std::vector<std::vector<int>> out(bound.rounds.size());
+  for (std::size_t k = 0; k < at.size(); ++k)
+    for (std::size_t i : at[k]) out[k].push_back(home[i]);
+  return out;
+}
+
 void receives_first(std::vector<Message>& messages) {
   // Receives first, so that a phase's messages find their receive posted when possible.
   std::stable_sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.recv > b.recv; });
@@ -175,6 +210,30 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
   };
 
   const int me = bound.rank;
+  // Temp slots received from another rank that only local steps move on, into a recv block
+  // nothing else touches, are received into that block (final_home.h): the steps after
+  // them find the block in place and vanish.
+  const std::vector<std::vector<int>> home = received_homes(plan, bound);
+  // Entry j that round k receives from another rank, or its home.
+  // Round k's receive from another rank, entry by entry: each entry, or its home (in messages
+  // up to the limit).
+  auto received_as = [&](int k) {
+    const BoundRound& br = bound.rounds[static_cast<std::size_t>(k)];
+    const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+    std::vector<BufRef> refs;
+    std::int64_t bytes = 0;
+    for (int e : br.recv_entries) {
+      refs.push_back(round.recv[e]);
+      bytes += refs.back().kind == BufKind::kTemp ? temp_bytes(refs.back()) : loc_of(refs.back()).bytes;
+    }
+    const std::int64_t limit = options.home_max_message_bytes;
+    if (limit >= 0 && bytes > limit) return refs;
+    for (std::size_t j = 0; j < refs.size(); ++j) {
+      const int r = home[static_cast<std::size_t>(k)][j];
+      if (r >= 0 && recv[static_cast<std::size_t>(r)].bytes == temp_bytes(refs[j])) refs[j] = BufRef{BufKind::kRecv, r, false};
+    }
+    return refs;
+  };
   const std::size_t nphases = bound.phase_begin.size() - 1;
   prog.phases.resize(nphases);
   for (std::size_t p = 0; p < nphases; ++p) {
@@ -195,7 +254,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
           temp[ref.index] = from[j];
           continue;
         }
-        if (from[j].bytes > 0) ph.before.push_back(Step{from[j], loc_of(ref), false});
+        if (from[j].bytes > 0 && from[j] != loc_of(ref)) ph.before.push_back(Step{from[j], loc_of(ref), false});
       }
     }
     // Sends read locations as they were before this phase, so they are described first.
@@ -233,8 +292,8 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
       std::vector<BufRef> refs;
       bool all_contiguous = true, any_temp = false;
       std::int64_t total = 0;
-      for (int e : br.recv_entries) {
-        const BufRef& ref = round.recv[e];
+      const std::vector<BufRef> as = received_as(k);
+      for (const BufRef& ref : as) {
         const bool is_temp = ref.kind == BufKind::kTemp;
         refs.push_back(ref);
         any_temp = any_temp || is_temp;
@@ -269,13 +328,17 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
         parts = merge_adjacent(parts);
       }
       ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
+      for (std::size_t j = 0; j < as.size(); ++j) {
+        const BufRef& ref = round.recv[br.recv_entries[j]];
+        if (as[j] != ref) temp[ref.index] = loc_of(as[j]);  // the value is in its home from now on
+      }
     }
     receives_first(ph.messages);
   }
   for (int c : bound.copies) {
     const ir::Copy& copy = plan.copies()[c];
     const Loc from = loc_of(copy.from);
-    if (from.bytes > 0) prog.final_steps.push_back(Step{from, loc_of(copy.to), false});
+    if (from.bytes > 0 && from != loc_of(copy.to)) prog.final_steps.push_back(Step{from, loc_of(copy.to), false});
   }
   prog.staging_bytes = arena.size;
   defer_deliveries(prog);
@@ -399,6 +462,13 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
     return lower_extended(plan, bound, layout);
   }
   return lower_plain(plan, bound, layout, options);
+}
+
+std::int64_t home_max_message_bytes(const CostModel& model) {
+  const double b = static_cast<double>(model.eager_limit_bytes) + 1;
+  const double single = model.rendezvous_us + model.single_copy_us_per_byte * b;
+  const double pipelined = model.pipeline_us + model.copy_us_per_byte * b;
+  return single > pipelined ? model.eager_limit_bytes : -1;
 }
 
 Layout contiguous_layout(const ir::Plan& plan, const BoundPlan& bound) {

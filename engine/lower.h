@@ -17,6 +17,11 @@
 //    datatype instead: sends gather from where the blocks are, receives put final blocks
 //    straight into the caller's memory and temp slots into staging (pack only at the first hop
 //    is then none at all: MPI does the one copy).
+//  - A block received into a temp slot that only rounds to this rank itself and final copies
+//    move on, into a recv block nothing else writes or reads, is received into that block
+//    (final_home.h; in messages up to LowerOptions::home_max_message_bytes): the steps after
+//    it find it in place. At np = 2 on 2x1x..x1 that is every block that crosses dimension 0
+//    before dimensions of size 1.
 //  - Copies into the caller's recv blocks that nothing reads later (every alltoall delivery;
 //    allgather's blocks that its trees do not forward) run at the end, sorted by block: the
 //    executor then moves neighbouring blocks with one memcpy, and no phase waits for them.
@@ -34,6 +39,7 @@
 #include <vector>
 
 #include "engine/bind.h"
+#include "engine/cost_model.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 #include "ir/result.h"
@@ -71,7 +77,19 @@ struct LowerOptions {
   // struct datatypes halve the time from 400-byte blocks up and lose up to 25% on 4-byte ones.
   static constexpr std::int64_t kDefaultStructMinBytes = 256;
   std::int64_t struct_min_bytes = kDefaultStructMinBytes;
+  // Blocks received into temp slots that only local steps move on go straight into their recv
+  // block (final_home.h) in messages of at most this many bytes; -1: in every message. Above
+  // Open MPI's eager limit that can make a message one run of the caller's memory, which it
+  // reads with a single copy instead of pipelining; see home_max_message_bytes().
+  std::int64_t home_max_message_bytes = -1;
 };
+
+// The home limit for a machine: its eager limit where the cost model prices a message just
+// above it dearer by single copy (rendezvous + single copy) than pipelined with its blocks'
+// copy (the homes save that copy), else -1. Measured at np = 2 here (bench/README.md,
+// "Zero-copy forwarding"): box d = 4 alltoall, 400-byte blocks, 3.9 us pipelined against
+// 11.5 us once its 10.8 KB receives were one run.
+std::int64_t home_max_message_bytes(const CostModel& model);
 
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
 // does not fit the plan (block counts, negative sizes).

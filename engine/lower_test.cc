@@ -74,16 +74,17 @@ Program program_of(const ir::Plan& plan, const Grid& grid, int rank, std::int64_
 TEST_CASE("lower: copied bytes of combining alltoall reach the pack-once, place-once minimum at np = 2") {
   // box:d=3 on a 2x1x1 torus. Phase 0 (dimension 0) sends the 9 blocks with x = +1 and the 9
   // with x = -1 to the other rank, each round packed from the caller's blocks: 18 blocks. Its
-  // receives bring 2 final blocks ((+-1,0,0), unpacked) and 16 temps that stay in staging. The
-  // rounds of dimensions 1 and 2 wrap to the rank itself: temps are aliased, not copied, and
-  // each of the other 24 non-zero blocks is copied once to its final place. The zero offset
-  // is one copy. So every byte is copied at most once per side: (18 + 2 + 24 + 1) blocks.
+  // receives bring 2 final blocks ((+-1,0,0)) and 16 temps that only rounds to the rank itself
+  // move on, so they are unpacked into their recv blocks at once (final_home.h): 18 blocks. The
+  // rounds of dimensions 1 and 2 wrap to the rank itself: the 8 other non-zero blocks (x = 0)
+  // are copied once to their final place, the received ones are there already. The zero
+  // offset is one copy. So every byte is copied at most once per side: (18 + 18 + 8 + 1) blocks.
   const Neighborhood n = *stencils::box(3, 3, -1);
   const ir::Plan plan = plan_combining(ir::Op::kAlltoall, n, {0, 1, 2});
   const Grid grid = *Grid::create({2, 1, 1}, {true, true, true});
   for (int rank = 0; rank < 2; ++rank) {
     const ProgramCounts c = count(program_of(plan, grid, rank, 8));
-    CHECK(c.copied_bytes == (18 + 2 + 24 + 1) * 8);
+    CHECK(c.copied_bytes == (18 + 18 + 8 + 1) * 8);
     CHECK(c.messages == 4);  // one send and one receive per round of phase 0
     CHECK(c.sent_bytes == 18 * 8);
     CHECK(c.received_bytes == 18 * 8);
@@ -192,6 +193,50 @@ TEST_CASE("lower: with struct datatypes for large parts nothing is copied but th
   const std::vector<Program> small = all_programs(plan, grid, {128}, o);
   CHECK(count(small.at(0)).struct_messages == 0);
   CHECK(count(small.at(0)).copied_bytes == (6 + 2 + 6 + 6 + 1) * 128);
+}
+
+TEST_CASE("lower: temps that only rounds to the rank itself move on are received into their recv blocks") {
+  // box:d=3 on 2x1x1 with 400-byte blocks (struct datatypes): each dim-0 message brings 9
+  // blocks, 7 of which would go to staging as temps and on through aliases to a final copy.
+  // All 9 are received straight into the caller's blocks, so the receive is recv[9k..9k+8],
+  // in every dimension order that sends them in one round; only the x = 0 blocks (8 non-zero
+  // and the zero offset) are copied, and nothing is staged.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const Grid grid = *Grid::create({2, 1, 1}, {true, true, true});
+  for (const std::vector<int>& order : {std::vector<int>{0, 1, 2}, std::vector<int>{1, 0, 2}, std::vector<int>{2, 1, 0}}) {
+    CAPTURE(order);
+    const std::vector<Program> progs = all_programs(plan_combining(ir::Op::kAlltoall, n, order), grid, {400});
+    check_messages_match(progs);
+    for (const Program& p : progs) {
+      const ProgramCounts c = count(p);
+      CHECK(c.copied_bytes == (8 + 1) * 400);
+      CHECK(p.staging_bytes == 0);
+      CHECK(c.received_bytes == 18 * 400);
+      for (const PhaseProgram& ph : p.phases)
+        for (const Message& m : ph.messages) {
+          if (!m.recv) continue;
+          REQUIRE(m.parts.size() == 9);
+          for (std::size_t i = 0; i < m.parts.size(); ++i) {
+            CHECK(m.parts[i].kind == Loc::Kind::kRecv);
+            CHECK(m.parts[i].index == m.parts[0].index + static_cast<int>(i));
+          }
+        }
+    }
+  }
+  // Box d=4 on 2x1x1x1: its plan reuses temp slots (120 slots, 136 temp writes); each value
+  // goes home all the same, and only the 27 blocks with x = 0 are copied.
+  for (const std::vector<int>& order : {std::vector<int>{0, 1, 2, 3}, std::vector<int>{3, 1, 0, 2}}) {
+    CAPTURE(order);
+    const ir::Plan plan = plan_combining(ir::Op::kAlltoall, *stencils::box(4, 3, -1), order);
+    REQUIRE(plan.temp_slots().size() < static_cast<std::size_t>(plan.stats().volume - 80));
+    const Program p = all_programs(plan, *Grid::create({2, 1, 1, 1}, {true, true, true, true}), {400}).at(0);
+    CHECK(count(p).copied_bytes == 27 * 400);
+    CHECK(p.staging_bytes == 0);
+  }
+  // On a 2x2x2 torus every round reaches another rank: temps are forwarded, not received home.
+  const std::vector<Program> torus = all_programs(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}),
+                                                  *Grid::create({2, 2, 2}, {true, true, true}), {400});
+  CHECK(torus.at(0).staging_bytes > 0);
 }
 
 TEST_CASE("lower: wrong layouts are errors that name what is wrong") {

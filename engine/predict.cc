@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "engine/bind.h"
+#include "engine/final_home.h"
 
 namespace cartplan::engine {
 namespace {
@@ -37,7 +38,7 @@ bool one_run(const std::vector<Loc>& parts) {
 // nullopt when the plan cannot be lowered here (other ops; a route the grid does not have).
 std::optional<std::vector<std::vector<bool>>> runs_of(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes,
                                                       const Grid& grid, std::int64_t struct_min_bytes,
-                                                      const std::vector<bool>& contiguous) {
+                                                      std::int64_t home_limit, const std::vector<bool>& contiguous) {
   if (plan.op() != ir::Op::kAlltoall && plan.op() != ir::Op::kAllgather) return std::nullopt;
   // bind() and lower() add up message and staging bytes in 64-bit integers and trust their
   // callers to have checked the sizes; predict() sees any size (a block of INT64_MAX bytes is
@@ -64,6 +65,7 @@ std::optional<std::vector<std::vector<bool>>> runs_of(const ir::Plan& plan, cons
         (*side)[i].contiguous = contiguous[contiguous.size() == 1 ? 0 : i];
   LowerOptions lo;
   lo.struct_min_bytes = struct_min_bytes;
+  lo.home_max_message_bytes = home_limit;
   Result<Program> program = lower(plan, *bound, layout, lo);
   if (!program) return std::nullopt;
   // Both sides of a round: this process's send and its receive (on a torus every process's
@@ -126,8 +128,52 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     return static_cast<bool>(contiguous[contiguous.size() == 1 ? 0 : block_of(r)]);
   };
   const bool use_grid = grid && grid->ndims() == plan.ndims();
-  // Which struct messages are one run of memory on both sides: asked of the lowering once, when
-  // some message needs it (several entries by struct datatype above the eager limit).
+  auto local_round = [&](const ir::Round& r) { return use_grid && wraps_to_self(r.shift, *grid); };
+  // Values that the lowering receives straight into their recv block (final_home.h; every
+  // entry performed, as on a torus): per phase, round and entry of a round to another process,
+  // the home or -1. Slots that hold such a value are in their home: steps out of them are free.
+  std::vector<std::vector<std::vector<int>>> home(plan.phases().size());
+  {
+    std::vector<Move> moves;
+    std::vector<std::vector<std::vector<std::size_t>>> at(plan.phases().size());
+    for (std::size_t p = 0; p < plan.phases().size(); ++p) {
+      const ir::Phase& phase = plan.phases()[p];
+      const int step = 2 * static_cast<int>(p);
+      at[p].resize(phase.rounds.size());
+      for (std::size_t ri = 0; ri < phase.rounds.size(); ++ri) {
+        const ir::Round& r = phase.rounds[ri];
+        for (std::size_t e = 0; e < r.send.size(); ++e) {
+          if (local_round(r)) {
+            moves.push_back(Move{step, r.send[e], r.recv[e]});
+          } else {
+            moves.push_back(Move{step, r.send[e], std::nullopt});
+            at[p][ri].push_back(moves.size());
+            moves.push_back(Move{step, std::nullopt, r.recv[e]});
+          }
+        }
+      }
+      for (const ir::Copy& copy : phase.copies) moves.push_back(Move{step + 1, copy.from, copy.to});
+    }
+    const int last = 2 * static_cast<int>(plan.phases().size());
+    for (const ir::Copy& copy : plan.copies()) moves.push_back(Move{last, copy.from, copy.to});
+    const std::vector<int> h = final_homes(moves, static_cast<int>(plan.temp_slots().size()), plan.num_recv_blocks());
+    for (std::size_t p = 0; p < at.size(); ++p)
+      for (const std::vector<std::size_t>& round : at[p]) {
+        home[p].emplace_back();
+        for (std::size_t i : round) home[p].back().push_back(h[i]);
+      }
+  }
+  // The lowering's condition (lower.cc): the slot and its recv block have the same size.
+  // Only alltoall's and allgather's lowering does it (reductions and rooted ops use scratch).
+  const bool plain = !ir::is_reduction(plan.op()) && !ir::is_rooted(plan.op());
+  auto received_home = [&](std::size_t p, std::size_t ri, std::size_t e, const ir::BufRef& r) {
+    const int h = home[p][ri][e];
+    if (!plain) return false;
+    return h >= 0 && bytes(r) == bytes(ir::BufRef{ir::BufKind::kRecv, h, false});
+  };
+  const std::int64_t home_limit = home_max_message_bytes(model);
+  std::vector<char> in_home(plan.temp_slots().size(), 0);
+  auto already_home = [&](const ir::BufRef& r) { return r.kind == ir::BufKind::kTemp && in_home[static_cast<std::size_t>(r.index)]; };
   std::optional<std::vector<std::vector<bool>>> runs;
   bool runs_asked = false;
   CostBreakdown c;
@@ -139,11 +185,23 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
       int segments = 0, final_segments = 0;
       bool any_temp = false;
+      const bool local = local_round(r);
+      double round_bytes = 0;
+      for (const ir::BufRef& ref : r.send) round_bytes += bytes(ref);
+      // The lowering homes blocks only in messages up to the limit (lower.h).
+      const bool homes = !local && (home_limit < 0 || round_bytes <= static_cast<double>(home_limit));
       for (std::size_t e = 0; e < r.send.size(); ++e) {
         const double be = bytes(r.send[e]);
         b += be;
         segments += be > 0;
-        if (r.recv[e].kind != ir::BufKind::kTemp) {
+        if (local && already_home(r.send[e])) {
+          if (r.recv[e].kind == ir::BufKind::kTemp) in_home[static_cast<std::size_t>(r.recv[e].index)] = 1;
+          continue;  // the block is in its recv block already: no copy
+        }
+        const bool goes_home = homes && received_home(p, ri, e, r.recv[e]);
+        if (!local && r.recv[e].kind == ir::BufKind::kTemp) in_home[static_cast<std::size_t>(r.recv[e].index)] = goes_home;
+        if (local && r.recv[e].kind == ir::BufKind::kTemp) in_home[static_cast<std::size_t>(r.recv[e].index)] = 0;
+        if (r.recv[e].kind != ir::BufKind::kTemp || goes_home) {
           finals += be;
           final_segments += be > 0;
         } else {
@@ -152,7 +210,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       }
       // The lowering's rule (lower.h): struct datatypes when the mean entry reaches the threshold.
       const bool by_struct = struct_min_bytes >= 0 && segments > 0 && b >= static_cast<double>(struct_min_bytes) * segments;
-      if (use_grid && wraps_to_self(r.shift, *grid)) {
+      if (local) {
         c.copy_bytes += finals;  // forwarded entries are aliased, final ones copied
         continue;
       }
@@ -176,7 +234,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       bool single_copy = r.send.size() > 1 ? !by_struct : contiguous_entry(r.send[0]);
       if (b > static_cast<double>(model.eager_limit_bytes)) {
         if (r.send.size() > 1 && by_struct && use_grid) {
-          if (!runs_asked) runs = runs_of(plan, block_bytes, *grid, struct_min_bytes, contiguous);
+          if (!runs_asked) runs = runs_of(plan, block_bytes, *grid, struct_min_bytes, home_limit, contiguous);
           runs_asked = true;
           if (runs) single_copy = (*runs)[p][ri];
         }
@@ -191,7 +249,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     if (any_message) ++c.phases;
     for (const ir::Copy& copy : phase.copies) c.copy_bytes += bytes(copy.to);
   }
-  for (const ir::Copy& copy : plan.copies()) c.copy_bytes += bytes(copy.to);
+  for (const ir::Copy& copy : plan.copies())
+    if (!already_home(copy.from)) c.copy_bytes += bytes(copy.to);
   c.message_us = c.messages * model.alpha_us;
   c.phase_us = c.phases * model.phase_us;
   c.wire_us = c.wire_bytes * model.beta_us_per_byte;

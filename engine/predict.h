@@ -53,7 +53,10 @@ struct CostBreakdown {
 // datatype (no copy);
 // otherwise the sender packs every entry and the receiver unpacks the final ones (forwarded
 // entries stay where they arrived). A round to the process itself copies its final entries
-// (forwarded ones are aliased).
+// (forwarded ones are aliased). An entry received from another process that only such rounds
+// and final copies move on is received straight into its recv block (final_home.h) in messages
+// up to home_max_message_bytes(model): it counts as a final entry, and the steps after it
+// copy nothing.
 // The share of processes with a peer at +shift (1 on a torus; (n-|s|)/n per mesh dimension).
 double peer_share(const ir::Offset& shift, const Grid& grid);
 

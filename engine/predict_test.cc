@@ -3,8 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
 
+#include "engine/bind.h"
 #include "engine/lower.h"
 #include "engine/planner.h"
 #include "engine/stencils.h"
@@ -114,6 +116,7 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
   m.single_copy_us_per_byte = 0.5;
+  REQUIRE(home_max_message_bytes(m) == 4064);  // the single copy is dearer: no homes above the limit
   const CostBreakdown natural = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
   CHECK(natural.messages == 2);
   CHECK(natural.pipelined == 2);
@@ -124,6 +127,19 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CHECK(reversed.rendezvous == 2);
   CHECK(reversed.single_copy_bytes == 2 * 3 * 2048);
   CHECK(reversed.rendezvous_us == doctest::Approx(2 * m.rendezvous_us));
+  // Where the single copy is cheap, the natural order's temps, which only the round of
+  // dimension 1 (to the process itself) moves on, are received into their recv blocks
+  // (final_home.h): recv[0..2] again, one run, the single copy.
+  CostModel cheap = m;
+  cheap.rendezvous_us = 1;
+  cheap.single_copy_us_per_byte = 0;
+  REQUIRE(home_max_message_bytes(cheap) == -1);
+  const CostBreakdown homed = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
+  CHECK(homed.pipelined == 0);
+  CHECK(homed.rendezvous == 2);
+  CHECK(homed.copy_bytes == 3 * 2048);  // the blocks with x = 0 only
+  // On a 3x3 torus the temps go on to other processes: not one run, pipelined.
+  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, *Grid::create({3, 3}, {true, true})).pipelined == 4);
   // The same plan over strided caller blocks is not one run: pipelined.
   const CostBreakdown strided = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g,
                                         LowerOptions::kDefaultStructMinBytes, {false});
@@ -139,6 +155,69 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
       predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {std::numeric_limits<std::int64_t>::max()}, m, g);
   CHECK(huge.pipelined == 2);
   CHECK(huge.rendezvous == 0);
+}
+
+TEST_CASE("on a torus the copied bytes are the lowering's, blocks received into their home included") {
+  // predict() repeats the lowering's copy rules (packing, unpacking, aliases, struct datatypes,
+  // temps received straight into their recv block); lower() is the reference. On a torus
+  // every process runs the same program up to peers, so process 0 stands for all.
+  std::vector<std::pair<Neighborhood, std::vector<std::vector<int>>>> cases = {
+      {*stencils::box(2, 3, -1), {{1, 1}, {2, 1}, {1, 2}, {3, 3}, {4, 2}}},
+      {*stencils::box(3, 3, -1), {{2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {2, 2, 2}, {3, 1, 2}}},
+      {*stencils::box(3, 5, -2), {{2, 1, 1}, {4, 1, 1}, {2, 3, 1}}},
+      // Planners reuse temp slots from d = 4 on (120 slots for 136 temp writes).
+      {*stencils::box(4, 3, -1), {{2, 1, 1, 1}, {1, 1, 2, 1}, {2, 2, 1, 1}}},
+  };
+  for (const auto& [n, grids] : cases)
+    for (const std::vector<int>& dims : grids) {
+      const Grid g = *Grid::create(dims, std::vector<bool>(dims.size(), true));
+      std::vector<int> order(dims.size());
+      for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+      std::vector<ir::Plan> plans = {plan_direct(ir::Op::kAlltoall, n)};
+      do plans.push_back(plan_combining(ir::Op::kAlltoall, n, order));
+      while (std::next_permutation(order.begin(), order.end()));
+      for (const ir::Plan& plan : plans)
+        for (std::int64_t b : {8, 400, 4000}) {
+          CAPTURE(dims);
+          CAPTURE(plan.dim_order());
+          CAPTURE(b);
+          const Result<Binder> binder = Binder::create(plan);
+          REQUIRE(binder.ok());
+          const Result<BoundPlan> bound = binder->bind(g, g.coords(0), {b});
+          REQUIRE(bound.ok());
+          // Both models: homes in messages up to 100 bytes (unit_model), and in every message.
+          CostModel no_limit = unit_model();
+          no_limit.rendezvous_us = 0;
+          for (const CostModel& model : {unit_model(), no_limit}) {
+            LowerOptions lo;
+            lo.home_max_message_bytes = home_max_message_bytes(model);
+            const Result<Program> prog = lower(plan, *bound, contiguous_layout(plan, *bound), lo);
+            REQUIRE(prog.ok());
+            CHECK(predict(plan, {b}, model, g).copy_bytes == static_cast<double>(count(*prog).copied_bytes));
+          }
+        }
+    }
+}
+
+TEST_CASE("blocks received straight into their recv block: no copy after, and the message scatters them") {
+  // Box d=3 on 2x1x1 with 400-byte blocks (struct datatypes): dimension 0's two messages bring
+  // 9 blocks each, all of which only local rounds move on: received into their recv blocks.
+  // What is copied: the 8 non-zero blocks with x = 0 (rounds to the process itself) and the
+  // zero offset.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  const Grid g = *Grid::create({2, 1, 1}, {true, true, true});
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 4096;  // the 3600-byte messages are eager: homes whatever the single copy costs
+  const CostBreakdown c = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, m, g);
+  CHECK(c.messages == 2);
+  CHECK(c.copy_bytes == (8 + 1) * 400);
+  CHECK(c.scatter_bytes == 18 * 400);
+  CHECK(c.segments == 2 * (9 + 9));  // 9 entries at the sender, 9 final ones at the receiver
+  // Above a limit (unit_model: 100 bytes, single copy dearer) the temps stay in staging and
+  // are copied home at the end: 16 more blocks copied, one staging segment per message.
+  const CostBreakdown limited = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, unit_model(), g);
+  CHECK(limited.copy_bytes == (8 + 16 + 1) * 400);
+  CHECK(limited.segments == 2 * (9 + 1 + 1));
 }
 
 TEST_CASE("real per-block sizes: corners small, faces large") {

@@ -526,6 +526,7 @@ Result<int> cmd_simulate(const Options& o) {
     sim::ProgramSimOptions po;
     po.block_bytes = sim_options.block_bytes;
     po.root = sim_options.root;
+    po.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
     Result<sim::ProgramSimReport> r = sim::simulate_programs(*plan, *grid, po);
     if (!r) return fail("simulate --programs: " + r.error());
     prog = std::move(*r);
@@ -623,7 +624,9 @@ Result<int> cmd_lower(const Options& o) {
   Result<engine::BoundPlan> bound =
       binder->bind(grid, grid.coords(static_cast<int>(*rank)), *sizes, root);
   if (!bound) return fail("lower: " + bound.error());
-  Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound));
+  engine::LowerOptions lo;
+  lo.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
+  Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound), lo);
   if (!program) return fail("lower: " + program.error());
   if (req->format == Format::kJson)
     std::cout << engine::to_json(*program).dump(2) << "\n";

@@ -254,6 +254,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_struct_min_bytes: " + n.error() + " (expected -1 or a byte count)");
     o->struct_min_bytes = *n;
   }
+  v = info_value(info, "cartplan_home_max_bytes", &present);
+  if (present) {
+    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
+    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes: " + n.error() + " (expected -1 or a byte count)");
+    o->home_max_message_bytes = *n;
+  }
   return {};
 }
 

@@ -65,6 +65,10 @@ struct Options {
   // packed; -1 always packs. Local: sender and receiver may differ (the bytes on the wire are
   // the same either way), so it is not part of the agreement.
   std::int64_t struct_min_bytes = engine::LowerOptions::kDefaultStructMinBytes;
+  // engine::LowerOptions::home_max_message_bytes (Info cartplan_home_max_bytes): blocks go
+  // straight into their recv blocks in messages of at most this many bytes (-1: every
+  // message); nullopt: engine::home_max_message_bytes(model). Local, like struct_min_bytes.
+  std::optional<std::int64_t> home_max_message_bytes;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension

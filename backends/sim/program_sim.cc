@@ -203,7 +203,10 @@ Result<LoweredGrid> lower_grid(const ir::Plan& plan, const engine::Grid& grid, c
   for (int r = 0; r < grid.size(); ++r) {
     Result<engine::BoundPlan> b = binder->bind(grid, grid.coords(r), options.block_bytes, root);
     if (!b) return fail("rank " + std::to_string(r) + ": " + b.error());
-    Result<Program> prog = engine::lower(plan, *b, engine::contiguous_layout(plan, *b));
+    engine::LowerOptions lo;
+    lo.struct_min_bytes = options.struct_min_bytes;
+    lo.home_max_message_bytes = options.home_max_message_bytes;
+    Result<Program> prog = engine::lower(plan, *b, engine::contiguous_layout(plan, *b), lo);
     if (!prog) return fail("rank " + std::to_string(r) + ": lower: " + prog.error());
     out.bound.push_back(std::move(*b));
     out.programs.push_back(std::move(*prog));

@@ -29,6 +29,7 @@
 
 #include "engine/bind.h"
 #include "engine/grid.h"
+#include "engine/lower.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 #include "ir/result.h"
@@ -40,6 +41,11 @@ struct ProgramSimOptions {
   std::vector<std::int64_t> block_bytes = {8};
   int root = -1;         // rooted ops: the root's rank
   int max_errors = 100;  // errors listed in full; the rest are counted
+  // The lowering's choice between packing and struct datatypes (engine::LowerOptions); 0 sends
+  // every message of several parts by struct datatype, whatever the block size.
+  std::int64_t struct_min_bytes = engine::LowerOptions::kDefaultStructMinBytes;
+  // engine::LowerOptions::home_max_message_bytes (-1: blocks go home in every message).
+  std::int64_t home_max_message_bytes = -1;
 };
 
 struct ProgramSimReport {

@@ -164,7 +164,7 @@ constexpr ir::Op kOps[] = {ir::Op::kAlltoall,      ir::Op::kAllgather, ir::Op::k
 TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans x tori/meshes") {
   std::mt19937 rng(static_cast<unsigned>(env_or("CARTPLAN_PROPERTY_SEED", 1)));
   const long cases = env_or("CARTPLAN_PROPERTY_CASES", 80);
-  long runs = 0, meshes = 0, dups = 0, zeros = 0, roots = 0;
+  long runs = 0, meshes = 0, dups = 0, zeros = 0, roots = 0, structs = 0;
   for (long c = 0; c < cases; ++c) {
     const Case k = random_case(rng);
     CAPTURE(c);
@@ -200,8 +200,14 @@ TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans
           if (k.grid.size() <= 6)
             for (int r = 0; r < k.grid.size(); ++r) rs.push_back(r);
         }
+        // Packed and struct datatype messages both: with struct_min_bytes 0 every message of
+        // several parts scatters into the caller's blocks and staging (temps received into
+        // their recv blocks included), whatever the block size.
+        o.struct_min_bytes = c % 3 == 0 ? 0 : engine::LowerOptions::kDefaultStructMinBytes;
+        structs += o.struct_min_bytes == 0;
         for (int root : rs) {
           CAPTURE(root);
+          CAPTURE(o.struct_min_bytes);
           o.root = root;
           check_same_as_plan_sim(*plan, k.grid, o);
           ++runs;
@@ -214,6 +220,7 @@ TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans
   CHECK(dups > cases / 5);
   CHECK(zeros > cases / 5);
   CHECK(roots > cases);
+  CHECK(structs > cases / 4);
   MESSAGE("ran " << runs << " lowered grids (" << roots << " with a root); " << meshes << " meshes, " << dups
                  << " with duplicates, " << zeros << " with the zero offset");
 }

@@ -94,6 +94,11 @@ void creation_errors(Harness& h) {
     rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
     expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_struct_min_bytes", std::string("bad struct_min_bytes '") + bad + "'");
     MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_home_max_bytes", bad);
+    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+    expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes", std::string("bad home_max_bytes '") + bad + "'");
+    MPI_Info_free(&info);
   }
   // C++ API: offsets of the wrong dimension throw on every rank.
   bool threw = false;

@@ -56,9 +56,10 @@ Case box_case(int d, int size, bool mesh) {
   return c;
 }
 
-void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* struct_min, int m) {
+void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* struct_min, const char* home_max, int m) {
   const std::string what = std::string(kOpNames[static_cast<int>(op)]) + " " + algo + " d=" + std::to_string(c.d) +
-                           (c.periods[0] ? " torus" : " mesh") + " m=" + std::to_string(m) + " struct_min=" + struct_min;
+                           (c.periods[0] ? " torus" : " mesh") + " m=" + std::to_string(m) + " struct_min=" + struct_min +
+                           " home_max=" + home_max;
   MPI_Comm cart = cartplan::mpitest::open_cart(c.d, c.dims, c.periods, c.t, c.offsets, algo, struct_min);
   std::vector<int> sources(c.t), targets(c.t);
   Cart_neighbor_get(cart, c.t, sources.data(), MPI_UNWEIGHTED, c.t, targets.data(), MPI_UNWEIGHTED);
@@ -76,17 +77,22 @@ void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* st
   for (int j = 0; j < nsend; ++j) send[j] = h.rank * 100000 + j;
   Cart_Request req = CART_REQUEST_NULL;
   int rc = MPI_SUCCESS;
+  // Blocks received straight into their recv blocks in every message, or in none.
+  MPI_Info init_info;
+  MPI_Info_create(&init_info);
+  MPI_Info_set(init_info, "cartplan_home_max_bytes", home_max);
   switch (op) {
-    case Op::kAlltoall: rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req); break;
-    case Op::kAllgather: rc = Cart_allgather_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, MPI_INFO_NULL, &req); break;
+    case Op::kAlltoall: rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, init_info, &req); break;
+    case Op::kAllgather: rc = Cart_allgather_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, init_info, &req); break;
     case Op::kAlltoallv:
       rc = Cart_alltoallv_init(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(), displs.data(),
-                               MPI_INT, cart, MPI_INFO_NULL, &req);
+                               MPI_INT, cart, init_info, &req);
       break;
     case Op::kAllreduce:
-      rc = Cart_allreduce_init(send.data(), recv.data(), m, MPI_INT, MPI_SUM, cart, MPI_INFO_NULL, &req);
+      rc = Cart_allreduce_init(send.data(), recv.data(), m, MPI_INT, MPI_SUM, cart, init_info, &req);
       break;
   }
+  MPI_Info_free(&init_info);
   h.check(rc == MPI_SUCCESS, what + ": init");
   if (rc != MPI_SUCCESS) {
     MPI_Comm_free(&cart);
@@ -148,6 +154,7 @@ void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* st
     }
     engine::LowerOptions lo;
     lo.struct_min_bytes = std::atoll(struct_min);
+    lo.home_max_message_bytes = std::atoll(home_max);
     cartplan::Result<engine::Program> mine = engine::lower(*plan, bound, layout, lo);
     h.check(mine.ok(), what + ": lower");
     if (mine.ok()) {
@@ -172,7 +179,8 @@ int main(int argc, char** argv) {
         if (op == Op::kAlltoallv && mesh) continue;
         for (const char* algo : {"direct", "combining"})
           for (const char* struct_min : {"-1", "0", "256"})
-            for (int m : {1, 100}) run_case(h, c, op, algo, struct_min, m);
+            for (const char* home_max : {"-1", "0"})
+              for (int m : {1, 100}) run_case(h, c, op, algo, struct_min, home_max, m);
       }
     }
   // Errors: a NULL request or a NULL out-pointer.
