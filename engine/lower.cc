@@ -214,7 +214,6 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
   // nothing else touches, are received into that block (final_home.h): the steps after
   // them find the block in place and vanish.
   const std::vector<std::vector<int>> home = received_homes(plan, bound);
-  // Entry j that round k receives from another rank, or its home.
   // Round k's receive from another rank, entry by entry: each entry, or its home (in messages
   // up to the limit).
   auto received_as = [&](int k) {

@@ -183,16 +183,14 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     for (std::size_t ri = 0; ri < phase.rounds.size(); ++ri) {
       const ir::Round& r = phase.rounds[ri];
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
+      for (const ir::BufRef& ref : r.send) b += bytes(ref);
       int segments = 0, final_segments = 0;
       bool any_temp = false;
       const bool local = local_round(r);
-      double round_bytes = 0;
-      for (const ir::BufRef& ref : r.send) round_bytes += bytes(ref);
       // The lowering homes blocks only in messages up to the limit (lower.h).
-      const bool homes = !local && (home_limit < 0 || round_bytes <= static_cast<double>(home_limit));
+      const bool homes = !local && (home_limit < 0 || b <= static_cast<double>(home_limit));
       for (std::size_t e = 0; e < r.send.size(); ++e) {
         const double be = bytes(r.send[e]);
-        b += be;
         segments += be > 0;
         if (local && already_home(r.send[e])) {
           if (r.recv[e].kind == ir::BufKind::kTemp) in_home[static_cast<std::size_t>(r.recv[e].index)] = 1;
