@@ -1,4 +1,4 @@
-// Log-round (Bruck-style) routing inside combining alltoall plans.
+// Log-round (Bruck-style) routing inside combining alltoall and allgather plans.
 #include "engine/loground.h"
 
 #include <algorithm>
@@ -29,7 +29,9 @@ int hops(int c, bool log) { return c == 0 ? 0 : log ? static_cast<int>(bits_of(c
 
 }  // namespace
 
-bool supports_log_rounds(ir::Op op) { return op == ir::Op::kAlltoall || op == ir::Op::kScatter; }
+bool supports_log_rounds(ir::Op op) {
+  return ir::symmetric_op(op) == ir::Op::kAlltoall || ir::symmetric_op(op) == ir::Op::kAllgather;
+}
 
 int linear_rounds(const Neighborhood& nbh, int k) { return nbh.distinct_nonzero(k); }
 
@@ -58,6 +60,11 @@ ir::Plan plan_log_round(ir::Op op, const Neighborhood& nbh, const std::vector<in
   for (int k = 0; k < nbh.ndims(); ++k)
     for (const Offset& o : nbh.offsets()) in_range = in_range && (!log_dims[k] || std::abs(static_cast<long long>(o[k])) < (1LL << 30));
   assert(in_range);
+  if (ir::symmetric_op(op) == ir::Op::kAllgather) {
+    ir::PlanParts gather = allgather_tree(nbh, order, log_dims).parts();
+    gather.op = op;  // bcast and gather run the allgather plan
+    return ir::Plan(std::move(gather));
+  }
   const int t = nbh.size(), d = nbh.ndims();
   ir::PlanParts parts;
   parts.op = op;

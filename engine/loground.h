@@ -1,4 +1,4 @@
-// Log-round (Bruck-style) routing of one dimension inside a combining alltoall (seed 002,
+// Log-round (Bruck-style) routing of one dimension inside a combining plan (seed 002,
 // Sect. 5.3, algorithm c). Along dimension k the blocks with coordinate c != 0 are routed in
 // sub-phases j = 0, 1, ..: sub-phase j shifts by +2^j (blocks with c > 0 whose |c| has bit j
 // set) and by -2^j (the same for c < 0). So the values {1..s} take ceil(log2(s+1)) rounds per
@@ -9,6 +9,12 @@
 // dimensions is needed). Plans stay rank-independent (every shift is the same on every process)
 // and pass the same ir::verify(); they are combining plans (JSON "algorithm": "combining")
 // whose log-routed dimensions have several phases.
+//
+// Allgather (and bcast and gather, which run its plan) routes positions, not blocks: its prefix
+// tree (planner.h, allgather_tree) reaches value c of a log-routed dimension through the
+// positions of c's partial sums, lowest bit first. Each position is received once and shared by
+// every value that passes it; for {1..s} every partial sum is itself a value, so the volume is
+// the linear plan's and only the rounds drop.
 //
 // The general ring version (a rank-dependent distance per process, e.g. Bruck's alltoall over
 // all p ranks) is out of scope: a plan holds relative shifts that are the same on every
@@ -25,7 +31,8 @@
 
 namespace cartplan::engine {
 
-// Ops with log-round plans: alltoall and scatter (which runs the alltoall plan).
+// Ops with log-round plans: alltoall and allgather, and the rooted ops that run their plans
+// (scatter; bcast and gather). Not the reductions.
 bool supports_log_rounds(ir::Op op);
 
 // Rounds of dimension k: linear (one per distinct non-zero value) and log-round (per sign, the
@@ -36,7 +43,7 @@ int log_rounds(const Neighborhood& nbh, int k);
 // The dimensions where log rounds need fewer rounds than linear ones (and every |value| < 2^30).
 std::vector<bool> log_round_dims(const Neighborhood& nbh);
 
-// The combining alltoall (or scatter) in `dim_order`, log-routed in the dimensions with
+// The combining plan of `op` in `dim_order`, log-routed in the dimensions with
 // log_dims[k]; with no such dimension it is plan_combining's plan. Requires supports_log_rounds(op)
 // and |value| < 2^30 in the log-routed dimensions.
 ir::Plan plan_log_round(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,

@@ -122,7 +122,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     add_best_order("combining", base, [&](const std::vector<int>& o) { return plan_combining(op, nbh, o); });
   }
   if (options.algo == AlgoChoice::kLogRound && !supports_log_rounds(op))
-    return fail(std::string("log-round plans exist for alltoall and scatter only, not ") + ir::to_string(op));
+    return fail(std::string("log-round plans exist for alltoall, allgather, scatter, bcast and gather only, not ") +
+                ir::to_string(op));
   if (supports_log_rounds(op) && (all || options.algo == AlgoChoice::kLogRound)) {
     const std::vector<bool> log = log_round_dims(nbh);
     // Auto considers it only where it differs from combining; asked for, it is always built.

@@ -26,7 +26,7 @@
 namespace cartplan::engine {
 
 // kLogRound: the combining plan with log-round (Bruck-style) routing in the dimensions where it
-// saves rounds (loground.h); alltoall and scatter only.
+// saves rounds (loground.h); alltoall and allgather (and the rooted ops that run them).
 // kHybrid: some offsets direct, the rest combined, chosen greedily under the model (hybrid.h);
 // alltoall and allgather (and the rooted ops that run them).
 enum class AlgoChoice { kAuto, kDirect, kCombining, kLogRound, kHybrid };

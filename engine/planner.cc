@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -118,7 +119,10 @@ ir::Plan combining_alltoall(const Neighborhood& nbh, const std::vector<int>& ord
   return finish(std::move(parts), nbh);
 }
 
-ir::Plan combining_allgather(const Neighborhood& nbh, const std::vector<int>& order) {
+}  // namespace
+
+ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& order, const std::vector<bool>& log_dims) {
+  assert(static_cast<int>(log_dims.size()) == nbh.ndims());
   ir::PlanParts parts = start(ir::Op::kAllgather, ir::Algorithm::kCombining, nbh, order);
   const int t = nbh.size(), d = nbh.ndims();
   const std::vector<int> first = first_occurrence(nbh);
@@ -143,45 +147,66 @@ ir::Plan combining_allgather(const Neighborhood& nbh, const std::vector<int>& or
         if (nbh[i][order[m]] != 0) return false;
       return true;
     };
-    std::map<int, ir::Round> rounds;  // value -> round, ordered by value
-    std::vector<Node> next;
-    for (const Node& node : level) {
-      std::map<int, std::vector<int>> children;  // value of coordinate k -> blocks
-      for (int i : node.blocks) children[nbh[i][k]].push_back(i);
-      for (auto& [value, blocks] : children) {
-        if (value == 0) {  // same position: the child lives where its parent does
-          next.push_back(Node{node.where, std::move(blocks)});
-          continue;
+    // Children of every node by their value of coordinate k.
+    std::vector<std::map<int, std::vector<int>>> children(level.size());
+    for (std::size_t n = 0; n < level.size(); ++n)
+      for (int i : level[n].blocks) children[n][nbh[i][k]].push_back(i);
+    // Where each node's positions along k live: value 0 is the node itself. A linear dimension
+    // reaches value c in one hop (one phase, one round per value). A log-routed one reaches it
+    // through the partial sums of c's bits, lowest first (one phase per bit, one round per
+    // sign); a partial sum is a position too, received once and shared by every value that
+    // passes it (for {1..s} every partial sum is itself a value), so it lands in the recv block
+    // of a block that ends there, else in a temp slot.
+    std::vector<std::map<int, BufRef>> at(level.size());
+    for (std::size_t n = 0; n < level.size(); ++n) at[n][0] = level[n].where;
+    const int bits = log_dims[k] ? 31 : 1;
+    for (int j = 0; j < bits; ++j) {
+      std::map<int, ir::Round> rounds;  // shift -> round, ordered by shift
+      for (std::size_t n = 0; n < level.size(); ++n) {
+        for (const auto& [value, blocks] : children[n]) {
+          if (value == 0) continue;
+          const long long a = std::abs(static_cast<long long>(value));
+          const int sign = value > 0 ? 1 : -1;
+          if (log_dims[k] && !(a >> j & 1)) continue;
+          const int from = log_dims[k] ? sign * static_cast<int>(a & ((1LL << j) - 1)) : 0;
+          const int to_value = log_dims[k] ? from + sign * (1 << j) : value;
+          if (at[n].count(to_value)) continue;  // reached already, by a value with the same low bits
+          const auto child = children[n].find(to_value);  // the node at to_value, if a value
+          const std::vector<int>& here = child != children[n].end() ? child->second : blocks;
+          BufRef to;
+          auto own = child != children[n].end() ? std::find_if(here.begin(), here.end(), ends_here) : here.end();
+          if (own != here.end()) {
+            to = recv_ref(*own);
+          } else {
+            to = temp_ref(static_cast<int>(parts.temp_slots.size()));
+            parts.temp_slots.push_back({here.front()});
+          }
+          ir::Round& round = rounds[to_value - from];
+          round.send.push_back(at[n].at(from));
+          round.recv.push_back(to);
+          at[n][to_value] = to;
         }
-        BufRef to;
-        auto own = std::find_if(blocks.begin(), blocks.end(), ends_here);
-        if (own != blocks.end()) {
-          to = recv_ref(*own);
-        } else {
-          to = temp_ref(static_cast<int>(parts.temp_slots.size()));
-          parts.temp_slots.push_back({blocks.front()});
-        }
-        ir::Round& round = rounds[value];
-        round.send.push_back(node.where);
-        round.recv.push_back(to);
-        next.push_back(Node{to, std::move(blocks)});
       }
-    }
-    if (!rounds.empty()) {
+      if (rounds.empty()) continue;
       ir::Phase phase;
       phase.dim = k;
-      for (auto& [value, round] : rounds) {
-        round.shift = unit(d, k, value);
+      for (auto& [shift, round] : rounds) {
+        round.shift = unit(d, k, shift);
         round.tag = tag++;
         phase.rounds.push_back(std::move(round));
       }
       parts.phases.push_back(std::move(phase));
     }
+    std::vector<Node> next;
+    for (std::size_t n = 0; n < level.size(); ++n)
+      for (auto& [value, blocks] : children[n]) next.push_back(Node{at[n].at(value), std::move(blocks)});
     level = std::move(next);
   }
   add_local_copies(parts, nbh, first);
   return finish(std::move(parts), nbh);
 }
+
+namespace {
 
 BufRef reducing(BufRef r) {
   r.reduce = true;
@@ -370,7 +395,7 @@ ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<in
   if (ir::is_rooted(op)) return relabel(plan_combining(ir::symmetric_op(op), nbh, dim_order), op);
   switch (op) {
     case ir::Op::kAlltoall: return combining_alltoall(nbh, dim_order);
-    case ir::Op::kAllgather: return combining_allgather(nbh, dim_order);
+    case ir::Op::kAllgather: return allgather_tree(nbh, dim_order, std::vector<bool>(nbh.ndims(), false));
     case ir::Op::kAllreduce:
       return is_product(nbh) ? product_allreduce(nbh, dim_order) : tree_reduction(op, nbh, dim_order);
     default: return tree_reduction(op, nbh, dim_order);

@@ -35,6 +35,11 @@ ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh);
 // dim_order must be a permutation of 0..d-1 (see check_dim_order).
 ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order);
 
+// plan_combining's allgather prefix tree with the dimensions in `log_dims` routed by log rounds
+// (loground.h: a position along k is reached through the partial sums of its bits, one phase
+// per bit); all false gives plan_combining's allgather plan. plan_log_round builds on it.
+ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& dim_order, const std::vector<bool>& log_dims);
+
 // Increasing C_k, ties by dimension index (the papers' choice for allgather trees).
 std::vector<int> auto_dim_order(const Neighborhood& nbh);
 // The order make_plan uses for `op`: auto_dim_order, reversed for allreduce, reduce_scatter and

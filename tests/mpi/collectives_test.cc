@@ -1,4 +1,4 @@
-// MPI test of every Cartesian collective x {direct, combining, auto} x {blocking, non-blocking,
+// MPI test of every Cartesian collective x {auto, direct, combining, hybrid, log-round} x {blocking, non-blocking,
 // persistent} on random neighbourhoods (duplicates, zero offset) and random periodic,
 // non-periodic and mixed grids, with rank- and block-dependent data. Results are checked
 // against the expected blocks (sentinel where the source is outside the mesh), against
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/sim/simulator.h"
+#include "engine/loground.h"
 #include "engine/optimizer.h"
 #include "tests/mpi/harness.h"
 
@@ -29,7 +31,7 @@ enum class Op { kAlltoall, kAlltoallv, kAlltoallw, kAllgather, kAllgatherv, kAll
 enum class Mode { kBlocking, kNonblocking, kPersistent };
 const char* kOpNames[] = {"alltoall", "alltoallv", "alltoallw", "allgather", "allgatherv", "allgatherw"};
 const char* kModeNames[] = {"blocking", "nonblocking", "persistent"};
-const char* kAlgoNames[] = {"auto", "direct", "combining", "hybrid"};
+const char* kAlgoNames[] = {"auto", "direct", "combining", "hybrid", "loground"};
 
 bool is_gather(Op op) { return op >= Op::kAllgather; }
 
@@ -66,9 +68,16 @@ Case random_case(std::mt19937& rng, int np) {
   const int kind = pick(0, 2);
   for (int k = 0; k < c.d; ++k) c.periods.push_back(kind == 0 ? 1 : kind == 1 ? 0 : pick(0, 1));
   const int distinct = pick(1, 7);
+  // Coordinates up to 4 in a third of the cases, so that log-round plans route by bits.
+  const int reach = pick(0, 2) == 0 ? 4 : 2;
   for (int i = 0; i < distinct; ++i)
-    for (int k = 0; k < c.d; ++k) c.offsets.push_back(pick(-2, 2));
+    for (int k = 0; k < c.d; ++k) c.offsets.push_back(pick(-reach, reach));
   c.t = distinct;
+  if (reach == 4) {  // and a deep line, +-{1, 2, 3} along one dimension (3 rounds become 2)
+    const int line = pick(0, c.d - 1), sign = pick(0, 1) ? 1 : -1;
+    for (int v = 1; v <= 3; ++v, ++c.t)
+      for (int k = 0; k < c.d; ++k) c.offsets.push_back(k == line ? sign * v : 0);
+  }
   if (pick(0, 2) == 0) {  // zero offset
     for (int k = 0; k < c.d; ++k) c.offsets.push_back(0);
     ++c.t;
@@ -299,16 +308,22 @@ void compare_with_mpi(Harness& h, const Case& c, MPI_Comm cart, const std::vecto
   MPI_Comm_free(&graph);
 }
 
-// The plan the backend runs, simulated for all ranks in one process.
-void compare_with_simulator(Harness& h, const Case& c) {
+std::optional<cartplan::engine::Neighborhood> neighborhood_of(const Case& c) {
   std::vector<cartplan::ir::Offset> offs(c.t, cartplan::ir::Offset(c.d));
   for (int i = 0; i < c.t; ++i)
     for (int k = 0; k < c.d; ++k) offs[i][k] = c.offsets[i * c.d + k];
   auto nbh = cartplan::engine::Neighborhood::create(c.d, offs);
+  return nbh ? std::optional<cartplan::engine::Neighborhood>(*nbh) : std::nullopt;
+}
+
+// The plan the backend runs, simulated for all ranks in one process.
+void compare_with_simulator(Harness& h, const Case& c) {
+  auto nbh = neighborhood_of(c);
   std::vector<bool> per(c.periods.begin(), c.periods.end());
   auto grid = cartplan::engine::Grid::create(c.dims, per);
   for (auto op : {cartplan::ir::Op::kAlltoall, cartplan::ir::Op::kAllgather})
-    for (auto algo : {cartplan::engine::AlgoChoice::kDirect, cartplan::engine::AlgoChoice::kCombining}) {
+    for (auto algo : {cartplan::engine::AlgoChoice::kDirect, cartplan::engine::AlgoChoice::kCombining,
+                      cartplan::engine::AlgoChoice::kLogRound}) {
       cartplan::engine::PlanOptions o;
       o.algo = algo;
       auto plan = cartplan::engine::make_plan(op, *nbh, o);
@@ -328,8 +343,12 @@ void random_cases(Harness& h, int seed, int cases) {
       std::vector<int> o(c.offsets.begin() + i * c.d, c.offsets.begin() + (i + 1) * c.d);
       if (std::any_of(o.begin(), o.end(), [](int x) { return x != 0; })) distinct.insert(o);
     }
-    const int algos = distinct.size() >= 2 ? 4 : 3;
-    for (int algo = 0; algo < algos; ++algo) {
+    // Log-round (forced) where some dimension has values that log rounds route in fewer rounds.
+    const std::vector<bool> log = cartplan::engine::log_round_dims(*neighborhood_of(c));
+    std::vector<int> algos = {0, 1, 2};
+    if (distinct.size() >= 2) algos.push_back(3);
+    if (std::find(log.begin(), log.end(), true) != log.end()) algos.push_back(4);
+    for (int algo : algos) {
       // Messages of several blocks go packed (the default for small blocks) in even cases and by
       // struct datatypes, with no copy by cartplan, in odd ones.
       MPI_Comm cart = make_cart(c, kAlgoNames[algo], n % 2 ? "0" : "-1");
