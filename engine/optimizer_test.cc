@@ -222,5 +222,25 @@ TEST_CASE("strided blocks: above the eager limit they pipeline, and the choice f
         "block contiguity: got 2 flags, expected 1 or 9 (one per offset)");
 }
 
+TEST_CASE("ir::plan_shape names every candidate by its phases (JSON says direct or combining)") {
+  PlanOptions o;
+  o.block_bytes = 8;
+  int hybrids = 0, logs = 0;
+  for (const Neighborhood& n : {*stencils::chebyshev(2, 4, 1), *stencils::box(3, 3, -1)})
+    for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kAllgather, ir::Op::kBcast, ir::Op::kAllreduce, ir::Op::kReduceScatter}) {
+      CAPTURE(ir::to_string(op));
+      Result<std::vector<Candidate>> c = plan_candidates(op, n, o);
+      REQUIRE(c.ok());
+      for (const Candidate& x : *c) {
+        CAPTURE(x.name);
+        CHECK(x.name.substr(0, x.name.find(',')) == ir::plan_shape(x.plan));  // ", best order" aside
+        hybrids += x.name == "hybrid";
+        logs += x.name == "log-round";
+      }
+    }
+  CHECK(hybrids >= 4);
+  CHECK(logs == 3);  // chebyshev depth 4: alltoall, allgather, bcast
+}
+
 }  // namespace
 }  // namespace cartplan::engine

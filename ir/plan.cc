@@ -25,6 +25,16 @@ bool personalized_send(Op op) { return op == Op::kAlltoall || op == Op::kReduceS
 bool one_recv_block(Op op) { return is_reduction(op); }
 bool blocks_have_own_shape(Op op) { return op == Op::kAlltoall || op == Op::kScatter; }
 
+const char* plan_shape(const Plan& plan) {
+  if (plan.algorithm() == Algorithm::kDirect) return "direct";
+  std::vector<int> phases_of_dim(plan.ndims(), 0);
+  for (const Phase& phase : plan.phases()) {
+    if (phase.dim == Phase::kAllDims) return "hybrid";
+    if (phase.dim >= 0 && phase.dim < plan.ndims() && ++phases_of_dim[phase.dim] > 1) return "log-round";
+  }
+  return "combining";
+}
+
 bool fits_schema1(const Plan& plan) {
   if (plan.op() != Op::kAlltoall && plan.op() != Op::kAllgather) return false;
   for (const Phase& ph : plan.phases()) {

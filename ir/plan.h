@@ -168,6 +168,12 @@ bool one_recv_block(Op op);     // allreduce, reduce_scatter, reduce
 bool blocks_have_own_shape(Op op);
 // Schema 1 can express the plan: alltoall/allgather, no reduce entries, no phase copies.
 bool fits_schema1(const Plan& plan);
+// What kind of plan this is, read from its phases (JSON labels hybrid and log-round plans
+// "combining"): "direct"; "hybrid" (a combining plan with an all-dimensions phase, direct
+// rounds in front of the first combining one); "log-round" (a dimension routed by several
+// phases); else "combining".
+//   std::printf("%s\n", plan_shape(plan));
+const char* plan_shape(const Plan& plan);
 
 // Names used in JSON and text output.
 const char* to_string(Op op);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "ir/json.h"
 #include "ir/parse_number.h"
 
 namespace {
@@ -639,6 +640,20 @@ class Runner {
   Serial serial_;
 };
 
+// The kind of plan a request runs: direct, combining, hybrid or log-round (the JSON labels the
+// last two "combining"; ir::plan_shape reads them from the phases).
+std::string algorithm_of(Cart_Request req) {
+  char* json = nullptr;
+  CART(Cart_request_plan(req, &json));
+  const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
+  Cart_free_plan_json(json);
+  if (!plan) {  // our own bug: the backend returned a plan it cannot read back
+    std::fprintf(stderr, "halo: the request's plan does not parse: %s\n", plan.error().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return cartplan::ir::plan_shape(*plan);
+}
+
 // The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each checked
 // on its own fresh run, then timed together (Runner::time_round_robin); *first_mismatch is ""
 // or the first mismatch rank 0 found.
@@ -656,11 +671,9 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
     CART(Cart_alltoallw_init(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
                              dt.rtypes.data(), p.cart, info, &req));
     MPI_Info_free(&info);
-    int combining = 0;
-    CART(Cart_request_algorithm(req, &combining));
     Variant v;
     v.name = std::string("cartplan ") + algo;
-    v.algorithm = combining ? "combining" : "direct";
+    v.algorithm = algorithm_of(req);
     if (std::string(algo) == "auto") *auto_choice = v.algorithm;
     requests.push_back(req);
     variants.push_back(v);
