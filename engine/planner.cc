@@ -123,6 +123,10 @@ ir::Plan combining_alltoall(const Neighborhood& nbh, const std::vector<int>& ord
 
 ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& order, const std::vector<bool>& log_dims) {
   assert(static_cast<int>(log_dims.size()) == nbh.ndims());
+  [[maybe_unused]] bool in_range = true;  // bits 0..29 reach every log-routed value
+  for (int k = 0; k < nbh.ndims(); ++k)
+    for (const Offset& o : nbh.offsets()) in_range = in_range && (!log_dims[k] || std::abs(static_cast<long long>(o[k])) < (1LL << 30));
+  assert(in_range);
   ir::PlanParts parts = start(ir::Op::kAllgather, ir::Algorithm::kCombining, nbh, order);
   const int t = nbh.size(), d = nbh.ndims();
   const std::vector<int> first = first_occurrence(nbh);

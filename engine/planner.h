@@ -38,6 +38,7 @@ ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<in
 // plan_combining's allgather prefix tree with the dimensions in `log_dims` routed by log rounds
 // (loground.h: a position along k is reached through the partial sums of its bits, one phase
 // per bit); all false gives plan_combining's allgather plan. plan_log_round builds on it.
+// Requires |value| < 2^30 in the log-routed dimensions (see log_round_dims).
 ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& dim_order, const std::vector<bool>& log_dims);
 
 // Increasing C_k, ties by dimension index (the papers' choice for allgather trees).
