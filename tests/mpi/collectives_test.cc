@@ -1,5 +1,5 @@
-// MPI test of every Cartesian collective x {auto, direct, combining, hybrid, log-round} x {blocking, non-blocking,
-// persistent} on random neighbourhoods (duplicates, zero offset) and random periodic,
+// MPI test of every Cartesian collective x {auto, direct, combining, hybrid, log-round} x
+// {blocking, non-blocking, persistent} on random neighbourhoods (duplicates, zero offset) and random periodic,
 // non-periodic and mixed grids, with rank- and block-dependent data. Results are checked
 // against the expected blocks (sentinel where the source is outside the mesh), against
 // MPI_Neighbor_alltoall/allgather on an MPI_Dist_graph_create_adjacent communicator, and the
@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -308,17 +307,17 @@ void compare_with_mpi(Harness& h, const Case& c, MPI_Comm cart, const std::vecto
   MPI_Comm_free(&graph);
 }
 
-std::optional<cartplan::engine::Neighborhood> neighborhood_of(const Case& c) {
+// The case's offsets as a neighbourhood (random_case makes only valid ones).
+cartplan::engine::Neighborhood neighborhood_of(const Case& c) {
   std::vector<cartplan::ir::Offset> offs(c.t, cartplan::ir::Offset(c.d));
   for (int i = 0; i < c.t; ++i)
     for (int k = 0; k < c.d; ++k) offs[i][k] = c.offsets[i * c.d + k];
-  auto nbh = cartplan::engine::Neighborhood::create(c.d, offs);
-  return nbh ? std::optional<cartplan::engine::Neighborhood>(*nbh) : std::nullopt;
+  return *cartplan::engine::Neighborhood::create(c.d, offs);
 }
 
 // The plan the backend runs, simulated for all ranks in one process.
 void compare_with_simulator(Harness& h, const Case& c) {
-  auto nbh = neighborhood_of(c);
+  const cartplan::engine::Neighborhood nbh = neighborhood_of(c);
   std::vector<bool> per(c.periods.begin(), c.periods.end());
   auto grid = cartplan::engine::Grid::create(c.dims, per);
   for (auto op : {cartplan::ir::Op::kAlltoall, cartplan::ir::Op::kAllgather})
@@ -326,7 +325,7 @@ void compare_with_simulator(Harness& h, const Case& c) {
                       cartplan::engine::AlgoChoice::kLogRound}) {
       cartplan::engine::PlanOptions o;
       o.algo = algo;
-      auto plan = cartplan::engine::make_plan(op, *nbh, o);
+      auto plan = cartplan::engine::make_plan(op, nbh, o);
       auto r = cartplan::sim::simulate(*plan, *grid, cartplan::sim::SimOptions{});
       h.check(r.ok() && r->ok, c.text + ": simulator disagrees");
     }
@@ -344,7 +343,7 @@ void random_cases(Harness& h, int seed, int cases) {
       if (std::any_of(o.begin(), o.end(), [](int x) { return x != 0; })) distinct.insert(o);
     }
     // Log-round (forced) where some dimension has values that log rounds route in fewer rounds.
-    const std::vector<bool> log = cartplan::engine::log_round_dims(*neighborhood_of(c));
+    const std::vector<bool> log = cartplan::engine::log_round_dims(neighborhood_of(c));
     std::vector<int> algos = {0, 1, 2};
     if (distinct.size() >= 2) algos.push_back(3);
     if (std::find(log.begin(), log.end(), true) != log.end()) algos.push_back(4);
