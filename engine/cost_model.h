@@ -17,6 +17,12 @@
 //                       single copy is slow, as on this VM, these are the cheaper ones). A struct
 //                       message whose parts are one run of memory on both sides is contiguous to
 //                       Open MPI and pays rendezvous_us instead (predict.h)
+//   pipeline_us_per_byte  per byte of those pipelined messages, on top of beta; may be negative,
+//                       down to -beta: the pipeline overlaps the sender's copy into fragments
+//                       with the receiver's copy out of them, which an eager message (one
+//                       fragment) cannot. Without it a fit must choose between a pipeline
+//                       that is free (right for 100-KB messages) and one that is dear (right
+//                       for 7-KB ones, which pay the handshake and save little copying)
 //   segment_us          per segment of a message sent or received by struct datatype (Open
 //                       MPI's datatype engine walks them one by one on both sides; lower.h
 //                       sends large blocks that way instead of copying them)
@@ -57,6 +63,8 @@ struct CostModel {
   // sent contiguously (direct, hybrid) 17.7-18.6 us, by struct datatype (combining) 10.6 us;
   // with --mca btl_vader_single_copy_mechanism none all three take 10.3-13.0 us.
   static constexpr double kDefaultPipelineUs = kDefaultRendezvousUs;
+  // The built-in model prices a pipelined byte like any byte on the wire; calibrate fits it.
+  static constexpr double kDefaultPipelineUsPerByte = 0;
   // Nor the per-byte price of the two paths; calibrate fits it (it needs large messages to
   // show: np = 2, box d=2 alltoallv with 1 MB faces, direct 345 us against combining 191 us).
   static constexpr double kDefaultSingleCopyUsPerByte = 0;
@@ -78,6 +86,7 @@ struct CostModel {
   double rendezvous_us = kDefaultRendezvousUs;
   double single_copy_us_per_byte = kDefaultSingleCopyUsPerByte;
   double pipeline_us = kDefaultPipelineUs;
+  double pipeline_us_per_byte = kDefaultPipelineUsPerByte;  // >= -beta_us_per_byte
   double segment_us = kDefaultSegmentUs;
   double scatter_us_per_byte = kDefaultScatterUsPerByte;
 
@@ -96,6 +105,7 @@ struct CostModel {
     m.rendezvous_us = 0;
     m.single_copy_us_per_byte = 0;
     m.pipeline_us = 0;
+    m.pipeline_us_per_byte = 0;
     m.segment_us = 0;
     m.scatter_us_per_byte = 0;
     return m;

@@ -54,6 +54,15 @@ Result<CostModel> parse_cost_model(const std::string& text) {
         return fail(std::string("\"") + key + "\" must be a finite number >= 0");
       *field = j[key].get<double>();
     }
+    // Signed: the pipeline may cost less per byte than an eager message, never less than nothing.
+    const char* per_byte = "pipeline_us_per_byte";
+    m.pipeline_us_per_byte = CostModel::kDefaultPipelineUsPerByte;
+    if (j.contains(per_byte)) {
+      if (!j[per_byte].is_number() || !std::isfinite(j[per_byte].get<double>()) ||
+          j[per_byte].get<double>() + m.beta_us_per_byte < 0)
+        return fail(std::string("\"") + per_byte + "\" must be a finite number >= -beta_us_per_byte");
+      m.pipeline_us_per_byte = j[per_byte].get<double>();
+    }
   }
   return m;
 }
@@ -78,6 +87,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   j["rendezvous_us"] = m.rendezvous_us;
   j["single_copy_us_per_byte"] = m.single_copy_us_per_byte;
   j["pipeline_us"] = m.pipeline_us;
+  j["pipeline_us_per_byte"] = m.pipeline_us_per_byte;
   j["segment_us"] = m.segment_us;
   j["scatter_us_per_byte"] = m.scatter_us_per_byte;
   if (!extra_members.empty()) {

@@ -34,6 +34,7 @@ TEST_CASE("a version-2 file round-trips every term, extra members kept") {
   m.eager_limit_bytes = 8192;
   m.rendezvous_us = 3.25;
   m.pipeline_us = 1.75;
+  m.pipeline_us_per_byte = -0.000125;  // signed, down to -beta
   m.single_copy_us_per_byte = 0.0000375;
   m.segment_us = 0.125;
   m.scatter_us_per_byte = 0.0000625;
@@ -50,6 +51,7 @@ TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezv
       "phase_us": 2, "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064})");
   REQUIRE(m.ok());
   CHECK(m->pipeline_us == 4.5);
+  CHECK(m->pipeline_us_per_byte == 0);
   CHECK(m->single_copy_us_per_byte == CostModel::kDefaultSingleCopyUsPerByte);
   CHECK(m->segment_us == CostModel::kDefaultSegmentUs);
   CHECK(m->scatter_us_per_byte == CostModel::kDefaultScatterUsPerByte);
@@ -59,6 +61,13 @@ TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezv
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
       "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, "single_copy_us_per_byte": "fast"})")
             .error() == "\"single_copy_us_per_byte\" must be a finite number >= 0");
+  // The pipeline's per-byte term may be negative, but a pipelined byte never costs less than nothing.
+  const std::string head = R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
+      "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, )";
+  CHECK(parse_cost_model(head + R"("pipeline_us_per_byte": -0.001})")->pipeline_us_per_byte == -0.001);
+  for (const char* bad : {R"("pipeline_us_per_byte": -0.0011})", R"("pipeline_us_per_byte": "cheap"})",
+                          R"("pipeline_us_per_byte": null})"})
+    CHECK(parse_cost_model(head + bad).error() == "\"pipeline_us_per_byte\" must be a finite number >= -beta_us_per_byte");
 }
 
 TEST_CASE("bad files are errors naming the problem") {

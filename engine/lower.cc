@@ -466,7 +466,7 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
 std::int64_t home_max_message_bytes(const CostModel& model) {
   const double b = static_cast<double>(model.eager_limit_bytes) + 1;
   const double single = model.rendezvous_us + model.single_copy_us_per_byte * b;
-  const double pipelined = model.pipeline_us + model.copy_us_per_byte * b;
+  const double pipelined = model.pipeline_us + (model.pipeline_us_per_byte + model.copy_us_per_byte) * b;
   return single > pipelined ? model.eager_limit_bytes : -1;
 }
 

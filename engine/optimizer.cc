@@ -25,6 +25,8 @@ Result<bool> check_model(const CostModel& m) {
   if (bad(m.single_copy_us_per_byte))
     return fail("the single-copy cost must be a finite, non-negative number of microseconds per byte");
   if (bad(m.pipeline_us)) return fail("the pipeline cost must be a finite, non-negative number of microseconds");
+  if (!std::isfinite(m.pipeline_us_per_byte) || m.pipeline_us_per_byte + m.beta_us_per_byte < 0)
+    return fail("the pipeline's per-byte cost must be a finite number of microseconds per byte, at least -beta");
   if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
   if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");
   if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");

@@ -109,6 +109,12 @@ TEST_CASE("explicit choices and orders are honoured; bad options are errors") {
   o.model.single_copy_us_per_byte = std::numeric_limits<double>::quiet_NaN();
   CHECK(make_plan(ir::Op::kAlltoall, n, o).error() ==
         "the single-copy cost must be a finite, non-negative number of microseconds per byte");
+  o.model.single_copy_us_per_byte = 0;
+  o.model.pipeline_us_per_byte = -0.001;  // a pipelined byte free: allowed
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).ok());
+  o.model.pipeline_us_per_byte = -0.002;
+  CHECK(make_plan(ir::Op::kAlltoall, n, o).error() ==
+        "the pipeline's per-byte cost must be a finite number of microseconds per byte, at least -beta");
 }
 
 TEST_CASE("with a grid, rounds that wrap to the process itself cost nothing") {

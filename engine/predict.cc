@@ -241,6 +241,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
           c.single_copy_bytes += share * b;
         } else {
           c.pipelined += share;
+          c.pipelined_bytes += share * b;
         }
       }
     }
@@ -255,7 +256,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   c.copy_us = c.copy_bytes * model.copy_us_per_byte;
   c.rendezvous_us = c.rendezvous * model.rendezvous_us;
   c.single_copy_us = c.single_copy_bytes * model.single_copy_us_per_byte;
-  c.pipeline_us = c.pipelined * model.pipeline_us;
+  c.pipeline_us = c.pipelined * model.pipeline_us + c.pipelined_bytes * model.pipeline_us_per_byte;
   c.segment_us = c.segments * model.segment_us;
   c.scatter_us = c.scatter_bytes * model.scatter_us_per_byte;
   return c;
@@ -266,13 +267,13 @@ std::string explain(const CostBreakdown& c, const CostModel& model) {
   std::snprintf(buf, sizeof buf,
                 "messages %g x %.3f = %.3f | phases %d x %.3f = %.3f | wire %.0f B x %.6f = %.3f | "
                 "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | single-copy %.0f B x %.6f = %.3f | "
-                "pipelined %g x %.3f = %.3f | "
+                "pipelined %g x %.3f + %.0f B x %.6f = %.3f | "
                 "segments %g x %.3f = %.3f | "
                 "scattered %.0f B x %.6f = %.3f | total %.3f us",
                 c.messages, model.alpha_us, c.message_us, c.phases, model.phase_us, c.phase_us, c.wire_bytes,
                 model.beta_us_per_byte, c.wire_us, c.copy_bytes, model.copy_us_per_byte, c.copy_us, c.rendezvous,
                 model.rendezvous_us, c.rendezvous_us, c.single_copy_bytes, model.single_copy_us_per_byte,
-                c.single_copy_us, c.pipelined, model.pipeline_us, c.pipeline_us, c.segments, model.segment_us, c.segment_us, c.scatter_bytes,
+                c.single_copy_us, c.pipelined, model.pipeline_us, c.pipelined_bytes, model.pipeline_us_per_byte, c.pipeline_us, c.segments, model.segment_us, c.segment_us, c.scatter_bytes,
                 model.scatter_us_per_byte, c.scatter_us, c.total_us());
   return buf;
 }

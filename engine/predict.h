@@ -28,6 +28,7 @@ struct CostBreakdown {
   double rendezvous = 0;   // contiguous messages above the eager limit
   double single_copy_bytes = 0;  // bytes of those contiguous messages
   double pipelined = 0;    // struct datatype messages above the eager limit
+  double pipelined_bytes = 0;  // bytes of those messages
   double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
   double scatter_bytes = 0;  // bytes a struct receive puts straight into the caller's blocks
   double message_us = 0;   // messages * alpha
@@ -36,7 +37,7 @@ struct CostBreakdown {
   double copy_us = 0;      // copy_bytes * copy
   double rendezvous_us = 0;  // rendezvous * rendezvous
   double single_copy_us = 0;  // single_copy_bytes * single_copy
-  double pipeline_us = 0;    // pipelined * pipeline
+  double pipeline_us = 0;    // pipelined * pipeline + pipelined_bytes * pipeline per byte
   double segment_us = 0;     // segments * segment
   double scatter_us = 0;     // scatter_bytes * scatter
   double total_us() const {

@@ -71,7 +71,16 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
   CHECK(d.rendezvous == 8);
   CHECK(d.pipelined == 0);
-  CHECK(explain(s, m).find("| pipelined 4 x 300.000 = 1200.000 |") != std::string::npos);
+  CHECK(s.pipelined_bytes == 4 * 1200);
+  CHECK(explain(s, m).find("| pipelined 4 x 300.000 + 4800 B x 0.000000 = 1200.000 |") != std::string::npos);
+  // The pipeline's per-byte term: on top of beta, negative where pipelining beats an eager
+  // message per byte; only pipelined messages pay it.
+  m.pipeline_us_per_byte = -0.005;  // half of beta
+  const CostBreakdown cheaper = predict(p, {400}, m, std::nullopt);
+  CHECK(cheaper.pipeline_us == doctest::Approx(1200 - 0.005 * 4800));
+  CHECK(cheaper.total_us() == doctest::Approx(s.total_us() - 24));
+  CHECK(predict(p, {400}, m, std::nullopt, -1).total_us() == doctest::Approx(packed.total_us()));
+  m.pipeline_us_per_byte = 0;
   // The single copy's per-byte price: contiguous messages above the limit only.
   m.single_copy_us_per_byte = 0.5;
   CHECK(predict(p, {400}, m, std::nullopt).single_copy_us == 0);  // struct datatypes pipeline
@@ -117,6 +126,13 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   m.pipeline_us = 300;
   m.single_copy_us_per_byte = 0.5;
   REQUIRE(home_max_message_bytes(m) == 4064);  // the single copy is dearer: no homes above the limit
+  {
+    // Unless the pipeline's per-byte price outweighs it: 300 + (0.8 + 0.001) x 4065 us pipelined
+    // against 1000 + 0.5 x 4065 us by single copy (unit_model copies at 0.001 us per byte).
+    CostModel dear_pipeline = m;
+    dear_pipeline.pipeline_us_per_byte = 0.8;
+    CHECK(home_max_message_bytes(dear_pipeline) == -1);
+  }
   const CostBreakdown natural = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
   CHECK(natural.messages == 2);
   CHECK(natural.pipelined == 2);

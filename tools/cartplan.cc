@@ -406,8 +406,8 @@ Result<int> cmd_plan(const Options& o) {
     std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
               << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
               << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
-              << " B (struct datatype messages " << m.pipeline_us
-              << " us), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
+              << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
+              << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
     std::size_t best = 0;
     for (std::size_t i = 1; i < cands->size(); ++i)
       if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
