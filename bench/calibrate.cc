@@ -18,8 +18,10 @@
 // and block sizes on both sides of the eager limit. The counts are engine::predict's for the
 // plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
 // what the optimizer counts (the fixed cost of a call goes into the phase term: every plan has
-// a phase). The output also says in how many (neighbour-
-// hood, op, size) groups the fitted model's cheapest variant is within 10% of the fastest.
+// a phase). The rows run with the built-in model's home limit (engine/lower.h); where the
+// fitted model's differs, they are measured and fitted once more with the fit's, so that the
+// file prices the lowering it will produce. The output also says in how many (neighbourhood,
+// op, size) groups the fitted model's cheapest variant is within 10% of the fastest.
 // The phase term needs phases that all send messages: at np = 2 every grid is 2x1x.. and only
 // log-round plans have more than one, so calibrate at the process count you run (np = 4 gives
 // 2x2 grids). The eager limit is not fitted: it is Open MPI's
