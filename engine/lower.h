@@ -85,10 +85,10 @@ struct LowerOptions {
 };
 
 // The home limit for a machine: its eager limit where the cost model prices a message just
-// above it dearer by single copy (rendezvous + single copy) than pipelined with its blocks'
-// copy (pipeline, its per-byte term, and the copy the homes save), else -1. Measured at np = 2 here (bench/README.md,
-// "Zero-copy forwarding"): box d = 4 alltoall, 400-byte blocks, 3.9 us pipelined against
-// 11.5 us once its 10.8 KB receives were one run.
+// above it dearer by single copy (rendezvous + single copy) than pipelined (the pipeline, its
+// per-byte term, and the copy of its blocks that the homes save), else -1. Measured at np = 2
+// here (bench/README.md, "Zero-copy forwarding"): box d = 4 alltoall, 400-byte blocks, 3.9 us
+// pipelined against 11.5 us once its 10.8 KB receives were one run.
 std::int64_t home_max_message_bytes(const CostModel& model);
 
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
