@@ -11,8 +11,8 @@
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
 // messages above it) + pipeline per byte * (their bytes) + segment * (struct datatype segments)
 // + scatter * (bytes received by struct datatype into the caller's blocks), every term fitted by
-// non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must order 2-us plans as well
-// as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
+// non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must
+// order 2-us plans as well as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
 // optimizer chooses between (direct, combining, combining packed, combining in the reversed
 // dimension order, hybrid, log-round) on box neighbourhoods (d = 2..4, n = 3; d = 2, n = 7, 9)
 // and block sizes on both sides of the eager limit. The counts are engine::predict's for the
@@ -305,19 +305,18 @@ Fit fit(const Rows& rows, std::int64_t eager_limit) {
   model.single_copy_us_per_byte = c[8];
   model.pipeline_us_per_byte = c[9] - c[2];
   model.eager_limit_bytes = eager_limit;
-  double ss_res = 0, ss_tot = 0, mean = 0, &worst = f.worst;
+  double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
     double pred = 0;
     for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[i][j];
     ss_res += (y[i] - pred) * (y[i] - pred);
     ss_tot += (y[i] - mean) * (y[i] - mean);
-    worst = std::max(worst, std::abs(pred - y[i]) / std::max(y[i], 1e-9));
+    f.worst = std::max(f.worst, std::abs(pred - y[i]) / std::max(y[i], 1e-9));
   }
   f.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
   // The choices on the rows themselves: in how many (spec, op, size) groups does the fitted
   // model's cheapest variant run within 10% of the fastest one?
-  int &groups = f.groups, &chosen_well = f.chosen_well;
   std::set<std::string> judged;
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (!judged.insert(group[i]).second) continue;
@@ -330,8 +329,8 @@ Fit fit(const Rows& rows, std::int64_t eager_limit) {
       if (pred < pick_pred) pick_pred = pred, pick = k;
       if (y[k] < y[fastest]) fastest = k;
     }
-    ++groups;
-    chosen_well += y[pick] <= 1.10 * y[fastest];
+    ++f.groups;
+    f.chosen_well += y[pick] <= 1.10 * y[fastest];
   }
   return f;
 }
@@ -369,9 +368,10 @@ int main(int argc, char** argv) {
   // bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
   // blocks. At 100 and 128 ints the deep halos' log-round messages (14 and 18 blocks) are
   // pipelined just above the limit where combining's (7 and 9 blocks) are eager just below it:
-  // the rows that price the pipeline's handshake apart from its per-byte gain. Without the 1000-int rows no row had many eager messages of nearly the limit's
-  // size, the sweep's m = 1000 case, and the fit mispriced it; the 16384-int rows (64 KB
-  // blocks, messages up to 5 MB) are where the single copy's per-byte price shows.
+  // the rows that price the pipeline's handshake apart from its per-byte gain. Without the
+  // 1000-int rows no row had many eager messages of nearly the limit's size, the sweep's
+  // m = 1000 case, and the fit mispriced it; the 16384-int rows (64 KB blocks, messages up to
+  // 5 MB) are where the single copy's per-byte price shows.
   std::vector<int> sizes = quick ? std::vector<int>{1, 128, 1000, 1024, 2048, 16384}
                                  : std::vector<int>{1, 16, 100, 128, 512, 1000, 1024, 2048, 16384};
   if (!sizes_arg.empty()) sizes = sizes_arg;
@@ -406,23 +406,21 @@ int main(int argc, char** argv) {
                   static_cast<long long>(cartplan::engine::home_max_message_bytes(f.model)));
   }
   const cartplan::engine::CostModel& model = f.model;
-  const std::vector<double>& y = rows.y;
-  const double r2 = f.r2, worst = f.worst;
-  const int groups = f.groups, chosen_well = f.chosen_well;
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
                 "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst "
                 "relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.pipeline_us_per_byte, model.segment_us, model.scatter_us_per_byte, r2,
-                worst, y.size());
-    std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", chosen_well, groups);
+                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.pipeline_us_per_byte, model.segment_us, model.scatter_us_per_byte, f.r2,
+                f.worst, rows.y.size());
+    std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well,
+                f.groups);
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
                     R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", r2, worst, y.size(), chosen_well, groups,
+                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());
