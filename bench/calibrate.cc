@@ -18,10 +18,11 @@
 // and block sizes on both sides of the eager limit. The counts are engine::predict's for the
 // plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
 // what the optimizer counts (the fixed cost of a call goes into the phase term: every plan has
-// a phase). The rows run with the built-in model's home limit (engine/lower.h); where the
-// fitted model's differs, they are measured and fitted once more with the fit's, so that the
-// file prices the lowering it will produce. The output also says in how many (neighbourhood,
-// op, size) groups the fitted model's cheapest variant is within 10% of the fastest.
+// a phase). The rows run with the built-in model's home limit and trailers (engine/lower.h);
+// where the fitted model's differ, they are measured once more with the fit's and the model is
+// fitted on both passes, so that the file prices the lowering it will produce. The output also
+// says in how many (neighbourhood, op, size) groups the fitted model's cheapest variant is
+// within 10% of the fastest (on the rows that ran the fitted model's lowering).
 // The phase term needs phases that all send messages: at np = 2 every grid is 2x1x.. and only
 // log-round plans have more than one, so calibrate at the process count you run (np = 4 gives
 // 2x2 grids). The eager limit is not fitted: it is Open MPI's
@@ -134,8 +135,8 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 // pipelined messages and the rest: the fit prices each kind with its own non-negative rate, and
 // the model's pipeline_us_per_byte is the difference (cost_model.h: it may be negative, down to
 // -beta, which is exactly what non-negative rates allow).
-// `counting`: a model whose eager limit and home limit (home_max_message_bytes) the requests
-// ran with; the counts depend on nothing else of it.
+// `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
+// threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
                              const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, counting, grid, struct_min_bytes);
@@ -149,12 +150,18 @@ struct Rows {
   std::vector<std::vector<double>> X;
   std::vector<double> y;
   std::vector<std::string> group;
+  void append(const Rows& more) {
+    X.insert(X.end(), more.X.begin(), more.X.end());
+    y.insert(y.end(), more.y.begin(), more.y.end());
+    group.insert(group.end(), more.group.begin(), more.group.end());
+  }
 };
 
 // The rows: every variant of every neighbourhood, op and size, timed as persistent requests
-// lowered with `counting`'s home limit, and their counts.
+// lowered with `counting`'s home limit and trailers, and their counts.
 Rows measure(int np, int rank, int reps, const std::vector<int>& sizes, const cartplan::engine::CostModel& counting) {
   const std::int64_t home_limit = cartplan::engine::home_max_message_bytes(counting);
+  const std::int64_t trailer_min = cartplan::engine::trailer_min_bytes(counting);
   // Exchange fit over the kinds of plan the optimizer chooses between, as persistent requests:
   // alltoall and allgather of box neighbourhoods, each as direct, combining, combining with
   // every message packed, combining in the reversed dimension order, hybrid and (where it
@@ -206,6 +213,7 @@ Rows measure(int np, int rank, int reps, const std::vector<int>& sizes, const ca
         // The home limit features() counts with, not the one of a model file the backend may
         // find: the rows must run what they are priced as.
         MPI_Info_set(info, "cartplan_home_max_bytes", std::to_string(home_limit).c_str());
+        MPI_Info_set(info, "cartplan_trailer_min_bytes", std::to_string(trailer_min).c_str());
         if (v.reversed) MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
         MPI_Comm cart;
         if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
@@ -274,7 +282,8 @@ struct Fit {
   int groups = 0, chosen_well = 0;
 };
 
-Fit fit(const Rows& rows, std::int64_t eager_limit) {
+// Fits on `rows` and judges the choices on `judged` (the rows that ran what the fit lowers).
+Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit) {
   // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
   // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
   // every plan has at least one phase, so the phase term carries it. (A free constant took the
@@ -283,7 +292,6 @@ Fit fit(const Rows& rows, std::int64_t eager_limit) {
   // time of direct.)
   const std::vector<std::vector<double>>& X = rows.X;
   const std::vector<double>& y = rows.y;
-  const std::vector<std::string>& group = rows.group;
   std::vector<std::vector<double>> Xw;
   std::vector<double> yw;
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -315,22 +323,22 @@ Fit fit(const Rows& rows, std::int64_t eager_limit) {
     f.worst = std::max(f.worst, std::abs(pred - y[i]) / std::max(y[i], 1e-9));
   }
   f.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;
-  // The choices on the rows themselves: in how many (spec, op, size) groups does the fitted
+  // The choices on the judged rows: in how many (spec, op, size) groups does the fitted
   // model's cheapest variant run within 10% of the fastest one?
-  std::set<std::string> judged;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    if (!judged.insert(group[i]).second) continue;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < judged.y.size(); ++i) {
+    if (!seen.insert(judged.group[i]).second) continue;
     std::size_t pick = i, fastest = i;
     double pick_pred = 1e300;
-    for (std::size_t k = i; k < y.size(); ++k) {
-      if (group[k] != group[i]) continue;
+    for (std::size_t k = i; k < judged.y.size(); ++k) {
+      if (judged.group[k] != judged.group[i]) continue;
       double pred = 0;
-      for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * X[k][j];
+      for (std::size_t j = 0; j < c.size(); ++j) pred += c[j] * judged.X[k][j];
       if (pred < pick_pred) pick_pred = pred, pick = k;
-      if (y[k] < y[fastest]) fastest = k;
+      if (judged.y[k] < judged.y[fastest]) fastest = k;
     }
     ++f.groups;
-    f.chosen_well += y[pick] <= 1.10 * y[fastest];
+    f.chosen_well += judged.y[pick] <= 1.10 * judged.y[fastest];
   }
   return f;
 }
@@ -382,28 +390,34 @@ int main(int argc, char** argv) {
   double pp_alpha = 0, pp_beta = 0;
   fit2(std::vector<double>(pp_sizes.size(), 1.0), pp_sizes, pp_times, &pp_alpha, &pp_beta);
 
-  // Two passes at most. The lowering's home limit comes from the model (home_max_message_bytes),
-  // so the rows must run the home limit of the model they produce: the first pass counts and runs
-  // with the built-in model's; where the fit's limit differs, the rows are measured again with it
-  // and fitted again. (At np = 2 here the built-in model homes in every message and the fit
-  // only up to the eager limit: log-round's 7-KB messages on deep halos then copy 14 KB more
-  // than the first pass measured, and ran 1 us slower than that fit predicted.)
+  // Two passes at most. The lowering's home limit and trailers come from the model
+  // (home_max_message_bytes, trailer_min_bytes), so the rows must run those of the model they
+  // produce: the first pass counts and runs with the built-in model's (homes in every message,
+  // no trailers); where the fit's differ, the rows are measured again with the fit's, and the
+  // model is fitted on both passes (the first is the one with messages read by single copy,
+  // which trailers remove) and judged on the second. (At np = 2 here the fit homed blocks only
+  // up to the eager limit before trailers: log-round's 7-KB messages on deep halos then copied
+  // 14 KB more than the first pass measured, and ran 1 us slower than that fit predicted.)
   cartplan::engine::CostModel counting;
   counting.eager_limit_bytes = eager_limit;
   Rows rows = measure(np, rank, reps, sizes, counting);
-  Fit f = fit(rows, eager_limit);
-  const std::int64_t first_limit = cartplan::engine::home_max_message_bytes(counting);
-  const std::int64_t fitted_limit = cartplan::engine::home_max_message_bytes(f.model);
-  if (fitted_limit != first_limit) {
+  Fit f = fit(rows, rows, eager_limit);
+  auto limits = [](const cartplan::engine::CostModel& m) {
+    return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
+  };
+  const auto first = limits(counting), fitted = limits(f.model);
+  if (fitted != first) {
     if (rank == 0)
-      std::printf("the fit homes blocks in messages up to %lld bytes, the rows ran with %lld: measuring again with the fit's "
-                  "limit (first fit: choices within 10%% in %d of %d groups)\n",
-                  static_cast<long long>(fitted_limit), static_cast<long long>(first_limit), f.chosen_well, f.groups);
-    rows = measure(np, rank, reps, sizes, f.model);
-    f = fit(rows, eager_limit);
-    if (rank == 0 && cartplan::engine::home_max_message_bytes(f.model) != fitted_limit)
-      std::printf("note: the second fit's home limit differs again (%lld bytes); kept, not measured\n",
-                  static_cast<long long>(cartplan::engine::home_max_message_bytes(f.model)));
+      std::printf("the fit homes blocks in messages up to %lld bytes and trails messages from %lld bytes on, the rows ran "
+                  "with %lld and %lld: measuring again with the fit's (first fit: choices within 10%% in %d of %d groups)\n",
+                  static_cast<long long>(fitted.first), static_cast<long long>(fitted.second),
+                  static_cast<long long>(first.first), static_cast<long long>(first.second), f.chosen_well, f.groups);
+    const Rows second = measure(np, rank, reps, sizes, f.model);
+    rows.append(second);
+    f = fit(rows, second, eager_limit);
+    if (rank == 0 && limits(f.model) != fitted)
+      std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
+                  static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
   }
   const cartplan::engine::CostModel& model = f.model;
   if (rank == 0) {
@@ -419,7 +433,7 @@ int main(int argc, char** argv) {
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                     sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -182,6 +183,21 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
     return b;
   };
   auto staged = [&](std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena.take(bytes), bytes, true}; };
+  // Trailers (LowerOptions::trailer_min_bytes): one byte more at the end of the wire order,
+  // decided by the message's size, which sender and receiver agree on, so both add it or
+  // neither does. Each has its own byte (concurrent receives must not share memory), after the
+  // whole arena and one byte apart from it: between the regions they would split runs that
+  // forwarding sends from (staged_run), and right after a region they would extend its run
+  // instead of breaking it. Until the arena is complete a trailer's offset is -(its number + 1).
+  std::int64_t trailers = 0;
+  auto with_trailer = [&](Message m) {
+    if (options.trailer_min_bytes >= 0 && m.bytes > 0 && m.bytes >= options.trailer_min_bytes) {
+      m.parts.push_back(Loc{Loc::Kind::kStaging, 0, -(++trailers), 1, true});
+      m.bytes += 1;
+      m.trailer = true;
+    }
+    return m;
+  };
 
   // Whether several contiguous parts go by struct datatype rather than through staging.
   // Whether several contiguous parts go by struct datatype rather than through staging: when
@@ -282,7 +298,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
       } else {
         parts = merge_adjacent(parts);
       }
-      ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
+      ph.messages.push_back(with_trailer(make_message(false, br.send_peer, br, std::move(parts))));
     }
     for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
       const BoundRound& br = bound.rounds[k];
@@ -326,7 +342,7 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
         }
         parts = merge_adjacent(parts);
       }
-      ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
+      ph.messages.push_back(with_trailer(make_message(true, br.recv_peer, br, std::move(parts))));
       for (std::size_t j = 0; j < as.size(); ++j) {
         const BufRef& ref = round.recv[br.recv_entries[j]];
         if (as[j] != ref) temp[ref.index] = loc_of(as[j]);  // the value is in its home from now on
@@ -338,6 +354,14 @@ Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& 
     const ir::Copy& copy = plan.copies()[c];
     const Loc from = loc_of(copy.from);
     if (from.bytes > 0 && from != loc_of(copy.to)) prog.final_steps.push_back(Step{from, loc_of(copy.to), false});
+  }
+  if (trailers > 0) {
+    const std::int64_t first = arena.size + 1;
+    for (PhaseProgram& ph : prog.phases)
+      for (Message& m : ph.messages)
+        for (Loc& l : m.parts)
+          if (l.kind == Loc::Kind::kStaging && l.offset < 0) l.offset = first + (-l.offset - 1);
+    arena.size = first + trailers;
   }
   prog.staging_bytes = arena.size;
   defer_deliveries(prog);
@@ -463,7 +487,24 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
   return lower_plain(plan, bound, layout, options);
 }
 
-std::int64_t home_max_message_bytes(const CostModel& model) {
+std::int64_t trailer_min_bytes(const CostModel& model) {
+  // Single copy minus pipelined with a trailer, at b bytes: intercept + slope * b. The
+  // segments are those of a message of one contiguous part, which becomes a struct of two.
+  const double intercept = model.rendezvous_us - model.pipeline_us - 4 * model.segment_us;
+  const double slope = model.single_copy_us_per_byte - model.pipeline_us_per_byte;
+  const double first = static_cast<double>(model.eager_limit_bytes) + 1;
+  if (!std::isfinite(intercept) || !std::isfinite(slope)) return -1;
+  if (intercept + slope * first > 0) return slope >= 0 ? model.eager_limit_bytes + 1 : -1;
+  if (slope <= 0) return -1;
+  const double from = std::floor(-intercept / slope) + 1;  // the smallest b with a positive gain
+  if (from >= 0x1p62) return -1;
+  return std::max(model.eager_limit_bytes + 1, static_cast<std::int64_t>(from));
+}
+
+std::int64_t home_max_message_bytes(const CostModel& model) { return home_max_message_bytes(model, trailer_min_bytes(model)); }
+
+std::int64_t home_max_message_bytes(const CostModel& model, std::int64_t trailer_min) {
+  if (trailer_min >= 0 && trailer_min <= model.eager_limit_bytes + 1) return -1;
   const double b = static_cast<double>(model.eager_limit_bytes) + 1;
   const double single = model.rendezvous_us + model.single_copy_us_per_byte * b;
   const double pipelined = model.pipeline_us + (model.pipeline_us_per_byte + model.copy_us_per_byte) * b;

@@ -22,6 +22,8 @@
 //    (final_home.h; in messages up to LowerOptions::home_max_message_bytes): the steps after
 //    it find it in place. At np = 2 on 2x1x..x1 that is every block that crosses dimension 0
 //    before dimensions of size 1.
+//  - With LowerOptions::trailer_min_bytes, messages to another rank of at least that size end
+//    with a one-byte trailer of their own in staging, so that Open MPI pipelines them.
 //  - Copies into the caller's recv blocks that nothing reads later (every alltoall delivery;
 //    allgather's blocks that its trees do not forward) run at the end, sorted by block: the
 //    executor then moves neighbouring blocks with one memcpy, and no phase waits for them.
@@ -82,6 +84,13 @@ struct LowerOptions {
   // Open MPI's eager limit that can make a message one run of the caller's memory, which it
   // reads with a single copy instead of pipelining; see home_max_message_bytes().
   std::int64_t home_max_message_bytes = -1;
+  // Messages to another rank of at least this many bytes carry one more byte, a trailer sent
+  // from and received into a staging byte of its own (-1: none). Neither side of such a
+  // message is one run of memory, so Open MPI pipelines it through fragments instead of
+  // reading it with a single copy (on this VM 2.5-3.3x faster from 4 KB to 400 KB). The
+  // trailer changes what travels: sender and receiver must use the same value, and they
+  // agree on the message's size, so both add it or neither does. See trailer_min_bytes().
+  std::int64_t trailer_min_bytes = -1;
 };
 
 // The home limit for a machine: its eager limit where the cost model prices a message just
@@ -89,7 +98,23 @@ struct LowerOptions {
 // per-byte term, and the copy of its blocks that the homes save), else -1. Measured at np = 2
 // here (bench/README.md, "Zero-copy forwarding"): box d = 4 alltoall, 400-byte blocks, 3.9 us
 // pipelined against 11.5 us once its 10.8 KB receives were one run.
+// Where the trailers put every message above the eager limit on the pipeline, no message is
+// one run of memory to Open MPI: -1 then (homes in every message).
+// The second form is for a trailer threshold other than the model's (Info
+// cartplan_trailer_min_bytes); the first uses trailer_min_bytes(model).
 std::int64_t home_max_message_bytes(const CostModel& model);
+std::int64_t home_max_message_bytes(const CostModel& model, std::int64_t trailer_min_bytes);
+
+// The trailer threshold for a machine: the smallest message size above the eager limit from
+// which the cost model prices a pipelined message with a trailer (the pipeline, its per-byte
+// term, one more segment on each side, two for a message that was not a struct datatype)
+// below the same message by single copy (rendezvous + single copy per byte), else -1. Only a
+// threshold: where the pipeline wins for small messages and loses for large ones, -1. The
+// built-in model prices both paths alike: -1, Open MPI decides as it would without cartplan.
+//
+//   LowerOptions lo;
+//   lo.trailer_min_bytes = trailer_min_bytes(model);   // 4065 with this VM's calibration
+std::int64_t trailer_min_bytes(const CostModel& model);
 
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
 // does not fit the plan (block counts, negative sizes).

@@ -239,6 +239,99 @@ TEST_CASE("lower: temps that only rounds to the rank itself move on are received
   CHECK(torus.at(0).staging_bytes > 0);
 }
 
+TEST_CASE("lower: trailers end the messages from the threshold on, each in a byte of its own past the arena") {
+  // Box d=3 on 2x1x1 with 400-byte blocks: the dim-0 receives are recv[9k..9k+8], one run of
+  // 3600 bytes, and the sends send[9k..9k+8]; on a 2x2x2 torus combining stages temps.
+  const Neighborhood n = *stencils::box(3, 3, -1);
+  for (const std::vector<int>& dims : {std::vector<int>{2, 1, 1}, std::vector<int>{2, 2, 2}})
+    for (bool combining : {false, true})
+      for (std::int64_t threshold : {std::int64_t{0}, std::int64_t{3600}, std::int64_t{3601}, std::int64_t{-1}}) {
+        CAPTURE(dims);
+        CAPTURE(combining);
+        CAPTURE(threshold);
+        const Grid grid = *Grid::create(dims, {true, true, true});
+        const ir::Plan plan = combining ? plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}) : plan_direct(ir::Op::kAlltoall, n);
+        const std::vector<Program> plain = all_programs(plan, grid, {400});
+        LowerOptions lo;
+        lo.trailer_min_bytes = threshold;
+        const std::vector<Program> progs = all_programs(plan, grid, {400}, lo);
+        check_messages_match(progs);
+        for (std::size_t r = 0; r < progs.size(); ++r) {
+          const Program& p = progs[r];
+          const Program& q = plain[r];
+          REQUIRE(p.phases.size() == q.phases.size());
+          std::set<std::int64_t> bytes_used;
+          std::int64_t trailers = 0;
+          for (std::size_t ph = 0; ph < p.phases.size(); ++ph) {
+            // Steps are untouched; each message is the same but for its trailer.
+            CHECK(p.phases[ph].before == q.phases[ph].before);
+            CHECK(p.phases[ph].after == q.phases[ph].after);
+            REQUIRE(p.phases[ph].messages.size() == q.phases[ph].messages.size());
+            for (std::size_t i = 0; i < p.phases[ph].messages.size(); ++i) {
+              const Message& m = p.phases[ph].messages[i];
+              Message without = q.phases[ph].messages[i];
+              const bool wants = threshold >= 0 && without.bytes >= threshold;
+              CHECK(m.trailer == wants);
+              if (!wants) {
+                CHECK(m == without);
+                continue;
+              }
+              ++trailers;
+              REQUIRE(m.parts.size() == without.parts.size() + 1);
+              const Loc& t = m.parts.back();
+              CHECK(t.kind == Loc::Kind::kStaging);
+              CHECK(t.bytes == 1);
+              // Past every region of the arena, with a byte between: no run reaches it.
+              CHECK(t.offset > q.staging_bytes);
+              CHECK(bytes_used.insert(t.offset).second);
+              without.parts.push_back(t);
+              without.bytes += 1;
+              without.trailer = true;
+              CHECK(m == without);
+            }
+          }
+          CHECK(p.staging_bytes == (trailers > 0 ? q.staging_bytes + 1 + trailers : q.staging_bytes));
+          if (threshold == 0 || (threshold == 3600 && combining)) CHECK(trailers > 0);
+          if (threshold == 3601 && dims[1] == 1) CHECK(trailers == 0);
+        }
+      }
+}
+
+TEST_CASE("trailer_min_bytes: the first size above the eager limit where the pipeline is priced cheaper") {
+  CostModel m;
+  CHECK(trailer_min_bytes(m) == -1);  // the built-in model prices both paths alike: Open MPI decides
+  m.eager_limit_bytes = 4064;
+  m.rendezvous_us = 2;
+  m.pipeline_us = 0.5;
+  m.segment_us = 0.01;
+  m.single_copy_us_per_byte = 0.0001;
+  m.pipeline_us_per_byte = 0;
+  CHECK(trailer_min_bytes(m) == 4065);  // cheaper from the first rendezvous message on
+  CHECK(home_max_message_bytes(m) == -1);  // and then no message above the limit is one run
+  // A dearer pipeline: 3 + 0.04 us against 2 + 0.0001 us per byte: from 10401 bytes on.
+  m.pipeline_us = 3;
+  CHECK(trailer_min_bytes(m) == 10401);
+  // Just above the eager limit the single copy is cheaper (2.41 us against 3.81 with the blocks'
+  // copies), so homes stay in every message, as without trailers.
+  CHECK(home_max_message_bytes(m) == -1);
+  m.pipeline_us = 0.5;
+  m.rendezvous_us = 0.1;
+  m.single_copy_us_per_byte = 0.000073;
+  // Single copy 0.1 + 0.000073 b against pipelined 0.5 + 4 segments of 0.01: the gain turns
+  // positive between 6027 and 6028 bytes.
+  auto gain = [&m](double b) { return m.rendezvous_us + m.single_copy_us_per_byte * b - m.pipeline_us - 4 * m.segment_us; };
+  const std::int64_t t = trailer_min_bytes(m);
+  CHECK(t == 6028);
+  CHECK(gain(static_cast<double>(t)) > 0);
+  CHECK(gain(static_cast<double>(t - 1)) <= 0);
+  // Dearer per byte too: never.
+  m.pipeline_us_per_byte = 0.0002;
+  CHECK(trailer_min_bytes(m) == -1);
+  // Cheaper for small messages only: not a threshold, so none.
+  m.pipeline_us = 0.5;
+  CHECK(trailer_min_bytes(m) == -1);
+}
+
 TEST_CASE("lower: wrong layouts are errors that name what is wrong") {
   const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   const Grid grid = *Grid::create({3, 3}, {true, true});

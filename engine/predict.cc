@@ -108,7 +108,8 @@ double peer_share(const ir::Offset& shift, const Grid& grid) {
 }
 
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                      const std::optional<Grid>& grid, std::int64_t struct_min_bytes, const std::vector<bool>& contiguous) {
+                      const std::optional<Grid>& grid, std::int64_t struct_min_bytes, const std::vector<bool>& contiguous,
+                      std::optional<std::int64_t> trailer_min_bytes_arg) {
   assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
   assert(contiguous.size() <= 1 || static_cast<int>(contiguous.size()) == plan.num_blocks());
   // The block an entry stands for (a temp slot: the block it is shaped like). Blocks of ops
@@ -171,7 +172,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     if (!plain) return false;
     return h >= 0 && bytes(r) == bytes(ir::BufRef{ir::BufKind::kRecv, h, false});
   };
-  const std::int64_t home_limit = home_max_message_bytes(model);
+  const std::int64_t trailer_min = trailer_min_bytes_arg ? *trailer_min_bytes_arg : trailer_min_bytes(model);
+  const std::int64_t home_limit = home_max_message_bytes(model, trailer_min);
   std::vector<char> in_home(plan.temp_slots().size(), 0);
   auto already_home = [&](const ir::BufRef& r) { return r.kind == ir::BufKind::kTemp && in_home[static_cast<std::size_t>(r.index)]; };
   std::optional<std::vector<std::vector<bool>>> runs;
@@ -215,8 +217,12 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       const double share = use_grid ? peer_share(r.shift, *grid) : 1.0;
       if (share == 0) continue;
       any_message = true;
+      // The lowering's trailer (lower.h): one byte more, in a segment of its own on each side,
+      // and the message is never one run of memory.
+      const bool trailer = plain && trailer_min >= 0 && b > 0 && b >= static_cast<double>(trailer_min);
+      const double wire = trailer ? b + 1 : b;
       c.messages += share;
-      c.wire_bytes += share * b;
+      c.wire_bytes += share * wire;
       // Packed at the sender, final entries unpacked at the receiver; by struct datatype no
       // copies, but the datatype engine walks every entry on both sides.
       if (r.send.size() > 1 && !by_struct) c.copy_bytes += share * (b + finals);
@@ -230,18 +236,22 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       // copy, a struct datatype message is pipelined through fragments (cost_model.h), unless
       // its parts are one run of memory on both sides (runs_of).
       bool single_copy = r.send.size() > 1 ? !by_struct : contiguous_entry(r.send[0]);
-      if (b > static_cast<double>(model.eager_limit_bytes)) {
-        if (r.send.size() > 1 && by_struct && use_grid) {
+      if (trailer) {
+        c.segments += share * (r.send.size() > 1 && by_struct ? 2 : 4);
+        single_copy = false;
+      }
+      if (wire > static_cast<double>(model.eager_limit_bytes)) {
+        if (!trailer && r.send.size() > 1 && by_struct && use_grid) {
           if (!runs_asked) runs = runs_of(plan, block_bytes, *grid, struct_min_bytes, home_limit, contiguous);
           runs_asked = true;
           if (runs) single_copy = (*runs)[p][ri];
         }
         if (single_copy) {
           c.rendezvous += share;
-          c.single_copy_bytes += share * b;
+          c.single_copy_bytes += share * wire;
         } else {
           c.pipelined += share;
-          c.pipelined_bytes += share * b;
+          c.pipelined_bytes += share * wire;
         }
       }
     }

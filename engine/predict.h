@@ -69,11 +69,16 @@ double peer_share(const ir::Offset& shift, const Grid& grid);
 // datatype message (pipeline_us). With `grid`, a struct datatype message above the limit whose
 // parts are one run of memory on both sides (as the lowering lays out one process's program,
 // with the caller's blocks back to back in index order) is contiguous to Open MPI: single copy.
-// Finding that lowers the plan once (alltoall and allgather only).
+// Finding that lowers the plan once (alltoall and allgather only). Alltoall and allgather
+// messages of at least `trailer_min_bytes` (nullopt: trailer_min_bytes(model), as the MPI
+// backend lowers without Info) carry the lowering's one-byte trailer: one
+// byte more on the wire, a segment more on each side (two for a message that was not a struct
+// datatype), and pipelined above the eager limit, never single copy.
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid,
                       std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes,
-                      const std::vector<bool>& contiguous = {});
+                      const std::vector<bool>& contiguous = {},
+                      std::optional<std::int64_t> trailer_min_bytes = std::nullopt);
 
 // True iff `shift` leads every process of `grid` back to itself.
 bool wraps_to_self(const ir::Offset& shift, const Grid& grid);

@@ -26,6 +26,15 @@ CostModel unit_model() {
   return m;
 }
 
+// predict() for a lowering without trailers (Info cartplan_trailer_min_bytes = -1): most cases
+// below are about which messages Open MPI reads with a single copy, and unit_model() prices the
+// pipeline so far below it that its default lowering would trail every message above 100 bytes.
+CostBreakdown untrailed(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
+                        const std::optional<Grid>& grid, std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes,
+                        const std::vector<bool>& contiguous = {}) {
+  return predict(plan, block_bytes, model, grid, struct_min_bytes, contiguous, -1);
+}
+
 TEST_CASE("direct Moore-9 alltoall: one phase, 8 single-entry messages, the zero offset copied") {
   const ir::Plan p = plan_direct(ir::Op::kAlltoall, testing::moore9());
   const CostBreakdown c = predict(p, {10}, unit_model(), std::nullopt);
@@ -40,7 +49,7 @@ TEST_CASE("direct Moore-9 alltoall: one phase, 8 single-entry messages, the zero
 TEST_CASE("combining Moore-9 alltoall: 2 phases, packed messages, a message above the eager limit") {
   const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   // Rounds: dim 0: +-1 with 3 blocks each; dim 1: +-1 with 3 blocks each: volume 12.
-  const CostBreakdown c = predict(p, {40}, unit_model(), std::nullopt);
+  const CostBreakdown c = untrailed(p, {40}, unit_model(), std::nullopt);
   CHECK(c.messages == 4);
   CHECK(c.phases == 2);
   CHECK(c.wire_bytes == 12 * 40);
@@ -58,17 +67,17 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   CostModel m = unit_model();
   m.pipeline_us = 300;
-  const CostBreakdown s = predict(p, {400}, m, std::nullopt);
+  const CostBreakdown s = untrailed(p, {400}, m, std::nullopt);
   CHECK(s.rendezvous == 0);
   CHECK(s.pipelined == 4);
   CHECK(s.pipeline_us == doctest::Approx(1200));
   // Packed (no struct datatypes): the same messages are contiguous.
-  const CostBreakdown packed = predict(p, {400}, m, std::nullopt, -1);
+  const CostBreakdown packed = untrailed(p, {400}, m, std::nullopt, -1);
   CHECK(packed.rendezvous == 4);
   CHECK(packed.pipelined == 0);
   CHECK(packed.total_us() - packed.copy_us == doctest::Approx(s.total_us() - s.copy_us - s.segment_us - s.scatter_us + 2800));
   // Direct: single entries, contiguous.
-  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
+  const CostBreakdown d = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
   CHECK(d.rendezvous == 8);
   CHECK(d.pipelined == 0);
   CHECK(s.pipelined_bytes == 4 * 1200);
@@ -76,27 +85,27 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   // The pipeline's per-byte term: on top of beta, negative where pipelining beats an eager
   // message per byte; only pipelined messages pay it.
   m.pipeline_us_per_byte = -0.005;  // half of beta
-  const CostBreakdown cheaper = predict(p, {400}, m, std::nullopt);
+  const CostBreakdown cheaper = untrailed(p, {400}, m, std::nullopt);
   CHECK(cheaper.pipeline_us == doctest::Approx(1200 - 0.005 * 4800));
   CHECK(cheaper.total_us() == doctest::Approx(s.total_us() - 24));
-  CHECK(predict(p, {400}, m, std::nullopt, -1).total_us() == doctest::Approx(packed.total_us()));
+  CHECK(untrailed(p, {400}, m, std::nullopt, -1).total_us() == doctest::Approx(packed.total_us()));
   m.pipeline_us_per_byte = 0;
   // The single copy's per-byte price: contiguous messages above the limit only.
   m.single_copy_us_per_byte = 0.5;
-  CHECK(predict(p, {400}, m, std::nullopt).single_copy_us == 0);  // struct datatypes pipeline
-  const CostBreakdown packed_bytes = predict(p, {400}, m, std::nullopt, -1);
+  CHECK(untrailed(p, {400}, m, std::nullopt).single_copy_us == 0);  // struct datatypes pipeline
+  const CostBreakdown packed_bytes = untrailed(p, {400}, m, std::nullopt, -1);
   CHECK(packed_bytes.single_copy_bytes == 4 * 1200);
   CHECK(packed_bytes.single_copy_us == doctest::Approx(2400));
   CHECK(packed_bytes.total_us() == doctest::Approx(packed.total_us() + 2400));
-  const CostBreakdown d_bytes = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
+  const CostBreakdown d_bytes = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
   CHECK(d_bytes.single_copy_bytes == 8 * 400);
   CHECK(explain(d_bytes, m).find("| single-copy 3200 B x 0.500000 = 1600.000 |") != std::string::npos);
   // Below the limit nothing is single-copy.
-  CHECK(predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {40}, m, std::nullopt).single_copy_bytes == 0);
+  CHECK(untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {40}, m, std::nullopt).single_copy_bytes == 0);
   m.single_copy_us_per_byte = 0;
   // Strided caller blocks (a halo's subarrays): single-entry messages pipeline too; packed
   // messages stay contiguous.
-  const CostBreakdown ds = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
+  const CostBreakdown ds = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
                                    LowerOptions::kDefaultStructMinBytes, {false});
   CHECK(ds.rendezvous == 0);
   CHECK(ds.pipelined == 8);
@@ -104,12 +113,12 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   std::vector<bool> faces_strided;
   const Neighborhood moore = testing::moore9();
   for (const ir::Offset& o : moore.offsets()) faces_strided.push_back(Neighborhood::nonzeros(o) != 1);
-  const CostBreakdown dm = predict(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
+  const CostBreakdown dm = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt,
                                    LowerOptions::kDefaultStructMinBytes, faces_strided);
   CHECK(dm.rendezvous == 4);  // the corners
   CHECK(dm.pipelined == 4);   // the faces
   CHECK(dm.single_copy_bytes == 4 * 400);
-  CHECK(predict(p, {400}, m, std::nullopt, -1, {false}).rendezvous == 4);
+  CHECK(untrailed(p, {400}, m, std::nullopt, -1, {false}).rendezvous == 4);
 }
 
 TEST_CASE("a struct message that is one run of memory on both sides takes the single copy") {
@@ -125,19 +134,19 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
   m.single_copy_us_per_byte = 0.5;
-  REQUIRE(home_max_message_bytes(m) == 4064);  // the single copy is dearer: no homes above the limit
+  REQUIRE(home_max_message_bytes(m, -1) == 4064);  // the single copy is dearer: no homes above the limit
   {
     // Unless the pipeline's per-byte price outweighs it: 300 + (0.8 + 0.001) x 4065 us pipelined
     // against 1000 + 0.5 x 4065 us by single copy (unit_model copies at 0.001 us per byte).
     CostModel dear_pipeline = m;
     dear_pipeline.pipeline_us_per_byte = 0.8;
-    CHECK(home_max_message_bytes(dear_pipeline) == -1);
+    CHECK(home_max_message_bytes(dear_pipeline, -1) == -1);
   }
-  const CostBreakdown natural = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
+  const CostBreakdown natural = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
   CHECK(natural.messages == 2);
   CHECK(natural.pipelined == 2);
   CHECK(natural.rendezvous == 0);
-  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
+  const CostBreakdown reversed = untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
   CHECK(reversed.messages == 2);
   CHECK(reversed.pipelined == 0);
   CHECK(reversed.rendezvous == 2);
@@ -149,28 +158,67 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CostModel cheap = m;
   cheap.rendezvous_us = 1;
   cheap.single_copy_us_per_byte = 0;
-  REQUIRE(home_max_message_bytes(cheap) == -1);
-  const CostBreakdown homed = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
+  REQUIRE(home_max_message_bytes(cheap, -1) == -1);
+  const CostBreakdown homed = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
   CHECK(homed.pipelined == 0);
   CHECK(homed.rendezvous == 2);
   CHECK(homed.copy_bytes == 3 * 2048);  // the blocks with x = 0 only
   // On a 3x3 torus the temps go on to other processes: not one run, pipelined.
-  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, *Grid::create({3, 3}, {true, true})).pipelined == 4);
+  CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, *Grid::create({3, 3}, {true, true})).pipelined == 4);
   // The same plan over strided caller blocks is not one run: pipelined.
-  const CostBreakdown strided = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g,
+  const CostBreakdown strided = untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g,
                                         LowerOptions::kDefaultStructMinBytes, {false});
   CHECK(strided.pipelined == 2);
   CHECK(strided.rendezvous == 0);
   // Without a grid nothing is lowered: struct messages pipeline, as before.
-  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, std::nullopt).rendezvous == 0);
+  CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, std::nullopt).rendezvous == 0);
   // Below the eager limit the question does not arise.
-  CHECK(predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {1024}, m, g).rendezvous == 0);
+  CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {1024}, m, g).rendezvous == 0);
   // Sizes whose byte sums would overflow are not lowered (a block of INT64_MAX bytes is in the
   // invalid-input corpus; its caller refuses it later): struct messages pipeline, no crash.
   const CostBreakdown huge =
-      predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {std::numeric_limits<std::int64_t>::max()}, m, g);
+      untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {std::numeric_limits<std::int64_t>::max()}, m, g);
   CHECK(huge.pipelined == 2);
   CHECK(huge.rendezvous == 0);
+}
+
+TEST_CASE("trailers: messages from the threshold on pipeline, one byte and a segment more on each side") {
+  // Box d=2 n=3 on a 2x1 torus. A model whose pipeline is far cheaper than the single copy
+  // trails every message above the eager limit (lower.h), so nothing is read with the single
+  // copy: not direct's contiguous 4096-byte blocks, not the reversed order's struct messages
+  // that are one run on both sides (the case above).
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const Grid g = *Grid::create({2, 1}, {true, true});
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 4064;
+  m.pipeline_us = 300;
+  REQUIRE(trailer_min_bytes(m) == 4065);
+  REQUIRE(home_max_message_bytes(m) == -1);  // no message above the limit is one run: homes everywhere
+  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
+  CHECK(d.messages == 6);  // the two offsets along dimension 1 wrap to the process itself
+  CHECK(d.rendezvous == 0);
+  CHECK(d.pipelined == 6);
+  CHECK(d.wire_bytes == 6 * 4097);
+  CHECK(d.pipelined_bytes == 6 * 4097);
+  CHECK(d.segments == 6 * 4);  // body and trailer, on both sides
+  const CostBreakdown untrailed_d = untrailed(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
+  CHECK(untrailed_d.rendezvous == 6);
+  CHECK(untrailed_d.segments == 0);
+  CHECK(d.total_us() < untrailed_d.total_us());
+  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
+  CHECK(reversed.rendezvous == 0);
+  CHECK(reversed.pipelined == 2);
+  CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g).rendezvous == 2);
+  // An explicit threshold above the messages: as without trailers.
+  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, LowerOptions::kDefaultStructMinBytes, {}, 4098).rendezvous == 6);
+  // Below the threshold nothing changes; eager messages with a trailer only pay its segments.
+  const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, LowerOptions::kDefaultStructMinBytes, {}, 0);
+  CHECK(small.pipelined == 0);
+  CHECK(small.wire_bytes == 6 * 101);
+  CHECK(small.segments == 6 * 4);
+  // Reductions are lowered without trailers.
+  const CostBreakdown reduce = predict(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g);
+  CHECK(reduce.wire_bytes == 6 * 8192);
 }
 
 TEST_CASE("on a torus the copied bytes are the lowering's, blocks received into their home included") {
@@ -207,9 +255,12 @@ TEST_CASE("on a torus the copied bytes are the lowering's, blocks received into 
           for (const CostModel& model : {unit_model(), no_limit}) {
             LowerOptions lo;
             lo.home_max_message_bytes = home_max_message_bytes(model);
+            lo.trailer_min_bytes = trailer_min_bytes(model);  // unit_model: from 101 bytes on
             const Result<Program> prog = lower(plan, *bound, contiguous_layout(plan, *bound), lo);
             REQUIRE(prog.ok());
-            CHECK(predict(plan, {b}, model, g).copy_bytes == static_cast<double>(count(*prog).copied_bytes));
+            const CostBreakdown c = predict(plan, {b}, model, g);
+            CHECK(c.copy_bytes == static_cast<double>(count(*prog).copied_bytes));
+            CHECK(c.wire_bytes == static_cast<double>(count(*prog).sent_bytes));  // trailers included
           }
         }
     }
@@ -224,14 +275,14 @@ TEST_CASE("blocks received straight into their recv block: no copy after, and th
   const Grid g = *Grid::create({2, 1, 1}, {true, true, true});
   CostModel m = unit_model();
   m.eager_limit_bytes = 4096;  // the 3600-byte messages are eager: homes whatever the single copy costs
-  const CostBreakdown c = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, m, g);
+  const CostBreakdown c = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, m, g);
   CHECK(c.messages == 2);
   CHECK(c.copy_bytes == (8 + 1) * 400);
   CHECK(c.scatter_bytes == 18 * 400);
   CHECK(c.segments == 2 * (9 + 9));  // 9 entries at the sender, 9 final ones at the receiver
   // Above a limit (unit_model: 100 bytes, single copy dearer) the temps stay in staging and
   // are copied home at the end: 16 more blocks copied, one staging segment per message.
-  const CostBreakdown limited = predict(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, unit_model(), g);
+  const CostBreakdown limited = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, unit_model(), g);
   CHECK(limited.copy_bytes == (8 + 16 + 1) * 400);
   CHECK(limited.segments == 2 * (9 + 1 + 1));
 }
@@ -273,14 +324,14 @@ TEST_CASE("rounds that wrap to the process itself are copies, not messages") {
 TEST_CASE("blocks of struct_min bytes or more go by struct datatype: no copies") {
   const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   const std::int64_t big = LowerOptions::kDefaultStructMinBytes;
-  const CostBreakdown c = predict(p, {big}, unit_model(), std::nullopt);
+  const CostBreakdown c = untrailed(p, {big}, unit_model(), std::nullopt);
   CHECK(c.copy_bytes == big);  // the zero offset only
   // Phase 0: 2 messages of 3 entries, received as 1 final block and the 2 temps back to back;
   // phase 1: 2 messages of 3 entries, all final. Senders walk every entry.
   CHECK(c.segments == 2 * (3 + 1 + 1) + 2 * (3 + 3));
   CHECK(c.segment_us == doctest::Approx(22 * unit_model().segment_us));
   CHECK(c.scatter_bytes == (2 * 1 + 2 * 3) * big);  // the final blocks received in place
-  CHECK(predict(p, {big - 1}, unit_model(), std::nullopt).copy_bytes == 21 * (big - 1));
+  CHECK(untrailed(p, {big - 1}, unit_model(), std::nullopt).copy_bytes == 21 * (big - 1));
 }
 
 TEST_CASE("on a mesh, rounds count for the share of processes that have the peer") {

@@ -53,6 +53,10 @@ struct Message {
   int phase = 0, round = 0;  // where it comes from, for error messages
   std::vector<Loc> parts;
   std::int64_t bytes = 0;
+  // The last part is a trailer: one staging byte that carries no data, only there so that the
+  // message is not one run of memory (LowerOptions::trailer_min_bytes). Nothing writes it
+  // before a send, and nothing reads it after a receive.
+  bool trailer = false;
   friend bool operator==(const Message&, const Message&) = default;
 };
 

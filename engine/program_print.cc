@@ -69,7 +69,8 @@ std::string to_text(const Program& program) {
       out << "  " << std::left << std::setw(8) << (m.recv ? "recv" : "send") << (m.recv ? "from " : "to   ")
           << std::setw(5) << m.peer << " tag " << std::setw(4) << m.tag << " round " << std::setw(4) << m.round
           << std::right << std::setw(8) << m.bytes << " B ";
-      for (const Loc& l : m.parts) out << " " << to_string(l);
+      for (std::size_t i = 0; i < m.parts.size(); ++i)
+        out << (m.trailer && i + 1 == m.parts.size() ? " trailer:" : " ") << to_string(m.parts[i]);
       out << "\n";
     }
     steps_text(out, "after", ph.after);
@@ -87,7 +88,7 @@ std::string to_text(const Program& program) {
 
 nlohmann::json to_json(const Program& program) {
   nlohmann::json j;
-  j["format"] = "cartplan.program/1";
+  j["format"] = "cartplan.program/2";
   j["op"] = ir::to_string(program.op);
   j["rank"] = program.rank;
   j["staging_bytes"] = program.staging_bytes;
@@ -105,7 +106,8 @@ nlohmann::json to_json(const Program& program) {
                           {"phase", m.phase},
                           {"round", m.round},
                           {"bytes", m.bytes},
-                          {"parts", parts}});
+                          {"parts", parts},
+                          {"trailer", m.trailer}});
     }
     phases.push_back({{"phase", p}, {"before", steps_json(ph.before)}, {"messages", messages}, {"after", steps_json(ph.after)}});
   }

@@ -1,9 +1,11 @@
 // Printers of a Program (engine/program.h): a readable per-phase table for people and a
-// deterministic JSON value ("format": "cartplan.program/1") for tools and tests.
+// deterministic JSON value ("format": "cartplan.program/2") for tools and tests.
 //
 // Locations print as send[3], recv[0], scratch[2] and stage[128+64] (64 bytes at offset 128 of
 // the staging arena); a location whose bytes are not adjacent in memory (a datatype) gets a
-// trailing "~". The text ends with a summary line of engine::count(program).
+// trailing "~"; a message's trailer (engine::Message::trailer) prints as trailer:stage[..], and
+// in JSON every message says "trailer": true or false (new in cartplan.program/2). The text
+// ends with a summary line of engine::count(program).
 //
 //   Result<Program> p = engine::lower(plan, bound, engine::contiguous_layout(plan, bound));
 //   std::cout << engine::to_text(*p);

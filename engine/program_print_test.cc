@@ -17,12 +17,12 @@ namespace {
 
 // The program of `rank` for `plan` on `grid` with blocks of `bytes`.
 Program program_of(const ir::Plan& plan, const Grid& grid, int rank, std::int64_t bytes,
-                   std::optional<Coords> root = std::nullopt) {
+                   std::optional<Coords> root = std::nullopt, const LowerOptions& options = {}) {
   const Result<Binder> b = Binder::create(plan);
   REQUIRE(b.ok());
   const Result<BoundPlan> bound = b->bind(grid, grid.coords(rank), {bytes}, root);
   REQUIRE(bound.ok());
-  const Result<Program> p = lower(plan, *bound, contiguous_layout(plan, *bound));
+  const Result<Program> p = lower(plan, *bound, contiguous_layout(plan, *bound), options);
   REQUIRE(p.ok());
   return *p;
 }
@@ -77,7 +77,7 @@ TEST_CASE("json: fields of a known program, counts, struct messages, determinist
   const ir::Plan plan = plan_direct(ir::Op::kAlltoall, *stencils::box(1, 3, -1));
   const Program p = program_of(plan, *Grid::create({3}, {true}), 0, 8);
   const nlohmann::json j = to_json(p);
-  CHECK(j["format"] == "cartplan.program/1");
+  CHECK(j["format"] == "cartplan.program/2");
   CHECK(j["op"] == "alltoall");
   CHECK(j["rank"] == 0);
   CHECK(j["staging_bytes"] == 0);
@@ -88,6 +88,22 @@ TEST_CASE("json: fields of a known program, counts, struct messages, determinist
   CHECK(m["tag"] == 0);
   CHECK(m["bytes"] == 8);
   CHECK(m["parts"] == nlohmann::json::parse(R"([{"kind": "recv", "index": 0, "bytes": 8, "contiguous": true}])"));
+  CHECK(m["trailer"] == false);
+  {
+    // With a trailer on every message: one byte more, its part last, past the (empty) arena.
+    LowerOptions lo;
+    lo.trailer_min_bytes = 0;
+    const Program t = program_of(plan, *Grid::create({3}, {true}), 0, 8, std::nullopt, lo);
+    const nlohmann::json tj = to_json(t);
+    const nlohmann::json& tm = tj["phases"][0]["messages"][0];
+    CAPTURE(to_text(t));
+    CHECK(tm["trailer"] == true);
+    CHECK(tm["bytes"] == 9);
+    CHECK(tm["parts"][1] == nlohmann::json::parse(R"({"kind": "stage", "offset": 3, "bytes": 1, "contiguous": true})"));
+    // Trailers are numbered as the messages are made, sends first; a byte apart from the arena.
+    CHECK(to_text(t).find("  recv    from 1     tag 0    round 0          9 B  recv[0] trailer:stage[3+1]\n") != std::string::npos);
+    CHECK(t.staging_bytes == 1 + 4);
+  }
   CHECK(j["final_steps"][0]["from"]["kind"] == "send");
   CHECK(j["final_steps"][0]["to"]["index"] == 1);
   CHECK(j["counts"]["messages"] == 4);

@@ -1164,7 +1164,7 @@ contains
     call c_free_plan_json(p)
   end subroutine
 
-  ! The program the request runs on this rank as JSON text (format cartplan.program/1; "" on error).
+  ! The program the request runs on this rank as JSON text (format cartplan.program/2; "" on error).
   subroutine Cart_request_program(request, json, ierror)
     type(Cart_Request), intent(in) :: request
     character(len=:), allocatable, intent(out) :: json

@@ -320,7 +320,7 @@ TEST_CASE("lower: the program of one rank as a text table and as JSON") {
   // JSON is the default format; --block-bytes sizes every location.
   const RunResult j = run(ring + " --algo direct --block-bytes 24");
   REQUIRE(j.status == 0);
-  CHECK(json_string(j.out, "format") == "cartplan.program/1");
+  CHECK(json_string(j.out, "format") == "cartplan.program/2");
   CHECK(json_string(j.out, "op") == "alltoall");
   CHECK(json_int(j.out, "messages") == 4);
   CHECK(json_int(j.out, "sent_bytes") == 48);

@@ -527,6 +527,7 @@ Result<int> cmd_simulate(const Options& o) {
     po.block_bytes = sim_options.block_bytes;
     po.root = sim_options.root;
     po.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
+    po.trailer_min_bytes = engine::trailer_min_bytes(req->options.model);
     Result<sim::ProgramSimReport> r = sim::simulate_programs(*plan, *grid, po);
     if (!r) return fail("simulate --programs: " + r.error());
     prog = std::move(*r);
@@ -626,6 +627,7 @@ Result<int> cmd_lower(const Options& o) {
   if (!bound) return fail("lower: " + bound.error());
   engine::LowerOptions lo;
   lo.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
+  lo.trailer_min_bytes = engine::trailer_min_bytes(req->options.model);
   Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound), lo);
   if (!program) return fail("lower: " + program.error());
   if (req->format == Format::kJson)

@@ -349,7 +349,7 @@ int Cart_request_algorithm(Cart_Request request, int* combining);
 int Cart_request_plan(Cart_Request request, char** json);
 /* The program a request runs on this rank: the plan lowered for this rank's buffers (peers,
  * messages over byte segments, packing, staging, local copies), as the JSON of
- * `cartplan lower --format json` (format cartplan.program/1). Differs between ranks. Release
+ * `cartplan lower --format json` (format cartplan.program/2). Differs between ranks. Release
  * with Cart_free_plan_json. Local; errors as for Cart_request_plan. */
 int Cart_request_program(Cart_Request request, char** json);
 /* Releases a string returned by Cart_request_plan or Cart_request_program; NULL is ignored. */

@@ -163,9 +163,11 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   }
   engine::LowerOptions lower_options;
   lower_options.struct_min_bytes = options.struct_min_bytes;
-  // Local too (where this rank receives what it receives); by default from the model.
-  lower_options.home_max_message_bytes =
-      options.home_max_message_bytes.value_or(engine::home_max_message_bytes(options.model));
+  // Not local: the trailer travels, and ranks agreed on the model and this option at init.
+  lower_options.trailer_min_bytes = options.trailer_min_bytes.value_or(engine::trailer_min_bytes(options.model));
+  // Local (where this rank receives what it receives); by default from the model and trailers.
+  lower_options.home_max_message_bytes = options.home_max_message_bytes.value_or(
+      engine::home_max_message_bytes(options.model, lower_options.trailer_min_bytes));
   Result<engine::Program> lowered = engine::lower(plan, bound, layout, lower_options);
   assert(lowered && "the backend's blocks fit the plan it bound");
   if (!lowered) return mpi_error(MPI_ERR_INTERN, "cartplan could not lower its plan: " + lowered.error());

@@ -110,6 +110,7 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   }
   v.push_back(o.check_collective ? 1 : 0);
   v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
+  v.push_back(o.trailer_min_bytes ? *o.trailer_min_bytes : -2);
   return v;
 }
 
@@ -159,7 +160,7 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
     if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
   }
   return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
-         "cartplan_cost_model, cartplan_check, cartplan_plan), CARTPLAN_CHECK or the cost model found "
+         "cartplan_cost_model, cartplan_check, cartplan_plan, cartplan_trailer_min_bytes), CARTPLAN_CHECK or the cost model found "
          "(CARTPLAN_COST_MODEL, the default location) differ from rank 0";
 }
 
@@ -178,6 +179,7 @@ std::int64_t options_fingerprint(const Options& options) {
   mix(bits);
   mix(options.check_collective ? 2 : 3);
   mix(options.given_plan ? options.given_plan->fingerprint : 0);
+  mix(static_cast<std::uint64_t>(options.trailer_min_bytes ? *options.trailer_min_bytes : -2) + 11);
   return static_cast<std::int64_t>(fp >> 2);
 }
 
@@ -259,6 +261,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
     if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes: " + n.error() + " (expected -1 or a byte count)");
     o->home_max_message_bytes = *n;
+  }
+  v = info_value(info, "cartplan_trailer_min_bytes", &present);
+  if (present) {
+    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
+    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_trailer_min_bytes: " + n.error() + " (expected -1 or a byte count)");
+    o->trailer_min_bytes = *n;
   }
   return {};
 }

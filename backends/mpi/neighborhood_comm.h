@@ -69,6 +69,11 @@ struct Options {
   // straight into their recv blocks in messages of at most this many bytes (-1: every
   // message); nullopt: engine::home_max_message_bytes(model). Local, like struct_min_bytes.
   std::optional<std::int64_t> home_max_message_bytes;
+  // engine::LowerOptions::trailer_min_bytes (Info cartplan_trailer_min_bytes): messages of at
+  // least this many bytes carry a one-byte trailer, so that Open MPI pipelines them instead of
+  // reading them with a single copy (-1: none); nullopt: engine::trailer_min_bytes(model).
+  // It changes what travels, so ranks agree on it like on the model.
+  std::optional<std::int64_t> trailer_min_bytes;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension

@@ -46,6 +46,8 @@ struct ProgramSimOptions {
   std::int64_t struct_min_bytes = engine::LowerOptions::kDefaultStructMinBytes;
   // engine::LowerOptions::home_max_message_bytes (-1: blocks go home in every message).
   std::int64_t home_max_message_bytes = -1;
+  // engine::LowerOptions::trailer_min_bytes (-1: no trailers; 0: on every message).
+  std::int64_t trailer_min_bytes = -1;
 };
 
 struct ProgramSimReport {

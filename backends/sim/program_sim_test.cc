@@ -37,6 +37,8 @@ std::string first(const std::vector<std::string>& errors) { return errors.empty(
 // Runs the programs and the plan simulator on the same input and checks that both deliver,
 // and that the programs' traffic is the plan's minus its rounds to the rank itself (those are
 // local steps in a program). Per rank, the program's messages are its bound rounds with a peer.
+bool op_plain(ir::Op op) { return !ir::is_reduction(op) && !ir::is_rooted(op); }
+
 void check_same_as_plan_sim(const ir::Plan& plan, const Grid& grid, const ProgramSimOptions& o) {
   const Result<LoweredGrid> lowered = lower_grid(plan, grid, o);
   REQUIRE_MESSAGE(lowered.ok(), (lowered.ok() ? "" : lowered.error()));
@@ -53,7 +55,7 @@ void check_same_as_plan_sim(const ir::Plan& plan, const Grid& grid, const Progra
   REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error()));
   CHECK_MESSAGE(s->ok, first(s->errors));
 
-  std::int64_t self_messages = 0, self_bytes = 0;
+  std::int64_t self_messages = 0, self_bytes = 0, trailers = 0;
   for (int rank = 0; rank < grid.size(); ++rank) {
     const engine::BoundPlan& b = lowered->bound[static_cast<std::size_t>(rank)];
     std::int64_t messages = 0, sent = 0, received = 0;
@@ -70,14 +72,26 @@ void check_same_as_plan_sim(const ir::Plan& plan, const Grid& grid, const Progra
         received += br.recv_bytes;
       }
     }
-    const engine::ProgramCounts c = engine::count(lowered->programs[static_cast<std::size_t>(rank)]);
+    const engine::Program& prog = lowered->programs[static_cast<std::size_t>(rank)];
+    const engine::ProgramCounts c = engine::count(prog);
     CAPTURE(rank);
+    // Trailers (engine::LowerOptions::trailer_min_bytes): one byte more per message from the
+    // threshold on, alltoall and allgather only.
+    std::int64_t sent_trailers = 0, received_trailers = 0;
+    for (const engine::PhaseProgram& ph : prog.phases)
+      for (const engine::Message& m : ph.messages) {
+        const std::int64_t data = m.bytes - (m.trailer ? 1 : 0);
+        const bool plain = op_plain(plan.op());
+        CHECK(m.trailer == (plain && o.trailer_min_bytes >= 0 && data > 0 && data >= o.trailer_min_bytes));
+        (m.recv ? received_trailers : sent_trailers) += m.trailer ? 1 : 0;
+      }
+    trailers += sent_trailers;
     CHECK(c.messages == messages);
-    CHECK(c.sent_bytes == sent);
-    CHECK(c.received_bytes == received);
+    CHECK(c.sent_bytes == sent + sent_trailers);
+    CHECK(c.received_bytes == received + received_trailers);
   }
   CHECK(r->messages == s->messages - self_messages);
-  CHECK(r->bytes == s->bytes - self_bytes);
+  CHECK(r->bytes == s->bytes - self_bytes + trailers);
 }
 
 TEST_CASE("moore9 alltoall and allgather on a 4x4 torus: delivered, same traffic as the plan") {
@@ -164,7 +178,7 @@ constexpr ir::Op kOps[] = {ir::Op::kAlltoall,      ir::Op::kAllgather, ir::Op::k
 TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans x tori/meshes") {
   std::mt19937 rng(static_cast<unsigned>(env_or("CARTPLAN_PROPERTY_SEED", 1)));
   const long cases = env_or("CARTPLAN_PROPERTY_CASES", 80);
-  long runs = 0, meshes = 0, dups = 0, zeros = 0, roots = 0, structs = 0;
+  long runs = 0, meshes = 0, dups = 0, zeros = 0, roots = 0, structs = 0, trailed = 0;
   for (long c = 0; c < cases; ++c) {
     const Case k = random_case(rng);
     CAPTURE(c);
@@ -205,9 +219,13 @@ TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans
         // their recv blocks included), whatever the block size.
         o.struct_min_bytes = c % 3 == 0 ? 0 : engine::LowerOptions::kDefaultStructMinBytes;
         structs += o.struct_min_bytes == 0;
+        // Trailers on every message, from 16 bytes on (some messages of a phase), or none.
+        o.trailer_min_bytes = c % 4 == 1 ? 0 : c % 4 == 2 ? 16 : -1;
+        trailed += o.trailer_min_bytes >= 0;
         for (int root : rs) {
           CAPTURE(root);
           CAPTURE(o.struct_min_bytes);
+          CAPTURE(o.trailer_min_bytes);
           o.root = root;
           check_same_as_plan_sim(*plan, k.grid, o);
           ++runs;
@@ -221,6 +239,7 @@ TEST_CASE("random neighbourhoods x every op x direct/combining/optimizer's plans
   CHECK(zeros > cases / 5);
   CHECK(roots > cases);
   CHECK(structs > cases / 4);
+  CHECK(trailed > cases / 4);
   MESSAGE("ran " << runs << " lowered grids (" << roots << " with a root); " << meshes << " meshes, " << dups
                  << " with duplicates, " << zeros << " with the zero offset");
 }
@@ -285,6 +304,28 @@ TEST_CASE("dropped steps: unpacking a received message, packing before a phase, 
       }
   REQUIRE(cleared);
   CHECK(testing::has_error(errors_of(s), "staging bytes never written in this run"));
+}
+
+TEST_CASE("a trailer received in front of the data shifts every byte of the message") {
+  // Direct alltoall with 8-byte blocks and a trailer on every message: rank 4's first receive
+  // gets the trailer part first, so the block's bytes start one late.
+  ProgramSimOptions o;
+  o.block_bytes = {8};
+  o.trailer_min_bytes = 0;
+  const ir::Plan plan = engine::plan_direct(ir::Op::kAlltoall, testing::moore9());
+  const Grid grid = *Grid::create({3, 3}, {true, true});
+  Result<LoweredGrid> l = lower_grid(plan, grid, o);
+  REQUIRE(l.ok());
+  REQUIRE(run_programs(plan, grid, *l, o)->ok);
+  engine::Message& m = l->programs[4].phases[0].messages[0];
+  REQUIRE(m.recv);
+  REQUIRE(m.trailer);
+  REQUIRE(m.parts.size() == 2);
+  std::swap(m.parts[0], m.parts[1]);
+  const Result<ProgramSimReport> r = run_programs(plan, grid, *l, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->ok);
+  CHECK(testing::has_error(r->errors, "rank 4, recv block"));
 }
 
 TEST_CASE("swapped parts of a message deliver the wrong blocks") {

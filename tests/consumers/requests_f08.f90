@@ -83,7 +83,7 @@ program requests_f08
   call expect(index(json, 'cartplan.plan') > 0, 'Cart_request_plan: no "cartplan.plan"')
   call Cart_request_program(reqs(2), json, ierr)
   call expect(ierr == MPI_SUCCESS, 'Cart_request_program: ' // cart_error_message())
-  call expect(index(json, 'cartplan.program/1') > 0, 'Cart_request_program: no "cartplan.program/1"')
+  call expect(index(json, 'cartplan.program/2') > 0, 'Cart_request_program: no "cartplan.program/2"')
   ! A null request is an error (MPI_ERR_REQUEST) and gives "".
   call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)

@@ -99,7 +99,23 @@ void creation_errors(Harness& h) {
     rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
     expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes", std::string("bad home_max_bytes '") + bad + "'");
     MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_trailer_min_bytes", bad);
+    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+    expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_trailer_min_bytes", std::string("bad trailer_min_bytes '") + bad + "'");
+    MPI_Info_free(&info);
   }
+  // Trailers change what travels: ranks that differ on them are refused at creation.
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_trailer_min_bytes", h.rank == 0 ? "0" : "-1");
+  rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+  if (h.size > 1) {
+    expect_error(h, rc, MPI_ERR_ARG, "", "trailer_min_bytes differs between ranks at creation");
+    if (h.rank == 1)
+      h.check(contains(Cart_error_message(), "cartplan_trailer_min_bytes"), std::string("trailer mismatch message: ") + Cart_error_message());
+  }
+  if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
+  MPI_Info_free(&info);
   // C++ API: offsets of the wrong dimension throw on every rank.
   bool threw = false;
   try {
@@ -153,6 +169,14 @@ void collective_errors(Harness& h) {
   Cart_Request req = CART_REQUEST_NULL;
   rc = Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, info, &req);
   if (h.size > 1) expect_error(h, rc, MPI_ERR_INFO_VALUE, "different cartplan Info options", "Info mismatch at init");
+  if (rc == MPI_SUCCESS) Cart_request_free(&req);
+  MPI_Info_free(&info);
+  // The same for trailers per request: a rank with them and one without would exchange
+  // messages of different sizes.
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_trailer_min_bytes", h.rank == 0 ? "0" : "-1");
+  rc = Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, info, &req);
+  if (h.size > 1) expect_error(h, rc, MPI_ERR_INFO_VALUE, "different cartplan Info options", "trailer mismatch at init");
   if (rc == MPI_SUCCESS) Cart_request_free(&req);
   MPI_Info_free(&info);
 

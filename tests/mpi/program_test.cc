@@ -56,10 +56,11 @@ Case box_case(int d, int size, bool mesh) {
   return c;
 }
 
-void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* struct_min, const char* home_max, int m) {
+void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* struct_min, const char* home_max,
+              const char* trailer_min, int m) {
   const std::string what = std::string(kOpNames[static_cast<int>(op)]) + " " + algo + " d=" + std::to_string(c.d) +
                            (c.periods[0] ? " torus" : " mesh") + " m=" + std::to_string(m) + " struct_min=" + struct_min +
-                           " home_max=" + home_max;
+                           " home_max=" + home_max + " trailer_min=" + trailer_min;
   MPI_Comm cart = cartplan::mpitest::open_cart(c.d, c.dims, c.periods, c.t, c.offsets, algo, struct_min);
   std::vector<int> sources(c.t), targets(c.t);
   Cart_neighbor_get(cart, c.t, sources.data(), MPI_UNWEIGHTED, c.t, targets.data(), MPI_UNWEIGHTED);
@@ -81,6 +82,7 @@ void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* st
   MPI_Info init_info;
   MPI_Info_create(&init_info);
   MPI_Info_set(init_info, "cartplan_home_max_bytes", home_max);
+  MPI_Info_set(init_info, "cartplan_trailer_min_bytes", trailer_min);
   switch (op) {
     case Op::kAlltoall: rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, init_info, &req); break;
     case Op::kAllgather: rc = Cart_allgather_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, cart, init_info, &req); break;
@@ -155,6 +157,7 @@ void run_case(Harness& h, const Case& c, Op op, const char* algo, const char* st
     engine::LowerOptions lo;
     lo.struct_min_bytes = std::atoll(struct_min);
     lo.home_max_message_bytes = std::atoll(home_max);
+    lo.trailer_min_bytes = std::atoll(trailer_min);
     cartplan::Result<engine::Program> mine = engine::lower(*plan, bound, layout, lo);
     h.check(mine.ok(), what + ": lower");
     if (mine.ok()) {
@@ -179,8 +182,12 @@ int main(int argc, char** argv) {
         if (op == Op::kAlltoallv && mesh) continue;
         for (const char* algo : {"direct", "combining"})
           for (const char* struct_min : {"-1", "0", "256"})
-            for (const char* home_max : {"-1", "0"})
-              for (int m : {1, 100}) run_case(h, c, op, algo, struct_min, home_max, m);
+            // Homes in every message or none, without trailers; then trailers on every message
+            // (and every size) and from 1000 bytes on (at m = 100 only some messages of a
+            // phase have one), with homes in every message.
+            for (const auto& [home_max, trailer_min] : {std::pair{"-1", "-1"}, std::pair{"0", "-1"}, std::pair{"-1", "0"},
+                                                       std::pair{"-1", "1000"}})
+              for (int m : {1, 100}) run_case(h, c, op, algo, struct_min, home_max, trailer_min, m);
       }
     }
   // Errors: a NULL request or a NULL out-pointer.

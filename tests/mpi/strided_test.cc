@@ -31,10 +31,13 @@ std::string write_model(int rank) {
   const std::string path = std::string(dir ? dir : "/tmp") + "/cartplan_strided_model_" + std::to_string(rank) + ".json";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) return "";
+  // The pipeline costs a little more per byte than the single copy, so the model wants no
+  // trailers (engine/lower.h): they would pipeline contiguous blocks too, and contiguity would
+  // no longer decide.
   std::fprintf(f,
                "{\"schema\": \"cartplan.cost_model/2\", \"alpha_us\": 0.5, \"beta_us_per_byte\": 0.0001, \"phase_us\": 5,"
                " \"copy_us_per_byte\": 0, \"eager_limit_bytes\": 4064, \"rendezvous_us\": 10, \"pipeline_us\": 0.5,"
-               " \"segment_us\": 0, \"scatter_us_per_byte\": 0}\n");
+               " \"pipeline_us_per_byte\": 0.000001, \"segment_us\": 0, \"scatter_us_per_byte\": 0}\n");
   std::fclose(f);
   return path;
 }
