@@ -381,14 +381,20 @@ class Bench {
                     ok(Cart_wait(req.get()), "Cart_wait");
                   },
                   check, [req]() { Cart_request_free(req.get()); }});
-    if (algo != 1) return;
+    if (algo > 1) return;
     // The same plan lowered otherwise, in the same run: with every multi-block message packed
     // (the lowering before struct datatypes carried forwarded blocks: what zero-copy
-    // forwarding gains), and with blocks received straight into their recv blocks in every
-    // message (by default only up to the model's limit, lower.h: what that limit costs or saves).
-    const std::pair<const char*, std::pair<const char*, const char*>> variants[] = {
-        {"cart_combining_persistent_packed", {"cartplan_struct_min_bytes", "-1"}},
-        {"cart_combining_persistent_homes", {"cartplan_home_max_bytes", "-1"}}};
+    // forwarding gains), with blocks received straight into their recv blocks in every
+    // message (by default only up to the model's limit, lower.h: what that limit costs or
+    // saves), and, where the model wants trailers, direct and combining without them (what
+    // keeping messages off Open MPI's single copy gains).
+    std::vector<std::pair<std::string, std::pair<const char*, const char*>>> variants;
+    if (algo == 1) {
+      variants.push_back({"cart_combining_persistent_packed", {"cartplan_struct_min_bytes", "-1"}});
+      variants.push_back({"cart_combining_persistent_homes", {"cartplan_home_max_bytes", "-1"}});
+    }
+    if (cartplan::engine::trailer_min_bytes(model_) >= 0)
+      variants.push_back({"cart_" + algo_name + "_persistent_untrailed", {"cartplan_trailer_min_bytes", "-1"}});
     for (const auto& [variant, key_value] : variants) {
       auto req2 = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
       MPI_Info info;
