@@ -88,23 +88,15 @@ void creation_errors(Harness& h) {
   rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
   expect_error(h, rc, MPI_ERR_INFO_VALUE, "cartplan_algorithm = 'fastest'", "bad Info value");
   MPI_Info_free(&info);
-  for (const char* bad : {"-2", "12x", "abc"}) {
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_struct_min_bytes", bad);
-    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
-    expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_struct_min_bytes", std::string("bad struct_min_bytes '") + bad + "'");
-    MPI_Info_free(&info);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_home_max_bytes", bad);
-    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
-    expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes", std::string("bad home_max_bytes '") + bad + "'");
-    MPI_Info_free(&info);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_trailer_min_bytes", bad);
-    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
-    expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info cartplan_trailer_min_bytes", std::string("bad trailer_min_bytes '") + bad + "'");
-    MPI_Info_free(&info);
-  }
+  // The byte-count keys: -1 or a count.
+  for (const std::string key : {"cartplan_struct_min_bytes", "cartplan_home_max_bytes", "cartplan_trailer_min_bytes"})
+    for (const char* bad : {"-2", "12x", "abc"}) {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, key.c_str(), bad);
+      rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+      expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info " + key, "bad " + key + " '" + bad + "'");
+      MPI_Info_free(&info);
+    }
   // Trailers change what travels: ranks that differ on them are refused at creation.
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_trailer_min_bytes", h.rank == 0 ? "0" : "-1");
