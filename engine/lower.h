@@ -87,9 +87,10 @@ struct LowerOptions {
   // Messages to another rank of at least this many bytes carry one more byte, a trailer sent
   // from and received into a staging byte of its own (-1: none). Neither side of such a
   // message is one run of memory, so Open MPI pipelines it through fragments instead of
-  // reading it with a single copy (on this VM 2.5-3.3x faster from 4 KB to 400 KB). The
-  // trailer changes what travels: sender and receiver must use the same value, and they
-  // agree on the message's size, so both add it or neither does. See trailer_min_bytes().
+  // reading it with a single copy (on this VM 2.5-3.2x faster from 4 KB to 400 KB,
+  // bench/single_copy_probe). The trailer changes what travels: sender and receiver must use
+  // the same value, and they agree on the message's size, so both add it or neither does.
+  // See trailer_min_bytes().
   std::int64_t trailer_min_bytes = -1;
 };
 
