@@ -181,8 +181,22 @@ void stress(Harness& h, const char* label, const std::vector<int>& periods) {
       f.id = id++;
       f.setup(c);
       MPI_Info info = algo_info(algo, id % 2 ? "auto" : "1,0");
+      // Half the requests end every message with a trailer (engine/lower.h): its byte lives in
+      // the request's own staging, which other requests in flight must never touch.
+      if (op % 2 == 0) {
+        MPI_Info_set(info, "cartplan_trailer_min_bytes", "0");
+        f.name += " trailed";
+      }
       h.check(f.post(c, &info) == MPI_SUCCESS, f.name + " init: " + Cart_error_message());
       MPI_Info_free(&info);
+      if (op % 2 == 0) {  // the trailers are in the program the request runs (if it sends at all)
+        char* program = nullptr;
+        h.check(Cart_request_program(f.req, &program) == MPI_SUCCESS, f.name + ": Cart_request_program");
+        const std::string text = program ? program : "";
+        Cart_free_plan_json(program);
+        h.check(text.find("\"direction\":\"send\"") == std::string::npos || text.find("\"trailer\":true") != std::string::npos,
+                f.name + ": no trailer in the program");
+      }
       persistent.push_back(std::move(f));
     }
   for (int op = 0; op < 6; ++op) {
