@@ -10,8 +10,13 @@ Usage: candidates_table.py [--scale] CSV...   (markdown on stdout)
 
 "auto / best" compares the measured time of the candidate auto picked (its own cand: row, same
 plan as auto's request) with the fastest candidate: it judges the choice, not the noise between
-two runs of one plan; the cart_auto_persistent request's own time is listed next to it."""
+two runs of one plan; the cart_auto_persistent request's own time is listed next to it.
+Candidates whose lowered programs are equal on every rank up to tags (the CSV's program column,
+exchange_bench) count as one choice: the pick ran the fastest of them. The spread between
+requests that run equal programs (an A/A comparison, the same run) is reported as the noise
+floor that the 10% tolerance has to be read against."""
 import csv
+import statistics
 import sys
 from collections import defaultdict
 
@@ -47,6 +52,40 @@ def candidates(vs):
             if name.startswith("cand:")]
 
 
+def same_program(vs, names):
+    """The candidates whose program equals that of one of names (names themselves included)."""
+    progs = {vs["cand:" + n].get("program") for n in names if "cand:" + n in vs} - {None, ""}
+    return set(names) | {n[len("cand:"):] for n, r in vs.items() if n.startswith("cand:") and r.get("program") in progs}
+
+
+def aa_spreads(points):
+    """[(slowest / fastest, key, names)] per group of requests that ran equal programs in one run."""
+    out = []
+    for key, vs in points.items():
+        groups = defaultdict(list)
+        for name, r in vs.items():
+            if r.get("program"):
+                groups[r["program"]].append((float(r["median_us"]), name))
+        for members in groups.values():
+            if len(members) > 1:
+                out.append((max(members)[0] / min(members)[0], key, [n for _, n in sorted(members)]))
+    return sorted(out)
+
+
+def aa_summary(points):
+    spreads = aa_spreads(points)
+    if not spreads:
+        return []
+    ratios = [s for s, _, _ in spreads]
+    worst, key, names = spreads[-1]
+    return ["Noise floor (A/A): requests of one run whose programs are equal on every rank up to tags "
+            f"(cartplan's direct/combining/auto requests, their untrailed/homes/packed twins where nothing "
+            f"changed, and the candidates): {len(ratios)} groups; slowest / fastest median "
+            f"{statistics.median(ratios):.2f}, 90th percentile {ratios[int(0.9 * (len(ratios) - 1))]:.2f}, "
+            f"above 1.10 in {sum(r > TOLERANCE for r in ratios)}; worst {worst:.2f} ({config(key)} {key[3]} m={key[4]}: "
+            f"{', '.join(names)}).", ""]
+
+
 def auto_row(vs):
     return next((r for name, r in vs.items() if name.startswith("cart_auto_persistent")), None)
 
@@ -66,8 +105,12 @@ def auto_check(points):
         best_name, best_t, _ = min(cands, key=lambda c: c[1])
         auto = auto_row(vs)
         pick = auto["auto_pick"] if auto else ""
-        picked = [c for c in cands if c[0] in pick.split("|")]
-        # Equal schedules are listed together ("combining|hybrid"): the pick ran the fastest of them.
+        # Equal schedules are listed together ("combining|hybrid"), and candidates whose programs
+        # are equal count with them: the pick ran the fastest of them.
+        equal = same_program(vs, pick.split("|")) if pick else set()
+        if len(equal) > len(pick.split("|")):
+            pick = "|".join(sorted(equal))
+        picked = [c for c in cands if c[0] in equal]
         pick_t = min((c[1] for c in picked), default=None)
         ratio = pick_t / best_t if pick_t else None
         auto_t = float(auto["median_us"]) if auto else None
@@ -84,7 +127,7 @@ def auto_check(points):
             misses.append(f"- {config(key)} {key[3]} m={key[4]}: auto picked {pick} ({pick_t:.2f} µs), "
                           f"best {best_name} ({best_t:.2f} µs), x{ratio:.2f}; the model ranked "
                           + ", ".join(f"{n} {p:.2f}" for n, _, p in by_prediction))
-    lines += ["", f"Auto within 10% of the best candidate in {within} of {total} points.", ""]
+    lines += ["", f"Auto within 10% of the best candidate in {within} of {total} points.", ""] + aa_summary(points)
     if misses:
         lines += ["Misses:", ""] + misses + [""]
     return lines

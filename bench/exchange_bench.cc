@@ -70,6 +70,9 @@ struct Variant {
   std::function<void()> cleanup;
   // The model's prediction for this variant's plan (NaN where the benchmark has none).
   double predicted_us = std::numeric_limits<double>::quiet_NaN();
+  // A persistent cartplan request's program on this rank without its tags (empty otherwise):
+  // requests whose programs are equal on every rank run the same messages and copies.
+  std::string program = "";
 };
 
 int rank_of(MPI_Comm c) {
@@ -113,7 +116,7 @@ class Bench {
     if (rank_ == 0 && !a.csv.empty()) {
       csv_.open(a.csv);
       csv_ << "np,stencil,d,t,C,V_alltoall,V_allgather,op,m,bytes_per_rank,variant,reps,median_us,q1_us,q3_us,"
-              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us,dims,predicted_us,auto_pick\n";
+              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us,dims,predicted_us,auto_pick,program\n";
     }
   }
 
@@ -216,6 +219,7 @@ class Bench {
         else if (v.cleanup) v.cleanup();
       variants = std::move(kept);
     }
+    const std::vector<std::string> programs = program_groups(variants);
     // Interleaved repetitions: every rank draws the same order (the variants are collective).
     std::mt19937 rng(args_.seed + static_cast<unsigned>(m) * 7919u);
     const std::size_t nv = variants.size();
@@ -283,7 +287,7 @@ class Bench {
                << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "," << pred_direct << "," << pred_combining << ","
                << dims_text << ",";
         if (!std::isnan(pred)) csv_ << pred;
-        csv_ << ",\"" << auto_pick << "\"\n";
+        csv_ << ",\"" << auto_pick << "\"," << programs[v] << "\n";
       }
       std::fflush(stdout);
     }
@@ -381,6 +385,7 @@ class Bench {
                     ok(Cart_wait(req.get()), "Cart_wait");
                   },
                   check, [req]() { Cart_request_free(req.get()); }});
+    vs.back().program = program_of(*req);
     if (algo > 1) return;
     // The same plan lowered otherwise, in the same run: with every multi-block message packed
     // (the lowering before struct datatypes carried forwarded blocks: what zero-copy
@@ -413,6 +418,7 @@ class Bench {
                       ok(Cart_wait(req2.get()), "Cart_wait");
                     },
                     check, [req2]() { Cart_request_free(req2.get()); }});
+      vs.back().program = program_of(*req2);
     }
   }
 
@@ -481,6 +487,7 @@ class Bench {
                 },
                 [req]() { Cart_request_free(req.get()); }};
       v.predicted_us = c.cost.total_us();
+      v.program = program_of(*req);
       vs.push_back(std::move(v));
     }
     std::string pick = "none of the candidates";
@@ -506,6 +513,52 @@ class Bench {
     std::string text(json);
     Cart_free_plan_json(json);
     return text;
+  }
+
+  // The program a request runs on this rank, without tags and round numbers (a message's round
+  // only names it in errors): two requests whose programs differ only there send the same
+  // messages, copy the same bytes and wait the same phases.
+  static std::string program_of(Cart_Request r) {
+    char* json = nullptr;
+    ok(Cart_request_program(r, &json), "Cart_request_program");
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(json, nullptr, false);
+    Cart_free_plan_json(json);
+    if (j.is_discarded()) die("a request's program JSON does not parse");
+    std::function<void(nlohmann::ordered_json&)> strip = [&strip](nlohmann::ordered_json& x) {
+      if (x.is_object()) {
+        x.erase("tag");
+        x.erase("round");
+        for (auto& [key, value] : x.items()) strip(value);
+      } else if (x.is_array()) {
+        for (auto& e : x) strip(e);
+      }
+    };
+    strip(j);
+    return j.dump();
+  }
+
+  // One label per variant, the same for variants whose programs are equal on every rank ("p1",
+  // "p2", .. in order of first appearance; empty for variants without a program). The CSV
+  // carries it so that tables can tell a choice between different programs from the spread
+  // between two requests running one program (an A/A comparison).
+  std::vector<std::string> program_groups(const std::vector<Variant>& vs) const {
+    const int nv = static_cast<int>(vs.size());
+    std::vector<unsigned long long> mine(nv, 0), all(rank_ == 0 ? static_cast<std::size_t>(nv) * np_ : 0);
+    for (int v = 0; v < nv; ++v)
+      if (!vs[v].program.empty()) mine[v] = std::hash<std::string>{}(vs[v].program) | 1;  // 0: no program
+    MPI_Gather(mine.data(), nv, MPI_UNSIGNED_LONG_LONG, all.data(), nv, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    std::vector<std::string> labels(nv);
+    if (rank_ != 0) return labels;
+    std::map<std::vector<unsigned long long>, std::string> seen;
+    for (int v = 0; v < nv; ++v) {
+      std::vector<unsigned long long> key(np_);
+      for (int r = 0; r < np_; ++r) key[r] = all[static_cast<std::size_t>(r) * nv + v];
+      if (key[0] == 0) continue;
+      auto it = seen.find(key);
+      if (it == seen.end()) it = seen.emplace(key, "p" + std::to_string(seen.size() + 1)).first;
+      labels[v] = it->second;
+    }
+    return labels;
   }
 
   // A plan's schedule without its stats and dimension order: make_plan records the combining

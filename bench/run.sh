@@ -31,7 +31,7 @@ if [ "$mode" = quick ]; then
   calib_args=(--reps 60)
   ex2_args=($box3 --stencil box:d=3,n=4,f=-1 --stencil box:d=3,n=5,f=-1 $deep --candidates --m 1,10,100,1000 --reps 10 --warmup 2)
   exN_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,100 --ops alltoall,allgather --reps 6 --warmup 2)
-  auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 10 --warmup 2)
+  auto_args=(--stencil box:d=2,n=3,f=-1 --stencil box:d=3,n=3,f=-1 --stencil box:d=4,n=3,f=-1 --m 1,16,128,1024,4096 --ops alltoall,allgather --reps 20 --warmup 2)
   setup_args=(--reps 8 --warmup 2)
   scale_args=(--p 16384 --max-gib 0.5 --m 1,100)
 else
