@@ -40,6 +40,7 @@
 #include "engine/optimizer.h"
 #include "engine/planner.h"
 #include "engine/predict.h"
+#include "engine/program_print.h"
 #include "engine/spec.h"
 #include "ir/json.h"
 
@@ -515,26 +516,15 @@ class Bench {
     return text;
   }
 
-  // The program a request runs on this rank, without tags and round numbers (a message's round
-  // only names it in errors): two requests whose programs differ only there send the same
-  // messages, copy the same bytes and wait the same phases.
+  // The program a request runs on this rank, without what only names its messages
+  // (engine::program_without_names).
   static std::string program_of(Cart_Request r) {
     char* json = nullptr;
     ok(Cart_request_program(r, &json), "Cart_request_program");
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(json, nullptr, false);
+    std::string text = cartplan::engine::program_without_names(json);
     Cart_free_plan_json(json);
-    if (j.is_discarded()) die("a request's program JSON does not parse");
-    std::function<void(nlohmann::ordered_json&)> strip = [&strip](nlohmann::ordered_json& x) {
-      if (x.is_object()) {
-        x.erase("tag");
-        x.erase("round");
-        for (auto& [key, value] : x.items()) strip(value);
-      } else if (x.is_array()) {
-        for (auto& e : x) strip(e);
-      }
-    };
-    strip(j);
-    return j.dump();
+    if (text.empty()) die("a request's program JSON does not parse");
+    return text;
   }
 
   // One label per variant, the same for variants whose programs are equal on every rank ("p1",

@@ -123,4 +123,19 @@ nlohmann::json to_json(const Program& program) {
   return j;
 }
 
+std::string program_without_names(const std::string& program_json) {
+  nlohmann::json j = nlohmann::json::parse(program_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "";
+  // Tags and rounds sit only in the messages of the phases (to_json above).
+  if (j.contains("phases") && j["phases"].is_array())
+    for (nlohmann::json& phase : j["phases"])
+      if (phase.is_object() && phase.contains("messages") && phase["messages"].is_array())
+        for (nlohmann::json& m : phase["messages"])
+          if (m.is_object()) {
+            m.erase("tag");
+            m.erase("round");
+          }
+  return j.dump();
+}
+
 }  // namespace cartplan::engine

@@ -131,3 +131,37 @@ TEST_CASE("json: fields of a known program, counts, struct messages, determinist
 
 }  // namespace
 }  // namespace cartplan::engine
+
+namespace cartplan::engine {
+namespace {
+
+TEST_CASE("program_without_names: tags and rounds do not count, everything else does") {
+  const Neighborhood nbh = *stencils::box(2, 3, -1);
+  const ir::Plan plan = plan_combining(ir::Op::kAlltoall, nbh, auto_dim_order(nbh));
+  const Program p = program_of(plan, *Grid::create({3, 3}, {true, true}), 4, 8);
+  const std::string base = program_without_names(to_json(p).dump());
+  REQUIRE(!base.empty());
+  CHECK(base.find("\"tag\"") == std::string::npos);
+  CHECK(base.find("\"round\"") == std::string::npos);
+  CHECK(base.find("\"peer\"") != std::string::npos);
+
+  Program renamed = p, moved = p;
+  for (PhaseProgram& ph : renamed.phases)
+    for (Message& m : ph.messages) {
+      m.tag += 100;
+      m.round += 1;
+    }
+  CHECK(program_without_names(to_json(renamed).dump()) == base);
+  CHECK(to_json(renamed).dump() != to_json(p).dump());
+
+  REQUIRE(!moved.phases.empty());
+  REQUIRE(!moved.phases[0].messages.empty());
+  moved.phases[0].messages[0].peer = (moved.phases[0].messages[0].peer + 1) % 9;
+  CHECK(program_without_names(to_json(moved).dump()) != base);
+
+  CHECK(program_without_names("not json").empty());
+  CHECK(program_without_names("[1, 2]").empty());
+}
+
+}  // namespace
+}  // namespace cartplan::engine

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "engine/program_print.h"
 #include "ir/json.h"
 #include "ir/parse_number.h"
 
@@ -654,11 +655,21 @@ std::string algorithm_of(Cart_Request req) {
   return cartplan::ir::plan_shape(*plan);
 }
 
+// The request's program on this rank without what only names its messages.
+std::string program_of(Cart_Request req) {
+  char* json = nullptr;
+  CART(Cart_request_program(req, &json));
+  std::string text = cartplan::engine::program_without_names(json);
+  Cart_free_plan_json(json);
+  return text;
+}
+
 // The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each checked
 // on its own fresh run, then timed together (Runner::time_round_robin); *first_mismatch is ""
-// or the first mismatch rank 0 found.
+// or the first mismatch rank 0 found. *auto_twin names the variant whose program equals auto's
+// on every rank ("" if none): the two then differ only as two requests of one program do.
 std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runner, std::string* auto_choice,
-                                  std::string* first_mismatch) {
+                                  std::string* auto_twin, std::string* first_mismatch) {
   std::vector<Variant> variants;
   std::vector<std::function<void()>> exchanges;
   double* grid = runner.data();
@@ -677,6 +688,12 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
     if (std::string(algo) == "auto") *auto_choice = v.algorithm;
     requests.push_back(req);
     variants.push_back(v);
+  }
+  for (std::size_t j = 1; j < requests.size() && auto_twin->empty(); ++j) {
+    // Set-up time, once per run: all ranks must agree that the programs are equal.
+    int same = program_of(requests[0]) == program_of(requests[j]) ? 1 : 0, everywhere = 0;
+    MPI_Allreduce(&same, &everywhere, 1, MPI_INT, MPI_LAND, p.cart);
+    if (everywhere) *auto_twin = variants[j].name;
   }
   for (Cart_Request& req : requests)
     exchanges.push_back([&req] {
@@ -702,9 +719,10 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
 
 // Rank 0's table; returns the exit status (1 on a mismatch).
 int print_report(const Config& c, const std::vector<Variant>& variants, const std::string& auto_choice,
-                 const std::string& first_mismatch) {
+                 const std::string& auto_twin, const std::string& first_mismatch) {
   int status = 0;
   std::printf("auto chose: %s\n", auto_choice.c_str());
+  std::printf("auto runs the program of: %s\n", auto_twin.empty() ? "none of the other variants" : auto_twin.c_str());
   std::printf("%-24s %-10s %14s  %s\n", "variant", "algorithm", "us/exchange", "check");
   for (const Variant& v : variants)
     std::printf("%-24s %-10s %14.2f  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, v.check.c_str());
@@ -747,9 +765,9 @@ int main(int argc, char** argv) {
   if (p.cart != MPI_COMM_NULL) {
     Datatypes dt = set_up_datatypes(p);
     Runner runner(p);
-    std::string auto_choice, first_mismatch;
-    const std::vector<Variant> variants = run_variants(p, dt, runner, &auto_choice, &first_mismatch);
-    if (p.me == 0) status = print_report(c, variants, auto_choice, first_mismatch);
+    std::string auto_choice, auto_twin, first_mismatch;
+    const std::vector<Variant> variants = run_variants(p, dt, runner, &auto_choice, &auto_twin, &first_mismatch);
+    if (p.me == 0) status = print_report(c, variants, auto_choice, auto_twin, first_mismatch);
     free_datatypes(&dt);
     MPI_Comm_free(&p.cart);
   }
