@@ -71,8 +71,9 @@ struct Variant {
   std::function<void()> cleanup;
   // The model's prediction for this variant's plan (NaN where the benchmark has none).
   double predicted_us = std::numeric_limits<double>::quiet_NaN();
-  // A persistent cartplan request's program on this rank without its tags (empty otherwise):
-  // requests whose programs are equal on every rank run the same messages and copies.
+  // A persistent cartplan request's program on this rank without tags and round numbers
+  // (engine::program_without_names; empty for other variants): requests whose programs are
+  // equal on every rank run the same messages and copies.
   std::string program = "";
 };
 

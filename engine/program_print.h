@@ -33,10 +33,10 @@ std::string to_text(const Program& program);
 // equal programs print equal text.
 nlohmann::json to_json(const Program& program);
 
-// The text of to_json() without what only names a message: its tag and its round. Programs
-// whose results are equal post the same messages with the same parts, copy the same bytes and
-// wait for the same phases, so two requests running them make the same choice (the A/A pairs
-// of bench/exchange_bench and tools/halo). Takes any program JSON text (Cart_request_program,
+// The text of to_json() without what only names a message: its tag and its round. Two
+// programs whose texts are equal this way post the same messages with the same parts, copy the
+// same bytes and wait for the same phases, so two requests running them are one choice timed
+// twice (the A/A pairs of bench/exchange_bench and tools/halo). Takes any program JSON text (Cart_request_program,
 // `cartplan lower --format json`); returns "" when the text is not a JSON object.
 //
 //   if (engine::program_without_names(a) == engine::program_without_names(b)) ...

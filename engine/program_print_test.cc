@@ -129,12 +129,6 @@ TEST_CASE("json: fields of a known program, counts, struct messages, determinist
   CHECK(s["phases"][0]["before"][1]["to"] == nlohmann::json::parse(R"({"kind": "stage", "offset": 8, "bytes": 8, "contiguous": true})"));
 }
 
-}  // namespace
-}  // namespace cartplan::engine
-
-namespace cartplan::engine {
-namespace {
-
 TEST_CASE("program_without_names: tags and rounds do not count, everything else does") {
   const Neighborhood nbh = *stencils::box(2, 3, -1);
   const ir::Plan plan = plan_combining(ir::Op::kAlltoall, nbh, auto_dim_order(nbh));
