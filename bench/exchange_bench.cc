@@ -381,13 +381,7 @@ class Bench {
     std::string name = "cart_" + algo_name + "_persistent";
     if (algo == 2) name += combining ? "(combining)" : "(direct)";
     plan_json_[name] = request_plan(*req);
-    vs.push_back({name,
-                  [req]() {
-                    ok(Cart_start(req.get()), "Cart_start");
-                    ok(Cart_wait(req.get()), "Cart_wait");
-                  },
-                  check, [req]() { Cart_request_free(req.get()); }});
-    vs.back().program = program_of(*req);
+    vs.push_back(persistent_variant(name, req, check));
     if (algo > 1) return;
     // The same plan lowered otherwise, in the same run: with every multi-block message packed
     // (the lowering before struct datatypes carried forwarded blocks: what zero-copy
@@ -414,13 +408,7 @@ class Bench {
                                cart, info, req2.get()),
            "init");
       MPI_Info_free(&info);
-      vs.push_back({variant,
-                    [req2]() {
-                      ok(Cart_start(req2.get()), "Cart_start");
-                      ok(Cart_wait(req2.get()), "Cart_wait");
-                    },
-                    check, [req2]() { Cart_request_free(req2.get()); }});
-      vs.back().program = program_of(*req2);
+      vs.push_back(persistent_variant(variant, req2, check));
     }
   }
 
@@ -478,18 +466,11 @@ class Bench {
       if (schedule_of(request_plan(*req)) != schedules.back())
         die("candidate " + c.name + ": the request runs another plan than the one given by cartplan_plan");
       const std::string name = "cand:" + c.name;
-      Variant v{name,
-                [req]() {
-                  ok(Cart_start(req.get()), "Cart_start");
-                  ok(Cart_wait(req.get()), "Cart_wait");
-                },
-                [&b, &reference, name, this]() {
-                  if (b.recv != reference)
-                    die(name + " delivered something else than MPI_Neighbor_* (rank " + std::to_string(rank_) + ")");
-                },
-                [req]() { Cart_request_free(req.get()); }};
+      Variant v = persistent_variant(name, req, [&b, &reference, name, this]() {
+        if (b.recv != reference)
+          die(name + " delivered something else than MPI_Neighbor_* (rank " + std::to_string(rank_) + ")");
+      });
       v.predicted_us = c.cost.total_us();
-      v.program = program_of(*req);
       vs.push_back(std::move(v));
     }
     std::string pick = "none of the candidates";
@@ -515,6 +496,20 @@ class Bench {
     std::string text(json);
     Cart_free_plan_json(json);
     return text;
+  }
+
+  // A persistent cartplan request as a variant: started and waited for, freed at cleanup, with
+  // its program for the CSV's program column.
+  static Variant persistent_variant(const std::string& name, const std::shared_ptr<Cart_Request>& req,
+                                    std::function<void()> check) {
+    Variant v{name,
+              [req]() {
+                ok(Cart_start(req.get()), "Cart_start");
+                ok(Cart_wait(req.get()), "Cart_wait");
+              },
+              std::move(check), [req]() { Cart_request_free(req.get()); }};
+    v.program = program_of(*req);
+    return v;
   }
 
   // The program a request runs on this rank, without what only names its messages
