@@ -4,7 +4,7 @@
 # times per configuration with CARTPLAN_COST_MODEL set, and writes what auto chose, every
 # variant's time, auto / best, pick / best (the choice alone: halo names the variant whose
 # program auto runs) and auto / MPI_Neighbor_alltoallw to
-# bench/results/<tag>/main_job.{txt,md}. Without calibration (CALIBRATE=0) the backend uses the
+# bench/results/<tag>/main_job.{txt,md} (the calibrated models: main_job_cost_model_np<P>.json). Without calibration (CALIBRATE=0) the backend uses the
 # model it finds itself (built-in defaults, oversubscription-aware).
 #
 #   bash bench/main_job.sh              # RUNS=3 per configuration
@@ -76,7 +76,8 @@ for config in "${configs[@]}"; do
   model="found by the backend"
   env_model=()
   if [ "$calibrate" = 1 ]; then
-    model_file="$tmp/cost_model_np$np.json"
+    # Kept next to the tables, so that its choices can be replayed (cartplan plan --explain).
+    model_file="$out/main_job_cost_model_np$np.json"
     if [ -z "${calibrated[$np]:-}" ]; then
       echo "main_job.sh: calibrating at np = $np" >&2
       mpi "$np" "$tmp/calibrate" --out "$model_file" >>"$out/main_job.txt"
