@@ -90,6 +90,24 @@ def auto_row(vs):
     return next((r for name, r in vs.items() if name.startswith("cart_auto_persistent")), None)
 
 
+def judge(vs):
+    """The auto check of one point: (best name, best µs, pick, pick µs, pick / best), or None
+    without candidates. pick / best is None when the point has no auto request."""
+    cands = candidates(vs)
+    if not cands:
+        return None
+    best_name, best_t, _ = min(cands, key=lambda c: c[1])
+    auto = auto_row(vs)
+    pick = auto["auto_pick"] if auto else ""
+    # Equal schedules are listed together ("combining|hybrid"), and candidates whose programs
+    # are equal count with them: the pick ran the fastest of them.
+    equal = same_program(vs, pick.split("|")) if pick else set()
+    if len(equal) > len(pick.split("|")):
+        pick = "|".join(sorted(equal))
+    pick_t = min((c[1] for c in cands if c[0] in equal), default=None)
+    return best_name, best_t, pick, pick_t, (pick_t / best_t if pick_t else None)
+
+
 def auto_check(points):
     lines = ["## Auto against every optimizer candidate (persistent requests, same run)", "",
              "Times are medians in µs of the per-repetition maximum over ranks; a candidate's cell is "
@@ -99,20 +117,12 @@ def auto_check(points):
     within, total, misses = 0, 0, []
     for key in sorted(points):
         vs = points[key]
-        cands = candidates(vs)
-        if not cands:
+        judged = judge(vs)
+        if not judged:
             continue
-        best_name, best_t, _ = min(cands, key=lambda c: c[1])
+        best_name, best_t, pick, pick_t, ratio = judged
+        cands = candidates(vs)
         auto = auto_row(vs)
-        pick = auto["auto_pick"] if auto else ""
-        # Equal schedules are listed together ("combining|hybrid"), and candidates whose programs
-        # are equal count with them: the pick ran the fastest of them.
-        equal = same_program(vs, pick.split("|")) if pick else set()
-        if len(equal) > len(pick.split("|")):
-            pick = "|".join(sorted(equal))
-        picked = [c for c in cands if c[0] in equal]
-        pick_t = min((c[1] for c in picked), default=None)
-        ratio = pick_t / best_t if pick_t else None
         auto_t = float(auto["median_us"]) if auto else None
         cells = "; ".join((f"**{n}** " if n == best_name else f"{n} ") + f"{t:.2f} ({fmt(p)})" for n, t, p in cands)
         lines.append(f"| {config(key)} | {key[3]} | {key[4]} | {cells} | {best_name} | {pick or '-'} | {fmt(ratio)} | "

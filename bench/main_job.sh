@@ -8,11 +8,14 @@
 # model it finds itself (built-in defaults, oversubscription-aware).
 #
 #   bash bench/main_job.sh              # RUNS=3 per configuration
-#   RUNS=5 CALIBRATE=0 bash bench/main_job.sh
+#   RUNS=5 CALIBRATE=0 ITERS=50 bash bench/main_job.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs="${RUNS:-3}"
+# Timed exchanges per variant and run (halo --iters; halo's own default is 50): at 10-100 us per
+# exchange on an oversubscribed node, 50 leave two requests of one program 5-10 % apart.
+iters="${ITERS:-500}"
 calibrate="${CALIBRATE:-1}"
 tag="${CARTPLAN_MACHINE_TAG:-cpp-2core}"
 out="bench/results/$tag"
@@ -34,7 +37,7 @@ configs=(
 )
 
 {
-  echo "# bash bench/main_job.sh (RUNS=$runs CALIBRATE=$calibrate), git $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# bash bench/main_job.sh (RUNS=$runs CALIBRATE=$calibrate ITERS=$iters), git $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/main_job.txt"
 md="$out/main_job.md"
@@ -88,7 +91,7 @@ for config in "${configs[@]}"; do
   fi
   for run in $(seq 1 "$runs"); do
     # shellcheck disable=SC2086
-    text="$(mpi "$np" "${env_model[@]}" "$tmp/halo" $args)"
+    text="$(mpi "$np" "${env_model[@]}" "$tmp/halo" $args --iters "$iters")"
     { echo "## np=$np $args run $run"; echo "$text"; } >>"$out/main_job.txt"
     printf '%s\n' "$text" | python3 -c "$parse" "$np" "$args" "$run" "$model" "$md"
   done

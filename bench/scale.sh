@@ -8,7 +8,8 @@
 #   bash bench/scale.sh                                     # REPS=30 WARMUP=5 (the lead's run)
 #   REPS=3 WARMUP=1 OUT=/tmp/scale bash bench/scale.sh      # smoke run
 #
-# Environment: REPS, WARMUP, MS (block sizes in ints, default 1,100), OUT, CARTPLAN_MACHINE_TAG,
+# Environment: REPS, WARMUP, MIN_MS (repeat a point until its timed repetitions take this many
+# ms, at most 1000 repetitions; default 200), MS (block sizes in ints, default 1,100), OUT, CARTPLAN_MACHINE_TAG,
 # COST_MODEL (one file for every run; set it empty for the model the backend locates itself,
 # whose built-in defaults price a phase as a context switch when ranks outnumber cores). By
 # default each process count uses a model calibrated for it: the tag's cost_model.json at
@@ -19,8 +20,9 @@ set -euo pipefail
 reps="${REPS:-30}"
 warmup="${WARMUP:-5}"
 ms="${MS:-1,100}"
-for v in "$reps" "$warmup"; do
-  [[ "$v" =~ ^[0-9]+$ ]] || { echo "scale.sh: REPS and WARMUP must be non-negative integers, not '$v'" >&2; exit 2; }
+min_ms="${MIN_MS:-200}"
+for v in "$reps" "$warmup" "$min_ms"; do
+  [[ "$v" =~ ^[0-9]+$ ]] || { echo "scale.sh: REPS, WARMUP and MIN_MS must be non-negative integers, not '$v'" >&2; exit 2; }
 done
 [ "$reps" -ge 1 ] || { echo "scale.sh: REPS must be at least 1" >&2; exit 2; }
 
@@ -40,7 +42,7 @@ bazel build -c opt //bench:exchange_bench //bench:calibrate >"$tmp/build.log" 2>
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)/bench"
 cp "$bin/exchange_bench" "$bin/calibrate" "$tmp/"
 
-common=(--candidates --m "$ms" --ops alltoall,allgather --reps "$reps" --warmup "$warmup")
+common=(--candidates --m "$ms" --ops alltoall,allgather --reps "$reps" --warmup "$warmup" --min-ms "$min_ms")
 if [ "$per_np" = 0 ] && [ -n "$model" ]; then
   [ -f "$model" ] || { echo "scale.sh: cost model '$model' does not exist (set COST_MODEL= for the located one)" >&2; exit 2; }
 fi
@@ -94,4 +96,15 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$txt"
 head -n 1 "$tmp/torus3.csv" >"$out/scale_np8.csv"
 for name in torus3 ring torus2 deep; do tail -n +2 "$tmp/$name.csv" >>"$out/scale_np8.csv"; done
 python3 bench/candidates_table.py --scale "$out/scale_np8.csv" >"$out/scale_np8.md"
+# Auto's misses measured again alone, 200 repetitions under three seeds, with the same models.
+confirm_models=()
+for np in $(tail -n +2 "$out/scale_np8.csv" | cut -d, -f1 | sort -u); do
+  m="$(model_for "$np")"
+  [ -n "$m" ] && confirm_models+=(--cost-model "$np=$m")
+done
+if [ "${#confirm_models[@]}" -gt 0 ]; then
+  python3 bench/confirm_misses.py --exchange-bench "$tmp/exchange_bench" "${confirm_models[@]}" \
+    --csv "$out/confirm_scale_np8.csv" "$out/scale_np8.csv" >"$out/confirm_scale_np8.md"
+  echo "scale.sh: wrote $out/confirm_scale_np8.md"
+fi
 echo "scale.sh: wrote $out/scale_np8.csv, $out/scale_np8.txt, $out/scale_np8.md"
