@@ -160,17 +160,20 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
   std::size_t best = 0;
   for (std::size_t i = 1; i < cands->size(); ++i)
     if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
+  return with_choice_stats(op, nbh, options, (*cands)[best].plan);
+}
 
+ir::Plan with_choice_stats(ir::Op op, const Neighborhood& nbh, const PlanOptions& options, const ir::Plan& chosen) {
   // The stats describe direct and the combining plan in the chosen plan's order (a direct plan:
   // the requested or auto order).
   std::vector<int> order = options.dim_order ? *options.dim_order : auto_dim_order(op, nbh);
-  if ((*cands)[best].plan.algorithm() == ir::Algorithm::kCombining) order = (*cands)[best].plan.dim_order();
+  if (chosen.algorithm() == ir::Algorithm::kCombining) order = chosen.dim_order();
   const ir::Plan combining = plan_combining(op, nbh, order);
   const CombiningMetrics m{combining.stats().t, combining.stats().rounds, combining.stats().volume};
   const double direct_us = price(plan_direct(op, nbh), options).total_us();
   const double combining_us = price(combining, options).total_us();
 
-  ir::PlanParts parts = (*cands)[best].plan.parts();
+  ir::PlanParts parts = chosen.parts();
   // A direct plan ignores the order, but records it: its stats describe the combining
   // alternative in that order.
   if (parts.algorithm == ir::Algorithm::kDirect) parts.dim_order = order;

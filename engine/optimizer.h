@@ -82,4 +82,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
 // the direct and the combining plan in its stats.
 Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options);
 
+// `chosen` (one of plan_candidates' plans) with the stats make_plan records: for a choice made
+// elsewhere, e.g. by timing the candidates (the MPI backend's cartplan_tune = measure).
+ir::Plan with_choice_stats(ir::Op op, const Neighborhood& nbh, const PlanOptions& options, const ir::Plan& chosen);
+
 }  // namespace cartplan::engine

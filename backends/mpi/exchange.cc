@@ -332,6 +332,11 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   Agreement agreed;
   MpiStatus s = settle(nc, spec, options, kind, &agreed);
   if (!s.ok()) return s;
+  if (kind == Kind::kPersistent && options.tune_measure && options.algo == engine::AlgoChoice::kAuto && !options.given_plan &&
+      !extended_op(spec.op)) {
+    s = measure(nc, spec, options, &agreed);
+    if (!s.ok()) return s;
+  }
   if (kind == Kind::kNonblocking) {
     // The lane's previous holder on this rank must be complete before the lane carries new
     // messages. It completes: every rank has started it, and waits anywhere progress every

@@ -147,6 +147,7 @@ class Exchange {
     std::vector<char> send_used, recv_used;
     std::shared_ptr<const BoundPlanEntry> entry;
     int lane = 0;
+    std::vector<bool> contiguous;  // agreed per size key (collective calls; empty otherwise)
   };
   struct Post;
   struct LocalCopy {
@@ -166,6 +167,9 @@ class Exchange {
                           Agreement* out);
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
+  // Measuring mode (Options::tune_measure, exchange_measure.cc): times the close candidates on
+  // scratch receive memory and replaces agreed->entry with the fastest on every rank.
+  static MpiStatus measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
   MpiStatus begin(bool progress_now);

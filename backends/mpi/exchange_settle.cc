@@ -188,6 +188,7 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   Options chosen = options;
   if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
   // The optimizer sees every block's own size (faces and corners), not their mean.
+  out->contiguous = contiguous;
   MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry, -1, contiguous);
   if (!planned.ok()) return planned;
   if (kind == Kind::kPersistent) {

@@ -1,6 +1,7 @@
 // Creating, finding and caching plans for neighbourhood communicators.
 #include "backends/mpi/neighborhood_comm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -111,6 +112,7 @@ std::vector<std::int64_t> describe(int d, const int dims[], const int periods[],
   v.push_back(o.check_collective ? 1 : 0);
   v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
   v.push_back(o.trailer_min_bytes ? *o.trailer_min_bytes : -2);
+  v.push_back(o.tune_measure ? 1 : 0);
   return v;
 }
 
@@ -160,7 +162,7 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
     if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
   }
   return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
-         "cartplan_cost_model, cartplan_check, cartplan_plan, cartplan_trailer_min_bytes), CARTPLAN_CHECK or the cost model found "
+         "cartplan_cost_model, cartplan_check, cartplan_plan, cartplan_trailer_min_bytes, cartplan_tune), CARTPLAN_CHECK, CARTPLAN_TUNE or the cost model found "
          "(CARTPLAN_COST_MODEL, the default location) differ from rank 0";
 }
 
@@ -180,6 +182,7 @@ std::int64_t options_fingerprint(const Options& options) {
   mix(options.check_collective ? 2 : 3);
   mix(options.given_plan ? options.given_plan->fingerprint : 0);
   mix(static_cast<std::uint64_t>(options.trailer_min_bytes ? *options.trailer_min_bytes : -2) + 11);
+  mix(options.tune_measure ? 5 : 6);
   return static_cast<std::int64_t>(fp >> 2);
 }
 
@@ -224,6 +227,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     if (v == "collective") o->check_collective = true;
     else if (v == "none") o->check_collective = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
+  }
+  v = info_value(info, "cartplan_tune", &present);
+  if (present) {
+    if (v == "measure") o->tune_measure = true;
+    else if (v == "model") o->tune_measure = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
   }
   v = info_value(info, "cartplan_plan", &present);
   if (present) {
@@ -356,14 +365,7 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
     *out = it->second;
     return {};
   }
-  engine::PlanOptions po;
-  po.algo = o.algo;
-  po.dim_order = o.dim_order;
-  po.model = o.model;
-  if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
-  else po.block_sizes = block_sizes;
-  po.block_contiguous = block_contiguous;
-  po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
+  engine::PlanOptions po = planner_options(o, block_sizes, block_contiguous);
   Result<ir::Plan> plan = fail("no plan");
   if (o.given_plan) {
     // A plan from cartplan_plan, verified when it was read; it must be this request's.
@@ -374,7 +376,30 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
     plan = engine::make_plan(op, nbh_, po);
   }
   if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
-  Result<engine::Binder> binder = engine::Binder::create(*plan);
+  std::shared_ptr<const BoundPlanEntry> entry;
+  MpiStatus bound = bind_entry(*plan, root, &entry);
+  if (!bound.ok()) return bound;
+  if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
+  cache_.emplace(key, entry);
+  *out = entry;
+  return {};
+}
+
+engine::PlanOptions NeighborhoodComm::planner_options(const Options& o, const std::vector<std::int64_t>& block_sizes,
+                                                      const std::vector<bool>& contiguous) const {
+  engine::PlanOptions po;
+  po.algo = o.algo;
+  po.dim_order = o.dim_order;
+  po.model = o.model;
+  if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
+  else po.block_sizes = block_sizes;
+  po.block_contiguous = contiguous;
+  po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
+  return po;
+}
+
+MpiStatus NeighborhoodComm::bind_entry(const ir::Plan& plan, int root, std::shared_ptr<const BoundPlanEntry>* out) {
+  Result<engine::Binder> binder = engine::Binder::create(plan);
   if (!binder) return mpi_error(MPI_ERR_INTERN, binder.error());
   // Byte counts of the bound plan are not used by this backend (datatypes carry the sizes).
   std::optional<engine::Coords> root_coords;
@@ -383,12 +408,40 @@ MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vec
   if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
   // CARTPLAN_DUMP_PLANS: every new plan once (plan_dump.h). A directory that cannot be written
   // is the user's to fix; the call fails before anything is sent.
-  Result<std::string> dumped = dump_plan_if_requested(*plan);
+  Result<std::string> dumped = dump_plan_if_requested(plan);
   if (!dumped) return mpi_error(MPI_ERR_IO, dumped.error());
-  if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
-  auto entry = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{*plan, std::move(*bound)});
-  cache_.emplace(key, entry);
-  *out = entry;
+  *out = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{plan, std::move(*bound)});
+  return {};
+}
+
+MpiStatus NeighborhoodComm::candidate_entries(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
+                                              const std::vector<bool>& contiguous, std::vector<CandidateEntry>* out) {
+  out->clear();
+  std::vector<std::int64_t> block_sizes;
+  for (std::int64_t s : sizes) block_sizes.push_back(std::max<std::int64_t>(s, 0));
+  const engine::PlanOptions po = planner_options(o, block_sizes, contiguous);
+  Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(op, nbh_, po);
+  if (!cands) return mpi_error(MPI_ERR_ARG, cands.error());
+  // Cheapest first; stable, so that on ties the model's own pick (make_plan: the first
+  // cheapest) stays first. Plans that are the same under another name are timed once.
+  std::vector<const engine::Candidate*> order;
+  for (const engine::Candidate& c : *cands) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const engine::Candidate* a, const engine::Candidate* b) {
+    return a->cost.total_us() < b->cost.total_us();
+  });
+  const double cheapest = order.empty() ? 0 : order.front()->cost.total_us();
+  std::vector<std::string> seen;
+  for (const engine::Candidate* c : order) {
+    if (static_cast<int>(out->size()) >= kMeasureMaxCandidates) break;
+    if (c->cost.total_us() > kMeasureRange * cheapest) break;
+    std::string text = ir::to_json_string(c->plan);
+    if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
+    seen.push_back(std::move(text));
+    CandidateEntry e{c->name, c->cost.total_us(), nullptr};
+    MpiStatus bound = bind_entry(engine::with_choice_stats(op, nbh_, po, c->plan), -1, &e.entry);
+    if (!bound.ok()) return bound;
+    out->push_back(std::move(e));
+  }
   return {};
 }
 
@@ -430,6 +483,13 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
     if (mode == "collective") options.check_collective = true;
     else if (!mode.empty() && mode != "none" && local.ok())
       local = mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+  }
+  // The same for measuring candidates at persistent init (Options::tune_measure).
+  if (const char* env = std::getenv("CARTPLAN_TUNE")) {
+    const std::string mode = env;
+    if (mode == "measure") options.tune_measure = true;
+    else if (!mode.empty() && mode != "model" && local.ok())
+      local = mpi_error(MPI_ERR_ARG, "CARTPLAN_TUNE = '" + mode + "' (expected model or measure)");
   }
   std::optional<engine::Neighborhood> nbh;
   if (!local.ok()) {

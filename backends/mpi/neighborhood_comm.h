@@ -74,6 +74,11 @@ struct Options {
   // reading them with a single copy (-1: none); nullopt: engine::trailer_min_bytes(model).
   // It changes what travels, so ranks agree on it like on the model.
   std::optional<std::int64_t> trailer_min_bytes;
+  // Info cartplan_tune = measure (or CARTPLAN_TUNE=measure): persistent init of alltoall and
+  // allgather (plain, v, w) with algorithm auto times the optimizer's close candidates on
+  // scratch memory and keeps the fastest (exchange_measure.cc); model (default): the model's
+  // pick. It decides which plan runs, so ranks agree on it like on the model.
+  bool tune_measure = false;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
@@ -146,6 +151,20 @@ class NeighborhoodComm {
   MpiStatus plan_for(ir::Op op, const Options& options, const std::vector<std::int64_t>& block_sizes,
                      std::shared_ptr<const BoundPlanEntry>* out, int root = -1, const std::vector<bool>& contiguous = {});
 
+  // Measuring mode (Options::tune_measure): the optimizer's distinct candidates for `op` with
+  // these block sizes, cheapest prediction first (the model's pick first), those predicted
+  // within kMeasureRange of the cheapest and at most kMeasureMaxCandidates, each bound to this
+  // rank. The same list on every rank: it depends only on agreed arguments.
+  static constexpr double kMeasureRange = 2.0;
+  static constexpr int kMeasureMaxCandidates = 4;
+  struct CandidateEntry {
+    std::string name;  // engine::Candidate::name
+    double predicted_us = 0;
+    std::shared_ptr<const BoundPlanEntry> entry;
+  };
+  MpiStatus candidate_entries(ir::Op op, const Options& options, const std::vector<std::int64_t>& block_sizes,
+                              const std::vector<bool>& contiguous, std::vector<CandidateEntry>* out);
+
   // True when every dimension is periodic: then every block has a source and a target on
   // every rank, so every rank knows every block's size from its own arguments.
   bool all_periodic() const { return all_periodic_; }
@@ -157,6 +176,11 @@ class NeighborhoodComm {
   std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
 
  private:
+  engine::PlanOptions planner_options(const Options& o, const std::vector<std::int64_t>& block_sizes,
+                                      const std::vector<bool>& contiguous) const;
+  // `plan` bound to this rank (rooted ops: with the root's rank, else -1), dumped if asked.
+  MpiStatus bind_entry(const ir::Plan& plan, int root, std::shared_ptr<const BoundPlanEntry>* out);
+
   MPI_Comm internal_;
   engine::Neighborhood nbh_;
   engine::Grid grid_;
