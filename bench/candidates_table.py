@@ -93,12 +93,24 @@ def auto_row(vs):
 def judge(vs):
     """The auto check of one point: (best name, best µs, pick, pick µs, pick / best), or None
     without candidates. pick / best is None when the point has no auto request."""
+    auto = auto_row(vs)
+    return judge_pick(vs, auto["auto_pick"] if auto else "")
+
+
+def judge_measured(vs):
+    """The same for the request in measuring mode (cart_measured_persistent; its pick is the
+    candidates it runs, the CSV's runs column), or None where the point has none."""
+    row = vs.get("cart_measured_persistent")
+    if row is None or not row.get("runs"):
+        return None
+    return judge_pick(vs, row["runs"])
+
+
+def judge_pick(vs, pick):
     cands = candidates(vs)
     if not cands:
         return None
     best_name, best_t, _ = min(cands, key=lambda c: c[1])
-    auto = auto_row(vs)
-    pick = auto["auto_pick"] if auto else ""
     # Equal schedules are listed together ("combining|hybrid"), and candidates whose programs
     # are equal count with them: the pick ran the fastest of them.
     equal = same_program(vs, pick.split("|")) if pick else set()
@@ -106,6 +118,34 @@ def judge(vs):
         pick = "|".join(sorted(equal))
     pick_t = min((c[1] for c in cands if c[0] in equal), default=None)
     return best_name, best_t, pick, pick_t, (pick_t / best_t if pick_t else None)
+
+
+def measured_check(points):
+    """Measuring mode (Info cartplan_tune = measure) judged like auto: its pick's own candidate
+    row against the fastest candidate, same run."""
+    within, total, misses, changed = 0, 0, [], 0
+    for key in sorted(points):
+        judged = judge_measured(points[key])
+        auto = judge(points[key])
+        if not judged or judged[4] is None:
+            continue
+        total += 1
+        best_name, best_t, pick, pick_t, ratio = judged
+        if auto and auto[2] and set(auto[2].split("|")) != set(pick.split("|")):
+            changed += 1
+        if ratio <= TOLERANCE:
+            within += 1
+        else:
+            misses.append(f"- {config(key)} {key[3]} m={key[4]}: measuring picked {pick} ({pick_t:.2f} µs), "
+                          f"best {best_name} ({best_t:.2f} µs), x{ratio:.2f}")
+    if not total:
+        return []
+    lines = ["## Measuring mode against every optimizer candidate (cartplan_tune = measure, same run)", "",
+             f"The request in measuring mode ran a candidate within 10% of the best in {within} of {total} points; "
+             f"it ran another plan than the model's pick in {changed}.", ""]
+    if misses:
+        lines += ["Misses:", ""] + misses + [""]
+    return lines
 
 
 def auto_check(points):
@@ -183,6 +223,7 @@ def main(argv):
     if scale:
         lines += scale_table(points)
     lines += auto_check(points)
+    lines += measured_check(points)
     print("\n".join(lines))
 
 

@@ -39,6 +39,24 @@ class JudgeTest(unittest.TestCase):
     def test_no_auto_request(self):
         self.assertIsNone(ct.judge({"cand:direct": row(3, "p1")})[4])
 
+    def test_measured_pick(self):
+        # Measuring mode ran combining (its runs column), the model picked direct.
+        measured = row(5.2, "p2")
+        measured["runs"] = "combining"
+        vs = {"cand:direct": row(10, "p1"), "cand:combining": row(5, "p2"),
+              "cart_auto_persistent(direct)": row(10, "p1", pick="direct"), "cart_measured_persistent": measured}
+        best, _, pick, pick_t, ratio = ct.judge_measured(vs)
+        self.assertEqual((best, pick, pick_t), ("combining", "combining", 5.0))
+        self.assertAlmostEqual(ratio, 1.0)
+        self.assertAlmostEqual(ct.judge(vs)[4], 2.0)  # auto is judged apart
+        lines = "\n".join(ct.measured_check({(2, "2x1", "box:d=2,n=3,f=-1", "alltoall", 1): vs}))
+        self.assertIn("within 10% of the best in 1 of 1 points", lines)
+        self.assertIn("another plan than the model's pick in 1", lines)
+
+    def test_no_measured_request(self):
+        self.assertIsNone(ct.judge_measured({"cand:direct": row(3, "p1")}))
+        self.assertEqual(ct.measured_check({"k": {"cand:direct": row(3, "p1")}}), [])
+
     def test_aa_spread(self):
         vs = {"cand:direct": row(10, "p1"), "cart_direct_persistent": row(12, "p1"), "cand:combining": row(5, "p2")}
         spreads = ct.aa_spreads({"k": vs})

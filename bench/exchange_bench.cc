@@ -121,7 +121,7 @@ class Bench {
     if (rank_ == 0 && !a.csv.empty()) {
       csv_.open(a.csv);
       csv_ << "np,stencil,d,t,C,V_alltoall,V_allgather,op,m,bytes_per_rank,variant,reps,median_us,q1_us,q3_us,"
-              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us,dims,predicted_us,auto_pick,program\n";
+              "lowq_mean_us,tukey_mean_us,outliers,ratio_to_mpi,pred_direct_us,pred_combining_us,dims,predicted_us,auto_pick,program,runs\n";
     }
   }
 
@@ -207,6 +207,7 @@ class Bench {
 
     std::vector<Variant> variants;
     plan_json_.clear();
+    runs_.clear();
     add_mpi_variants(variants, op, m, graph, b, reference);
     for (int a = 0; a < 3; ++a) add_cart_variants(variants, op, m, carts[a], a, b, reference);
     add_proxy(variants, nbh, dims, op, ints, proxy_comm, b);
@@ -301,7 +302,8 @@ class Bench {
                << (mpi_median > 0 ? s.median / mpi_median : 0.0) << "," << pred_direct << "," << pred_combining << ","
                << dims_text << ",";
         if (!std::isnan(pred)) csv_ << pred;
-        csv_ << ",\"" << auto_pick << "\"," << programs[v] << "\n";
+        const auto runs = runs_.find(variants[v].name);
+        csv_ << ",\"" << auto_pick << "\"," << programs[v] << ",\"" << (runs == runs_.end() ? "" : runs->second) << "\"\n";
       }
       std::fflush(stdout);
     }
@@ -394,6 +396,23 @@ class Bench {
     if (algo == 2) name += combining ? "(combining)" : "(direct)";
     plan_json_[name] = request_plan(*req);
     vs.push_back(persistent_variant(name, req, check));
+    if (algo == 2) {
+      // Auto in measuring mode (Info cartplan_tune = measure): init times the close candidates
+      // and keeps the fastest (backends/mpi/exchange_measure.cc).
+      auto measured = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "cartplan_tune", "measure");
+      if (op == "alltoall") ok(Cart_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, info, measured.get()), "init (measured)");
+      else if (op == "allgather") ok(Cart_allgather_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, info, measured.get()), "init (measured)");
+      else
+        ok(Cart_alltoallv_init(sb, b.scounts.data(), b.sdispls.data(), MPI_INT, rb, b.rcounts.data(), b.rdispls.data(), MPI_INT,
+                               cart, info, measured.get()),
+           "init (measured)");
+      MPI_Info_free(&info);
+      plan_json_["cart_measured_persistent"] = request_plan(*measured);
+      vs.push_back(persistent_variant("cart_measured_persistent", measured, check));
+    }
     if (algo > 1) return;
     // The same plan lowered otherwise, in the same run: with every multi-block message packed
     // (the lowering before struct datatypes carried forwarded blocks: what zero-copy
@@ -497,6 +516,7 @@ class Bench {
         if (std::isnan(v.predicted_us)) v.predicted_us = (*cands)[i].cost.total_us();
       }
       if (v.name.rfind("cart_auto_persistent", 0) == 0 && !names.empty()) pick = names;
+      runs_[v.name] = names;
     }
     return pick;
   }
@@ -653,6 +673,7 @@ class Bench {
   std::ofstream csv_;
   cartplan::engine::CostModel model_;
   std::map<std::string, std::string> plan_json_;  // persistent variant name -> its plan (this case)
+  std::map<std::string, std::string> runs_;       // persistent variant name -> the candidates it runs ("a|b")
 };
 
 Args parse(int argc, char** argv) {

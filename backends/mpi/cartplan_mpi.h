@@ -83,7 +83,9 @@ const char* Cart_error_message(void);
  * (none|collective, see above), cartplan_plan (path of a JSON plan, e.g. from `cartplan plan`,
  * Cart_request_plan or CARTPLAN_DUMP_PLANS, run instead of planning: MPI_ERR_INFO_VALUE if it
  * cannot be read or does not verify, MPI_ERR_ARG if its neighbourhood or, for a request, its
- * op is not the request's; the message names what differs). Every rank must pass the same d, dims,
+ * op is not the request's; the message names what differs), cartplan_tune (model|measure:
+ * persistent init of alltoall/allgather with algorithm auto times the close candidates on
+ * scratch memory and every rank runs the fastest; README "Measuring mode"). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
  * weights are accepted and ignored (no remapping). */

@@ -22,7 +22,7 @@ namespace {
 // skipped and the model's pick is kept (every rank learns it in the agreement below).
 constexpr std::uint64_t kMaxScratchBytes = std::uint64_t{256} << 20;
 // Time for all timed trials together, split over the candidates; each is timed at least
-// kMinReps and at most kMaxReps times after one warm-up run.
+// kMinReps and at most kMaxReps times after two warm-up runs.
 constexpr double kBudgetUs = 20000;
 constexpr int kMinReps = 5, kMaxReps = 100;
 
@@ -94,51 +94,65 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
                       : built;
   if (all[1] != 0) return {};  // the model's pick stands
 
-  // A warm-up run of each (first touch of the scratch, Open MPI's first use of a peer), timed to
-  // size the trials: the same count on every rank from the slowest rank's times.
-  auto run = [](Exchange& x, double* us) -> MpiStatus {
+  // Every run is timed as bench/exchange_bench times its variants: it starts together on every
+  // rank, and its time is the slowest rank's. One MPI_Allreduce before each run does both: it
+  // synchronizes the ranks (without that, a rank's time for one candidate includes its peers'
+  // lag from the previous one, and round-robin charges each candidate part of its
+  // predecessor's cost), and it brings every rank the slowest time of the previous run. So every
+  // rank holds the same samples and picks the same plan without a further agreement. (At init
+  // only, like the agreement itself: never on a start.)
+  const std::size_t n = cands.size();
+  std::vector<std::vector<double>> samples(n);
+  MPI_Comm comm = nc.internal();
+  double last_us = 0;           // this rank's time of the previous run
+  std::size_t last = n;         // its candidate; n: none, or a warm-up run
+  auto run = [&](std::size_t i, bool timed) -> MpiStatus {
+    double slowest = 0;
+    CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
+    if (last < n) samples[last].push_back(slowest);
     const double t0 = MPI_Wtime();
-    MpiStatus st = x.start();
-    if (st.ok()) st = x.wait();
-    *us = (MPI_Wtime() - t0) * 1e6;
+    MpiStatus st = xs[i]->start();
+    if (st.ok()) st = xs[i]->wait();
+    last_us = (MPI_Wtime() - t0) * 1e6;
+    last = timed ? i : n;
     return st;
   };
-  const std::size_t n = cands.size();
-  std::vector<double> warm(n), warm_all(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    s = run(*xs[i], &warm[i]);
-    if (!s.ok()) return s;
-  }
-  CARTPLAN_MPI_CALL(MPI_Allreduce(warm.data(), warm_all.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, nc.internal()));
+  // Two warm-up runs of each (first touch of the scratch, Open MPI's first use of a peer); the
+  // second one's slowest times size the trials, the same count on every rank.
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < n; ++i) {
+      s = run(i, pass == 1);
+      if (!s.ok()) return s;
+    }
+  s = run(0, false);  // collects the last warm-up time (this run is one more warm-up)
+  if (!s.ok()) return s;
   double total = 0;
-  for (double w : warm_all) total += std::max(w, 0.01);
+  for (const std::vector<double>& w : samples) total += std::max(w.back(), 0.01);
   const int reps = std::clamp(static_cast<int>(kBudgetUs / total), kMinReps, kMaxReps);
+  for (std::vector<double>& w : samples) w.clear();
   // Round-robin, as bench/calibrate times variants: a drift of the machine during the trials
   // moves every candidate alike instead of favouring whichever ran first.
-  std::vector<std::vector<double>> samples(n);
   for (int r = 0; r < reps; ++r)
     for (std::size_t i = 0; i < n; ++i) {
-      double us = 0;
-      s = run(*xs[i], &us);
+      s = run(i, true);
       if (!s.ok()) return s;
-      samples[i].push_back(us);
     }
-  // Each rank's median, then the slowest rank's: an exchange takes as long as its slowest
-  // process. One reduction, so every rank picks the same plan.
-  std::vector<double> mine(n), slowest(n);
-  for (std::size_t i = 0; i < n; ++i) mine[i] = median_of(samples[i]);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, nc.internal()));
+  double ignored = 0;  // the last run's slowest time
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &ignored, 1, MPI_DOUBLE, MPI_MAX, comm));
+  samples[last].push_back(ignored);
+  std::vector<double> median(n);
+  for (std::size_t i = 0; i < n; ++i) median[i] = median_of(samples[i]);
   std::size_t best = 0;
   for (std::size_t i = 1; i < n; ++i)
-    if (slowest[i] < slowest[best]) best = i;
+    if (median[i] < median[best]) best = i;
   if (best != 0) agreed->entry = cands[best].entry;  // else keep settle's (cached) entry of the same plan
 
   const char* verbose = std::getenv("CARTPLAN_VERBOSE");
   if (verbose && std::string(verbose) == "1" && nc.rank() == 0) {
-    std::string line = "cartplan: measured at init (" + std::to_string(reps) + " runs each, median of the slowest rank):";
+    std::string line = "cartplan: measured at init (" + std::to_string(reps) + " runs each, median of the slowest rank's times):";
     char buf[160];
     for (std::size_t i = 0; i < n; ++i) {
-      std::snprintf(buf, sizeof buf, "%s %s %.2f us (predicted %.2f)", i ? ";" : "", cands[i].name.c_str(), slowest[i],
+      std::snprintf(buf, sizeof buf, "%s %s %.2f us (predicted %.2f)", i ? ";" : "", cands[i].name.c_str(), median[i],
                     cands[i].predicted_us);
       line += buf;
     }
