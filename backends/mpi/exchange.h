@@ -99,6 +99,10 @@ bool contiguous_type(MPI_Datatype type);
 // commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
 using FastCombine = void (*)(const void* in, void* inout, std::size_t n);
 FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
+// Measuring mode's choice among the candidates' measured medians, the model's pick at index 0:
+// the lowest median, but another candidate only if it is at least 5 % below the model's pick's
+// (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
+std::size_t measured_pick(const std::vector<double>& medians);
 
 class Exchange {
  public:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/exchange.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -247,8 +248,21 @@ void errors(Harness& h) {
 
 }  // namespace
 
+// The choice among measured medians (index 0: the model's pick): a candidate replaces it only
+// when at least 5 % faster, and then the fastest such candidate wins.
+void pick_rule(Harness& h) {
+  using cartplan::mpi::measured_pick;
+  h.check(measured_pick({10.0}) == 0, "pick: one candidate");
+  h.check(measured_pick({10.0, 9.6, 9.8}) == 0, "pick: 4 % faster keeps the model's pick");
+  h.check(measured_pick({10.0, 9.4}) == 1, "pick: 6 % faster replaces it");
+  h.check(measured_pick({10.0, 9.0, 8.0, 9.5}) == 2, "pick: the fastest of those below the margin");
+  h.check(measured_pick({10.0, 11.0, 12.0}) == 0, "pick: slower candidates never replace it");
+  h.check(measured_pick({10.0, 9.4, 9.3}) == 2, "pick: the lowest median among the faster ones");
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
+  pick_rule(h);
   alltoall_mesh(h);
   allgather_deep(h);
   alltoallw_strided(h, false);
