@@ -5,10 +5,14 @@
 # variant's time, auto / best, pick / best (the choice alone: halo names the variant whose
 # program auto runs) and auto / MPI_Neighbor_alltoallw to
 # bench/results/<tag>/main_job.{txt,md} (the calibrated models: main_job_cost_model_np<P>.json). Without calibration (CALIBRATE=0) the backend uses the
-# model it finds itself (built-in defaults, oversubscription-aware).
+# model it finds itself (built-in defaults, oversubscription-aware); CALIBRATE=reuse runs with
+# the main_job_cost_model_np<P>.json files a previous run wrote (and writes main_job_reuse.*).
+# TUNE=measure runs the halo with CARTPLAN_TUNE=measure (auto times its close candidates at init;
+# README "Measuring mode") and writes main_job_measure.{txt,md} instead.
 #
 #   bash bench/main_job.sh              # RUNS=3 per configuration
 #   RUNS=5 CALIBRATE=0 ITERS=50 bash bench/main_job.sh
+#   TUNE=measure CALIBRATE=reuse bash bench/main_job.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,9 +21,15 @@ runs="${RUNS:-3}"
 # exchange on an oversubscribed node, 50 leave two requests of one program 5-10 % apart.
 iters="${ITERS:-500}"
 calibrate="${CALIBRATE:-1}"
+tune="${TUNE:-model}"
+case "$calibrate" in 0|1|reuse) ;; *) echo "main_job.sh: CALIBRATE must be 0, 1 or reuse, not '$calibrate'" >&2; exit 2 ;; esac
+case "$tune" in model) suffix="" ;; measure) suffix="_measure" ;; *) echo "main_job.sh: TUNE must be model or measure, not '$tune'" >&2; exit 2 ;; esac
+# A run with reused models does not overwrite the tables of the run that calibrated them.
+[ "$calibrate" = reuse ] && [ "$tune" = model ] && suffix="_reuse"
 tag="${CARTPLAN_MACHINE_TAG:-cpp-2core}"
 out="bench/results/$tag"
 mkdir -p "$out"
+txt="$out/main_job$suffix.txt"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,10 +47,10 @@ configs=(
 )
 
 {
-  echo "# bash bench/main_job.sh (RUNS=$runs CALIBRATE=$calibrate ITERS=$iters), git $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# bash bench/main_job.sh (RUNS=$runs CALIBRATE=$calibrate TUNE=$tune ITERS=$iters), git $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$out/main_job.txt"
-md="$out/main_job.md"
+} >"$txt"
+md="$out/main_job$suffix.md"
 {
   echo "| np | arguments | run | model | auto chose | auto | direct | combining | MPI_Neighbor_alltoallw | auto / best cartplan | pick / best | auto / MPI |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -77,25 +87,30 @@ for config in "${configs[@]}"; do
   np="${config%%|*}"
   args="${config#*|}"
   model="found by the backend"
-  env_model=()
-  if [ "$calibrate" = 1 ]; then
+  env_model=(-x "CARTPLAN_TUNE=$tune")
+  if [ "$calibrate" != 0 ]; then
     # Kept next to the tables, so that its choices can be replayed (cartplan plan --explain).
     model_file="$out/main_job_cost_model_np$np.json"
-    if [ -z "${calibrated[$np]:-}" ]; then
+    if [ "$calibrate" = reuse ] && [ ! -f "$model_file" ]; then
+      echo "main_job.sh: CALIBRATE=reuse but $model_file does not exist" >&2
+      exit 2
+    fi
+    if [ "$calibrate" = 1 ] && [ -z "${calibrated[$np]:-}" ]; then
       echo "main_job.sh: calibrating at np = $np" >&2
-      mpi "$np" "$tmp/calibrate" --out "$model_file" >>"$out/main_job.txt"
+      mpi "$np" "$tmp/calibrate" --out "$model_file" >>"$txt"
       calibrated[$np]=1
     fi
-    env_model=(-x "CARTPLAN_COST_MODEL=$model_file")
+    env_model+=(-x "CARTPLAN_COST_MODEL=$model_file")
     model="calibrated np=$np"
   fi
+  [ "$tune" = measure ] && model="$model, measured at init"
   for run in $(seq 1 "$runs"); do
     # shellcheck disable=SC2086
     text="$(mpi "$np" "${env_model[@]}" "$tmp/halo" $args --iters "$iters")"
-    { echo "## np=$np $args run $run"; echo "$text"; } >>"$out/main_job.txt"
+    { echo "## np=$np $args run $run"; echo "$text"; } >>"$txt"
     printf '%s\n' "$text" | python3 -c "$parse" "$np" "$args" "$run" "$model" "$md"
   done
 done
-echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/main_job.txt"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$txt"
 echo "main_job.sh: wrote $md" >&2
 cat "$md"

@@ -161,10 +161,22 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
   const char* verbose = std::getenv("CARTPLAN_VERBOSE");
   if (verbose && std::string(verbose) == "1" && nc.rank() == 0) {
     std::string line = "cartplan: measured at init (" + std::to_string(reps) + " runs each, median of the slowest rank's times):";
-    char buf[160];
+    char buf[256];
     for (std::size_t i = 0; i < n; ++i) {
-      std::snprintf(buf, sizeof buf, "%s %s %.2f us (predicted %.2f)", i ? ";" : "", cands[i].name.c_str(), median[i],
-                    cands[i].predicted_us);
+      // Quartiles, and the rounds in which it ran faster than the model's pick (runs of one
+      // round are adjacent in time, so a drift of the machine shows in the quartiles, not here).
+      std::vector<double> v = samples[i];
+      std::sort(v.begin(), v.end());
+      std::size_t wins = 0;
+      for (std::size_t r = 0; r < std::min(samples[i].size(), samples[0].size()); ++r) wins += samples[i][r] < samples[0][r];
+      std::snprintf(buf, sizeof buf, "%s %s %.2f us [%.2f, %.2f]", i ? ";" : "", cands[i].name.c_str(), median[i],
+                    v[v.size() / 4], v[3 * v.size() / 4]);
+      line += buf;
+      if (i > 0) {
+        std::snprintf(buf, sizeof buf, ", faster than the pick in %zu of %zu rounds", wins, samples[i].size());
+        line += buf;
+      }
+      std::snprintf(buf, sizeof buf, " (predicted %.2f)", cands[i].predicted_us);
       line += buf;
     }
     std::fprintf(stderr, "%s; running %s%s\n", line.c_str(), cands[best].name.c_str(),
