@@ -21,10 +21,10 @@ namespace {
 // relative addresses, so strided datatypes keep their layout. Beyond this size the trials are
 // skipped and the model's pick is kept (every rank learns it in the agreement below).
 constexpr std::uint64_t kMaxScratchBytes = std::uint64_t{256} << 20;
-// Time for all timed trials together, split over the candidates; each is timed at least
-// kMinReps and at most kMaxReps times after two warm-up runs. Calls of 1-3 us need hundreds of
-// runs before their median settles on a shared VM (bench/README, item 11), so the cap is high;
-// the budget still bounds init.
+// Time for all timed trials together (their synchronization included), split over the
+// candidates; each is timed at least kMinReps and at most kMaxReps times after two warm-up
+// runs. Calls of 1-3 us need hundreds of runs before their median settles on a shared VM
+// (bench/README, item 11), so the cap is high; the budget still bounds init.
 constexpr double kBudgetUs = 20000;
 constexpr int kMinReps = 5, kMaxReps = 1000;
 // Another candidate replaces the model's pick only if its median is this much lower. The
@@ -119,11 +119,14 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
   MPI_Comm comm = nc.internal();
   double last_us = 0;           // this rank's time of the previous run
   std::size_t last = n;         // its candidate; n: none, or a warm-up run
-  auto run = [&](std::size_t i, bool timed) -> MpiStatus {
+  // with_sync: the time includes the MPI_Allreduce, for sizing the trials (on many processes the
+  // allreduce, not the exchange, can be most of a trial's time, and the budget bounds both).
+  auto run = [&](std::size_t i, bool timed, bool with_sync = false) -> MpiStatus {
     double slowest = 0;
+    const double t_sync = MPI_Wtime();
     CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
     if (last < n) samples[last].push_back(slowest);
-    const double t0 = MPI_Wtime();
+    const double t0 = with_sync ? t_sync : MPI_Wtime();
     MpiStatus st = xs[i]->start();
     if (st.ok()) st = xs[i]->wait();
     last_us = (MPI_Wtime() - t0) * 1e6;
@@ -134,7 +137,7 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
   // second one's slowest times size the trials, the same count on every rank.
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < n; ++i) {
-      s = run(i, pass == 1);
+      s = run(i, pass == 1, pass == 1);
       if (!s.ok()) return s;
     }
   s = run(0, false);  // collects the last warm-up time (this run is one more warm-up)
