@@ -7,7 +7,12 @@ model change (a cost-model file) against many measurements in seconds; the verdi
 be measured again with the new model, since hybrid searches and order searches may produce
 plans the CSV never ran.
 
-Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] CSV...
+Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--refinement-gain F] CSV...
+  --refinement-gain F: instead of the optimizer's own pick ("chosen:"), apply its rule with
+                       another gain to the printed predictions: the cheapest candidate, but a
+                       refinement (not direct, not combining) only if predicted more than F
+                       below the cheaper of those two (engine::kRefinementGain; F = 0: the
+                       cheapest, as before that rule).
 Prints "within 10% of the best measured candidate in N of M points" (and, with --list, every
 point's pick, best and ratio). Points whose pick has no measured candidate are counted apart."""
 import argparse
@@ -41,6 +46,7 @@ def main():
     ap.add_argument("--cartplan", required=True)
     ap.add_argument("--cost-model", required=True)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--refinement-gain", type=float)
     ap.add_argument("csv", nargs="+")
     a = ap.parse_args()
     points = defaultdict(dict)
@@ -59,7 +65,13 @@ def main():
         if out.returncode != 0:
             sys.exit(f"model_replay.py: {' '.join(args)}: {out.stderr.strip()}")
         preds = {mm.group(1): float(mm.group(2)) for mm in map(LINE.match, out.stdout.splitlines()) if mm}
-        pick = min(preds, key=preds.get)
+        chosen = re.search(r"^chosen: (.+)$", out.stdout, re.M)
+        pick = chosen.group(1)
+        if a.refinement_gain is not None:
+            pick = min(preds, key=preds.get)
+            base = min((n for n in preds if n in ("direct", "combining")), key=preds.get, default=None)
+            if base and pick != base and preds[pick] >= preds[base] * (1 - a.refinement_gain):
+                pick = base
         best = min(measured, key=measured.get)
         if pick not in measured:
             unmeasured += 1

@@ -93,7 +93,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   std::vector<Candidate> out;
   auto add = [&](std::string name, ir::Plan plan) {
     CostBreakdown cost = price(plan, options);
-    out.push_back(Candidate{std::move(name), std::move(plan), cost});
+    const bool refinement = name != "direct" && name != "combining";
+    out.push_back(Candidate{std::move(name), std::move(plan), cost, refinement});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
   // cheapest as "<name>, best order" when it beats `base`, the plan in the auto order
@@ -114,7 +115,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     std::optional<OrderChoice> best =
         cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid, options.block_contiguous);
     if (best && best->order != order && clearly_cheaper(best->cost.total_us(), base.cost.total_us()))
-      out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost});
+      out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost, true});
   };
   const bool all = options.algo == AlgoChoice::kAuto;
   if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh));
@@ -143,7 +144,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     std::optional<HybridChoice> h =
         search_hybrid(op, nbh, order, sizes, options.model, options.grid, options.block_contiguous);
     if (h) {
-      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost});
+      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost, true});
     } else if (options.algo == AlgoChoice::kHybrid) {
       return fail("no hybrid plan: it needs two distinct non-zero offsets, one sent directly and one combined (above " +
                   std::to_string(kMaxHybridUnits) +
@@ -157,10 +158,21 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
 Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
   Result<std::vector<Candidate>> cands = plan_candidates(op, nbh, options);
   if (!cands) return fail(cands.error());
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < cands->size(); ++i)
-    if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
-  return with_choice_stats(op, nbh, options, (*cands)[best].plan);
+  return with_choice_stats(op, nbh, options, (*cands)[pick_candidate(*cands)].plan);
+}
+
+std::size_t pick_candidate(const std::vector<Candidate>& cands) {
+  assert(!cands.empty());
+  // The cheapest of all, and the cheapest of direct and combining (the first on ties).
+  std::size_t best = 0, base = cands.size();
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].cost.total_us() < cands[best].cost.total_us()) best = i;
+    if (!cands[i].refinement && (base == cands.size() || cands[i].cost.total_us() < cands[base].cost.total_us()))
+      base = i;
+  }
+  // Only refinements were asked for (algo log-round or hybrid): the cheapest of them.
+  if (base == cands.size() || !cands[best].refinement) return best;
+  return cands[best].cost.total_us() < (1 - kRefinementGain) * cands[base].cost.total_us() ? best : base;
 }
 
 ir::Plan with_choice_stats(ir::Op op, const Neighborhood& nbh, const PlanOptions& options, const ir::Plan& chosen) {

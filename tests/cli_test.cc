@@ -147,7 +147,7 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   REQUIRE(d.status == 0);
   CHECK_FALSE(contains(d.out, "combining ("));
   // Auto also searches every dimension order and lists the cheapest with its order.
-  const RunResult o = run("plan --op allgather --stencil 'offsets:-1,0;2,2;2,-1;-2,0;2,0;-1,-1' --explain");
+  const RunResult o = run("plan --op allgather --stencil 'offsets:-1,0;2,2;2,-1;-2,0;2,0;-1,-1' --block-bytes 100 --explain");
   REQUIRE(o.status == 0);
   CHECK(contains(o.out, "  combining (rounds 5, phases 2, volume 8, order (1,0)): "));
   CHECK(contains(o.out, "* combining, best order (rounds 5, phases 2, volume 6, order (0,1)): "));

@@ -408,9 +408,7 @@ Result<int> cmd_plan(const Options& o) {
               << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
               << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
               << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < cands->size(); ++i)
-      if ((*cands)[i].cost.total_us() < (*cands)[best].cost.total_us()) best = i;
+    const std::size_t best = engine::pick_candidate(*cands);
     for (std::size_t i = 0; i < cands->size(); ++i) {
       const engine::Candidate& c = (*cands)[i];
       std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "

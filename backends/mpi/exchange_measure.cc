@@ -158,7 +158,7 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
   samples[last].push_back(ignored);
   std::vector<double> median(n);
   for (std::size_t i = 0; i < n; ++i) median[i] = median_of(samples[i]);
-  const std::size_t best = measured_pick(median);  // index 0: the model's pick (sorted by prediction)
+  const std::size_t best = measured_pick(median);  // index 0: the model's pick (candidate_entries)
   if (best != 0) agreed->entry = cands[best].entry;  // else keep settle's (cached) entry of the same plan
 
   const char* verbose = std::getenv("CARTPLAN_VERBOSE");

@@ -422,14 +422,17 @@ MpiStatus NeighborhoodComm::candidate_entries(ir::Op op, const Options& o, const
   const engine::PlanOptions po = planner_options(o, block_sizes, contiguous);
   Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(op, nbh_, po);
   if (!cands) return mpi_error(MPI_ERR_ARG, cands.error());
-  // Cheapest first; stable, so that on ties the model's own pick (make_plan: the first
-  // cheapest) stays first. Plans that are the same under another name are timed once.
+  // The model's own pick (make_plan's: engine::pick_candidate) first, then the others cheapest
+  // first. Plans that are the same under another name are timed once.
   std::vector<const engine::Candidate*> order;
   for (const engine::Candidate& c : *cands) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(), [](const engine::Candidate* a, const engine::Candidate* b) {
+  const engine::Candidate* pick = &(*cands)[engine::pick_candidate(*cands)];
+  std::stable_sort(order.begin(), order.end(), [pick](const engine::Candidate* a, const engine::Candidate* b) {
+    if ((a == pick) != (b == pick)) return a == pick;
     return a->cost.total_us() < b->cost.total_us();
   });
-  const double cheapest = order.empty() ? 0 : order.front()->cost.total_us();
+  double cheapest = order.front()->cost.total_us();
+  for (const engine::Candidate* c : order) cheapest = std::min(cheapest, c->cost.total_us());
   std::vector<std::string> seen;
   for (const engine::Candidate* c : order) {
     if (static_cast<int>(out->size()) >= kMeasureMaxCandidates) break;

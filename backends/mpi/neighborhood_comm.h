@@ -152,7 +152,8 @@ class NeighborhoodComm {
                      std::shared_ptr<const BoundPlanEntry>* out, int root = -1, const std::vector<bool>& contiguous = {});
 
   // Measuring mode (Options::tune_measure): the optimizer's distinct candidates for `op` with
-  // these block sizes, cheapest prediction first (the model's pick first), those predicted
+  // these block sizes, the model's pick (engine::pick_candidate) first, then cheapest
+  // prediction first, those predicted
   // within kMeasureRange of the cheapest and at most kMeasureMaxCandidates, each bound to this
   // rank. The same list on every rank: it depends only on agreed arguments.
   static constexpr double kMeasureRange = 2.0;
