@@ -91,9 +91,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   }
   const std::vector<std::int64_t> sizes = sizes_of(options);
   std::vector<Candidate> out;
-  auto add = [&](std::string name, ir::Plan plan) {
+  auto add = [&](std::string name, ir::Plan plan, bool refinement) {
     CostBreakdown cost = price(plan, options);
-    const bool refinement = name != "direct" && name != "combining";
     out.push_back(Candidate{std::move(name), std::move(plan), cost, refinement});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
@@ -118,9 +117,9 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
       out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost, true});
   };
   const bool all = options.algo == AlgoChoice::kAuto;
-  if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh));
+  if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh), false);
   if (all || options.algo == AlgoChoice::kCombining) {
-    add("combining", plan_combining(op, nbh, order));
+    add("combining", plan_combining(op, nbh, order), false);
     const Candidate base = out.back();
     add_best_order("combining", base, [&](const std::vector<int>& o) { return plan_combining(op, nbh, o); });
   }
@@ -131,7 +130,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     const std::vector<bool> log = log_round_dims(nbh);
     // Auto considers it only where it differs from combining; asked for, it is always built.
     if (options.algo == AlgoChoice::kLogRound || std::find(log.begin(), log.end(), true) != log.end()) {
-      add("log-round", plan_log_round(op, nbh, order, log));
+      add("log-round", plan_log_round(op, nbh, order, log), true);
       const Candidate base = out.back();
       add_best_order("log-round", base, [&](const std::vector<int>& o) { return plan_log_round(op, nbh, o, log); });
     }

@@ -82,7 +82,7 @@ struct Candidate {
 // "Auto against every candidate"), so smaller predicted gains are not gains the model can see;
 // the refinements add forwarding (log-round), messages (hybrid) or scattered placement (another
 // order) whose price the fit knows least. Chosen on the np = 2 sweeps of three runs replayed
-// with bench/model_replay.py --prefer-base (item 13 there); direct against combining keeps the
+// with bench/model_replay.py --refinement-gain (item 13 there); direct against combining keeps the
 // exact cut-off of seed 000.
 inline constexpr double kRefinementGain = 0.03;
 
