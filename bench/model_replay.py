@@ -66,6 +66,8 @@ def main():
             sys.exit(f"model_replay.py: {' '.join(args)}: {out.stderr.strip()}")
         preds = {mm.group(1): float(mm.group(2)) for mm in map(LINE.match, out.stdout.splitlines()) if mm}
         chosen = re.search(r"^chosen: (.+)$", out.stdout, re.M)
+        if not chosen:
+            sys.exit(f"model_replay.py: no 'chosen:' line in the output of {' '.join(args)}")
         pick = chosen.group(1)
         if a.refinement_gain is not None:
             pick = min(preds, key=preds.get)
