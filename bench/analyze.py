@@ -42,7 +42,7 @@ for path in sorted(glob.glob(os.path.join(out, "exchange_np*.csv"))):
         cases[key(r)][r["variant"]] = r
     tables[np_] = cases
     cols = ["cart_combining_persistent", "cart_direct_persistent", "cart_auto_persistent", "cart_combining_blocking",
-            "mpi_ineighbor", "mpix_persistent", "packed_proxy"]
+            "mpi_ineighbor", "mpix_persistent", "packed_proxy", "proxy_floor"]
     oversub = " (oversubscribed on 2 cores)" if int(np_) > 2 else ""
     lines += [f"## np = {np_}{oversub}: time relative to MPI_Neighbor_* (median of the per-repetition maximum over ranks; <1 is faster)", "",
               "| neighbourhood | op | m (ints) | MPI_Neighbor us | " + " | ".join(c.replace("cart_", "").replace("_persistent", " pers.").replace("_blocking", " blk.") for c in cols) + " |",
@@ -74,21 +74,26 @@ for d, need in (("4", 4.0), ("5", 10.0)):
                 verdict = "met" if speedup >= need else "MISSED"
                 lines.append(f"- box:d={d},n=3,f=-1 {op} m=1, {variant} vs MPI_Neighbor_{op}: {speedup:.1f}x faster "
                              f"(target {need:.0f}x): {verdict}")
-for ops in (("alltoall", "allgather"), ("alltoallv",)):
-    worst, ratios = None, []
-    for (stencil, op, m), vs in np2.items():
-        # The target is about the box sweep; the deep halos (--candidates points) are not in it.
-        if not re.fullmatch(r"box:d=\d+,n=\d+,f=-1", stencil):
-            continue
-        if op in ops and m <= 100 and "cart_combining_persistent" in vs and "packed_proxy" in vs:
-            r = float(vs["cart_combining_persistent"]["median_us"]) / float(vs["packed_proxy"]["median_us"])
-            ratios.append(r)
-            if worst is None or r > worst[0]:
-                worst = (r, stencil, op, m)
-    if worst:
-        within = sum(r <= 1.3 for r in ratios)
-        lines.append(f"- persistent combining / packed proxy, {'/'.join(ops)}, m <= 100: within 1.3x in {within} of {len(ratios)} cases; "
-                     f"worst {worst[0]:.2f}x at {label(worst[1])} {worst[2]} m={worst[3]} (target 1.3x): {'met' if worst[0] <= 1.3 else 'MISSED'}")
+# The target is against packed_proxy. proxy_floor (the proxy plus one copy of every recv byte
+# that no message from another process brings) is reported beside it, not instead of it: it
+# says how much of a miss is copying that no plan with the proxy's messages avoids.
+for baseline, target in (("packed_proxy", "(target 1.3x)"), ("proxy_floor", "(not a target: the proxy plus the copies no plan avoids)")):
+    for ops in (("alltoall", "allgather"), ("alltoallv",)):
+        worst, ratios = None, []
+        for (stencil, op, m), vs in np2.items():
+            # The target is about the box sweep; the deep halos (--candidates points) are not in it.
+            if not re.fullmatch(r"box:d=\d+,n=\d+,f=-1", stencil):
+                continue
+            if op in ops and m <= 100 and "cart_combining_persistent" in vs and baseline in vs:
+                r = float(vs["cart_combining_persistent"]["median_us"]) / float(vs[baseline]["median_us"])
+                ratios.append(r)
+                if worst is None or r > worst[0]:
+                    worst = (r, stencil, op, m)
+        if worst:
+            within = sum(r <= 1.3 for r in ratios)
+            verdict = ": " + ("met" if worst[0] <= 1.3 else "MISSED") if baseline == "packed_proxy" else ""
+            lines.append(f"- persistent combining / {baseline.replace('_', ' ')}, {'/'.join(ops)}, m <= 100: within 1.3x in {within} of "
+                         f"{len(ratios)} cases; worst {worst[0]:.2f}x at {label(worst[1])} {worst[2]} m={worst[3]} {target}{verdict}")
 lines.append("")
 
 # Auto-selection check.
@@ -152,7 +157,7 @@ if not shutil.which("gnuplot"):
     sys.exit(0)
 variants = [("cart_combining_persistent", "#1b9e77", 7), ("cart_direct_persistent", "#377eb8", 5),
             ("cart_combining_blocking", "#66a61e", 9), ("mpix_persistent", "#e7298a", 11),
-            ("mpi_ineighbor", "#a6761d", 13), ("packed_proxy", "#666666", 3)]
+            ("mpi_ineighbor", "#a6761d", 13), ("packed_proxy", "#666666", 3), ("proxy_floor", "#bbbbbb", 1)]
 for np_, cases in tables.items():
     ops = sorted({k[1] for k in cases})
     script = [f"set terminal pngcairo size 1600,{420 * len(ops)} font 'sans,9'", f"set output '{out}/exchange_np{np_}.png'",

@@ -186,7 +186,7 @@ def auto_check(points):
 def scale_table(points):
     base = [("mpi_neighbor", "MPI_Neighbor"), ("mpix_persistent", "MPIX pers."), ("cart_direct_persistent", "direct pers."),
             ("cart_combining_persistent", "combining pers."), ("cart_auto_persistent", "auto pers."),
-            ("packed_proxy", "packed proxy")]
+            ("packed_proxy", "packed proxy"), ("proxy_floor", "proxy + copies")]
     kinds = ["direct", "combining", "log-round", "hybrid"]
     lines = ["## Measured and predicted per configuration", "",
              "Baselines: medians in µs. Candidates: measured / predicted µs (measured ÷ predicted); "

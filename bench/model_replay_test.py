@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Tests of model_replay.py against the real `cartplan plan --explain`, with a linear cost model
+written by the test (so the picks are known): the optimizer's own pick, the refinement rule
+re-applied with other gains, picks that were not measured, and alltoallv's block sizes."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import model_replay  # noqa: E402
+
+
+def cartplan_binary():
+    # Under bazel test the binary is in the runfiles tree; by hand, in bazel-bin.
+    for root in (os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "")),
+                 os.path.join(HERE, "..", "bazel-bin")):
+        path = os.path.join(root, "tools", "cartplan")
+        if os.path.isfile(path):
+            return path
+    raise RuntimeError("tools/cartplan not found (bazel build //tools:cartplan)")
+
+
+# Linear model: 1 us per message, 0.001 us per byte. On the 2x1 grid, box:d=2,n=9,f=-4 prices
+# (direct, combining, log-round, hybrid) at (36.1, 4.1, 2.1, 8.1) us with 4-byte blocks, where
+# log-round is 48 % cheaper than combining, and (180, 148, 146, 152) us with 4000-byte blocks,
+# where it is 1.4 % cheaper: less than engine::kRefinementGain, so the optimizer keeps combining.
+MODEL = '{"schema": "cartplan.cost_model/1", "alpha_us": 1.0, "beta_us_per_byte": 0.001}'
+DEEP = "box:d=2,n=9,f=-4"
+FIELDS = ["np", "stencil", "op", "m", "variant", "median_us", "dims"]
+
+
+class ModelReplayTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.model = os.path.join(self.dir, "model.json")
+        with open(self.model, "w") as f:
+            f.write(MODEL)
+        self.cartplan = cartplan_binary()
+
+    def write_csv(self, points):
+        """points: {(stencil, op, m): {candidate: median_us}} on the 2x1 grid."""
+        path = os.path.join(self.dir, "cands.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)
+            w.writeheader()
+            for (stencil, op, m), cands in points.items():
+                # A baseline row, as exchange_bench writes: not a candidate, must be ignored.
+                w.writerow({"np": 2, "stencil": stencil, "op": op, "m": m, "variant": "mpi_neighbor", "median_us": 0.01,
+                            "dims": "2x1"})
+                for name, t in cands.items():
+                    w.writerow({"np": 2, "stencil": stencil, "op": op, "m": m, "variant": "cand:" + name,
+                                "median_us": t, "dims": "2x1"})
+        return path
+
+    def replay(self, csv_path, *extra):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "model_replay.py"), "--cartplan", self.cartplan,
+                              "--cost-model", self.model, "--list", *extra, csv_path],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout
+
+    def deep_points(self):
+        # m = 1: the model picks log-round, which ran fastest. m = 1000: the model keeps
+        # combining, and log-round ran 1.25x faster: a miss.
+        return self.write_csv({
+            (DEEP, "alltoall", 1): {"direct": 5.0, "combining": 2.0, "log-round": 1.0, "hybrid": 3.0},
+            (DEEP, "alltoall", 1000): {"direct": 20.0, "combining": 10.0, "log-round": 8.0, "hybrid": 12.0},
+        })
+
+    def test_the_optimizers_own_pick(self):
+        out = self.replay(self.deep_points())
+        self.assertIn("m=1     pick log-round", out)
+        self.assertIn("m=1000  pick combining", out)
+        self.assertRegex(out, r"best log-round\s+1\.25  MISS")
+        self.assertIn("within 10% of the best measured candidate in 1 of 2 points", out)
+
+    def test_refinement_gain_zero_takes_the_cheapest(self):
+        out = self.replay(self.deep_points(), "--refinement-gain", "0")
+        self.assertIn("m=1000  pick log-round", out)
+        self.assertIn("in 2 of 2 points", out)
+
+    def test_a_large_refinement_gain_keeps_combining(self):
+        # 2.144 us is not 50 % below 4.144: combining at m = 1 too; at 40 % it is.
+        out = self.replay(self.deep_points(), "--refinement-gain", "0.5")
+        self.assertIn("m=1     pick combining", out)
+        self.assertIn("in 0 of 2 points", out)
+        out = self.replay(self.deep_points(), "--refinement-gain", "0.4")
+        self.assertIn("m=1     pick log-round", out)
+
+    def test_a_pick_without_measurement_is_counted_apart(self):
+        path = self.write_csv({(DEEP, "alltoall", 1): {"direct": 5.0, "combining": 2.0}})
+        out = self.replay(path)
+        self.assertIn("pick log-round not measured", out)
+        self.assertIn("in 0 of 0 points (1 picks not measured)", out)
+
+    def test_alltoallv_blocks_are_the_halo_sizes(self):
+        args = model_replay.block_args("box:d=2,n=3,f=-1", "alltoallv", 10, self.cartplan)
+        self.assertEqual(args[0], "--block-sizes")
+        # The zero offset (box's f=-1 keeps it) sends nothing; four faces of m^(d-1) = 10 ints,
+        # four corners of m^0 = 1 int.
+        self.assertEqual(sorted(int(x) for x in args[1].split(",")), [0] + [4] * 4 + [40] * 4)
+        self.assertEqual(model_replay.block_args(DEEP, "allgather", 7, self.cartplan), ["--block-bytes", "28"])
+
+    def test_a_failing_cartplan_is_an_error(self):
+        path = self.write_csv({("box:d=2,n=3", "alltoall", 1): {"direct": 1.0}})  # malformed spec
+        out = subprocess.run([sys.executable, os.path.join(HERE, "model_replay.py"), "--cartplan", self.cartplan,
+                              "--cost-model", self.model, path], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("model_replay.py: ", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
