@@ -682,9 +682,9 @@ class Bench {
     // these messages still writes at least these bytes locally: the self rounds' blocks at
     // np = 2 (2x1x..x1), the zero offset's block, and allgather's copies of one block into
     // several recv blocks. Contiguous memcpy is the cheapest way to write them, so the floor
-    // stays below what a real plan with these messages can do. It copies in pieces of 256 KiB:
-    // under mpirun at np = 2 on this VM, 24.6 MB copied in one call took 2.3 ms against 1.7 ms
-    // in pieces of 256-512 KiB (glibc 2.36 takes another path for large copies).
+    // stays near the least a real plan with these messages can do. It copies in pieces of
+    // 256 KiB: under mpirun at np = 2 on this VM, glibc 2.36 copied 24.6 MB in one call in
+    // 2.2-2.3 ms and in 256-512 KiB pieces in 1.6-1.7 ms (a scratch program, not kept).
     const std::int64_t floor_bytes = std::max<std::int64_t>(result_bytes - received_bytes, 0);
     st->copy_from.assign(std::max<std::int64_t>(floor_bytes, 1), 1);
     st->copy_to.assign(std::max<std::int64_t>(floor_bytes, 1), 0);
