@@ -7,12 +7,14 @@ model change (a cost-model file) against many measurements in seconds; the verdi
 be measured again with the new model, since hybrid searches and order searches may produce
 plans the CSV never ran.
 
-Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--refinement-gain F] CSV...
+Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--refinement-gain F]
+                       [--hybrid-gain H] CSV...
   --refinement-gain F: instead of the optimizer's own pick ("chosen:"), apply its rule with
-                       another gain to the printed predictions: the cheapest candidate, but a
-                       refinement (not direct, not combining) only if predicted more than F
-                       below the cheaper of those two (engine::kRefinementGain; F = 0: the
-                       cheapest, as before that rule).
+                       other gains to the printed predictions: the cheaper of direct and
+                       combining, unless a refinement is predicted more than its gain below it
+                       (then the cheapest such): F for log-round and other orders
+                       (engine::kRefinementGain), H for hybrid (engine::kHybridGain; default
+                       0.10). F = H = 0: the cheapest, as before that rule.
 Prints "within 10% of the best measured candidate in N of M points" (and, with --list, every
 point's pick, best and ratio). Points whose pick has no measured candidate are counted apart."""
 import argparse
@@ -47,6 +49,7 @@ def main():
     ap.add_argument("--cost-model", required=True)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--refinement-gain", type=float)
+    ap.add_argument("--hybrid-gain", type=float, default=0.10)
     ap.add_argument("csv", nargs="+")
     a = ap.parse_args()
     points = defaultdict(dict)
@@ -70,10 +73,14 @@ def main():
             sys.exit(f"model_replay.py: no 'chosen:' line in the output of {' '.join(args)}")
         pick = chosen.group(1)
         if a.refinement_gain is not None:
-            pick = min(preds, key=preds.get)
             base = min((n for n in preds if n in ("direct", "combining")), key=preds.get, default=None)
-            if base and pick != base and preds[pick] >= preds[base] * (1 - a.refinement_gain):
-                pick = base
+            if base is None:
+                pick = min(preds, key=preds.get)
+            else:
+                def gain(name):
+                    return a.hybrid_gain if name.startswith("hybrid") else a.refinement_gain
+                cleared = [n for n in preds if n not in ("direct", "combining") and preds[n] < preds[base] * (1 - gain(n))]
+                pick = min(cleared + [base], key=preds.get)
         best = min(measured, key=measured.get)
         if pick not in measured:
             unmeasured += 1

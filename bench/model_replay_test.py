@@ -91,6 +91,22 @@ class ModelReplayTest(unittest.TestCase):
         out = self.replay(self.deep_points(), "--refinement-gain", "0.4")
         self.assertIn("m=1     pick log-round", out)
 
+    def test_hybrid_has_its_own_gain(self):
+        # With a fitted (v2) model from this VM, the deep halo's alltoallv at m = 1000 prices hybrid
+        # 5.5 % below combining (5.13 against 5.43 us): below engine::kHybridGain, so the optimizer
+        # keeps combining, and so does the replay with --hybrid-gain at its default; at 0.03 hybrid.
+        with open(self.model, "w") as f:
+            f.write('{"schema": "cartplan.cost_model/2", "alpha_us": 0.148, "beta_us_per_byte": 0.000113, '
+                    '"phase_us": 1.41, "copy_us_per_byte": 1.48e-05, "eager_limit_bytes": 4064, "rendezvous_us": 1.95, '
+                    '"single_copy_us_per_byte": 0.0, "pipeline_us": 0.958, "pipeline_us_per_byte": -4.16e-05, '
+                    '"segment_us": 0.0124, "scatter_us_per_byte": 0.0}')
+        path = self.write_csv({(DEEP, "alltoallv", 1000): {"direct": 9.0, "combining": 4.8, "log-round": 6.0,
+                                                            "hybrid": 5.376}})
+        self.assertIn("pick combining", self.replay(path))
+        self.assertIn("pick combining", self.replay(path, "--refinement-gain", "0.03"))
+        out = self.replay(path, "--refinement-gain", "0.03", "--hybrid-gain", "0.03")
+        self.assertRegex(out, r"pick hybrid\s+best combining\s+1\.12  MISS")
+
     def test_a_pick_without_measurement_is_counted_apart(self):
         path = self.write_csv({(DEEP, "alltoall", 1): {"direct": 5.0, "combining": 2.0}})
         out = self.replay(path)

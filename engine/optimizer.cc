@@ -91,9 +91,9 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   }
   const std::vector<std::int64_t> sizes = sizes_of(options);
   std::vector<Candidate> out;
-  auto add = [&](std::string name, ir::Plan plan, bool refinement) {
+  auto add = [&](std::string name, ir::Plan plan, double required_gain) {
     CostBreakdown cost = price(plan, options);
-    out.push_back(Candidate{std::move(name), std::move(plan), cost, refinement});
+    out.push_back(Candidate{std::move(name), std::move(plan), cost, required_gain});
   };
   // Auto with no requested order also tries every dimension order (d <= 5) and adds the
   // cheapest as "<name>, best order" when it beats `base`, the plan in the auto order
@@ -114,12 +114,12 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     std::optional<OrderChoice> best =
         cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid, options.block_contiguous);
     if (best && best->order != order && clearly_cheaper(best->cost.total_us(), base.cost.total_us()))
-      out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost, true});
+      out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost, kRefinementGain});
   };
   const bool all = options.algo == AlgoChoice::kAuto;
-  if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh), false);
+  if (all || options.algo == AlgoChoice::kDirect) add("direct", plan_direct(op, nbh), 0);
   if (all || options.algo == AlgoChoice::kCombining) {
-    add("combining", plan_combining(op, nbh, order), false);
+    add("combining", plan_combining(op, nbh, order), 0);
     const Candidate base = out.back();
     add_best_order("combining", base, [&](const std::vector<int>& o) { return plan_combining(op, nbh, o); });
   }
@@ -130,7 +130,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     const std::vector<bool> log = log_round_dims(nbh);
     // Auto considers it only where it differs from combining; asked for, it is always built.
     if (options.algo == AlgoChoice::kLogRound || std::find(log.begin(), log.end(), true) != log.end()) {
-      add("log-round", plan_log_round(op, nbh, order, log), true);
+      add("log-round", plan_log_round(op, nbh, order, log), kRefinementGain);
       const Candidate base = out.back();
       add_best_order("log-round", base, [&](const std::vector<int>& o) { return plan_log_round(op, nbh, o, log); });
     }
@@ -143,7 +143,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
     std::optional<HybridChoice> h =
         search_hybrid(op, nbh, order, sizes, options.model, options.grid, options.block_contiguous);
     if (h) {
-      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost, true});
+      out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost, kHybridGain});
     } else if (options.algo == AlgoChoice::kHybrid) {
       return fail("no hybrid plan: it needs two distinct non-zero offsets, one sent directly and one combined (above " +
                   std::to_string(kMaxHybridUnits) +
@@ -162,16 +162,28 @@ Result<ir::Plan> make_plan(ir::Op op, const Neighborhood& nbh, const PlanOptions
 
 std::size_t pick_candidate(const std::vector<Candidate>& cands) {
   assert(!cands.empty());
-  // The cheapest of all, and the cheapest of direct and combining (the first on ties).
-  std::size_t best = 0, base = cands.size();
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    if (cands[i].cost.total_us() < cands[best].cost.total_us()) best = i;
-    if (!cands[i].refinement && (base == cands.size() || cands[i].cost.total_us() < cands[base].cost.total_us()))
+  // The cheapest of direct and combining (the first on ties).
+  std::size_t base = cands.size();
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (!cands[i].refinement() && (base == cands.size() || cands[i].cost.total_us() < cands[base].cost.total_us()))
       base = i;
+  if (base == cands.size()) {
+    // Only refinements were asked for (algo log-round or hybrid): the cheapest of them.
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < cands.size(); ++i)
+      if (cands[i].cost.total_us() < cands[best].cost.total_us()) best = i;
+    return best;
   }
-  // Only refinements were asked for (algo log-round or hybrid): the cheapest of them.
-  if (base == cands.size() || !cands[best].refinement) return best;
-  return cands[best].cost.total_us() < (1 - kRefinementGain) * cands[base].cost.total_us() ? best : base;
+  // The cheapest refinement that clears its own bar: one that does not (a hybrid a hair cheaper)
+  // does not hide one that does (a log-round clearly cheaper).
+  std::size_t best = base;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const double us = cands[i].cost.total_us();
+    if (cands[i].refinement() && us < (1 - cands[i].required_gain) * cands[base].cost.total_us() &&
+        us < cands[best].cost.total_us())
+      best = i;
+  }
+  return best;
 }
 
 ir::Plan with_choice_stats(ir::Op op, const Neighborhood& nbh, const PlanOptions& options, const ir::Plan& chosen) {

@@ -72,9 +72,11 @@ struct Candidate {
   std::string name;
   ir::Plan plan;
   CostBreakdown cost;
-  // A refinement of the direct or the combining plan (another dimension order, log-round,
-  // hybrid): auto takes it only when it is predicted clearly cheaper than both (pick_candidate).
-  bool refinement = false;
+  // 0 for direct and combining. A refinement of them (another dimension order, log-round,
+  // hybrid) carries the fraction by which it must be predicted cheaper than the better of the
+  // two before auto takes it (pick_candidate): kRefinementGain, or kHybridGain for hybrid.
+  double required_gain = 0;
+  bool refinement() const { return required_gain > 0; }
 };
 
 // How much cheaper than the better of direct and combining a refinement must be predicted for
@@ -85,9 +87,18 @@ struct Candidate {
 // with bench/model_replay.py --refinement-gain (item 13 there); direct against combining keeps the
 // exact cut-off of seed 000.
 inline constexpr double kRefinementGain = 0.03;
+// Hybrid plans need more. Over the committed sweeps (bench/margin_history.py, 48 CSV versions),
+// a hybrid predicted 3-10 % below direct and combining ran faster at 7 of 21 points and more
+// than 1.10x slower at 10, where log-round ran faster at 139 of 170. A hybrid trades a few
+// messages against struct segments, packing of small blocks and the eager step, and the fit's
+// errors on those terms do not cancel (per-call copy costs are not in the model at all).
+// Replayed on the CSVs' own predictions, 0.10 gave 1474 of 1581 exchange points within 10 % of
+// the best against 1467 with 0.03 (bench/README.md, item 14 under "Auto against every
+// candidate").
+inline constexpr double kHybridGain = 0.10;
 
-// The candidate auto runs: the cheapest, unless it is a refinement predicted less than
-// kRefinementGain below the cheaper of direct and combining (then that one). For example, with
+// The candidate auto runs: the cheapest of direct and combining, unless a refinement is predicted
+// at least its required_gain below it (then the cheapest such refinement). For example, with
 // direct 4.90 us, combining 2.85, log-round 2.84, the pick is combining.
 std::size_t pick_candidate(const std::vector<Candidate>& cands);
 

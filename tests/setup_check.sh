@@ -2,7 +2,7 @@
 # Checks that setup.sh installs every external command the project's scripts run, so a fresh
 # machine can run them: test.sh, run.sh, bench/run.sh, install.sh, .ci/run and every other
 # tracked shell script (what they call), the sh blocks of README.md that CI runs, and the
-# commands bench/analyze.py looks for. A word of those scripts (comments left out) that is an
+# commands the bench/*.py scripts look for or run. A word of those scripts (comments left out) that is an
 # executable on the system PATH must come from a Debian package that is Essential or of priority
 # required, or that setup.sh lists, or that one of those depends on (two levels). Prints
 # "//:setup_covers_tools PASSED" or "... FAILED" with each tool and its package; exit 1 on failure.
@@ -26,7 +26,7 @@ done
 scripts=$(git ls-files '*.sh' .ci/run)
 text=$( { for f in $scripts; do sed -e 's/^[[:space:]]*#.*$//' -e 's/[[:space:]]#.*$//' "$f"; done
           awk '/^```sh$/ {b = 1; next} /^```$/ {b = 0} b' README.md
-          grep -oE 'shutil\.which\("[^"]+"\)|subprocess\.[a-z_]+\(\["[^"]+"' bench/analyze.py | grep -oE '"[^"]+"' | tr -d '"'
+          grep -ohE 'shutil\.which\("[^"]+"\)|subprocess\.[a-z_]+\(\["[^"]+"' bench/*.py | grep -oE '"[^"]+"' | tr -d '"'
         } )
 words=$(echo "$text" | tr -c 'A-Za-z0-9_.+-' '\n' | grep -E '^[a-z][a-z0-9_.+-]*$' | sort -u)
 
