@@ -57,16 +57,17 @@ def points_of(text):
     return points
 
 
-def pick(cands, gain, hybrid_gain):
-    """engine::pick_candidate on the CSV's predictions: the cheaper of direct and combining,
-    unless a refinement is predicted more than its gain below it (then the cheapest such)."""
-    bases = [n for n in ("direct", "combining") if n in cands]
+def pick(predicted, gain, hybrid_gain):
+    """engine::pick_candidate on predictions {candidate: us}: the cheaper of direct and combining,
+    unless a refinement is predicted more than its gain below it (then the cheapest such). Only
+    refinements: the cheapest. model_replay.py uses it too."""
+    bases = [n for n in ("direct", "combining") if n in predicted]
     if not bases:
-        return min(cands, key=lambda n: cands[n][1])
-    base = min(bases, key=lambda n: cands[n][1])
-    cleared = [n for n in cands if n not in ("direct", "combining")
-               and cands[n][1] < cands[base][1] * (1 - (hybrid_gain if kind(n) == "hybrid" else gain))]
-    return min(cleared + [base], key=lambda n: cands[n][1])
+        return min(predicted, key=predicted.get)
+    base = min(bases, key=predicted.get)
+    cleared = [n for n in predicted if n not in ("direct", "combining")
+               and predicted[n] < predicted[base] * (1 - (hybrid_gain if kind(n) == "hybrid" else gain))]
+    return min(cleared + [base], key=predicted.get)
 
 
 def within(points, gain, hybrid_gain):
@@ -74,7 +75,8 @@ def within(points, gain, hybrid_gain):
     hits = 0
     for cands in points.values():
         best = min(m for m, _ in cands.values())
-        hits += cands[pick(cands, gain, hybrid_gain)][0] <= 1.10 * best
+        chosen = pick({n: p for n, (_, p) in cands.items()}, gain, hybrid_gain)
+        hits += cands[chosen][0] <= 1.10 * best
     return hits, len(points)
 
 

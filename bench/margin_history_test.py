@@ -65,12 +65,12 @@ class MarginHistoryTest(unittest.TestCase):
         self.assertIn("| c.csv | 1 of 1 |", out)
 
     def test_pick_matches_the_optimizer_rule(self):
-        cands = {"direct": (1, 2.0), "combining": (1, 3.0), "hybrid": (1, 1.85), "log-round": (1, 1.9)}
+        cands = {"direct": 2.0, "combining": 3.0, "hybrid": 1.85, "log-round": 1.9}
         # Hybrid 7.5 % below direct misses 0.10; log-round 5 % below clears 0.03.
         self.assertEqual(mh.pick(cands, 0.03, 0.10), "log-round")
         self.assertEqual(mh.pick(cands, 0.03, 0.03), "hybrid")
         self.assertEqual(mh.pick(cands, 0.06, 0.10), "direct")
-        self.assertEqual(mh.pick({"log-round": (1, 2.0), "hybrid": (1, 1.0)}, 0.03, 0.10), "hybrid")
+        self.assertEqual(mh.pick({"log-round": 2.0, "hybrid": 1.0}, 0.03, 0.10), "hybrid")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+import margin_history  # pick(): engine::pick_candidate's rule, shared with the margin replay
+
 TOLERANCE = 1.10
 LINE = re.compile(r"^[* ] (.+?) \(rounds .*\| total ([0-9.]+) us$")
 
@@ -73,14 +75,7 @@ def main():
             sys.exit(f"model_replay.py: no 'chosen:' line in the output of {' '.join(args)}")
         pick = chosen.group(1)
         if a.refinement_gain is not None:
-            base = min((n for n in preds if n in ("direct", "combining")), key=preds.get, default=None)
-            if base is None:
-                pick = min(preds, key=preds.get)
-            else:
-                def gain(name):
-                    return a.hybrid_gain if name.startswith("hybrid") else a.refinement_gain
-                cleared = [n for n in preds if n not in ("direct", "combining") and preds[n] < preds[base] * (1 - gain(n))]
-                pick = min(cleared + [base], key=preds.get)
+            pick = margin_history.pick(preds, a.refinement_gain, a.hybrid_gain)
         best = min(measured, key=measured.get)
         if pick not in measured:
             unmeasured += 1
