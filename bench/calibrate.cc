@@ -10,7 +10,8 @@
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
 // messages above it) + pipeline per byte * (their bytes) + segment * (struct datatype segments)
-// + scatter * (bytes received by struct datatype into the caller's blocks), every term fitted by
+// + scatter * (bytes received by struct datatype into the caller's blocks) + fragment * (messages
+// that miss Open MPI's fast box: above its inline limit, or the ring full), every term fitted by
 // non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must
 // order 2-us plans as well as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
 // optimizer chooses between (direct, combining, combining packed, combining in the reversed
@@ -141,7 +142,8 @@ std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::eng
                              const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, counting, grid, struct_min_bytes);
   return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes - c.pipelined_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes, c.single_copy_bytes, c.pipelined_bytes};
+          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes, c.single_copy_bytes, c.pipelined_bytes,
+          c.fragments};
 }
 
 // Measured rows: counts (features()), median times, and the (spec, op, size) group of each row:
@@ -264,9 +266,9 @@ Rows measure(int np, int rank, int reps, const std::vector<int>& sizes, const ca
           const std::vector<double>& f = X.back();
           if (rank == 0)
             std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
-                        " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f  median %9.2f us\n",
+                        " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f fragments %3.0f  median %9.2f us\n",
                         spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2] + f[9], f[3], f[4], f[8],
-                        f[5], f[9], f[6], f[7], y.back());
+                        f[5], f[9], f[6], f[7], f[10], y.back());
         }
       }
       for (Built& b : built) MPI_Comm_free(&b.cart);
@@ -312,6 +314,7 @@ Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit) {
   model.scatter_us_per_byte = c[7];
   model.single_copy_us_per_byte = c[8];
   model.pipeline_us_per_byte = c[9] - c[2];
+  model.fragment_us = c[10];
   model.eager_limit_bytes = eager_limit;
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
@@ -423,10 +426,10 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
     std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte (R^2 %.3f, worst "
+                "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte, fragment %.3f us (R^2 %.3f, worst "
                 "relative error %.2f, %zu points)\n",
                 model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.pipeline_us_per_byte, model.segment_us, model.scatter_us_per_byte, f.r2,
+                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.pipeline_us_per_byte, model.segment_us, model.scatter_us_per_byte, model.fragment_us, f.r2,
                 f.worst, rows.y.size());
     std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well,
                 f.groups);

@@ -7,8 +7,13 @@ model change (a cost-model file) against many measurements in seconds; the verdi
 be measured again with the new model, since hybrid searches and order searches may produce
 plans the CSV never ran.
 
-Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--refinement-gain F]
+Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--accuracy] [--refinement-gain F]
                        [--hybrid-gain H] CSV...
+  --accuracy: also measured / predicted of every measured direct, combining and log-round
+              candidate (median, 10th and 90th percentile, overall and per kind): how well the
+              model prices the plans, apart from whether it orders them right. Hybrid and
+              "best order" candidates are left out: another model may build other plans under
+              those names.
   --refinement-gain F: instead of the optimizer's own pick ("chosen:"), apply its rule with
                        other gains to the printed predictions: the cheaper of direct and
                        combining, unless a refinement is predicted more than its gain below it
@@ -27,6 +32,8 @@ from collections import defaultdict
 import margin_history  # pick(): engine::pick_candidate's rule, shared with the margin replay
 
 TOLERANCE = 1.10
+# Candidates whose plan does not depend on the model (--accuracy).
+ACCURACY_KINDS = ["direct", "combining", "log-round"]
 LINE = re.compile(r"^[* ] (.+?) \(rounds .*\| total ([0-9.]+) us$")
 
 
@@ -50,6 +57,7 @@ def main():
     ap.add_argument("--cartplan", required=True)
     ap.add_argument("--cost-model", required=True)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--accuracy", action="store_true")
     ap.add_argument("--refinement-gain", type=float)
     ap.add_argument("--hybrid-gain", type=float, default=0.10)
     ap.add_argument("csv", nargs="+")
@@ -62,6 +70,7 @@ def main():
                     key = (r["dims"], r["stencil"], r["op"], int(r["m"]))
                     points[key][r["variant"][5:]] = float(r["median_us"])
     within = total = unmeasured = 0
+    ratios = defaultdict(list)  # kind -> measured / predicted
     for (dims, stencil, op, m), measured in sorted(points.items()):
         args = [a.cartplan, "plan", "--op", "allgather" if op == "allgather" else "alltoall", "--stencil", stencil,
                 "--dims", dims.replace("x", ","), "--cost-model", a.cost_model, "--explain"]
@@ -70,6 +79,9 @@ def main():
         if out.returncode != 0:
             sys.exit(f"model_replay.py: {' '.join(args)}: {out.stderr.strip()}")
         preds = {mm.group(1): float(mm.group(2)) for mm in map(LINE.match, out.stdout.splitlines()) if mm}
+        for kind in ACCURACY_KINDS:
+            if kind in preds and kind in measured and preds[kind] > 0:
+                ratios[kind].append(measured[kind] / preds[kind])
         chosen = re.search(r"^chosen: (.+)$", out.stdout, re.M)
         if not chosen:
             sys.exit(f"model_replay.py: no 'chosen:' line in the output of {' '.join(args)}")
@@ -90,6 +102,20 @@ def main():
             print(f"{stencil:22} {dims:10} {op:9} m={m:<5} pick {pick:24} best {best:24} {ratio:5.2f}{flag}")
     print(f"within 10% of the best measured candidate in {within} of {total} points"
           + (f" ({unmeasured} picks not measured)" if unmeasured else ""))
+    if a.accuracy:
+        for kind in ["all"] + ACCURACY_KINDS:
+            values = sorted(v for k in ACCURACY_KINDS for v in ratios[k]) if kind == "all" else sorted(ratios[kind])
+            if values:
+                print(f"measured / predicted, {kind}: median {quantile(values, 0.5):.2f}, 10th percentile "
+                      f"{quantile(values, 0.1):.2f}, 90th percentile {quantile(values, 0.9):.2f} ({len(values)} candidates)")
+
+
+def quantile(sorted_values, q):
+    """The q-quantile by linear interpolation between the sorted values."""
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,23 @@ class ModelReplayTest(unittest.TestCase):
         out = self.replay(path, "--refinement-gain", "0.03", "--hybrid-gain", "0.03")
         self.assertRegex(out, r"pick hybrid\s+best combining\s+1\.12  MISS")
 
+    def test_accuracy_compares_measured_and_predicted(self):
+        # Measured at exactly twice what the linear model predicts: every ratio is 2.00; the
+        # hybrid is left out (its plan depends on the model).
+        preds = {}
+        for m in (1, 1000):
+            out = subprocess.run([self.cartplan, "plan", "--op", "alltoall", "--stencil", DEEP, "--dims", "2,1",
+                                  "--cost-model", self.model, "--explain", "--block-bytes", str(4 * m)],
+                                 capture_output=True, text=True, check=True).stdout
+            preds[m] = {mm.group(1): float(mm.group(2)) for mm in map(model_replay.LINE.match, out.splitlines()) if mm}
+        path = self.write_csv({(DEEP, "alltoall", m): {k: 2 * v for k, v in p.items()} for m, p in preds.items()})
+        out = self.replay(path, "--accuracy")
+        self.assertIn("measured / predicted, all: median 2.00, 10th percentile 2.00, 90th percentile 2.00 "
+                      "(6 candidates)", out)
+        self.assertIn("measured / predicted, log-round: median 2.00", out)
+        self.assertNotIn("measured / predicted, hybrid", out)
+        self.assertEqual(model_replay.quantile([1.0, 2.0, 3.0, 4.0], 0.5), 2.5)
+
     def test_a_pick_without_measurement_is_counted_apart(self):
         path = self.write_csv({(DEEP, "alltoall", 1): {"direct": 5.0, "combining": 2.0}})
         out = self.replay(path)

@@ -22,7 +22,7 @@ import sys
 NAMES = ["msg", "phase", "wire", "copied", "rdv", "sc", "pipe_n", "pipe_b", "seg", "scat", "peers"]
 ROW = re.compile(r"^\s+(\S+)\s+(\S+)\s+(\S+)\s+m=(\d+)\s+messages\s+(\d+) phases\s+(\d+) wire\s+(\d+) copied\s+(\d+) "
                  r"rendezvous\s+(\d+) single-copy\s+(\d+) pipelined\s+(\d+) \(\s*(\d+) B\) segments\s+(\d+) "
-                 r"scattered\s+(\d+)\s+median\s+([0-9.]+) us")
+                 r"scattered\s+(\d+)(?:\s+fragments\s+\d+)?\s+median\s+([0-9.]+) us")
 
 
 def dims_create(np_, d):

@@ -5,6 +5,14 @@
 //   beta_us_per_byte    per byte on the wire
 //   copy_us_per_byte    per byte copied locally (packing and unpacking multi-entry messages,
 //                       rounds that wrap to the process itself, the plan's local copies)
+//   fragment_us         per message that takes Open MPI's fragment path on a node instead of the
+//                       fast box: vader writes a message of at most inline_limit_bytes straight
+//                       into a per-peer ring of fast_box_bytes in the receiver's memory while
+//                       the ring has room; larger messages, and small ones that find the ring
+//                       full (many small messages to one peer in one phase), take a fragment
+//                       from a free list and go through the receiver's FIFO. Measured at np = 2
+//                       (direct box d=4 alltoall, 54 messages to the one peer): 4-byte messages
+//                       4.4 us, 64-byte ones 6.7 us, and 4.6 us with --mca btl_vader_fbox_size 65536
 //   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
 //                       rendezvous switch: one more round trip, then ob1 reads the data with
 //                       one single-copy get, CMA on a node)
@@ -78,6 +86,14 @@ struct CostModel {
   // segments, 0.00002 us per byte more than a copy (0.00003 at np = 2), so about 0.00005.
   // The built-in price; bench/calibrate fits it per machine.
   static constexpr double kDefaultScatterUsPerByte = 0.00005;
+  // Open MPI 4.1 vader's defaults: btl_vader_max_inline_send (256 bytes) and btl_vader_fbox_size
+  // (4096 bytes); each message in the ring also carries headers, about kFastBoxHeaderBytes.
+  static constexpr std::int64_t kDefaultInlineLimitBytes = 256;
+  static constexpr std::int64_t kDefaultFastBoxBytes = 4096;
+  static constexpr std::int64_t kFastBoxHeaderBytes = 32;
+  // The built-in model does not price the fragment path (its alpha is an average over both
+  // paths); bench/calibrate fits it (0.5-0.7 us at np = 2 on this VM, bench/README.md item 15).
+  static constexpr double kDefaultFragmentUs = 0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;
   double phase_us = kDefaultPhaseUs;
@@ -89,6 +105,9 @@ struct CostModel {
   double pipeline_us_per_byte = kDefaultPipelineUsPerByte;  // >= -beta_us_per_byte
   double segment_us = kDefaultSegmentUs;
   double scatter_us_per_byte = kDefaultScatterUsPerByte;
+  std::int64_t inline_limit_bytes = kDefaultInlineLimitBytes;  // messages above it never use the fast box
+  std::int64_t fast_box_bytes = kDefaultFastBoxBytes;          // per peer and phase
+  double fragment_us = kDefaultFragmentUs;
 
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
@@ -108,6 +127,7 @@ struct CostModel {
     m.pipeline_us_per_byte = 0;
     m.segment_us = 0;
     m.scatter_us_per_byte = 0;
+    m.fragment_us = 0;
     return m;
   }
   friend bool operator==(const CostModel&, const CostModel&) = default;

@@ -29,7 +29,9 @@ Result<bool> check_model(const CostModel& m) {
     return fail("the pipeline's per-byte cost must be a finite number of microseconds per byte, at least -beta");
   if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
   if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");
+  if (bad(m.fragment_us)) return fail("the fragment cost must be a finite, non-negative number of microseconds");
   if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");
+  if (m.inline_limit_bytes < 0 || m.fast_box_bytes < 0) return fail("the inline limit and the fast box size must be >= 0 bytes");
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <map>
 
 #include "engine/bind.h"
 #include "engine/final_home.h"
@@ -179,9 +180,19 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   std::optional<std::vector<std::vector<bool>>> runs;
   bool runs_asked = false;
   CostBreakdown c;
+  // The process the counts are for (on a mesh: one in the middle, with the most peers), to tell
+  // which rounds of a phase reach the same process and share its fast box.
+  Coords middle;
+  if (use_grid)
+    for (int k = 0; k < grid->ndims(); ++k) middle.push_back(grid->dims()[k] / 2);
   for (std::size_t p = 0; p < plan.phases().size(); ++p) {
     const ir::Phase& phase = plan.phases()[p];
     bool any_message = false;
+    // Bytes this phase's messages fill in each peer's fast box (cost_model.h, fragment_us): the
+    // receiver has drained it by the end of the previous phase, which waited for all of them.
+    // A peer is a rank (with a grid; rounds of different shifts may reach the same one on small
+    // tori) or else the shift itself.
+    std::map<ir::Offset, std::int64_t> fast_box_used;
     for (std::size_t ri = 0; ri < phase.rounds.size(); ++ri) {
       const ir::Round& r = phase.rounds[ri];
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
@@ -223,6 +234,19 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       const double wire = trailer ? b + 1 : b;
       c.messages += share;
       c.wire_bytes += share * wire;
+      {
+        ir::Offset peer = r.shift;
+        if (use_grid) {
+          const int rank = grid->relative_rank(middle, r.shift);
+          if (rank != kNoRank) peer = ir::Offset{rank};
+        }
+        std::int64_t& used = fast_box_used[peer];
+        const std::int64_t need = static_cast<std::int64_t>(wire) + CostModel::kFastBoxHeaderBytes;
+        if (wire <= static_cast<double>(model.inline_limit_bytes) && used + need <= model.fast_box_bytes)
+          used += need;
+        else
+          c.fragments += share;
+      }
       // Packed at the sender, final entries unpacked at the receiver; by struct datatype no
       // copies, but the datatype engine walks every entry on both sides.
       if (r.send.size() > 1 && !by_struct) c.copy_bytes += share * (b + finals);
@@ -268,6 +292,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   c.single_copy_us = c.single_copy_bytes * model.single_copy_us_per_byte;
   c.pipeline_us = c.pipelined * model.pipeline_us + c.pipelined_bytes * model.pipeline_us_per_byte;
   c.segment_us = c.segments * model.segment_us;
+  c.fragment_us = c.fragments * model.fragment_us;
   c.scatter_us = c.scatter_bytes * model.scatter_us_per_byte;
   return c;
 }
@@ -279,12 +304,12 @@ std::string explain(const CostBreakdown& c, const CostModel& model) {
                 "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | single-copy %.0f B x %.6f = %.3f | "
                 "pipelined %g x %.3f + %.0f B x %.6f = %.3f | "
                 "segments %g x %.3f = %.3f | "
-                "scattered %.0f B x %.6f = %.3f | total %.3f us",
+                "scattered %.0f B x %.6f = %.3f | fragments %g x %.3f = %.3f | total %.3f us",
                 c.messages, model.alpha_us, c.message_us, c.phases, model.phase_us, c.phase_us, c.wire_bytes,
                 model.beta_us_per_byte, c.wire_us, c.copy_bytes, model.copy_us_per_byte, c.copy_us, c.rendezvous,
                 model.rendezvous_us, c.rendezvous_us, c.single_copy_bytes, model.single_copy_us_per_byte,
                 c.single_copy_us, c.pipelined, model.pipeline_us, c.pipelined_bytes, model.pipeline_us_per_byte, c.pipeline_us, c.segments, model.segment_us, c.segment_us, c.scatter_bytes,
-                model.scatter_us_per_byte, c.scatter_us, c.total_us());
+                model.scatter_us_per_byte, c.scatter_us, c.fragments, model.fragment_us, c.fragment_us, c.total_us());
   return buf;
 }
 

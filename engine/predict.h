@@ -31,6 +31,7 @@ struct CostBreakdown {
   double pipelined_bytes = 0;  // bytes of those messages
   double segments = 0;     // struct datatype segments: entries at the sender, final entries (+1 for temps) at the receiver
   double scatter_bytes = 0;  // bytes a struct receive puts straight into the caller's blocks
+  double fragments = 0;    // messages that miss the fast box (above the inline limit, or the ring full)
   double message_us = 0;   // messages * alpha
   double phase_us = 0;     // phases * phase
   double wire_us = 0;      // wire_bytes * beta
@@ -40,9 +41,10 @@ struct CostBreakdown {
   double pipeline_us = 0;    // pipelined * pipeline + pipelined_bytes * pipeline per byte
   double segment_us = 0;     // segments * segment
   double scatter_us = 0;     // scatter_bytes * scatter
+  double fragment_us = 0;    // fragments * fragment
   double total_us() const {
     return message_us + phase_us + wire_us + copy_us + rendezvous_us + single_copy_us + pipeline_us + segment_us +
-           scatter_us;
+           scatter_us + fragment_us;
   }
 };
 
@@ -69,7 +71,12 @@ double peer_share(const ir::Offset& shift, const Grid& grid);
 // datatype message (pipeline_us). With `grid`, a struct datatype message above the limit whose
 // parts are one run of memory on both sides (as the lowering lays out one process's program,
 // with the caller's blocks back to back in index order) is contiguous to Open MPI: single copy.
-// Finding that lowers the plan once (alltoall and allgather only). Alltoall and allgather
+// Finding that lowers the plan once (alltoall and allgather only).
+// Fragments: a message to another process of at most model.inline_limit_bytes goes through the
+// receiving peer's fast box while this phase's earlier messages to that peer (in round order,
+// kFastBoxHeaderBytes each on top) leave room in its model.fast_box_bytes; any other message
+// counts as a fragment (cost_model.h, fragment_us). With `grid`, rounds that reach the same
+// rank share one fast box. Alltoall and allgather
 // messages of at least `trailer_min_bytes` (nullopt: trailer_min_bytes(model), as the MPI
 // backend lowers without Info) carry the lowering's one-byte trailer: one
 // byte more on the wire, a segment more on each side (two for a message that was not a struct

@@ -287,6 +287,58 @@ TEST_CASE("blocks received straight into their recv block: no copy after, and th
   CHECK(limited.segments == 2 * (9 + 1 + 1));
 }
 
+TEST_CASE("fragments: small messages share one peer's fast box, larger ones miss it") {
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 100000;  // no rendezvous here
+  m.fragment_us = 0.5;
+  const ir::Plan moore = plan_direct(ir::Op::kAlltoall, testing::moore9());
+  // Without a grid every shift is a peer of its own: 8 messages, 8 fast boxes.
+  CHECK(predict(moore, {200}, m, std::nullopt).fragments == 0);
+  // Above the inline limit (256 bytes) no message uses the fast box.
+  const CostBreakdown big = predict(moore, {300}, m, std::nullopt);
+  CHECK(big.fragments == 8);
+  CHECK(big.fragment_us == doctest::Approx(4.0));
+  CostModel unpriced = m;
+  unpriced.fragment_us = 0;
+  CHECK(big.total_us() == doctest::Approx(predict(moore, {300}, unpriced, std::nullopt).total_us() + 4.0));
+
+  // Box d=2 n=9 on 2x1: the 36 offsets with an odd x all reach the other process in the one
+  // phase of the direct plan (even x wraps to the process itself). With 100-byte blocks each
+  // message takes 132 bytes of the 4096-byte fast box: 31 fit, 5 are fragments.
+  const ir::Plan deep = plan_direct(ir::Op::kAlltoall, *stencils::box(2, 9, -4));
+  const Grid g = *Grid::create({2, 1}, {true, true});
+  CHECK(predict(deep, {4}, m, g).fragments == 0);
+  CHECK(predict(deep, {100}, m, g).fragments == 5);
+  CHECK(predict(deep, {257}, m, g).fragments == 36);
+  // A larger fast box (--mca btl_vader_fbox_size 65536) takes them all.
+  CostModel roomy = m;
+  roomy.fast_box_bytes = 65536;
+  CHECK(predict(deep, {100}, roomy, g).fragments == 0);
+  // On a 4x2 torus the shifts reach 7 different processes, at most 12 messages each (x = 0 mod
+  // 4, y odd): every fast box has room for them.
+  const Grid wide = *Grid::create({4, 2}, {true, true});
+  CHECK(predict(deep, {100}, m, wide).fragments == 0);
+  // On a mesh a round counts for the share of processes that have its peer, like its message.
+  const Grid mesh = *Grid::create({2, 1}, {false, false});
+  const CostBreakdown edge = predict(deep, {300}, m, mesh);
+  CHECK(edge.fragments == doctest::Approx(edge.messages));
+}
+
+TEST_CASE("fragments: combining's messages of several blocks, in every phase") {
+  // Combining box d=2 n=9 on 3x3: each phase sends 6 messages of 9 blocks (shifts +-1, +-2, +-4
+  // of its dimension; +-3 wraps to the process itself), 3 to each neighbour. 9 x 8 = 72 bytes
+  // fit in the fast box; 9 x 40 = 360 bytes are above the inline limit.
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 100000;
+  const ir::Plan comb = plan_combining(ir::Op::kAlltoall, *stencils::box(2, 9, -4), {0, 1});
+  const Grid g = *Grid::create({3, 3}, {true, true});
+  const CostBreakdown small = predict(comb, {8}, m, g);
+  const CostBreakdown large = predict(comb, {40}, m, g);
+  CHECK(large.fragments == large.messages);
+  CHECK(small.fragments == 0);
+  CHECK(small.phases == 2);
+}
+
 TEST_CASE("real per-block sizes: corners small, faces large") {
   // Moore-9 halo of a 100x100 block of doubles: faces 800 bytes, corners 8, centre 0.
   const Neighborhood n = testing::moore9();
