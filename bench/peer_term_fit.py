@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Offline test of a cost-model term: does a per-peer term (distinct processes a plan talks to
-per phase; the context switches of an oversubscribed node) improve bench/calibrate's fit?
-Refits the calibration rows of direct and combining plans (plain, packed, reversed order; the
-hybrid and log-round rows are left out, their plans depend on the model that built them) by
-non-negative least squares on relative errors, as calibrate does, with and without the extra
-column, and prints the median and 90th-percentile relative error and in how many (neighbourhood,
-op, size, pass) groups the fitted model's cheapest plan ran within 10 % of the fastest.
+"""Offline test of a cost-model term: does it improve bench/calibrate's fit?
+--term peers (default): a per-peer term (distinct processes a plan talks to per phase; the
+context switches of an oversubscribed node), computed here for the rows of direct and combining
+plans (plain, packed, reversed order; the hybrid and log-round rows are left out, their plans
+depend on the model that built them). The grid of each row is MPI_Dims_create's for the np and
+the neighbourhood's d.
+--term fragments: the calibrate column "fragments" (messages that miss Open MPI's fast box,
+engine::predict's count; calibrate outputs from c5d42cf on), every row.
+Refits the rows by non-negative least squares on relative errors, as calibrate does, with and
+without the extra column, and prints the median and 90th-percentile relative error and in how
+many (neighbourhood, op, size, pass) groups the fitted model's cheapest plan ran within 10 % of
+the fastest.
 
-Usage: peer_term_fit.py FILE...   (FILE: calibrate output, or main_job.txt with one calibration
-                                    per np, each followed by its "## np=N" runs; '-' for stdin)
+Usage: peer_term_fit.py [--np N] [--term peers|fragments] FILE...
+       (FILE: calibrate output, or main_job.txt with one calibration per np, each followed by its
+        "## np=N" runs; '-' for stdin)
   python3 bench/peer_term_fit.py --np 8 bench/results/cpp-2core/calibrate_np8.txt
   git show 2c55f68:bench/results/cpp-2core/main_job.txt | python3 bench/peer_term_fit.py -
-The grid of each row is MPI_Dims_create's for the np and the neighbourhood's d."""
+  python3 bench/peer_term_fit.py --np 2 --term fragments bench/results/cpp-2core/calibrate.txt"""
 import argparse
 import collections
 import itertools
@@ -19,10 +25,10 @@ import re
 import sys
 
 # Columns of a calibrate row, in its order, then the tried term.
-NAMES = ["msg", "phase", "wire", "copied", "rdv", "sc", "pipe_n", "pipe_b", "seg", "scat", "peers"]
+NAMES = ["msg", "phase", "wire", "copied", "rdv", "sc", "pipe_n", "pipe_b", "seg", "scat", "extra"]
 ROW = re.compile(r"^\s+(\S+)\s+(\S+)\s+(\S+)\s+m=(\d+)\s+messages\s+(\d+) phases\s+(\d+) wire\s+(\d+) copied\s+(\d+) "
                  r"rendezvous\s+(\d+) single-copy\s+(\d+) pipelined\s+(\d+) \(\s*(\d+) B\) segments\s+(\d+) "
-                 r"scattered\s+(\d+)(?:\s+fragments\s+\d+)?\s+median\s+([0-9.]+) us")
+                 r"scattered\s+(\d+)(?:\s+fragments\s+(\d+))?\s+median\s+([0-9.]+) us")
 
 
 def dims_create(np_, d):
@@ -62,17 +68,25 @@ def peers(spec, direct, dims):
     return sum(len({(sign * o[k]) % dims[k] for o in offsets for sign in (1, -1)} - {0}) for k in range(len(dims)))
 
 
-def load(lines, np_):
-    """[(key, features, median µs)] of the direct and combining rows of a calibrate output."""
+def load(lines, np_, term="peers"):
+    """[(key, features, median µs)] of a calibrate output: the direct and combining rows with the
+    per-peer column, or every row with its fragments column."""
     rows = []
     for line in lines:
         m = ROW.match(line)
-        if not m or m.group(3) not in ("direct", "combining", "combining-packed", "combining-reversed"):
+        if not m:
             continue
         spec = m.group(1)
-        dims = dims_create(np_, int(re.search(r"d=(\d+)", spec).group(1)))
-        x = [float(m.group(i)) for i in range(5, 15)] + [peers(spec, m.group(3) == "direct", dims)]
-        rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(15))))
+        if term == "fragments":
+            if m.group(15) is None:
+                sys.exit("peer_term_fit.py: --term fragments needs calibrate rows with a fragments column")
+            extra = float(m.group(15))
+        elif m.group(3) in ("direct", "combining", "combining-packed", "combining-reversed"):
+            extra = peers(spec, m.group(3) == "direct", dims_create(np_, int(re.search(r"d=(\d+)", spec).group(1))))
+        else:
+            continue
+        x = [float(m.group(i)) for i in range(5, 15)] + [extra]
+        rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(16))))
     return rows
 
 
@@ -133,17 +147,18 @@ def sections(lines, np_):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--np", type=int, help="the process count of a plain calibrate output")
+    ap.add_argument("--term", choices=["peers", "fragments"], default="peers")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     for path in args.files:
         lines = (sys.stdin if path == "-" else open(path)).read().splitlines()
         for np_, part in sections(lines, args.np):
-            rows = load(part, np_)
+            rows = load(part, np_, args.term)
             if not rows:
                 continue
             print(f"{path} np={np_}: {len(rows)} rows")
             evaluate(rows, fit(rows, set(range(10))), "without")
-            evaluate(rows, fit(rows, set(range(11))), "peers  ")
+            evaluate(rows, fit(rows, set(range(11))), f"{args.term:7}")
 
 
 if __name__ == "__main__":
