@@ -5,7 +5,7 @@
 // Run under mpirun with at least 2 ranks:
 //
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
-//                          [--eager-limit BYTES]
+//                          [--eager-limit BYTES] [--fragments]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
@@ -285,7 +285,10 @@ struct Fit {
 };
 
 // Fits on `rows` and judges the choices on `judged` (the rows that ran what the fit lowers).
-Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit) {
+// `fragments`: fit fragment_us too (calibrate --fragments); else the column is left out and the
+// file prices fragments at 0, as before the term existed (bench/README.md item 15: the term
+// halves the fit's error but did not improve the sweeps' choices).
+Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit, bool fragments) {
   // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
   // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
   // every plan has at least one phase, so the phase term carries it. (A free constant took the
@@ -298,6 +301,7 @@ Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit) {
   std::vector<double> yw;
   for (std::size_t i = 0; i < y.size(); ++i) {
     Xw.emplace_back(X[i]);
+    if (!fragments) Xw.back()[10] = 0;
     for (double& v : Xw.back()) v /= y[i];
     yw.push_back(1.0);
   }
@@ -356,6 +360,7 @@ int main(int argc, char** argv) {
   std::string out;
   int reps = 150;  // cheap: the whole calibration takes seconds at np = 2
   bool quick = false;
+  bool fragments = false;
   std::vector<int> sizes_arg;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
   for (int i = 1; i < argc; ++i) {
@@ -364,6 +369,7 @@ int main(int argc, char** argv) {
     else if (k == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
     else if (k == "--eager-limit" && i + 1 < argc) eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") quick = true;
+    else if (k == "--fragments") fragments = true;
     else if (k == "--sizes" && i + 1 < argc) {
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
@@ -372,7 +378,7 @@ int main(int argc, char** argv) {
         sizes_arg.push_back(m);
       }
     } else
-      die("usage: calibrate --out FILE [--quick] [--reps R] [--eager-limit BYTES] [--sizes M,M,..]");
+      die("usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--eager-limit BYTES] [--sizes M,M,..]");
   }
   if (quick) reps = std::min(reps, 10);
   // Block sizes in ints: on both sides of the eager limit for single blocks (1000 ints = 4000
@@ -404,7 +410,7 @@ int main(int argc, char** argv) {
   cartplan::engine::CostModel counting;
   counting.eager_limit_bytes = eager_limit;
   Rows rows = measure(np, rank, reps, sizes, counting);
-  Fit f = fit(rows, rows, eager_limit);
+  Fit f = fit(rows, rows, eager_limit, fragments);
   auto limits = [](const cartplan::engine::CostModel& m) {
     return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
   };
@@ -417,7 +423,7 @@ int main(int argc, char** argv) {
                   static_cast<long long>(first.first), static_cast<long long>(first.second), f.chosen_well, f.groups);
     const Rows second = measure(np, rank, reps, sizes, f.model);
     rows.append(second);
-    f = fit(rows, second, eager_limit);
+    f = fit(rows, second, eager_limit, fragments);
     if (rank == 0 && limits(f.model) != fitted)
       std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
                   static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
@@ -436,8 +442,8 @@ int main(int argc, char** argv) {
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
       std::printf("wrote %s\n", out.c_str());

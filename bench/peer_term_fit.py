@@ -6,7 +6,11 @@ plans (plain, packed, reversed order; the hybrid and log-round rows are left out
 depend on the model that built them). The grid of each row is MPI_Dims_create's for the np and
 the neighbourhood's d.
 --term fragments: the calibrate column "fragments" (messages that miss Open MPI's fast box,
-engine::predict's count; calibrate outputs from c5d42cf on), every row.
+engine::predict's count; calibrate outputs from c5d42cf on), every row, with calibrate's own
+columns (wire bytes less the pipelined ones, which have their rate), so that the fit with the
+column is calibrate's. --models BASE OUTDIR then writes both fits as cost-model files,
+OUTDIR/without.json and OUTDIR/with.json (BASE gives the eager limit and the other fields),
+for bench/model_replay.py --accuracy.
 Refits the rows by non-negative least squares on relative errors, as calibrate does, with and
 without the extra column, and prints the median and 90th-percentile relative error and in how
 many (neighbourhood, op, size, pass) groups the fitted model's cheapest plan ran within 10 % of
@@ -17,10 +21,13 @@ Usage: peer_term_fit.py [--np N] [--term peers|fragments] FILE...
         "## np=N" runs; '-' for stdin)
   python3 bench/peer_term_fit.py --np 8 bench/results/cpp-2core/calibrate_np8.txt
   git show 2c55f68:bench/results/cpp-2core/main_job.txt | python3 bench/peer_term_fit.py -
-  python3 bench/peer_term_fit.py --np 2 --term fragments bench/results/cpp-2core/calibrate.txt"""
+  python3 bench/peer_term_fit.py --np 2 --term fragments bench/results/cpp-2core/calibrate.txt \
+      --models bench/results/cpp-2core/cost_model.json /tmp/fits"""
 import argparse
 import collections
 import itertools
+import json
+import os
 import re
 import sys
 
@@ -81,6 +88,10 @@ def load(lines, np_, term="peers"):
             if m.group(15) is None:
                 sys.exit("peer_term_fit.py: --term fragments needs calibrate rows with a fragments column")
             extra = float(m.group(15))
+            x = [float(m.group(i)) for i in range(5, 15)] + [extra]
+            x[2] -= x[7]  # calibrate prices pipelined bytes apart from the other wire bytes
+            rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(16))))
+            continue
         elif m.group(3) in ("direct", "combining", "combining-packed", "combining-reversed"):
             extra = peers(spec, m.group(3) == "direct", dims_create(np_, int(re.search(r"d=(\d+)", spec).group(1))))
         else:
@@ -128,6 +139,18 @@ def evaluate(rows, c, label):
           f"choices within 10% {ok}/{len(groups)}; " + " ".join(f"{n}={v:.3g}" for n, v in zip(NAMES, c) if v))
 
 
+def model_file(base, c):
+    """A cost-model file with the fitted prices of calibrate's columns (calibrate.cc, fit())."""
+    out = dict(base)
+    for key, value in zip(["alpha_us", "phase_us", "beta_us_per_byte", "copy_us_per_byte", "rendezvous_us",
+                           "single_copy_us_per_byte", "pipeline_us", None, "segment_us", "scatter_us_per_byte",
+                           "fragment_us"], c):
+        if key:
+            out[key] = value
+    out["pipeline_us_per_byte"] = c[7] - c[2]
+    return out
+
+
 def sections(lines, np_):
     """[(np, lines)]: the whole input for --np, else each calibration before its '## np=N' runs."""
     if np_:
@@ -148,6 +171,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--np", type=int, help="the process count of a plain calibrate output")
     ap.add_argument("--term", choices=["peers", "fragments"], default="peers")
+    ap.add_argument("--models", nargs=2, metavar=("BASE", "OUTDIR"))
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     for path in args.files:
@@ -157,8 +181,18 @@ def main():
             if not rows:
                 continue
             print(f"{path} np={np_}: {len(rows)} rows")
-            evaluate(rows, fit(rows, set(range(10))), "without")
-            evaluate(rows, fit(rows, set(range(11))), f"{args.term:7}")
+            without, with_term = fit(rows, set(range(10))), fit(rows, set(range(11)))
+            evaluate(rows, without, "without")
+            evaluate(rows, with_term, f"{args.term:7}")
+            if args.models:
+                if args.term != "fragments":
+                    sys.exit("peer_term_fit.py: --models needs --term fragments (the per-peer term has no model field)")
+                os.makedirs(args.models[1], exist_ok=True)
+                for name, c in (("without", without), ("with", with_term)):
+                    path = os.path.join(args.models[1], name + ".json")
+                    with open(path, "w") as f:
+                        json.dump(model_file(json.load(open(args.models[0])), c), f, indent=2)
+                    print(f"  wrote {path}")
 
 
 if __name__ == "__main__":
