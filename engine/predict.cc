@@ -192,7 +192,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     // receiver has drained it by the end of the previous phase, which waited for all of them.
     // A peer is a rank (with a grid; rounds of different shifts may reach the same one on small
     // tori) or else the shift itself.
-    std::map<ir::Offset, std::int64_t> fast_box_used;
+    std::map<ir::Offset, double> fast_box_used;  // doubles: predict() sees any block size
     for (std::size_t ri = 0; ri < phase.rounds.size(); ++ri) {
       const ir::Round& r = phase.rounds[ri];
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
@@ -240,9 +240,9 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
           const int rank = grid->relative_rank(middle, r.shift);
           if (rank != kNoRank) peer = ir::Offset{rank};
         }
-        std::int64_t& used = fast_box_used[peer];
-        const std::int64_t need = static_cast<std::int64_t>(wire) + CostModel::kFastBoxHeaderBytes;
-        if (wire <= static_cast<double>(model.inline_limit_bytes) && used + need <= model.fast_box_bytes)
+        double& used = fast_box_used[peer];
+        const double need = wire + static_cast<double>(CostModel::kFastBoxHeaderBytes);
+        if (wire <= static_cast<double>(model.inline_limit_bytes) && used + need <= static_cast<double>(model.fast_box_bytes))
           used += need;
         else
           c.fragments += share;
