@@ -5,13 +5,14 @@
 // Run under mpirun with at least 2 ranks:
 //
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
-//                          [--eager-limit BYTES] [--fragments]
+//                          [--eager-limit BYTES] [--fragments] [--inline-limit BYTES] [--fast-box BYTES]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
 // messages above it) + pipeline per byte * (their bytes) + segment * (struct datatype segments)
 // + scatter * (bytes received by struct datatype into the caller's blocks) + fragment * (messages
-// that miss Open MPI's fast box: above its inline limit, or the ring full), every term fitted by
+// that miss Open MPI's fast box: above its inline limit, or the ring full; fitted only with
+// --fragments, else 0), every term fitted by
 // non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must
 // order 2-us plans as well as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
 // optimizer chooses between (direct, combining, combining packed, combining in the reversed
@@ -137,7 +138,8 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 // the model's pipeline_us_per_byte is the difference (cost_model.h: it may be negative, down to
 // -beta, which is exactly what non-negative rates allow).
 // `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
-// threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
+// threshold (trailer_min_bytes) the requests ran with, and whose inline limit and fast box size
+// (--inline-limit, --fast-box) the fragments are counted with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
                              const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
   const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, counting, grid, struct_min_bytes);
@@ -289,7 +291,7 @@ struct Fit {
 // file prices fragments at 0, as before the term existed (bench/README.md item 15: the term
 // halves the fit's error but did not improve the sweeps' choices).
 Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit, bool fragments) {
-  // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
+  // Every term (fragment_us only with `fragments`) is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
   // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
   // every plan has at least one phase, so the phase term carries it. (A free constant took the
   // phase price with it at np = 4, 2x2 grids, where direct has one phase and combining two:
@@ -361,6 +363,10 @@ int main(int argc, char** argv) {
   int reps = 150;  // cheap: the whole calibration takes seconds at np = 2
   bool quick = false;
   bool fragments = false;
+  // Open MPI's vader limits the fragments are counted with (its btl_vader_max_inline_send and
+  // btl_vader_fbox_size; give the machine's if it runs other values); written into the file.
+  std::int64_t inline_limit = cartplan::engine::CostModel::kDefaultInlineLimitBytes;
+  std::int64_t fast_box = cartplan::engine::CostModel::kDefaultFastBoxBytes;
   std::vector<int> sizes_arg;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
   for (int i = 1; i < argc; ++i) {
@@ -370,6 +376,8 @@ int main(int argc, char** argv) {
     else if (k == "--eager-limit" && i + 1 < argc) eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") quick = true;
     else if (k == "--fragments") fragments = true;
+    else if (k == "--inline-limit" && i + 1 < argc) inline_limit = std::max(0, std::atoi(argv[++i]));
+    else if (k == "--fast-box" && i + 1 < argc) fast_box = std::max(0, std::atoi(argv[++i]));
     else if (k == "--sizes" && i + 1 < argc) {
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
@@ -378,7 +386,8 @@ int main(int argc, char** argv) {
         sizes_arg.push_back(m);
       }
     } else
-      die("usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--eager-limit BYTES] [--sizes M,M,..]");
+      die("usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--eager-limit BYTES] [--inline-limit BYTES] "
+          "[--fast-box BYTES] [--sizes M,M,..]");
   }
   if (quick) reps = std::min(reps, 10);
   // Block sizes in ints: on both sides of the eager limit for single blocks (1000 ints = 4000
@@ -409,8 +418,16 @@ int main(int argc, char** argv) {
   // 14 KB more than the first pass measured, and ran 1 us slower than that fit predicted.)
   cartplan::engine::CostModel counting;
   counting.eager_limit_bytes = eager_limit;
+  counting.inline_limit_bytes = inline_limit;
+  counting.fast_box_bytes = fast_box;
   Rows rows = measure(np, rank, reps, sizes, counting);
-  Fit f = fit(rows, rows, eager_limit, fragments);
+  auto fit_here = [&](const Rows& all, const Rows& judged) {
+    Fit fitted = fit(all, judged, eager_limit, fragments);
+    fitted.model.inline_limit_bytes = inline_limit;
+    fitted.model.fast_box_bytes = fast_box;
+    return fitted;
+  };
+  Fit f = fit_here(rows, rows);
   auto limits = [](const cartplan::engine::CostModel& m) {
     return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
   };
@@ -423,7 +440,7 @@ int main(int argc, char** argv) {
                   static_cast<long long>(first.first), static_cast<long long>(first.second), f.chosen_well, f.groups);
     const Rows second = measure(np, rank, reps, sizes, f.model);
     rows.append(second);
-    f = fit(rows, second, eager_limit, fragments);
+    f = fit_here(rows, second);
     if (rank == 0 && limits(f.model) != fitted)
       std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
                   static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
@@ -442,7 +459,7 @@ int main(int argc, char** argv) {
     if (!out.empty()) {
       char extra[2048];
       std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted (fragment_us only with --fragments), pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                     sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
                     pp_alpha, pp_beta);
       std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);

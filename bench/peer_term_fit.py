@@ -16,7 +16,7 @@ without the extra column, and prints the median and 90th-percentile relative err
 many (neighbourhood, op, size, pass) groups the fitted model's cheapest plan ran within 10 % of
 the fastest.
 
-Usage: peer_term_fit.py [--np N] [--term peers|fragments] FILE...
+Usage: peer_term_fit.py [--np N] [--term peers|fragments] [--models BASE OUTDIR] FILE...
        (FILE: calibrate output, or main_job.txt with one calibration per np, each followed by its
         "## np=N" runs; '-' for stdin)
   python3 bench/peer_term_fit.py --np 8 bench/results/cpp-2core/calibrate_np8.txt
@@ -139,9 +139,14 @@ def evaluate(rows, c, label):
           f"choices within 10% {ok}/{len(groups)}; " + " ".join(f"{n}={v:.3g}" for n, v in zip(NAMES, c) if v))
 
 
-def model_file(base, c):
-    """A cost-model file with the fitted prices of calibrate's columns (calibrate.cc, fit())."""
-    out = dict(base)
+def model_file(base, c, fragments):
+    """A cost-model file with the fitted prices of calibrate's columns (calibrate.cc, fit()); the
+    base's other fields, less its own fit's statistics."""
+    out = {k: v for k, v in base.items()
+           if k not in ("r2", "worst_relative_error", "points", "choices_within_10_percent")}
+    out["method"] = "bench/peer_term_fit.py --term fragments: the calibration's rows refitted " + \
+        ("with" if fragments else "without") + " the fragments column"
+    out["fragments_fitted"] = fragments
     for key, value in zip(["alpha_us", "phase_us", "beta_us_per_byte", "copy_us_per_byte", "rendezvous_us",
                            "single_copy_us_per_byte", "pipeline_us", None, "segment_us", "scatter_us_per_byte",
                            "fragment_us"], c):
@@ -174,6 +179,8 @@ def main():
     ap.add_argument("--models", nargs=2, metavar=("BASE", "OUTDIR"))
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
+    if args.models and not args.np:
+        ap.error("--models needs --np (one calibration, one pair of files)")
     for path in args.files:
         lines = (sys.stdin if path == "-" else open(path)).read().splitlines()
         for np_, part in sections(lines, args.np):
@@ -191,7 +198,7 @@ def main():
                 for name, c in (("without", without), ("with", with_term)):
                     path = os.path.join(args.models[1], name + ".json")
                     with open(path, "w") as f:
-                        json.dump(model_file(json.load(open(args.models[0])), c), f, indent=2)
+                        json.dump(model_file(json.load(open(args.models[0])), c, name == "with"), f, indent=2)
                     print(f"  wrote {path}")
 
 

@@ -38,7 +38,8 @@
 //                       blocks (Open MPI's copy out of its fragments, dearer than a contiguous
 //                       receive followed by a memcpy)
 // Defaults are of the order of an intra-node Open MPI exchange on this class of machine;
-// bench/calibrate fits all terms per machine and process count and writes a file
+// bench/calibrate fits the terms (fragment_us only with --fragments) per machine and process
+// count and writes a file
 // (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h).
 // v1 had alpha and beta only: a v1 file loads with the other terms zero.
 //
@@ -92,7 +93,8 @@ struct CostModel {
   static constexpr std::int64_t kDefaultFastBoxBytes = 4096;
   static constexpr std::int64_t kFastBoxHeaderBytes = 32;
   // The built-in model does not price the fragment path (its alpha is an average over both
-  // paths); bench/calibrate fits it (0.5-0.7 us at np = 2 on this VM, bench/README.md item 15).
+  // paths); bench/calibrate --fragments fits it (0.13-0.54 us at np = 2 and 4, 1.2-2.7 us at
+  // np = 6 and 8 on this VM; opt-in: bench/README.md item 15).
   static constexpr double kDefaultFragmentUs = 0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "engine/bind.h"
 #include "engine/final_home.h"
@@ -191,8 +192,9 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
     // Bytes this phase's messages fill in each peer's fast box (cost_model.h, fragment_us): the
     // receiver has drained it by the end of the previous phase, which waited for all of them.
     // A peer is a rank (with a grid; rounds of different shifts may reach the same one on small
-    // tori) or else the shift itself.
-    std::map<ir::Offset, double> fast_box_used;  // doubles: predict() sees any block size
+    // tori), keyed {rank, {}}, or else the shift itself, keyed {kNoRank, shift}, so that a rank
+    // and a shift never share a key.
+    std::map<std::pair<int, ir::Offset>, double> fast_box_used;  // doubles: predict() sees any block size
     for (std::size_t ri = 0; ri < phase.rounds.size(); ++ri) {
       const ir::Round& r = phase.rounds[ri];
       double b = 0, finals = 0;  // all entries; those received into a recv block (not forwarded)
@@ -235,12 +237,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
       c.messages += share;
       c.wire_bytes += share * wire;
       {
-        ir::Offset peer = r.shift;
-        if (use_grid) {
-          const int rank = grid->relative_rank(middle, r.shift);
-          if (rank != kNoRank) peer = ir::Offset{rank};
-        }
-        double& used = fast_box_used[peer];
+        const int rank = use_grid ? grid->relative_rank(middle, r.shift) : kNoRank;
+        double& used = fast_box_used[rank != kNoRank ? std::pair{rank, ir::Offset{}} : std::pair{kNoRank, r.shift}];
         const double need = wire + static_cast<double>(CostModel::kFastBoxHeaderBytes);
         if (wire <= static_cast<double>(model.inline_limit_bytes) && used + need <= static_cast<double>(model.fast_box_bytes))
           used += need;

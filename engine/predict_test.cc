@@ -324,6 +324,22 @@ TEST_CASE("fragments: small messages share one peer's fast box, larger ones miss
   CHECK(edge.fragments == doctest::Approx(edge.messages));
 }
 
+TEST_CASE("fragments: a fast box per rank reached, not per shift") {
+  // Offsets +1 and +3 in one dimension, 200-byte messages, a fast box of 300 bytes: each
+  // message fits alone (232 bytes with headers), two to one rank do not.
+  const ir::Plan p = plan_direct(ir::Op::kAlltoall, *Neighborhood::create(1, {{1}, {3}}));
+  CostModel m = unit_model();
+  m.eager_limit_bytes = 100000;
+  m.fast_box_bytes = 300;
+  // A ring of 2: both shifts reach the other process, whose box holds only the first.
+  CHECK(predict(p, {200}, m, *Grid::create({2}, {true})).fragments == 1);
+  // A ring of 4: two processes, a box each.
+  CHECK(predict(p, {200}, m, *Grid::create({4}, {true})).fragments == 0);
+  // A mesh of 4: from the middle process (coordinate 2) +1 reaches rank 3 and +3 leaves the
+  // mesh; the round still counts for the processes that have that peer, in a box of its own.
+  CHECK(predict(p, {200}, m, *Grid::create({4}, {false})).fragments == 0);
+}
+
 TEST_CASE("fragments: combining's messages of several blocks, in every phase") {
   // Combining box d=2 n=9 on 3x3: each phase sends 6 messages of 9 blocks (shifts +-1, +-2, +-4
   // of its dimension; +-3 wraps to the process itself), 3 to each neighbour. 9 x 8 = 72 bytes
