@@ -290,7 +290,9 @@ struct Fit {
 // `fragments`: fit fragment_us too (calibrate --fragments); else the column is left out and the
 // file prices fragments at 0, as before the term existed (bench/README.md item 15: the term
 // halves the fit's error but did not improve the sweeps' choices).
-Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit, bool fragments) {
+// `limits`: Open MPI's limits the rows were counted with (eager, inline, fast box), copied into
+// the fitted model.
+Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel& limits, bool fragments) {
   // Every term (fragment_us only with `fragments`) is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
   // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
   // every plan has at least one phase, so the phase term carries it. (A free constant took the
@@ -321,7 +323,9 @@ Fit fit(const Rows& rows, const Rows& judged, std::int64_t eager_limit, bool fra
   model.single_copy_us_per_byte = c[8];
   model.pipeline_us_per_byte = c[9] - c[2];
   model.fragment_us = c[10];
-  model.eager_limit_bytes = eager_limit;
+  model.eager_limit_bytes = limits.eager_limit_bytes;
+  model.inline_limit_bytes = limits.inline_limit_bytes;
+  model.fast_box_bytes = limits.fast_box_bytes;
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -421,13 +425,7 @@ int main(int argc, char** argv) {
   counting.inline_limit_bytes = inline_limit;
   counting.fast_box_bytes = fast_box;
   Rows rows = measure(np, rank, reps, sizes, counting);
-  auto fit_here = [&](const Rows& all, const Rows& judged) {
-    Fit fitted = fit(all, judged, eager_limit, fragments);
-    fitted.model.inline_limit_bytes = inline_limit;
-    fitted.model.fast_box_bytes = fast_box;
-    return fitted;
-  };
-  Fit f = fit_here(rows, rows);
+  Fit f = fit(rows, rows, counting, fragments);
   auto limits = [](const cartplan::engine::CostModel& m) {
     return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
   };
@@ -440,7 +438,7 @@ int main(int argc, char** argv) {
                   static_cast<long long>(first.first), static_cast<long long>(first.second), f.chosen_well, f.groups);
     const Rows second = measure(np, rank, reps, sizes, f.model);
     rows.append(second);
-    f = fit_here(rows, second);
+    f = fit(rows, second, counting, fragments);
     if (rank == 0 && limits(f.model) != fitted)
       std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
                   static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));

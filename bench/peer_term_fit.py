@@ -88,15 +88,13 @@ def load(lines, np_, term="peers"):
             if m.group(15) is None:
                 sys.exit("peer_term_fit.py: --term fragments needs calibrate rows with a fragments column")
             extra = float(m.group(15))
-            x = [float(m.group(i)) for i in range(5, 15)] + [extra]
-            x[2] -= x[7]  # calibrate prices pipelined bytes apart from the other wire bytes
-            rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(16))))
-            continue
         elif m.group(3) in ("direct", "combining", "combining-packed", "combining-reversed"):
             extra = peers(spec, m.group(3) == "direct", dims_create(np_, int(re.search(r"d=(\d+)", spec).group(1))))
         else:
             continue
         x = [float(m.group(i)) for i in range(5, 15)] + [extra]
+        if term == "fragments":
+            x[2] -= x[7]  # calibrate prices pipelined bytes apart from the other wire bytes
         rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(16))))
     return rows
 
