@@ -288,8 +288,8 @@ struct Fit {
 
 // Fits on `rows` and judges the choices on `judged` (the rows that ran what the fit lowers).
 // `fragments`: fit fragment_us too (calibrate --fragments); else the column is left out and the
-// file prices fragments at 0, as before the term existed (bench/README.md item 15: the term
-// halves the fit's error but did not improve the sweeps' choices).
+// file prices fragments at 0, as before the term existed (bench/README.md, "The fast-box term":
+// the term halves the fit's error but did not improve the sweeps' choices).
 // `limits`: Open MPI's limits the rows were counted with (eager, inline, fast box), copied into
 // the fitted model.
 Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel& limits, bool fragments) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job's configurations (README's halo table) with a cost model calibrated for each
+# The main job's configurations (bench/README.md, "Main job") with a cost model calibrated for each
 # process count: calibrates once per np (bench/calibrate, full mode: quick fits at np = 4 gave a phase term of 0 in one of two runs), then runs tools/halo RUNS
 # times per configuration with CARTPLAN_COST_MODEL set, and writes what auto chose, every
 # variant's time, auto / best, pick / best (the choice alone: halo names the variant whose
@@ -8,7 +8,7 @@
 # model it finds itself (built-in defaults, oversubscription-aware); CALIBRATE=reuse runs with
 # the main_job_cost_model_np<P>.json files a previous run wrote (and writes main_job_reuse.*).
 # TUNE=measure runs the halo with CARTPLAN_TUNE=measure (auto times its close candidates at init;
-# README "Measuring mode") and writes main_job_measure.{txt,md} instead.
+# docs/cost-model.md, "Measuring mode") and writes main_job_measure.{txt,md} instead.
 #
 #   bash bench/main_job.sh              # RUNS=3 per configuration
 #   RUNS=5 CALIBRATE=0 ITERS=50 bash bench/main_job.sh
@@ -37,7 +37,7 @@ bazel build -c opt --ui_event_filters=-info,-stdout,-stderr --noshow_progress //
 cp bazel-bin/tools/halo bazel-bin/bench/calibrate "$tmp/"
 mpi() { local np=$1; shift; mpirun --oversubscribe --allow-run-as-root --mca mpi_yield_when_idle 1 -np "$np" "$@"; }
 
-# np and halo arguments of each configuration (README's halo table; run.sh's default first).
+# np and halo arguments of each configuration (run.sh's default first).
 configs=(
   "4|"
   "4|--periodic 1 --halo 2"

@@ -1,4 +1,5 @@
 // The cost model (v2): what one exchange of a plan costs on one process, as a sum of terms
+// (count x price; predict.h counts, the terms are defined in docs/cost-model.md):
 //   alpha_us            per message (a round to another process)
 //   phase_us            per phase with messages (a phase cannot start before the previous one
 //                       has arrived; on an oversubscribed node that is a context switch)
@@ -10,37 +11,33 @@
 //                       into a per-peer ring of fast_box_bytes in the receiver's memory while
 //                       the ring has room; larger messages, and small ones that find the ring
 //                       full (many small messages to one peer in one phase), take a fragment
-//                       from a free list and go through the receiver's FIFO. Measured at np = 2
-//                       (direct box d=4 alltoall, 54 messages to the one peer): 4-byte messages
-//                       4.4 us, 64-byte ones 6.7 us, and 4.6 us with --mca btl_vader_fbox_size 65536
+//                       from a free list and go through the receiver's FIFO
 //   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
 //                       rendezvous switch: one more round trip, then ob1 reads the data with
 //                       one single-copy get, CMA on a node)
-//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (measured
-//                       slower per byte than the pipeline on this VM; likely because the
-//                       single copy runs on the receiver's core alone, while both sides of a
-//                       pipeline copy at once)
+//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (the single
+//                       copy runs on the receiver's core alone, while both sides of a pipeline
+//                       copy at once, so the two paths can differ per byte)
 //   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
-//                       ob1 pipelines it through shared-memory fragments instead; where the
-//                       single copy is slow, as on this VM, these are the cheaper ones). A struct
+//                       ob1 pipelines it through shared-memory fragments instead). A struct
 //                       message whose parts are one run of memory on both sides is contiguous to
 //                       Open MPI and pays rendezvous_us instead (predict.h)
 //   pipeline_us_per_byte  per byte of those pipelined messages, on top of beta; may be negative,
 //                       down to -beta: the pipeline overlaps the sender's copy into fragments
 //                       with the receiver's copy out of them, which an eager message (one
-//                       fragment) cannot. Without it a fit must choose between a pipeline
-//                       that is free (right for 100-KB messages) and one that is dear (right
-//                       for 7-KB ones, which pay the handshake and save little copying)
+//                       fragment) cannot. With one price per message only, a fit must choose
+//                       between a pipeline that is free for large messages and one that is dear
+//                       for messages just above the limit
 //   segment_us          per segment of a message sent or received by struct datatype (Open
 //                       MPI's datatype engine walks them one by one on both sides; lower.h
 //                       sends large blocks that way instead of copying them)
 //   scatter_us_per_byte per byte a struct receive puts straight into the caller's scattered
 //                       blocks (Open MPI's copy out of its fragments, dearer than a contiguous
 //                       receive followed by a memcpy)
-// Defaults are of the order of an intra-node Open MPI exchange on this class of machine;
-// bench/calibrate fits the terms (fragment_us only with --fragments) per machine and process
-// count and writes a file
-// (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h).
+// The built-in prices are of the order of an intra-node Open MPI exchange; bench/calibrate fits
+// the terms (fragment_us only with --fragments) per machine and process count and writes a file
+// (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h). The
+// measurements behind the defaults below are in docs/measurements.md.
 // v1 had alpha and beta only: a v1 file loads with the other terms zero.
 //
 //   CostModel m;                       // defaults
@@ -57,35 +54,24 @@ struct CostModel {
   static constexpr double kDefaultPhaseUs = 0.5;
   // Without a calibration, the phase term where a node runs more processes than it has cores:
   // a rank that waits for the previous phase gives its core away, and the next phase waits for
-  // a context switch. Measured with the main job (bash run.sh: 2x2 mesh, 4 ranks on 2 cores):
-  // combining (2 messages, 2 phases) 12.6 us against direct (3 messages, 1 phase) 7.4 us, with a
-  // per-message cost of about 1.6 us (bench/calibrate at np = 4), so about 5 us per phase.
+  // a context switch, which costs several messages.
   static constexpr double kOversubscribedPhaseUs = 5.0;
   static constexpr double kDefaultCopyUsPerByte = 0.0002;
   // Open MPI 4.1 vader sends fragments of 4096 bytes that also hold ob1's match header, so a
-  // 4096-byte payload already takes the rendezvous path (bench/results/cpp-2core/calibrate.txt,
-  // direct m = 1024 ints: 54 messages of 4096 bytes take 7.7x the time of 2048-byte ones).
+  // 4096-byte payload already takes the rendezvous path.
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
   static constexpr double kDefaultRendezvousUs = 2.0;
-  // The built-in model does not tell the two rendezvous paths apart; calibrate does. Measured
-  // at np = 2 (exchange_bench, box d=3 alltoallv m=100: two 40000-byte faces per direction):
-  // sent contiguously (direct, hybrid) 17.7-18.6 us, by struct datatype (combining) 10.6 us;
-  // with --mca btl_vader_single_copy_mechanism none all three take 10.3-13.0 us.
+  // The built-in model does not tell the two rendezvous paths apart; calibrate does (which one
+  // is cheaper depends on the machine's single-copy mechanism).
   static constexpr double kDefaultPipelineUs = kDefaultRendezvousUs;
   // The built-in model prices a pipelined byte like any byte on the wire; calibrate fits it.
   static constexpr double kDefaultPipelineUsPerByte = 0;
-  // Nor the per-byte price of the two paths; calibrate fits it (it needs large messages to
-  // show: np = 2, box d=2 alltoallv with 1 MB faces, direct 345 us against combining 191 us).
+  // Nor the per-byte price of the two paths; calibrate fits it (it needs large messages to show).
   static constexpr double kDefaultSingleCopyUsPerByte = 0;
-  // Measured at np = 2 (bench/calibrate's rows, box d=4 alltoall): combining in the reversed
-  // dimension order walks 50 more segments than the natural order for the same messages and
-  // takes 3.9 us more at 512-byte blocks although it copies 26 KB less: about 0.07 us each.
-  // The built-in price; bench/calibrate fits it per machine.
+  // The built-in price per segment; bench/calibrate fits it per machine.
   static constexpr double kDefaultSegmentUs = 0.06;
-  // The same rows: at 8 KB blocks the reversed order, which receives 52 more blocks straight
-  // into the caller's buffer and copies 52 fewer, takes 12 us more (box d=4, np = 2): beyond the
-  // segments, 0.00002 us per byte more than a copy (0.00003 at np = 2), so about 0.00005.
-  // The built-in price; bench/calibrate fits it per machine.
+  // The built-in price of a scattered byte (a copy's price and a little more); bench/calibrate
+  // fits it per machine.
   static constexpr double kDefaultScatterUsPerByte = 0.00005;
   // Open MPI 4.1 vader's defaults: btl_vader_max_inline_send (256 bytes) and btl_vader_fbox_size
   // (4096 bytes); each message in the ring also carries headers, about kFastBoxHeaderBytes.
@@ -93,8 +79,8 @@ struct CostModel {
   static constexpr std::int64_t kDefaultFastBoxBytes = 4096;
   static constexpr std::int64_t kFastBoxHeaderBytes = 32;
   // The built-in model does not price the fragment path (its alpha is an average over both
-  // paths); bench/calibrate --fragments fits it (0.13-0.54 us at np = 2 and 4, 1.2-2.7 us at
-  // np = 6 and 8 on this VM; opt-in: bench/README.md item 15).
+  // paths); bench/calibrate fits it only with --fragments (opt-in: the term improves the fit but
+  // has not improved the optimizer's choices, docs/measurements.md).
   static constexpr double kDefaultFragmentUs = 0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;

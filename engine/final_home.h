@@ -4,7 +4,7 @@
 // A block received from another process into a temp slot and then only moved on by local
 // moves (rounds that wrap to the process itself, final copies) ends in one recv block. If
 // nothing else writes that block and nothing reads it, the block can be received there at
-// once: the local moves after it become no-ops. At np = 2 on a 2x1x..x1 grid this is every
+// once: the local moves after it become no-ops. On a grid such as 2x1x..x1 this is every
 // block that crosses dimension 0 before rounds of the dimensions of size 1. Planners reuse
 // temp slots, so what is followed is each value written, not the slot.
 //

@@ -18,7 +18,7 @@
 //
 // The general ring version (a rank-dependent distance per process, e.g. Bruck's alltoall over
 // all p ranks) is out of scope: a plan holds relative shifts that are the same on every
-// process, so it cannot express "forward by my rank's distance"; see README, design.
+// process, so it cannot express "forward by my rank's distance" (docs/architecture.md, "Planners").
 //
 //   std::vector<bool> log = log_round_dims(nbh);           // dims where log rounds save rounds
 //   ir::Plan p = plan_log_round(ir::Op::kAlltoall, nbh, auto_dim_order(nbh), log);

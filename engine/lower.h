@@ -20,8 +20,8 @@
 //  - A block received into a temp slot that only rounds to this rank itself and final copies
 //    move on, into a recv block nothing else writes or reads, is received into that block
 //    (final_home.h; in messages up to LowerOptions::home_max_message_bytes): the steps after
-//    it find it in place. At np = 2 on 2x1x..x1 that is every block that crosses dimension 0
-//    before dimensions of size 1.
+//    it find it in place. On a grid such as 2x1x..x1 that is every block that crosses
+//    dimension 0 before dimensions of size 1.
 //  - With LowerOptions::trailer_min_bytes, messages to another rank of at least that size end
 //    with a one-byte trailer of their own in staging, so that Open MPI pipelines them.
 //  - Copies into the caller's recv blocks that nothing reads later (every alltoall delivery;
@@ -68,15 +68,17 @@ struct Layout {
   std::vector<bool> recv_user;
 };
 
-// Choices lower() leaves to its caller (measured per machine, see bench/README.md).
+// Choices lower() leaves to its caller: thresholds that depend on the machine's MPI, set from
+// the cost model or Info keys (docs/cost-model.md; the measurements behind the defaults are in
+// docs/measurements.md).
 struct LowerOptions {
   // A message of several contiguous parts is packed into (or unpacked from) staging with memcpy
   // unless its parts have at least this many bytes on average (a datatype costs per segment, a
   // memcpy per byte: a halo message of one large face and a few small corners goes by struct);
   // then one struct datatype covers the parts
   // where they are (MPI gathers and scatters them itself: no copy by cartplan). Negative: always
-  // pack. The default is measured (bench/README.md, "Zero-copy forwarding"): at np = 2 and 8,
-  // struct datatypes halve the time from 400-byte blocks up and lose up to 25% on 4-byte ones.
+  // pack. The default sits between the block sizes where struct datatypes lose to packing and
+  // those where they win.
   static constexpr std::int64_t kDefaultStructMinBytes = 256;
   std::int64_t struct_min_bytes = kDefaultStructMinBytes;
   // Blocks received into temp slots that only local steps move on go straight into their recv
@@ -87,8 +89,8 @@ struct LowerOptions {
   // Messages to another rank of at least this many bytes carry one more byte, a trailer sent
   // from and received into a staging byte of its own (-1: none). Neither side of such a
   // message is one run of memory, so Open MPI pipelines it through fragments instead of
-  // reading it with a single copy (on this VM 2.5-3.2x faster from 4 KB to 400 KB,
-  // bench/single_copy_probe). The trailer changes what travels: sender and receiver must use
+  // reading it with a single copy (bench/single_copy_probe compares the two paths on a
+  // machine). The trailer changes what travels: sender and receiver must use
   // the same value, and they agree on the message's size, so both add it or neither does.
   // See trailer_min_bytes().
   std::int64_t trailer_min_bytes = -1;
@@ -96,9 +98,8 @@ struct LowerOptions {
 
 // The home limit for a machine: its eager limit where the cost model prices a message just
 // above it dearer by single copy (rendezvous + single copy) than pipelined (the pipeline, its
-// per-byte term, and the copy of its blocks that the homes save), else -1. Measured at np = 2
-// here (bench/README.md, "Zero-copy forwarding"): box d = 4 alltoall, 400-byte blocks, 3.9 us
-// pipelined against 11.5 us once its 10.8 KB receives were one run.
+// per-byte term, and the copy of its blocks that the homes save), else -1: where the single copy
+// is slow, a message that homes make one run of the caller's memory would take it.
 // Where the trailers put every message above the eager limit on the pipeline, no message is
 // one run of memory to Open MPI: -1 then (homes in every message).
 // The second form is for a trailer threshold other than the model's (Info
@@ -114,7 +115,7 @@ std::int64_t home_max_message_bytes(const CostModel& model, std::int64_t trailer
 // built-in model prices both paths alike: -1, Open MPI decides as it would without cartplan.
 //
 //   LowerOptions lo;
-//   lo.trailer_min_bytes = trailer_min_bytes(model);   // 4065 with this VM's calibration
+//   lo.trailer_min_bytes = trailer_min_bytes(model);   // -1 (none) for the built-in model
 std::int64_t trailer_min_bytes(const CostModel& model);
 
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that

@@ -103,12 +103,8 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   // plans): there every order has the same rounds and entries, a block's hops are fixed by its
   // offset, and orders differ only in where the lowering places blocks (which hops alias the
   // caller's blocks, which final entries a struct receive scatters). The model does not price
-  // that well enough to choose by it: in the np = 2 sweep (bench/README.md, "Auto against
-  // every candidate") the combining alltoall's searched order ran 1.07-1.88x slower than the
-  // best candidate wherever auto picked it, while the model predicted it 5-20% faster. Tried
-  // again with the one-run rule (predict.cc): the searched orders were predicted 1-5% cheaper
-  // at m = 100 and 1000 and ran as fast as the natural order, except box d = 3 m = 1000, where
-  // the searched order ran 1.14-1.21x slower than the best candidate in two of three runs.
+  // that well enough to choose by it: where auto picked a searched alltoall order it ran slower
+  // than predicted (docs/measurements.md, "The choice rule").
   const bool search = options.algo == AlgoChoice::kAuto && !options.dim_order && ir::symmetric_op(op) != ir::Op::kAlltoall;
   auto add_best_order = [&](const std::string& name, const Candidate& base,
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {

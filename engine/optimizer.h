@@ -80,21 +80,16 @@ struct Candidate {
 };
 
 // How much cheaper than the better of direct and combining a refinement must be predicted for
-// auto to take it. The fitted terms are off by 10 % and more for single plans (bench/README.md,
-// "Auto against every candidate"), so smaller predicted gains are not gains the model can see;
-// the refinements add forwarding (log-round), messages (hybrid) or scattered placement (another
-// order) whose price the fit knows least. Chosen on the np = 2 sweeps of three runs replayed
-// with bench/model_replay.py --refinement-gain (item 13 there); direct against combining keeps the
-// exact cut-off of seed 000.
+// auto to take it. A fitted model is off by 10 % and more for single plans, so smaller predicted
+// gains are not gains the model can see; the refinements add forwarding (log-round), messages
+// (hybrid) or scattered placement (another order), whose prices the fit knows least. Direct
+// against combining keeps the exact cut-off of seed 000. How the value was chosen (replays of
+// measured sweeps): docs/measurements.md, "The choice rule".
 inline constexpr double kRefinementGain = 0.03;
-// Hybrid plans need more. Over the committed sweeps (bench/margin_history.py, 48 CSV versions),
-// a hybrid predicted 3-10 % below direct and combining ran faster at 7 of 21 points and more
-// than 1.10x slower at 10, where log-round ran faster at 139 of 170. A hybrid trades a few
-// messages against struct segments, packing of small blocks and the eager step, and the fit's
-// errors on those terms do not cancel (per-call copy costs are not in the model at all).
-// Replayed on the CSVs' own predictions, 0.10 gave 1474 of 1581 exchange points within 10 % of
-// the best against 1467 with 0.03 (bench/README.md, item 14 under "Auto against every
-// candidate").
+// Hybrid plans need more: a hybrid trades a few messages against struct segments, the packing
+// of small blocks and the eager step, and the fit's errors on those terms do not cancel
+// (per-call copy costs are not in the model at all), so its predicted margins mean less than a
+// log-round's (docs/measurements.md, "The choice rule").
 inline constexpr double kHybridGain = 0.10;
 
 // The candidate auto runs: the cheapest of direct and combining, unless a refinement is predicted

@@ -34,9 +34,9 @@ bool one_run(const std::vector<Loc>& parts) {
 // sides, from the program one process runs (lower.h decides aliasing, packing and staging; its
 // rules are not repeated here). Open MPI's ob1 reads a message above the eager limit with one
 // single copy only when both sides are contiguous; otherwise the receiver asks for the
-// pipelined protocol. Measured at np = 2 (bench/calibrate, box d=2 alltoall with 2 KB blocks):
-// combining in the reversed dimension order sends the same 6 KB struct messages as the natural
-// order, but from send[0..2] into recv[0..2], one run on both sides: 12.1 us against 3.9 us.
+// pipelined protocol. So the same struct message can take either path depending on where the
+// lowering places its blocks (e.g. combining in the reversed dimension order sends from
+// send[0..2] into recv[0..2], one run on both sides; docs/measurements.md has the cost).
 // nullopt when the plan cannot be lowered here (other ops; a route the grid does not have).
 std::optional<std::vector<std::vector<bool>>> runs_of(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes,
                                                       const Grid& grid, std::int64_t struct_min_bytes,

@@ -1,4 +1,4 @@
-/* halo_c: the README's C example. A 2x2 periodic process grid (run it on 4 ranks) with the
+/* halo_c: a C example (docs/api.md). A 2x2 periodic process grid (run it on 4 ranks) with the
  * 8-neighbour (Moore) stencil: every rank sends block i (COUNT ints) to its neighbour at
  * +offset[i] with a persistent Cart_alltoall, receives block i from -offset[i] into a separate
  * buffer, and checks every received value. Exit status 0 when every check passes.

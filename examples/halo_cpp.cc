@@ -1,4 +1,4 @@
-// halo_cpp: the README's C++ example. A 2-D halo exchange on a 2x2 mesh (run it on 4 ranks): each rank owns an (N+2)x(N+2) array, the 8 Moore neighbours exchange edges and corners through subarray datatypes with a persistent cartplan::mpi::Collective, and every halo cell is checked.
+// halo_cpp: a C++ example (docs/api.md), built by README's CMake consumer. A 2-D halo exchange on a 2x2 mesh (run it on 4 ranks): each rank owns an (N+2)x(N+2) array, the 8 Moore neighbours exchange edges and corners through subarray datatypes with a persistent cartplan::mpi::Collective, and every halo cell is checked.
 //
 //   cmake -S tests/consumers/cmake -B build -DCMAKE_PREFIX_PATH=PREFIX && cmake --build build
 //   mpirun -np 4 build/halo_cpp

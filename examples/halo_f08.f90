@@ -1,4 +1,4 @@
-! halo_f08: the README's Fortran example. A 2-D 9-point halo exchange on a 2x2 torus (run it on
+! halo_f08: the README's Fortran example (docs/api.md). A 2-D 9-point halo exchange on a 2x2 torus (run it on
 ! 4 ranks) through the cartplan_f08 module: the offsets come from Cart_neighbors, the exchange is
 ! a persistent Cart_alltoallw_init on subarray types of one array, and every cell is checked;
 ! then the helpers, a blocking and a non-blocking collective, the triangle type and an error.

@@ -1,5 +1,5 @@
 // The plan IR: a rank-independent, immutable schedule of communication rounds for one
-// Cartesian collective (see ../shared/design/ARCHITECTURE.md, "The plan IR").
+// Cartesian collective (docs/plan-ir.md; the design: docs/architecture.md).
 //
 // A plan holds no ranks, grid sizes or addresses. Buffers are named by kind and index
 // (send/recv block i, temp slot k) and bound to memory only by a backend.
@@ -85,15 +85,19 @@ struct TempSlot {
   friend bool operator==(const TempSlot&, const TempSlot&) = default;
 };
 
-// The optimizer's inputs and its view of the combining alternative.
+// The optimizer's inputs and its view of the combining alternative (engine::with_choice_stats).
 struct CostInfo {
-  double alpha_us = 0;           // per message
-  double beta_us_per_byte = 0;   // per byte
-  std::int64_t block_bytes = 0;  // block size the prediction was made for
+  double alpha_us = 0;           // the model's per-message price
+  double beta_us_per_byte = 0;   // the model's per-byte price
+  std::int64_t block_bytes = 0;  // block size the prediction was made for (the mean of per-block sizes)
   int combining_rounds = 0;      // C = sum of C_k
   int combining_volume = 0;      // V of the combining plan in this plan's dimension order
-  double direct_us = 0;          // t * (alpha + beta * m)
-  double combining_us = 0;       // C * alpha + beta * V * m
+  // Predicted totals (engine::predict, every term of the cost model, the request's block sizes
+  // and grid) of the direct plan and of the combining plan in this plan's dimension order.
+  // Under the linear model alone, without a grid and with distinct offsets, they are
+  // t * (alpha + beta * m) and C * alpha + beta * V * m.
+  double direct_us = 0;
+  double combining_us = 0;
   friend bool operator==(const CostInfo&, const CostInfo&) = default;
 };
 

@@ -104,7 +104,8 @@ TEST_CASE("plan: the optimizer picks direct for Figure 2's allgather (C = 6 > t 
   CHECK(json_int(r.out, "combining_rounds") == 6);
   CHECK(json_int(r.out, "t") == 4);
 
-  // Forced combining in C_k order has volume 6; natural order 12 (ARCHITECTURE.md).
+  // Forced combining in C_k order has volume 6; natural order 12 (docs/architecture.md,
+  // "Worked checks from seed 000").
   const RunResult c = run("plan " + kFigure2 + " --algo combining");
   REQUIRE(c.status == 0);
   CHECK(contains(c.out, "\"volume\": 6,"));

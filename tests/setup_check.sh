@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that setup.sh installs every external command the project's scripts run, so a fresh
 # machine can run them: test.sh, run.sh, bench/run.sh, install.sh, .ci/run and every other
-# tracked shell script (what they call), the sh blocks of README.md that CI runs, and the
+# tracked shell script (what they call), the sh blocks of README.md and docs/*.md, and the
 # commands the bench/*.py scripts look for or run. A word of those scripts (comments left out) that is an
 # executable on the system PATH must come from a Debian package that is Essential or of priority
 # required, or that setup.sh lists, or that one of those depends on (two levels). Prints
@@ -25,7 +25,7 @@ done
 
 scripts=$(git ls-files '*.sh' .ci/run)
 text=$( { for f in $scripts; do sed -e 's/^[[:space:]]*#.*$//' -e 's/[[:space:]]#.*$//' "$f"; done
-          awk '/^```sh$/ {b = 1; next} /^```$/ {b = 0} b' README.md
+          awk '/^```sh$/ {b = 1; next} /^```$/ {b = 0} b' README.md docs/*.md
           grep -ohE 'shutil\.which\("[^"]+"\)|subprocess\.[a-z_]+\(\["[^"]+"' bench/*.py | grep -oE '"[^"]+"' | tr -d '"'
         } )
 words=$(echo "$text" | tr -c 'A-Za-z0-9_.+-' '\n' | grep -E '^[a-z][a-z0-9_.+-]*$' | sort -u)

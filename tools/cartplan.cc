@@ -6,8 +6,7 @@
 //   cartplan lower --op alltoall --stencil box:d=1,n=3,f=-1 --dims 3 --rank 0 --format text
 //
 // Exit status: 0 success, 1 the plan/simulation is wrong (verify errors, delivery errors),
-// 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: ARCHITECTURE.md,
-// "The cartplan inspector".
+// 2 bad input (message "cartplan: ..." on stderr), 3 internal error. Contract: docs/cli.md.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -97,7 +96,7 @@ SPEC: moore:d=D,r=R  vonneumann:d=D,r=R  box:d=D,n=N,f=F  chebyshev:d=D,depth=K,
       manhattan:d=D,depth=K,shadow=S  offsets:1,0;-1,0;0,1  @file.json
 Defaults: --algo auto, --dim-order auto (increasing C_k), --block-bytes 8, --format json,
           every dimension periodic, the built-in cost model (engine/cost_model.h: alpha 1 us,
-          phase 0.5 us, beta 0.0005 us/byte, copy 0.0002 us/byte, rendezvous 2 us above 4096 B).
+          phase 0.5 us, beta 0.0005 us/byte, copy 0.0002 us/byte, rendezvous 2 us above 4064 B).
 Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input, 3 unexpected failure.
 )";
 

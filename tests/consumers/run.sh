@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Consumers of an installed cartplan, built outside Bazel: installs into a temporary prefix and
-# runs README's "Use it from your build" block as written (C with pkg-config, C++ with CMake,
-# Fortran with mpif90), plus a static C link (pkg-config --static and CMake), the exported-symbol
-# and SONAME checks, a gcc -Wall -Werror compile of the header and a Fortran test of the module's
-# request arrays, plan/program text and large-count forms. Every binary runs under
-# mpirun on 4 ranks with the same Open MPI settings and time limit as tests/mpi/run_mpi.sh.
+# Consumers of an installed cartplan, built outside Bazel, and the code blocks of README.md and
+# docs/*.md: installs into a temporary prefix and runs README's install block as written (C with
+# pkg-config, C++ with CMake, Fortran with mpif90), checks that README's C program and C++ form
+# are examples/quickstart.c{,c}, runs every marked command block of README and docs/ (the markers:
+# docs/testing.md, "Documentation that runs"), plus a static C link (pkg-config --static and
+# CMake), the exported-symbol and SONAME checks, a gcc -Wall -Werror compile of the header and a
+# Fortran test of the module's request arrays, plan/program text and large-count forms. Every
+# binary runs under mpirun on 4 ranks with the same Open MPI settings and time limit as
+# tests/mpi/run_mpi.sh.
 # One line per check: "consumer <name>: OK" or "consumer <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/consumers/run.sh            # from anywhere; needs setup.sh's packages
@@ -27,11 +30,22 @@ mkdir -p "$work/ompi"
 export OMPI_MCA_orte_tmpdir_base="$work/ompi"
 run4() { timeout --signal=KILL 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$@"; }
 
-# 1. README's block, as written, with PREFIX set to the temporary prefix (its first line).
+# The fenced code blocks of a markdown file marked for CI: each "<!-- ci: KIND -->" or
+# "<!-- ci: KIND (note) -->" line right before a fence. Prints the blocks' lines, concatenated.
+ci_blocks() {
+  awk -v kind="$1" '
+    b && /^```$/ { b = 0; next }
+    b { print; next }
+    m { m = 0; if (/^```/) { b = 1; next } }
+    $0 == "<!-- ci: " kind " -->" || index($0, "<!-- ci: " kind " (") == 1 { m = 1 }
+  ' "$2"
+}
+
+# 1. README's install block, as written, with PREFIX set to the temporary prefix (its first line).
 block="$work/readme_block.sh"
-awk '/^## Use it from your build/ {s = 1} s && /^```sh$/ {b = 1; next} b && /^```$/ {exit} b {print}' README.md >"$block"
+ci_blocks install README.md >"$block"
 if [ ! -s "$block" ] || ! grep -q '^PREFIX=' "$block"; then
-  fail readme_block "README.md has no sh block starting with PREFIX= under '## Use it from your build'"
+  fail readme_block "README.md has no <!-- ci: install --> sh block starting with PREFIX="
 else
   sed -i "s|^PREFIX=.*|PREFIX='$prefix'|" "$block"
   # mpirun in the block gets the time limit of the other MPI runs.
@@ -40,27 +54,82 @@ else
   (mpirun() { timeout --signal=KILL 120 "$real_mpirun" "$@"; }; set -e; source "$block") >"$work/readme.log" 2>&1
   rc=$?
   # One line per consumer: each example prints "<name>: OK" when all its checks pass.
-  for pair in c_pkgconfig:halo_c cpp_cmake:halo_cpp fortran_f08:halo_f08; do
+  for pair in c_pkgconfig:quickstart cpp_cmake:halo_cpp fortran_f08:halo_f08; do
     if grep -q "^${pair#*:}: OK" "$work/readme.log"; then ok "${pair%%:*}"; else fail "${pair%%:*}" "README block exit $rc; see below"; fi
   done
-  if [ "$rc" -ne 0 ] || [ "$(grep -cE '^halo_(c|cpp|f08): OK' "$work/readme.log")" -ne 3 ]; then tail -n 30 "$work/readme.log"; fi
+  if [ "$rc" -ne 0 ] || [ "$(grep -cE '^(quickstart|halo_cpp|halo_f08): OK' "$work/readme.log")" -ne 3 ]; then tail -n 30 "$work/readme.log"; fi
 fi
 [ -f "$prefix/lib/pkgconfig/cartplan.pc" ] || { echo "consumers: nothing installed; stopping" >&2; exit 1; }
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 
-# 2. README's inspector examples, as written, from the repository root (their p.json is removed).
-cli="$work/readme_cli.sh"
-awk '/^Examples \(from the repository root/ {s = 1} s && /^```sh$/ {b = 1; next} b && /^```$/ {exit} b {print}' README.md >"$cli"
-if [ "$(grep -c '^cartplan ' "$cli")" -lt 3 ]; then
-  fail readme_cli "README.md has no inspector examples block"
-elif (set -e; source "$cli") >"$work/cli.log" 2>&1; then
-  ok readme_cli
+# 2. README's C program and C++ form are the example files CI builds and runs: the C program in
+#    the install block above, the C++ program (built there by CMake) here.
+ci_blocks c-program README.md >"$work/readme_c_program.c"
+if [ -s "$work/readme_c_program.c" ] && diff -u examples/quickstart.c "$work/readme_c_program.c" >"$work/c_program.diff"; then
+  ok readme_c_program
 else
-  fail readme_cli "a command failed"; tail -n 20 "$work/cli.log"
+  fail readme_c_program "README's <!-- ci: c-program --> block differs from examples/quickstart.c"; head -n 20 "$work/c_program.diff"
 fi
-rm -f p.json
+ci_blocks cpp-fragment README.md >"$work/readme_cpp.txt"
+sed -n '/\/\/ README: begin$/,/\/\/ README: end$/p' examples/quickstart.cc | sed '1d;$d' | sed 's/^    //' >"$work/quickstart_cpp.txt"
+if [ -s "$work/readme_cpp.txt" ] && diff -u "$work/quickstart_cpp.txt" "$work/readme_cpp.txt" >"$work/cpp.diff"; then
+  ok readme_cpp_form
+else
+  fail readme_cpp_form "README's <!-- ci: cpp-fragment --> block differs from examples/quickstart.cc between its README markers"
+  head -n 20 "$work/cpp.diff"
+fi
+if [ -x out/cmake/quickstart_cpp ] && run4 out/cmake/quickstart_cpp >"$work/quickstart_cpp.log" 2>&1 &&
+   grep -q '^quickstart_cpp: OK' "$work/quickstart_cpp.log"; then
+  ok cpp_quickstart
+else
+  fail cpp_quickstart "out/cmake/quickstart_cpp missing or failed"; tail -n 20 "$work/quickstart_cpp.log" 2>/dev/null
+fi
 
-# 3. The installed shared library: SONAME, and nothing exported beyond the public API.
+# 3. The command blocks of README and docs/, as written, from the repository root with the
+#    cartplan CLI on PATH (README's block builds it; their p.json is removed).
+export PATH="$root/bazel-bin/tools:$PATH"
+for doc in README.md docs/*.md; do
+  cli="$work/cli_$(basename "$doc" .md).sh"
+  ci_blocks cli "$doc" >"$cli"
+  [ -s "$cli" ] || continue
+  name="cli_$(basename "$doc" .md)"
+  # A shell of its own: errexit is ignored inside an if condition of this one.
+  if bash -e "$cli" >"$work/$name.log" 2>&1; then
+    ok "$name"
+  else
+    fail "$name" "a command of $doc failed"; tail -n 20 "$work/$name.log"
+  fi
+done
+rm -f p.json
+[ -s "$work/cli_README.sh" ] || fail cli_README "README.md has no <!-- ci: cli --> block"
+
+# 4. Plans shown in docs/ parse strictly and verify; C calls shown in docs/ compile against the
+#    installed header (as the body of a function that declares what they use).
+for doc in docs/*.md; do
+  ci_blocks plan-json "$doc" >"$work/plan.json"
+  if [ -s "$work/plan.json" ]; then
+    name="plan_json_$(basename "$doc" .md)"
+    if "$root/bazel-bin/tools/cartplan" verify - <"$work/plan.json" >"$work/$name.log" 2>&1; then ok "$name"; else fail "$name" "$(head -n 3 "$work/$name.log")"; fi
+  fi
+  ci_blocks c-calls "$doc" >"$work/calls.inc"
+  if [ -s "$work/calls.inc" ]; then
+    name="c_calls_$(basename "$doc" .md)"
+    { echo '#include <cartplan/cartplan_mpi.h>'
+      echo 'void calls(const void* sendbuf, void* recvbuf, void* buffer, int count, MPI_Datatype type, MPI_Op op, int root,'
+      echo '           int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Comm cart);'
+      echo 'void calls(const void* sendbuf, void* recvbuf, void* buffer, int count, MPI_Datatype type, MPI_Op op, int root,'
+      echo '           int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, MPI_Comm cart) {'
+      cat "$work/calls.inc"
+      echo '}'; } >"$work/$name.c"
+    if mpicc -std=c11 -Wall -Werror -c "$work/$name.c" $(pkg-config --cflags cartplan) -o "$work/$name.o" 2>"$work/$name.log"; then
+      ok "$name"
+    else
+      fail "$name" "$(head -n 3 "$work/$name.log")"
+    fi
+  fi
+done
+
+# 5. The installed shared library: SONAME, and nothing exported beyond the public API.
 version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
 soversion=$(sed -n 's/^CARTPLAN_SOVERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
 so="$prefix/lib/libcartplan.so.$version"
@@ -78,7 +147,7 @@ else
   fail exported_symbols "non-public symbols exported: $(echo "$stray" | head -n 5 | tr '\n' ' ')"
 fi
 
-# 4. The header under gcc -Wall -Wextra -Werror -pedantic: MPI_UNWEIGHTED as the weights argument.
+# 6. The header under gcc -Wall -Wextra -Werror -pedantic: MPI_UNWEIGHTED as the weights argument.
 cat >"$work/header.c" <<'C'
 #include <cartplan/cartplan_mpi.h>
 int create(MPI_Comm* cart) {
@@ -92,7 +161,7 @@ else
   fail header_wall "$(head -n 3 "$work/header.log")"
 fi
 
-# 5. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
+# 7. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
 if mpicc -Wall -Werror examples/halo_c.c $(pkg-config --static --cflags --libs cartplan | sed 's/-lcartplan\b/-l:libcartplan.a/') \
      -o "$work/halo_c_static" 2>"$work/static.log"; then
   if ldd "$work/halo_c_static" | grep -q libcartplan; then
@@ -106,7 +175,7 @@ else
   fail c_static "link failed"; tail -n 20 "$work/static.log"
 fi
 
-# 6. CMake's static target (cartplan::cartplan_static) from the same consumer project.
+# 8. CMake's static target (cartplan::cartplan_static) from the same consumer project.
 if [ -x out/cmake/halo_c_static ] && run4 out/cmake/halo_c_static >"$work/cmake_static.log" 2>&1 &&
    grep -q 'halo_c: OK' "$work/cmake_static.log"; then
   ok cmake_c_static
@@ -114,7 +183,7 @@ else
   fail cmake_c_static "out/cmake/halo_c_static missing or failed"; tail -n 20 "$work/cmake_static.log" 2>/dev/null
 fi
 
-# 7. Fortran: request arrays (Cart_startall/waitall/testall), Cart_request_plan/program text and
+# 9. Fortran: request arrays (Cart_startall/waitall/testall), Cart_request_plan/program text and
 #    the large-count _c forms of the cartplan_f08 module (tests/consumers/requests_f08.f90).
 if mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/requests_f08" \
      2>"$work/requests_f08_build.log"; then
