@@ -87,12 +87,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
     for (ir::Phase& ph : parts.phases)
       for (ir::Round& r : ph.rounds) r.tag = tag++;
   }
-  parts.stats.t = nbh.nonzero_count();
-  for (const ir::Phase& phase : parts.phases) {
-    parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
-    parts.stats.rounds += static_cast<int>(phase.rounds.size());
-    for (const ir::Round& r : phase.rounds) parts.stats.volume += static_cast<int>(r.send.size());
-  }
+  parts.stats = ir::derived_stats(parts);
   return ir::Plan(std::move(parts));
 }
 

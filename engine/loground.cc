@@ -134,12 +134,7 @@ ir::Plan plan_log_round(ir::Op op, const Neighborhood& nbh, const std::vector<in
     assert(done[i] == total[i]);
     if (Neighborhood::is_zero(nbh[i])) parts.copies.push_back({{BufKind::kSend, i}, {BufKind::kRecv, i}});
   }
-  parts.stats.t = nbh.nonzero_count();
-  for (const ir::Phase& phase : parts.phases) {
-    parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
-    parts.stats.rounds += static_cast<int>(phase.rounds.size());
-    for (const ir::Round& r : phase.rounds) parts.stats.volume += static_cast<int>(r.send.size());
-  }
+  parts.stats = ir::derived_stats(parts);
   return ir::Plan(std::move(parts));
 }
 

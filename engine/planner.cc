@@ -26,16 +26,9 @@ std::vector<int> first_occurrence(const Neighborhood& nbh) {
   return out;
 }
 
-// Fills t, rounds, volume and phase_rounds from the plan's own contents.
-ir::Plan finish(ir::PlanParts parts, const Neighborhood& nbh) {
-  parts.stats.t = nbh.nonzero_count();
-  parts.stats.rounds = 0;
-  parts.stats.volume = 0;
-  for (const ir::Phase& phase : parts.phases) {
-    parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
-    parts.stats.rounds += static_cast<int>(phase.rounds.size());
-    for (const ir::Round& r : phase.rounds) parts.stats.volume += static_cast<int>(r.send.size());
-  }
+// Freezes the plan with the stats its own contents determine.
+ir::Plan finish(ir::PlanParts parts) {
+  parts.stats = ir::derived_stats(parts);
   return ir::Plan(std::move(parts));
 }
 
@@ -116,7 +109,7 @@ ir::Plan combining_alltoall(const Neighborhood& nbh, const std::vector<int>& ord
   }
   add_local_copies(parts, nbh, std::vector<int>(t));  // alltoall: no duplicate copies
   for (int i = 0; i < t; ++i) assert(hops_done[i] == hops_left[i]);
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 }  // namespace
@@ -207,7 +200,7 @@ ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& order, 
     level = std::move(next);
   }
   add_local_copies(parts, nbh, first);
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 namespace {
@@ -243,7 +236,7 @@ ir::Plan direct_reduction(ir::Op op, const Neighborhood& nbh) {
     phase.rounds[it->second].recv.push_back(reducing(recv_ref(0)));
   }
   if (!phase.rounds.empty()) parts.phases.push_back(std::move(phase));
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 // Allreduce on N = S_0 x ... x S_{d-1}: after the phase of dimension k every process holds the
@@ -277,7 +270,7 @@ ir::Plan product_allreduce(const Neighborhood& nbh, const std::vector<int>& orde
     cur = acc;
   }
   if (dims.empty()) parts.copies.push_back({send_ref(0), reducing(recv_ref(0))});  // N = {0}
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 // Partial sums along the prefix tree: a node at level l is a set of contributions that still
@@ -354,7 +347,7 @@ ir::Plan tree_reduction(ir::Op op, const Neighborhood& nbh, const std::vector<in
     }
     level = std::move(next);
   }
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 }  // namespace
@@ -391,7 +384,7 @@ ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh) {
   }
   if (!phase.rounds.empty()) parts.phases.push_back(std::move(phase));
   add_local_copies(parts, nbh, first);
-  return finish(std::move(parts), nbh);
+  return finish(std::move(parts));
 }
 
 ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order) {

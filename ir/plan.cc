@@ -1,6 +1,8 @@
 // Names of the plan IR's enums and buffer references, shared by JSON and text output.
 #include "ir/plan.h"
 
+#include <algorithm>
+
 namespace cartplan::ir {
 
 int Plan::num_send_blocks() const { return personalized_send(p_.op) ? num_blocks() : 1; }
@@ -33,6 +35,18 @@ const char* plan_shape(const Plan& plan) {
     if (phase.dim >= 0 && phase.dim < plan.ndims() && ++phases_of_dim[phase.dim] > 1) return "log-round";
   }
   return "combining";
+}
+
+Stats derived_stats(const PlanParts& parts) {
+  Stats s;
+  for (const Offset& o : parts.neighborhood)
+    if (std::any_of(o.begin(), o.end(), [](int x) { return x != 0; })) ++s.t;
+  for (const Phase& phase : parts.phases) {
+    s.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
+    s.rounds += static_cast<int>(phase.rounds.size());
+    for (const Round& r : phase.rounds) s.volume += static_cast<int>(r.send.size());
+  }
+  return s;
 }
 
 bool fits_schema1(const Plan& plan) {

@@ -166,6 +166,11 @@ bool personalized_send(Op op);  // one send block per neighbour: alltoall, reduc
 bool one_recv_block(Op op);     // allreduce, reduce_scatter, reduce
 // Block i has its own shape (alltoall, scatter); otherwise every block has the same shape.
 bool blocks_have_own_shape(Op op);
+// The stats a plan's own contents determine, counted in one place: t (non-zero offsets),
+// rounds, volume and phase_rounds; cutoff_ratio and cost stay unset (the optimizer's). Planners
+// store them, verify() compares them with what a plan claims.
+//   parts.stats = derived_stats(parts);
+Stats derived_stats(const PlanParts& parts);
 // Schema 1 can express the plan: alltoall/allgather, no reduce entries, no phase copies.
 bool fits_schema1(const Plan& plan);
 // What kind of plan this is, read from its phases (JSON labels hybrid and log-round plans
