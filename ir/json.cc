@@ -528,9 +528,8 @@ class Reader {
     return predicted(j["predicted_us"], p / "predicted_us", out.cost);
   }
 
-  bool read_plan(const json& j, const Path& p, PlanParts& out) {
-    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
-    // The schema decides which fields exist, so it is checked before anything else.
+  // The schema decides which fields exist, so it is checked before anything else.
+  bool schema(const json& j, const Path& p) {
     const auto schema = j.find("schema");
     if (schema == j.end()) return error(p, "missing field 'schema'");
     if (!schema->is_string()) return error(p / "schema", "expected a string, got " + type_of(*schema));
@@ -540,52 +539,51 @@ class Reader {
     } else if (version == kPlanSchemaV2) {
       version_ = 2;
     } else {
-      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) +
-                                     " (expected " + kPlanSchema + " or " + kPlanSchemaV2 + ")");
+      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) + " (expected " +
+                                     kPlanSchema + " or " + kPlanSchemaV2 + ")");
     }
-    if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
-                       "temp_slots", "phases", "copies", "stats"})) {
-      return false;
-    }
+    return true;
+  }
+
+  bool op(const json& j, const Path& p, Op& out) {
     int v = 0;
     if (version_ == 1) {
-      if (!name(j["op"], p / "op", {"alltoall", "allgather"},
-                "alltoall or allgather; reduction and rooted ops need schema cartplan.plan/2", v)) {
+      if (!name(j, p, {"alltoall", "allgather"},
+                "alltoall or allgather; reduction and rooted ops need schema cartplan.plan/2", v))
         return false;
-      }
-    } else if (!name(j["op"], p / "op",
-                     {"alltoall", "allgather", "allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"},
+    } else if (!name(j, p, {"alltoall", "allgather", "allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"},
                      "alltoall, allgather, allreduce, reduce_scatter, bcast, gather, scatter or reduce", v)) {
       return false;
     }
-    out.op = op_ = static_cast<Op>(v);
-    if (!name(j["algorithm"], p / "algorithm", {"direct", "combining"}, "direct or combining", v)) {
-      return false;
-    }
-    out.algorithm = static_cast<Algorithm>(v);
-    if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
-    ndims_ = out.ndims;
+    out = op_ = static_cast<Op>(v);
+    return true;
+  }
 
-    const json& nbh = j["neighborhood"];
-    const Path np = p / "neighborhood";
+  bool algorithm(const json& j, const Path& p, Algorithm& out) {
+    int v = 0;
+    if (!name(j, p, {"direct", "combining"}, "direct or combining", v)) return false;
+    out = static_cast<Algorithm>(v);
+    return true;
+  }
+
+  bool neighborhood(const json& nbh, const Path& np, std::vector<Offset>& out) {
     if (!array(nbh, np, kMaxNeighbors)) return false;
-    out.neighborhood.resize(nbh.size());
+    out.resize(nbh.size());
     for (std::size_t i = 0; i < nbh.size(); ++i) {
-      if (!offset(nbh[i], np[i], out.neighborhood[i])) return false;
+      if (!offset(nbh[i], np[i], out[i])) return false;
     }
     num_blocks_ = static_cast<int>(nbh.size());
+    return true;
+  }
 
-    if (!dim_order(j["dim_order"], p / "dim_order", out.dim_order)) return false;
-
-    const json& slots = j["temp_slots"];
-    const Path sp = p / "temp_slots";
+  bool temp_slots(const json& slots, const Path& sp, std::vector<TempSlot>& out) {
     if (!array(slots, sp, kMaxEntries)) return false;
-    out.temp_slots.resize(slots.size());
+    out.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
       const Path slot = sp[k];
       if (!object(slots[k], slot, {"shape_of"})) return false;
       const Path shp = slot / "shape_of";
-      int& b = out.temp_slots[k].shape_of;
+      int& b = out[k].shape_of;
       if (!any_int(slots[k]["shape_of"], shp, b)) return false;
       if (b < 0 || b >= num_blocks_) {
         return error(shp, "block " + std::to_string(b) + " out of range (neighborhood has " +
@@ -593,17 +591,34 @@ class Reader {
       }
     }
     num_slots_ = static_cast<int>(slots.size());
+    return true;
+  }
 
-    const json& phases = j["phases"];
-    const Path pp = p / "phases";
+  bool phases(const json& phases, const Path& pp, std::vector<Phase>& out) {
     if (!array(phases, pp, kMaxEntries)) return false;
-    out.phases.resize(phases.size());
+    out.resize(phases.size());
     for (std::size_t i = 0; i < phases.size(); ++i) {
-      if (!phase(phases[i], pp[i], out.phases[i])) return false;
+      if (!phase(phases[i], pp[i], out[i])) return false;
     }
+    return true;
+  }
 
+  bool read_plan(const json& j, const Path& p, PlanParts& out) {
+    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
+    if (!schema(j, p)) return false;
+    if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
+                       "temp_slots", "phases", "copies", "stats"})) {
+      return false;
+    }
+    if (!op(j["op"], p / "op", out.op)) return false;
+    if (!algorithm(j["algorithm"], p / "algorithm", out.algorithm)) return false;
+    if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
+    ndims_ = out.ndims;
+    if (!neighborhood(j["neighborhood"], p / "neighborhood", out.neighborhood)) return false;
+    if (!dim_order(j["dim_order"], p / "dim_order", out.dim_order)) return false;
+    if (!temp_slots(j["temp_slots"], p / "temp_slots", out.temp_slots)) return false;
+    if (!phases(j["phases"], p / "phases", out.phases)) return false;
     if (!copies(j["copies"], p / "copies", out.copies)) return false;
-
     return stats(j["stats"], p / "stats", out.stats);
   }
 
