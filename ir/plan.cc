@@ -10,6 +10,7 @@ int Plan::num_recv_blocks() const { return one_recv_block(p_.op) ? 1 : num_block
 
 bool is_reduction(Op op) { return op == Op::kAllreduce || op == Op::kReduceScatter || op == Op::kReduce; }
 bool is_rooted(Op op) { return root_is_origin(op) || root_is_target(op); }
+bool is_reduction_or_rooted(Op op) { return is_reduction(op) || is_rooted(op); }
 bool root_is_origin(Op op) { return op == Op::kBcast || op == Op::kScatter; }
 bool root_is_target(Op op) { return op == Op::kGather || op == Op::kReduce; }
 
@@ -50,7 +51,7 @@ Stats derived_stats(const PlanParts& parts) {
 }
 
 bool fits_schema1(const Plan& plan) {
-  if (plan.op() != Op::kAlltoall && plan.op() != Op::kAllgather) return false;
+  if (is_reduction_or_rooted(plan.op())) return false;
   for (const Phase& ph : plan.phases()) {
     if (!ph.copies.empty()) return false;
     for (const Round& r : ph.rounds)

@@ -159,6 +159,10 @@ class Plan {
 // Properties of the ops (see Op).
 bool is_reduction(Op op);       // allreduce, reduce_scatter, reduce
 bool is_rooted(Op op);          // bcast, gather, scatter, reduce
+// Every op but alltoall and allgather: a reduction (data is combined) or rooted (bind() keeps
+// only the data of one root), or both (reduce). The one name for this group: such plans need
+// schema 2, and their lowering and MPI execution take a path of their own.
+bool is_reduction_or_rooted(Op op);
 bool root_is_origin(Op op);     // bcast, scatter: only the root's data moves
 bool root_is_target(Op op);     // gather, reduce: only data for the root moves
 Op symmetric_op(Op op);         // the op whose plan a rooted op runs (identity otherwise)
