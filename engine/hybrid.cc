@@ -58,7 +58,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
   }
   ir::PlanParts parts;
   parts.op = op;
-  parts.algorithm = ir::Algorithm::kCombining;
+  parts.kind = direct.empty() ? ir::PlanKind::kCombining : ir::PlanKind::kHybrid;
   parts.ndims = nbh.ndims();
   parts.neighborhood = nbh.offsets();
   parts.dim_order = dim_order;

@@ -35,10 +35,10 @@ ir::Plan finish(ir::PlanParts parts) {
   return ir::Plan(std::move(parts));
 }
 
-ir::PlanParts start(ir::Op op, ir::Algorithm algo, const Neighborhood& nbh, std::vector<int> dim_order) {
+ir::PlanParts start(ir::Op op, ir::PlanKind kind, const Neighborhood& nbh, std::vector<int> dim_order) {
   ir::PlanParts parts;
   parts.op = op;
-  parts.algorithm = algo;
+  parts.kind = kind;
   parts.ndims = nbh.ndims();
   parts.neighborhood = nbh.offsets();
   parts.dim_order = std::move(dim_order);
@@ -88,6 +88,12 @@ ir::Phase phase_along(int ndims, int k, std::map<int, ir::Round> rounds, int& ta
   return phase;
 }
 
+// A combining plan is a log-round plan when some dimension is log-routed.
+ir::PlanKind kind_of(const std::vector<bool>& log_dims) {
+  return std::find(log_dims.begin(), log_dims.end(), true) != log_dims.end() ? ir::PlanKind::kLogRound
+                                                                             : ir::PlanKind::kCombining;
+}
+
 // Bits of |c| (positions 0..30), the hops of a log-routed coordinate.
 bool has_bit(int c, int j) { return (std::abs(static_cast<long long>(c)) >> j & 1) != 0; }
 int hop_count(int c, bool log) {
@@ -101,7 +107,7 @@ int hop_count(int c, bool log) {
 class AlltoallHops {
  public:
   AlltoallHops(const Neighborhood& nbh, const std::vector<int>& order, const std::vector<bool>& log_dims)
-      : nbh_(nbh), order_(order), log_dims_(log_dims), parts_(start(ir::Op::kAlltoall, ir::Algorithm::kCombining, nbh, order)),
+      : nbh_(nbh), order_(order), log_dims_(log_dims), parts_(start(ir::Op::kAlltoall, kind_of(log_dims), nbh, order)),
         where_(nbh.size()), total_(nbh.size(), 0), done_(nbh.size(), 0), slot_a_(nbh.size(), -1), slot_b_(nbh.size(), -1) {}
 
   ir::Plan build() {
@@ -170,7 +176,7 @@ class AllgatherTree {
  public:
   AllgatherTree(const Neighborhood& nbh, const std::vector<int>& order, const std::vector<bool>& log_dims)
       : nbh_(nbh), order_(order), log_dims_(log_dims), first_(first_occurrence(nbh)),
-        parts_(start(ir::Op::kAllgather, ir::Algorithm::kCombining, nbh, order)) {}
+        parts_(start(ir::Op::kAllgather, kind_of(log_dims), nbh, order)) {}
 
   ir::Plan build() {
     level_.assign(1, Node{send_ref(0), {}});
@@ -291,7 +297,7 @@ ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& order, 
 namespace {
 
 ir::Plan direct_reduction(ir::Op op, const Neighborhood& nbh) {
-  ir::PlanParts parts = start(op, ir::Algorithm::kDirect, nbh, natural_dim_order(nbh.ndims()));
+  ir::PlanParts parts = start(op, ir::PlanKind::kDirect, nbh, natural_dim_order(nbh.ndims()));
   const bool scatter = op == ir::Op::kReduceScatter;
   const std::vector<int> first = first_occurrence(nbh);
   ir::Phase phase;
@@ -315,7 +321,7 @@ ir::Plan direct_reduction(ir::Op op, const Neighborhood& nbh) {
 // Allreduce on N = S_0 x ... x S_{d-1}: after the phase of dimension k every process holds the
 // sum over its sources' offsets restricted to the dimensions routed so far.
 ir::Plan product_allreduce(const Neighborhood& nbh, const std::vector<int>& order) {
-  ir::PlanParts parts = start(ir::Op::kAllreduce, ir::Algorithm::kCombining, nbh, order);
+  ir::PlanParts parts = start(ir::Op::kAllreduce, ir::PlanKind::kCombining, nbh, order);
   const int d = nbh.ndims();
   std::vector<std::set<int>> values(d);
   for (const Offset& o : nbh.offsets())
@@ -353,7 +359,7 @@ ir::Plan product_allreduce(const Neighborhood& nbh, const std::vector<int>& orde
 class TreeReduction {
  public:
   TreeReduction(ir::Op op, const Neighborhood& nbh, const std::vector<int>& order)
-      : nbh_(nbh), order_(order), parts_(start(op, ir::Algorithm::kCombining, nbh, order)) {}
+      : nbh_(nbh), order_(order), parts_(start(op, ir::PlanKind::kCombining, nbh, order)) {}
 
   ir::Plan build() {
     for (int i = 0; i < nbh_.size(); ++i) {
@@ -457,7 +463,7 @@ bool is_product(const Neighborhood& nbh) {
 ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh) {
   if (ir::is_rooted(op)) return relabel(plan_direct(ir::symmetric_op(op), nbh), op);
   if (ir::is_reduction(op)) return direct_reduction(op, nbh);
-  ir::PlanParts parts = start(op, ir::Algorithm::kDirect, nbh, natural_dim_order(nbh.ndims()));
+  ir::PlanParts parts = start(op, ir::PlanKind::kDirect, nbh, natural_dim_order(nbh.ndims()));
   const bool gather = op == ir::Op::kAllgather;
   const std::vector<int> first = first_occurrence(nbh);
   // One round per distinct non-zero offset. Alltoall duplicates are different blocks to the

@@ -1,4 +1,4 @@
-// JSON form of a plan: canonical printer and strict, non-throwing parser (schemas cartplan.plan/1 and /2).
+// JSON form of a plan: canonical printer and strict, non-throwing parser (schemas cartplan.plan/1, /2 and /3).
 #include "ir/json.h"
 
 #include <cmath>
@@ -538,9 +538,11 @@ class Reader {
       version_ = 1;
     } else if (version == kPlanSchemaV2) {
       version_ = 2;
+    } else if (version == kPlanSchemaV3) {
+      version_ = 3;
     } else {
       return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) + " (expected " +
-                                     kPlanSchema + " or " + kPlanSchemaV2 + ")");
+                                     kPlanSchema + ", " + kPlanSchemaV2 + " or " + kPlanSchemaV3 + ")");
     }
     return true;
   }
@@ -559,10 +561,18 @@ class Reader {
     return true;
   }
 
-  bool algorithm(const json& j, const Path& p, Algorithm& out) {
+  // The plan's kind. Schemas 1 and 2 name direct and combining plans only (a file they wrote
+  // for a log-round or hybrid plan says "combining", and is read as such).
+  bool kind(const json& j, const Path& p, PlanKind& out) {
     int v = 0;
-    if (!name(j, p, {"direct", "combining"}, "direct or combining", v)) return false;
-    out = static_cast<Algorithm>(v);
+    if (version_ < 3) {
+      if (!name(j, p, {"direct", "combining"},
+                "direct or combining; log-round and hybrid plans need schema cartplan.plan/3", v))
+        return false;
+    } else if (!name(j, p, {"direct", "combining", "log-round", "hybrid"}, "direct, combining, log-round or hybrid", v)) {
+      return false;
+    }
+    out = static_cast<PlanKind>(v);
     return true;
   }
 
@@ -611,7 +621,7 @@ class Reader {
       return false;
     }
     if (!op(j["op"], p / "op", out.op)) return false;
-    if (!algorithm(j["algorithm"], p / "algorithm", out.algorithm)) return false;
+    if (!kind(j["algorithm"], p / "algorithm", out.kind)) return false;
     if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
     ndims_ = out.ndims;
     if (!neighborhood(j["neighborhood"], p / "neighborhood", out.neighborhood)) return false;
@@ -737,10 +747,11 @@ std::string strip_exception_prefix(const std::string& what) {
 
 ordered_json to_json(const Plan& plan) {
   ordered_json j = ordered_json::object();
-  const bool v1 = fits_schema1(plan);
-  j["schema"] = v1 ? kPlanSchema : kPlanSchemaV2;
+  const int version = min_schema_version(plan);
+  const bool v1 = version == 1;
+  j["schema"] = version == 1 ? kPlanSchema : version == 2 ? kPlanSchemaV2 : kPlanSchemaV3;
   j["op"] = to_string(plan.op());
-  j["algorithm"] = to_string(plan.algorithm());
+  j["algorithm"] = to_string(plan.kind());
   j["ndims"] = plan.ndims();
   ordered_json nbh = ordered_json::array();
   for (const Offset& o : plan.neighborhood()) nbh.push_back(offset_json(o));

@@ -28,15 +28,7 @@ bool personalized_send(Op op) { return op == Op::kAlltoall || op == Op::kReduceS
 bool one_recv_block(Op op) { return is_reduction(op); }
 bool blocks_have_own_shape(Op op) { return op == Op::kAlltoall || op == Op::kScatter; }
 
-const char* plan_shape(const Plan& plan) {
-  if (plan.algorithm() == Algorithm::kDirect) return "direct";
-  std::vector<int> phases_of_dim(plan.ndims(), 0);
-  for (const Phase& phase : plan.phases()) {
-    if (phase.dim == Phase::kAllDims) return "hybrid";
-    if (phase.dim >= 0 && phase.dim < plan.ndims() && ++phases_of_dim[phase.dim] > 1) return "log-round";
-  }
-  return "combining";
-}
+Algorithm algorithm_of(PlanKind kind) { return kind == PlanKind::kDirect ? Algorithm::kDirect : Algorithm::kCombining; }
 
 Stats derived_stats(const PlanParts& parts) {
   Stats s;
@@ -50,6 +42,10 @@ Stats derived_stats(const PlanParts& parts) {
   return s;
 }
 
+namespace {
+
+// Schema 1 can express the plan's op and entries: alltoall/allgather, no reduce entries, no
+// phase copies.
 bool fits_schema1(const Plan& plan) {
   if (is_reduction_or_rooted(plan.op())) return false;
   for (const Phase& ph : plan.phases()) {
@@ -61,6 +57,13 @@ bool fits_schema1(const Plan& plan) {
   for (const Copy& c : plan.copies())
     if (c.to.reduce) return false;
   return true;
+}
+
+}  // namespace
+
+int min_schema_version(const Plan& plan) {
+  if (plan.kind() == PlanKind::kLogRound || plan.kind() == PlanKind::kHybrid) return 3;
+  return fits_schema1(plan) ? 1 : 2;
 }
 
 const char* to_string(Op op) {
@@ -79,6 +82,16 @@ const char* to_string(Op op) {
 
 const char* to_string(Algorithm algorithm) {
   return algorithm == Algorithm::kDirect ? "direct" : "combining";
+}
+
+const char* to_string(PlanKind kind) {
+  switch (kind) {
+    case PlanKind::kDirect: return "direct";
+    case PlanKind::kCombining: return "combining";
+    case PlanKind::kLogRound: return "log-round";
+    case PlanKind::kHybrid: return "hybrid";
+  }
+  return "?";
 }
 
 const char* to_string(BufKind kind) {

@@ -84,7 +84,7 @@ std::vector<std::string> wrap_entries(const Round& round) {
 
 void append_header(std::string& out, const Plan& plan) {
   const Stats& s = plan.stats();
-  out += "plan " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) +
+  out += "plan " + std::string(to_string(plan.op())) + " " + to_string(plan.kind()) +
          ": ndims " + std::to_string(plan.ndims()) + ", t " + std::to_string(s.t) + ", rounds " +
          std::to_string(s.rounds) + ", volume " + std::to_string(s.volume) + "\n";
   out += "  dim_order [" + join_ints(plan.dim_order()) + "], temp slots " +
@@ -295,7 +295,7 @@ void add_transfers(DotGraph& g, const Plan& plan) {
 }
 
 void append_dot_header(std::string& out, const Plan& plan, const DotGraph& g, bool sound) {
-  const std::string title = std::string(to_string(plan.op())) + " " + to_string(plan.algorithm());
+  const std::string title = std::string(to_string(plan.op())) + " " + to_string(plan.kind());
   out += "  // " + title + ": t " + std::to_string(plan.stats().t) + ", rounds " + std::to_string(plan.stats().rounds) +
          ", volume " + std::to_string(plan.stats().volume) +
          (is_reduction(plan.op()) ? "; nodes are positions relative to the result's holder (origin)\n"

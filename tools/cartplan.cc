@@ -474,7 +474,7 @@ Result<int> cmd_verify(const Options& o) {
     for (const std::string& e : errors) std::cerr << "cartplan verify: " << e << "\n";
     return kExitWrong;
   }
-  std::cout << "ok: " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << ", "
+  std::cout << "ok: " << ir::to_string(plan->op()) << " " << ir::to_string(plan->kind()) << ", "
             << plan->stats().rounds << " rounds, " << plan->stats().volume << " transfers\n";
   return kExitOk;
 }
@@ -548,7 +548,7 @@ void print_simulation_json(const ir::Plan& plan, const sim::SimReport& report, c
   j["model_time_us"] = report.model_time_us;
   j["ranks"] = report.ranks;
   if (ir::is_rooted(plan.op())) j["root"] = sim_options.root;
-  j["algorithm"] = ir::to_string(plan.algorithm());
+  j["algorithm"] = ir::to_string(plan.kind());
   j["rounds"] = plan.stats().rounds;
   j["volume"] = plan.stats().volume;
   if (prog) {
@@ -583,7 +583,7 @@ void print_simulation_text(const Options& o, const PlanRequest& req, const Place
                            const sim::SimReport& report, const std::optional<sim::ProgramSimReport>& prog) {
   const ir::Stats& stats = plan.stats();
   std::vector<int> period_flags(where.periods.begin(), where.periods.end());
-  std::cout << "simulate " << ir::to_string(plan.op()) << " " << ir::to_string(plan.algorithm()) << " on grid "
+  std::cout << "simulate " << ir::to_string(plan.op()) << " " << ir::to_string(plan.kind()) << " on grid "
             << join(where.dims, "x") << " (periods " << join(period_flags, ",") << "), " << report.ranks << " ranks"
             << (ir::is_rooted(plan.op()) ? ", root " + std::to_string(where.root) : std::string()) << "\n"
             << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume
