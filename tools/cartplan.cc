@@ -402,6 +402,36 @@ Result<Placement> parse_placement(const Options& o, const PlanRequest& req) {
 // ---------------------------------------------------------------------------------------------
 // Subcommands. Each returns an exit status; bad input is reported through Result errors.
 
+// `plan --explain`: every candidate's predicted cost term by term, the chosen one marked.
+Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
+  Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req.op, *req.nbh, req.options);
+  if (!cands) return ErrorMessage{cands.error()};
+  const engine::CostModel& m = req.options.model;
+  std::cout << "candidates for " << ir::to_string(req.op) << " " << *o.get("stencil");
+  if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
+  if (o.get("strided")) std::cout << ", strided";
+  if (req.options.block_sizes.empty())
+    std::cout << ", blocks of " << req.options.block_bytes << " bytes";
+  else
+    std::cout << ", block sizes " << *o.get("block-sizes");
+  std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
+            << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
+            << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
+            << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
+            << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B, fragment "
+            << m.fragment_us << " us (fast box " << m.fast_box_bytes << " B, inline up to " << m.inline_limit_bytes
+            << " B)\n";
+  const std::size_t best = engine::pick_candidate(*cands);
+  for (std::size_t i = 0; i < cands->size(); ++i) {
+    const engine::Candidate& c = (*cands)[i];
+    std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "
+              << c.plan.phases().size() << ", volume " << c.plan.stats().volume << ", order "
+              << ir::to_string(c.plan.dim_order()) << "): " << engine::explain(c.cost, m) << "\n";
+  }
+  std::cout << "chosen: " << (*cands)[best].name << "\n";
+  return kExitOk;
+}
+
 Result<int> cmd_plan(const Options& o) {
   Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/true);
   if (!req) return ErrorMessage{req.error()};
@@ -418,34 +448,7 @@ Result<int> cmd_plan(const Options& o) {
     if (!where) return ErrorMessage{where.error()};
     req->options.grid = where->grid;
   }
-  if (o.get("explain")) {
-    Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req->op, *req->nbh, req->options);
-    if (!cands) return ErrorMessage{cands.error()};
-    const engine::CostModel& m = req->options.model;
-    std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil");
-    if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
-    if (o.get("strided")) std::cout << ", strided";
-    if (req->options.block_sizes.empty())
-      std::cout << ", blocks of " << req->options.block_bytes << " bytes";
-    else
-      std::cout << ", block sizes " << *o.get("block-sizes");
-    std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
-              << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
-              << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
-              << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
-              << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B, fragment "
-              << m.fragment_us << " us (fast box " << m.fast_box_bytes << " B, inline up to " << m.inline_limit_bytes
-              << " B)\n";
-    const std::size_t best = engine::pick_candidate(*cands);
-    for (std::size_t i = 0; i < cands->size(); ++i) {
-      const engine::Candidate& c = (*cands)[i];
-      std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "
-                << c.plan.phases().size() << ", volume " << c.plan.stats().volume << ", order "
-                << ir::to_string(c.plan.dim_order()) << "): " << engine::explain(c.cost, m) << "\n";
-    }
-    std::cout << "chosen: " << (*cands)[best].name << "\n";
-    return kExitOk;
-  }
+  if (o.get("explain")) return explain_candidates(o, *req);
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
   switch (req->format) {
