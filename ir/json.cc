@@ -73,6 +73,53 @@ ordered_json cost_json(const CostInfo& c) {
   return o;
 }
 
+ordered_json temp_slots_json(const std::vector<TempSlot>& slots) {
+  ordered_json a = ordered_json::array();
+  for (const TempSlot& s : slots) {
+    ordered_json o = ordered_json::object();
+    o["shape_of"] = s.shape_of;
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+// A phase; its "copies" list exists from schema version 2 on.
+ordered_json phase_json(const Phase& ph, int version) {
+  ordered_json rounds = ordered_json::array();
+  for (const Round& r : ph.rounds) {
+    ordered_json o = ordered_json::object();
+    o["shift"] = offset_json(r.shift);
+    o["tag"] = r.tag;
+    o["send"] = refs_json(r.send);
+    o["recv"] = refs_json(r.recv);
+    rounds.push_back(std::move(o));
+  }
+  ordered_json o = ordered_json::object();
+  o["dim"] = ph.dim;
+  o["rounds"] = std::move(rounds);
+  if (version >= 2) o["copies"] = copies_json(ph.copies);
+  return o;
+}
+
+ordered_json stats_json(const Stats& s) {
+  ordered_json st = ordered_json::object();
+  st["t"] = s.t;
+  st["rounds"] = s.rounds;
+  st["volume"] = s.volume;
+  st["phase_rounds"] = s.phase_rounds;
+  st["cutoff_ratio"] = s.cutoff_ratio ? ordered_json(*s.cutoff_ratio) : ordered_json(nullptr);
+  st["cost"] = s.cost ? cost_json(*s.cost) : ordered_json(nullptr);
+  if (s.cost) {
+    ordered_json pred = ordered_json::object();
+    pred["direct"] = s.cost->direct_us;
+    pred["combining"] = s.cost->combining_us;
+    st["predicted_us"] = std::move(pred);
+  } else {
+    st["predicted_us"] = nullptr;
+  }
+  return st;
+}
+
 bool is_container(const ordered_json& j) { return j.is_array() || j.is_object(); }
 
 // A container holding only scalars.
@@ -748,7 +795,6 @@ std::string strip_exception_prefix(const std::string& what) {
 ordered_json to_json(const Plan& plan) {
   ordered_json j = ordered_json::object();
   const int version = min_schema_version(plan);
-  const bool v1 = version == 1;
   j["schema"] = version == 1 ? kPlanSchema : version == 2 ? kPlanSchemaV2 : kPlanSchemaV3;
   j["op"] = to_string(plan.op());
   j["algorithm"] = to_string(plan.kind());
@@ -757,49 +803,12 @@ ordered_json to_json(const Plan& plan) {
   for (const Offset& o : plan.neighborhood()) nbh.push_back(offset_json(o));
   j["neighborhood"] = std::move(nbh);
   j["dim_order"] = plan.dim_order();
-  ordered_json slots = ordered_json::array();
-  for (const TempSlot& s : plan.temp_slots()) {
-    ordered_json o = ordered_json::object();
-    o["shape_of"] = s.shape_of;
-    slots.push_back(std::move(o));
-  }
-  j["temp_slots"] = std::move(slots);
+  j["temp_slots"] = temp_slots_json(plan.temp_slots());
   ordered_json phases = ordered_json::array();
-  for (const Phase& ph : plan.phases()) {
-    ordered_json rounds = ordered_json::array();
-    for (const Round& r : ph.rounds) {
-      ordered_json o = ordered_json::object();
-      o["shift"] = offset_json(r.shift);
-      o["tag"] = r.tag;
-      o["send"] = refs_json(r.send);
-      o["recv"] = refs_json(r.recv);
-      rounds.push_back(std::move(o));
-    }
-    ordered_json o = ordered_json::object();
-    o["dim"] = ph.dim;
-    o["rounds"] = std::move(rounds);
-    if (!v1) o["copies"] = copies_json(ph.copies);
-    phases.push_back(std::move(o));
-  }
+  for (const Phase& ph : plan.phases()) phases.push_back(phase_json(ph, version));
   j["phases"] = std::move(phases);
   j["copies"] = copies_json(plan.copies());
-  const Stats& s = plan.stats();
-  ordered_json st = ordered_json::object();
-  st["t"] = s.t;
-  st["rounds"] = s.rounds;
-  st["volume"] = s.volume;
-  st["phase_rounds"] = s.phase_rounds;
-  st["cutoff_ratio"] = s.cutoff_ratio ? ordered_json(*s.cutoff_ratio) : ordered_json(nullptr);
-  st["cost"] = s.cost ? cost_json(*s.cost) : ordered_json(nullptr);
-  if (s.cost) {
-    ordered_json pred = ordered_json::object();
-    pred["direct"] = s.cost->direct_us;
-    pred["combining"] = s.cost->combining_us;
-    st["predicted_us"] = std::move(pred);
-  } else {
-    st["predicted_us"] = nullptr;
-  }
-  j["stats"] = std::move(st);
+  j["stats"] = stats_json(plan.stats());
   return j;
 }
 
