@@ -85,7 +85,7 @@ TEST_CASE("origins of +-2^30 and shifts of INT_MIN do not overflow (fuzz finding
   constexpr int kBig = 1 << 30;
   ir::PlanParts p;
   p.op = ir::Op::kAlltoall;
-  p.algorithm = ir::Algorithm::kCombining;
+  p.kind = ir::PlanKind::kCombining;
   p.ndims = 1;
   p.neighborhood = {{kBig}};
   p.dim_order = {0};

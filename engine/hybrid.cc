@@ -58,7 +58,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
   }
   ir::PlanParts parts;
   parts.op = op;
-  parts.algorithm = ir::Algorithm::kCombining;
+  parts.kind = direct.empty() ? ir::PlanKind::kCombining : ir::PlanKind::kHybrid;
   parts.ndims = nbh.ndims();
   parts.neighborhood = nbh.offsets();
   parts.dim_order = dim_order;
@@ -87,12 +87,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
     for (ir::Phase& ph : parts.phases)
       for (ir::Round& r : ph.rounds) r.tag = tag++;
   }
-  parts.stats.t = nbh.nonzero_count();
-  for (const ir::Phase& phase : parts.phases) {
-    parts.stats.phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
-    parts.stats.rounds += static_cast<int>(phase.rounds.size());
-    for (const ir::Round& r : phase.rounds) parts.stats.volume += static_cast<int>(r.send.size());
-  }
+  parts.stats = ir::derived_stats(parts);
   return ir::Plan(std::move(parts));
 }
 

@@ -4,8 +4,9 @@
 // the first phase that has rounds: direct rounds wait for nothing, so they add no phase (that
 // phase becomes an all-dimensions phase). Tags are renumbered in round order; the local copies
 // (zero offset, allgather duplicates) of both parts run at the end. Direct and combining parts
-// touch disjoint blocks, so the plan passes the same ir::verify(). It is labelled "combining"
-// (it has combining phases): executors run it like any combining plan.
+// touch disjoint blocks, so the plan passes the same ir::verify(). Its kind is
+// ir::PlanKind::kHybrid (JSON "algorithm": "hybrid"), its algorithm combining: executors run it
+// like any combining plan.
 //
 // search_hybrid() chooses the direct set greedily under the model: starting from nothing, it
 // adds the offset (with at most kMaxHybridUnits distinct non-zero offsets) or the class of
@@ -40,7 +41,7 @@ bool supports_hybrid(ir::Op op);
 // The hybrid plan sending the blocks whose offsets are in `direct` directly. Requires
 // supports_hybrid(op), a valid dim_order, and `direct` a set of non-zero offsets of nbh that
 // leaves at least one non-zero offset to combine; an empty `direct` gives the combining plan's
-// schedule.
+// schedule (kind combining).
 ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,
                      const std::vector<Offset>& direct);
 

@@ -54,7 +54,9 @@ TEST_CASE("hybrid moore9: faces direct in the first phase, corners combined") {
   for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kAllgather}) {
     CAPTURE(ir::to_string(op));
     const ir::Plan p = plan_hybrid(op, n, {0, 1}, faces(n));
+    CHECK(p.kind() == ir::PlanKind::kHybrid);
     CHECK(p.algorithm() == ir::Algorithm::kCombining);
+    CHECK(plan_hybrid(op, n, {0, 1}, {}).kind() == ir::PlanKind::kCombining);  // nothing sent directly
     // The 4 direct rounds join the corners' first phase (dimension 0): no extra phase.
     REQUIRE(p.phases().size() == 2);
     CHECK(p.phases()[0].dim == ir::Phase::kAllDims);

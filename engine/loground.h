@@ -7,8 +7,8 @@
 // origin and the target: on meshes bind() keeps exactly the entries whose origin and target
 // exist, and never routes through a process outside the mesh (no restriction to periodic
 // dimensions is needed). Plans stay rank-independent (every shift is the same on every process)
-// and pass the same ir::verify(); they are combining plans (JSON "algorithm": "combining")
-// whose log-routed dimensions have several phases.
+// and pass the same ir::verify(); they are combining plans of kind ir::PlanKind::kLogRound
+// (JSON "algorithm": "log-round") whose log-routed dimensions have several phases.
 //
 // Allgather (and bcast and gather, which run its plan) routes positions, not blocks: its prefix
 // tree (planner.h, allgather_tree) reaches value c of a log-routed dimension through the
@@ -44,8 +44,8 @@ int log_rounds(const Neighborhood& nbh, int k);
 std::vector<bool> log_round_dims(const Neighborhood& nbh);
 
 // The combining plan of `op` in `dim_order`, log-routed in the dimensions with
-// log_dims[k]; with no such dimension it is plan_combining's plan. Requires supports_log_rounds(op)
-// and |value| < 2^30 in the log-routed dimensions.
+// log_dims[k] (kind log-round); with no such dimension it is plan_combining's plan (kind
+// combining). Requires supports_log_rounds(op) and |value| < 2^30 in the log-routed dimensions.
 ir::Plan plan_log_round(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,
                         const std::vector<bool>& log_dims);
 

@@ -85,6 +85,8 @@ TEST_CASE("deep halos: log-round plans verify and the simulator delivers them on
     for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kScatter, ir::Op::kAllgather, ir::Op::kBcast}) {
       CAPTURE(ir::to_string(op));
       const ir::Plan p = plan_log_round(op, *n, {0, 1}, log);
+      CHECK(p.kind() == ir::PlanKind::kLogRound);
+      CHECK(p.algorithm() == ir::Algorithm::kCombining);
       CHECK(ir::verify(p).empty());
       CHECK(p.stats().rounds == 12);  // per dimension 3 bits x 2 signs, instead of 8 values
       CHECK(p.phases().size() == 6);

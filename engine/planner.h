@@ -35,10 +35,12 @@ ir::Plan plan_direct(ir::Op op, const Neighborhood& nbh);
 // dim_order must be a permutation of 0..d-1 (see check_dim_order).
 ir::Plan plan_combining(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order);
 
-// plan_combining's allgather prefix tree with the dimensions in `log_dims` routed by log rounds
-// (loground.h: a position along k is reached through the partial sums of its bits, one phase
-// per bit); all false gives plan_combining's allgather plan. plan_log_round builds on it.
-// Requires |value| < 2^30 in the log-routed dimensions (see log_round_dims).
+// plan_combining's alltoall and allgather plans with the dimensions in `log_dims` routed by log
+// rounds (loground.h: a block, or a position of the allgather prefix tree, reaches coordinate c
+// through the partial sums of c's bits, one phase per bit); all false gives plan_combining's
+// plans. plan_log_round builds on them. Require |value| < 2^30 in the log-routed dimensions
+// (see log_round_dims).
+ir::Plan alltoall_hops(const Neighborhood& nbh, const std::vector<int>& dim_order, const std::vector<bool>& log_dims);
 ir::Plan allgather_tree(const Neighborhood& nbh, const std::vector<int>& dim_order, const std::vector<bool>& log_dims);
 
 // Increasing C_k, ties by dimension index (the papers' choice for allgather trees).

@@ -52,6 +52,18 @@ TEST_CASE("direct alltoall: one round per non-zero offset, zero offset copied") 
   CHECK(p.stats().volume == 2);
 }
 
+TEST_CASE("plan_direct and plan_combining name their kind for every op") {
+  const Neighborhood n = testing::moore9();
+  for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kAllgather, ir::Op::kAllreduce, ir::Op::kReduceScatter, ir::Op::kBcast,
+                    ir::Op::kGather, ir::Op::kScatter, ir::Op::kReduce}) {
+    CAPTURE(ir::to_string(op));
+    CHECK(plan_direct(op, n).kind() == ir::PlanKind::kDirect);
+    CHECK(plan_direct(op, n).algorithm() == ir::Algorithm::kDirect);
+    CHECK(plan_combining(op, n, {0, 1}).kind() == ir::PlanKind::kCombining);
+    CHECK(plan_combining(op, n, {0, 1}).algorithm() == ir::Algorithm::kCombining);
+  }
+}
+
 TEST_CASE("direct: duplicates share a round (alltoall) or are copied (allgather)") {
   const Neighborhood n = nbh(1, {{2}, {-1}, {2}});
   const ir::Plan a = plan_direct(ir::Op::kAlltoall, n);

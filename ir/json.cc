@@ -1,4 +1,4 @@
-// JSON form of a plan: canonical printer and strict, non-throwing parser (schemas cartplan.plan/1 and /2).
+// JSON form of a plan: canonical printer and strict, non-throwing parser (schemas cartplan.plan/1, /2 and /3).
 #include "ir/json.h"
 
 #include <cmath>
@@ -71,6 +71,53 @@ ordered_json cost_json(const CostInfo& c) {
   o["direct_us"] = c.direct_us;
   o["combining_us"] = c.combining_us;
   return o;
+}
+
+ordered_json temp_slots_json(const std::vector<TempSlot>& slots) {
+  ordered_json a = ordered_json::array();
+  for (const TempSlot& s : slots) {
+    ordered_json o = ordered_json::object();
+    o["shape_of"] = s.shape_of;
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
+// A phase; its "copies" list exists from schema version 2 on.
+ordered_json phase_json(const Phase& ph, int version) {
+  ordered_json rounds = ordered_json::array();
+  for (const Round& r : ph.rounds) {
+    ordered_json o = ordered_json::object();
+    o["shift"] = offset_json(r.shift);
+    o["tag"] = r.tag;
+    o["send"] = refs_json(r.send);
+    o["recv"] = refs_json(r.recv);
+    rounds.push_back(std::move(o));
+  }
+  ordered_json o = ordered_json::object();
+  o["dim"] = ph.dim;
+  o["rounds"] = std::move(rounds);
+  if (version >= 2) o["copies"] = copies_json(ph.copies);
+  return o;
+}
+
+ordered_json stats_json(const Stats& s) {
+  ordered_json st = ordered_json::object();
+  st["t"] = s.t;
+  st["rounds"] = s.rounds;
+  st["volume"] = s.volume;
+  st["phase_rounds"] = s.phase_rounds;
+  st["cutoff_ratio"] = s.cutoff_ratio ? ordered_json(*s.cutoff_ratio) : ordered_json(nullptr);
+  st["cost"] = s.cost ? cost_json(*s.cost) : ordered_json(nullptr);
+  if (s.cost) {
+    ordered_json pred = ordered_json::object();
+    pred["direct"] = s.cost->direct_us;
+    pred["combining"] = s.cost->combining_us;
+    st["predicted_us"] = std::move(pred);
+  } else {
+    st["predicted_us"] = nullptr;
+  }
+  return st;
 }
 
 bool is_container(const ordered_json& j) { return j.is_array() || j.is_object(); }
@@ -528,9 +575,8 @@ class Reader {
     return predicted(j["predicted_us"], p / "predicted_us", out.cost);
   }
 
-  bool read_plan(const json& j, const Path& p, PlanParts& out) {
-    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
-    // The schema decides which fields exist, so it is checked before anything else.
+  // The schema decides which fields exist, so it is checked before anything else.
+  bool schema(const json& j, const Path& p) {
     const auto schema = j.find("schema");
     if (schema == j.end()) return error(p, "missing field 'schema'");
     if (!schema->is_string()) return error(p / "schema", "expected a string, got " + type_of(*schema));
@@ -539,53 +585,62 @@ class Reader {
       version_ = 1;
     } else if (version == kPlanSchemaV2) {
       version_ = 2;
+    } else if (version == kPlanSchemaV3) {
+      version_ = 3;
     } else {
-      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) +
-                                     " (expected " + kPlanSchema + " or " + kPlanSchemaV2 + ")");
+      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) + " (expected " +
+                                     kPlanSchema + ", " + kPlanSchemaV2 + " or " + kPlanSchemaV3 + ")");
     }
-    if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
-                       "temp_slots", "phases", "copies", "stats"})) {
-      return false;
-    }
+    return true;
+  }
+
+  bool op(const json& j, const Path& p, Op& out) {
     int v = 0;
     if (version_ == 1) {
-      if (!name(j["op"], p / "op", {"alltoall", "allgather"},
-                "alltoall or allgather; reduction and rooted ops need schema cartplan.plan/2", v)) {
+      if (!name(j, p, {"alltoall", "allgather"},
+                "alltoall or allgather; reduction and rooted ops need schema cartplan.plan/2", v))
         return false;
-      }
-    } else if (!name(j["op"], p / "op",
-                     {"alltoall", "allgather", "allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"},
+    } else if (!name(j, p, {"alltoall", "allgather", "allreduce", "reduce_scatter", "bcast", "gather", "scatter", "reduce"},
                      "alltoall, allgather, allreduce, reduce_scatter, bcast, gather, scatter or reduce", v)) {
       return false;
     }
-    out.op = op_ = static_cast<Op>(v);
-    if (!name(j["algorithm"], p / "algorithm", {"direct", "combining"}, "direct or combining", v)) {
+    out = op_ = static_cast<Op>(v);
+    return true;
+  }
+
+  // The plan's kind. Schemas 1 and 2 name direct and combining plans only (a file they wrote
+  // for a log-round or hybrid plan says "combining", and is read as such).
+  bool kind(const json& j, const Path& p, PlanKind& out) {
+    int v = 0;
+    if (version_ < 3) {
+      if (!name(j, p, {"direct", "combining"},
+                "direct or combining; log-round and hybrid plans need schema cartplan.plan/3", v))
+        return false;
+    } else if (!name(j, p, {"direct", "combining", "log-round", "hybrid"}, "direct, combining, log-round or hybrid", v)) {
       return false;
     }
-    out.algorithm = static_cast<Algorithm>(v);
-    if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
-    ndims_ = out.ndims;
+    out = static_cast<PlanKind>(v);
+    return true;
+  }
 
-    const json& nbh = j["neighborhood"];
-    const Path np = p / "neighborhood";
+  bool neighborhood(const json& nbh, const Path& np, std::vector<Offset>& out) {
     if (!array(nbh, np, kMaxNeighbors)) return false;
-    out.neighborhood.resize(nbh.size());
+    out.resize(nbh.size());
     for (std::size_t i = 0; i < nbh.size(); ++i) {
-      if (!offset(nbh[i], np[i], out.neighborhood[i])) return false;
+      if (!offset(nbh[i], np[i], out[i])) return false;
     }
     num_blocks_ = static_cast<int>(nbh.size());
+    return true;
+  }
 
-    if (!dim_order(j["dim_order"], p / "dim_order", out.dim_order)) return false;
-
-    const json& slots = j["temp_slots"];
-    const Path sp = p / "temp_slots";
+  bool temp_slots(const json& slots, const Path& sp, std::vector<TempSlot>& out) {
     if (!array(slots, sp, kMaxEntries)) return false;
-    out.temp_slots.resize(slots.size());
+    out.resize(slots.size());
     for (std::size_t k = 0; k < slots.size(); ++k) {
       const Path slot = sp[k];
       if (!object(slots[k], slot, {"shape_of"})) return false;
       const Path shp = slot / "shape_of";
-      int& b = out.temp_slots[k].shape_of;
+      int& b = out[k].shape_of;
       if (!any_int(slots[k]["shape_of"], shp, b)) return false;
       if (b < 0 || b >= num_blocks_) {
         return error(shp, "block " + std::to_string(b) + " out of range (neighborhood has " +
@@ -593,17 +648,34 @@ class Reader {
       }
     }
     num_slots_ = static_cast<int>(slots.size());
+    return true;
+  }
 
-    const json& phases = j["phases"];
-    const Path pp = p / "phases";
+  bool phases(const json& phases, const Path& pp, std::vector<Phase>& out) {
     if (!array(phases, pp, kMaxEntries)) return false;
-    out.phases.resize(phases.size());
+    out.resize(phases.size());
     for (std::size_t i = 0; i < phases.size(); ++i) {
-      if (!phase(phases[i], pp[i], out.phases[i])) return false;
+      if (!phase(phases[i], pp[i], out[i])) return false;
     }
+    return true;
+  }
 
+  bool read_plan(const json& j, const Path& p, PlanParts& out) {
+    if (!j.is_object()) return error(p, "expected an object, got " + type_of(j));
+    if (!schema(j, p)) return false;
+    if (!object(j, p, {"schema", "op", "algorithm", "ndims", "neighborhood", "dim_order",
+                       "temp_slots", "phases", "copies", "stats"})) {
+      return false;
+    }
+    if (!op(j["op"], p / "op", out.op)) return false;
+    if (!kind(j["algorithm"], p / "algorithm", out.kind)) return false;
+    if (!integer(j["ndims"], p / "ndims", 1, kMaxDims, out.ndims)) return false;
+    ndims_ = out.ndims;
+    if (!neighborhood(j["neighborhood"], p / "neighborhood", out.neighborhood)) return false;
+    if (!dim_order(j["dim_order"], p / "dim_order", out.dim_order)) return false;
+    if (!temp_slots(j["temp_slots"], p / "temp_slots", out.temp_slots)) return false;
+    if (!phases(j["phases"], p / "phases", out.phases)) return false;
     if (!copies(j["copies"], p / "copies", out.copies)) return false;
-
     return stats(j["stats"], p / "stats", out.stats);
   }
 
@@ -722,58 +794,21 @@ std::string strip_exception_prefix(const std::string& what) {
 
 ordered_json to_json(const Plan& plan) {
   ordered_json j = ordered_json::object();
-  const bool v1 = fits_schema1(plan);
-  j["schema"] = v1 ? kPlanSchema : kPlanSchemaV2;
+  const int version = min_schema_version(plan);
+  j["schema"] = version == 1 ? kPlanSchema : version == 2 ? kPlanSchemaV2 : kPlanSchemaV3;
   j["op"] = to_string(plan.op());
-  j["algorithm"] = to_string(plan.algorithm());
+  j["algorithm"] = to_string(plan.kind());
   j["ndims"] = plan.ndims();
   ordered_json nbh = ordered_json::array();
   for (const Offset& o : plan.neighborhood()) nbh.push_back(offset_json(o));
   j["neighborhood"] = std::move(nbh);
   j["dim_order"] = plan.dim_order();
-  ordered_json slots = ordered_json::array();
-  for (const TempSlot& s : plan.temp_slots()) {
-    ordered_json o = ordered_json::object();
-    o["shape_of"] = s.shape_of;
-    slots.push_back(std::move(o));
-  }
-  j["temp_slots"] = std::move(slots);
+  j["temp_slots"] = temp_slots_json(plan.temp_slots());
   ordered_json phases = ordered_json::array();
-  for (const Phase& ph : plan.phases()) {
-    ordered_json rounds = ordered_json::array();
-    for (const Round& r : ph.rounds) {
-      ordered_json o = ordered_json::object();
-      o["shift"] = offset_json(r.shift);
-      o["tag"] = r.tag;
-      o["send"] = refs_json(r.send);
-      o["recv"] = refs_json(r.recv);
-      rounds.push_back(std::move(o));
-    }
-    ordered_json o = ordered_json::object();
-    o["dim"] = ph.dim;
-    o["rounds"] = std::move(rounds);
-    if (!v1) o["copies"] = copies_json(ph.copies);
-    phases.push_back(std::move(o));
-  }
+  for (const Phase& ph : plan.phases()) phases.push_back(phase_json(ph, version));
   j["phases"] = std::move(phases);
   j["copies"] = copies_json(plan.copies());
-  const Stats& s = plan.stats();
-  ordered_json st = ordered_json::object();
-  st["t"] = s.t;
-  st["rounds"] = s.rounds;
-  st["volume"] = s.volume;
-  st["phase_rounds"] = s.phase_rounds;
-  st["cutoff_ratio"] = s.cutoff_ratio ? ordered_json(*s.cutoff_ratio) : ordered_json(nullptr);
-  st["cost"] = s.cost ? cost_json(*s.cost) : ordered_json(nullptr);
-  if (s.cost) {
-    ordered_json pred = ordered_json::object();
-    pred["direct"] = s.cost->direct_us;
-    pred["combining"] = s.cost->combining_us;
-    st["predicted_us"] = std::move(pred);
-  } else {
-    st["predicted_us"] = nullptr;
-  }
-  j["stats"] = std::move(st);
+  j["stats"] = stats_json(plan.stats());
   return j;
 }
 

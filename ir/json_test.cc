@@ -20,7 +20,7 @@ using nlohmann::json;
 Plan direct_alltoall() {
   PlanParts p;
   p.op = Op::kAlltoall;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 2;
   p.neighborhood = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
   p.dim_order = {0, 1};
@@ -39,7 +39,7 @@ Plan direct_alltoall() {
 Plan combining_alltoall() {
   PlanParts p;
   p.op = Op::kAlltoall;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 2;
   p.neighborhood = {{1, 1}, {1, 0}, {0, 1}};
   p.dim_order = {1, 0};
@@ -59,7 +59,7 @@ Plan combining_alltoall() {
 Plan direct_allgather() {
   PlanParts p;
   p.op = Op::kAllgather;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 1;
   p.neighborhood = {{-2}, {3}, {-2}};
   p.dim_order = {0};
@@ -80,7 +80,7 @@ Plan direct_allgather() {
 Plan combining_allgather() {
   PlanParts p;
   p.op = Op::kAllgather;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 3;
   p.neighborhood = {{1, 1, 0}, {1, 2, 0}, {0, 0, 0}};
   p.dim_order = {0, 1, 2};
@@ -381,9 +381,9 @@ TEST_CASE("a non-object root is rejected") {
 
 TEST_CASE("a wrong schema is rejected") {
   json j = valid(direct_alltoall());
-  j["schema"] = "cartplan.plan/3";
-  CHECK(error_of(j) ==
-        "$.schema: unsupported schema 'cartplan.plan/3' (expected cartplan.plan/1 or cartplan.plan/2)");
+  j["schema"] = "cartplan.plan/4";
+  CHECK(error_of(j) == "$.schema: unsupported schema 'cartplan.plan/4' (expected cartplan.plan/1, cartplan.plan/2 or "
+                       "cartplan.plan/3)");
   j["schema"] = 1;
   check_error(error_of(j), "$.schema", {"expected a string"});
 }
@@ -576,7 +576,7 @@ namespace {
 TEST_CASE("schema 2: reductions print as cartplan.plan/2 and round-trip; reduce flags are strict") {
   PlanParts p;
   p.op = Op::kReduce;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 1;
   p.neighborhood = {{1}, {0}};
   p.dim_order = {0};
@@ -622,7 +622,7 @@ TEST_CASE("schema 2: reductions print as cartplan.plan/2 and round-trip; reduce 
 TEST_CASE("schema 2 files of alltoall/allgather plans are read and print canonically as schema 1") {
   PlanParts p;
   p.op = Op::kAllgather;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 1;
   p.neighborhood = {{1}};
   p.dim_order = {0};
@@ -639,6 +639,83 @@ TEST_CASE("schema 2 files of alltoall/allgather plans are read and print canonic
   const Result<Plan> back = plan_from_json(j);
   REQUIRE(back.ok());
   CHECK(to_json_string(*back) == v1);
+}
+
+}  // namespace
+}  // namespace cartplan::ir
+
+namespace cartplan::ir {
+namespace {
+
+// A hybrid alltoall on {(1,0), (1,1)}: (1,0) sent directly in the first phase, (1,1) combined.
+PlanParts hybrid_alltoall_parts() {
+  PlanParts p;
+  p.op = Op::kAlltoall;
+  p.kind = PlanKind::kHybrid;
+  p.ndims = 2;
+  p.neighborhood = {{1, 0}, {1, 1}};
+  p.dim_order = {0, 1};
+  p.temp_slots = {{1}};
+  p.phases = {Phase{Phase::kAllDims, {Round{{1, 0}, 0, {send(0)}, {recv(0)}}, Round{{1, 0}, 1, {send(1)}, {temp(0)}}}},
+              Phase{1, {Round{{0, 1}, 2, {temp(0)}, {recv(1)}}}}};
+  p.stats = derived_stats(p);
+  return p;
+}
+
+TEST_CASE("schema 3: log-round and hybrid plans name their kind and round-trip; older schemas cannot name them") {
+  for (const PlanKind kind : {PlanKind::kLogRound, PlanKind::kHybrid}) {
+    PlanParts p = hybrid_alltoall_parts();
+    p.kind = kind;
+    const Plan plan(p);
+    CAPTURE(to_string(kind));
+    CHECK(plan.algorithm() == Algorithm::kCombining);
+    CHECK(min_schema_version(plan) == 3);
+    const std::string text = to_json_string(plan);
+    CHECK(text.find("\"schema\": \"cartplan.plan/3\"") != std::string::npos);
+    CHECK(text.find(std::string("\"algorithm\": \"") + to_string(kind) + "\"") != std::string::npos);
+    const Result<Plan> back = plan_from_json_string(text);
+    REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error()));
+    CHECK(*back == plan);
+    CHECK(back->kind() == kind);
+    CHECK(to_json_string(*back) == text);
+
+    json j = json::parse(text);
+    j["schema"] = "cartplan.plan/2";
+    CHECK(plan_from_json(j).error() == std::string("$.algorithm: unknown value '") + to_string(kind) +
+                                           "' (expected direct or combining; log-round and hybrid plans need schema "
+                                           "cartplan.plan/3)");
+  }
+  json j = json::parse(to_json_string(Plan(hybrid_alltoall_parts())));
+  j["algorithm"] = "bruck";
+  CHECK(plan_from_json(j).error() ==
+        "$.algorithm: unknown value 'bruck' (expected direct, combining, log-round or hybrid)");
+  j["algorithm"] = "Hybrid";
+  CHECK(plan_from_json(j).error().rfind("$.algorithm: unknown value 'Hybrid'", 0) == 0);
+}
+
+TEST_CASE("schema 3 files of direct and combining plans print as the lowest version that holds them") {
+  for (const Plan& plan : all_plans()) {
+    const std::string text = to_json_string(plan);
+    json j = json::parse(text);
+    j["schema"] = "cartplan.plan/3";
+    for (json& ph : j["phases"]) ph["copies"] = json::array();
+    const Result<Plan> back = plan_from_json(j);
+    REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error()));
+    CHECK(back->kind() == plan.kind());
+    CHECK(to_json_string(*back) == text);
+  }
+}
+
+TEST_CASE("an old file of a hybrid plan (schema 1, labelled combining) loads as combining and prints unchanged") {
+  PlanParts p = hybrid_alltoall_parts();
+  p.kind = PlanKind::kCombining;
+  const std::string old = to_json_string(Plan(p));
+  CHECK(old.find("\"schema\": \"cartplan.plan/1\"") != std::string::npos);
+  CHECK(old.find("\"algorithm\": \"combining\"") != std::string::npos);
+  const Result<Plan> back = plan_from_json_string(old);
+  REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error()));
+  CHECK(back->kind() == PlanKind::kCombining);
+  CHECK(to_json_string(*back) == old);
 }
 
 }  // namespace

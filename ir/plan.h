@@ -9,6 +9,7 @@
 //     for (const ir::Round& round : phase.rounds) use(round.shift, round.send, round.recv);
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,7 +36,18 @@ using Offset = std::vector<int>;
 //    keeps only data that starts at the root (bcast, scatter) or ends at the root (gather,
 //    reduce). So data moves only within the root's neighbourhood, as seed 001 defines.
 enum class Op { kAlltoall, kAllgather, kAllreduce, kReduceScatter, kBcast, kGather, kScatter, kReduce };
+// How blocks travel (seed 000): straight to their targets (direct), or forwarded and combined
+// on the way (combining).
 enum class Algorithm { kDirect, kCombining };
+// What a plan is, named by the planner that built it (JSON "algorithm"; the last two need
+// schema cartplan.plan/3):
+//  - kDirect:    plan_direct, every block in one all-dimensions phase;
+//  - kCombining: plan_combining, one phase per routed dimension;
+//  - kLogRound:  plan_log_round with a log-routed dimension (several phases along it, loground.h);
+//  - kHybrid:    plan_hybrid, some offsets sent directly in front of the combining phases.
+// Log-round and hybrid plans forward blocks: their algorithm is combining.
+enum class PlanKind { kDirect, kCombining, kLogRound, kHybrid };
+Algorithm algorithm_of(PlanKind kind);
 enum class BufKind { kSend, kRecv, kTemp };
 
 // A block of the send or recv buffer (index = neighbourhood position), or a temp slot.
@@ -115,6 +127,9 @@ struct Stats {
 // Everything a plan consists of; build one, then freeze it into a Plan.
 struct PlanParts {
   Op op = Op::kAlltoall;
+  PlanKind kind = PlanKind::kDirect;
+  // algorithm_of(kind), filled in by Plan's constructor: set `kind`. (A field, not a function,
+  // because engine/optimizer.cc reads parts.algorithm; a value set here must agree with kind.)
   Algorithm algorithm = Algorithm::kDirect;
   int ndims = 0;
   std::vector<Offset> neighborhood;  // block i <-> neighborhood[i]
@@ -129,9 +144,14 @@ struct PlanParts {
 // An immutable plan. Built by a planner or parsed from JSON; never modified afterwards.
 class Plan {
  public:
-  explicit Plan(PlanParts parts) : p_(std::move(parts)) {}
+  explicit Plan(PlanParts parts) : p_(std::move(parts)) {
+    assert((p_.algorithm == Algorithm::kDirect || p_.algorithm == algorithm_of(p_.kind)) && "set PlanParts::kind");
+    p_.algorithm = algorithm_of(p_.kind);
+  }
 
   Op op() const { return p_.op; }
+  PlanKind kind() const { return p_.kind; }
+  // Direct, or combining for every kind that forwards blocks (combining, log-round, hybrid).
   Algorithm algorithm() const { return p_.algorithm; }
   int ndims() const { return p_.ndims; }
   const std::vector<Offset>& neighborhood() const { return p_.neighborhood; }
@@ -163,6 +183,10 @@ class Plan {
 // Properties of the ops (see Op).
 bool is_reduction(Op op);       // allreduce, reduce_scatter, reduce
 bool is_rooted(Op op);          // bcast, gather, scatter, reduce
+// Every op but alltoall and allgather: a reduction (data is combined) or rooted (bind() keeps
+// only the data of one root), or both (reduce). The one name for this group: such plans need
+// schema 2, and their lowering and MPI execution take a path of their own.
+bool is_reduction_or_rooted(Op op);
 bool root_is_origin(Op op);     // bcast, scatter: only the root's data moves
 bool root_is_target(Op op);     // gather, reduce: only data for the root moves
 Op symmetric_op(Op op);         // the op whose plan a rooted op runs (identity otherwise)
@@ -170,22 +194,27 @@ bool personalized_send(Op op);  // one send block per neighbour: alltoall, reduc
 bool one_recv_block(Op op);     // allreduce, reduce_scatter, reduce
 // Block i has its own shape (alltoall, scatter); otherwise every block has the same shape.
 bool blocks_have_own_shape(Op op);
-// Schema 1 can express the plan: alltoall/allgather, no reduce entries, no phase copies.
-bool fits_schema1(const Plan& plan);
-// What kind of plan this is, read from its phases (JSON labels hybrid and log-round plans
-// "combining"): "direct"; "hybrid" (a combining plan with an all-dimensions phase, direct
-// rounds in front of the first combining one); "log-round" (a dimension routed by several
-// phases); else "combining".
-//   std::printf("%s\n", plan_shape(plan));
-const char* plan_shape(const Plan& plan);
+// The stats a plan's own contents determine, counted in one place: t (non-zero offsets),
+// rounds, volume and phase_rounds; cutoff_ratio and cost stay unset (the optimizer's). Planners
+// store them, verify() compares them with what a plan claims.
+//   parts.stats = derived_stats(parts);
+Stats derived_stats(const PlanParts& parts);
+// The lowest JSON schema version that can express the plan: 1 (alltoall/allgather, no reduce
+// entries, no phase copies, direct or combining), 2 (any op, direct or combining), 3 (log-round
+// and hybrid plans).
+int min_schema_version(const Plan& plan);
 
 // Names used in JSON and text output.
 const char* to_string(Op op);
 const char* to_string(Algorithm algorithm);
+const char* to_string(PlanKind kind);  // "direct", "combining", "log-round", "hybrid"
 const char* to_string(BufKind kind);
 // "send[3]", "recv[0]", "temp[2]".
 std::string to_string(const BufRef& ref);
 // "(1,0,-1)"
 std::string to_string(const Offset& offset);
+
+// Deprecated: to_string(plan.kind()). Kept for tools/halo.cc and engine/optimizer_test.cc.
+inline const char* plan_shape(const Plan& plan) { return to_string(plan.kind()); }
 
 }  // namespace cartplan::ir

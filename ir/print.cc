@@ -84,7 +84,7 @@ std::vector<std::string> wrap_entries(const Round& round) {
 
 void append_header(std::string& out, const Plan& plan) {
   const Stats& s = plan.stats();
-  out += "plan " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) +
+  out += "plan " + std::string(to_string(plan.op())) + " " + to_string(plan.kind()) +
          ": ndims " + std::to_string(plan.ndims()) + ", t " + std::to_string(s.t) + ", rounds " +
          std::to_string(s.rounds) + ", volume " + std::to_string(s.volume) + "\n";
   out += "  dim_order [" + join_ints(plan.dim_order()) + "], temp slots " +
@@ -213,6 +213,128 @@ struct Edge {
   std::set<int> blocks;                  // alltoall: blocks carried; allgather: recv blocks fed
 };
 
+// The routing graph: positions (with the recv blocks that end there) and the transfers between
+// them, built from the trace; `errors` and `undrawn` count what the header mentions.
+struct DotGraph {
+  std::map<Offset, std::vector<int>> nodes;
+  std::map<std::pair<Offset, Offset>, Edge> edges;
+  std::size_t errors = 0, undrawn = 0;
+
+  Edge& edge(const Offset& from, const Offset& to, const Transfer& x) {
+    nodes[from];
+    nodes[to];
+    Edge& e = edges[{from, to}];
+    e.rounds.insert({x.phase, x.round});
+    return e;
+  }
+};
+
+// The origin, and one node per block's final position (reductions: per source, relative to
+// the result's holder); duplicates share a node.
+void add_block_nodes(DotGraph& g, const Plan& plan, const Offset& origin) {
+  const int d = plan.ndims();
+  g.nodes[origin];
+  for (int i = 0; i < plan.num_blocks(); ++i) {
+    if (static_cast<int>(plan.neighborhood()[i].size()) != d) continue;
+    if (is_reduction(plan.op())) {
+      Offset src = plan.neighborhood()[i];
+      for (int& x : src) x = x == std::numeric_limits<int>::min() ? x : -x;
+      g.nodes[src];
+    } else {
+      g.nodes[plan.neighborhood()[i]].push_back(i);
+    }
+  }
+}
+
+// Reductions: positions relative to the result's holder (the origin box), partial sums flow in.
+void add_reduction_transfer(DotGraph& g, const Transfer& x, const Offset& shift, int d) {
+  for (const Offset& h : x.holders) {
+    if (static_cast<int>(h.size()) != d || static_cast<int>(shift.size()) != d) continue;
+    Offset from(d), to(d);
+    for (int k = 0; k < d; ++k) {
+      to[k] = -h[k];
+      from[k] = to[k] - shift[k];
+    }
+    Edge& e = g.edge(from, to, x);
+    e.blocks.insert(x.targets.begin(), x.targets.end());
+  }
+}
+
+// Other ops: positions relative to the block's origin.
+void add_block_transfer(DotGraph& g, const Plan& plan, const Transfer& x, const Offset& shift, int d) {
+  // Undefined content (a read before any write) has no position to draw it at.
+  if (static_cast<int>(x.content.origin.size()) != d || static_cast<int>(shift.size()) != d) {
+    ++g.undrawn;
+    return;
+  }
+  Offset from(d), to(d);
+  for (int k = 0; k < d; ++k) {
+    from[k] = -x.content.origin[k];
+    to[k] = from[k] + shift[k];
+  }
+  Edge& e = g.edge(from, to, x);
+  if (blocks_have_own_shape(plan.op())) {
+    e.blocks.insert(x.content.block);
+  } else {
+    e.blocks.insert(x.targets.begin(), x.targets.end());
+  }
+}
+
+// Every transfer of the plan's trace as an edge.
+void add_transfers(DotGraph& g, const Plan& plan) {
+  const Trace tr = trace(plan);
+  g.errors = tr.errors.size();
+  for (const Transfer& x : tr.transfers) {
+    const Offset& shift = plan.phases()[x.phase].rounds[x.round].shift;
+    if (is_reduction(plan.op())) {
+      add_reduction_transfer(g, x, shift, plan.ndims());
+    } else {
+      add_block_transfer(g, plan, x, shift, plan.ndims());
+    }
+  }
+}
+
+void append_dot_header(std::string& out, const Plan& plan, const DotGraph& g, bool sound) {
+  const std::string title = std::string(to_string(plan.op())) + " " + to_string(plan.kind());
+  out += "  // " + title + ": t " + std::to_string(plan.stats().t) + ", rounds " + std::to_string(plan.stats().rounds) +
+         ", volume " + std::to_string(plan.stats().volume) +
+         (is_reduction(plan.op()) ? "; nodes are positions relative to the result's holder (origin)\n"
+                                  : "; nodes are positions relative to a block's origin\n");
+  if (!sound) out += "  // plan is structurally invalid (index or list-length error): run verify; no edges drawn\n";
+  if (g.errors) out += "  // trace found " + std::to_string(g.errors) + " error(s): run verify\n";
+  if (g.undrawn) out += "  // " + std::to_string(g.undrawn) + " transfer(s) of undefined data not drawn\n";
+  out += "  graph [rankdir=LR, label=" + dot_quote(title + ", dim_order [" + join_ints(plan.dim_order()) + "]") + "];\n";
+  out += "  node [fontname=\"monospace\", shape=ellipse];\n";
+  out += "  edge [fontname=\"monospace\"];\n";
+}
+
+void append_dot_nodes(std::string& out, const DotGraph& g, const Offset& origin) {
+  for (const auto& [pos, blocks] : g.nodes) {
+    std::string label = to_string(pos);
+    if (pos == origin) label += "\norigin";
+    if (!blocks.empty()) label += "\nrecv " + join_ints(blocks);
+    out += "  " + dot_quote(to_string(pos)) + " [label=" + dot_quote(label);
+    if (pos == origin) out += ", shape=box";
+    if (!blocks.empty() && pos != origin) out += ", peripheries=2";
+    out += "];\n";
+  }
+}
+
+void append_dot_edges(std::string& out, const DotGraph& g, const Plan& plan) {
+  for (const auto& [ends, e] : g.edges) {
+    std::string label;
+    for (const auto& [p, r] : e.rounds) {
+      if (!label.empty()) label += ",";
+      label += "p" + std::to_string(p) + "r" + std::to_string(r);
+    }
+    std::vector<int> blocks(e.blocks.begin(), e.blocks.end());
+    label += blocks_have_own_shape(plan.op()) ? "\nblocks " : "\nfor recv ";
+    label += join_ints(blocks);
+    out += "  " + dot_quote(to_string(ends.first)) + " -> " + dot_quote(to_string(ends.second)) +
+           " [label=" + dot_quote(label) + "];\n";
+  }
+}
+
 }  // namespace
 
 std::string to_text(const Plan& plan) {
@@ -236,107 +358,15 @@ std::string to_text(const Plan& plan) {
 }
 
 std::string to_dot(const Plan& plan) {
-  const int d = plan.ndims();
-  const Offset origin(std::max(d, 0), 0);
-
-  // Node -> recv blocks whose final position it is (duplicates share a node).
-  std::map<Offset, std::vector<int>> nodes;
-  nodes[origin];
-  for (int i = 0; i < plan.num_blocks(); ++i)
-    if (static_cast<int>(plan.neighborhood()[i].size()) == d) {
-      if (is_reduction(plan.op())) {  // sources, relative to the result's holder
-        Offset src = plan.neighborhood()[i];
-        for (int& x : src) x = x == std::numeric_limits<int>::min() ? x : -x;
-        nodes[src];
-      } else {
-        nodes[plan.neighborhood()[i]].push_back(i);
-      }
-    }
+  const Offset origin(std::max(plan.ndims(), 0), 0);
+  DotGraph g;
+  add_block_nodes(g, plan, origin);
   const bool sound = traceable(plan);
-
-  std::map<std::pair<Offset, Offset>, Edge> edges;
-  std::size_t errors = 0, undrawn = 0;
-  if (sound) {
-    const Trace tr = trace(plan);
-    errors = tr.errors.size();
-    const bool reduction = is_reduction(plan.op());
-    for (const Transfer& x : tr.transfers) {
-      const Offset& shift = plan.phases()[x.phase].rounds[x.round].shift;
-      if (reduction) {
-        // Positions relative to the result's holder (the origin box): partial sums flow in.
-        for (const Offset& h : x.holders) {
-          if (static_cast<int>(h.size()) != d || static_cast<int>(shift.size()) != d) continue;
-          Offset from(d), to(d);
-          for (int k = 0; k < d; ++k) {
-            to[k] = -h[k];
-            from[k] = to[k] - shift[k];
-          }
-          nodes[from];
-          nodes[to];
-          Edge& e = edges[{from, to}];
-          e.rounds.insert({x.phase, x.round});
-          e.blocks.insert(x.targets.begin(), x.targets.end());
-        }
-        continue;
-      }
-      // Undefined content (a read before any write) has no position to draw it at.
-      if (static_cast<int>(x.content.origin.size()) != d || static_cast<int>(shift.size()) != d) {
-        ++undrawn;
-        continue;
-      }
-      Offset from(d), to(d);
-      for (int k = 0; k < d; ++k) {
-        from[k] = -x.content.origin[k];
-        to[k] = from[k] + shift[k];
-      }
-      nodes[from];
-      nodes[to];
-      Edge& e = edges[{from, to}];
-      e.rounds.insert({x.phase, x.round});
-      if (blocks_have_own_shape(plan.op())) {
-        e.blocks.insert(x.content.block);
-      } else {
-        e.blocks.insert(x.targets.begin(), x.targets.end());
-      }
-    }
-  }
-
+  if (sound) add_transfers(g, plan);
   std::string out = "digraph cartplan {\n";
-  out += "  // " + std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) + ": t " +
-         std::to_string(plan.stats().t) + ", rounds " + std::to_string(plan.stats().rounds) + ", volume " +
-         std::to_string(plan.stats().volume) + (is_reduction(plan.op()) ? "; nodes are positions relative to the result's holder (origin)\n"
-                                   : "; nodes are positions relative to a block's origin\n");
-  if (!sound) out += "  // plan is structurally invalid (index or list-length error): run verify; no edges drawn\n";
-  if (errors) out += "  // trace found " + std::to_string(errors) + " error(s): run verify\n";
-  if (undrawn) out += "  // " + std::to_string(undrawn) + " transfer(s) of undefined data not drawn\n";
-  out += "  graph [rankdir=LR, label=" +
-         dot_quote(std::string(to_string(plan.op())) + " " + to_string(plan.algorithm()) + ", dim_order [" +
-                   join_ints(plan.dim_order()) + "]") +
-         "];\n";
-  out += "  node [fontname=\"monospace\", shape=ellipse];\n";
-  out += "  edge [fontname=\"monospace\"];\n";
-
-  for (const auto& [pos, blocks] : nodes) {
-    std::string label = to_string(pos);
-    if (pos == origin) label += "\norigin";
-    if (!blocks.empty()) label += "\nrecv " + join_ints(blocks);
-    out += "  " + dot_quote(to_string(pos)) + " [label=" + dot_quote(label);
-    if (pos == origin) out += ", shape=box";
-    if (!blocks.empty() && pos != origin) out += ", peripheries=2";
-    out += "];\n";
-  }
-  for (const auto& [ends, e] : edges) {
-    std::string label;
-    for (const auto& [p, r] : e.rounds) {
-      if (!label.empty()) label += ",";
-      label += "p" + std::to_string(p) + "r" + std::to_string(r);
-    }
-    std::vector<int> blocks(e.blocks.begin(), e.blocks.end());
-    label += blocks_have_own_shape(plan.op()) ? "\nblocks " : "\nfor recv ";
-    label += join_ints(blocks);
-    out += "  " + dot_quote(to_string(ends.first)) + " -> " + dot_quote(to_string(ends.second)) +
-           " [label=" + dot_quote(label) + "];\n";
-  }
+  append_dot_header(out, plan, g, sound);
+  append_dot_nodes(out, g, origin);
+  append_dot_edges(out, g, plan);
   out += "}\n";
   return out;
 }

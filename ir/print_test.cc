@@ -240,7 +240,7 @@ TEST_CASE("to_dot still draws a graph when the trace finds errors") {
   // Round 0 reads temp[0] before anything wrote it.
   PlanParts parts;
   parts.op = Op::kAlltoall;
-  parts.algorithm = Algorithm::kCombining;
+  parts.kind = PlanKind::kCombining;
   parts.ndims = 1;
   parts.neighborhood = {{1}, {2}};
   parts.temp_slots = {TempSlot{1}};

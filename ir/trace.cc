@@ -180,149 +180,199 @@ std::optional<std::vector<Content>> required_contents(const Plan& plan, int bloc
   return out;
 }
 
-Trace trace(const Plan& plan) {
-  Trace tr;
-  Machine m(plan);
-  std::vector<std::vector<int>> transfer_parents;  // per transfer: writers of the location it read
-  std::vector<std::vector<int>> local_parents;     // per local step
+namespace {
 
-  auto run_copy = [&](int phase, int c, const Copy& copy) {
-    const int l = static_cast<int>(tr.locals.size());
-    auto ctx = [&] {
-      return phase < 0 ? "copy " + std::to_string(c)
-                       : "phase " + std::to_string(phase) + ", copy " + std::to_string(c);
-    };
-    const Location& from = m.at(copy.from);
-    if (!from.content) tr.errors.push_back(ctx() + ": reads " + to_string(copy.from) + " before it holds data");
-    LocalStep step;
-    step.phase = phase;
-    step.copy = c;
-    if (from.content) {
-      step.contents = *from.content;
-      if (!step.contents.empty()) step.content = step.contents.front();
+// Runs the plan on one symbolic process: phases (sends, then receives, then copies), the final
+// copies, then per recv block the checks of its final content and the walk back to the send
+// buffer that names every step feeding it.
+class Tracer {
+ public:
+  explicit Tracer(const Plan& plan) : plan_(plan), m_(plan) {}
+
+  Trace run() {
+    for (int p = 0; p < static_cast<int>(plan_.phases().size()); ++p) run_phase(p);
+    run_final_copies();
+    std::size_t walked = 0;
+    for (int i = 0; i < plan_.num_recv_blocks(); ++i) {
+      record_final(i);
+      if (!check_final(i)) continue;
+      if (!walk_back(i, walked)) break;
     }
-    tr.locals.push_back(step);
-    local_parents.push_back(from.writers);
-    const std::optional<Multiset> content = from.content;
-    m.write(copy.to, content, local_writer(l), ctx, tr.errors);
-    return content;
-  };
+    return std::move(tr_);
+  }
 
-  for (int p = 0; p < static_cast<int>(plan.phases().size()); ++p) {
-    const Phase& phase = plan.phases()[p];
-    tr.round_start.emplace_back();
-    // All rounds of a phase run concurrently: every send reads the state before the phase,
-    // and only then are the receives applied (reduce entries in plan order), then the copies.
-    const int phase_first = static_cast<int>(tr.transfers.size());
+ private:
+  // All rounds of a phase run concurrently: every send reads the state before the phase, and
+  // only then are the receives applied (reduce entries in plan order), then the copies.
+  void run_phase(int p) {
+    const Phase& phase = plan_.phases()[p];
+    tr_.round_start.emplace_back();
+    const int phase_first = static_cast<int>(tr_.transfers.size());
     std::vector<std::optional<Multiset>> sent;
     for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
-      const Round& round = phase.rounds[r];
-      tr.round_start[p].push_back(static_cast<int>(tr.transfers.size()));
-      for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
-        const Location& loc = m.at(round.send[e]);
-        if (!loc.content)
-          tr.errors.push_back(where(p, r, "send", e) + ": reads " + to_string(round.send[e]) +
-                              " before it holds data");
-        Transfer x;
-        x.phase = p;
-        x.round = r;
-        x.entry = e;
-        if (loc.content) {
-          x.contents = *loc.content;
-          if (!x.contents.empty()) x.content = x.contents.front();
-        }
-        tr.transfers.push_back(std::move(x));
-        sent.push_back(loc.content);
-        transfer_parents.push_back(loc.writers);
-      }
+      tr_.round_start[p].push_back(static_cast<int>(tr_.transfers.size()));
+      for (int e = 0; e < static_cast<int>(phase.rounds[r].send.size()); ++e) sent.push_back(read_send(p, r, e));
     }
-    for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
-      const Round& round = phase.rounds[r];
-      for (int e = 0; e < static_cast<int>(round.recv.size()); ++e) {
-        const int x = tr.round_start[p][r] + e;
-        std::optional<Multiset> arrived = sent[x - phase_first];
-        if (arrived) {
-          // The sender is at -shift from the receiver, so an origin o seen by the sender is
-          // o - shift seen by the receiver.
-          for (Content& c : *arrived) {
-            for (std::size_t k = 0; k < c.origin.size() && k < round.shift.size(); ++k) {
-              const std::int64_t o = std::int64_t{c.origin[k]} - round.shift[k];
-              if (o > kMaxOrigin || o < -kMaxOrigin) {
-                tr.errors.push_back(where(p, r, "recv", e) + ": block travels more than 2^30 positions away");
-                arrived.reset();
-                break;
-              }
-              c.origin[k] = static_cast<int>(o);
-            }
-            if (!arrived) break;
-          }
-          if (arrived) std::sort(arrived->begin(), arrived->end());
-        }
-        m.write(round.recv[e], arrived, x, [&] { return where(p, r, "recv", e); }, tr.errors);
+    for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r)
+      for (int e = 0; e < static_cast<int>(phase.rounds[r].recv.size()); ++e) {
+        const int x = tr_.round_start[p][r] + e;
+        receive(p, r, e, x, sent[x - phase_first]);
       }
-    }
-    tr.phase_copy_start.push_back(static_cast<int>(tr.locals.size()));
+    tr_.phase_copy_start.push_back(static_cast<int>(tr_.locals.size()));
     for (int c = 0; c < static_cast<int>(phase.copies.size()); ++c) run_copy(p, c, phase.copies[c]);
   }
 
-  tr.final_copy_start = static_cast<int>(tr.locals.size());
-  for (int c = 0; c < static_cast<int>(plan.copies().size()); ++c) {
-    const std::optional<Multiset> content = run_copy(-1, c, plan.copies()[c]);
-    tr.copy_content.push_back(content && !content->empty() ? std::optional<Content>(content->front()) : std::nullopt);
+  // Records the transfer of send entry e of round r in phase p; returns what it carries.
+  std::optional<Multiset> read_send(int p, int r, int e) {
+    const BufRef& ref = plan_.phases()[p].rounds[r].send[e];
+    const Location& loc = m_.at(ref);
+    if (!loc.content) tr_.errors.push_back(where(p, r, "send", e) + ": reads " + to_string(ref) + " before it holds data");
+    Transfer x;
+    x.phase = p;
+    x.round = r;
+    x.entry = e;
+    set_contents(x, loc.content);
+    tr_.transfers.push_back(std::move(x));
+    transfer_parents_.push_back(loc.writers);
+    return loc.content;
   }
 
-  const bool reduction = is_reduction(plan.op());
-  std::size_t walked = 0;
-  for (int i = 0; i < plan.num_recv_blocks(); ++i) {
-    const Location& loc = m.recv_[i];
-    tr.final_contents.push_back(loc.content);
-    tr.final_recv.push_back(loc.content && !loc.content->empty() ? std::optional<Content>(loc.content->front())
-                                                                 : std::nullopt);
-    if (!loc.written) {
-      tr.errors.push_back("recv[" + std::to_string(i) + "] is never written (expected " + m.describe_required(i) + ")");
-      continue;
+  // Applies recv entry e of round r in phase p (transfer x), which brings `arrived`.
+  void receive(int p, int r, int e, int x, std::optional<Multiset> arrived) {
+    const Round& round = plan_.phases()[p].rounds[r];
+    if (arrived && !shift_origins(*arrived, round.shift)) {
+      tr_.errors.push_back(where(p, r, "recv", e) + ": block travels more than 2^30 positions away");
+      arrived.reset();
     }
-    if (reduction && loc.content && m.required_[i]) {
-      // Excess contributions were reported where they were written; here what is missing.
-      std::map<Content, int> have;
-      for (const Content& c : *loc.content) ++have[c];
-      for (const auto& [c, want] : m.counts_[i]) {
-        const int got = have.count(c) ? have[c] : 0;
-        if (got < want)
-          tr.errors.push_back("recv[" + std::to_string(i) + "] misses " + describe(c) + " (holds it " +
-                              std::to_string(got) + " times, required " + std::to_string(want) + ")");
+    m_.write(round.recv[e], arrived, x, [&] { return where(p, r, "recv", e); }, tr_.errors);
+  }
+
+  // The sender is at -shift from the receiver, so an origin o seen by the sender is o - shift
+  // seen by the receiver. False when an origin would leave the bound kMaxOrigin.
+  static bool shift_origins(Multiset& contents, const Offset& shift) {
+    for (Content& c : contents)
+      for (std::size_t k = 0; k < c.origin.size() && k < shift.size(); ++k) {
+        const std::int64_t o = std::int64_t{c.origin[k]} - shift[k];
+        if (o > kMaxOrigin || o < -kMaxOrigin) return false;
+        c.origin[k] = static_cast<int>(o);
       }
+    std::sort(contents.begin(), contents.end());
+    return true;
+  }
+
+  // A local step (phase < 0: the plan's final copy c); returns what it moves.
+  std::optional<Multiset> run_copy(int phase, int c, const Copy& copy) {
+    const int l = static_cast<int>(tr_.locals.size());
+    auto ctx = [&] {
+      return phase < 0 ? "copy " + std::to_string(c) : "phase " + std::to_string(phase) + ", copy " + std::to_string(c);
+    };
+    const Location& from = m_.at(copy.from);
+    if (!from.content) tr_.errors.push_back(ctx() + ": reads " + to_string(copy.from) + " before it holds data");
+    LocalStep step;
+    step.phase = phase;
+    step.copy = c;
+    set_contents(step, from.content);
+    tr_.locals.push_back(step);
+    local_parents_.push_back(from.writers);
+    const std::optional<Multiset> content = from.content;
+    m_.write(copy.to, content, local_writer(l), ctx, tr_.errors);
+    return content;
+  }
+
+  void run_final_copies() {
+    tr_.final_copy_start = static_cast<int>(tr_.locals.size());
+    for (int c = 0; c < static_cast<int>(plan_.copies().size()); ++c)
+      tr_.copy_content.push_back(first_of(run_copy(-1, c, plan_.copies()[c])));
+  }
+
+  static void set_contents(Flow& f, const std::optional<Multiset>& content) {
+    if (!content) return;
+    f.contents = *content;
+    if (!f.contents.empty()) f.content = f.contents.front();
+  }
+
+  static std::optional<Content> first_of(const std::optional<Multiset>& m) {
+    return m && !m->empty() ? std::optional<Content>(m->front()) : std::nullopt;
+  }
+
+  void record_final(int i) {
+    const Location& loc = m_.recv_[i];
+    tr_.final_contents.push_back(loc.content);
+    tr_.final_recv.push_back(first_of(loc.content));
+  }
+
+  // Reports a recv block never written, or (reductions) missing contributions; excess ones were
+  // reported where they were written. False when there is nothing to walk back from.
+  bool check_final(int i) {
+    const Location& loc = m_.recv_[i];
+    if (!loc.written) {
+      tr_.errors.push_back("recv[" + std::to_string(i) + "] is never written (expected " + m_.describe_required(i) + ")");
+      return false;
     }
-    // Walk the writers back to the send buffer: every transfer and local step on the way feeds
-    // block i. `rel` is the final holder's position relative to the process at the step.
+    if (!is_reduction(plan_.op()) || !loc.content || !m_.required_[i]) return true;
+    std::map<Content, int> have;
+    for (const Content& c : *loc.content) ++have[c];
+    for (const auto& [c, want] : m_.counts_[i]) {
+      const int got = have.count(c) ? have[c] : 0;
+      if (got < want)
+        tr_.errors.push_back("recv[" + std::to_string(i) + "] misses " + describe(c) + " (holds it " +
+                             std::to_string(got) + " times, required " + std::to_string(want) + ")");
+    }
+    return true;
+  }
+
+  // Walks the writers of recv block i back to the send buffer: every transfer and local step on
+  // the way feeds block i. `rel` is the final holder's position relative to the process at the
+  // step. False (reported) once `walked` exceeds kMaxWalk over all blocks.
+  bool walk_back(int i, std::size_t& walked) {
     std::set<std::pair<int, Offset>> seen;
     std::vector<std::pair<int, Offset>> pending;
-    const Offset zero(plan.ndims(), 0);
-    for (int w : loc.writers) pending.emplace_back(w, zero);
+    const Offset zero(plan_.ndims(), 0);
+    for (int w : m_.recv_[i].writers) pending.emplace_back(w, zero);
     while (!pending.empty()) {
       auto [w, rel] = std::move(pending.back());
       pending.pop_back();
       if (!seen.insert({w, rel}).second) continue;
       if (++walked > kMaxWalk) {
-        tr.errors.push_back("recv[" + std::to_string(i) + "]: more than " + std::to_string(kMaxWalk) +
-                            " (step, position) pairs lead to the recv blocks; the plan is too entangled to trace");
-        return tr;
+        tr_.errors.push_back("recv[" + std::to_string(i) + "]: more than " + std::to_string(kMaxWalk) +
+                             " (step, position) pairs lead to the recv blocks; the plan is too entangled to trace");
+        return false;
       }
-      Flow& f = w >= 0 ? static_cast<Flow&>(tr.transfers[w]) : tr.locals[local_of_writer(w)];
-      if (f.targets.empty() || f.targets.back() != i) f.targets.push_back(i);
-      if (std::find(f.holders.begin(), f.holders.end(), rel) == f.holders.end()) f.holders.push_back(rel);
+      mark_feeds(w, i, rel);
       if (w >= 0) {
-        const Offset& shift = plan.phases()[tr.transfers[w].phase].rounds[tr.transfers[w].round].shift;
-        Offset up(rel.size());
-        for (std::size_t k = 0; k < rel.size(); ++k)
-          up[k] = clamp_int(std::int64_t{rel[k]} + (k < shift.size() ? shift[k] : 0));
-        for (int parent : transfer_parents[w]) pending.emplace_back(parent, up);
+        const Offset up = holder_before(w, rel);
+        for (int parent : transfer_parents_[w]) pending.emplace_back(parent, up);
       } else {
-        for (int parent : local_parents[local_of_writer(w)]) pending.emplace_back(parent, rel);
+        for (int parent : local_parents_[local_of_writer(w)]) pending.emplace_back(parent, rel);
       }
     }
+    return true;
   }
-  return tr;
-}
+
+  // Notes on writer w's flow that it feeds recv block i, held at `rel` from its process.
+  void mark_feeds(int w, int i, const Offset& rel) {
+    Flow& f = w >= 0 ? static_cast<Flow&>(tr_.transfers[w]) : tr_.locals[local_of_writer(w)];
+    if (f.targets.empty() || f.targets.back() != i) f.targets.push_back(i);
+    if (std::find(f.holders.begin(), f.holders.end(), rel) == f.holders.end()) f.holders.push_back(rel);
+  }
+
+  // The holder's position seen from the sender of transfer w (the receiver sees it at `rel`).
+  Offset holder_before(int w, const Offset& rel) const {
+    const Offset& shift = plan_.phases()[tr_.transfers[w].phase].rounds[tr_.transfers[w].round].shift;
+    Offset up(rel.size());
+    for (std::size_t k = 0; k < rel.size(); ++k) up[k] = clamp_int(std::int64_t{rel[k]} + (k < shift.size() ? shift[k] : 0));
+    return up;
+  }
+
+  const Plan& plan_;
+  Machine m_;
+  Trace tr_;
+  std::vector<std::vector<int>> transfer_parents_;  // per transfer: writers of the location it read
+  std::vector<std::vector<int>> local_parents_;     // per local step
+};
+
+}  // namespace
+
+Trace trace(const Plan& plan) { return Tracer(plan).run(); }
 
 }  // namespace cartplan::ir

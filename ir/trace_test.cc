@@ -15,7 +15,7 @@ using testing::temp;
 TEST_CASE("a two-hop alltoall: origins move by -shift, both hops feed the final block") {
   PlanParts p;
   p.op = Op::kAlltoall;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 2;
   p.neighborhood = {{1, 1}, {1, 0}};
   p.dim_order = {0, 1};
@@ -40,7 +40,7 @@ TEST_CASE("a two-hop alltoall: origins move by -shift, both hops feed the final 
 TEST_CASE("allgather: a shared edge feeds every block below it; copies carry content") {
   PlanParts p;
   p.op = Op::kAllgather;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 2;
   p.neighborhood = {{1, 0}, {1, 1}, {1, -1}, {1, 1}};
   p.dim_order = {0, 1};
@@ -60,7 +60,7 @@ TEST_CASE("allgather: a shared edge feeds every block below it; copies carry con
 TEST_CASE("hostile shifts cannot overflow origins") {
   PlanParts p;
   p.op = Op::kAllgather;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 1;
   p.neighborhood = {{1}};
   p.dim_order = {0};

@@ -2,6 +2,7 @@
 // the symbolic layer (trace()).
 #include "ir/verify.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -67,6 +68,19 @@ class Checker {
   }
 
   void run() {
+    check_dims_and_slots();
+    if (!errors.empty()) return;  // the rest indexes by these
+    std::set<int> tags;
+    for (int p = 0; p < static_cast<int>(plan_.phases().size()); ++p) check_phase(p, tags);
+    check_copies(plan_.copies(), "");
+    check_stats();
+  }
+
+  std::vector<std::string> errors;
+
+ private:
+  // ndims, the neighbourhood's coordinates, dim_order and the temp slots' shapes.
+  void check_dims_and_slots() {
     const int d = plan_.ndims();
     const int t = plan_.num_blocks();
     if (d < 1) error("ndims is " + std::to_string(d) + ", expected at least 1");
@@ -83,103 +97,115 @@ class Checker {
       if (of < 0 || of >= t)
         error("temp_slots[" + std::to_string(s) + "].shape_of = " + std::to_string(of) + " is out of range");
     }
-    if (!errors.empty()) return;  // the rest indexes by these
-
-    std::set<int> tags;
-    int rounds = 0, volume = 0;
-    std::vector<int> phase_rounds;
-    for (int p = 0; p < static_cast<int>(plan_.phases().size()); ++p) {
-      const Phase& phase = plan_.phases()[p];
-      const std::string pctx = "phase " + std::to_string(p);
-      if (phase.dim < Phase::kAllDims || phase.dim >= d)
-        error(pctx + ": dim " + std::to_string(phase.dim) + " is out of range");
-      // (kind, index) -> the (round, entry) that writes or reads it in this phase. Context
-      // strings are built only for errors: verify runs on every bind of large plans. Several
-      // reduce entries may write one location in a phase (they are combined after the phase's
-      // messages complete); an overwrite must be its location's only write.
-      std::map<std::pair<int, int>, std::pair<int, int>> written, read;
-      std::map<std::pair<int, int>, bool> all_reduce;
-      auto entry_ctx = [&](int r, const char* side, int e) {
-        return pctx + ", round " + std::to_string(r) + ", " + side + " entry " + std::to_string(e);
-      };
-      for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
-        const Round& round = phase.rounds[r];
-        const std::string rctx = pctx + ", round " + std::to_string(r);
-        ++rounds;
-        volume += static_cast<int>(round.send.size());
-        if (static_cast<int>(round.shift.size()) != d) {
-          error(rctx + ": shift has " + std::to_string(round.shift.size()) + " coordinates, expected " +
-                std::to_string(d));
-        } else {
-          bool zero = true;
-          for (int x : round.shift) zero = zero && x == 0;
-          if (zero) error(rctx + ": shift is zero (local moves belong in copies)");
-          if (phase.dim != Phase::kAllDims)
-            for (int k = 0; k < d; ++k)
-              if (k != phase.dim && round.shift[k] != 0)
-                error(rctx + ": shift " + to_string(round.shift) + " leaves the phase's dimension " +
-                      std::to_string(phase.dim));
-        }
-        if (round.tag < 0) error(rctx + ": tag " + std::to_string(round.tag) + " is negative");
-        if (!tags.insert(round.tag).second)
-          error(rctx + ": tag " + std::to_string(round.tag) + " is used by another round (tags are per round)");
-        if (round.send.size() != round.recv.size())
-          error(rctx + ": sends " + std::to_string(round.send.size()) + " entries but receives " +
-                std::to_string(round.recv.size()));
-        if (round.send.empty()) error(rctx + ": has no entries");
-        for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
-          check_ref(round.send[e], [&] { return entry_ctx(r, "send", e); }, false);
-          if (in_range(round.send[e])) read.emplace(key(round.send[e]), std::pair(r, e));
-        }
-        for (int e = 0; e < static_cast<int>(round.recv.size()); ++e) {
-          auto ctx = [&] { return entry_ctx(r, "recv", e); };
-          check_ref(round.recv[e], ctx, true);
-          if (!in_range(round.recv[e])) continue;
-          auto [it, fresh] = written.emplace(key(round.recv[e]), std::pair(r, e));
-          const auto mode = all_reduce.emplace(key(round.recv[e]), round.recv[e].reduce).first;
-          if (!fresh && !(mode->second && round.recv[e].reduce))
-            error(ctx() + ": writes " + to_string(round.recv[e]) + ", also written by " +
-                  entry_ctx(it->second.first, "recv", it->second.second) + " in the same phase" +
-                  (is_reduction(plan_.op()) ? " (only reduce entries may share a location)" : ""));
-          mode->second = mode->second && round.recv[e].reduce;
-          if (e < static_cast<int>(round.send.size()) && in_range(round.send[e]) &&
-              shape(round.send[e]) != shape(round.recv[e]))
-            error(ctx() + ": receives " + to_string(round.recv[e]) + " (shape of block " +
-                  std::to_string(shape(round.recv[e])) + ") for " + to_string(round.send[e]) +
-                  " (shape of block " + std::to_string(shape(round.send[e])) + ")");
-        }
-      }
-      // Rounds of a phase run concurrently, so a location read and written in one phase races.
-      for (const auto& [loc, w] : written) {
-        auto it = read.find(loc);
-        if (it != read.end())
-          error(entry_ctx(w.first, "recv", w.second) + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) +
-                ", which " + entry_ctx(it->second.first, "send", it->second.second) + " reads in the same phase");
-      }
-      check_copies(phase.copies, pctx + ", ");
-      phase_rounds.push_back(static_cast<int>(phase.rounds.size()));
-    }
-    check_copies(plan_.copies(), "");
-
-    int t_nonzero = 0;
-    for (const Offset& o : plan_.neighborhood()) {
-      bool zero = true;
-      for (int x : o) zero = zero && x == 0;
-      t_nonzero += zero ? 0 : 1;
-    }
-    const Stats& s = plan_.stats();
-    if (s.t != t_nonzero) error("stats.t = " + std::to_string(s.t) + ", but the neighbourhood has " +
-                                std::to_string(t_nonzero) + " non-zero offsets");
-    if (s.rounds != rounds) error("stats.rounds = " + std::to_string(s.rounds) + ", but the plan has " +
-                                  std::to_string(rounds) + " rounds");
-    if (s.volume != volume) error("stats.volume = " + std::to_string(s.volume) + ", but the plan sends " +
-                                  std::to_string(volume) + " entries");
-    if (s.phase_rounds != phase_rounds) error("stats.phase_rounds does not match the rounds of each phase");
   }
 
-  std::vector<std::string> errors;
+  // Who touches each location in one phase: (kind, index) -> the (round, entry) that writes or
+  // reads it, and whether all its writes reduce. Several reduce entries may write one location
+  // in a phase (they are combined after the phase's messages complete); an overwrite must be
+  // its location's only write.
+  struct PhaseAccess {
+    std::map<std::pair<int, int>, std::pair<int, int>> written, read;
+    std::map<std::pair<int, int>, bool> all_reduce;
+  };
 
- private:
+  // Context strings are built only for errors: verify runs on every bind of large plans.
+  static std::string entry_ctx(int p, int r, const char* side, int e) {
+    return "phase " + std::to_string(p) + ", round " + std::to_string(r) + ", " + side + " entry " + std::to_string(e);
+  }
+
+  void check_phase(int p, std::set<int>& tags) {
+    const Phase& phase = plan_.phases()[p];
+    if (phase.dim < Phase::kAllDims || phase.dim >= plan_.ndims())
+      error("phase " + std::to_string(p) + ": dim " + std::to_string(phase.dim) + " is out of range");
+    PhaseAccess access;
+    for (int r = 0; r < static_cast<int>(phase.rounds.size()); ++r) {
+      check_round(p, r, tags);
+      check_sends(p, r, access);
+      check_receives(p, r, access);
+    }
+    check_races(p, access);
+    check_copies(phase.copies, "phase " + std::to_string(p) + ", ");
+  }
+
+  // The round's shift (length, non-zero, inside the phase's dimension), tag and entry counts.
+  void check_round(int p, int r, std::set<int>& tags) {
+    const Phase& phase = plan_.phases()[p];
+    const Round& round = phase.rounds[r];
+    const int d = plan_.ndims();
+    const std::string rctx = "phase " + std::to_string(p) + ", round " + std::to_string(r);
+    if (static_cast<int>(round.shift.size()) != d) {
+      error(rctx + ": shift has " + std::to_string(round.shift.size()) + " coordinates, expected " + std::to_string(d));
+    } else {
+      if (std::all_of(round.shift.begin(), round.shift.end(), [](int x) { return x == 0; }))
+        error(rctx + ": shift is zero (local moves belong in copies)");
+      if (phase.dim != Phase::kAllDims)
+        for (int k = 0; k < d; ++k)
+          if (k != phase.dim && round.shift[k] != 0)
+            error(rctx + ": shift " + to_string(round.shift) + " leaves the phase's dimension " + std::to_string(phase.dim));
+    }
+    if (round.tag < 0) error(rctx + ": tag " + std::to_string(round.tag) + " is negative");
+    if (!tags.insert(round.tag).second)
+      error(rctx + ": tag " + std::to_string(round.tag) + " is used by another round (tags are per round)");
+    if (round.send.size() != round.recv.size())
+      error(rctx + ": sends " + std::to_string(round.send.size()) + " entries but receives " +
+            std::to_string(round.recv.size()));
+    if (round.send.empty()) error(rctx + ": has no entries");
+  }
+
+  void check_sends(int p, int r, PhaseAccess& access) {
+    const Round& round = plan_.phases()[p].rounds[r];
+    for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
+      check_ref(round.send[e], [&] { return entry_ctx(p, r, "send", e); }, false);
+      if (in_range(round.send[e])) access.read.emplace(key(round.send[e]), std::pair(r, e));
+    }
+  }
+
+  // Each recv entry: its reference, its location's other writes in the phase, and its shape
+  // against the entry it receives.
+  void check_receives(int p, int r, PhaseAccess& access) {
+    const Round& round = plan_.phases()[p].rounds[r];
+    for (int e = 0; e < static_cast<int>(round.recv.size()); ++e) {
+      const BufRef& to = round.recv[e];
+      auto ctx = [&] { return entry_ctx(p, r, "recv", e); };
+      check_ref(to, ctx, true);
+      if (!in_range(to)) continue;
+      auto [it, fresh] = access.written.emplace(key(to), std::pair(r, e));
+      const auto mode = access.all_reduce.emplace(key(to), to.reduce).first;
+      if (!fresh && !(mode->second && to.reduce))
+        error(ctx() + ": writes " + to_string(to) + ", also written by " +
+              entry_ctx(p, it->second.first, "recv", it->second.second) + " in the same phase" +
+              (is_reduction(plan_.op()) ? " (only reduce entries may share a location)" : ""));
+      mode->second = mode->second && to.reduce;
+      if (e < static_cast<int>(round.send.size()) && in_range(round.send[e]) && shape(round.send[e]) != shape(to))
+        error(ctx() + ": receives " + to_string(to) + " (shape of block " + std::to_string(shape(to)) + ") for " +
+              to_string(round.send[e]) + " (shape of block " + std::to_string(shape(round.send[e])) + ")");
+    }
+  }
+
+  // Rounds of a phase run concurrently, so a location read and written in one phase races.
+  void check_races(int p, const PhaseAccess& access) {
+    for (const auto& [loc, w] : access.written) {
+      auto it = access.read.find(loc);
+      if (it != access.read.end())
+        error(entry_ctx(p, w.first, "recv", w.second) + ": writes " + to_string(BufRef{BufKind(loc.first), loc.second}) +
+              ", which " + entry_ctx(p, it->second.first, "send", it->second.second) + " reads in the same phase");
+    }
+  }
+
+  void check_stats() {
+    const Stats want = derived_stats(plan_.parts());
+    const Stats& s = plan_.stats();
+    if (s.t != want.t)
+      error("stats.t = " + std::to_string(s.t) + ", but the neighbourhood has " + std::to_string(want.t) +
+            " non-zero offsets");
+    if (s.rounds != want.rounds)
+      error("stats.rounds = " + std::to_string(s.rounds) + ", but the plan has " + std::to_string(want.rounds) + " rounds");
+    if (s.volume != want.volume)
+      error("stats.volume = " + std::to_string(s.volume) + ", but the plan sends " + std::to_string(want.volume) +
+            " entries");
+    if (s.phase_rounds != want.phase_rounds) error("stats.phase_rounds does not match the rounds of each phase");
+  }
+
   static std::pair<int, int> key(const BufRef& ref) { return {static_cast<int>(ref.kind), ref.index}; }
   const Plan& plan_;
 };

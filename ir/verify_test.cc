@@ -18,7 +18,7 @@ using testing::temp;
 PlanParts direct_1d() {
   PlanParts p;
   p.op = Op::kAlltoall;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 1;
   p.neighborhood = {{2}, {-1}, {0}};
   p.dim_order = {0};
@@ -36,7 +36,7 @@ PlanParts direct_1d() {
 PlanParts two_hop() {
   PlanParts p;
   p.op = Op::kAlltoall;
-  p.algorithm = Algorithm::kCombining;
+  p.kind = PlanKind::kCombining;
   p.ndims = 2;
   p.neighborhood = {{1, 1}};
   p.dim_order = {0, 1};
@@ -183,7 +183,7 @@ namespace {
 PlanParts allreduce_1d() {
   PlanParts p;
   p.op = Op::kAllreduce;
-  p.algorithm = Algorithm::kDirect;
+  p.kind = PlanKind::kDirect;
   p.ndims = 1;
   p.neighborhood = {{1}, {-1}, {0}};
   p.dim_order = {0};

@@ -135,7 +135,8 @@ TEST_CASE("random neighbourhoods x reduction/rooted ops x algorithms x tori/mesh
         CHECK_MESSAGE(errors.empty(), (errors.empty() ? "" : errors.front()));
 
         const std::string json = ir::to_json_string(*plan);
-        CHECK(json.find(ir::kPlanSchemaV2) != std::string::npos);
+        const bool v3 = plan->kind() == ir::PlanKind::kLogRound || plan->kind() == ir::PlanKind::kHybrid;
+        CHECK(json.find(v3 ? ir::kPlanSchemaV3 : ir::kPlanSchemaV2) != std::string::npos);
         const Result<ir::Plan> back = ir::plan_from_json_string(json);
         REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error()));
         CHECK(*back == *plan);

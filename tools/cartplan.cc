@@ -207,94 +207,120 @@ struct PlanRequest {
 const std::set<std::string> kPlanOptions = {"op",       "stencil",          "algo",   "dim-order", "block-bytes",
                                             "alpha-us", "beta-us-per-byte", "format", "cost-model", "root"};
 
-Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
-  PlanRequest req;
-  for (const char* required : {"op", "stencil"})
-    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+Result<ir::Op> parse_op(const Options& o) {
+  return parse_enum<ir::Op>(o, "op",
+                            {{"alltoall", ir::Op::kAlltoall},
+                             {"allgather", ir::Op::kAllgather},
+                             {"allreduce", ir::Op::kAllreduce},
+                             {"reduce_scatter", ir::Op::kReduceScatter},
+                             {"bcast", ir::Op::kBcast},
+                             {"gather", ir::Op::kGather},
+                             {"scatter", ir::Op::kScatter},
+                             {"reduce", ir::Op::kReduce}},
+                            ir::Op::kAlltoall);
+}
 
-  Result<ir::Op> op = parse_enum<ir::Op>(o, "op",
-                                         {{"alltoall", ir::Op::kAlltoall},
-                                          {"allgather", ir::Op::kAllgather},
-                                          {"allreduce", ir::Op::kAllreduce},
-                                          {"reduce_scatter", ir::Op::kReduceScatter},
-                                          {"bcast", ir::Op::kBcast},
-                                          {"gather", ir::Op::kGather},
-                                          {"scatter", ir::Op::kScatter},
-                                          {"reduce", ir::Op::kReduce}},
-                                         ir::Op::kAlltoall);
-  if (!op) return ErrorMessage{op.error()};
-  req.op = *op;
+Result<engine::AlgoChoice> parse_algo(const Options& o) {
+  return parse_enum<engine::AlgoChoice>(o, "algo",
+                                        {{"auto", engine::AlgoChoice::kAuto},
+                                         {"direct", engine::AlgoChoice::kDirect},
+                                         {"combining", engine::AlgoChoice::kCombining},
+                                         {"loground", engine::AlgoChoice::kLogRound},
+                                         {"hybrid", engine::AlgoChoice::kHybrid}},
+                                        engine::AlgoChoice::kAuto);
+}
 
-  Result<engine::AlgoChoice> algo = parse_enum<engine::AlgoChoice>(
-      o, "algo",
-      {{"auto", engine::AlgoChoice::kAuto},
-       {"direct", engine::AlgoChoice::kDirect},
-       {"combining", engine::AlgoChoice::kCombining},
-       {"loground", engine::AlgoChoice::kLogRound},
-       {"hybrid", engine::AlgoChoice::kHybrid}},
-      engine::AlgoChoice::kAuto);
-  if (!algo) return ErrorMessage{algo.error()};
-  req.options.algo = *algo;
-
+Result<Format> parse_format(const Options& o, bool allow_dot) {
   std::vector<std::pair<std::string, Format>> formats = {{"json", Format::kJson}, {"text", Format::kText}};
   if (allow_dot) formats.push_back({"dot", Format::kDot});
-  Result<Format> format = parse_enum<Format>(o, "format", formats, Format::kJson);
-  if (!format) return ErrorMessage{format.error()};
-  req.format = *format;
+  return parse_enum<Format>(o, "format", formats, Format::kJson);
+}
 
-  if (const std::string* s = o.get("block-bytes")) {
-    Result<std::int64_t> n = parse_int("--block-bytes", *s, 0, std::numeric_limits<std::int64_t>::max());
-    if (!n) return ErrorMessage{n.error()};
-    req.options.block_bytes = *n;
-  }
-  // A calibrated model first; explicit --alpha-us/--beta-us-per-byte override its values.
+// A calibrated model first (--cost-model); explicit --alpha-us/--beta-us-per-byte override its
+// values.
+Result<engine::CostModel> parse_model(const Options& o) {
+  engine::CostModel model;
   if (const std::string* s = o.get("cost-model")) {
     // Read with the bounded reader: /dev/zero or a huge file is an error, not a memory blow-up.
     Result<std::string> text = read_file_bounded(*s);
     if (!text) return fail("--cost-model: " + text.error());
     Result<engine::CostModel> m = engine::parse_cost_model(*text);
     if (!m) return fail("--cost-model: cost model " + in_quotes(*s) + ": " + m.error());
-    req.options.model = *m;
+    model = *m;
   }
   if (const std::string* s = o.get("alpha-us")) {
     Result<double> a = parse_nonnegative("--alpha-us", *s);
     if (!a) return ErrorMessage{a.error()};
-    req.options.model.alpha_us = *a;
+    model.alpha_us = *a;
   }
   if (const std::string* s = o.get("beta-us-per-byte")) {
     Result<double> b = parse_nonnegative("--beta-us-per-byte", *s);
     if (!b) return ErrorMessage{b.error()};
-    req.options.model.beta_us_per_byte = *b;
+    model.beta_us_per_byte = *b;
   }
+  return model;
+}
 
+// --block-sizes: one size per offset of the stencil, in its order (the faces, edges and corners
+// of a halo's v/w request differ): predictions use them instead of --block-bytes.
+Result<std::vector<std::int64_t>> parse_block_sizes(const Options& o, const engine::Neighborhood& nbh) {
+  const std::string* s = o.get("block-sizes");
+  if (!s) return std::vector<std::int64_t>{};
+  if (o.get("block-bytes")) return fail("--block-sizes and --block-bytes exclude each other");
+  Result<std::vector<int>> sizes = parse_int_list("--block-sizes", *s, 0, std::numeric_limits<int>::max(),
+                                                  static_cast<std::size_t>(nbh.size()) + 1);
+  if (!sizes) return ErrorMessage{sizes.error()};
+  if (static_cast<int>(sizes->size()) != nbh.size())
+    return fail("--block-sizes has " + std::to_string(sizes->size()) + " entries but the stencil " +
+                in_quotes(*o.get("stencil")) + " has " + std::to_string(nbh.size()) + " offsets");
+  return std::vector<std::int64_t>(sizes->begin(), sizes->end());
+}
+
+// --dim-order: auto (nullopt), natural, or a permutation K,K,..
+Result<std::optional<std::vector<int>>> parse_dim_order(const Options& o, const engine::Neighborhood& nbh) {
+  const std::string* s = o.get("dim-order");
+  if (!s || *s == "auto") return std::optional<std::vector<int>>();
+  if (*s == "natural") return std::optional<std::vector<int>>(engine::natural_dim_order(nbh.ndims()));
+  Result<std::vector<int>> list =
+      parse_int_list("--dim-order", *s, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  if (!list) return ErrorMessage{list.error()};
+  Result<std::vector<int>> checked = engine::check_dim_order(*list, nbh.ndims());
+  if (!checked) return fail("--dim-order: " + checked.error());
+  return std::optional<std::vector<int>>(*checked);
+}
+
+// The options of `plan`, `simulate` and `lower` that say what to plan, in the order their
+// errors are reported.
+Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
+  PlanRequest req;
+  for (const char* required : {"op", "stencil"})
+    if (!o.get(required)) return fail("missing required option --" + std::string(required));
+  Result<ir::Op> op = parse_op(o);
+  if (!op) return ErrorMessage{op.error()};
+  req.op = *op;
+  Result<engine::AlgoChoice> algo = parse_algo(o);
+  if (!algo) return ErrorMessage{algo.error()};
+  req.options.algo = *algo;
+  Result<Format> format = parse_format(o, allow_dot);
+  if (!format) return ErrorMessage{format.error()};
+  req.format = *format;
+  if (const std::string* s = o.get("block-bytes")) {
+    Result<std::int64_t> n = parse_int("--block-bytes", *s, 0, std::numeric_limits<std::int64_t>::max());
+    if (!n) return ErrorMessage{n.error()};
+    req.options.block_bytes = *n;
+  }
+  Result<engine::CostModel> model = parse_model(o);
+  if (!model) return ErrorMessage{model.error()};
+  req.options.model = *model;
   Result<engine::Neighborhood> nbh = engine::parse_spec(*o.get("stencil"));
   if (!nbh) return fail("--stencil: " + nbh.error());
   req.nbh = std::move(*nbh);
-
-  if (const std::string* s = o.get("block-sizes")) {
-    // One size per offset of the stencil, in its order (the faces, edges and corners of a
-    // halo's v/w request differ): predictions use them instead of --block-bytes.
-    if (o.get("block-bytes")) return fail("--block-sizes and --block-bytes exclude each other");
-    Result<std::vector<int>> sizes = parse_int_list("--block-sizes", *s, 0, std::numeric_limits<int>::max(),
-                                                    static_cast<std::size_t>(req.nbh->size()) + 1);
-    if (!sizes) return ErrorMessage{sizes.error()};
-    if (static_cast<int>(sizes->size()) != req.nbh->size())
-      return fail("--block-sizes has " + std::to_string(sizes->size()) + " entries but the stencil " +
-                  in_quotes(*o.get("stencil")) + " has " + std::to_string(req.nbh->size()) + " offsets");
-    req.options.block_sizes.assign(sizes->begin(), sizes->end());
-  }
-  if (const std::string* s = o.get("dim-order"); s && *s != "auto") {
-    std::vector<int> order = engine::natural_dim_order(req.nbh->ndims());
-    if (*s != "natural") {
-      Result<std::vector<int>> list =
-          parse_int_list("--dim-order", *s, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-      if (!list) return ErrorMessage{list.error()};
-      Result<std::vector<int>> checked = engine::check_dim_order(*list, req.nbh->ndims());
-      if (!checked) return fail("--dim-order: " + checked.error());
-      order = *checked;
-    }
-    req.options.dim_order = order;
-  }
+  Result<std::vector<std::int64_t>> sizes = parse_block_sizes(o, *req.nbh);
+  if (!sizes) return ErrorMessage{sizes.error()};
+  req.options.block_sizes = *sizes;
+  Result<std::optional<std::vector<int>>> order = parse_dim_order(o, *req.nbh);
+  if (!order) return ErrorMessage{order.error()};
+  req.options.dim_order = *order;
   return req;
 }
 
@@ -375,6 +401,36 @@ Result<Placement> parse_placement(const Options& o, const PlanRequest& req) {
 // ---------------------------------------------------------------------------------------------
 // Subcommands. Each returns an exit status; bad input is reported through Result errors.
 
+// `plan --explain`: every candidate's predicted cost term by term, the chosen one marked.
+Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
+  Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req.op, *req.nbh, req.options);
+  if (!cands) return ErrorMessage{cands.error()};
+  const engine::CostModel& m = req.options.model;
+  std::cout << "candidates for " << ir::to_string(req.op) << " " << *o.get("stencil");
+  if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
+  if (o.get("strided")) std::cout << ", strided";
+  if (req.options.block_sizes.empty())
+    std::cout << ", blocks of " << req.options.block_bytes << " bytes";
+  else
+    std::cout << ", block sizes " << *o.get("block-sizes");
+  std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
+            << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
+            << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
+            << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
+            << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B, fragment "
+            << m.fragment_us << " us (fast box " << m.fast_box_bytes << " B, inline up to " << m.inline_limit_bytes
+            << " B)\n";
+  const std::size_t best = engine::pick_candidate(*cands);
+  for (std::size_t i = 0; i < cands->size(); ++i) {
+    const engine::Candidate& c = (*cands)[i];
+    std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "
+              << c.plan.phases().size() << ", volume " << c.plan.stats().volume << ", order "
+              << ir::to_string(c.plan.dim_order()) << "): " << engine::explain(c.cost, m) << "\n";
+  }
+  std::cout << "chosen: " << (*cands)[best].name << "\n";
+  return kExitOk;
+}
+
 Result<int> cmd_plan(const Options& o) {
   Result<PlanRequest> req = parse_plan_request(o, /*allow_dot=*/true);
   if (!req) return ErrorMessage{req.error()};
@@ -391,34 +447,7 @@ Result<int> cmd_plan(const Options& o) {
     if (!where) return ErrorMessage{where.error()};
     req->options.grid = where->grid;
   }
-  if (o.get("explain")) {
-    Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(req->op, *req->nbh, req->options);
-    if (!cands) return ErrorMessage{cands.error()};
-    const engine::CostModel& m = req->options.model;
-    std::cout << "candidates for " << ir::to_string(req->op) << " " << *o.get("stencil");
-    if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
-    if (o.get("strided")) std::cout << ", strided";
-    if (req->options.block_sizes.empty())
-      std::cout << ", blocks of " << req->options.block_bytes << " bytes";
-    else
-      std::cout << ", block sizes " << *o.get("block-sizes");
-    std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
-              << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
-              << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
-              << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
-              << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B, fragment "
-              << m.fragment_us << " us (fast box " << m.fast_box_bytes << " B, inline up to " << m.inline_limit_bytes
-              << " B)\n";
-    const std::size_t best = engine::pick_candidate(*cands);
-    for (std::size_t i = 0; i < cands->size(); ++i) {
-      const engine::Candidate& c = (*cands)[i];
-      std::cout << (i == best ? "* " : "  ") << c.name << " (rounds " << c.plan.stats().rounds << ", phases "
-                << c.plan.phases().size() << ", volume " << c.plan.stats().volume << ", order "
-                << ir::to_string(c.plan.dim_order()) << "): " << engine::explain(c.cost, m) << "\n";
-    }
-    std::cout << "chosen: " << (*cands)[best].name << "\n";
-    return kExitOk;
-  }
+  if (o.get("explain")) return explain_candidates(o, *req);
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
   switch (req->format) {
@@ -447,7 +476,7 @@ Result<int> cmd_verify(const Options& o) {
     for (const std::string& e : errors) std::cerr << "cartplan verify: " << e << "\n";
     return kExitWrong;
   }
-  std::cout << "ok: " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << ", "
+  std::cout << "ok: " << ir::to_string(plan->op()) << " " << ir::to_string(plan->kind()) << ", "
             << plan->stats().rounds << " rounds, " << plan->stats().volume << " transfers\n";
   return kExitOk;
 }
@@ -476,6 +505,106 @@ Result<bool> check_simulation_size(const ir::Plan& plan, const engine::Grid& gri
   return true;
 }
 
+// The simulator's options from --values and --root; with --programs only integer sums.
+Result<sim::SimOptions> parse_sim_options(const Options& o, const PlanRequest& req, const Placement& where) {
+  sim::SimOptions sim_options;
+  sim_options.root = where.root;
+  Result<sim::SimOptions::Values> values = parse_enum<sim::SimOptions::Values>(
+      o, "values", {{"int", sim::SimOptions::Values::kInt64}, {"double", sim::SimOptions::Values::kDouble}},
+      sim::SimOptions::Values::kInt64);
+  if (!values) return ErrorMessage{values.error()};
+  if (o.get("values") && !ir::is_reduction(req.op))
+    return fail("--values applies only to allreduce, reduce_scatter and reduce");
+  sim_options.values = *values;
+  if (o.get("programs") && sim_options.values == sim::SimOptions::Values::kDouble)
+    return fail("--programs runs integer sums only; drop --values double");
+  if (ir::is_reduction(req.op) && req.options.block_bytes % 8 != 0)
+    return fail("--block-bytes: " + std::to_string(req.options.block_bytes) +
+                " is not a multiple of 8 (reductions simulate vectors of 8-byte elements)");
+  sim_options.model = req.options.model;
+  return sim_options;
+}
+
+// --programs: the same collective once more, as the lowered programs the MPI backend runs.
+Result<sim::ProgramSimReport> simulate_as_programs(const ir::Plan& plan, const engine::Grid& grid,
+                                                   const sim::SimOptions& sim_options, const engine::CostModel& model) {
+  sim::ProgramSimOptions po;
+  po.block_bytes = sim_options.block_bytes;
+  po.root = sim_options.root;
+  po.home_max_message_bytes = engine::home_max_message_bytes(model);  // as the backend lowers
+  po.trailer_min_bytes = engine::trailer_min_bytes(model);
+  Result<sim::ProgramSimReport> r = sim::simulate_programs(plan, grid, po);
+  if (!r) return fail("simulate --programs: " + r.error());
+  return r;
+}
+
+void print_simulation_json(const ir::Plan& plan, const sim::SimReport& report, const sim::SimOptions& sim_options,
+                           const std::optional<sim::ProgramSimReport>& prog) {
+  nlohmann::ordered_json j;
+  j["ok"] = report.ok;
+  j["errors"] = report.errors;
+  j["error_count"] = report.error_count;
+  j["messages"] = report.messages;
+  j["bytes"] = report.bytes;
+  j["copies"] = report.copies;
+  j["model_time_us"] = report.model_time_us;
+  j["ranks"] = report.ranks;
+  if (ir::is_rooted(plan.op())) j["root"] = sim_options.root;
+  j["algorithm"] = ir::to_string(plan.kind());
+  j["rounds"] = plan.stats().rounds;
+  j["volume"] = plan.stats().volume;
+  if (prog) {
+    nlohmann::ordered_json pj;
+    pj["ok"] = prog->ok;
+    pj["errors"] = prog->errors;
+    pj["error_count"] = prog->error_count;
+    pj["messages"] = prog->messages;
+    pj["bytes"] = prog->bytes;
+    pj["copied_bytes"] = prog->copied_bytes;
+    pj["combined_bytes"] = prog->combined_bytes;
+    pj["steps"] = prog->steps;
+    pj["max_staging_bytes"] = prog->max_staging_bytes;
+    j["programs"] = pj;
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+// "ok, ..." or "FAILED, N delivery errors" with the listed errors.
+void print_result(bool good, std::int64_t count, const std::vector<std::string>& errors) {
+  if (good) {
+    std::cout << "ok, every recv block holds the right data\n";
+    return;
+  }
+  std::cout << "FAILED, " << count << " delivery errors\n";
+  for (const std::string& e : errors) std::cout << "    " << e << "\n";
+  if (count > static_cast<std::int64_t>(errors.size()))
+    std::cout << "    ... and " << count - static_cast<std::int64_t>(errors.size()) << " more\n";
+}
+
+void print_simulation_text(const Options& o, const PlanRequest& req, const Placement& where, const ir::Plan& plan,
+                           const sim::SimReport& report, const std::optional<sim::ProgramSimReport>& prog) {
+  const ir::Stats& stats = plan.stats();
+  std::vector<int> period_flags(where.periods.begin(), where.periods.end());
+  std::cout << "simulate " << ir::to_string(plan.op()) << " " << ir::to_string(plan.kind()) << " on grid "
+            << join(where.dims, "x") << " (periods " << join(period_flags, ",") << "), " << report.ranks << " ranks"
+            << (ir::is_rooted(plan.op()) ? ", root " + std::to_string(where.root) : std::string()) << "\n"
+            << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume
+            << (o.get("block-sizes") ? ", block sizes " + *o.get("block-sizes")
+                                     : ", block bytes " + std::to_string(req.options.block_bytes))
+            << "\n"
+            << "  traffic:  " << report.messages << " messages, " << report.bytes << " bytes, " << report.copies
+            << " local copies\n"
+            << "  model:    " << report.model_time_us << " us (max over ranks)\n";
+  std::cout << "  result:   ";
+  print_result(report.ok, report.error_count, report.errors);
+  if (!prog) return;
+  std::cout << "  programs: " << prog->messages << " messages, " << prog->bytes << " bytes, " << prog->copied_bytes
+            << " bytes copied, " << prog->combined_bytes << " bytes combined, staging up to "
+            << prog->max_staging_bytes << " bytes per rank\n"
+            << "  programs: ";
+  print_result(prog->ok, prog->error_count, prog->errors);
+}
+
 Result<int> cmd_simulate(const Options& o) {
   for (const char* required : {"op", "stencil", "dims"})
     if (!o.get(required)) return fail("missing required option --" + std::string(required));
@@ -483,118 +612,36 @@ Result<int> cmd_simulate(const Options& o) {
   if (!req) return ErrorMessage{req.error()};
   Result<Placement> where = parse_placement(o, *req);
   if (!where) return ErrorMessage{where.error()};
-  const std::vector<int>& dims = where->dims;
-  const std::vector<bool>& periods = where->periods;
-  const std::optional<engine::Grid>& grid = where->grid;
-  if (grid->size() > kMaxSimRanks)
-    return fail("--dims: " + std::to_string(grid->size()) + " ranks are too large to simulate (at most " +
+  const engine::Grid& grid = *where->grid;
+  if (grid.size() > kMaxSimRanks)
+    return fail("--dims: " + std::to_string(grid.size()) + " ranks are too large to simulate (at most " +
                 std::to_string(kMaxSimRanks) + ")");
-
-  sim::SimOptions sim_options;
-  sim_options.root = where->root;
-  Result<sim::SimOptions::Values> values = parse_enum<sim::SimOptions::Values>(
-      o, "values", {{"int", sim::SimOptions::Values::kInt64}, {"double", sim::SimOptions::Values::kDouble}},
-      sim::SimOptions::Values::kInt64);
-  if (!values) return ErrorMessage{values.error()};
-  if (o.get("values") && !ir::is_reduction(req->op))
-    return fail("--values applies only to allreduce, reduce_scatter and reduce");
-  sim_options.values = *values;
-  const bool programs = o.get("programs") != nullptr;
-  if (programs && sim_options.values == sim::SimOptions::Values::kDouble)
-    return fail("--programs runs integer sums only; drop --values double");
-  if (ir::is_reduction(req->op) && req->options.block_bytes % 8 != 0)
-    return fail("--block-bytes: " + std::to_string(req->options.block_bytes) +
-                " is not a multiple of 8 (reductions simulate vectors of 8-byte elements)");
+  Result<sim::SimOptions> sim_options = parse_sim_options(o, *req, *where);
+  if (!sim_options) return ErrorMessage{sim_options.error()};
 
   // The grid is known here: rounds that wrap to the process itself are free in the prediction.
-  req->options.grid = *grid;
+  req->options.grid = grid;
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
   Result<std::vector<std::int64_t>> sizes = run_block_sizes(*req);
   if (!sizes) return ErrorMessage{sizes.error()};
-  Result<bool> size_ok = check_simulation_size(*plan, *grid, *std::max_element(sizes->begin(), sizes->end()));
+  Result<bool> size_ok = check_simulation_size(*plan, grid, *std::max_element(sizes->begin(), sizes->end()));
   if (!size_ok) return ErrorMessage{size_ok.error()};
+  sim_options->block_bytes = *sizes;
 
-  sim_options.block_bytes = *sizes;
-  sim_options.model = req->options.model;
-  Result<sim::SimReport> report = sim::simulate(*plan, *grid, sim_options);
+  Result<sim::SimReport> report = sim::simulate(*plan, grid, *sim_options);
   if (!report) return fail("simulate: " + report.error());
-  // --programs: the same collective once more, as the lowered programs the MPI backend runs.
   std::optional<sim::ProgramSimReport> prog;
-  if (programs) {
-    sim::ProgramSimOptions po;
-    po.block_bytes = sim_options.block_bytes;
-    po.root = sim_options.root;
-    po.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
-    po.trailer_min_bytes = engine::trailer_min_bytes(req->options.model);
-    Result<sim::ProgramSimReport> r = sim::simulate_programs(*plan, *grid, po);
-    if (!r) return fail("simulate --programs: " + r.error());
+  if (o.get("programs")) {
+    Result<sim::ProgramSimReport> r = simulate_as_programs(*plan, grid, *sim_options, req->options.model);
+    if (!r) return ErrorMessage{r.error()};
     prog = std::move(*r);
   }
-  const bool ok = report->ok && (!prog || prog->ok);
-
-  const ir::Stats& stats = plan->stats();
-  if (req->format == Format::kJson) {
-    nlohmann::ordered_json j;
-    j["ok"] = report->ok;
-    j["errors"] = report->errors;
-    j["error_count"] = report->error_count;
-    j["messages"] = report->messages;
-    j["bytes"] = report->bytes;
-    j["copies"] = report->copies;
-    j["model_time_us"] = report->model_time_us;
-    j["ranks"] = report->ranks;
-    if (ir::is_rooted(plan->op())) j["root"] = sim_options.root;
-    j["algorithm"] = ir::to_string(plan->algorithm());
-    j["rounds"] = stats.rounds;
-    j["volume"] = stats.volume;
-    if (prog) {
-      nlohmann::ordered_json pj;
-      pj["ok"] = prog->ok;
-      pj["errors"] = prog->errors;
-      pj["error_count"] = prog->error_count;
-      pj["messages"] = prog->messages;
-      pj["bytes"] = prog->bytes;
-      pj["copied_bytes"] = prog->copied_bytes;
-      pj["combined_bytes"] = prog->combined_bytes;
-      pj["steps"] = prog->steps;
-      pj["max_staging_bytes"] = prog->max_staging_bytes;
-      j["programs"] = pj;
-    }
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::vector<int> period_flags(periods.begin(), periods.end());
-    std::cout << "simulate " << ir::to_string(plan->op()) << " " << ir::to_string(plan->algorithm()) << " on grid "
-              << join(dims, "x") << " (periods " << join(period_flags, ",") << "), " << report->ranks << " ranks"
-              << (ir::is_rooted(plan->op()) ? ", root " + std::to_string(sim_options.root) : std::string()) << "\n"
-              << "  plan:     " << stats.rounds << " rounds, volume " << stats.volume
-              << (o.get("block-sizes") ? ", block sizes " + *o.get("block-sizes")
-                                       : ", block bytes " + std::to_string(req->options.block_bytes))
-              << "\n"
-              << "  traffic:  " << report->messages << " messages, " << report->bytes << " bytes, " << report->copies
-              << " local copies\n"
-              << "  model:    " << report->model_time_us << " us (max over ranks)\n";
-    auto result = [](bool good, std::int64_t count, const std::vector<std::string>& errors) {
-      if (good) {
-        std::cout << "ok, every recv block holds the right data\n";
-        return;
-      }
-      std::cout << "FAILED, " << count << " delivery errors\n";
-      for (const std::string& e : errors) std::cout << "    " << e << "\n";
-      if (count > static_cast<std::int64_t>(errors.size()))
-        std::cout << "    ... and " << count - static_cast<std::int64_t>(errors.size()) << " more\n";
-    };
-    std::cout << "  result:   ";
-    result(report->ok, report->error_count, report->errors);
-    if (prog) {
-      std::cout << "  programs: " << prog->messages << " messages, " << prog->bytes << " bytes, " << prog->copied_bytes
-                << " bytes copied, " << prog->combined_bytes << " bytes combined, staging up to "
-                << prog->max_staging_bytes << " bytes per rank\n"
-                << "  programs: ";
-      result(prog->ok, prog->error_count, prog->errors);
-    }
-  }
-  return ok ? kExitOk : kExitWrong;
+  if (req->format == Format::kJson)
+    print_simulation_json(*plan, *report, *sim_options, prog);
+  else
+    print_simulation_text(o, *req, *where, *plan, *report, prog);
+  return report->ok && (!prog || prog->ok) ? kExitOk : kExitWrong;
 }
 
 // `lower`: the program one rank runs (engine::lower with contiguous blocks of --block-bytes).

@@ -83,6 +83,24 @@ std::vector<std::uint8_t> expected_bytes(bool reduction, const std::vector<Label
   return out;
 }
 
+void add_elements(std::uint8_t* to, const std::uint8_t* from, std::int64_t bytes, bool doubles) {
+  for (std::int64_t e = 0; e + 8 <= bytes; e += 8) {
+    if (doubles) {
+      double a, b;
+      std::memcpy(&a, to + e, 8);
+      std::memcpy(&b, from + e, 8);
+      a += b;
+      std::memcpy(to + e, &a, 8);
+    } else {
+      std::uint64_t a, b;  // unsigned: wrapping, never undefined
+      std::memcpy(&a, to + e, 8);
+      std::memcpy(&b, from + e, 8);
+      a += b;
+      std::memcpy(to + e, &a, 8);
+    }
+  }
+}
+
 Result<std::optional<engine::Coords>> check_simulation(ir::Op op, const engine::Grid& grid,
                                                        const std::vector<std::int64_t>& block_bytes, int root) {
   if (ir::is_reduction(op))

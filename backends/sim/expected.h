@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/grid.h"
@@ -53,6 +54,25 @@ std::vector<Label> expected_labels(const ir::Plan& plan, const engine::Grid& gri
 // their element-wise int64 sum, for reductions), `bytes` long. `reduction` selects int_value
 // elements (8 bytes each; bytes must be a multiple of 8) instead of pattern bytes.
 std::vector<std::uint8_t> expected_bytes(bool reduction, const std::vector<Label>& labels, std::int64_t bytes);
+
+// Element-wise sum of `bytes / 8` 8-byte elements of `from` into `to` (the collective's op in
+// the simulators): int64 with wrapping (never undefined), or double.
+void add_elements(std::uint8_t* to, const std::uint8_t* from, std::int64_t bytes, bool doubles = false);
+
+// A simulator report's error list: every error is counted, the first `max_errors` are kept.
+template <class Report>
+class ErrorList {
+ public:
+  ErrorList(Report& report, int max_errors) : report_(report), max_(max_errors) {}
+  void error(std::string msg) {
+    ++report_.error_count;
+    if (static_cast<int>(report_.errors.size()) < max_) report_.errors.push_back(std::move(msg));
+  }
+
+ private:
+  Report& report_;
+  int max_;
+};
 
 // The simulators' common argument checks: reductions need blocks of whole 8-byte elements,
 // rooted ops a root rank of the grid (returned as coordinates), the others root -1.

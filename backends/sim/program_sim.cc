@@ -28,18 +28,7 @@ std::string loc_text(const Loc& l) {
   return "?";
 }
 
-class Reporter {
- public:
-  Reporter(ProgramSimReport& report, int max_errors) : report_(report), max_(max_errors) {}
-  void error(std::string msg) {
-    ++report_.error_count;
-    if (static_cast<int>(report_.errors.size()) < max_) report_.errors.push_back(std::move(msg));
-  }
-
- private:
-  ProgramSimReport& report_;
-  int max_;
-};
+using Reporter = ErrorList<ProgramSimReport>;
 
 // One rank's memory. Whole blocks are "written" once anything is stored into them (a location
 // of a block always covers the whole block); staging bytes are tracked one by one, since
@@ -126,13 +115,7 @@ class Executor {
                    (reduction_ ? ", not whole 8-byte elements" : " although the op is no reduction"));
         return;
       }
-      for (std::int64_t e = 0; e < loc.bytes; e += 8) {
-        std::uint64_t a, b;  // unsigned: wrapping, never undefined
-        std::memcpy(&a, p + e, 8);
-        std::memcpy(&b, data + e, 8);
-        a += b;
-        std::memcpy(p + e, &a, 8);
-      }
+      add_elements(p, data, loc.bytes);
     }
     if (loc.kind == Loc::Kind::kStaging) {
       const auto [begin, end] = staging_bits();
@@ -215,28 +198,50 @@ Result<LoweredGrid> lower_grid(const ir::Plan& plan, const engine::Grid& grid, c
   return out;
 }
 
-Result<ProgramSimReport> run_programs(const ir::Plan& plan, const engine::Grid& grid, const LoweredGrid& lowered,
-                                      const ProgramSimOptions& options) {
-  const int p = grid.size();
-  if (static_cast<int>(lowered.programs.size()) != p || static_cast<int>(lowered.bound.size()) != p)
-    return fail("lowered for " + std::to_string(lowered.programs.size()) + " ranks, the grid has " + std::to_string(p));
-  const bool reduction = ir::is_reduction(plan.op());
-  ProgramSimReport report;
-  report.ranks = p;
-  Reporter rep(report, options.max_errors);
-  Executor ex(reduction, rep);
-  const std::string r_ = "rank ";
+namespace {
 
-  // Memory: send blocks hold their data, everything else the sentinel.
-  std::vector<Memory> mem(static_cast<std::size_t>(p));
-  std::size_t nphases = 0;
-  for (int r = 0; r < p; ++r) {
-    const engine::BoundPlan& b = lowered.bound[static_cast<std::size_t>(r)];
-    const Program& prog = lowered.programs[static_cast<std::size_t>(r)];
-    Memory& m = mem[static_cast<std::size_t>(r)];
-    for (int i = 0; i < plan.num_send_blocks(); ++i)
-      m.send.push_back(expected_bytes(reduction, {Label{r, i}}, b.block_bytes[static_cast<std::size_t>(i)]));
-    for (int i = 0; i < plan.num_recv_blocks(); ++i)
+// One run of every rank's program: their memory, the messages of the current phase, the report.
+class ProgramRun {
+ public:
+  ProgramRun(const ir::Plan& plan, const engine::Grid& grid, const LoweredGrid& lowered, const ProgramSimOptions& options)
+      : plan_(plan), grid_(grid), lowered_(lowered), options_(options), p_(grid.size()),
+        reduction_(ir::is_reduction(plan.op())), rep_(report_, options.max_errors), ex_(reduction_, rep_),
+        mem_(static_cast<std::size_t>(p_)) {}
+
+  ProgramSimReport run() {
+    report_.ranks = p_;
+    std::size_t nphases = 0;
+    for (int r = 0; r < p_; ++r) nphases = std::max(nphases, init_rank(r));
+    for (std::size_t ph = 0; ph < nphases; ++ph) run_phase(ph);
+    for (int r = 0; r < p_; ++r) run_steps(r, program(r).final_steps, "final");
+    // Results: significant recv blocks hold what the collective delivers; the others (rooted
+    // ops) are the caller's memory that this rank must not touch.
+    for (int r = 0; r < p_; ++r)
+      for (int i = 0; i < plan_.num_recv_blocks(); ++i) check_block(r, i);
+    report_.ok = report_.error_count == 0;
+    return std::move(report_);
+  }
+
+ private:
+  struct InFlight {
+    std::vector<std::uint8_t> bytes;
+    int round = 0;
+  };
+  using Messages = std::map<std::tuple<int, int, int>, InFlight>;  // (dest, source, tag)
+
+  const Program& program(int r) const { return lowered_.programs[static_cast<std::size_t>(r)]; }
+  Memory& memory(int r) { return mem_[static_cast<std::size_t>(r)]; }
+  static std::string rank_text(int r) { return "rank " + std::to_string(r); }
+
+  // Rank r's memory (send blocks hold their data, everything else the sentinel) and the checks
+  // of its program against the plan; returns the program's number of phases.
+  std::size_t init_rank(int r) {
+    const engine::BoundPlan& b = lowered_.bound[static_cast<std::size_t>(r)];
+    const Program& prog = program(r);
+    Memory& m = memory(r);
+    for (int i = 0; i < plan_.num_send_blocks(); ++i)
+      m.send.push_back(expected_bytes(reduction_, {Label{r, i}}, b.block_bytes[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < plan_.num_recv_blocks(); ++i)
       m.recv.emplace_back(static_cast<std::size_t>(b.block_bytes[static_cast<std::size_t>(i)]), kSentinel);
     m.recv_written.assign(m.recv.size(), false);
     for (std::int64_t bytes : prog.scratch_bytes)
@@ -244,139 +249,149 @@ Result<ProgramSimReport> run_programs(const ir::Plan& plan, const engine::Grid& 
     m.scratch_written.assign(m.scratch.size(), false);
     m.staging.assign(static_cast<std::size_t>(std::max<std::int64_t>(prog.staging_bytes, 0)), kSentinel);
     m.staging_written.assign(m.staging.size(), false);
-    report.max_staging_bytes = std::max(report.max_staging_bytes, prog.staging_bytes);
-    if (prog.rank != r) rep.error(r_ + std::to_string(r) + ": its program is rank " + std::to_string(prog.rank) + "'s");
-    if (prog.phases.size() != plan.phases().size())
-      rep.error(r_ + std::to_string(r) + ": program has " + std::to_string(prog.phases.size()) + " phases, the plan " +
-                std::to_string(plan.phases().size()));
-    nphases = std::max(nphases, prog.phases.size());
+    report_.max_staging_bytes = std::max(report_.max_staging_bytes, prog.staging_bytes);
+    if (prog.rank != r) rep_.error(rank_text(r) + ": its program is rank " + std::to_string(prog.rank) + "'s");
+    if (prog.phases.size() != plan_.phases().size())
+      rep_.error(rank_text(r) + ": program has " + std::to_string(prog.phases.size()) + " phases, the plan " +
+                 std::to_string(plan_.phases().size()));
+    return prog.phases.size();
   }
 
-  auto phase_of = [&](int r, std::size_t ph) -> const engine::PhaseProgram* {
-    const Program& prog = lowered.programs[static_cast<std::size_t>(r)];
+  const engine::PhaseProgram* phase_of(int r, std::size_t ph) const {
+    const Program& prog = program(r);
     return ph < prog.phases.size() ? &prog.phases[ph] : nullptr;
-  };
-  auto run_steps = [&](int r, const std::vector<Step>& steps, const std::string& where) {
+  }
+
+  void run_steps(int r, const std::vector<Step>& steps, const std::string& where) {
     for (std::size_t k = 0; k < steps.size(); ++k)
-      ex.step(mem[static_cast<std::size_t>(r)], steps[k],
-              r_ + std::to_string(r) + ", " + where + " step " + std::to_string(k), report);
-  };
+      ex_.step(memory(r), steps[k], rank_text(r) + ", " + where + " step " + std::to_string(k), report_);
+  }
 
-  struct InFlight {
-    std::vector<std::uint8_t> bytes;
-    int round = 0;
-  };
-  for (std::size_t ph = 0; ph < nphases; ++ph) {
+  // Every rank's `before` steps, then every send reads its parts before any receive of the
+  // phase lands (the phase's messages are concurrent; check_overlaps makes sure that the order
+  // cannot matter), then the receives, then every rank's `after` steps.
+  void run_phase(std::size_t ph) {
     const std::string phase_text = "phase " + std::to_string(ph);
-    for (int r = 0; r < p; ++r)
+    for (int r = 0; r < p_; ++r)
       if (const engine::PhaseProgram* pp = phase_of(r, ph)) run_steps(r, pp->before, phase_text + ", before");
-
-    // Every send reads its parts before any receive of the phase lands (the phase's messages
-    // are concurrent; check_overlaps makes sure that the order cannot matter).
-    std::map<std::tuple<int, int, int>, InFlight> in_flight;  // (dest, source, tag)
-    for (int r = 0; r < p; ++r) {
-      const engine::PhaseProgram* pp = phase_of(r, ph);
-      if (!pp) continue;
-      check_overlaps(*pp, r_ + std::to_string(r) + ", " + phase_text, rep);
-      for (const engine::Message& m : pp->messages) {
-        if (m.recv) continue;
-        const std::string ctx = r_ + std::to_string(r) + ", " + phase_text + ", round " + std::to_string(m.round) +
-                                ": send to rank " + std::to_string(m.peer) + " (tag " + std::to_string(m.tag) + ")";
-        if (m.peer < 0 || m.peer >= p || m.peer == r) {
-          rep.error(ctx + ": the peer is not another rank of the grid");
-          continue;
-        }
-        InFlight f{{}, m.round};
-        for (std::size_t i = 0; i < m.parts.size(); ++i) {
-          // A trailer carries no data: nothing wrote its byte (the backend's arena holds a zero).
-          if (m.trailer && i + 1 == m.parts.size() && m.parts[i].bytes == 1 && m.parts[i].kind == Loc::Kind::kStaging)
-            f.bytes.push_back(0);
-          else
-            ex.read(mem[static_cast<std::size_t>(r)], m.parts[i], ctx, f.bytes);
-        }
-        if (static_cast<std::int64_t>(f.bytes.size()) != m.bytes)
-          rep.error(ctx + ": says " + std::to_string(m.bytes) + " bytes, its parts hold " + std::to_string(f.bytes.size()));
-        ++report.messages;
-        report.bytes += static_cast<std::int64_t>(f.bytes.size());
-        if (!in_flight.emplace(std::make_tuple(m.peer, r, m.tag), std::move(f)).second)
-          rep.error(ctx + ": a second message with this tag to the same rank in this phase");
+    Messages in_flight;
+    for (int r = 0; r < p_; ++r)
+      if (const engine::PhaseProgram* pp = phase_of(r, ph)) {
+        check_overlaps(*pp, rank_text(r) + ", " + phase_text, rep_);
+        for (const engine::Message& m : pp->messages)
+          if (!m.recv) send(r, phase_text, m, in_flight);
       }
-    }
-    for (int r = 0; r < p; ++r) {
-      const engine::PhaseProgram* pp = phase_of(r, ph);
-      if (!pp) continue;
-      for (const engine::Message& m : pp->messages) {
-        if (!m.recv) continue;
-        const std::string ctx = r_ + std::to_string(r) + ", " + phase_text + ", round " + std::to_string(m.round) +
-                                ": receive from rank " + std::to_string(m.peer) + " (tag " + std::to_string(m.tag) + ")";
-        auto it = in_flight.find(std::make_tuple(r, m.peer, m.tag));
-        if (it == in_flight.end()) {
-          rep.error(ctx + ": rank " + std::to_string(m.peer) + " sends no such message in this phase");
-          continue;
-        }
-        const std::vector<std::uint8_t>& data = it->second.bytes;
-        std::int64_t parts = 0;
-        for (const Loc& l : m.parts) parts += l.bytes;
-        if (parts != static_cast<std::int64_t>(data.size()) || m.bytes != parts) {
-          rep.error(ctx + ": expects " + std::to_string(parts) + " bytes (message says " + std::to_string(m.bytes) +
-                    "), rank " + std::to_string(m.peer) + " sends " + std::to_string(data.size()) + " in round " +
-                    std::to_string(it->second.round));
-        } else {
-          std::int64_t pos = 0;
-          for (const Loc& l : m.parts) {
-            ex.write(mem[static_cast<std::size_t>(r)], l, data.data() + pos, false, ctx);
-            pos += l.bytes;
-          }
-        }
-        in_flight.erase(it);
-      }
-    }
+    for (int r = 0; r < p_; ++r)
+      if (const engine::PhaseProgram* pp = phase_of(r, ph))
+        for (const engine::Message& m : pp->messages)
+          if (m.recv) receive(r, phase_text, m, in_flight);
     for (const auto& [key, f] : in_flight)
-      rep.error(r_ + std::to_string(std::get<1>(key)) + ", " + phase_text + ", round " + std::to_string(f.round) +
-                ": send to rank " + std::to_string(std::get<0>(key)) + " (tag " + std::to_string(std::get<2>(key)) +
-                ", " + std::to_string(f.bytes.size()) + " bytes) has no matching receive");
-
-    for (int r = 0; r < p; ++r)
+      rep_.error(rank_text(std::get<1>(key)) + ", " + phase_text + ", round " + std::to_string(f.round) +
+                 ": send to rank " + std::to_string(std::get<0>(key)) + " (tag " + std::to_string(std::get<2>(key)) +
+                 ", " + std::to_string(f.bytes.size()) + " bytes) has no matching receive");
+    for (int r = 0; r < p_; ++r)
       if (const engine::PhaseProgram* pp = phase_of(r, ph)) run_steps(r, pp->after, phase_text + ", after");
   }
-  for (int r = 0; r < p; ++r) run_steps(r, lowered.programs[static_cast<std::size_t>(r)].final_steps, "final");
 
-  // Results: significant recv blocks hold what the collective delivers; the others (rooted
-  // ops) are the caller's memory that this rank must not touch.
-  for (int r = 0; r < p; ++r) {
-    const Memory& m = mem[static_cast<std::size_t>(r)];
-    for (int i = 0; i < plan.num_recv_blocks(); ++i) {
-      const std::vector<std::uint8_t>& got = m.recv[static_cast<std::size_t>(i)];
-      const std::string ctx = r_ + std::to_string(r) + ", recv block " + std::to_string(i);
-      const bool written = m.recv_written[static_cast<std::size_t>(i)];
-      if (!lowered.bound[static_cast<std::size_t>(r)].recv_result[static_cast<std::size_t>(i)]) {
-        if (written) rep.error(ctx + ": written although not significant on this rank");
-        continue;
-      }
-      const std::vector<Label> want = expected_labels(plan, grid, r, i);
-      if (want.empty()) {
-        if (written || got != expected_bytes(reduction, want, static_cast<std::int64_t>(got.size())))
-          rep.error(ctx + ": written although none of its sources is in the mesh");
-        continue;
-      }
-      if (got == expected_bytes(reduction, want, static_cast<std::int64_t>(got.size()))) continue;
-      const std::string expect = want.size() == 1 ? label_text(want[0]) : std::to_string(want.size()) + " contributions";
-      if (!written) {
-        rep.error(ctx + ": never written (expected " + expect + ")");
-        continue;
-      }
-      // Name the data that arrived instead, where it is some process's send block.
-      std::optional<Label> instead;
-      const bool listed = static_cast<int>(report.errors.size()) < options.max_errors;
-      for (int s = 0; s < p && listed && !instead && !reduction; ++s)
-        for (int j = 0; j < plan.num_send_blocks() && !instead; ++j)
-          if (mem[static_cast<std::size_t>(s)].send[static_cast<std::size_t>(j)] == got) instead = Label{s, j};
-      rep.error(ctx + ": holds " + (instead ? label_text(*instead) : std::string(reduction ? "wrong values" : "wrong bytes")) +
-                ", expected " + (reduction ? "the sum of " : "") + expect);
+  // Packs send `m` of rank r from its parts and puts it in flight.
+  void send(int r, const std::string& phase_text, const engine::Message& m, Messages& in_flight) {
+    const std::string ctx = rank_text(r) + ", " + phase_text + ", round " + std::to_string(m.round) + ": send to rank " +
+                            std::to_string(m.peer) + " (tag " + std::to_string(m.tag) + ")";
+    if (m.peer < 0 || m.peer >= p_ || m.peer == r) return rep_.error(ctx + ": the peer is not another rank of the grid");
+    InFlight f{{}, m.round};
+    for (std::size_t i = 0; i < m.parts.size(); ++i) {
+      // A trailer carries no data: nothing wrote its byte (the backend's arena holds a zero).
+      if (m.trailer && i + 1 == m.parts.size() && m.parts[i].bytes == 1 && m.parts[i].kind == Loc::Kind::kStaging)
+        f.bytes.push_back(0);
+      else
+        ex_.read(memory(r), m.parts[i], ctx, f.bytes);
     }
+    if (static_cast<std::int64_t>(f.bytes.size()) != m.bytes)
+      rep_.error(ctx + ": says " + std::to_string(m.bytes) + " bytes, its parts hold " + std::to_string(f.bytes.size()));
+    ++report_.messages;
+    report_.bytes += static_cast<std::int64_t>(f.bytes.size());
+    if (!in_flight.emplace(std::make_tuple(m.peer, r, m.tag), std::move(f)).second)
+      rep_.error(ctx + ": a second message with this tag to the same rank in this phase");
   }
-  report.ok = report.error_count == 0;
-  return report;
+
+  // Matches receive `m` of rank r with its message and unpacks it into the parts.
+  void receive(int r, const std::string& phase_text, const engine::Message& m, Messages& in_flight) {
+    const std::string ctx = rank_text(r) + ", " + phase_text + ", round " + std::to_string(m.round) +
+                            ": receive from rank " + std::to_string(m.peer) + " (tag " + std::to_string(m.tag) + ")";
+    auto it = in_flight.find(std::make_tuple(r, m.peer, m.tag));
+    if (it == in_flight.end()) return rep_.error(ctx + ": rank " + std::to_string(m.peer) + " sends no such message in this phase");
+    const std::vector<std::uint8_t>& data = it->second.bytes;
+    std::int64_t parts = 0;
+    for (const Loc& l : m.parts) parts += l.bytes;
+    if (parts != static_cast<std::int64_t>(data.size()) || m.bytes != parts) {
+      rep_.error(ctx + ": expects " + std::to_string(parts) + " bytes (message says " + std::to_string(m.bytes) +
+                 "), rank " + std::to_string(m.peer) + " sends " + std::to_string(data.size()) + " in round " +
+                 std::to_string(it->second.round));
+    } else {
+      std::int64_t pos = 0;
+      for (const Loc& l : m.parts) {
+        ex_.write(memory(r), l, data.data() + pos, false, ctx);
+        pos += l.bytes;
+      }
+    }
+    in_flight.erase(it);
+  }
+
+  // Recv block i of rank r against what the collective delivers (or, where it is not
+  // significant, against being untouched).
+  void check_block(int r, int i) {
+    const Memory& m = memory(r);
+    const std::vector<std::uint8_t>& got = m.recv[static_cast<std::size_t>(i)];
+    const std::string ctx = rank_text(r) + ", recv block " + std::to_string(i);
+    const bool written = m.recv_written[static_cast<std::size_t>(i)];
+    if (!lowered_.bound[static_cast<std::size_t>(r)].recv_result[static_cast<std::size_t>(i)]) {
+      if (written) rep_.error(ctx + ": written although not significant on this rank");
+      return;
+    }
+    const std::vector<Label> want = expected_labels(plan_, grid_, r, i);
+    const bool right = got == expected_bytes(reduction_, want, static_cast<std::int64_t>(got.size()));
+    if (want.empty()) {
+      if (written || !right) rep_.error(ctx + ": written although none of its sources is in the mesh");
+      return;
+    }
+    if (right) return;
+    const std::string expect = want.size() == 1 ? label_text(want[0]) : std::to_string(want.size()) + " contributions";
+    if (!written) return rep_.error(ctx + ": never written (expected " + expect + ")");
+    const std::optional<Label> instead = send_block_holding(got);
+    rep_.error(ctx + ": holds " + (instead ? label_text(*instead) : std::string(reduction_ ? "wrong values" : "wrong bytes")) +
+               ", expected " + (reduction_ ? "the sum of " : "") + expect);
+  }
+
+  // The send block of some rank that holds exactly `got` (what arrived instead of the right
+  // data), searched only while errors are still listed and outside reductions.
+  std::optional<Label> send_block_holding(const std::vector<std::uint8_t>& got) {
+    if (reduction_ || static_cast<int>(report_.errors.size()) >= options_.max_errors) return std::nullopt;
+    for (int s = 0; s < p_; ++s)
+      for (int j = 0; j < plan_.num_send_blocks(); ++j)
+        if (memory(s).send[static_cast<std::size_t>(j)] == got) return Label{s, j};
+    return std::nullopt;
+  }
+
+  const ir::Plan& plan_;
+  const engine::Grid& grid_;
+  const LoweredGrid& lowered_;
+  const ProgramSimOptions& options_;
+  const int p_;
+  const bool reduction_;
+  ProgramSimReport report_;
+  Reporter rep_;
+  Executor ex_;
+  std::vector<Memory> mem_;
+};
+
+}  // namespace
+
+Result<ProgramSimReport> run_programs(const ir::Plan& plan, const engine::Grid& grid, const LoweredGrid& lowered,
+                                      const ProgramSimOptions& options) {
+  const int p = grid.size();
+  if (static_cast<int>(lowered.programs.size()) != p || static_cast<int>(lowered.bound.size()) != p)
+    return fail("lowered for " + std::to_string(lowered.programs.size()) + " ranks, the grid has " + std::to_string(p));
+  return ProgramRun(plan, grid, lowered, options).run();
 }
 
 Result<ProgramSimReport> simulate_programs(const ir::Plan& plan, const engine::Grid& grid,

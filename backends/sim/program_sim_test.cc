@@ -37,7 +37,6 @@ std::string first(const std::vector<std::string>& errors) { return errors.empty(
 // Runs the programs and the plan simulator on the same input and checks that both deliver,
 // and that the programs' traffic is the plan's minus its rounds to the rank itself (those are
 // local steps in a program). Per rank, the program's messages are its bound rounds with a peer.
-bool op_plain(ir::Op op) { return !ir::is_reduction(op) && !ir::is_rooted(op); }
 
 void check_same_as_plan_sim(const ir::Plan& plan, const Grid& grid, const ProgramSimOptions& o) {
   const Result<LoweredGrid> lowered = lower_grid(plan, grid, o);
@@ -81,8 +80,7 @@ void check_same_as_plan_sim(const ir::Plan& plan, const Grid& grid, const Progra
     for (const engine::PhaseProgram& ph : prog.phases)
       for (const engine::Message& m : ph.messages) {
         const std::int64_t data = m.bytes - (m.trailer ? 1 : 0);
-        const bool plain = op_plain(plan.op());
-        CHECK(m.trailer == (plain && o.trailer_min_bytes >= 0 && data > 0 && data >= o.trailer_min_bytes));
+        CHECK(m.trailer == (!ir::is_reduction_or_rooted(plan.op()) && o.trailer_min_bytes >= 0 && data > 0 && data >= o.trailer_min_bytes));
         (m.recv ? received_trailers : sent_trailers) += m.trailer ? 1 : 0;
       }
     trailers += sent_trailers;
