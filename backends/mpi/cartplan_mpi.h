@@ -341,7 +341,7 @@ int Cart_reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_
 int Cart_request_algorithm(Cart_Request request, int* combining);
 
 /* The plan a request runs, as the canonical JSON text of `cartplan plan` and `cartplan verify`
- * (schema cartplan.plan/1 or /2; no ranks or addresses: the same text on every rank). *json
+ * (schema cartplan.plan/1, /2 or /3; no ranks or addresses: the same text on every rank). *json
  * receives a NUL-terminated string that the caller releases with Cart_free_plan_json. Local.
  * Errors: MPI_ERR_REQUEST for a NULL request, MPI_ERR_ARG for json NULL. Such a file can be
  * given back with the Info key cartplan_plan. The environment variable
