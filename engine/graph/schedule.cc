@@ -62,10 +62,13 @@ class ScheduleBuilder {
     return m;
   }
 
+  // An odd number of common neighbours leaves one side nothing to hand over: no message then
+  // (the partner computes the same halves, so it expects none).
   void exchange(const Stage& st) {
     GraphPhase& ph = phase(st.phase);
-    ph.sends.push_back(send_of(st.partner, distinct_blocks(st.handed_out)));
-    ph.recvs.push_back(receive_to_temps(st.partner, distinct_blocks(st.handed_in)));
+    const std::vector<BlockId> out = distinct_blocks(st.handed_out), in = distinct_blocks(st.handed_in);
+    if (!out.empty()) ph.sends.push_back(send_of(st.partner, out));
+    if (!in.empty()) ph.recvs.push_back(receive_to_temps(st.partner, in));
   }
 
   // Blocks of several bundles, each once (allgather bundles may share an origin), sorted.

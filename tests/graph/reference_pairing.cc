@@ -1,0 +1,212 @@
+// Sequential reference of seed 003's Alg. 1 and 2 over the whole graph.
+#include "tests/graph/reference_pairing.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cartplan::engine::graph {
+namespace {
+
+struct Rank {
+  std::map<int, std::vector<Item>> active;    // Oa with bundles
+  std::map<int, std::vector<Item>> incoming;  // Ia with the items each carries here
+  bool in_loop = true;
+  RankPattern pattern;
+};
+
+// One rank's matching state (Alg. 2).
+struct Matcher {
+  std::map<int, int> weight;
+  std::set<int> active, candidates;
+  std::map<int, int> chose;
+  int choice = -1, previous = -1;
+  bool paired = false, terminal = false, finished = false;
+
+  int best() const {
+    int b = -1;
+    for (int q : candidates) {
+      if (active.count(q) && (b < 0 || weight.at(q) > weight.at(b))) b = q;
+    }
+    return b;
+  }
+};
+
+class Reference {
+ public:
+  Reference(const ir::graph::Topology& t, const PairingOptions& o) : o_(o), ranks_(t.size()) {
+    for (int r = 0; r < t.size(); ++r) {
+      ranks_[r].pattern.rank = r;
+      for (int n : t.ranks[r].out) {
+        if (n != r) ranks_[r].active[n] = {Item{r, ir::graph::count_of(t.ranks[r].out, n)}};
+      }
+      for (int q : t.ranks[r].in) {
+        if (q != r) ranks_[r].incoming[q] = {Item{q, ir::graph::count_of(t.ranks[r].in, q)}};
+      }
+    }
+  }
+
+  std::vector<RankPattern> run() {
+    for (int t = 0; std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.in_loop || !r.incoming.empty(); }); ++t)
+      iteration(t);
+    std::vector<RankPattern> out;
+    for (Rank& r : ranks_) {
+      auto by_phase = [](const auto& a, const auto& b) { return a.phase != b.phase ? a.phase < b.phase : a.target < b.target; };
+      std::sort(r.pattern.sends.begin(), r.pattern.sends.end(), by_phase);
+      std::sort(r.pattern.recvs.begin(), r.pattern.recvs.end(),
+                [](const PatternRecv& a, const PatternRecv& b) { return a.phase != b.phase ? a.phase < b.phase : a.source < b.source; });
+      out.push_back(r.pattern);
+    }
+    return out;
+  }
+
+ private:
+  // Common active out-neighbours of p with every other rank: via the in-lists of p's targets.
+  std::map<int, int> weights(int p) const {
+    std::map<int, int> w;
+    for (const auto& [n, items] : ranks_[p].active)
+      for (const auto& [q, its] : ranks_[n].incoming)
+        if (q != p) ++w[q];
+    return w;
+  }
+
+  void iteration(int t) {
+    std::map<int, Matcher> m;
+    for (int p = 0; p < static_cast<int>(ranks_.size()); ++p) {
+      if (!ranks_[p].in_loop) continue;
+      Matcher mt;
+      mt.weight = weights(p);
+      for (auto [q, w] : mt.weight) {
+        if (w >= o_.theta) mt.active.insert(q);
+      }
+      if (mt.active.empty() || t >= o_.max_iterations) {
+        notes_[p] = {};  // done: every active target gets a direct send
+        ranks_[p].in_loop = false;
+        ranks_[p].pattern.iterations = t;
+        for (const auto& [n, items] : ranks_[p].active) ranks_[p].pattern.sends.push_back(PatternSend{n, final_phase(o_, t), items});
+        continue;
+      }
+      mt.candidates = mt.active;
+      m[p] = std::move(mt);
+    }
+    match(m);
+    apply_pairs(t, m);
+    receive(t);
+    notes_.clear();
+  }
+
+  void match(std::map<int, Matcher>& m) {
+    for (int i = 0;; ++i) {
+      bool any = false;
+      for (auto& [p, mt] : m) {
+        if (mt.finished) continue;
+        any = true;
+        if (i == 0) mt.choice = mt.best();
+        else if (mt.active.count(mt.previous) && p < mt.previous) mt.choice = mt.previous;
+        else {
+          int g = -1;
+          for (int q : mt.active)
+            if (q < p && mt.chose.count(q) && mt.chose.at(q) == p && (g < 0 || mt.weight.at(q) > mt.weight.at(g))) g = q;
+          if (g >= 0) mt.choice = g;
+          else {
+            mt.candidates.erase(mt.previous);
+            mt.choice = mt.best();
+          }
+        }
+        if (mt.choice < 0) mt.terminal = true;
+        mt.previous = mt.choice;
+      }
+      if (!any) return;
+      for (auto& [p, mt] : m) {
+        if (mt.finished) continue;
+        mt.chose.clear();
+        for (int q : mt.active) mt.chose[q] = m.at(q).choice;
+        mt.paired = !mt.terminal && mt.chose.count(mt.choice) && mt.chose.at(mt.choice) == p;
+        if (!mt.paired && i + 1 >= o_.max_match_rounds) mt.terminal = true;
+      }
+      std::set<int> leaving;
+      for (auto& [p, mt] : m) {
+        if (!mt.finished && (mt.paired || mt.terminal)) leaving.insert(p);
+      }
+      for (auto& [p, mt] : m) {
+        if (mt.finished) continue;
+        for (int q : leaving) mt.active.erase(q);
+      }
+      for (int p : leaving) m.at(p).finished = true;
+    }
+  }
+
+  void apply_pairs(int t, const std::map<int, Matcher>& m) {
+    std::map<int, std::pair<std::vector<int>, std::vector<int>>> halves;  // p -> (on, off)
+    for (const auto& [p, mt] : m) {
+      notes_[p] = {};
+      if (!mt.paired) continue;
+      std::vector<int> common;
+      for (const auto& [n, items] : ranks_[p].active)
+        if (ranks_[n].incoming.count(mt.choice)) common.push_back(n);
+      const auto mid = common.begin() + static_cast<std::ptrdiff_t>((common.size() + 1) / 2);
+      std::vector<int> first(common.begin(), mid), second(mid, common.end());
+      halves[p] = p < mt.choice ? std::pair(first, second) : std::pair(second, first);
+    }
+    std::map<int, std::map<int, std::vector<Item>>> before;  // bundles before this iteration's merges
+    for (const auto& [p, h] : halves) before[p] = ranks_[p].active;
+    for (const auto& [p, h] : halves) {
+      const int partner = m.at(p).choice;
+      Stage st{t, partner, exchange_phase(o_, t), {}, {}};
+      for (int n : h.second) st.handed_out.push_back(Bundle{n, before[p].at(n)});
+      for (int n : h.first) st.handed_in.push_back(Bundle{n, before[partner].at(n)});
+      for (int n : h.first) {
+        notes_[p][n] = 1;
+        auto merged = merge_items(before[p].at(n), before[partner].at(n));
+        if (o_.cumulative) ranks_[p].active[n] = merged;
+        else {
+          ranks_[p].pattern.sends.push_back(PatternSend{n, combined_phase(o_, t), merged});
+          ranks_[p].active.erase(n);
+        }
+      }
+      for (int n : h.second) {
+        notes_[p][n] = 2;
+        ranks_[p].active.erase(n);
+      }
+      partner_[p] = partner;
+      ranks_[p].pattern.stages.push_back(std::move(st));
+    }
+  }
+
+  // The receiver side of iteration t: what each in-neighbour's note means.
+  void receive(int t) {
+    for (int n = 0; n < static_cast<int>(ranks_.size()); ++n) {
+      Rank& r = ranks_[n];
+      std::map<int, std::vector<Item>> next;
+      for (const auto& [q, items] : r.incoming) {
+        const auto note_it = notes_.find(q);
+        const int code = !ranks_[q].in_loop && note_it != notes_.end() && note_it->second.empty() && ranks_[q].pattern.iterations == t
+                             ? 3
+                             : (note_it != notes_.end() && note_it->second.count(n) ? note_it->second.at(n) : 0);
+        if (code == 1) {
+          const auto merged = merge_items(items, r.incoming.at(partner_.at(q)));
+          if (o_.cumulative) next[q] = merged;
+          else r.pattern.recvs.push_back(PatternRecv{q, combined_phase(o_, t), merged});
+        } else if (code == 3) {
+          r.pattern.recvs.push_back(PatternRecv{q, final_phase(o_, t), items});
+        } else if (code == 0) {
+          next[q] = items;
+        }
+      }
+      r.incoming = std::move(next);
+    }
+  }
+
+  PairingOptions o_;
+  std::vector<Rank> ranks_;
+  std::map<int, std::map<int, int>> notes_;  // this iteration: sender -> target -> code (1 on, 2 off)
+  std::map<int, int> partner_;
+};
+
+}  // namespace
+
+std::vector<RankPattern> reference_patterns(const ir::graph::Topology& topology, const PairingOptions& options) {
+  return Reference(topology, options).run();
+}
+
+}  // namespace cartplan::engine::graph
