@@ -208,7 +208,7 @@ Result<int> cmd_verify(const Options& o) {
   Result<ig::GraphPlan> plan = read_plan(o.positional[0]);
   if (!plan) return fail(plan.error());
   const std::vector<std::string> errors = ig::verify(*plan);
-  for (const std::string& e : errors) std::cout << e << "\n";
+  for (const std::string& e : errors) std::cerr << "cartplan graph verify: " << e << "\n";
   if (!errors.empty()) return kExitWrong;
   std::cout << "ok: " << ig::to_string(plan->algorithm()) << " " << ig::to_string(plan->op()) << " on " << plan->size()
             << " ranks delivers every block exactly once\n";
@@ -249,7 +249,7 @@ Result<int> cmd_simulate(const Options& o) {
               << "busiest rank: " << rep->max_rank_messages << " messages, " << rep->max_rank_bytes << " bytes sent and received\n"
               << "model: " << fixed(rep->cost.max_rank_us) << " us (max over ranks), " << fixed(rep->cost.critical_path_us)
               << " us (critical path)\n";
-    for (const std::string& e : rep->errors) std::cout << e << "\n";
+    for (const std::string& e : rep->errors) std::cerr << "cartplan graph simulate: " << e << "\n";
   }
   return rep->ok ? kExitOk : kExitWrong;
 }

@@ -15,7 +15,7 @@ namespace cartplan::engine::graph {
 TEST_CASE("p = 10^4: Moore 2-D r=2 with holes, 3-D r=1, and a sparse Erdos-Renyi graph") {
   const std::pair<const char*, ir::graph::Topology> graphs[] = {
       {"moore:dims=100x100,r=2", *moore({100, 100}, 2, true, 0.0, 1)},
-      {"moore:dims=22x22x22,r=1,holes=0.06", *moore({22, 22, 22}, 1, true, 0.06, 2)},
+      {"moore:dims=23x22x22,r=1,holes=0.06", *moore({23, 22, 22}, 1, true, 0.06, 2)},
       {"random:p=10000,q=0.001", *erdos_renyi(10000, 0.001, 3)},
   };
   for (const auto& [name, t] : graphs) {
