@@ -29,7 +29,7 @@ constexpr int kExitOk = 0, kExitWrong = 1, kExitBadInput = 2;
 
 constexpr const char* kUsage = R"(usage:
   cartplan graph plan     --graph GRAPH --op OP [PLAN OPTIONS]        (the chosen plan as JSON)
-  cartplan graph explain  --graph GRAPH --op OP [PLAN OPTIONS]        (every candidate's prediction)
+  cartplan graph explain  --graph GRAPH --op OP [PLAN OPTIONS] [--format text|json]  (every candidate)
   cartplan graph simulate --graph GRAPH --op OP [PLAN OPTIONS] [--format text|json]
   cartplan graph rank     --rank R (--plan FILE | --graph GRAPH --op OP [PLAN OPTIONS])
   cartplan graph verify   FILE.json                                   (FILE "-" reads stdin)
@@ -170,26 +170,67 @@ Result<int> cmd_plan(const Options& o) {
   return kExitOk;
 }
 
-Result<int> cmd_explain(const Options& o) {
-  Result<Request> r = request_of(o);
-  if (!r) return fail(r.error());
-  const g::BlockSizes sizes = r->sizes();
-  Result<std::vector<g::GraphCandidate>> cands = g::graph_candidates(r->op, r->topology, sizes, r->plan);
-  if (!cands) return fail(cands.error());
-  const std::size_t pick = g::pick_graph_candidate(*cands);
-  std::cout << ig::to_string(r->op) << " on " << *o.get("graph") << ": " << r->topology.size() << " ranks, " << r->topology.edges()
-            << " edges, mean block " << fixed(sizes.mean_bytes(), 1) << " B (model predictions, not measurements)\n";
+nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const g::GraphCandidate& c = cands[i];
+    nlohmann::ordered_json j;
+    j["algorithm"] = ig::to_string(c.plan.algorithm());
+    j["picked"] = i == pick;
+    j["max_rank_us"] = c.cost.max_rank_us;
+    j["critical_path_us"] = c.cost.critical_path_us;
+    j["phases"] = c.cost.phases;
+    j["messages"] = c.cost.messages;
+    j["max_rank_messages"] = c.cost.max_rank_messages;
+    j["bytes"] = c.cost.bytes;
+    if (c.setup) {
+      j["setup"] = {{"rounds", c.setup->rounds}, {"iterations", c.setup->max_iterations}, {"messages", c.setup->messages},
+                    {"bytes", c.setup->bytes}, {"max_rank_messages", c.setup->max_rank_messages}, {"max_rank_bytes", c.setup->max_rank_bytes}};
+    }
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+void print_candidates(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
   std::printf("  %-11s %12s %12s %7s %10s %10s %12s %7s %12s\n", "algorithm", "max rank us", "crit. path", "phases", "messages",
               "max/rank", "bytes", "setup", "setup bytes");
-  for (std::size_t i = 0; i < cands->size(); ++i) {
-    const g::GraphCandidate& c = (*cands)[i];
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const g::GraphCandidate& c = cands[i];
     std::printf("%s %-11s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", ig::to_string(c.plan.algorithm()),
                 fixed(c.cost.max_rank_us).c_str(), fixed(c.cost.critical_path_us).c_str(), c.cost.phases,
                 static_cast<long long>(c.cost.messages), static_cast<long long>(c.cost.max_rank_messages), static_cast<long long>(c.cost.bytes),
                 c.setup ? std::to_string(c.setup->rounds).c_str() : "-", c.setup ? std::to_string(c.setup->bytes).c_str() : "-");
   }
-  std::cout << "* picked: linear unless a combining schedule is predicted at least 10 % cheaper (max rank us)\n";
+}
+
+Result<int> cmd_explain(const Options& o) {
+  Result<Request> r = request_of(o);
+  if (!r) return fail(r.error());
+  const std::string format = o.get("format") ? *o.get("format") : "text";
+  if (format != "text" && format != "json") return fail("--format: unknown value '" + format + "' (expected text or json)");
+  const g::BlockSizes sizes = r->sizes();
+  Result<std::vector<g::GraphCandidate>> cands = g::graph_candidates(r->op, r->topology, sizes, r->plan);
+  if (!cands) return fail(cands.error());
+  const std::size_t pick = g::pick_graph_candidate(*cands);
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["schema"] = "cartplan.graph_explain/1";
+    j["op"] = ig::to_string(r->op);
+    j["graph"] = *o.get("graph");
+    j["ranks"] = r->topology.size();
+    j["edges"] = r->topology.edges();
+    j["mean_block_bytes"] = sizes.mean_bytes();
+    j["candidates"] = candidates_json(*cands, pick);
+    std::cout << ig::canonical_text(j);
+    return kExitOk;
+  }
+  std::cout << ig::to_string(r->op) << " on " << *o.get("graph") << ": " << r->topology.size() << " ranks, " << r->topology.edges()
+            << " edges, mean block " << fixed(sizes.mean_bytes(), 1) << " B (model predictions, not measurements)\n";
   std::cout.flush();
+  print_candidates(*cands, pick);
+  std::fflush(stdout);
+  std::cout << "* picked: linear unless a combining schedule is predicted at least 10 % cheaper (max rank us)\n";
   return kExitOk;
 }
 
@@ -325,7 +366,7 @@ int run_graph_command(const std::vector<std::string>& args) {
   std::size_t positional = 0;
   Result<int> (*handler)(const Options&) = nullptr;
   if (command == "plan") handler = cmd_plan;
-  else if (command == "explain") handler = cmd_explain;
+  else if (command == "explain") handler = cmd_explain, allowed.insert("format");
   else if (command == "simulate") handler = cmd_simulate, allowed.insert("format");
   else if (command == "rank") handler = cmd_rank, allowed.insert({"rank", "plan"});
   else if (command == "verify") handler = cmd_verify, allowed.clear(), positional = 1;
