@@ -55,6 +55,21 @@ TEST_CASE("small random multigraphs: distributed = reference, every theta and mo
   }
 }
 
+TEST_CASE("the caps on iterations and matching sub-rounds end the construction alike on both sides") {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const ir::graph::Topology t = random_multigraph(12 + static_cast<int>(seed % 20), 0.5, seed);
+    for (int cap : {1, 2}) {
+      PairingOptions o = mode(seed % 2 == 0, 2);
+      o.max_iterations = cap;
+      o.max_match_rounds = cap;
+      compare(t, o, "capped multigraph", false);
+      Result<SetupRun> run = run_setup(t, o);
+      REQUIRE(run.ok());
+      CHECK(run->stats.max_iterations <= cap);
+    }
+  }
+}
+
 TEST_CASE("hundreds of ranks: Erdos-Renyi, Moore with holes, meshes, OSU") {
   for (bool cumulative : {false, true}) {
     compare(*erdos_renyi(256, 0.05, 1), mode(cumulative), "random:p=256,q=0.05", true);
