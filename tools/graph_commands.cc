@@ -41,6 +41,8 @@ OP: allgather alltoall
 PLAN OPTIONS: [--algo auto|linear|pairing|cumulative] [--theta N] [--block-bytes N]
               [--vary SEED] (v forms: every block a pseudo-random size in [0, 2 x block-bytes])
               [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE]
+              [--construction distributed|sequential]  (every rank's messages in one process, or
+                                     the same patterns computed over the whole graph: faster)
 Defaults: --algo auto (linear unless a combining schedule is predicted 10 % cheaper), --theta 4,
           --block-bytes 8, the built-in cost model. Predictions are the model's, not measurements.
 Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input.
@@ -91,7 +93,8 @@ struct Request {
   }
 };
 
-const std::set<std::string> kPlanOptions = {"graph", "op", "algo", "theta", "block-bytes", "vary", "alpha-us", "beta-us-per-byte", "cost-model"};
+const std::set<std::string> kPlanOptions = {"graph",    "op",       "algo",        "theta",           "block-bytes", "vary",
+                                            "alpha-us", "beta-us-per-byte", "cost-model", "construction"};
 
 Result<engine::CostModel> model_of(const Options& o) {
   engine::CostModel m;
@@ -148,6 +151,10 @@ Result<Request> request_of(const Options& o) {
   Result<engine::CostModel> m = model_of(o);
   if (!m) return fail(m.error());
   r.plan.model = *m;
+  if (const std::string* c = o.get("construction")) {
+    if (*c != "distributed" && *c != "sequential") return fail("--construction: unknown value '" + *c + "' (expected distributed or sequential)");
+    r.plan.sequential_construction = *c == "sequential";
+  }
   Result<ig::Topology> t = g::parse_graph_spec(*o.get("graph"));
   if (!t) return fail("--graph: " + t.error());
   if (auto e = ig::topology_error(*t)) return fail("--graph: " + *e);
@@ -183,7 +190,7 @@ nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& can
     j["messages"] = c.cost.messages;
     j["max_rank_messages"] = c.cost.max_rank_messages;
     j["bytes"] = c.cost.bytes;
-    if (c.setup) {
+    if (c.setup) {  // built by run_setup (not with --construction sequential)
       j["setup"] = {{"rounds", c.setup->rounds}, {"iterations", c.setup->max_iterations}, {"messages", c.setup->messages},
                     {"bytes", c.setup->bytes}, {"max_rank_messages", c.setup->max_rank_messages}, {"max_rank_bytes", c.setup->max_rank_bytes}};
     }
@@ -331,7 +338,7 @@ Result<int> cmd_rank(const Options& o) {
   if (!o.get("rank")) return fail("missing required option --rank");
   std::optional<ig::GraphPlan> plan;
   if (const std::string* f = o.get("plan")) {
-    for (const char* k : {"graph", "op", "algo", "theta", "block-bytes", "vary", "alpha-us", "beta-us-per-byte", "cost-model"}) {
+    for (const char* k : {"graph", "op", "algo", "theta", "block-bytes", "vary", "alpha-us", "beta-us-per-byte", "cost-model", "construction"}) {
       if (o.get(k)) return fail(std::string("--plan and --") + k + " exclude each other");
     }
     Result<ig::GraphPlan> p = read_plan(*f);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/graph/schedule.h"
+#include "engine/graph/sequential_pairing.h"
 
 namespace cartplan::engine::graph {
 
@@ -24,11 +25,19 @@ Result<std::vector<GraphCandidate>> graph_candidates(ir::graph::GraphOp op, cons
     if (a != GraphAlgoChoice::kAuto && a != mine) continue;
     PairingOptions po = options.pairing;
     po.cumulative = cumulative;
-    Result<SetupRun> run = run_setup(topology, po);
-    if (!run) return fail(run.error());
-    ir::graph::GraphPlan plan = plan_from_patterns(op, topology, run->patterns, po);
+    std::optional<SetupStats> stats;
+    std::vector<RankPattern> patterns;
+    if (options.sequential_construction) {
+      patterns = sequential_patterns(topology, po);
+    } else {
+      Result<SetupRun> run = run_setup(topology, po);
+      if (!run) return fail(run.error());
+      patterns = std::move(run->patterns);
+      stats = run->stats;
+    }
+    ir::graph::GraphPlan plan = plan_from_patterns(op, topology, patterns, po);
     GraphCost cost = price_plan(plan, sizes, options.model);
-    out.push_back(GraphCandidate{std::move(plan), cost, run->stats});
+    out.push_back(GraphCandidate{std::move(plan), cost, stats});
   }
   return out;
 }

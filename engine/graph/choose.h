@@ -32,12 +32,15 @@ struct GraphPlanOptions {
   GraphAlgoChoice algo = GraphAlgoChoice::kAuto;
   PairingOptions pairing;  // theta and the round caps; `cumulative` is set per candidate
   CostModel model;
+  // Build the patterns with sequential_pairing.h instead of running every rank's messages
+  // (same patterns; for large graphs planned offline). The candidates then have no set-up stats.
+  bool sequential_construction = false;
 };
 
 struct GraphCandidate {
   ir::graph::GraphPlan plan;
   GraphCost cost;
-  std::optional<SetupStats> setup;  // combining candidates: what their construction exchanged
+  std::optional<SetupStats> setup;  // combining candidates built by run_setup: what it exchanged
 };
 
 // A combining schedule must be predicted this much cheaper than linear (max_rank_us) to be

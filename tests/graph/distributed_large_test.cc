@@ -8,7 +8,7 @@
 #include "engine/graph/schedule.h"
 #include "engine/graph/setup_run.h"
 #include "ir/graph/verify.h"
-#include "tests/graph/reference_pairing.h"
+#include "engine/graph/sequential_pairing.h"
 
 namespace cartplan::engine::graph {
 
@@ -25,7 +25,7 @@ TEST_CASE("p = 10^4: Moore 2-D r=2 with holes, 3-D r=1, and a sparse Erdos-Renyi
       o.cumulative = cumulative;
       Result<SetupRun> run = run_setup(t, o);
       REQUIRE_MESSAGE(run.ok(), run.error());
-      const std::vector<RankPattern> ref = reference_patterns(t, o);
+      const std::vector<RankPattern> ref = sequential_patterns(t, o);
       int mismatches = 0;
       for (std::size_t r = 0; r < ref.size(); ++r) mismatches += !(ref[r] == run->patterns[r]);
       CHECK(mismatches == 0);

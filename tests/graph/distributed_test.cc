@@ -11,7 +11,7 @@
 #include "engine/graph/setup_run.h"
 #include "ir/graph/verify.h"
 #include "tests/graph/random_graphs.h"
-#include "tests/graph/reference_pairing.h"
+#include "engine/graph/sequential_pairing.h"
 
 namespace cartplan::engine::graph {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 void compare(const ir::graph::Topology& t, const PairingOptions& o, const char* name, bool print) {
   Result<SetupRun> run = run_setup(t, o);
   REQUIRE_MESSAGE(run.ok(), run.error());
-  const std::vector<RankPattern> ref = reference_patterns(t, o);
+  const std::vector<RankPattern> ref = sequential_patterns(t, o);
   REQUIRE(ref.size() == run->patterns.size());
   int mismatches = 0;
   for (std::size_t r = 0; r < ref.size(); ++r) {

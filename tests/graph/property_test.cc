@@ -14,7 +14,7 @@
 #include "ir/graph/json.h"
 #include "ir/graph/verify.h"
 #include "tests/graph/random_graphs.h"
-#include "tests/graph/reference_pairing.h"
+#include "engine/graph/sequential_pairing.h"
 
 namespace cartplan::engine::graph {
 namespace {
@@ -57,7 +57,7 @@ TEST_CASE("10^4 random multigraphs: every algorithm and op verifies, delivers, r
       o.theta = 1 + static_cast<int>(seed % 3);
       Result<SetupRun> run = run_setup(t, o);
       REQUIRE_MESSAGE(run.ok(), run.error());
-      if (!(run->patterns == reference_patterns(t, o))) {
+      if (!(run->patterns == sequential_patterns(t, o))) {
         ++failures;
         FAIL_CHECK(("graph " + std::to_string(seed) + ": distributed and reference patterns differ"));
       }

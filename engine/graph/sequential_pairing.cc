@@ -1,5 +1,5 @@
-// Sequential reference of seed 003's Alg. 1 and 2 over the whole graph.
-#include "tests/graph/reference_pairing.h"
+// Seed 003's Alg. 1 and 2 over the whole graph, sequentially.
+#include "engine/graph/sequential_pairing.h"
 
 #include <algorithm>
 #include <map>
@@ -19,7 +19,6 @@ struct Rank {
 struct Matcher {
   std::map<int, int> weight;
   std::set<int> active, candidates;
-  std::map<int, int> chose;
   int choice = -1, previous = -1;
   bool paired = false, terminal = false, finished = false;
 
@@ -95,7 +94,9 @@ class Reference {
     notes_.clear();
   }
 
+  // Choices of the previous sub-round (what a rank heard from its friends), by rank.
   void match(std::map<int, Matcher>& m) {
+    std::vector<int> last(ranks_.size(), -1);
     for (int i = 0;; ++i) {
       bool any = false;
       for (auto& [p, mt] : m) {
@@ -106,7 +107,7 @@ class Reference {
         else {
           int g = -1;
           for (int q : mt.active)
-            if (q < p && mt.chose.count(q) && mt.chose.at(q) == p && (g < 0 || mt.weight.at(q) > mt.weight.at(g))) g = q;
+            if (q < p && last[q] == p && (g < 0 || mt.weight.at(q) > mt.weight.at(g))) g = q;
           if (g >= 0) mt.choice = g;
           else {
             mt.candidates.erase(mt.previous);
@@ -119,9 +120,11 @@ class Reference {
       if (!any) return;
       for (auto& [p, mt] : m) {
         if (mt.finished) continue;
-        mt.chose.clear();
-        for (int q : mt.active) mt.chose[q] = m.at(q).choice;
-        mt.paired = !mt.terminal && mt.chose.count(mt.choice) && mt.chose.at(mt.choice) == p;
+        last[p] = mt.choice;
+      }
+      for (auto& [p, mt] : m) {
+        if (mt.finished) continue;
+        mt.paired = !mt.terminal && mt.active.count(mt.choice) && m.at(mt.choice).choice == p;
         if (!mt.paired && i + 1 >= o_.max_match_rounds) mt.terminal = true;
       }
       std::set<int> leaving;
@@ -205,7 +208,7 @@ class Reference {
 
 }  // namespace
 
-std::vector<RankPattern> reference_patterns(const ir::graph::Topology& topology, const PairingOptions& options) {
+std::vector<RankPattern> sequential_patterns(const ir::graph::Topology& topology, const PairingOptions& options) {
   return Reference(topology, options).run();
 }
 
