@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace cartplan::engine::graph {
 namespace {
@@ -17,7 +18,7 @@ struct Rank {
 
 // One rank's matching state (Alg. 2).
 struct Matcher {
-  std::map<int, int> weight;
+  std::unordered_map<int, int> weight;  // friends only
   std::set<int> active, candidates;
   int choice = -1, previous = -1;
   bool paired = false, terminal = false, finished = false;
@@ -61,11 +62,18 @@ class Reference {
 
  private:
   // Common active out-neighbours of p with every other rank: via the in-lists of p's targets.
-  std::map<int, int> weights(int p) const {
-    std::map<int, int> w;
+  // Friends of p with their number of common active out-neighbours, counted in a dense
+  // scratch array (a rank of a large random graph has thousands of candidates).
+  std::unordered_map<int, int> friend_weights(int p) {
+    std::vector<int> touched;
     for (const auto& [n, items] : ranks_[p].active)
       for (const auto& [q, its] : ranks_[n].incoming)
-        if (q != p) ++w[q];
+        if (q != p && count_[q]++ == 0) touched.push_back(q);
+    std::unordered_map<int, int> w;
+    for (int q : touched) {
+      if (count_[q] >= o_.theta) w[q] = count_[q];
+      count_[q] = 0;
+    }
     return w;
   }
 
@@ -74,10 +82,8 @@ class Reference {
     for (int p = 0; p < static_cast<int>(ranks_.size()); ++p) {
       if (!ranks_[p].in_loop) continue;
       Matcher mt;
-      mt.weight = weights(p);
-      for (auto [q, w] : mt.weight) {
-        if (w >= o_.theta) mt.active.insert(q);
-      }
+      mt.weight = friend_weights(p);
+      for (auto [q, w] : mt.weight) mt.active.insert(q);
       if (mt.active.empty() || t >= o_.max_iterations) {
         notes_[p] = {};  // done: every active target gets a direct send
         ranks_[p].in_loop = false;
@@ -202,6 +208,7 @@ class Reference {
 
   PairingOptions o_;
   std::vector<Rank> ranks_;
+  std::vector<int> count_ = std::vector<int>(ranks_.size(), 0);
   std::map<int, std::map<int, int>> notes_;  // this iteration: sender -> target -> code (1 on, 2 off)
   std::map<int, int> partner_;
 };
