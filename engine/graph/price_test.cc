@@ -62,3 +62,27 @@ TEST_CASE("the critical path waits for the sender's previous phase") {
 }
 
 }  // namespace cartplan::engine::graph
+
+namespace cartplan::engine::graph {
+
+TEST_CASE("block sizes: uniform, and varied (v forms) deterministic per seed and within [0, max]") {
+  const ir::graph::Topology t = ir::graph::tiny_topology();
+  const BlockSizes u = BlockSizes::uniform(ir::graph::GraphOp::kAlltoall, t, 12);
+  CHECK(u.bytes(ir::graph::BlockId{0, 1, 1}) == 12);
+  CHECK(u.mean_bytes() == doctest::Approx(12.0));
+  const BlockSizes a = BlockSizes::varied(ir::graph::GraphOp::kAlltoall, t, 40, 7), b = BlockSizes::varied(ir::graph::GraphOp::kAlltoall, t, 40, 7);
+  bool differ = false;
+  for (int r = 0; r < t.size(); ++r) {
+    for (const ir::graph::BlockId& id : ir::graph::send_blocks_of(ir::graph::GraphOp::kAlltoall, t, r)) {
+      CHECK(a.bytes(id) == b.bytes(id));
+      CHECK(a.bytes(id) >= 0);
+      CHECK(a.bytes(id) <= 40);
+      differ = differ || a.bytes(id) != a.bytes(ir::graph::BlockId{0, 1, 0});
+    }
+  }
+  CHECK(differ);
+  const BlockSizes g = BlockSizes::varied(ir::graph::GraphOp::kAllgather, t, 40, 7);
+  CHECK(g.bytes(ir::graph::BlockId{2, -1, 0}) <= 40);
+}
+
+}  // namespace cartplan::engine::graph
