@@ -17,18 +17,26 @@ struct Rank {
 };
 
 // One rank's matching state (Alg. 2).
+// One rank's matching state (Alg. 2). Its friends are a sorted array with their weights; a
+// friend that left the matching is marked in the shared `gone` array (not erased), one dropped
+// by line 13 in `dropped`, so that a sub-round costs one pass over the friends.
 struct Matcher {
-  std::unordered_map<int, int> weight;  // friends only
-  std::set<int> active, candidates;
+  std::vector<int> friends, weight;
+  std::vector<char> dropped;
   int choice = -1, previous = -1;
   bool paired = false, terminal = false, finished = false;
 
-  int best() const {
-    int b = -1;
-    for (int q : candidates) {
-      if (active.count(q) && (b < 0 || weight.at(q) > weight.at(b))) b = q;
+  // The still-searching, not dropped friend with the most common neighbours (ties: lowest rank).
+  int best(const std::vector<char>& gone) const {
+    int b = -1, bw = 0;
+    for (std::size_t k = 0; k < friends.size(); ++k) {
+      if (!gone[friends[k]] && !dropped[k] && (b < 0 || weight[k] > bw)) b = friends[k], bw = weight[k];
     }
     return b;
+  }
+  void drop(int q) {
+    auto it = std::lower_bound(friends.begin(), friends.end(), q);
+    if (it != friends.end() && *it == q) dropped[it - friends.begin()] = 1;
   }
 };
 
@@ -67,7 +75,7 @@ class Reference {
   std::unordered_map<int, int> friend_weights(int p) {
     std::vector<int> touched;
     for (const auto& [n, items] : ranks_[p].active)
-      for (const auto& [q, its] : ranks_[n].incoming)
+      for (int q : rows_[n])
         if (q != p && count_[q]++ == 0) touched.push_back(q);
     std::unordered_map<int, int> w;
     for (int q : touched) {
@@ -78,20 +86,27 @@ class Reference {
   }
 
   void iteration(int t) {
+    // M's rows: every rank's active in-neighbours, as arrays (the maps are slow to walk).
+    for (std::size_t n = 0; n < ranks_.size(); ++n) {
+      rows_[n].clear();
+      for (const auto& [q, items] : ranks_[n].incoming) rows_[n].push_back(q);
+    }
     std::map<int, Matcher> m;
     for (int p = 0; p < static_cast<int>(ranks_.size()); ++p) {
       if (!ranks_[p].in_loop) continue;
       Matcher mt;
-      mt.weight = friend_weights(p);
-      for (auto [q, w] : mt.weight) mt.active.insert(q);
-      if (mt.active.empty() || t >= o_.max_iterations) {
+      const std::unordered_map<int, int> weights = friend_weights(p);
+      std::vector<std::pair<int, int>> fw(weights.begin(), weights.end());
+      std::sort(fw.begin(), fw.end());
+      for (auto [q, w] : fw) mt.friends.push_back(q), mt.weight.push_back(w);
+      mt.dropped.assign(fw.size(), 0);
+      if (mt.friends.empty() || t >= o_.max_iterations) {
         notes_[p] = {};  // done: every active target gets a direct send
         ranks_[p].in_loop = false;
         ranks_[p].pattern.iterations = t;
         for (const auto& [n, items] : ranks_[p].active) ranks_[p].pattern.sends.push_back(PatternSend{n, final_phase(o_, t), items});
         continue;
       }
-      mt.candidates = mt.active;
       m[p] = std::move(mt);
     }
     match(m);
@@ -100,49 +115,53 @@ class Reference {
     notes_.clear();
   }
 
-  // Choices of the previous sub-round (what a rank heard from its friends), by rank.
+  // Alg. 2 for every rank at once; `last` holds the previous sub-round's choices (what a rank
+  // heard from its friends), `gone` the ranks that left the matching in earlier sub-rounds.
   void match(std::map<int, Matcher>& m) {
     std::vector<int> last(ranks_.size(), -1);
+    std::vector<char> gone(ranks_.size(), 0);
     for (int i = 0;; ++i) {
       bool any = false;
       for (auto& [p, mt] : m) {
         if (mt.finished) continue;
         any = true;
-        if (i == 0) mt.choice = mt.best();
-        else if (mt.active.count(mt.previous) && p < mt.previous) mt.choice = mt.previous;
-        else {
-          int g = -1;
-          for (int q : mt.active)
-            if (q < p && last[q] == p && (g < 0 || mt.weight.at(q) > mt.weight.at(g))) g = q;
-          if (g >= 0) mt.choice = g;
-          else {
-            mt.candidates.erase(mt.previous);
-            mt.choice = mt.best();
-          }
-        }
-        if (mt.choice < 0) mt.terminal = true;
-        mt.previous = mt.choice;
+        choose(p, mt, i, last, gone);
       }
       if (!any) return;
       for (auto& [p, mt] : m) {
-        if (mt.finished) continue;
-        last[p] = mt.choice;
+        if (!mt.finished) last[p] = mt.choice;
       }
       for (auto& [p, mt] : m) {
         if (mt.finished) continue;
-        mt.paired = !mt.terminal && mt.active.count(mt.choice) && m.at(mt.choice).choice == p;
+        mt.paired = !mt.terminal && mt.choice >= 0 && !gone[mt.choice] && m.at(mt.choice).choice == p;
         if (!mt.paired && i + 1 >= o_.max_match_rounds) mt.terminal = true;
       }
-      std::set<int> leaving;
       for (auto& [p, mt] : m) {
-        if (!mt.finished && (mt.paired || mt.terminal)) leaving.insert(p);
+        if (!mt.finished && (mt.paired || mt.terminal)) mt.finished = true, gone[p] = 1;
       }
-      for (auto& [p, mt] : m) {
-        if (mt.finished) continue;
-        for (int q : leaving) mt.active.erase(q);
-      }
-      for (int p : leaving) m.at(p).finished = true;
     }
+  }
+
+  void choose(int p, Matcher& mt, int i, const std::vector<int>& last, const std::vector<char>& gone) const {
+    if (i == 0) {
+      mt.choice = mt.best(gone);
+    } else if (mt.previous >= 0 && !gone[mt.previous] && p < mt.previous) {
+      mt.choice = mt.previous;
+    } else {
+      int g = -1, gw = 0;
+      for (std::size_t k = 0; k < mt.friends.size(); ++k) {
+        const int q = mt.friends[k];
+        if (q < p && !gone[q] && last[q] == p && (g < 0 || mt.weight[k] > gw)) g = q, gw = mt.weight[k];
+      }
+      if (g >= 0) {
+        mt.choice = g;
+      } else {
+        mt.drop(mt.previous);
+        mt.choice = mt.best(gone);
+      }
+    }
+    if (mt.choice < 0) mt.terminal = true;
+    mt.previous = mt.choice;
   }
 
   void apply_pairs(int t, const std::map<int, Matcher>& m) {
@@ -209,6 +228,7 @@ class Reference {
   PairingOptions o_;
   std::vector<Rank> ranks_;
   std::vector<int> count_ = std::vector<int>(ranks_.size(), 0);
+  std::vector<std::vector<int>> rows_ = std::vector<std::vector<int>>(ranks_.size());
   std::map<int, std::map<int, int>> notes_;  // this iteration: sender -> target -> code (1 on, 2 off)
   std::map<int, int> partner_;
 };
