@@ -44,6 +44,7 @@
 #include "ir/print.h"
 #include "ir/result.h"
 #include "ir/verify.h"
+#include "tools/graph_commands.h"
 
 namespace {
 
@@ -85,6 +86,7 @@ constexpr const char* kUsage = R"(usage:
                     [--block-bytes N | --block-sizes N,.. (alltoall)] [--algo ..] [--dim-order ..] [--alpha-us A]
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
                     (the program rank R runs: per phase its local steps and messages)
+  cartplan graph    plan|explain|verify|simulate|rank ...  (general distributed graphs: cartplan graph help)
   cartplan help | --help | SUBCOMMAND --help
 
 OP: alltoall allgather allreduce reduce_scatter, and the rooted bcast gather scatter reduce.
@@ -694,6 +696,7 @@ int run(const std::vector<std::string>& args) {
     return kExitOk;
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "graph") return cartplan::tools::run_graph_command(rest);
   std::set<std::string> allowed;
   std::size_t max_positional = 0;
   Result<int> (*handler)(const Options&) = nullptr;
@@ -713,7 +716,7 @@ int run(const std::vector<std::string>& args) {
     allowed.insert({"dims", "periods", "rank", "block-sizes"});
     handler = cmd_lower;
   } else {
-    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower or help)\n";
+    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower, graph or help)\n";
     return kExitBadInput;
   }
 

@@ -1,0 +1,66 @@
+// The graph optimizer: candidates, prices and the choice against linear.
+#include "engine/graph/choose.h"
+
+#include <utility>
+
+#include "engine/graph/schedule.h"
+#include "engine/graph/sequential_pairing.h"
+
+namespace cartplan::engine::graph {
+
+Result<std::vector<GraphCandidate>> graph_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
+                                                     const BlockSizes& sizes, const GraphPlanOptions& options) {
+  if (auto e = ir::graph::topology_error(topology)) return fail(*e);
+  if (sizes.op() != op) return fail("block sizes are for another collective");
+  if (options.pairing.theta < 1) return fail("theta must be at least 1, got " + std::to_string(options.pairing.theta));
+  std::vector<GraphCandidate> out;
+  const GraphAlgoChoice a = options.algo;
+  if (a == GraphAlgoChoice::kAuto || a == GraphAlgoChoice::kLinear) {
+    ir::graph::GraphPlan plan = linear_plan(op, topology);
+    GraphCost cost = price_plan(plan, sizes, options.model);
+    out.push_back(GraphCandidate{std::move(plan), cost, std::nullopt});
+  }
+  for (bool cumulative : {false, true}) {
+    const GraphAlgoChoice mine = cumulative ? GraphAlgoChoice::kCumulative : GraphAlgoChoice::kPairing;
+    if (a != GraphAlgoChoice::kAuto && a != mine) continue;
+    PairingOptions po = options.pairing;
+    po.cumulative = cumulative;
+    std::optional<SetupStats> stats;
+    std::vector<RankPattern> patterns;
+    if (options.sequential_construction) {
+      patterns = sequential_patterns(topology, po);
+    } else {
+      Result<SetupRun> run = run_setup(topology, po);
+      if (!run) return fail(run.error());
+      patterns = std::move(run->patterns);
+      stats = run->stats;
+    }
+    ir::graph::GraphPlan plan = plan_from_patterns(op, topology, patterns, po);
+    GraphCost cost = price_plan(plan, sizes, options.model);
+    out.push_back(GraphCandidate{std::move(plan), cost, stats});
+  }
+  return out;
+}
+
+std::size_t pick_graph_candidate(const std::vector<GraphCandidate>& cands) {
+  std::size_t linear = cands.size(), best = cands.size();
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].plan.algorithm() == ir::graph::GraphAlgorithm::kLinear) {
+      linear = i;
+    } else if (best == cands.size() || cands[i].cost.max_rank_us < cands[best].cost.max_rank_us) {
+      best = i;
+    }
+  }
+  if (linear == cands.size()) return best == cands.size() ? 0 : best;
+  if (best == cands.size()) return linear;
+  return cands[best].cost.max_rank_us <= (1.0 - kGraphGain) * cands[linear].cost.max_rank_us ? best : linear;
+}
+
+Result<ir::graph::GraphPlan> make_graph_plan(ir::graph::GraphOp op, const ir::graph::Topology& topology, const BlockSizes& sizes,
+                                             const GraphPlanOptions& options) {
+  Result<std::vector<GraphCandidate>> cands = graph_candidates(op, topology, sizes, options);
+  if (!cands) return fail(cands.error());
+  return std::move((*cands)[pick_graph_candidate(*cands)].plan);
+}
+
+}  // namespace cartplan::engine::graph

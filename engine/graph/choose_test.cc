@@ -1,0 +1,55 @@
+// Tests of the graph optimizer: linear where combining does not pay, combining where it does.
+#include "engine/graph/choose.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/graph/generators.h"
+#include "ir/graph/verify.h"
+
+namespace cartplan::engine::graph {
+
+using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
+
+TEST_CASE("auto: three candidates, all verify; a dense Moore grid picks a combining schedule for small blocks") {
+  Result<ir::graph::Topology> t = moore({10, 10}, 2, true, 0.0, 1);
+  REQUIRE(t.ok());
+  const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
+  Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, GraphPlanOptions{});
+  REQUIRE_MESSAGE(c.ok(), c.error());
+  REQUIRE(c->size() == 3);
+  CHECK((*c)[0].plan.algorithm() == GraphAlgorithm::kLinear);
+  for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
+  CHECK((*c)[1].setup.has_value());
+  const std::size_t pick = pick_graph_candidate(*c);
+  CHECK((*c)[pick].plan.algorithm() != GraphAlgorithm::kLinear);
+  CHECK((*c)[pick].cost.max_rank_us <= 0.9 * (*c)[0].cost.max_rank_us);
+}
+
+TEST_CASE("auto keeps linear where no rank has friends, and for large blocks") {
+  Result<ir::graph::Topology> sparse = erdos_renyi(64, 0.02, 1);
+  REQUIRE(sparse.ok());
+  Result<ir::graph::GraphPlan> p = make_graph_plan(GraphOp::kAlltoall, *sparse, BlockSizes::uniform(GraphOp::kAlltoall, *sparse, 8), {});
+  REQUIRE(p.ok());
+  CHECK(p->algorithm() == GraphAlgorithm::kLinear);
+  Result<ir::graph::Topology> t = moore({10, 10}, 2, true, 0.0, 1);
+  Result<ir::graph::GraphPlan> big = make_graph_plan(GraphOp::kAlltoall, *t, BlockSizes::uniform(GraphOp::kAlltoall, *t, 1 << 20), {});
+  REQUIRE(big.ok());
+  CHECK(big->algorithm() == GraphAlgorithm::kLinear);
+}
+
+TEST_CASE("pick: a combining candidate must clear the 10 % margin") {
+  Result<ir::graph::Topology> t = moore({6, 6}, 1, true, 0.0, 1);
+  GraphPlanOptions o;
+  Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, BlockSizes::uniform(GraphOp::kAllgather, *t, 8), o);
+  REQUIRE(c.ok());
+  std::vector<GraphCandidate> two = {(*c)[0], (*c)[1]};
+  two[1].cost.max_rank_us = 0.95 * two[0].cost.max_rank_us;
+  CHECK(pick_graph_candidate(two) == 0);
+  two[1].cost.max_rank_us = 0.85 * two[0].cost.max_rank_us;
+  CHECK(pick_graph_candidate(two) == 1);
+  o.pairing.theta = 0;
+  CHECK(graph_candidates(GraphOp::kAllgather, *t, BlockSizes::uniform(GraphOp::kAllgather, *t, 8), o).error() == "theta must be at least 1, got 0");
+}
+
+}  // namespace cartplan::engine::graph

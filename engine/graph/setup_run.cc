@@ -1,0 +1,59 @@
+// The in-process driver of the distributed pattern construction: all ranks, round by round.
+#include "engine/graph/setup_run.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/graph/setup_rank.h"
+
+namespace cartplan::engine::graph {
+
+Result<SetupRun> run_setup(const ir::graph::Topology& topology, const PairingOptions& options) {
+  if (auto e = ir::graph::topology_error(topology)) return fail(*e);
+  const int p = topology.size();
+  std::vector<RankBuilder> ranks;
+  ranks.reserve(p);
+  for (int r = 0; r < p; ++r) ranks.emplace_back(r, topology.ranks[r].out, topology.ranks[r].in, options);
+  SetupRun run;
+  std::vector<std::int64_t> sent_messages(p, 0), sent_bytes(p, 0);
+  std::vector<std::vector<SetupMessage>> inbox(p);
+  auto post = [&](std::vector<SetupMessage>&& out) {
+    for (SetupMessage& m : out) {
+      ++sent_messages[m.from];
+      sent_bytes[m.from] += m.bytes();
+      ++run.stats.messages;
+      run.stats.bytes += m.bytes();
+      inbox[m.to].push_back(std::move(m));
+    }
+  };
+  for (int r = 0; r < p; ++r) post(ranks[r].start());
+  // Every round either moves a rank forward or the construction is stuck; the bound is far above
+  // what options allow (each iteration takes at most 2 * max_match_rounds + 3 rounds).
+  const long long bound = 4LL * (options.max_iterations + 2) * (2LL * options.max_match_rounds + 4);
+  while (true) {
+    bool all_done = true, pending = false;
+    for (int r = 0; r < p; ++r) {
+      all_done = all_done && ranks[r].done();
+      pending = pending || !inbox[r].empty();
+    }
+    if (all_done && !pending) break;
+    // A rank advances only on messages, so with none in flight an unfinished rank would wait forever.
+    if (!pending) return fail("internal error: the pattern construction is stuck after " + std::to_string(run.stats.rounds) + " rounds");
+    if (++run.stats.rounds > bound) return fail("internal error: the pattern construction did not finish in " + std::to_string(bound) + " rounds");
+    std::vector<std::vector<SetupMessage>> delivered(p);
+    std::swap(delivered, inbox);
+    for (int r = 0; r < p; ++r) {
+      if (!delivered[r].empty() || !ranks[r].done()) post(ranks[r].step(std::move(delivered[r])));
+    }
+  }
+  run.patterns.reserve(p);
+  for (int r = 0; r < p; ++r) {
+    run.patterns.push_back(ranks[r].pattern());
+    run.stats.max_iterations = std::max(run.stats.max_iterations, run.patterns.back().iterations);
+  }
+  run.stats.max_rank_messages = p ? *std::max_element(sent_messages.begin(), sent_messages.end()) : 0;
+  run.stats.max_rank_bytes = p ? *std::max_element(sent_bytes.begin(), sent_bytes.end()) : 0;
+  return run;
+}
+
+}  // namespace cartplan::engine::graph

@@ -1,0 +1,116 @@
+// End-to-end tests of `cartplan graph`: plan | verify round trips, the golden plan, explain,
+// simulate, rank, and the invalid-input corpus tests/graph/corpus/cli.txt. Bazel runs tests in
+// the runfiles root, so the binary is "tools/cartplan".
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+struct RunResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string temp_path(const std::string& name) {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return std::string(d && *d ? d : "/tmp") + "/graph_cli_" + name;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunResult run(const std::string& args) {
+  const std::string out = temp_path("stdout"), err = temp_path("stderr");
+  const std::string cmd = "tools/cartplan </dev/null " + args + " >'" + out + "' 2>'" + err + "'";
+  const int raw = std::system(cmd.c_str());
+  RunResult r;
+  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("graph plan | graph verify: every algorithm and op, every kind of graph") {
+  for (const char* graph : {"random:p=40,q=0.3,seed=2", "moore:dims=6x5,r=1,holes=0.1", "osu:p=27,d=3,r=1", "mesh:cells=32x32,parts=9",
+                            "file:tests/graph/corpus/graphs/tiny.txt", "moore:dims=1x3,r=1"}) {
+    for (const char* op : {"allgather", "alltoall"}) {
+      for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) {
+        const std::string args = std::string("graph plan --graph ") + graph + " --op " + op + " --algo " + algo + " --theta 2";
+        INFO(args);
+        const RunResult p = run(args);
+        REQUIRE(p.status == 0);
+        std::ofstream(temp_path("plan.json"), std::ios::binary) << p.out;
+        const RunResult v = run("graph verify " + temp_path("plan.json"));
+        CHECK(v.status == 0);
+        CHECK(contains(v.out, "delivers every block exactly once"));
+        const RunResult s = run("graph simulate --graph " + std::string(graph) + " --op " + op + " --algo " + algo + " --theta 2 --vary 5");
+        CHECK(s.status == 0);
+        CHECK(s.out.rfind("ok: ", 0) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("the golden plan: seed 003's pairing on the corpus graph, regenerated only by make_plans.py") {
+  const RunResult r = run("graph plan --graph file:tests/graph/corpus/graphs/tiny.txt --op allgather --algo pairing --theta 2");
+  REQUIRE(r.status == 0);
+  CHECK(r.out == read_file("tests/graph/corpus/plans/valid_pairing.json"));
+  CHECK(run("graph verify - < tests/graph/corpus/plans/valid_pairing.json").status == 0);
+}
+
+TEST_CASE("graph explain: three candidates with predictions and set-up costs, one picked") {
+  const RunResult r = run("graph explain --graph moore:dims=16x16,r=2 --op allgather");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.out, "256 ranks, 6144 edges"));
+  CHECK(contains(r.out, "model predictions, not measurements"));
+  CHECK(contains(r.out, "  linear "));
+  CHECK(contains(r.out, "  pairing "));
+  CHECK(contains(r.out, "* cumulative "));
+}
+
+TEST_CASE("graph simulate --format json and graph rank") {
+  const RunResult s = run("graph simulate --graph osu:p=64,d=2,r=1 --op alltoall --algo pairing --format json");
+  REQUIRE(s.status == 0);
+  CHECK(s.out.rfind("{\n  \"schema\": \"cartplan.graph_sim/1\",", 0) == 0);
+  CHECK(contains(s.out, "\"ok\": true"));
+  const RunResult k = run("graph rank --plan tests/graph/corpus/plans/valid_pairing.json --rank 0");
+  REQUIRE(k.status == 0);
+  CHECK(contains(k.out, "rank 0 of 6: pairing allgather, theta 2\n"));
+  CHECK(contains(k.out, "  send to   2: (0)@send[0] (1)@temp[0]\n"));
+}
+
+TEST_CASE("invalid-input corpus (tests/graph/corpus/cli.txt)") {
+  std::ifstream in("tests/graph/corpus/cli.txt");
+  REQUIRE(in.good());
+  int cases = 0, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    REQUIRE_MESSAGE((t1 != std::string::npos && t2 != std::string::npos), "line ", line_no, " needs two tabs");
+    const std::string args = line.substr(0, t1), want_err = line.substr(t2 + 1);
+    const int want_status = std::stoi(line.substr(t1 + 1, t2 - t1 - 1));
+    ++cases;
+    INFO("tests/graph/corpus/cli.txt:", line_no, ": cartplan ", args);
+    const RunResult r = run(args);
+    CHECK(r.status == want_status);
+    CHECK_MESSAGE(contains(r.err, want_err), "stderr was: ", r.err);
+    CHECK_MESSAGE(!contains(r.err, "internal error"), "stderr was: ", r.err);
+    if (want_status == 2) CHECK(r.out.empty());
+  }
+  CHECK(cases >= 35);
+}
