@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "ir/json_strict.h"
+
 namespace cartplan::ir {
 namespace {
 
@@ -221,25 +223,9 @@ struct Path {
   }
 };
 
-// User-supplied text quoted into an error message: escaped (never throws, even on invalid
-// UTF-8 in a programmatically built json) and shortened so a huge string cannot flood a log.
-std::string quote(const std::string& s) {
-  std::string e = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-  e = e.substr(1, e.size() - 2);
-  if (e.size() > 64) e = e.substr(0, 61) + "...";
-  return "'" + e + "'";
-}
-
 std::string type_of(const json& j) {
   if (j.is_number_integer()) return "integer";
   return j.type_name();
-}
-
-// A value quoted into an error message (numbers as written, e.g. 1e+30).
-std::string show(const json& j) {
-  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 64) s = s.substr(0, 61) + "...";
-  return s;
 }
 
 // Reads a plan, stopping at the first error. Each reader returns false after recording an
@@ -265,7 +251,7 @@ class Reader {
     for (const auto& [k, v] : j.items()) {
       bool known = false;
       for (const char* f : fields) known = known || k == f;
-      if (!known) return error(p, "unknown field " + quote(k));
+      if (!known) return error(p, "unknown field " + quote_json_text(k));
     }
     for (const char* f : fields) {
       if (!j.contains(f)) return error(p, std::string("missing field '") + f + "'");
@@ -286,7 +272,7 @@ class Reader {
   // JSON does not distinguish them, 2.5 does not.
   bool integer(const json& j, const Path& p, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
     auto out_of_range = [&] {
-      return error(p, show(j) + " out of range [" + std::to_string(lo) + ", " +
+      return error(p, show_json_value(j) + " out of range [" + std::to_string(lo) + ", " +
                           std::to_string(hi) + "]");
     };
     if (j.is_number_unsigned()) {
@@ -298,7 +284,7 @@ class Reader {
     } else if (j.is_number_float()) {
       const double d = j.get<double>();
       if (!std::isfinite(d) || std::trunc(d) != d) {
-        return error(p, "expected an integer, got number " + show(j));
+        return error(p, "expected an integer, got number " + show_json_value(j));
       }
       // 2^63 is exact as a double; anything at or beyond it cannot be an int64.
       if (d < -9223372036854775808.0 || d >= 9223372036854775808.0) return out_of_range();
@@ -344,7 +330,7 @@ class Reader {
       }
       ++i;
     }
-    return error(p, "unknown value " + quote(s) + " (expected " + expected + ")");
+    return error(p, "unknown value " + quote_json_text(s) + " (expected " + expected + ")");
   }
 
   bool offset(const json& j, const Path& p, Offset& out) {
@@ -535,12 +521,12 @@ class Reader {
     if (!number(j["direct"], p / "direct", direct)) return false;
     if (!number(j["combining"], p / "combining", combining)) return false;
     if (direct != c->direct_us) {
-      return error(p / "direct", show(j["direct"]) + " does not match cost.direct_us " +
-                                     show(json(c->direct_us)));
+      return error(p / "direct", show_json_value(j["direct"]) + " does not match cost.direct_us " +
+                                     show_json_value(json(c->direct_us)));
     }
     if (combining != c->combining_us) {
-      return error(p / "combining", show(j["combining"]) + " does not match cost.combining_us " +
-                                        show(json(c->combining_us)));
+      return error(p / "combining", show_json_value(j["combining"]) + " does not match cost.combining_us " +
+                                        show_json_value(json(c->combining_us)));
     }
     return true;
   }
@@ -588,7 +574,7 @@ class Reader {
     } else if (version == kPlanSchemaV3) {
       version_ = 3;
     } else {
-      return error(p / "schema", "unsupported schema " + quote(schema->get<std::string>()) + " (expected " +
+      return error(p / "schema", "unsupported schema " + quote_json_text(schema->get<std::string>()) + " (expected " +
                                      kPlanSchema + ", " + kPlanSchemaV2 + " or " + kPlanSchemaV3 + ")");
     }
     return true;
@@ -689,107 +675,6 @@ class Reader {
   std::size_t num_rounds_ = 0;
 };
 
-// Depth of [ and { outside strings, checked before nlohmann builds anything so that deeply
-// nested input costs neither memory nor stack in the parser or in json's destructor.
-std::optional<std::string> check_depth(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        // Counted from 1, like nlohmann's positions in the syntax errors.
-        return "invalid JSON at byte " + std::to_string(i + 1) + ": nesting deeper than " +
-               std::to_string(kMaxDepth) + " levels";
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;  // unbalanced brackets are left for the parser to report
-    }
-  }
-  return std::nullopt;
-}
-
-// nlohmann keeps the last of duplicate keys; a strict reader must not silently drop one, so
-// the parser callback tracks the keys of every open object and remembers the first duplicate.
-class DuplicateKeys {
- public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-        frames_.push_back(Frame{true, {}, {}, 0});
-        break;
-      case json::parse_event_t::array_start:
-        frames_.push_back(Frame{false, {}, {}, 0});
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second && !error_) {
-          error_ = path() + ": duplicate field " + quote(f.key);
-        }
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        next_element();
-        break;
-      case json::parse_event_t::value:
-        next_element();
-        break;
-    }
-    return true;
-  }
-
-  const std::optional<std::string>& error() const { return error_; }
-
- private:
-  struct Frame {
-    bool object;
-    std::set<std::string> keys;
-    std::string key;        // current key, objects only
-    std::size_t index = 0;  // current element, arrays only
-  };
-
-  void next_element() {
-    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
-  }
-
-  // Path of the innermost open object (the one holding the duplicate).
-  std::string path() const {
-    std::string s = "$";
-    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
-      const Frame& f = frames_[i];
-      if (f.object) {
-        s += "." + f.key;
-      } else {
-        s += "[" + std::to_string(f.index) + "]";
-      }
-    }
-    return s;
-  }
-
-  std::vector<Frame> frames_;
-  std::optional<std::string> error_;
-};
-
-std::string strip_exception_prefix(const std::string& what) {
-  // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
-  if (!what.empty() && what[0] == '[') {
-    const auto close = what.find("] ");
-    if (close != std::string::npos) return what.substr(close + 2);
-  }
-  return what;
-}
-
 }  // namespace
 
 ordered_json to_json(const Plan& plan) {
@@ -830,19 +715,9 @@ Result<Plan> plan_from_json(const json& j) {
 }
 
 Result<Plan> plan_from_json_string(std::string_view text) {
-  if (auto err = check_depth(text)) return fail(*err);
-  json j;
-  DuplicateKeys dup;
-  try {
-    j = json::parse(text.data(), text.data() + text.size(), std::ref(dup));
-  } catch (const json::parse_error& e) {
-    return fail("invalid JSON at byte " + std::to_string(e.byte) + ": " +
-                strip_exception_prefix(e.what()));
-  } catch (const std::exception& e) {
-    return fail(std::string("invalid JSON: ") + strip_exception_prefix(e.what()));
-  }
-  if (dup.error()) return fail(*dup.error());
-  return plan_from_json(j);
+  Result<json> j = parse_strict_json(text, kMaxDepth);
+  if (!j) return fail(j.error());
+  return plan_from_json(*j);
 }
 
 }  // namespace cartplan::ir

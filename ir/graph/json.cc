@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/graph/json_print.h"
+#include "ir/json_strict.h"
 
 namespace cartplan::ir::graph {
 namespace {
@@ -74,11 +75,6 @@ ordered_json plan_json(const GraphPlan& plan) {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-std::string show(const json& j) {
-  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 64) s = s.substr(0, 61) + "...";
-  return s;
-}
 
 // Reads a plan, stopping at the first error; every error starts with the JSON path.
 class Reader {
@@ -92,7 +88,7 @@ class Reader {
 
   bool object(const json& j, const std::string& path, const std::set<std::string>& allowed,
               const std::set<std::string>& required) {
-    if (!j.is_object()) return fail_at(path, "expected an object, got " + show(j));
+    if (!j.is_object()) return fail_at(path, "expected an object, got " + show_json_value(j));
     for (const auto& [k, v] : j.items()) {
       if (!allowed.count(k)) return fail_at(path, "unknown field '" + k + "'");
     }
@@ -103,7 +99,7 @@ class Reader {
   }
 
   bool integer(const json& j, const std::string& path, long long lo, long long hi, int& out) {
-    if (!j.is_number_integer()) return fail_at(path, "expected an integer, got " + show(j));
+    if (!j.is_number_integer()) return fail_at(path, "expected an integer, got " + show_json_value(j));
     const long long v = j.is_number_unsigned() ? static_cast<long long>(std::min<unsigned long long>(j.get<unsigned long long>(), 1ULL << 62))
                                                : j.get<long long>();
     if (v < lo || v > hi) return fail_at(path, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -112,7 +108,7 @@ class Reader {
   }
 
   bool array(const json& j, const std::string& path) {
-    if (!j.is_array()) return fail_at(path, "expected an array, got " + show(j));
+    if (!j.is_array()) return fail_at(path, "expected an array, got " + show_json_value(j));
     return true;
   }
 
@@ -127,7 +123,7 @@ class Reader {
 
   template <class E, std::size_t N>
   bool enum_value(const json& j, const std::string& path, const std::pair<const char*, E> (&names)[N], E& out) {
-    if (!j.is_string()) return fail_at(path, "expected a string, got " + show(j));
+    if (!j.is_string()) return fail_at(path, "expected a string, got " + show_json_value(j));
     std::string all;
     for (const auto& [name, value] : names) {
       if (j.get<std::string>() == name) {
@@ -136,7 +132,7 @@ class Reader {
       }
       all += all.empty() ? name : std::string(", ") + name;
     }
-    return fail_at(path, "unknown value " + show(j) + " (expected " + all + ")");
+    return fail_at(path, "unknown value " + show_json_value(j) + " (expected " + all + ")");
   }
 
   std::optional<GraphPlan> plan(const json& j);
@@ -164,12 +160,12 @@ bool Reader::header(const json& j) {
               {"schema", "op", "algorithm", "topology", "schedules"}))
     return false;
   if (!j["schema"].is_string() || j["schema"].get<std::string>() != kGraphPlanSchema)
-    return fail_at("$.schema", "expected \"" + std::string(kGraphPlanSchema) + "\", got " + show(j["schema"]));
+    return fail_at("$.schema", "expected \"" + std::string(kGraphPlanSchema) + "\", got " + show_json_value(j["schema"]));
   if (!enum_value(j["op"], "$.op", kOps, parts_.op)) return false;
   if (!enum_value(j["algorithm"], "$.algorithm", kAlgorithms, parts_.algorithm)) return false;
   const bool linear = parts_.algorithm == GraphAlgorithm::kLinear;
   if (linear && j.contains("theta")) return fail_at("$.theta", "a linear plan has no friendship threshold");
-  if (!linear && !j.contains("theta")) return fail_at("$", "missing field 'theta' (required by algorithm " + show(j["algorithm"]) + ")");
+  if (!linear && !j.contains("theta")) return fail_at("$", "missing field 'theta' (required by algorithm " + show_json_value(j["algorithm"]) + ")");
   if (!linear && !integer(j["theta"], "$.theta", 1, 1 << 20, parts_.theta)) return false;
   return true;
 }
@@ -197,7 +193,7 @@ bool Reader::block(const json& j, const std::string& path, BlockId& out) {
   const std::size_t want = parts_.op == GraphOp::kAllgather ? 1 : 3;
   if (j.size() != want)
     return fail_at(path, std::string("a block of ") + to_string(parts_.op) + " is " +
-                             (want == 1 ? "[origin]" : "[origin, target, nth]") + ", got " + show(j));
+                             (want == 1 ? "[origin]" : "[origin, target, nth]") + ", got " + show_json_value(j));
   out = BlockId{};
   if (!integer(j[0], path + "[0]", 0, p - 1, out.origin)) return false;
   if (want == 1) return true;
@@ -209,7 +205,7 @@ bool Reader::block(const json& j, const std::string& path, BlockId& out) {
 
 bool Reader::loc(const json& j, const std::string& path, int rank, int temps, Loc& out) {
   if (!array(j, path)) return false;
-  if (j.size() != 2) return fail_at(path, "a location is [kind, index], got " + show(j));
+  if (j.size() != 2) return fail_at(path, "a location is [kind, index], got " + show_json_value(j));
   if (!enum_value(j[0], path + "[0]", kLocKinds, out.kind)) return false;
   const RankEdges& e = parts_.topology.ranks[rank];
   const int n = out.kind == LocKind::kSend ? send_blocks(parts_.op, parts_.topology, rank)
@@ -300,56 +296,15 @@ std::optional<GraphPlan> Reader::plan(const json& j) {
   return GraphPlan(std::move(parts_));
 }
 
-std::optional<std::string> depth_error(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if ((c == '[' || c == '{') && ++depth > kMaxDepth) {
-      return "invalid JSON at byte " + std::to_string(i + 1) + ": nesting deeper than " + std::to_string(kMaxDepth) + " levels";
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
-// nlohmann keeps the last of duplicate keys; a strict reader reports them instead.
-struct DuplicateKeys {
-  std::vector<std::set<std::string>> open;
-  std::optional<std::string> error;
-  bool operator()(int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) open.emplace_back();
-    if (event == json::parse_event_t::object_end) open.pop_back();
-    if (event == json::parse_event_t::key && !open.back().insert(parsed.get<std::string>()).second && !error)
-      error = "duplicate field " + show(parsed);
-    return true;
-  }
-};
-
 }  // namespace
 
 std::string to_json_string(const GraphPlan& plan) { return canonical_text(plan_json(plan)); }
 
 Result<GraphPlan> graph_plan_from_json_string(std::string_view text) {
-  if (auto e = depth_error(text)) return fail(*e);
-  json j;
-  DuplicateKeys dup;
-  try {
-    j = json::parse(text.begin(), text.end(), std::ref(dup));
-  } catch (const json::parse_error& e) {
-    return fail("invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  } catch (const std::exception& e) {
-    return fail(std::string("invalid JSON: ") + e.what());
-  }
-  if (dup.error) return fail(*dup.error);
+  Result<json> j = parse_strict_json(text, kMaxDepth);
+  if (!j) return fail(j.error());
   Reader reader;
-  std::optional<GraphPlan> plan = reader.plan(j);
+  std::optional<GraphPlan> plan = reader.plan(*j);
   if (!plan) return fail(*reader.error);
   return std::move(*plan);
 }

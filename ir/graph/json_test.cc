@@ -76,7 +76,7 @@ TEST_CASE("errors name the JSON path") {
   CHECK(error_of(replaced(a2a, "\"block\": [0, 1, 0]", "\"block\": [2, 1, 0]")) ==
         "$.schedules[0].phases[0].send[0].parts[0].block: rank 2 has no edge to rank 1");
   CHECK(error_of(replaced(ag, "\"rank\": 1,\n      \"temps\"", "\"rank\": 2,\n      \"temps\"")) == "$.schedules[1].rank: 2 is out of range [1, 1]");
-  CHECK(error_of(replaced(ag, "\"op\": \"allgather\",", "\"op\": \"allgather\", \"op\": \"allgather\",")) == "duplicate field \"op\"");
+  CHECK(error_of(replaced(ag, "\"op\": \"allgather\",", "\"op\": \"allgather\", \"op\": \"allgather\",")) == "$: duplicate field 'op'");
   CHECK(error_of("{\"schema\": ").find("invalid JSON at byte") == 0);
   CHECK(error_of(std::string(40, '[')).find("nesting deeper than 32 levels") != std::string::npos);
 }
