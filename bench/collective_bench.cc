@@ -18,9 +18,11 @@
 // Exit status 0 when every variant delivered the expected data, 1 otherwise, 2 on bad options.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>

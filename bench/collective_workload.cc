@@ -1,6 +1,7 @@
 // Buffers, expected results, cartplan calls and the linear baseline of one collective (collective_bench).
 #include "bench/collective_workload.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace cartplan::bench {

@@ -250,10 +250,12 @@ def platform_xml(platform, np_):
     used = sorted({src.split(":")[0] for _, src in PARAMS[platform].values()} | {"degomme2017"})
     head = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
             f"<!-- cartplan SMPI platform '{platform}' for {np_} ranks ({nodes} nodes used of {hosts}), written by",
-            f"     python3 bench/smpi/platforms.py {platform} --np {np_}. Sources:"]
+            f"     bench/smpi/platforms.py (platform {platform}, np {np_}). Sources:"]
     head += [f"     [{k}] {SOURCES[k]}" for k in used if k in SOURCES]
     head += ["-->", '<platform version="4.1">']
-    return "\n".join(head + smpi_config(platform) + body + ["</platform>", ""]), nodes
+    text = "\n".join(head + smpi_config(platform) + body + ["</platform>", ""])
+    assert "--" not in text.replace("<!--", "").replace("-->", ""), "XML comments must not contain '--'"
+    return text, nodes
 
 
 def hostfile(platform, np_):
