@@ -9,10 +9,12 @@
 //       --stencil box:d=3,n=3,f=-1 --op alltoall --m 1,10,100 [--iters 20] [--warmup 3] [--dims 4,4,4]
 //       [--periodic 1] [--cost-model FILE] [--variants NAME,NAME]
 //
-// Timing: each variant's calls run back to back (--warmup untimed, then --iters timed); a rank's
-// time is its own interval from the start of its first timed call to the end of its last, divided
-// by --iters; the reported time is the maximum over ranks. No barrier is inside the interval, so
-// its exit skew is not measured; the warm-up absorbs the skew left by the previous variant.
+// Timing: each variant starts after an untimed MPI_Barrier, so that every variant starts from the
+// same skew (back-to-back multi-phase exchanges settle into a steady state that depends on how the
+// ranks started: docs/smpi.md); then its calls run back to back (--warmup untimed, then --iters
+// timed). A rank's time is its own interval from the start of its first timed call to the end of
+// its last, divided by --iters; the reported time is the maximum over ranks. No barrier is inside
+// the interval, so its exit skew is not measured.
 // Output (rank 0): one line per variant, whitespace-separated, under a '#' header line:
 //   np stencil op m variant algorithm us predicted_us check
 // Exit status 0 when every variant delivered the expected data, 1 otherwise, 2 on bad options.
@@ -212,8 +214,10 @@ class Bench {
   std::optional<cartplan::engine::Grid> grid_;
 };
 
-// Warm-up, then --iters back-to-back calls; the max over ranks of each rank's mean per call.
+// A barrier (untimed: every variant starts from the same skew), the warm-up, then --iters
+// back-to-back calls; the max over ranks of each rank's mean per call.
 double time_variant(const Args& a, const Variant& v) {
+  MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < a.warmup; ++i) v.run();
   const double t0 = MPI_Wtime();
   for (int i = 0; i < a.iters; ++i) v.run();

@@ -616,12 +616,14 @@ class Runner {
     }
   }
 
-  // Each variant's exchanges back to back: 5 warm-up exchanges, then c.iters timed ones, one
-  // interval per rank from its own start to its own completion. v[j].us: the max over ranks of
-  // the mean time per exchange. No barrier is timed, and the warm-up absorbs the ranks' skew
-  // from the previous variant (a deterministic simulator has no drift to interleave against).
+  // Each variant's exchanges back to back: an untimed barrier, 5 warm-up exchanges, then c.iters
+  // timed ones, one interval per rank from its own start to its own completion. v[j].us: the max
+  // over ranks of the mean time per exchange. No barrier is timed. The barrier makes every variant
+  // start from the same skew: back to back, a multi-phase exchange settles into a steady state
+  // that depends on how the ranks started (docs/smpi.md), and the previous variant's tail differs.
   void time_blocks(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
     for (std::size_t j = 0; j < exchanges.size(); ++j) {
+      MPI_Barrier(p_.cart);
       for (int w = 0; w < 5; ++w) exchanges[j]();
       const double t0 = MPI_Wtime();
       for (int r = 0; r < c_.iters; ++r) exchanges[j]();
