@@ -30,7 +30,7 @@ if [ -z "$model" ]; then
   model=builtin
   [ -f "bench/results/smpi/cost_model_${platform}_p${np}.json" ] && model="bench/results/smpi/cost_model_${platform}_p${np}.json"
 fi
-[ "$model" = builtin ] || [ -f "$model" ] || { echo "sweep.sh: --model $model: no such file" >&2; exit 2; }
+[ "$model" = builtin ] || [ -f "$model" ] || { echo "sweep.sh: --model $model does not exist" >&2; exit 2; }
 
 bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //bench:collective_bench
 bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
