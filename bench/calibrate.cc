@@ -7,7 +7,7 @@
 //
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
 //                          [--eager-limit BYTES] [--fragments] [--inline-limit BYTES] [--fast-box BYTES]
-//                          [--timing barrier|back-to-back] [--sizes M,M,..] [--specs SPEC;SPEC;..]
+//                          [--timing barrier|back-to-back|sync] [--sizes M,M,..] [--specs SPEC;SPEC;..]
 //   smpirun -np 64 -platform P.xml -hostfile P.hosts cartplan-calibrate --out model.json [--quick]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
@@ -170,14 +170,17 @@ struct Rows {
   }
 };
 
-// How the rows are measured. barrier: every repetition of every variant after an MPI_Barrier,
-// the max over ranks of its time, the median over repetitions (a drifting machine moves the
-// variants of a group together: they are timed round-robin). back-to-back: per variant, one
-// warm-up call, then `reps` calls in one interval per rank, the max over ranks of the mean per
-// call: no barrier's exit skew in it, and what a deterministic simulator (SMPI) needs.
+// How the rows are measured (--timing). barrier: every repetition of every variant after an
+// MPI_Barrier, the max over ranks of its time, the median over repetitions (a drifting machine
+// moves the variants of a group together: they are timed round-robin). back-to-back: per variant,
+// an untimed barrier and one warm-up call, then `reps` calls in one interval per rank, the max
+// over ranks of the mean per call. sync (SMPI only: it needs one clock for all ranks): per
+// variant one warm-up call, then `reps` calls each after a barrier, from the last rank's entry to
+// the last rank's exit, the median; no barrier skew and no steady state of back-to-back calls in
+// it (docs/smpi.md, "Timing"), and deterministic, so one repetition is enough.
 struct Method {
   int reps = 150;
-  bool back_to_back = false;
+  std::string timing = "barrier";
   std::vector<int> sizes;
   std::vector<std::string> specs;
 };
@@ -233,22 +236,46 @@ std::vector<Built> build_variants(const cartplan::engine::Neighborhood& nbh, std
   return built;
 }
 
-// Each request's time in microseconds (Method): the slowest rank's, the same on every rank.
+// One persistent request's time per call, back to back (Method): the slowest rank's mean.
+double time_back_to_back(MPI_Comm cart, Cart_Request* req, int reps) {
+  MPI_Barrier(cart);  // untimed: every variant starts from the same skew
+  Cart_start(req);
+  Cart_wait(req);
+  const double t0 = MPI_Wtime();
+  for (int r = 0; r < reps; ++r) {
+    Cart_start(req);
+    Cart_wait(req);
+  }
+  double mean = (MPI_Wtime() - t0) * 1e6 / reps, worst = 0;
+  MPI_Allreduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, cart);
+  return worst;
+}
+
+// One persistent request's synchronized time (Method, sync): the median over `reps` calls, each
+// from the last rank's entry to the last rank's exit on the one clock all ranks share.
+double time_synchronized(MPI_Comm cart, Cart_Request* req, int reps) {
+  Cart_start(req);
+  Cart_wait(req);
+  std::vector<double> samples;
+  for (int r = 0; r < reps; ++r) {
+    MPI_Barrier(cart);
+    double t[2] = {MPI_Wtime(), 0}, last[2] = {0, 0};
+    Cart_start(req);
+    Cart_wait(req);
+    t[1] = MPI_Wtime();
+    MPI_Allreduce(t, last, 2, MPI_DOUBLE, MPI_MAX, cart);
+    samples.push_back((last[1] - last[0]) * 1e6);
+  }
+  return cartplan::bench::summarize(samples).median;
+}
+
+// Each request's time in microseconds (Method): the same on every rank.
 std::vector<double> time_requests(const std::vector<Built>& built, std::vector<Cart_Request>& reqs, const Method& method) {
   std::vector<double> times(built.size());
-  if (method.back_to_back) {
-    for (std::size_t i = 0; i < built.size(); ++i) {
-      MPI_Barrier(built[i].cart);  // untimed: every variant starts from the same skew
-      Cart_start(&reqs[i]);
-      Cart_wait(&reqs[i]);
-      const double t0 = MPI_Wtime();
-      for (int r = 0; r < method.reps; ++r) {
-        Cart_start(&reqs[i]);
-        Cart_wait(&reqs[i]);
-      }
-      double mean = (MPI_Wtime() - t0) * 1e6 / method.reps;
-      MPI_Allreduce(&mean, &times[i], 1, MPI_DOUBLE, MPI_MAX, built[i].cart);
-    }
+  if (method.timing != "barrier") {
+    for (std::size_t i = 0; i < built.size(); ++i)
+      times[i] = method.timing == "sync" ? time_synchronized(built[i].cart, &reqs[i], method.reps)
+                                         : time_back_to_back(built[i].cart, &reqs[i], method.reps);
     return times;
   }
   std::vector<std::vector<double>> samples(built.size());
@@ -428,10 +455,10 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   return f;
 }
 
-// The command line, with defaults for the MPI underneath: under SMPI (CARTPLAN_SMPI) fewer
-// repetitions timed back to back (the simulation is deterministic, so repetitions only cost wall
-// time), block sizes on both sides of the simulated eager limit, and that limit read from the
-// simulator's configuration (smpi/async-small-thresh: what the platform file sets).
+// The command line, with defaults for the MPI underneath: under SMPI (CARTPLAN_SMPI) one
+// synchronized repetition per row (timing sync: the simulation is deterministic, so more only
+// cost wall time), block sizes on both sides of the simulated eager limit, and that limit read
+// from the simulator's configuration (smpi/async-small-thresh: what the platform file sets).
 struct Options {
   std::string out;
   Method method;
@@ -444,7 +471,7 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--timing barrier|back-to-back] [--eager-limit BYTES]\n"
+    "usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
     "                 [--inline-limit BYTES] [--fast-box BYTES] [--sizes M,M,..] [--specs SPEC;SPEC;..]";
 
 // Block sizes in ints. Open MPI: on both sides of the eager limit for single blocks (1000 ints =
@@ -458,8 +485,8 @@ const char* kUsage =
 // platforms set, single blocks and packed messages around it, and large blocks.
 void default_method(const Options& o, Method* m) {
 #ifdef CARTPLAN_SMPI
-  m->reps = 3;
-  m->back_to_back = true;
+  m->reps = 1;
+  m->timing = "sync";
   const int eager_ints = static_cast<int>(std::max<std::int64_t>(o.eager_limit / 4, 2));
   m->sizes = o.quick ? std::vector<int>{1, eager_ints / 2, 4 * eager_ints}
                      : std::vector<int>{1, eager_ints / 8, eager_ints / 2, eager_ints + 1, 4 * eager_ints};
@@ -503,8 +530,12 @@ Options parse_options(int argc, char** argv) {
   }
   default_method(o, &o.method);
   if (reps > 0) o.method.reps = reps;
-  if (!timing.empty() && timing != "barrier" && timing != "back-to-back") die("--timing must be barrier or back-to-back, not '" + timing + "'");
-  if (!timing.empty()) o.method.back_to_back = timing == "back-to-back";
+  if (!timing.empty() && timing != "barrier" && timing != "back-to-back" && timing != "sync")
+    die("--timing must be barrier, back-to-back or sync, not '" + timing + "'");
+#ifndef CARTPLAN_SMPI
+  if (timing == "sync") die("--timing sync needs one clock for all ranks: only under SMPI");
+#endif
+  if (!timing.empty()) o.method.timing = timing;
   if (!sizes.empty()) o.method.sizes.clear();
   for (const std::string& item : split(sizes, ',')) {
     const int m = std::atoi(item.c_str());
@@ -582,7 +613,7 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   std::snprintf(extra, sizeof extra,
                 R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted (fragment_us only with --fragments), pipelined bytes at their own non-negative rate; %s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                 specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
-                passes, mpi, o.method.back_to_back ? "back-to-back" : "barrier", o.method.reps, np, o.quick ? "true" : "false",
+                passes, mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false",
                 o.fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
   std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
   std::printf("wrote %s\n", o.out.c_str());
@@ -598,9 +629,9 @@ int main(int argc, char** argv) {
   if (np < 2) die("needs at least 2 ranks");
   const Options o = parse_options(argc, argv);
   if (rank == 0)
-    std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions timed %s, eager limit %lld bytes\n", np,
+    std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions, timing %s, eager limit %lld bytes\n", np,
                 o.method.specs.size(), o.method.sizes.size(), o.method.reps,
-                o.method.back_to_back ? "back to back" : "after a barrier each", static_cast<long long>(o.eager_limit));
+                o.method.timing.c_str(), static_cast<long long>(o.eager_limit));
   std::vector<double> pp_sizes, pp_times;
   ping_pong(rank, o.method.reps, &pp_sizes, &pp_times);
   double pp_alpha = 0, pp_beta = 0;

@@ -15,8 +15,10 @@
 // timed). A rank's time is its own interval from the start of its first timed call to the end of
 // its last, divided by --iters; the reported time is the maximum over ranks. No barrier is inside
 // the interval, so its exit skew is not measured.
+// sync_us (SMPI only): one more call after a barrier, from the last rank's entry to the last
+// rank's exit on the simulator's global clock (time_synchronized).
 // Output (rank 0): one line per variant, whitespace-separated, under a '#' header line:
-//   np stencil op m variant algorithm us predicted_us check
+//   np stencil op m variant algorithm us sync_us predicted_us check
 // Exit status 0 when every variant delivered the expected data, 1 otherwise, 2 on bad options.
 #include <mpi.h>
 
@@ -226,6 +228,25 @@ double time_variant(const Args& a, const Variant& v) {
   return worst;
 }
 
+// One call started right after a barrier, timed from the moment the last rank entered it to the
+// moment the last rank left it. Needs one clock for all ranks: SMPI's simulated clock is (this is
+// NaN under other MPIs). Every call starts from the same state, so no steady state is involved;
+// ranks that leave the barrier early may have sent before the last one enters, which this does
+// not count (it can be lower than a perfectly synchronized start would give).
+double time_synchronized(const Variant& v) {
+#ifdef CARTPLAN_SMPI
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t[2] = {MPI_Wtime(), 0}, last[2] = {0, 0};
+  v.run();
+  t[1] = MPI_Wtime();
+  MPI_Reduce(t, last, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  return (last[1] - last[0]) * 1e6;
+#else
+  (void)v;
+  return std::nan("");
+#endif
+}
+
 bool wanted(const Args& a, const std::string& name) {
   if (a.only.empty()) return true;
   for (const std::string& o : a.only)
@@ -248,10 +269,10 @@ bool run_size(const Args& a, Bench& b, const cartplan::engine::Neighborhood& nbh
     int right = w.delivered() ? 1 : 0, everywhere = 0;
     MPI_Allreduce(&right, &everywhere, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     all_right = all_right && everywhere;
-    const double us = time_variant(a, v);
+    const double us = time_variant(a, v), sync_us = time_synchronized(v);
     if (rank == 0)
-      std::printf("%d %s %s %d %s %s %.3f %.3f %s\n", np, a.stencil.c_str(), a.op.c_str(), m, v.name.c_str(), v.algorithm.c_str(), us,
-                  v.predicted_us, everywhere ? "OK" : "WRONG");
+      std::printf("%d %s %s %d %s %s %.3f %.3f %.3f %s\n", np, a.stencil.c_str(), a.op.c_str(), m, v.name.c_str(), v.algorithm.c_str(),
+                  us, sync_us, v.predicted_us, everywhere ? "OK" : "WRONG");
   }
   for (Variant& v : vs)
     if (v.cleanup) v.cleanup();
@@ -276,7 +297,7 @@ int main(int argc, char** argv) {
       for (int k : b.dims()) dims += (dims.empty() ? "" : "x") + std::to_string(k);
       std::printf("# process grid %s, periodic %d, %d timed calls after %d warm-up per variant\n", dims.c_str(), a.periodic, a.iters,
                   a.warmup);
-      std::printf("# np stencil op m variant algorithm us predicted_us check\n");
+      std::printf("# np stencil op m variant algorithm us sync_us predicted_us check\n");
     }
     for (int m : a.ms) all_right = run_size(a, b, *nbh, m) && all_right;
   }

@@ -6,8 +6,10 @@
 One row per (np, stencil, op, m): the linear loop, auto (and the plan it ran), every cartplan
 candidate as a persistent request, each "measured (predicted)" in simulated microseconds, the
 best candidate, auto / best (the optimizer's miss; 1.00 = it picked the fastest), linear / auto
-(cartplan's gain over the loop Open MPI and MPICH run), whether every variant's data was right,
-and the command that reproduces the row ($M in it is the row's m).
+(cartplan's gain over the loop Open MPI and MPICH run), the back-to-back times of auto and the
+linear loop, whether every variant's data was right, and the command that reproduces the row ($M
+in it is the row's m). "Measured" is collective_bench's synchronized time (sync_us) where it has
+one (SMPI), else its back-to-back time (docs/smpi.md, "Timing").
 """
 import argparse
 import os
@@ -16,25 +18,26 @@ import sys
 CANDIDATES = [("direct", "cart_direct_persistent"), ("combining", "cart_combining_persistent"),
               ("hybrid", "cart_hybrid_persistent"), ("log-round", "cart_loground_persistent")]
 HEADER = ("| platform | p | stencil | op | m | model | linear | auto (plan) | auto blocking | direct | combining | hybrid | "
-          "log-round | best | auto / best | linear / auto | data | command |")
+          "log-round | best | auto / best | linear / auto | auto b2b | linear b2b | data | command |")
 
 
 def parse(lines):
-    """{(np, stencil, op, m): {variant: (algorithm, us, predicted, check)}} in input order."""
+    """{(np, stencil, op, m): {variant: (algorithm, measured, predicted, check, back_to_back)}} in input order."""
     points = {}
     for line in lines:
         if not line.strip() or line.startswith("#"):
             continue
         f = line.split()
-        if len(f) != 9:
+        if len(f) != 10:
             sys.exit(f"sweep_table.py: not a collective_bench row: {line.rstrip()}")
-        np_, stencil, op, m, variant, algorithm, us, predicted, check = f
-        points.setdefault((int(np_), stencil, op, int(m)), {})[variant] = (algorithm, float(us), float(predicted), check)
+        np_, stencil, op, m, variant, algorithm, us, sync_us, predicted, check = f
+        measured = float(sync_us) if sync_us != "nan" else float(us)
+        points.setdefault((int(np_), stencil, op, int(m)), {})[variant] = (algorithm, measured, float(predicted), check, float(us))
     return points
 
 
 def cell(v):
-    _, us, predicted, _ = v
+    _, us, predicted, _, _ = v
     return f"{us:.2f} ({predicted:.2f})" if predicted == predicted else f"{us:.2f}"
 
 
@@ -48,7 +51,7 @@ def row(key, vs, platform, model, command):
     model_name = os.path.basename(model) if model != "builtin" else "builtin"
     return (f"| {platform} | {np_} | `{stencil}` | {op} | {m} | {model_name} | {cell(linear)} | {cell(auto)} {auto[0]} | "
             f"{vs['cart_auto_blocking'][1]:.2f} | " + " | ".join(cell(cands[n]) if n in cands else "-" for n, _ in CANDIDATES) +
-            f" | {best} | {auto[1] / cands[best][1]:.2f} | {linear[1] / auto[1]:.2f} | {data} | "
+            f" | {best} | {auto[1] / cands[best][1]:.2f} | {linear[1] / auto[1]:.2f} | {auto[4]:.2f} | {linear[4]:.2f} | {data} | "
             f"`{command.replace('$M', str(m)).replace(chr(34), '')}` |")
 
 
@@ -65,7 +68,8 @@ def main(argv):
     new = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
     with open(a.out, "a") as f:
         if new:
-            f.write("Simulated microseconds per call, `measured (predicted by the cost model)`; persistent requests "
+            f.write("Simulated microseconds per call, `measured (predicted by the cost model)`; measured: one call after a "
+                    "barrier, from the last rank's entry to the last rank's exit (b2b: back to back); persistent requests "
                     "unless named; docs/smpi.md describes platforms and timing.\n\n")
             f.write(HEADER + "\n|" + "---|" * HEADER.count(" | ") + "---|\n")
         for key, vs in points.items():

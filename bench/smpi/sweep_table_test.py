@@ -16,10 +16,11 @@ VARIANTS = ["cart_auto_persistent", "cart_auto_blocking", "cart_direct_persisten
 
 def bench_output(m, times, algos, wrong=None):
     """collective_bench lines of one point: times/algos by variant (missing ones get 9.0/direct)."""
-    lines = ["# process grid 4x4x4", "# np stencil op m variant algorithm us predicted_us check"]
+    lines = ["# process grid 4x4x4", "# np stencil op m variant algorithm us sync_us predicted_us check"]
     for v in VARIANTS:
         check = "WRONG" if v == wrong else "OK"
-        lines.append(f"64 box:d=3,n=3,f=-1 alltoall {m} {v} {algos.get(v, 'direct')} {times.get(v, 9.0):.3f} 5.000 {check}")
+        t = times.get(v, 9.0)  # synchronized; the back-to-back time is 2 us more
+        lines.append(f"64 box:d=3,n=3,f=-1 alltoall {m} {v} {algos.get(v, 'direct')} {t + 2:.3f} {t:.3f} 5.000 {check}")
     return "\n".join(lines) + "\n"
 
 
@@ -49,11 +50,13 @@ class SweepTableTest(unittest.TestCase):
             self.assertEqual(first[13], "hybrid")                    # best candidate
             self.assertEqual(first[14], "1.25")                      # auto / best = 4.0 / 3.2
             self.assertEqual(first[15], "2.50")                      # linear / auto
-            self.assertEqual(first[16], "OK")
-            self.assertIn("--m 1 ", first[17])
+            self.assertEqual(first[16], "6.00")                      # auto back to back
+            self.assertEqual(first[17], "12.00")                     # linear back to back
+            self.assertEqual(first[18], "OK")
+            self.assertIn("--m 1 ", first[19])
             second = [c.strip() for c in rows[1].split("|")[1:-1]]
-            self.assertEqual(second[16], "WRONG")
-            self.assertIn("--m 100 ", second[17])
+            self.assertEqual(second[18], "WRONG")
+            self.assertIn("--m 100 ", second[19])
             run(bench_output(1000, times, {}), out)                  # appending: the header stays single
             self.assertEqual(open(out).read().count("| platform |"), 1)
 
