@@ -7,13 +7,18 @@
 #   PREFIX/lib/cmake/cartplan/cartplan{Config,ConfigVersion}.cmake.
 #
 #   bash install.sh PREFIX          # e.g. bash install.sh "$HOME/.local" or /usr/local
+#   bash install.sh --smpi PREFIX   # the SMPI build instead (dist/install_smpi.sh, docs/smpi.md)
 #
 # Builds with Bazel (the workspace's toolchain and flags; BAZEL_FLAGS adds more, e.g. "-c opt")
 # and compiles the Fortran module with mpif90. Run setup.sh first on a fresh machine.
 set -euo pipefail
 
+if [ $# -eq 2 ] && [ "$1" = "--smpi" ] && [ -n "$2" ] && [ "${2#-}" = "$2" ]; then
+  mkdir -p "$2"
+  exec bash "$(cd "$(dirname "$0")" && pwd)/dist/install_smpi.sh" "$(cd "$2" && pwd)"
+fi
 if [ $# -ne 1 ] || [ -z "$1" ] || [ "${1#-}" != "$1" ]; then
-  echo "usage: bash install.sh PREFIX" >&2
+  echo "usage: bash install.sh PREFIX   or   bash install.sh --smpi PREFIX" >&2
   exit 2
 fi
 root="$(cd "$(dirname "$0")" && pwd)"

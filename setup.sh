@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   bazel-bootstrap g++ make binutils        # the build (Bazel 4.2.3) and the static library (ar)
   libopenmpi-dev openmpi-bin                # Open MPI: headers, mpicc/mpif90 wrappers, mpirun
+  libsimgrid-dev                            # SimGrid's SMPI (3.32): smpicc, smpicxx, smpirun (--config=smpi, docs/smpi.md)
   nlohmann-json3-dev doctest-dev            # header-only dependencies
   clang libclang-rt-14-dev                  # libFuzzer targets (tests/fuzz/run.sh)
   valgrind                                  # //tests/mpi:valgrind_test

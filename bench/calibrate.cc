@@ -2,10 +2,13 @@
 // running machine and process count, and writes a cost-model file (engine/cost_model_file.h)
 // that the optimizer, `cartplan --cost-model`, the Info key cartplan_cost_model and the MPI
 // backend's lookup (CARTPLAN_COST_MODEL, ~/.config/cartplan/cost_model_np<P>.json) read.
-// Run under mpirun with at least 2 ranks:
+// Run under mpirun with at least 2 ranks, or under smpirun on a simulated platform (the SMPI
+// build, installed as cartplan-calibrate; docs/smpi.md):
 //
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
 //                          [--eager-limit BYTES] [--fragments] [--inline-limit BYTES] [--fast-box BYTES]
+//                          [--timing barrier|back-to-back|sync] [--sizes M,M,..] [--specs SPEC;SPEC;..]
+//   smpirun -np 64 -platform P.xml -hostfile P.hosts cartplan-calibrate --out model.json [--quick]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
@@ -36,6 +39,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -50,6 +54,10 @@
 #include "engine/planner.h"
 #include "engine/spec.h"
 #include "ir/json.h"
+
+#ifdef CARTPLAN_SMPI
+#include <xbt/config.hpp>  // the simulated eager limit (smpi/async-small-thresh)
+#endif
 
 namespace {
 
@@ -110,7 +118,8 @@ void fit2(const std::vector<double>& x1, const std::vector<double>& x2, const st
 // Ping-pong between ranks 0 and 1: half the round-trip time per message size.
 void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<double>* times) {
   for (int bytes : {0, 8, 64, 512, 4096, 32768, 262144, 1048576}) {
-    std::vector<char> buf(std::max(bytes, 1));
+    // Only ranks 0 and 1 need a buffer (under SMPI every rank's lives in one process).
+    std::vector<char> buf(rank < 2 ? std::max(bytes, 1) : 1);
     std::vector<double> samples;
     for (int r = 0; r < reps + 5; ++r) {
       MPI_Barrier(MPI_COMM_WORLD);
@@ -161,118 +170,208 @@ struct Rows {
   }
 };
 
-// The rows: every variant of every neighbourhood, op and size, timed as persistent requests
-// lowered with `counting`'s home limit and trailers, and their counts.
-Rows measure(int np, int rank, int reps, const std::vector<int>& sizes, const cartplan::engine::CostModel& counting) {
-  const std::int64_t home_limit = cartplan::engine::home_max_message_bytes(counting);
-  const std::int64_t trailer_min = cartplan::engine::trailer_min_bytes(counting);
-  // Exchange fit over the kinds of plan the optimizer chooses between, as persistent requests:
-  // alltoall and allgather of box neighbourhoods, each as direct, combining, combining with
-  // every message packed, combining in the reversed dimension order, hybrid and (where it
-  // exists) log-round. The variants move the counts apart: packing trades struct segments and
-  // scattered bytes for copies, the reversed order trades copies for scattered bytes (and, for
-  // allgather, wire bytes for copies), hybrid and direct trade messages for bytes, log-round
-  // adds phases.
+// How the rows are measured (--timing). barrier: every repetition of every variant after an
+// MPI_Barrier, the max over ranks of its time, the median over repetitions (a drifting machine
+// moves the variants of a group together: they are timed round-robin). back-to-back: per variant,
+// an untimed barrier and one warm-up call, then `reps` calls in one interval per rank, the max
+// over ranks of the mean per call. sync (SMPI only: it needs one clock for all ranks): per
+// variant one warm-up call, then `reps` calls each after a barrier, from the last rank's entry to
+// the last rank's exit, the median; no barrier skew and no steady state of back-to-back calls in
+// it (docs/smpi.md, "Timing"), and deterministic, so one repetition is enough.
+struct Method {
+  int reps = 150;
+  std::string timing = "barrier";
+  std::vector<int> sizes;
+  std::vector<std::string> specs;
+};
+
+// The kinds of plan the optimizer chooses between (Info keys of Cart_neighborhood_create).
+struct Variant {
+  const char* name;
+  const char* algo;
+  bool packed, reversed;
+};
+constexpr Variant kVariants[] = {{"direct", "direct", false, false},           {"combining", "combining", false, false},
+                                 {"combining-packed", "combining", true, false}, {"combining-reversed", "combining", false, true},
+                                 {"hybrid", "hybrid", false, false},           {"log-round", "loground", false, false}};
+
+struct Built {
+  const Variant* v;
+  std::int64_t struct_min;
+  MPI_Comm cart;
+};
+
+// One communicator per variant the optimizer can build for `nbh` (log-round: dimensions with
+// many coordinates; hybrid: two distinct offsets at least), lowered with `counting`'s home limit
+// and trailers (not those of a model file the backend may find: the rows must run what they are
+// priced as).
+std::vector<Built> build_variants(const cartplan::engine::Neighborhood& nbh, std::vector<int> dims,
+                                  const cartplan::engine::CostModel& counting) {
+  const int d = nbh.ndims(), t = nbh.size();
+  std::vector<int> periods(d, 1), offsets;
+  for (const auto& o : nbh.offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
+  std::string reversed;
+  for (int k = d - 1; k >= 0; --k) reversed += std::to_string(k) + (k ? "," : "");
+  std::vector<Built> built;
+  for (const Variant& v : kVariants) {
+    if (std::string(v.name) == "log-round") {  // asked for, it is built even where it is combining's plan
+      const std::vector<bool> log = cartplan::engine::log_round_dims(nbh);
+      if (std::find(log.begin(), log.end(), true) == log.end()) continue;
+    }
+    const std::int64_t struct_min = v.packed ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", v.algo);
+    MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
+    MPI_Info_set(info, "cartplan_home_max_bytes", std::to_string(cartplan::engine::home_max_message_bytes(counting)).c_str());
+    MPI_Info_set(info, "cartplan_trailer_min_bytes", std::to_string(cartplan::engine::trailer_min_bytes(counting)).c_str());
+    if (v.reversed) MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
+    MPI_Comm cart;
+    if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0, &cart) !=
+        MPI_SUCCESS)
+      die(Cart_error_message());
+    MPI_Info_free(&info);
+    built.push_back({&v, struct_min, cart});
+  }
+  return built;
+}
+
+// One persistent request's time per call, back to back (Method): the slowest rank's mean.
+double time_back_to_back(MPI_Comm cart, Cart_Request* req, int reps) {
+  MPI_Barrier(cart);  // untimed: every variant starts from the same skew
+  Cart_start(req);
+  Cart_wait(req);
+  const double t0 = MPI_Wtime();
+  for (int r = 0; r < reps; ++r) {
+    Cart_start(req);
+    Cart_wait(req);
+  }
+  double mean = (MPI_Wtime() - t0) * 1e6 / reps, worst = 0;
+  MPI_Allreduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, cart);
+  return worst;
+}
+
+// One persistent request's synchronized time (Method, sync): the median over `reps` calls, each
+// from the last rank's entry to the last rank's exit on the one clock all ranks share.
+double time_synchronized(MPI_Comm cart, Cart_Request* req, int reps) {
+  Cart_start(req);
+  Cart_wait(req);
+  std::vector<double> samples;
+  for (int r = 0; r < reps; ++r) {
+    MPI_Barrier(cart);
+    double t[2] = {MPI_Wtime(), 0}, last[2] = {0, 0};
+    Cart_start(req);
+    Cart_wait(req);
+    t[1] = MPI_Wtime();
+    MPI_Allreduce(t, last, 2, MPI_DOUBLE, MPI_MAX, cart);
+    samples.push_back((last[1] - last[0]) * 1e6);
+  }
+  return cartplan::bench::summarize(samples).median;
+}
+
+// Each request's time in microseconds (Method): the same on every rank.
+std::vector<double> time_requests(const std::vector<Built>& built, std::vector<Cart_Request>& reqs, const Method& method) {
+  std::vector<double> times(built.size());
+  if (method.timing != "barrier") {
+    for (std::size_t i = 0; i < built.size(); ++i)
+      times[i] = method.timing == "sync" ? time_synchronized(built[i].cart, &reqs[i], method.reps)
+                                         : time_back_to_back(built[i].cart, &reqs[i], method.reps);
+    return times;
+  }
+  std::vector<std::vector<double>> samples(built.size());
+  for (int r = 0; r < method.reps + 5; ++r) {
+    for (std::size_t i = 0; i < built.size(); ++i) {
+      MPI_Barrier(built[i].cart);
+      const double t0 = MPI_Wtime();
+      Cart_start(&reqs[i]);
+      Cart_wait(&reqs[i]);
+      double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
+      MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, built[i].cart);
+      if (r >= 5) samples[i].push_back(worst);
+    }
+  }
+  for (std::size_t i = 0; i < built.size(); ++i) times[i] = cartplan::bench::summarize(samples[i]).median;
+  return times;
+}
+
+// Buffers whose contents do not matter, only their sizes. Under SMPI the ranks' buffers share
+// memory (SMPI_SHARED_MALLOC): thousands of simulated ranks then fit in one process.
+class Scratch {
+ public:
+  explicit Scratch(std::size_t ints) : n_(std::max<std::size_t>(ints, 1)) {
+#ifdef CARTPLAN_SMPI
+    p_ = static_cast<int*>(SMPI_SHARED_MALLOC(n_ * sizeof(int)));
+#else
+    v_.assign(n_, 0);
+    p_ = v_.data();
+#endif
+  }
+  ~Scratch() {
+#ifdef CARTPLAN_SMPI
+    SMPI_SHARED_FREE(p_);
+#endif
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  int* data() { return p_; }
+
+ private:
+  std::size_t n_;
+  int* p_ = nullptr;
+  std::vector<int> v_;
+};
+
+// The rows of one neighbourhood, op and block size: every built variant as a persistent
+// request, timed, with the counts of the plan it really runs (the backend plans with its own grid).
+void add_rows(const char* spec, const std::vector<Built>& built, const cartplan::engine::Grid& grid, bool gather, int m,
+              const Method& method, const cartplan::engine::CostModel& counting, int rank, Rows* rows) {
+  const int t = cartplan::engine::parse_spec(spec)->size();
+  Scratch sb(static_cast<std::size_t>(gather ? 1 : t) * m);
+  std::vector<std::unique_ptr<Scratch>> rb;
+  std::vector<Cart_Request> reqs(built.size());
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    rb.push_back(std::make_unique<Scratch>(static_cast<std::size_t>(t) * m));
+    const int rc = gather ? Cart_allgather_init(sb.data(), m, MPI_INT, rb[i]->data(), m, MPI_INT, built[i].cart, MPI_INFO_NULL, &reqs[i])
+                          : Cart_alltoall_init(sb.data(), m, MPI_INT, rb[i]->data(), m, MPI_INT, built[i].cart, MPI_INFO_NULL, &reqs[i]);
+    if (rc != MPI_SUCCESS) die(Cart_error_message());
+  }
+  const std::vector<double> times = time_requests(built, reqs, method);
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    char* json = nullptr;
+    if (Cart_request_plan(reqs[i], &json) != MPI_SUCCESS) die(Cart_error_message());
+    const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
+    Cart_free_plan_json(json);
+    if (!plan) die("the request's plan does not parse: " + plan.error());
+    Cart_request_free(&reqs[i]);
+    rows->X.push_back(features(*plan, grid, std::int64_t{4} * m, counting, built[i].struct_min));
+    rows->y.push_back(times[i]);
+    rows->group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
+    const std::vector<double>& f = rows->X.back();
+    if (rank == 0)
+      std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
+                  " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f fragments %3.0f  median %9.2f us\n",
+                  spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2] + f[9], f[3], f[4], f[8], f[5], f[9], f[6],
+                  f[7], f[10], rows->y.back());
+  }
+}
+
+// The rows: every variant of every neighbourhood, op and size (Method), timed as persistent
+// requests lowered with `counting`'s home limit and trailers, and their counts. The variants move
+// the counts apart: packing trades struct segments and scattered bytes for copies, the reversed
+// order trades copies for scattered bytes (and, for allgather, wire bytes for copies), hybrid and
+// direct trade messages for bytes, log-round adds phases.
+Rows measure(int np, int rank, const Method& method, const cartplan::engine::CostModel& counting) {
   Rows rows;
-  std::vector<std::vector<double>>& X = rows.X;
-  std::vector<double>& y = rows.y;
-  std::vector<std::string>& group = rows.group;
-  struct Variant {
-    const char* name;
-    const char* algo;
-    bool packed, reversed;
-  };
-  const Variant variants[] = {{"direct", "direct", false, false},       {"combining", "combining", false, false},
-                              {"combining-packed", "combining", true, false}, {"combining-reversed", "combining", false, true},
-                              {"hybrid", "hybrid", false, false},       {"log-round", "loground", false, false}};
-  for (const char* spec : {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3", "box:d=2,n=9,f=-4"}) {
+  for (const std::string& spec : method.specs) {
     auto nbh = cartplan::engine::parse_spec(spec);
-    const int d = nbh->ndims(), t = nbh->size();
-    std::vector<int> dims(d, 0), periods(d, 1), offsets;
+    if (!nbh) die("spec " + spec + ": " + nbh.error());
+    const int d = nbh->ndims();
+    std::vector<int> dims(d, 0);
     MPI_Dims_create(np, d, dims.data());
-    for (const auto& o : nbh->offsets()) offsets.insert(offsets.end(), o.begin(), o.end());
     auto grid = cartplan::engine::Grid::create(dims, std::vector<bool>(d, true));
-    std::string reversed;
-    for (int k = d - 1; k >= 0; --k) reversed += std::to_string(k) + (k ? "," : "");
     for (const bool gather : {false, true}) {
-      // One communicator per variant the optimizer can build here (log-round: dimensions with
-      // many coordinates; hybrid: two distinct offsets at least).
-      struct Built {
-        const Variant* v;
-        std::int64_t struct_min;
-        MPI_Comm cart;
-      };
-      std::vector<Built> built;
-      for (const Variant& v : variants) {
-        const std::string name = v.name;
-        if (name == "log-round") {  // asked for, it is built even where it is combining's plan
-          const std::vector<bool> log = cartplan::engine::log_round_dims(*nbh);
-          if (std::find(log.begin(), log.end(), true) == log.end()) continue;
-        }
-        const std::int64_t struct_min = v.packed ? -1 : cartplan::engine::LowerOptions::kDefaultStructMinBytes;
-        MPI_Info info;
-        MPI_Info_create(&info);
-        MPI_Info_set(info, "cartplan_algorithm", v.algo);
-        MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
-        // The home limit features() counts with, not the one of a model file the backend may
-        // find: the rows must run what they are priced as.
-        MPI_Info_set(info, "cartplan_home_max_bytes", std::to_string(home_limit).c_str());
-        MPI_Info_set(info, "cartplan_trailer_min_bytes", std::to_string(trailer_min).c_str());
-        if (v.reversed) MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
-        MPI_Comm cart;
-        if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0,
-                                     &cart) != MPI_SUCCESS)
-          die(Cart_error_message());
-        MPI_Info_free(&info);
-        built.push_back({&v, struct_min, cart});
-      }
-      int me = 0;
-      MPI_Comm_rank(built.front().cart, &me);
-      for (int m : sizes) {
-        std::vector<int> sb(static_cast<std::size_t>(gather ? 1 : t) * m, me);
-        std::vector<std::vector<int>> rb(built.size(), std::vector<int>(static_cast<std::size_t>(t) * m));
-        std::vector<Cart_Request> reqs(built.size());
-        for (std::size_t i = 0; i < built.size(); ++i) {
-          const int rc = gather ? Cart_allgather_init(sb.data(), m, MPI_INT, rb[i].data(), m, MPI_INT, built[i].cart,
-                                                      MPI_INFO_NULL, &reqs[i])
-                                : Cart_alltoall_init(sb.data(), m, MPI_INT, rb[i].data(), m, MPI_INT, built[i].cart,
-                                                     MPI_INFO_NULL, &reqs[i]);
-          if (rc != MPI_SUCCESS) die(Cart_error_message());
-        }
-        // The variants of one (neighbourhood, op, size) group are the choices the model must
-        // order, so they are timed round-robin: a drift of the machine during the run then
-        // moves them together instead of favouring whichever ran first.
-        std::vector<std::vector<double>> samples(built.size());
-        for (int r = 0; r < reps + 5; ++r) {
-          for (std::size_t i = 0; i < built.size(); ++i) {
-            MPI_Barrier(built[i].cart);
-            const double t0 = MPI_Wtime();
-            Cart_start(&reqs[i]);
-            Cart_wait(&reqs[i]);
-            double dt = (MPI_Wtime() - t0) * 1e6, worst = 0;
-            MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, built[i].cart);
-            if (r >= 5) samples[i].push_back(worst);
-          }
-        }
-        for (std::size_t i = 0; i < built.size(); ++i) {
-          // The counts of the plan the request really runs (the backend plans with its own grid).
-          char* json = nullptr;
-          if (Cart_request_plan(reqs[i], &json) != MPI_SUCCESS) die(Cart_error_message());
-          const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
-          Cart_free_plan_json(json);
-          if (!plan) die("the request's plan does not parse: " + plan.error());
-          Cart_request_free(&reqs[i]);
-          X.push_back(features(*plan, *grid, std::int64_t{4} * m, counting, built[i].struct_min));
-          y.push_back(cartplan::bench::summarize(samples[i]).median);
-          group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
-          const std::vector<double>& f = X.back();
-          if (rank == 0)
-            std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
-                        " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f fragments %3.0f  median %9.2f us\n",
-                        spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2] + f[9], f[3], f[4], f[8],
-                        f[5], f[9], f[6], f[7], f[10], y.back());
-        }
-      }
+      std::vector<Built> built = build_variants(*nbh, dims, counting);
+      for (int m : method.sizes) add_rows(spec.c_str(), built, *grid, gather, m, method, counting, rank, &rows);
       for (Built& b : built) MPI_Comm_free(&b.cart);
     }
   }
@@ -356,6 +455,170 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   return f;
 }
 
+// The command line, with defaults for the MPI underneath: under SMPI (CARTPLAN_SMPI) one
+// synchronized repetition per row (timing sync: the simulation is deterministic, so more only
+// cost wall time), block sizes on both sides of the simulated eager limit, and that limit read
+// from the simulator's configuration (smpi/async-small-thresh: what the platform file sets).
+struct Options {
+  std::string out;
+  Method method;
+  bool quick = false, fragments = false;
+  // Open MPI's vader limits the fragments are counted with (its btl_vader_max_inline_send and
+  // btl_vader_fbox_size; give the machine's if it runs other values); written into the file.
+  std::int64_t inline_limit = cartplan::engine::CostModel::kDefaultInlineLimitBytes;
+  std::int64_t fast_box = cartplan::engine::CostModel::kDefaultFastBoxBytes;
+  std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
+};
+
+const char* kUsage =
+    "usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
+    "                 [--inline-limit BYTES] [--fast-box BYTES] [--sizes M,M,..] [--specs SPEC;SPEC;..]";
+
+// Block sizes in ints. Open MPI: on both sides of the eager limit for single blocks (1000 ints =
+// 4000 bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
+// blocks. At 100 and 128 ints the deep halos' log-round messages (14 and 18 blocks) are
+// pipelined just above the limit where combining's (7 and 9 blocks) are eager just below it:
+// the rows that price the pipeline's handshake apart from its per-byte gain. Without the
+// 1000-int rows no row had many eager messages of nearly the limit's size, the sweep's m = 1000
+// case, and the fit mispriced it; the 16384-int rows (64 KB blocks, messages up to 5 MB) are
+// where the single copy's per-byte price shows. SMPI: one size below every eager limit the
+// platforms set, single blocks and packed messages around it, and large blocks.
+void default_method(const Options& o, Method* m) {
+#ifdef CARTPLAN_SMPI
+  m->reps = 1;
+  m->timing = "sync";
+  const int eager_ints = static_cast<int>(std::max<std::int64_t>(o.eager_limit / 4, 2));
+  m->sizes = o.quick ? std::vector<int>{1, eager_ints / 2, 4 * eager_ints}
+                     : std::vector<int>{1, eager_ints / 8, eager_ints / 2, eager_ints + 1, 4 * eager_ints};
+  m->specs = o.quick ? std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=2,n=7,f=-3"}
+                     : std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3"};
+#else
+  if (o.quick) m->reps = std::min(m->reps, 10);
+  m->sizes = o.quick ? std::vector<int>{1, 128, 1000, 1024, 2048, 16384} : std::vector<int>{1, 16, 100, 128, 512, 1000, 1024, 2048, 16384};
+  m->specs = {"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3", "box:d=2,n=9,f=-4"};
+#endif
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, sep);) out.push_back(item);
+  return out;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  int reps = -1;
+  std::string timing, sizes, specs;
+#ifdef CARTPLAN_SMPI
+  o.eager_limit = simgrid::config::get_value<int>("smpi/async-small-thresh");
+#endif
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    const bool has = i + 1 < argc;
+    if (k == "--out" && has) o.out = argv[++i];
+    else if (k == "--reps" && has) reps = std::max(1, std::atoi(argv[++i]));
+    else if (k == "--timing" && has) timing = argv[++i];
+    else if (k == "--eager-limit" && has) o.eager_limit = std::max(0, std::atoi(argv[++i]));
+    else if (k == "--quick") o.quick = true;
+    else if (k == "--fragments") o.fragments = true;
+    else if (k == "--inline-limit" && has) o.inline_limit = std::max(0, std::atoi(argv[++i]));
+    else if (k == "--fast-box" && has) o.fast_box = std::max(0, std::atoi(argv[++i]));
+    else if (k == "--sizes" && has) sizes = argv[++i];
+    else if (k == "--specs" && has) specs = argv[++i];
+    else die(kUsage);
+  }
+  default_method(o, &o.method);
+  if (reps > 0) o.method.reps = reps;
+  if (!timing.empty() && timing != "barrier" && timing != "back-to-back" && timing != "sync")
+    die("--timing must be barrier, back-to-back or sync, not '" + timing + "'");
+#ifndef CARTPLAN_SMPI
+  if (timing == "sync") die("--timing sync needs one clock for all ranks: only under SMPI");
+#endif
+  if (!timing.empty()) o.method.timing = timing;
+  if (!sizes.empty()) o.method.sizes.clear();
+  for (const std::string& item : split(sizes, ',')) {
+    const int m = std::atoi(item.c_str());
+    if (m < 1) die("--sizes wants positive block sizes in ints separated by commas, not '" + item + "'");
+    o.method.sizes.push_back(m);
+  }
+  if (!specs.empty()) o.method.specs = split(specs, ';');
+  for (const std::string& spec : o.method.specs)
+    if (auto n = cartplan::engine::parse_spec(spec); !n) die("--specs: " + spec + ": " + n.error());
+  return o;
+}
+
+// Two passes at most. The lowering's home limit and trailers come from the model
+// (home_max_message_bytes, trailer_min_bytes), so the rows must run those of the model they
+// produce: the first pass counts and runs with the built-in model's (homes in every message,
+// no trailers); where the fit's differ, the rows are measured again with the fit's, and the
+// model is fitted on both passes (the first is the one with messages read by single copy,
+// which trailers remove) and judged on the second. (At np = 2 here the fit homed blocks only
+// up to the eager limit before trailers: log-round's 7-KB messages on deep halos then copied
+// 14 KB more than the first pass measured, and ran 1 us slower than that fit predicted.)
+Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
+  cartplan::engine::CostModel counting;
+  counting.eager_limit_bytes = o.eager_limit;
+  counting.inline_limit_bytes = o.inline_limit;
+  counting.fast_box_bytes = o.fast_box;
+  *rows = measure(np, rank, o.method, counting);
+  Fit f = fit(*rows, *rows, counting, o.fragments);
+  auto limits = [](const cartplan::engine::CostModel& m) {
+    return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
+  };
+  const auto first = limits(counting), fitted = limits(f.model);
+#ifdef CARTPLAN_SMPI
+  // Under SMPI the lowering's home limit and trailers change only copies and datatypes, which the
+  // simulation does not charge (no simulated computation): a second pass would time the same.
+  return f;
+#endif
+  if (fitted == first) return f;
+  if (rank == 0)
+    std::printf("the fit homes blocks in messages up to %lld bytes and trails messages from %lld bytes on, the rows ran "
+                "with %lld and %lld: measuring again with the fit's (first fit: choices within 10%% in %d of %d groups)\n",
+                static_cast<long long>(fitted.first), static_cast<long long>(fitted.second), static_cast<long long>(first.first),
+                static_cast<long long>(first.second), f.chosen_well, f.groups);
+  const Rows second = measure(np, rank, o.method, f.model);
+  rows->append(second);
+  f = fit(*rows, second, counting, o.fragments);
+  if (rank == 0 && limits(f.model) != fitted)
+    std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
+                static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
+  return f;
+}
+
+// Rank 0: the fit's terms and quality, and the cost-model file (--out) with how it was made.
+void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_alpha, double pp_beta) {
+  const cartplan::engine::CostModel& model = f.model;
+  const std::vector<int>& sizes = o.method.sizes;
+  std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
+  std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
+              "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte, fragment %.3f us "
+              "(R^2 %.3f, worst relative error %.2f, %zu points)\n",
+              model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
+              model.single_copy_us_per_byte, static_cast<long long>(o.eager_limit), model.pipeline_us, model.pipeline_us_per_byte,
+              model.segment_us, model.scatter_us_per_byte, model.fragment_us, f.r2, f.worst, rows.y.size());
+  std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
+  if (o.out.empty()) return;
+  std::string specs;
+  for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;
+#ifdef CARTPLAN_SMPI
+  const char* mpi = "SimGrid SMPI (simulated)";
+  const char* passes = "one pass (the simulation charges no copies, so trailers and homes time the same)";
+#else
+  const char* mpi = "Open MPI";
+  const char* passes = "measured without trailers and, where the fit wants them, again with them, fitted on both";
+#endif
+  char extra[2048];
+  std::snprintf(extra, sizeof extra,
+                R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted (fragment_us only with --fragments), pipelined bytes at their own non-negative rate; %s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
+                passes, mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false",
+                o.fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
+  std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
+  std::printf("wrote %s\n", o.out.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -363,107 +626,19 @@ int main(int argc, char** argv) {
   int rank = 0, np = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  std::string out;
-  int reps = 150;  // cheap: the whole calibration takes seconds at np = 2
-  bool quick = false;
-  bool fragments = false;
-  // Open MPI's vader limits the fragments are counted with (its btl_vader_max_inline_send and
-  // btl_vader_fbox_size; give the machine's if it runs other values); written into the file.
-  std::int64_t inline_limit = cartplan::engine::CostModel::kDefaultInlineLimitBytes;
-  std::int64_t fast_box = cartplan::engine::CostModel::kDefaultFastBoxBytes;
-  std::vector<int> sizes_arg;
-  std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--out" && i + 1 < argc) out = argv[++i];
-    else if (k == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
-    else if (k == "--eager-limit" && i + 1 < argc) eager_limit = std::max(0, std::atoi(argv[++i]));
-    else if (k == "--quick") quick = true;
-    else if (k == "--fragments") fragments = true;
-    else if (k == "--inline-limit" && i + 1 < argc) inline_limit = std::max(0, std::atoi(argv[++i]));
-    else if (k == "--fast-box" && i + 1 < argc) fast_box = std::max(0, std::atoi(argv[++i]));
-    else if (k == "--sizes" && i + 1 < argc) {
-      std::stringstream list(argv[++i]);
-      for (std::string item; std::getline(list, item, ',');) {
-        const int m = std::atoi(item.c_str());
-        if (m < 1) die("--sizes wants positive block sizes in ints separated by commas, not '" + item + "'");
-        sizes_arg.push_back(m);
-      }
-    } else
-      die("usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--eager-limit BYTES] [--inline-limit BYTES] "
-          "[--fast-box BYTES] [--sizes M,M,..]");
-  }
-  if (quick) reps = std::min(reps, 10);
-  // Block sizes in ints: on both sides of the eager limit for single blocks (1000 ints = 4000
-  // bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
-  // blocks. At 100 and 128 ints the deep halos' log-round messages (14 and 18 blocks) are
-  // pipelined just above the limit where combining's (7 and 9 blocks) are eager just below it:
-  // the rows that price the pipeline's handshake apart from its per-byte gain. Without the
-  // 1000-int rows no row had many eager messages of nearly the limit's size, the sweep's
-  // m = 1000 case, and the fit mispriced it; the 16384-int rows (64 KB blocks, messages up to
-  // 5 MB) are where the single copy's per-byte price shows.
-  std::vector<int> sizes = quick ? std::vector<int>{1, 128, 1000, 1024, 2048, 16384}
-                                 : std::vector<int>{1, 16, 100, 128, 512, 1000, 1024, 2048, 16384};
-  if (!sizes_arg.empty()) sizes = sizes_arg;
   if (np < 2) die("needs at least 2 ranks");
-
+  const Options o = parse_options(argc, argv);
+  if (rank == 0)
+    std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions, timing %s, eager limit %lld bytes\n", np,
+                o.method.specs.size(), o.method.sizes.size(), o.method.reps,
+                o.method.timing.c_str(), static_cast<long long>(o.eager_limit));
   std::vector<double> pp_sizes, pp_times;
-  ping_pong(rank, reps, &pp_sizes, &pp_times);
+  ping_pong(rank, o.method.reps, &pp_sizes, &pp_times);
   double pp_alpha = 0, pp_beta = 0;
   fit2(std::vector<double>(pp_sizes.size(), 1.0), pp_sizes, pp_times, &pp_alpha, &pp_beta);
-
-  // Two passes at most. The lowering's home limit and trailers come from the model
-  // (home_max_message_bytes, trailer_min_bytes), so the rows must run those of the model they
-  // produce: the first pass counts and runs with the built-in model's (homes in every message,
-  // no trailers); where the fit's differ, the rows are measured again with the fit's, and the
-  // model is fitted on both passes (the first is the one with messages read by single copy,
-  // which trailers remove) and judged on the second. (At np = 2 here the fit homed blocks only
-  // up to the eager limit before trailers: log-round's 7-KB messages on deep halos then copied
-  // 14 KB more than the first pass measured, and ran 1 us slower than that fit predicted.)
-  cartplan::engine::CostModel counting;
-  counting.eager_limit_bytes = eager_limit;
-  counting.inline_limit_bytes = inline_limit;
-  counting.fast_box_bytes = fast_box;
-  Rows rows = measure(np, rank, reps, sizes, counting);
-  Fit f = fit(rows, rows, counting, fragments);
-  auto limits = [](const cartplan::engine::CostModel& m) {
-    return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
-  };
-  const auto first = limits(counting), fitted = limits(f.model);
-  if (fitted != first) {
-    if (rank == 0)
-      std::printf("the fit homes blocks in messages up to %lld bytes and trails messages from %lld bytes on, the rows ran "
-                  "with %lld and %lld: measuring again with the fit's (first fit: choices within 10%% in %d of %d groups)\n",
-                  static_cast<long long>(fitted.first), static_cast<long long>(fitted.second),
-                  static_cast<long long>(first.first), static_cast<long long>(first.second), f.chosen_well, f.groups);
-    const Rows second = measure(np, rank, reps, sizes, f.model);
-    rows.append(second);
-    f = fit(rows, second, counting, fragments);
-    if (rank == 0 && limits(f.model) != fitted)
-      std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
-                  static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
-  }
-  const cartplan::engine::CostModel& model = f.model;
-  if (rank == 0) {
-    std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
-    std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-                "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte, fragment %.3f us (R^2 %.3f, worst "
-                "relative error %.2f, %zu points)\n",
-                model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-                model.single_copy_us_per_byte, static_cast<long long>(eager_limit), model.pipeline_us, model.pipeline_us_per_byte, model.segment_us, model.scatter_us_per_byte, model.fragment_us, f.r2,
-                f.worst, rows.y.size());
-    std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well,
-                f.groups);
-    if (!out.empty()) {
-      char extra[2048];
-      std::snprintf(extra, sizeof extra,
-                    R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; box d=2..4 n=3, box d=2 n=7 f=-3 and box d=2 n=9 f=-4, %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted (fragment_us only with --fragments), pipelined bytes at their own non-negative rate; measured without trailers and, where the fit wants them, again with them, fitted on both", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
-                    sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), np, quick ? "true" : "false", fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups,
-                    pp_alpha, pp_beta);
-      std::ofstream(out) << cartplan::engine::cost_model_to_json(model, extra);
-      std::printf("wrote %s\n", out.c_str());
-    }
-  }
+  Rows rows;
+  const Fit f = fit_in_passes(np, rank, o, &rows);
+  if (rank == 0) report(o, f, rows, np, pp_alpha, pp_beta);
   MPI_Finalize();
   return 0;
 }

@@ -66,9 +66,10 @@ for line in sys.stdin:
         chose = line.split(":", 1)[1].strip()
     if line.startswith("auto runs the program of:"):
         twin = line.split(":", 1)[1].strip()
-    for name in ("cartplan auto", "cartplan direct", "cartplan combining", "MPI_Neighbor_alltoallw"):
-        if line.startswith(name):
-            t[name] = float(line.split()[-2])
+    # Rows: the variant in 24 columns, then algorithm, us/exchange, predicted us and check.
+    name = line[:24].strip()
+    if name in ("cartplan auto", "cartplan direct", "cartplan combining", "MPI_Neighbor_alltoallw"):
+        t[name] = float(line[24:].split()[1])
 if len(t) != 4 or chose is None:
     sys.exit("main_job.sh: could not read the halo program's table")
 best = min(t["cartplan direct"], t["cartplan combining"])

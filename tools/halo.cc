@@ -1,7 +1,12 @@
-// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining) and MPI_Neighbor_alltoallw, each timed and checked bit-for-bit against a serial run.
+// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each timed, checked bit-for-bit against a serial run and printed beside the cost model's prediction.
 //
 //   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
-//                                     [--periodic 0|1] [--procs P,Q[,R]]
+//                                     [--periodic 0|1] [--procs P,Q[,R]] [--timing interleaved|blocks]
+//   smpirun -np 64 -platform P.xml -hostfile P.hosts bazel-bin/tools/halo ...   (bazel build --config=smpi)
+//
+// The linear loop is what Open MPI's and MPICH's neighbourhood collectives do: every receive posted,
+// then every send, then one MPI_Waitall. Under SimGrid's SMPI (CARTPLAN_SMPI), which lacks
+// MPI_Dist_graph_create_adjacent, MPI_Neighbor_alltoallw is left out and the timing defaults to blocks.
 //
 // Every rank owns one (n+2k)^d array of doubles (row-major). Each of the 3^d-1 Moore
 // neighbours gets a subarray datatype on that one array (send: the k-deep interior slab next to
@@ -28,10 +33,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/model_in_use.h"
+#include "engine/grid.h"
+#include "engine/predict.h"
 #include "engine/program_print.h"
 #include "ir/json.h"
 #include "ir/parse_number.h"
@@ -57,10 +67,19 @@ struct Config {
   int iters = 50;
   int periodic = 0;
   std::vector<int> procs;  // empty: MPI_Dims_create
+  // interleaved: the variants take turns, one exchange each (a drifting machine moves them together);
+  // blocks: each variant's exchanges back to back (deterministic simulators have no drift);
+  // sync (SMPI): each exchange after a barrier, from the last rank's entry to the last rank's exit.
+#ifdef CARTPLAN_SMPI
+  std::string timing = "sync";
+#else
+  std::string timing = "interleaved";
+#endif
 };
 
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
+    "            [--timing interleaved|blocks|sync]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
@@ -68,7 +87,10 @@ const char* kUsage =
     "  --halo      halo depth k, 1 <= k <= n; default 1\n"
     "  --iters     Jacobi iterations and timed exchanges per variant; default 50\n"
     "  --periodic  1 for a torus, 0 for a mesh with fixed boundary values; default 0\n"
-    "  --procs     process grid (d values, product <= np); default MPI_Dims_create\n";
+    "  --procs     process grid (d values, product <= np); default MPI_Dims_create\n"
+    "  --timing    interleaved: the variants take turns, one exchange each; blocks: each variant's\n"
+    "              exchanges back to back; sync (SMPI only): each exchange after a barrier, from the\n"
+    "              last rank's entry to the last rank's exit; default interleaved (sync under SMPI)\n";
 
 // Returns an empty string when the options are good, else the message to print. Only depends
 // on argv and np, so every rank reaches the same verdict without communicating.
@@ -87,7 +109,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs") {
+               arg == "--procs" || arg == "--timing") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
@@ -96,6 +118,15 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     if (arg == "--procs") {
       procs_text = value;
       have_procs = true;
+      continue;
+    }
+    if (arg == "--timing") {
+      if (value != "interleaved" && value != "blocks" && value != "sync")
+        return "--timing must be interleaved, blocks or sync, not '" + value + "'";
+#ifndef CARTPLAN_SMPI
+      if (value == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
+#endif
+      c->timing = value;
       continue;
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
@@ -308,6 +339,9 @@ struct Variant {
   std::string algorithm;
   double us = 0.0;
   std::string check;
+  // The cost model's prediction of the plan the variant runs (the linear loop: direct's, whose
+  // messages it sends); NaN where there is none (MPI_Neighbor_alltoallw).
+  double predicted_us = std::nan("");
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -394,6 +428,8 @@ struct Datatypes {
   std::vector<MPI_Datatype> stypes, rtypes;
   std::vector<int> counts;
   std::vector<MPI_Aint> displs;
+  // The linear loop: block i comes from sources[i] and goes to targets[i] (MPI_PROC_NULL outside a mesh).
+  std::vector<int> sources, targets;
   // MPI_Neighbor_alltoallw: the neighbours inside the mesh, on `graph`.
   MPI_Comm graph = MPI_COMM_NULL;
   std::vector<MPI_Datatype> gstypes, grtypes;
@@ -443,24 +479,24 @@ void create_slab_types(const Problem& p, const int* o, MPI_Datatype* stype, MPI_
   MPI_Type_commit(rtype);
 }
 
+#ifndef CARTPLAN_SMPI
 // MPI_Neighbor_alltoallw on the same neighbourhood as a distributed graph: the blocks of
 // neighbours outside the mesh are dropped, keeping neighbourhood order, which is the order
-// Cart_graph_get lists sources and targets in.
+// Cart_graph_get lists sources and targets in. (Not under SMPI: no MPI_Dist_graph_create_adjacent.)
 void create_graph_view(const Problem& p, Datatypes* dt) {
   const int t = p.t;
   int tt = 0, indeg = 0, outdeg = 0;
   CART(Cart_neighbor_degrees(p.cart, &tt, &indeg, &outdeg));
-  std::vector<int> all_src(t), all_dst(t), src(std::max(indeg, 1)), dst(std::max(outdeg, 1));
-  CART(Cart_neighbor_get(p.cart, t, all_src.data(), MPI_UNWEIGHTED, t, all_dst.data(), MPI_UNWEIGHTED));
+  std::vector<int> src(std::max(indeg, 1)), dst(std::max(outdeg, 1));
   CART(Cart_graph_get(p.cart, indeg, src.data(), outdeg, dst.data()));
   std::vector<int> gsrc, gdst;
   for (int i = 0; i < t; ++i) {
-    if (all_src[i] != MPI_PROC_NULL) {
-      gsrc.push_back(all_src[i]);
+    if (dt->sources[i] != MPI_PROC_NULL) {
+      gsrc.push_back(dt->sources[i]);
       dt->grtypes.push_back(dt->rtypes[i]);
     }
-    if (all_dst[i] != MPI_PROC_NULL) {
-      gdst.push_back(all_dst[i]);
+    if (dt->targets[i] != MPI_PROC_NULL) {
+      gdst.push_back(dt->targets[i]);
       dt->gstypes.push_back(dt->stypes[i]);
     }
   }
@@ -480,6 +516,7 @@ void create_graph_view(const Problem& p, Datatypes* dt) {
   if (dt->gstypes.empty()) dt->gstypes.push_back(MPI_DOUBLE);  // never read: keeps .data() non-NULL
   if (dt->grtypes.empty()) dt->grtypes.push_back(MPI_DOUBLE);
 }
+#endif
 
 // Block i goes to +offset[i] and arrives from -offset[i]: send the slab on the side of
 // offset[i], receive into the halo on the opposite side.
@@ -495,12 +532,17 @@ Datatypes set_up_datatypes(const Problem& p) {
     if (p.star && o[0] != 0 && o[1] != 0) create_corner_types(p, o, &dt.stypes[i], &dt.rtypes[i]);
     else create_slab_types(p, o, &dt.stypes[i], &dt.rtypes[i]);
   }
+  dt.sources.resize(t);
+  dt.targets.resize(t);
+  CART(Cart_neighbor_get(p.cart, t, dt.sources.data(), MPI_UNWEIGHTED, t, dt.targets.data(), MPI_UNWEIGHTED));
+#ifndef CARTPLAN_SMPI
   create_graph_view(p, &dt);
+#endif
   return dt;
 }
 
 void free_datatypes(Datatypes* dt) {
-  MPI_Comm_free(&dt->graph);
+  if (dt->graph != MPI_COMM_NULL) MPI_Comm_free(&dt->graph);
   for (std::size_t i = 0; i < dt->stypes.size(); ++i) {
     MPI_Type_free(&dt->stypes[i]);
     MPI_Type_free(&dt->rtypes[i]);
@@ -580,6 +622,42 @@ class Runner {
     }
   }
 
+  // Each variant's exchanges back to back: an untimed barrier, 5 warm-up exchanges, then c.iters
+  // timed ones, one interval per rank from its own start to its own completion. v[j].us: the max
+  // over ranks of the mean time per exchange. No barrier is timed. The barrier makes every variant
+  // start from the same skew: back to back, a multi-phase exchange settles into a steady state
+  // that depends on how the ranks started (docs/smpi.md), and the previous variant's tail differs.
+  void time_blocks(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
+    for (std::size_t j = 0; j < exchanges.size(); ++j) {
+      MPI_Barrier(p_.cart);
+      for (int w = 0; w < 5; ++w) exchanges[j]();
+      const double t0 = MPI_Wtime();
+      for (int r = 0; r < c_.iters; ++r) exchanges[j]();
+      double mean = (MPI_Wtime() - t0) * 1e6 / c_.iters, worst = 0.0;
+      MPI_Reduce(&mean, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
+      v[j].us = worst;
+    }
+  }
+
+  // Each exchange after a barrier, timed from the last rank's entry to the last rank's exit on the
+  // one clock all ranks share under SMPI; v[j].us: the median over c.iters exchanges, after one
+  // warm-up. Every exchange starts from the same state: no barrier skew, no steady state.
+  void time_sync(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
+    for (std::size_t j = 0; j < exchanges.size(); ++j) {
+      exchanges[j]();
+      std::vector<double> samples;
+      for (int r = 0; r < c_.iters; ++r) {
+        MPI_Barrier(p_.cart);
+        double t[2] = {MPI_Wtime(), 0}, last[2] = {0, 0};
+        exchanges[j]();
+        t[1] = MPI_Wtime();
+        MPI_Reduce(t, last, 2, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
+        samples.push_back((last[1] - last[0]) * 1e6);
+      }
+      v[j].us = median(samples);
+    }
+  }
+
  private:
   // Fresh start for every variant. Halo cells that an exchange must fill start as NaN, so a
   // block that never arrives shows up in the check; boundary cells of a mesh get their fixed
@@ -641,18 +719,17 @@ class Runner {
   Serial serial_;
 };
 
-// The kind of plan a request runs: direct, combining, hybrid or log-round (the JSON labels the
-// last two "combining"; ir::plan_shape reads them from the phases).
-std::string algorithm_of(Cart_Request req) {
+// The plan a request runs.
+cartplan::ir::Plan plan_of(Cart_Request req) {
   char* json = nullptr;
   CART(Cart_request_plan(req, &json));
-  const cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
+  cartplan::Result<cartplan::ir::Plan> plan = cartplan::ir::plan_from_json_string(json);
   Cart_free_plan_json(json);
   if (!plan) {  // our own bug: the backend returned a plan it cannot read back
     std::fprintf(stderr, "halo: the request's plan does not parse: %s\n", plan.error().c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  return cartplan::ir::plan_shape(*plan);
+  return *plan;
 }
 
 // The request's program on this rank without what only names its messages.
@@ -664,55 +741,148 @@ std::string program_of(Cart_Request req) {
   return text;
 }
 
-// The cartplan variants (auto, direct, combining), then MPI_Neighbor_alltoallw, each checked
-// on its own fresh run, then timed together (Runner::time_round_robin); *first_mismatch is ""
-// or the first mismatch rank 0 found. *auto_twin names the variant whose program equals auto's
-// on every rank ("" if none): the two then differ only as two requests of one program do.
-std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runner, std::string* auto_choice,
-                                  std::string* auto_twin, std::string* first_mismatch) {
-  std::vector<Variant> variants;
-  std::vector<std::function<void()>> exchanges;
-  double* grid = runner.data();
-  std::vector<Cart_Request> requests;
-  for (const char* algo : {"auto", "direct", "combining"}) {
+// What the cost model needs to predict a plan of this exchange: the model the backend plans with
+// (backends/mpi/model_in_use.h), the grid, and every block's size and layout, as the backend sees
+// them (a block is contiguous when its send and recv types are one run of memory).
+struct Pricing {
+  cartplan::engine::CostModel model;
+  std::optional<cartplan::engine::Grid> grid;
+  std::vector<std::int64_t> sizes;
+  std::vector<bool> contiguous;
+  double predict(const cartplan::ir::Plan& plan) const {
+    return cartplan::engine::predict(plan, sizes, model, grid, cartplan::engine::LowerOptions::kDefaultStructMinBytes, contiguous)
+        .total_us();
+  }
+};
+
+bool contiguous_type(MPI_Datatype type) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_size(type, &size);
+  MPI_Type_get_true_extent(type, &lb, &extent);
+  return extent == size;
+}
+
+Pricing set_up_pricing(const Problem& p, const Datatypes& dt) {
+  Pricing pr;
+  cartplan::Result<cartplan::engine::LocatedModel> m = cartplan::mpi::model_in_use(p.cart, std::nullopt);
+  if (!m) {  // Cart_neighborhood_create found the same file and accepted it
+    std::fprintf(stderr, "halo: cost model: %s\n", m.error().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  pr.model = m->model;
+  pr.grid = cartplan::engine::Grid::create(std::vector<int>(p.dims, p.dims + p.c.d), std::vector<bool>(p.c.d, p.c.periodic != 0))
+                .value();
+  for (int i = 0; i < p.t; ++i) {
+    int size = 0;
+    MPI_Type_size(dt.stypes[i], &size);
+    pr.sizes.push_back(size);
+    pr.contiguous.push_back(contiguous_type(dt.stypes[i]) && contiguous_type(dt.rtypes[i]));
+  }
+  return pr;
+}
+
+// The persistent cartplan requests, one per algorithm (Info cartplan_algorithm), each with the
+// kind of plan it runs and the model's prediction for that plan. An algorithm the backend
+// refuses here (every rank agrees) is left out with a note.
+void add_cart_variants(const Problem& p, Datatypes& dt, double* grid, const Pricing& pr, std::vector<Variant>* variants,
+                       std::vector<Cart_Request>* requests) {
+  for (const char* algo : {"auto", "direct", "combining", "hybrid", "loground"}) {
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "cartplan_algorithm", algo);
     Cart_Request req = CART_REQUEST_NULL;
-    CART(Cart_alltoallw_init(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
-                             dt.rtypes.data(), p.cart, info, &req));
+    const int rc = Cart_alltoallw_init(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(),
+                                       dt.displs.data(), dt.rtypes.data(), p.cart, info, &req);
     MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+      if (p.me == 0) std::printf("note: cartplan %s left out: %s\n", algo, Cart_error_message());
+      continue;
+    }
+    const cartplan::ir::Plan plan = plan_of(req);
     Variant v;
     v.name = std::string("cartplan ") + algo;
-    v.algorithm = algorithm_of(req);
-    if (std::string(algo) == "auto") *auto_choice = v.algorithm;
-    requests.push_back(req);
-    variants.push_back(v);
+    v.algorithm = cartplan::ir::plan_shape(plan);
+    v.predicted_us = pr.predict(plan);
+    requests->push_back(req);
+    variants->push_back(v);
   }
-  for (std::size_t j = 1; j < requests.size() && auto_twin->empty(); ++j) {
+}
+
+// The variant whose program equals auto's (the first request's) on every rank, or "".
+std::string auto_twin_of(const Problem& p, const std::vector<Variant>& variants, const std::vector<Cart_Request>& requests) {
+  for (std::size_t j = 1; j < requests.size(); ++j) {
     // Set-up time, once per run: all ranks must agree that the programs are equal.
     int same = program_of(requests[0]) == program_of(requests[j]) ? 1 : 0, everywhere = 0;
     MPI_Allreduce(&same, &everywhere, 1, MPI_INT, MPI_LAND, p.cart);
-    if (everywhere) *auto_twin = variants[j].name;
+    if (everywhere) return variants[j].name;
   }
+  return {};
+}
+
+// The linear loop of Open MPI's and MPICH's neighbourhood collectives: every receive posted, then
+// every send, then MPI_Waitall. Block i travels with tag i, so neighbours reached by two offsets
+// (small periodic grids) still pair each block with its own type.
+void linear_exchange(const Problem& p, const Datatypes& dt, double* grid, std::vector<MPI_Request>* reqs) {
+  int n = 0;
+  for (int i = 0; i < p.t; ++i)
+    if (dt.sources[i] != MPI_PROC_NULL) MPI_Irecv(grid, 1, dt.rtypes[i], dt.sources[i], i, p.cart, &(*reqs)[n++]);
+  for (int i = 0; i < p.t; ++i)
+    if (dt.targets[i] != MPI_PROC_NULL) MPI_Isend(grid, 1, dt.stypes[i], dt.targets[i], i, p.cart, &(*reqs)[n++]);
+  MPI_Waitall(n, reqs->data(), MPI_STATUSES_IGNORE);
+}
+
+// The baselines beside cartplan: cartplan's blocking Cart_alltoallw (auto, the communicator's
+// default), the linear loop (predicted as the direct plan, whose messages it sends), and
+// MPI_Neighbor_alltoallw (not under SMPI).
+void add_baselines(const Problem& p, Datatypes& dt, double* grid, double direct_predicted, std::vector<Variant>* variants,
+                   std::vector<std::function<void()>>* exchanges) {
+  variants->push_back({"cartplan auto blocking", "-", 0.0, "", std::nan("")});
+  exchanges->push_back([&p, &dt, grid] {
+    CART(Cart_alltoallw(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
+                        dt.rtypes.data(), p.cart));
+  });
+  auto reqs = std::make_shared<std::vector<MPI_Request>>(2 * static_cast<std::size_t>(p.t));
+  variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted});
+  exchanges->push_back([&p, &dt, grid, reqs] { linear_exchange(p, dt, grid, reqs.get()); });
+  if (dt.graph == MPI_COMM_NULL) return;
+  variants->push_back({"MPI_Neighbor_alltoallw", "-", 0.0, "", std::nan("")});
+  exchanges->push_back([&dt, grid] {
+    MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
+                           dt.grdispls.data(), dt.grtypes.data(), dt.graph);
+  });
+}
+
+// Every variant, checked on its own fresh run, then timed together (Runner::time_round_robin or
+// time_blocks); *first_mismatch is "" or the first mismatch rank 0 found. *auto_twin names the
+// variant whose program equals auto's on every rank ("" if none): the two then differ only as two
+// requests of one program do.
+std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runner, std::string* auto_choice,
+                                  std::string* auto_twin, std::string* first_mismatch) {
+  std::vector<Variant> variants;
+  std::vector<Cart_Request> requests;
+  double* grid = runner.data();
+  const Pricing pricing = set_up_pricing(p, dt);
+  add_cart_variants(p, dt, grid, pricing, &variants, &requests);
+  *auto_choice = variants.empty() ? "-" : variants[0].algorithm;
+  *auto_twin = auto_twin_of(p, variants, requests);
+  std::vector<std::function<void()>> exchanges;
   for (Cart_Request& req : requests)
     exchanges.push_back([&req] {
       CART(Cart_start(&req));
       CART(Cart_wait(&req));
     });
-  Variant v;
-  v.name = "MPI_Neighbor_alltoallw";
-  v.algorithm = "-";
-  variants.push_back(v);
-  exchanges.push_back([&] {
-    MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
-                           dt.grdispls.data(), dt.grtypes.data(), dt.graph);
-  });
+  double direct_predicted = std::nan("");
+  for (const Variant& v : variants)
+    if (v.name == "cartplan direct") direct_predicted = v.predicted_us;
+  add_baselines(p, dt, grid, direct_predicted, &variants, &exchanges);
   for (std::size_t j = 0; j < variants.size(); ++j) {
     const std::string m = runner.run(variants[j], exchanges[j]);
     if (first_mismatch->empty()) *first_mismatch = m;
   }
-  runner.time_round_robin(variants, exchanges);
+  if (p.c.timing == "blocks") runner.time_blocks(variants, exchanges);
+  else if (p.c.timing == "sync") runner.time_sync(variants, exchanges);
+  else runner.time_round_robin(variants, exchanges);
   for (Cart_Request& req : requests) CART(Cart_request_free(&req));
   return variants;
 }
@@ -723,11 +893,24 @@ int print_report(const Config& c, const std::vector<Variant>& variants, const st
   int status = 0;
   std::printf("auto chose: %s\n", auto_choice.c_str());
   std::printf("auto runs the program of: %s\n", auto_twin.empty() ? "none of the other variants" : auto_twin.c_str());
-  std::printf("%-24s %-10s %14s  %s\n", "variant", "algorithm", "us/exchange", "check");
-  for (const Variant& v : variants)
-    std::printf("%-24s %-10s %14.2f  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, v.check.c_str());
-  std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed round-robin\n"
-              " across the variants after 5 warm-up exchanges each)\n", c.iters);
+  std::printf("%-24s %-10s %14s %14s  %s\n", "variant", "algorithm", "us/exchange", "predicted us", "check");
+  for (const Variant& v : variants) {
+    char predicted[32] = "-";
+    if (!std::isnan(v.predicted_us)) std::snprintf(predicted, sizeof predicted, "%.2f", v.predicted_us);
+    std::printf("%-24s %-10s %14.2f %14s  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, predicted, v.check.c_str());
+  }
+  if (c.timing == "sync")
+    std::printf("(us/exchange: median of %d exchanges per variant, each after a barrier, from the last rank's entry\n"
+                " to the last rank's exit on the simulated clock; predicted: the cost model's price of the plan the\n"
+                " variant runs, the linear loop priced as the direct plan)\n", c.iters);
+  else if (c.timing == "blocks")
+    std::printf("(us/exchange: max over ranks of the per-rank mean of %d back-to-back exchanges per variant, after 5\n"
+                " warm-up exchanges; predicted: the cost model's price of the plan the variant runs, the linear loop\n"
+                " priced as the direct plan)\n", c.iters);
+  else
+    std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed round-robin\n"
+                " across the variants after 5 warm-up exchanges each; predicted: the cost model's price of the plan\n"
+                " the variant runs, the linear loop priced as the direct plan)\n", c.iters);
   if (first_mismatch.empty()) {
     std::printf("check: OK (bit-for-bit)\n");
   } else {

@@ -10,8 +10,7 @@
 #include <string>
 #include <utility>
 
-#include <unistd.h>
-
+#include "backends/mpi/oversubscribed.h"
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/cost_model_locate.h"
@@ -533,15 +532,7 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   }
   // Whether any node runs more of these processes than it has cores (see below).
   int oversubscribed = 0;
-  {
-    MPI_Comm node = MPI_COMM_NULL;
-    CARTPLAN_MPI_CALL(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    int on_node = 1;
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    oversubscribed = cores > 0 && on_node > cores ? 1 : 0;
-  }
+  CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));
   // The largest error class any rank found: every rank returns the same class.
   int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed}, all_flags[2] = {0, 0};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));

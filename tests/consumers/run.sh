@@ -8,6 +8,9 @@
 # Fortran test of the module's request arrays, plan/program text and large-count forms. Every
 # binary runs under mpirun on 4 ranks with the same Open MPI settings and time limit as
 # tests/mpi/run_mpi.sh.
+# Then the SMPI install (install.sh --smpi): C and C++ programs built with smpicc/smpicxx and
+# pkg-config cartplan-smpi run under smpirun on a generated platform, and cartplan-calibrate
+# fits a model there that cartplan --cost-model reads.
 # One line per check: "consumer <name>: OK" or "consumer <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/consumers/run.sh            # from anywhere; needs setup.sh's packages
@@ -194,6 +197,42 @@ if mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan
   fi
 else
   fail fortran_requests "build failed"; tail -n 20 "$work/requests_f08_build.log"
+fi
+
+# 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
+#    pkg-config cartplan-smpi, run under smpirun on the installed generator's torus, one rank per
+#    node (every message crosses the simulated network); cartplan-calibrate fits a model there
+#    (a short run: one neighbourhood, two sizes) that the inspector and the library read.
+sprefix="$work/smpi-prefix"
+smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
+if bash install.sh --smpi "$sprefix" >"$work/smpi_install.log" 2>&1 && [ -f "$sprefix/lib/pkgconfig/cartplan-smpi.pc" ]; then
+  ok smpi_install
+  spc() { PKG_CONFIG_PATH="$sprefix/lib/pkgconfig" pkg-config "$@" cartplan-smpi; }
+  python3 "$sprefix/share/cartplan/smpi/platforms.py" torus --np 64 --out-dir "$work/smpi" >/dev/null
+  printf 'n0\nn1\nn2\nn3\n' >"$work/smpi/one_per_node.hosts"
+  for pair in c:halo_c.c:smpicc cpp:halo_cpp.cc:smpicxx; do
+    IFS=: read -r lang src cc <<<"$pair"
+    std=$([ "$lang" = cpp ] && echo -std=c++20 || echo -std=c11)
+    if $cc $std -Wall -Werror "examples/$src" $(spc --cflags --libs) -o "$work/smpi/halo_$lang" 2>"$work/smpi_$lang.log" &&
+       smpi_run -np 4 -platform "$work/smpi/torus_p64.xml" -hostfile "$work/smpi/one_per_node.hosts" "$work/smpi/halo_$lang" \
+         >>"$work/smpi_$lang.log" 2>&1 && grep -q "^halo_$lang: OK" "$work/smpi_$lang.log"; then
+      ok "smpi_$lang"
+    else
+      fail "smpi_$lang" "build or run failed"; tail -n 20 "$work/smpi_$lang.log"
+    fi
+  done
+  if smpi_run -np 4 -platform "$work/smpi/torus_p64.xml" -hostfile "$work/smpi/one_per_node.hosts" "$sprefix/bin/cartplan-calibrate" \
+       --specs 'box:d=2,n=3,f=-1' --sizes 1,4096 --out "$work/smpi/model.json" >"$work/smpi_calibrate.log" 2>&1 &&
+     "$sprefix/bin/cartplan" plan --op alltoall --stencil box:d=2,n=3,f=-1 --cost-model "$work/smpi/model.json" --explain \
+       >>"$work/smpi_calibrate.log" 2>&1 && grep -q '"mpi": "SimGrid SMPI' "$work/smpi/model.json" &&
+     CARTPLAN_COST_MODEL="$work/smpi/model.json" smpi_run -np 4 -platform "$work/smpi/torus_p64.xml" \
+       -hostfile "$work/smpi/one_per_node.hosts" "$work/smpi/halo_c" >>"$work/smpi_calibrate.log" 2>&1; then
+    ok smpi_calibrate
+  else
+    fail smpi_calibrate "cartplan-calibrate, the inspector or the calibrated run failed"; tail -n 20 "$work/smpi_calibrate.log"
+  fi
+else
+  fail smpi_install "install.sh --smpi failed"; tail -n 20 "$work/smpi_install.log"
 fi
 
 exit "$status"

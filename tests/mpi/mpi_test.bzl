@@ -1,5 +1,7 @@
 """mpi_test: an MPI program run under mpirun by run_mpi.sh with a time limit, tagged "mpi"."""
 
+load("//build_defs:mpi.bzl", "OPEN_MPI_ONLY")
+
 def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 240, tags = []):
     """One test: `binary` on `np` ranks, killed (and failed) after `limit` seconds.
 
@@ -21,4 +23,6 @@ def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 24
         args = [str(np), str(limit), "$(location %s)" % binary] + args,
         data = [binary] + data,
         tags = ["exclusive", "mpi"] + tags,
+        # mpirun runs it: the SMPI flavour has its own test (tests/smpi).
+        target_compatible_with = OPEN_MPI_ONLY,
     )

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The SMPI flavour in CI (docs/smpi.md): builds the SimGrid SMPI build of the main job (tools/halo)
+# and the sweep benchmark (bench/collective_bench), then simulates each twice on generated platforms:
+# the halo at 64 ranks on the torus (3-D, checked bit for bit against the serial run), the benchmark at
+# 16 ranks on the fat tree with one rank per node (every message on the simulated network; every
+# variant's data checked). Each pair of runs must print identical simulated times (determinism).
+# One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
+#
+#   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+work="$(mktemp -d "${TMPDIR:-/tmp}/cartplan-smpi.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+status=0
+ok() { echo "smpi $1: OK"; }
+fail() { echo "smpi $1: FAILED ($2)"; status=1; }
+smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
+
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench \
+     >"$work/build.log" 2>&1; then
+  fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
+fi
+bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
+ok build
+python3 bench/smpi/platforms.py torus --np 64 --out-dir "$work" >/dev/null
+python3 bench/smpi/platforms.py fattree --np 512 --out-dir "$work" >/dev/null
+seq 0 15 | sed 's/^/n/' >"$work/one_per_node.hosts"
+
+# Runs a simulation twice; both outputs (without SimGrid's own lines) must be identical.
+twice() {  # name, then the smpirun arguments
+  local name=$1; shift
+  for run in 1 2; do
+    smpi_run "$@" >"$work/$name.$run" 2>"$work/$name.$run.err" || { fail "$name" "run $run exited $?"; tail -n 20 "$work/$name.$run.err"; return 1; }
+  done
+  if cmp -s "$work/$name.1" "$work/$name.2"; then ok "${name}_deterministic"; else fail "${name}_deterministic" "two runs differ"; diff "$work/$name.1" "$work/$name.2" | head; fi
+}
+
+if twice halo -np 64 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tools/halo" --dims 3 --n 6 --periodic 1 --iters 5; then
+  if grep -q '^check: OK (bit-for-bit)' "$work/halo.1" && grep -q '^linear Isend/Irecv' "$work/halo.1"; then ok halo_data; else fail halo_data "no bit-for-bit OK"; cat "$work/halo.1"; fi
+fi
+if twice bench -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_per_node.hosts" "$bin/bench/collective_bench" \
+     --stencil box:d=2,n=3,f=-1 --op alltoallv --m 1,2000 --iters 2 --warmup 1; then
+  rows=$(grep -vc '^#' "$work/bench.1")
+  if [ "$rows" -eq 24 ] && ! grep -v '^#' "$work/bench.1" | grep -qv ' OK$'; then ok bench_data; else fail bench_data "$rows rows, or a variant not OK"; cat "$work/bench.1"; fi
+fi
+exit "$status"
