@@ -7,7 +7,6 @@
 #include <climits>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -54,38 +53,6 @@ MpiStatus large_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) {
   CARTPLAN_MPI_CALL(MPI_Type_commit(out));
   return {};
 }
-
-// The pending exchanges of the process, in the order they were started. Every wait or test
-// advances all of them (see exchange.h). With MPI_THREAD_MULTIPLE a mutex guards them and no
-// thread blocks inside MPI while holding it; otherwise only one thread calls MPI at a time.
-struct Registry {
-  std::mutex mu;
-  std::vector<Exchange*> pending;
-};
-
-Registry& registry() {
-  static Registry r;
-  return r;
-}
-
-bool thread_multiple() {
-  static const bool multiple = [] {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
-}
-
-class Guard {
- public:
-  Guard() : lock_(registry().mu, std::defer_lock) {
-    if (thread_multiple()) lock_.lock();
-  }
-
- private:
-  std::unique_lock<std::mutex> lock_;
-};
 
 }  // namespace
 
@@ -302,6 +269,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       x->posts_.push_back(post);
     }
     widest = std::max(widest, ph.messages.size());
+    if (!ph.messages.empty()) ++x->messaging_phases_;
   }
   x->phase_begin_.push_back(x->requests_.size());
   x->statuses_.resize(widest);
@@ -461,73 +429,6 @@ Exchange::~Exchange() {
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);
-}
-
-void Exchange::set_pending(bool pending) {
-  std::vector<Exchange*>& list = registry().pending;
-  if (pending && !pending_) list.push_back(this);
-  if (!pending && pending_) list.erase(std::find(list.begin(), list.end(), this));
-  pending_ = pending;
-}
-
-MpiStatus Exchange::start() { return begin(true); }
-
-MpiStatus Exchange::begin(bool progress_now) {
-  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
-  Guard guard;
-  active_ = true;
-  error_ = {};
-  phase_ = 0;
-  phase_started_ = false;
-  set_pending(true);
-  // Start the schedule: local phases run and the first phase with messages is posted, without
-  // polling for its completion (a poll right after posting rarely finds anything and costs a
-  // round of Open MPI's progress engine; wait and test poll). The request stays active until
-  // wait or test reports completion, as MPI persistent requests do. A blocking call goes
-  // straight to wait instead.
-  if (progress_now) step(false, true);
-  return {};
-}
-
-MpiStatus Exchange::test(bool* done) {
-  *done = true;
-  if (!active_) return {};
-  if (pending_) progress_all();
-  Guard guard;
-  *done = !pending_;
-  if (*done) active_ = false;
-  return *done ? error_ : MpiStatus{};
-}
-
-MpiStatus Exchange::wait() {
-  if (!active_) return {};
-  if (pending_) drive(this);
-  active_ = false;
-  return error_;
-}
-
-void Exchange::progress_all() {
-  Guard guard;
-  // A step may finish an exchange and take it off the list: walk a copy.
-  const std::vector<Exchange*> pending = registry().pending;
-  for (Exchange* e : pending)
-    if (e->pending_) e->step(false);
-}
-
-void Exchange::drive(Exchange* x) {
-  for (;;) {
-    {
-      Guard guard;
-      if (!x->pending_) return;
-      // Alone and single-threaded: block in MPI_Waitall phase by phase (no other exchange of
-      // this process can need progress meanwhile).
-      if (!thread_multiple() && registry().pending.size() == 1) {
-        x->step(true);
-        return;
-      }
-    }
-    progress_all();
-  }
 }
 
 void Exchange::step(bool block, bool post_only) {

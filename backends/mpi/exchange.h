@@ -12,7 +12,10 @@
 //
 // Progress: later phases start inside start/test/wait. Any of them advances every pending
 // exchange of the process (not only its own), so requests may be completed in any order on
-// different ranks without deadlock: a rank waiting for A still sends B's next phase.
+// different ranks without deadlock: a rank waiting for A still sends B's next phase. Where the
+// MPI library offers a progress hook (progress_hook.h; Open MPI does), an exchange with phases
+// still to post also advances inside every other MPI call (exchange_progress.cc says why that
+// covers every case).
 //
 //   ExchangeSpec spec = ...;                          // address, count, type per block
 //   std::unique_ptr<Exchange> x;
@@ -137,6 +140,19 @@ class Exchange {
 
   // Advances every pending exchange of the process once (Cart_testall uses it).
   static void progress_all();
+  // The callback the MPI library's progress engine runs (progress_hook.h) while some pending
+  // exchange needs it: progress_all() unless this thread is already inside it, or, under
+  // MPI_THREAD_MULTIPLE, another thread is. Returns how many exchanges moved on.
+  static int progress_poll();
+  // `fn(ctx)` runs each time this exchange's communication finishes (it is no longer pending),
+  // on whichever thread progressed it, a cartplan call or the progress engine, after the
+  // registry is released. The drop-in completes its MPI requests there. An exchange with a
+  // finish callback asks for the progress hook until it finishes.
+  using FinishFn = void (*)(void* ctx);
+  void on_finish(FinishFn fn, void* ctx);
+  // Whether this exchange, once started, advances inside any MPI call (the hook, where the
+  // MPI library has one) or only inside cartplan's calls (Info cartplan_progress).
+  void set_progress_anywhere(bool anywhere) { hook_phases_ = anywhere; }
   // Takes a completed non-blocking exchange back: a later non-blocking call with the same
   // arguments on the same communicator reuses it instead of building datatypes and staging
   // again. Anything that cannot be reused is simply destroyed.
@@ -186,7 +202,9 @@ class Exchange {
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_typed(const LocalCopy& c);
   MpiStatus run_actions(const std::vector<Action>& actions);
-  void set_pending(bool pending);
+  void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
+  void request_hook();
+  static int step_all();
 
   // Reductions and rooted ops (exchange_reduce.cc): the checks and the agreement of
   // extended_op() calls; their exchange is built like the others' from the lowered program.
@@ -220,6 +238,11 @@ class Exchange {
   bool active_ = false;   // started and not yet completed by wait/test (MPI's notion)
   bool pending_ = false;  // communication under way (registered for progress)
   MpiStatus error_;       // the outcome of the last start, reported by wait/test
+  int messaging_phases_ = 0;  // phases with messages: more than one needs progress between them
+  bool hook_phases_ = true;   // advance later phases inside any MPI call (the hook)
+  bool hooked_ = false;       // counted in the hook's demand
+  FinishFn finish_fn_ = nullptr;
+  void* finish_ctx_ = nullptr;
 };
 
 }  // namespace cartplan::mpi
