@@ -8,7 +8,9 @@
 // MPI_DATATYPE_NULL, a NULL request), so that Open MPI reports exactly its own errors; or a
 // blocking or non-blocking v/w form (alltoallv, alltoallw, allgatherv: MPI lets their block
 // sizes vary by rank and direction, cartplan cannot check that without an agreement per call;
-// their persistent forms agree at init and fall back to Open MPI when sizes are not uniform).
+// their persistent forms agree at init and fall back to Open MPI when sizes are not uniform);
+// or the do-no-harm rule (policy.h) finds cartplan's plan not clearly cheaper for this call
+// shape (decided before the call for uniform calls, after init's agreement for persistent ones).
 // Otherwise it returns true with the MPI return code in *rc (errors raised through the
 // communicator's error handler).
 //
@@ -19,9 +21,9 @@
 
 #include <mpi.h>
 
-namespace cartplan::interpose {
+#include "backends/interpose/policy.h"
 
-enum class Form { kBlocking, kNonblocking, kPersistent };
+namespace cartplan::interpose {
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);

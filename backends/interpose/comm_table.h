@@ -10,10 +10,14 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/interpose/policy.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/edge_match.h"
 
@@ -24,6 +28,20 @@ struct AcceleratedComm {
   engine::EdgeOrder order;  // user position -> neighbourhood index
   int indegree = 0, outdegree = 0;
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)
+  int serial = 0;             // the n-th communicator detection accepted (CARTPLAN_VERBOSE lines)
+  bool reporter = false;      // rank 0 with CARTPLAN_VERBOSE=1 says what happens to each call shape
+  std::atomic<long> calls{0};  // collective calls cartplan ran itself (CARTPLAN_Accelerated_calls)
+  // The do-no-harm verdicts per call shape, newest last (verdicts.h).
+  struct Decision {
+    ir::Op op;
+    Form form;
+    std::int64_t bytes;
+    bool accelerate;
+  };
+  std::vector<Decision> decisions;
+  // MPI_Comm_idup: the duplicate of the internal communicator, still in flight until the first
+  // use (ready()).
+  MPI_Request internal_idup = MPI_REQUEST_NULL;
 };
 
 // Collective over `graph` (just created). Registers the communicator if detection accepts it;
@@ -32,12 +50,22 @@ void on_graph_created(MPI_Comm graph, MPI_Info info);
 // Collective (inside MPI_Comm_dup): the duplicate of an accelerated communicator is accelerated
 // too, with its own internal communicator.
 void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm);
+// Inside MPI_Comm_idup (non-blocking, so nothing here waits): the duplicate is accelerated too;
+// its internal communicator comes from an MPI_Comm_idup of the old one started right after the
+// program's (in the same order on every rank), completed by ready() at the first use. The
+// program must complete its own request before using the new communicator, as MPI requires;
+// every other rank progresses the internal one inside any MPI call.
+void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm);
+// Completes a pending internal MPI_Comm_idup (see on_comm_idup); returns `a`.
+AcceleratedComm* ready(AcceleratedComm* a);
 // Before PMPI_Comm_free: releases the entry (pending exchanges finish first).
 void on_comm_free(MPI_Comm comm);
 // Before PMPI_Finalize: releases every entry.
 void clear_comms();
 
-// nullptr when `comm` is not accelerated. Cheap (one hash lookup; nothing when the table is empty).
+// nullptr when `comm` is not accelerated. Cheap (one hash lookup; nothing when the table is
+// empty; a shared lock under MPI_THREAD_MULTIPLE, where communicators are created and freed by
+// several threads).
 AcceleratedComm* find_comm(MPI_Comm comm);
 std::size_t accelerated_count();
 

@@ -11,16 +11,15 @@
 //   send to self completes the receive. So the handle stays valid across starts, becomes
 //   inactive on completion, and can be freed, exactly as MPI's persistent requests.
 //
-// Progress: cartplan's later phases start only when cartplan code runs. Every interposed
-// completion call (MPI_Wait*, MPI_Test*, MPI_Request_get_status) and every start or accelerated
-// call "pumps": it advances every pending exchange of the process (Exchange::progress_all) and
-// signals the finished ones to MPI. A blocking completion call polls (pump + MPI_Test*) while
-// any accelerated request is in flight, so waiting on anything also drives cartplan's phases.
-// Not covered: a rank blocked in another MPI call (MPI_Recv, MPI_Barrier, ...) while its
-// accelerated request still has phases to start does not advance them (README).
+// Progress: the exchange signals its request from its finish callback (Exchange::on_finish),
+// which runs on whichever thread advanced it last: a cartplan call, or Open MPI's progress
+// engine inside any MPI call the program makes (backends/mpi/exchange_progress.cc: MPI_Recv,
+// MPI_Barrier, MPI_Wait on anything, ...). So a rank blocked anywhere in MPI still sends its
+// later phases, and MPI_Wait on the request needs nothing from this layer. Where the progress
+// hook is off (CARTPLAN_PROGRESS=cartplan), the interposed completion calls poll instead
+// (polling()): then only they, and cartplan's own calls, advance the exchanges.
 //
-//   MPI_Request r;  start_nonblocking(std::move(exchange), &r);
-//   while (in_flight()) pump();
+//   MPI_Request r;  start_nonblocking(std::move(exchange), &r);   // MPI_Wait(&r, ...) completes it
 #pragma once
 
 #include <mpi.h>
@@ -46,10 +45,13 @@ bool any_persistent();
 
 // Accelerated requests started and not yet signalled complete to MPI.
 bool in_flight();
-// Advances every pending exchange and signals those that finished.
+// Whether completion calls must poll: the progress hook is off and a request is in flight.
+bool polling();
+// Advances every pending exchange once (and so signals those that finished).
 void pump();
 
-// MPI_Finalize: releases every persistent request and the private communicator.
+// MPI_Finalize: finishes what is in flight, releases every persistent request and the private
+// communicator.
 void clear_requests();
 
 }  // namespace cartplan::interpose

@@ -18,8 +18,10 @@ using namespace cartplan::interpose;
 
 namespace {
 
-// Whether completion calls have to do anything beyond PMPI.
-bool ours_alive() { return in_flight() || any_persistent(); }
+// Whether completion calls have to do anything beyond PMPI: report the errors of our
+// persistent requests, or poll where the progress hook is off (requests.h). With the hook,
+// Open MPI's own waiting loop progresses cartplan's exchanges and completes their requests.
+bool ours_alive() { return any_persistent() || polling(); }
 
 // After a completion call: a completed persistent request of ours whose exchange failed
 // reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
@@ -72,6 +74,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
   if (rc == MPI_SUCCESS && !forward()) on_comm_dup(comm, *newcomm);
+  return rc;
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  const int rc = PMPI_Comm_idup(comm, newcomm, request);
+  if (rc == MPI_SUCCESS && !forward()) on_comm_idup(comm, *newcomm);
   return rc;
 }
 
@@ -263,14 +271,14 @@ int MPI_Request_free(MPI_Request* request) {
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (!forward()) pump();
+  if (!forward() && polling()) pump();
   return PMPI_Request_get_status(request, flag, status);
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
   const MPI_Request before = *request;
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Test(request, flag, status);
   return *flag ? array_errors(rc, 1, &before, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0}) : rc;
 }
@@ -279,8 +287,9 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Wait(request, status);
   const MPI_Request before = *request;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
-  // Poll while accelerated requests are in flight, so that waiting here drives their phases.
-  while (in_flight()) {
+  // Without the progress hook, poll while accelerated requests are in flight, so that waiting
+  // here drives their phases.
+  while (polling()) {
     pump();
     int flag = 0;
     const int rc = PMPI_Test(request, &flag, status);
@@ -292,7 +301,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   if (!*flag) return rc;
   std::vector<int> all(count);
@@ -305,7 +314,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   std::vector<int> all(count);
   for (int i = 0; i < count; ++i) all[i] = i;
-  while (in_flight()) {
+  while (polling()) {
     pump();
     int flag = 0;
     const int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
@@ -317,7 +326,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
   if (!*flag || *index == MPI_UNDEFINED) return rc;
   return array_errors(rc, 1, &before[*index], status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0});
@@ -329,7 +338,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
   int rc = MPI_SUCCESS;
   for (;;) {
-    if (!in_flight()) {
+    if (!polling()) {
       rc = PMPI_Waitany(count, array_of_requests, index, status);
       break;
     }
@@ -346,7 +355,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
                  MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
   std::vector<MPI_Request> done(*outcount);
@@ -362,7 +371,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
   int rc = MPI_SUCCESS;
   for (;;) {
-    if (!in_flight()) {
+    if (!polling()) {
       rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
       break;
     }
@@ -378,7 +387,14 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
 }
 
-// For tests and tools: whether `comm` runs its neighbourhood collectives through cartplan.
+// For tests and tools: whether the drop-in found a stencil behind `comm` (its calls may then be
+// accelerated, call shape by call shape: verdicts.h)...
 int CARTPLAN_Interposed(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// ... and how many collective calls on `comm` cartplan ran itself (blocking and non-blocking
+// calls, persistent inits; -1 if the drop-in found no stencil behind `comm`).
+long CARTPLAN_Accelerated_calls(MPI_Comm comm) {
+  AcceleratedComm* a = find_comm(comm);
+  return a ? a->calls.load() : -1;
+}
 
 }  // extern "C"

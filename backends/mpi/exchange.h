@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/mpi/neighborhood_comm.h"
@@ -107,16 +108,30 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 // (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
 std::size_t measured_pick(const std::vector<double>& medians);
 
+// Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
+bool thread_multiple();
+
 class Exchange {
  public:
   enum class Kind { kBlocking, kNonblocking, kPersistent };
+  // Whether to build the exchange for the plan every rank agreed on, with the agreed block
+  // sizes (one, or one per block): see create().
+  using Accept = std::function<bool(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes)>;
 
   // kPersistent is collective (MPI-4 init): one agreement on errors, block sizes and Info
   // options, and on a free lane (see lanes.h). kNonblocking is local in the default mode (each
   // rank checks its own arguments; size mismatches are found from what arrives) and agrees
   // like init in checking mode (Options::check_collective).
+  // With `accept`, a plan it rejects leaves *out empty with an ok status (after the agreement
+  // of a persistent init, so every rank declines alike: the drop-in then passes the call on).
   static MpiStatus create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                          std::unique_ptr<Exchange>* out);
+                          std::unique_ptr<Exchange>* out, const Accept& accept = {});
+  // A non-blocking call identified by `call` (its raw arguments, see CallKey): the exchange of
+  // an earlier completed call with the same key on this communicator comes back from the pool
+  // (recycle) without its arguments being looked at again (they were checked when it was
+  // built); otherwise `make` gives the spec and create() runs. Either way it takes the next lane.
+  static MpiStatus create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
+                                      std::unique_ptr<Exchange>* out);
   // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
   // call on this communicator when buffers, counts and predefined datatypes are unchanged
   // (then no argument is checked again and no datatype or message is built). `make` builds
@@ -192,6 +207,10 @@ class Exchange {
   static MpiStatus measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
+  static MpiStatus create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                                  int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept);
+  // Moves a non-blocking exchange to `lane`, once the lane's previous holder has completed.
+  static void attach_lane(Exchange& x, int lane);
   MpiStatus begin(bool progress_now);
   // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
   // error the exchange is no longer pending and `error_` holds the outcome.
@@ -216,6 +235,7 @@ class Exchange {
   Kind kind_ = Kind::kBlocking;
   int lane_ = 0;
   std::vector<std::uintptr_t> pool_key_;  // non-blocking: the arguments it was built for
+  std::optional<CallKey> call_;           // non-blocking: the raw arguments (create_nonblocking)
   std::vector<MPI_Request> requests_;     // per phase: receives, then sends (in flight, else NULL)
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end

@@ -48,15 +48,6 @@ Registry& registry() {
   return r;
 }
 
-bool thread_multiple() {
-  static const bool multiple = [] {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
-}
-
 // How deep this thread is inside the registry; finish notifications wait until it is released.
 thread_local int held = 0;
 thread_local std::vector<std::pair<Exchange::FinishFn, void*>> finished;
@@ -103,6 +94,15 @@ void hook() {
 }
 
 }  // namespace
+
+bool thread_multiple() {
+  static const bool multiple = [] {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
+}
 
 int Exchange::progress_poll() {
   Registry& r = registry();
