@@ -246,6 +246,9 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
   det->nbh = std::move(nbh);
   det->order = std::move(order);
   det->options = options;
+  // CARTPLAN_INTERPOSE_ALGORITHM forces the plan of every communicator the drop-in takes.
+  if (forced_algorithm() == Forced::kDirect) det->options.algo = engine::AlgoChoice::kDirect;
+  if (forced_algorithm() == Forced::kCombining) det->options.algo = engine::AlgoChoice::kCombining;
   return true;
 }
 

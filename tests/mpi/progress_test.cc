@@ -4,7 +4,9 @@
 // MPI_Barrier, MPI_Allreduce, MPI_Waitany, a MPI_Testsome loop) that its partner can only satisfy
 // after its own collective completed, and the partner's collective needs the first rank's later
 // phases. A correct MPI program: Open MPI's libnbc progresses its schedules inside any MPI call.
-// The roles swap every iteration; ranks without a partner (odd np) only start and wait.
+// Pairs and roles are drawn anew every iteration (the same random permutation on every rank),
+// so whichever ranks a plan routes through, some iteration has a waiting rank that needs a
+// blocked one; a rank left without a partner (odd np) only starts and waits.
 //
 // Grid: a periodic 2-D grid from MPI_Dims_create, the Moore neighbourhood of radius 1 (8 offsets,
 // duplicates and self edges on small grids), one int per block, rank- and iteration-dependent
@@ -15,11 +17,14 @@
 //  - progress_test_native (CARTPLAN_NATIVE_API): the same patterns with cartplan's own API
 //    (Cart_neighborhood_create, Cart_i*, Cart_*_init + Cart_start, Cart_wait / Cart_test).
 //
-//   progress_test [--iterations N] [--expect-accelerated] [--algorithm auto|direct|combining]
+//   progress_test [--iterations N] [--expect-accelerated] [--algorithm auto|direct|combining] [--cart]
 // --expect-accelerated: the drop-in must be present (found with dlsym) and must have run every
 // collective of the test through cartplan (CARTPLAN_Accelerated_calls), or, natively, every
 // request must run a combining plan (Cart_request_plan). --algorithm: the native API's Info
 // cartplan_algorithm (the drop-in takes CARTPLAN_INTERPOSE_ALGORITHM from the environment).
+// --cart: call MPI_Cart_create on the grid before building the graph, so that the drop-in reads
+// the graph on that 2-D grid (without it, a graph that is complete, as at np = 6 and 9, is found
+// first as a 1-D ring, whose combining plan has a single phase).
 #include <dlfcn.h>
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -28,6 +33,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -48,7 +55,7 @@ const char* name(Pattern p) {
 
 struct Setup {
   int rank = 0, size = 1, iterations = 30;
-  bool expect_accelerated = false;
+  bool expect_accelerated = false, cart = false;
   std::string algorithm = "combining";
   std::vector<int> dims{0, 0};
   std::vector<int> offsets;  // t x 2, Moore r=1 without the zero offset
@@ -159,6 +166,12 @@ void check_accelerated(Setup& s, Comm comm) {
 using Comm = MPI_Comm;
 
 Comm open_comm(Setup& s) {
+  if (s.cart) {
+    const int periods[2] = {1, 1};
+    MPI_Comm cart = MPI_COMM_NULL;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, s.dims.data(), periods, 0, &cart);
+    MPI_Comm_free(&cart);
+  }
   MPI_Comm graph = MPI_COMM_NULL;
   const int t = static_cast<int>(s.sources.size());
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, t, s.sources.data(), MPI_UNWEIGHTED, t, s.dests.data(), MPI_UNWEIGHTED,
@@ -298,9 +311,14 @@ void iteration(Setup& s, Comm comm, Collective& c, Pattern p, int iter) {
   fill(s, c, iter);
   start(comm, c);
   if (!c.persistent) ++s.collective_calls;
-  // Pairs (2j, 2j+1); even ranks block first on even iterations, odd ranks on odd ones.
-  const int partner = s.rank % 2 == 0 ? s.rank + 1 : s.rank - 1;
-  const bool blocked = (s.rank % 2) == (iter % 2);
+  // Ranks in a shuffled order: positions (2j, 2j+1) are partners, the even position blocks.
+  std::vector<int> order(s.size);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 rng(static_cast<unsigned>(iter * 131 + static_cast<int>(p) * 7 + (c.gather ? 3 : 0) + (c.persistent ? 5 : 0)));
+  std::shuffle(order.begin(), order.end(), rng);
+  const int pos = static_cast<int>(std::find(order.begin(), order.end(), s.rank) - order.begin());
+  const int partner = (pos ^ 1) < s.size ? order[pos ^ 1] : s.size;
+  const bool blocked = pos % 2 == 0;
   if (p == Pattern::kBarrier || p == Pattern::kAllreduce) global_pattern(s, c, p, blocked, iter);
   else if (partner >= s.size) wait(c);
   else if (blocked) blocked_side(s, c, p, partner, iter);
@@ -335,6 +353,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) s.iterations = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) s.algorithm = argv[++i];
     else if (!std::strcmp(argv[i], "--expect-accelerated")) s.expect_accelerated = true;
+    else if (!std::strcmp(argv[i], "--cart")) s.cart = true;
   }
   make_grid(s);
   Comm comm = open_comm(s);
