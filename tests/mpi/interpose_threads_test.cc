@@ -9,7 +9,8 @@
 //    phases. Only thread 1's MPI_Recv can post them: Open MPI's progress engine runs cartplan's
 //    hook on that thread (exchange_progress.cc, try-lock).
 // Pairs and roles are drawn per iteration; data is rank-, thread- and iteration-dependent.
-//   interpose_threads_test [--iterations N] [--expect-accelerated]
+//   interpose_threads_test [--iterations N] [--expect-accelerated] [--algorithm A]
+// --algorithm: CARTPLAN_INTERPOSE_ALGORITHM, set before MPI_Init (for the linked build).
 #include <dlfcn.h>
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -185,14 +186,15 @@ long accelerated_calls(MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   Shared s;
   bool expect_accelerated = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) s.iterations = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--expect-accelerated")) expect_accelerated = true;
+    else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) setenv("CARTPLAN_INTERPOSE_ALGORITHM", argv[++i], 1);
   }
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &s.size);
   s.check(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE provided");

@@ -21,7 +21,8 @@
 // --expect-accelerated: the drop-in must be present (found with dlsym) and must have run every
 // collective of the test through cartplan (CARTPLAN_Accelerated_calls), or, natively, every
 // request must run a combining plan (Cart_request_plan). --algorithm: the native API's Info
-// cartplan_algorithm (the drop-in takes CARTPLAN_INTERPOSE_ALGORITHM from the environment).
+// cartplan_algorithm; for the drop-in, CARTPLAN_INTERPOSE_ALGORITHM (set before MPI_Init, which
+// is how the linked build gets it; a preloaded one may as well take it from mpirun -x).
 // --cart: call MPI_Cart_create on the grid before building the graph, so that the drop-in reads
 // the graph on that 2-D grid (without it, a graph that is complete, as at np = 6 and 9, is found
 // first as a 1-D ring, whose combining plan has a single phase).
@@ -345,16 +346,21 @@ void run(Setup& s, Comm comm, bool gather, bool persistent) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   Setup s;
-  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--iterations") && i + 1 < argc) s.iterations = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) s.algorithm = argv[++i];
     else if (!std::strcmp(argv[i], "--expect-accelerated")) s.expect_accelerated = true;
     else if (!std::strcmp(argv[i], "--cart")) s.cart = true;
   }
+#ifndef CARTPLAN_NATIVE_API
+  // The drop-in linked in (progress_test_linked) reads it at its first accelerated call.
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--algorithm")) setenv("CARTPLAN_INTERPOSE_ALGORITHM", s.algorithm.c_str(), 1);
+#endif
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
   make_grid(s);
   Comm comm = open_comm(s);
   for (int persistent = 0; persistent <= 1; ++persistent)
