@@ -48,17 +48,33 @@ Registry& registry() {
   return r;
 }
 
-// How deep this thread is inside the registry; finish notifications wait until it is released.
-thread_local int held = 0;
-thread_local std::vector<std::pair<Exchange::FinishFn, void*>> finished;
-thread_local std::vector<Exchange*> snapshot;
+// This thread's part: how deep it is inside the registry, the finish notifications that wait
+// until it is released, and the walking copy of the registry. One thread_local object, looked up
+// once per function (each lookup of a thread_local in a shared library is a call).
+struct ThreadState {
+  int held = 0;
+  bool draining = false;
+  std::vector<std::pair<Exchange::FinishFn, void*>> finished;
+  std::vector<Exchange*> snapshot;
+};
 
-void run_finished() {
-  while (!finished.empty()) {
-    std::vector<std::pair<Exchange::FinishFn, void*>> now;
-    now.swap(finished);
-    for (const auto& [fn, ctx] : now) fn(ctx);
+ThreadState& mine() {
+  thread_local ThreadState state;
+  return state;
+}
+
+// Runs the notifications in order; one that finishes more exchanges (it may call MPI, hence the
+// hook) appends to the list, and the loop reaches those too. The list keeps its capacity: no
+// allocation per call.
+void run_finished(ThreadState& ts) {
+  if (ts.draining || ts.finished.empty()) return;
+  ts.draining = true;
+  for (std::size_t i = 0; i < ts.finished.size(); ++i) {
+    const auto [fn, ctx] = ts.finished[i];
+    fn(ctx);
   }
+  ts.finished.clear();
+  ts.draining = false;
 }
 
 // Holds the registry: the mutex under MPI_THREAD_MULTIPLE (otherwise MPI is called from one
@@ -66,16 +82,19 @@ void run_finished() {
 // exchanges that finished meanwhile, outside the lock.
 class Hold {
  public:
-  Hold() {
-    if (held++ == 0 && thread_multiple()) registry().mu.lock();
+  Hold() : ts_(mine()) {
+    if (ts_.held++ == 0 && thread_multiple()) registry().mu.lock();
   }
   ~Hold() {
-    if (--held > 0) return;
+    if (--ts_.held > 0) return;
     if (thread_multiple()) registry().mu.unlock();
-    run_finished();
+    run_finished(ts_);
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
+
+ private:
+  ThreadState& ts_;
 };
 
 // Under MPI_THREAD_MULTIPLE poll() stays registered once it was: registering again can make
@@ -106,21 +125,24 @@ bool thread_multiple() {
 
 int Exchange::progress_poll() {
   Registry& r = registry();
-  if (held > 0 || r.hook_demand.load(std::memory_order_relaxed) == 0) return 0;
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0) return 0;
+  ThreadState& ts = mine();
+  if (ts.held > 0) return 0;
   if (thread_multiple() && !r.mu.try_lock()) return 0;
-  ++held;
+  ++ts.held;
   const int events = step_all();
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
-  --held;
+  --ts.held;
   if (thread_multiple()) r.mu.unlock();
-  run_finished();
+  run_finished(ts);
   return events;
 }
 
 // Steps every pending exchange once; the number that moved on (a phase posted or finished).
 int Exchange::step_all() {
+  ThreadState& ts = mine();
   std::vector<Exchange*> list;
-  list.swap(snapshot);  // a step may finish an exchange and take it off the registry: walk a copy
+  list.swap(ts.snapshot);  // a step may finish an exchange and take it off the registry: walk a copy
   list.assign(registry().pending.begin(), registry().pending.end());
   int events = 0;
   for (Exchange* e : list) {
@@ -130,7 +152,7 @@ int Exchange::step_all() {
     e->step(false);
     events += !e->pending_ || e->phase_ != phase || e->phase_started_ != started ? 1 : 0;
   }
-  list.swap(snapshot);
+  list.swap(ts.snapshot);
   return events;
 }
 
@@ -140,7 +162,7 @@ void Exchange::on_finish(FinishFn fn, void* ctx) {
 }
 
 void Exchange::set_pending(bool pending) {
-  assert(held > 0 && "the registry is held");
+  assert(mine().held > 0 && "the registry is held");
   Registry& r = registry();
   if (pending && !pending_) r.pending.push_back(this);
   if (!pending && pending_) {
@@ -149,7 +171,7 @@ void Exchange::set_pending(bool pending) {
       hooked_ = false;
       if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
     }
-    if (finish_fn_) finished.emplace_back(finish_fn_, finish_ctx_);
+    if (finish_fn_) mine().finished.emplace_back(finish_fn_, finish_ctx_);
   }
   pending_ = pending;
 }
