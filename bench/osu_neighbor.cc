@@ -14,7 +14,9 @@
 //    --algorithm: the native plan the drop-in is compared with.
 //
 // Neighbourhood: the Moore stencil of radius r on a periodic d-dimensional grid from
-// MPI_Dims_create (with --self, the zero offset too), neighbours in lexicographic offset order.
+// MPI_Dims_create (with --self, the zero offset too), neighbours in lexicographic offset order;
+// --shift instead: the one offset (1, 0, ..., 0) (each process sends one block to one neighbour,
+// the same messages in Open MPI and in any cartplan plan: what the per-call overhead is measured on).
 // --topo cart: an MPI_Cart_create of the grid first, neighbours by MPI_Cart_rank, the graph on
 // MPI_COMM_WORLD (the drop-in reads the grid from the Cartesian communicator); --topo graph:
 // neighbours computed by hand, no Cartesian communicator.
@@ -41,7 +43,7 @@ namespace {
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
   int d = 1, r = 1, iterations = 1000, warmup = 100;
-  bool self = false, check = false;
+  bool self = false, check = false, shift = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
 
@@ -50,6 +52,7 @@ Config parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--self") c.self = true;
+    else if (a == "--shift") c.shift = true;
     else if (a == "--check") c.check = true;
     else if (i + 1 == argc) break;  // every other option takes a value
     else if (a == "--topo") c.topo = argv[++i];
@@ -74,6 +77,11 @@ Config parse(int argc, char** argv) {
 // The Moore offsets of radius r (zero included only with --self), lexicographic.
 std::vector<std::vector<int>> offsets(const Config& c) {
   std::vector<std::vector<int>> out;
+  if (c.shift) {
+    out.emplace_back(c.d, 0);
+    out.back()[0] = 1;
+    return out;
+  }
   std::vector<int> o(c.d, -c.r);
   for (;;) {
     bool zero = true;

@@ -6,8 +6,9 @@
 # Moore r=1 at np=27) and two held-out ones where combining pays (cart 3-D and 4-D Moore r=1 at
 # np=2); allgather and alltoall, blocking and non-blocking (and persistent at np=2), 1 B to 4 KB.
 # At np=2 it also runs the native API's same plan (osu_neighbor_native, auto) and the drop-in
-# forced to direct (CARTPLAN_INTERPOSE_ALGORITHM=direct: the same messages as Open MPI, so the
-# difference is cartplan's per-call overhead).
+# forced to direct (CARTPLAN_INTERPOSE_ALGORITHM=direct); on a one-offset shift at np=2
+# (graph-shift-np2: one message per process in every plan) that difference is cartplan's
+# per-call overhead.
 #
 # Writes bench/results/<tag>/osu.csv (every run), osu_verdicts.txt (CARTPLAN_VERBOSE's verdicts),
 # osu_summary.md (medians over the pairs, ratios, targets) and osu_*.png (gnuplot).
@@ -38,8 +39,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sizes=1,2,4,8,16,32,64,128,256,512,1024,2048,4096
 csv=$out/osu.csv
 verdicts=$out/osu_verdicts.txt
-# name topo d r np iterations
+# name topo d r np iterations [more osu_neighbor flags]
 configs=(
+  "graph-shift-np2 graph 1 1 2 4000 --shift"
   "graph-1d-r1-np2 graph 1 1 2 4000"
   "graph-1d-r2-np4 graph 1 2 4 1000"
   "cart-2d-r1-np9 cart 2 1 9 300"
@@ -50,8 +52,9 @@ configs=(
 )
 echo "config,np,op,form,mode,pair,bytes,avg_us,min_us,max_us" > "$csv"
 { echo "# CARTPLAN_VERBOSE=1 of the first preloaded run of each configuration, op and form"; uptime; } > "$verdicts"
-one_run() {  # config np op form mode pair iterations topo d r
+one_run() {  # config np op form mode pair iterations topo d r [flags]
   local name=$1 np=$2 op=$3 form=$4 mode=$5 pair=$6 iters=$7 topo=$8 d=$9 r=${10}
+  local flags=("${@:11}")
   local bin=$prog pre=()
   case "$mode" in
     preload) pre=(-x LD_PRELOAD="$lib") ;;
@@ -64,12 +67,12 @@ one_run() {  # config np op form mode pair iterations topo d r
     echo "== $name $op $form" >> "$verdicts"
   fi
   mpirun --oversubscribe --allow-run-as-root -np "$np" "${pre[@]}" "${verbose[@]}" "$bin" --topo "$topo" --d "$d" --r "$r" \
-    --op "$op" --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check 2>>"$verdicts" |
+    --op "$op" --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check "${flags[@]}" 2>>"$verdicts" |
     awk -v pre="$name,$np,$op,$form,$mode,$pair" '$1 == "ERRORS" { print "wrong data: " pre " " $0 > "/dev/stderr"; exit 1 }
                                                   { print pre "," $1 "," $2 "," $3 "," $4 }' >> "$csv"
 }
 for config in "${configs[@]}"; do
-  read -r name topo d r np iters <<< "$config"
+  read -r name topo d r np iters flags <<< "$config"
   [ -n "$only" ] && [[ "$name" != *"$only"* ]] && continue
   forms="blocking nonblocking"
   modes="plain preload"
@@ -78,7 +81,8 @@ for config in "${configs[@]}"; do
     for form in $forms; do
       echo "osu_neighbor.sh: $name $op $form" >&2
       for ((i = 0; i < pairs; ++i)); do
-        for mode in $modes; do one_run "$name" "$np" "$op" "$form" "$mode" "$i" "$iters" "$topo" "$d" "$r"; done
+        # shellcheck disable=SC2086  # flags: zero or more words
+        for mode in $modes; do one_run "$name" "$np" "$op" "$form" "$mode" "$i" "$iters" "$topo" "$d" "$r" $flags; done
       done
     done
   done

@@ -5,13 +5,14 @@
 // edge (the edges to the process itself included). cartplan accelerates a call only where the
 // plan it would run is predicted cheaper than that by a clear margin, its own per-call cost
 // included:
-//     predicted(plan) + overhead(form)  <=  (1 - kClearMargin) * predicted(Open MPI's direct round)
+//     predicted(plan) + overhead(form)  <=  (1 - kClearMargin) * predicted(one message per edge)
 // with the communicator's cost model (a calibration found as the native API finds one, else the
 // built-in defaults), on a node that runs more processes than it has cores with a phase term
-// scaled by the oversubscription (oversubscribed_phase_us). A plan that is cartplan's direct
-// plan is Open MPI's algorithm plus overhead, so it always passes through. Every input is the
-// same on every rank (the block size of a call, the agreed model and grid), so every rank
-// decides alike.
+// scaled by the oversubscription (oversubscribed_phase_us). A direct plan that sends what Open
+// MPI sends is predicted the same, so it passes through; cartplan's direct plan is cheaper only
+// where it sends fewer messages (the blocks of repeated offsets, which small grids make, go as
+// one) or copies what Open MPI sends to the process itself. Every input is the same on every
+// rank (the block size of a call, the agreed model and grid), so every rank decides alike.
 //
 // CARTPLAN_INTERPOSE_ALGORITHM=direct|combining forces that plan on every communicator the
 // drop-in can take (for tests and experiments); auto (default) applies the rule above.
