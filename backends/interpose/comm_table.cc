@@ -25,25 +25,19 @@ Table& table() {
   return t;
 }
 
-class Reading {
+// The table's lock, taken only under MPI_THREAD_MULTIPLE: shared to read, unique to change.
+template <class Lock>
+class Locked {
  public:
-  Reading() : lock_(table().mu, std::defer_lock) {
+  Locked() : lock_(table().mu, std::defer_lock) {
     if (mpi::thread_multiple()) lock_.lock();
   }
 
  private:
-  std::shared_lock<std::shared_mutex> lock_;
+  Lock lock_;
 };
-
-class Writing {
- public:
-  Writing() : lock_(table().mu, std::defer_lock) {
-    if (mpi::thread_multiple()) lock_.lock();
-  }
-
- private:
-  std::unique_lock<std::shared_mutex> lock_;
-};
+using Reading = Locked<std::shared_lock<std::shared_mutex>>;
+using Writing = Locked<std::unique_lock<std::shared_mutex>>;
 
 void insert(MPI_Comm comm, std::unique_ptr<AcceleratedComm> acc) {
   Writing writing;

@@ -168,6 +168,25 @@ void merge_op(void* in, void* inout, int*, MPI_Datatype*) {
   std::copy(out.begin(), out.end(), b);
 }
 
+// The detection's result for the candidate every rank agreed on.
+void accept(const Candidate& c, bool row_major, std::vector<ir::Offset> nbh, engine::EdgeOrder order, const mpi::Options& options,
+            Detection* det) {
+  det->accelerated = true;
+  det->why.clear();
+  det->grid_source = c.source;
+  det->dims = c.dims;
+  det->periods = c.periods;
+  det->coords = c.me;
+  det->grid_rank = c.my_grid_rank;
+  det->row_major = row_major;
+  det->nbh = std::move(nbh);
+  det->order = std::move(order);
+  det->options = options;
+  // CARTPLAN_INTERPOSE_ALGORITHM forces the plan of every communicator the drop-in takes.
+  if (forced_algorithm() == Forced::kDirect) det->options.algo = engine::AlgoChoice::kDirect;
+  if (forced_algorithm() == Forced::kCombining) det->options.algo = engine::AlgoChoice::kCombining;
+}
+
 // Steps 3 for one candidate: the common neighbourhood, the local match and the agreement.
 // `base`: the options before the graph's Info keys (the located cost model).
 bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_t max_degree, const mpi::Options& base,
@@ -235,20 +254,7 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
     det->why = "ranks found different cost models or cartplan Info keys";
     return false;
   }
-  det->accelerated = true;
-  det->why.clear();
-  det->grid_source = c.source;
-  det->dims = c.dims;
-  det->periods = c.periods;
-  det->coords = c.me;
-  det->grid_rank = c.my_grid_rank;
-  det->row_major = agreed[1] != 0;
-  det->nbh = std::move(nbh);
-  det->order = std::move(order);
-  det->options = options;
-  // CARTPLAN_INTERPOSE_ALGORITHM forces the plan of every communicator the drop-in takes.
-  if (forced_algorithm() == Forced::kDirect) det->options.algo = engine::AlgoChoice::kDirect;
-  if (forced_algorithm() == Forced::kCombining) det->options.algo = engine::AlgoChoice::kCombining;
+  accept(c, agreed[1] != 0, std::move(nbh), std::move(order), options, det);
   return true;
 }
 
