@@ -13,7 +13,7 @@
 # Writes bench/results/<tag>/osu.csv (every run), osu_verdicts.txt (CARTPLAN_VERBOSE's verdicts),
 # osu_summary.md (medians over the pairs, ratios, targets) and osu_*.png (gnuplot).
 #   bash bench/osu_neighbor.sh               # 3 alternating pairs
-#   bash bench/osu_neighbor.sh --pairs 5 --only np2
+#   bash bench/osu_neighbor.sh --pairs 5 --only 'np2$'     # --only: a regex on the config names
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=3
@@ -22,16 +22,20 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) pairs=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    *) echo "osu_neighbor.sh: unknown argument '$1' (--pairs N, --only SUBSTRING)" >&2; exit 2 ;;
+    *) echo "osu_neighbor.sh: unknown argument '$1' (--pairs N, --only REGEX)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
 out=bench/results/$tag
 mkdir -p "$out"
 bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so >/dev/null 2>&1
-prog=$(pwd)/bazel-bin/bench/osu_neighbor
-native=$(pwd)/bazel-bin/bench/osu_neighbor_native
-lib=$(pwd)/bazel-bin/backends/interpose/libcartplan_interpose.so
+# Copies, so that a rebuild during the run cannot change what is measured.
+bin_dir=$(mktemp -d)
+trap 'rm -rf "$bin_dir"' EXIT
+cp bazel-bin/bench/osu_neighbor bazel-bin/bench/osu_neighbor_native bazel-bin/backends/interpose/libcartplan_interpose.so "$bin_dir"/
+prog=$bin_dir/osu_neighbor
+native=$bin_dir/osu_neighbor_native
+lib=$bin_dir/libcartplan_interpose.so
 # Transports as in tests/mpi/run_mpi.sh; Open MPI chooses busy polling or yielding itself
 # (it yields when a node is oversubscribed), the same for every mode.
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -73,7 +77,7 @@ one_run() {  # config np op form mode pair iterations topo d r [flags]
 }
 for config in "${configs[@]}"; do
   read -r name topo d r np iters flags <<< "$config"
-  [ -n "$only" ] && [[ "$name" != *"$only"* ]] && continue
+  [ -n "$only" ] && ! [[ "$name" =~ $only ]] && continue
   forms="blocking nonblocking"
   modes="plain preload"
   if [ "$np" = 2 ]; then forms="blocking nonblocking persistent"; modes="plain preload native direct"; fi
