@@ -1,9 +1,11 @@
 // An OSU-style latency benchmark of MPI's neighbourhood collectives, in the manner of OSU OMB's
 // osu_neighbor_* and osu_ineighbor_*: for each message size, warm-up calls, then `iterations`
-// back-to-back calls timed as one loop (non-blocking: MPI_Ineighbor_* then MPI_Wait; persistent:
-// MPI_Start then MPI_Wait), the loop time divided by the iterations on every rank, reported as
-// the average over ranks (OSU's "Avg Latency") with the minimum and maximum. With --check
-// (OSU's -c) every received block of the last call of each size is checked.
+// back-to-back calls (non-blocking: MPI_Ineighbor_* then MPI_Wait; persistent: MPI_Start then
+// MPI_Wait) on every rank, reported as the average over ranks (OSU's "Avg Latency") with the
+// minimum and maximum. The loop is timed in batches of --batch calls: OSU's figure is the whole
+// loop's time per call (avg_us); median_us is each rank's median batch time per call, averaged
+// over ranks, which a preemption on a shared machine moves far less. With --check (OSU's -c)
+// every received block of the last call of each size is checked.
 //
 // Built twice from this file:
 //  - osu_neighbor: the standard API only (MPI_Dist_graph_create_adjacent, MPI_Neighbor_*,
@@ -23,7 +25,7 @@
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
 //                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check]
-// Output, rank 0: "bytes avg_us min_us max_us" per size (then "ERRORS n" if --check failed).
+// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (then "ERRORS n" if --check failed).
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -42,7 +44,7 @@ namespace {
 
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
-  int d = 1, r = 1, iterations = 1000, warmup = 100;
+  int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20;
   bool self = false, check = false, shift = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
@@ -63,6 +65,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--r") c.r = std::atoi(argv[++i]);
     else if (a == "--iterations") c.iterations = std::atoi(argv[++i]);
     else if (a == "--warmup") c.warmup = std::atoi(argv[++i]);
+    else if (a == "--batch") c.batch = std::max(1, std::atoi(argv[++i]));
     else if (a == "--sizes") {
       c.sizes.clear();
       for (char* s = argv[++i]; *s;) {
@@ -241,16 +244,25 @@ int main(int argc, char** argv) {
     if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
     calls(c, gather, send, recv, m, comm, &persistent, c.warmup);
     MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<double> batches;
     const double t0 = MPI_Wtime();
-    calls(c, gather, send, recv, m, comm, &persistent, c.iterations);
+    for (int done = 0; done < c.iterations; done += c.batch) {
+      const int k = std::min(c.batch, c.iterations - done);
+      const double b0 = MPI_Wtime();
+      calls(c, gather, send, recv, m, comm, &persistent, k);
+      batches.push_back((MPI_Wtime() - b0) * 1e6 / k);
+    }
     const double us = (MPI_Wtime() - t0) * 1e6 / c.iterations;
+    std::nth_element(batches.begin(), batches.begin() + batches.size() / 2, batches.end());
+    const double median = batches[batches.size() / 2];
     if (c.form == "persistent") release(&persistent);
     if (c.check) bad += errors(n, gather, recv, m);
-    double sum = 0, lo = 0, hi = 0;
+    double sum = 0, lo = 0, hi = 0, median_sum = 0;
     MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&us, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Reduce(&us, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 0) std::printf("%d %.3f %.3f %.3f\n", m, sum / p, lo, hi);
+    MPI_Reduce(&median, &median_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("%d %.3f %.3f %.3f %.3f\n", m, sum / p, lo, hi, median_sum / p);
   }
   long all_bad = 0;
   MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -54,7 +54,7 @@ configs=(
   "cart-3d-r1-np2 cart 3 1 2 2000"
   "cart-4d-r1-np2 cart 4 1 2 1000"
 )
-echo "config,np,op,form,mode,pair,bytes,avg_us,min_us,max_us" > "$csv"
+echo "config,np,op,form,mode,pair,bytes,avg_us,min_us,max_us,median_us" > "$csv"
 { echo "# CARTPLAN_VERBOSE=1 of the first preloaded run of each configuration, op and form"; uptime; } > "$verdicts"
 one_run() {  # config np op form mode pair iterations topo d r [flags]
   local name=$1 np=$2 op=$3 form=$4 mode=$5 pair=$6 iters=$7 topo=$8 d=$9 r=${10}
@@ -73,7 +73,7 @@ one_run() {  # config np op form mode pair iterations topo d r [flags]
   mpirun --oversubscribe --allow-run-as-root -np "$np" "${pre[@]}" "${verbose[@]}" "$bin" --topo "$topo" --d "$d" --r "$r" \
     --op "$op" --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check "${flags[@]}" 2>>"$verdicts" |
     awk -v pre="$name,$np,$op,$form,$mode,$pair" '$1 == "ERRORS" { print "wrong data: " pre " " $0 > "/dev/stderr"; exit 1 }
-                                                  { print pre "," $1 "," $2 "," $3 "," $4 }' >> "$csv"
+                                                  { print pre "," $1 "," $2 "," $3 "," $4 "," $5 }' >> "$csv"
 }
 for config in "${configs[@]}"; do
   read -r name topo d r np iters flags <<< "$config"

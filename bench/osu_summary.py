@@ -12,19 +12,21 @@ import re
 import statistics
 import sys
 
-FORM_WORDS = {"blocking": "blocking", "nonblocking": "non-blocking", "persistent": "persistent"}
-
+# Each run's median batch time per call, averaged over ranks (osu_neighbor.cc): OSU's whole-loop
+# average (avg_us, also in the CSV) moves with every preemption on a shared machine.
+FIELD = "median_us"
 
 def load(path):
     runs = collections.defaultdict(list)
     for row in csv.DictReader(open(path)):
         key = (row["config"], int(row["np"]), row["op"], row["form"], row["mode"], int(row["bytes"]))
-        runs[key].append(float(row["avg_us"]))
+        runs[key].append(float(row[FIELD]))
     return runs
 
 
 def verdicts(path):
-    """(config, op, form, bytes) -> 'accelerated' | 'passed through', from CARTPLAN_VERBOSE."""
+    """(config, op, form, bytes) -> 'accelerated' | 'passed through', from CARTPLAN_VERBOSE (the form
+    as osu_neighbor.sh names it, from the header line before each verbose run)."""
     out, current = {}, None
     for line in open(path):
         m = re.match(r"== (\S+) (\S+) (\S+)", line)
@@ -51,7 +53,8 @@ def curves(runs):
 def summary(runs, verdict, outdir):
     lines = ["# The drop-in against plain Open MPI: OSU-style neighbourhood benchmarks", "",
              "`bash bench/osu_neighbor.sh` (bench/osu_neighbor.cc). Each value is the median, over the",
-             "alternating runs, of each run's average over ranks of the time per call (OSU's Avg Latency).",
+             "alternating runs, of each run's time per call: the median over batches of 20 calls on each",
+             "rank, averaged over ranks (OSU's whole-loop average is in osu.csv as avg_us).",
              "ratio = drop-in / Open MPI (target: at most 1.05 at every point); `acc` = the sizes the",
              "drop-in accelerated (CARTPLAN_VERBOSE), the others passed through.", "",
              "| config | op | form | sizes | worst ratio (bytes) | median ratio | over 1.05 | acc |",
@@ -68,7 +71,7 @@ def summary(runs, verdict, outdir):
                 continue
             r = statistics.median(pre) / statistics.median(plain)
             ratios.append((r, b))
-            v = verdict.get((config, op, FORM_WORDS[form], b), "?")
+            v = verdict.get((config, op, form, b), "?")
             if v == "accelerated":
                 acc.append(b)
                 if nat:

@@ -38,7 +38,7 @@
  * still has a phase to post (backends/mpi/exchange_progress.cc). So a rank may block in any MPI
  * call whose completion depends on a peer's pending Cart_* request without deadlock. The
  * callback costs nothing on single-phase (direct) requests, which are never registered, and
- * about 0.1 us per multi-phase request (docs/dropin.md, "Progress"). Info cartplan_progress=
+ * about 270 instructions per multi-phase request (docs/dropin.md, "Progress"). Info cartplan_progress=
  * cartplan (per communicator or per _init), or CARTPLAN_PROGRESS=cartplan in the environment,
  * restricts progress to Cart_* calls; so does an MPI without Open MPI's progress callback
  * (SimGrid's SMPI): then a rank blocked in another MPI call does not advance its requests.
