@@ -138,28 +138,78 @@ std::int64_t max_blocking_block_bytes() {
   return limit;
 }
 
+// The arguments of a uniform call (alltoall, allgather: one count and datatype per side).
+struct Uniform {
+  ir::Op op;
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+};
+
+bool named(MPI_Datatype type) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  return PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
+}
+
+// The spec of a uniform call in neighbourhood order.
+mpi::ExchangeSpec& spec_of(AcceleratedComm& a, const Uniform& u) {
+  MPI_Aint sext = 0, rext = 0;
+  extent_of(u.sendtype, &sext);
+  extent_of(u.recvtype, &rext);
+  const bool gather = u.op == ir::Op::kAllgather;
+  mpi::ExchangeSpec& s = layout(a, u.op, !gather, {u.sendbuf, u.sendcount, u.sendtype}, {u.recvbuf, u.recvcount, u.recvtype});
+  for (int k = 0; !gather && k < a.outdegree; ++k)
+    s.send[a.order.send[k]] = {at(u.sendbuf, static_cast<MPI_Aint>(k) * u.sendcount * sext), u.sendcount, u.sendtype};
+  for (int j = 0; j < a.indegree; ++j)
+    s.recv[a.order.recv[j]] = {at(u.recvbuf, static_cast<MPI_Aint>(j) * u.recvcount * rext), u.recvcount, u.recvtype};
+  return s;
+}
+
+// Arguments cartplan takes at all (else Open MPI reports its own errors); the block size.
+bool usable_arguments(const Uniform& u, std::int64_t* bytes) {
+  MPI_Aint sext = 0, rext = 0;
+  return !in_place(u.sendbuf, u.recvbuf) && u.sendcount >= 0 && u.recvcount >= 0 && extent_of(u.sendtype, &sext) &&
+         extent_of(u.recvtype, &rext) && block_bytes(u.sendtype, u.sendcount, bytes);
+}
+
+// Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
+// the large-block cut-off and the do-no-harm verdict. Remembered for the call's raw arguments
+// when its datatypes are predefined (their handles never change meaning), so that a repeated
+// call, accelerated or passed through, costs one comparison of a few words.
+bool taken(AcceleratedComm& a, Form form, const Uniform& u, const mpi::CallKey& key) {
+  if (a.last_call_valid && a.last_call.words == key.words) return a.last_call_accelerated;
+  std::int64_t bytes = 0;
+  bool yes = usable_arguments(u, &bytes);
+  if (yes && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
+  if (yes) yes = accelerated(a, u.op, form, bytes);
+  a.last_call_valid = named(u.sendtype) && named(u.recvtype);
+  a.last_call = key;
+  a.last_call_accelerated = yes;
+  return yes;
+}
+
+bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a) return false;
+  if (form == Form::kPersistent) {
+    std::int64_t bytes = 0;
+    return usable_arguments(u, &bytes) && run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
+  }
+  const int code = (u.op == ir::Op::kAlltoall ? 100 : 101) + (form == Form::kNonblocking ? 10 : 0);
+  const mpi::CallKey key = call_key(code, u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype);
+  if (!taken(*a, form, u, key)) return false;
+  return run_keyed(*a, form, key, [&] { return spec_of(*a, u); }, comm, request, rc);
+}
+
 }  // namespace
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
-  AcceleratedComm* a = usable(form, comm, request);
-  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
-  MPI_Aint sext = 0, rext = 0;
-  std::int64_t bytes = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext) || !block_bytes(sendtype, sendcount, &bytes)) return false;
-  if (form == Form::kBlocking && bytes > max_blocking_block_bytes()) return false;
-  if (form != Form::kPersistent && !accelerated(*a, ir::Op::kAlltoall, form, bytes)) return false;
-  auto make = [&]() -> mpi::ExchangeSpec& {
-    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, true, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
-    for (int k = 0; k < a->outdegree; ++k)
-      s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * sext), sendcount, sendtype};
-    for (int j = 0; j < a->indegree; ++j)
-      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
-    return s;
-  };
-  if (form == Form::kPersistent) return run_persistent(*a, make(), comm, info, request, rc);
-  const mpi::CallKey key = call_key(100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  return run_keyed(*a, form, key, [&] { return make(); }, comm, request, rc);
+  return neighbor_uniform(form, {ir::Op::kAlltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm, info,
+                          request, rc);
 }
 
 bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -201,21 +251,8 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
 
 bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
-  AcceleratedComm* a = usable(form, comm, request);
-  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
-  MPI_Aint sext = 0, rext = 0;
-  std::int64_t bytes = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext) || !block_bytes(sendtype, sendcount, &bytes)) return false;
-  if (form != Form::kPersistent && !accelerated(*a, ir::Op::kAllgather, form, bytes)) return false;
-  auto make = [&]() -> mpi::ExchangeSpec& {
-    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
-    for (int j = 0; j < a->indegree; ++j)
-      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
-    return s;
-  };
-  if (form == Form::kPersistent) return run_persistent(*a, make(), comm, info, request, rc);
-  const mpi::CallKey key = call_key(101, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  return run_keyed(*a, form, key, [&] { return make(); }, comm, request, rc);
+  return neighbor_uniform(form, {ir::Op::kAllgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm, info,
+                          request, rc);
 }
 
 bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

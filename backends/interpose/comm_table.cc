@@ -18,11 +18,22 @@ struct Table {
   std::unordered_map<MPI_Comm, std::unique_ptr<AcceleratedComm>> comms;
   std::atomic<std::size_t> size{0};
   std::atomic<int> serial{0};
+  // The last lookup (not under MPI_THREAD_MULTIPLE): programs call one communicator many times
+  // in a row, and a pass-through call must cost next to nothing. Cleared whenever the table
+  // changes (a freed handle may come back for another communicator).
+  MPI_Comm last_comm = MPI_COMM_NULL;
+  AcceleratedComm* last = nullptr;
 };
+
 
 Table& table() {
   static Table t;
   return t;
+}
+
+void forget_last() {
+  table().last_comm = MPI_COMM_NULL;
+  table().last = nullptr;
 }
 
 // The table's lock, taken only under MPI_THREAD_MULTIPLE: shared to read, unique to change.
@@ -43,6 +54,7 @@ void insert(MPI_Comm comm, std::unique_ptr<AcceleratedComm> acc) {
   Writing writing;
   table().comms[comm] = std::move(acc);
   table().size = table().comms.size();
+  forget_last();
 }
 
 std::string join(const std::vector<int>& v, const char* sep) {
@@ -157,6 +169,7 @@ void on_comm_free(MPI_Comm comm) {
     gone = std::move(it->second);
     comms.erase(it);
     table().size = comms.size();
+    forget_last();
   }
   Inside inside;
   ready(gone.get());
@@ -169,14 +182,22 @@ void clear_comms() {
   for (auto& [comm, acc] : table().comms) ready(acc.get());
   table().comms.clear();
   table().size = 0;
+  forget_last();
 }
 
 AcceleratedComm* find_comm(MPI_Comm comm) {
-  if (table().size == 0) return nullptr;
+  Table& t = table();
+  if (t.size == 0) return nullptr;
+  const bool multiple = mpi::thread_multiple();
+  if (!multiple && comm == t.last_comm) return t.last;
   Reading reading;
-  auto& comms = table().comms;
-  auto it = comms.find(comm);
-  return it == comms.end() ? nullptr : it->second.get();
+  auto it = t.comms.find(comm);
+  AcceleratedComm* found = it == t.comms.end() ? nullptr : it->second.get();
+  if (!multiple) {
+    t.last_comm = comm;
+    t.last = found;
+  }
+  return found;
 }
 
 std::size_t accelerated_count() { return table().size; }

@@ -39,6 +39,10 @@ struct AcceleratedComm {
     bool accelerate;
   };
   std::vector<Decision> decisions;
+  // The last blocking or non-blocking uniform call's raw arguments (predefined datatypes only)
+  // and whether it ran through cartplan (collectives.cc: a repeated call is one comparison).
+  mpi::CallKey last_call;
+  bool last_call_valid = false, last_call_accelerated = false;
   // MPI_Comm_idup: the duplicate of the internal communicator, still in flight until the first
   // use (ready()).
   MPI_Request internal_idup = MPI_REQUEST_NULL;

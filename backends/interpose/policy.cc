@@ -55,14 +55,15 @@ Forced forced_algorithm() {
   return forced;
 }
 
-double overhead_us(Form form) {
-  // bench/results/cpp-2core/osu_summary.md, "Per-call overhead" (medians at 1..64 bytes).
+double overhead_messages(Form form) {
+  // bench/results/cpp-2core/osu_summary.md, "Per-call overhead" (medians at 1..64 bytes) over
+  // alpha = 0.173 us (bench/results/cpp-2core/cost_model.json).
   switch (form) {
-    case Form::kBlocking: return 0.1;
-    case Form::kNonblocking: return 0.3;
-    case Form::kPersistent: return 0.3;
+    case Form::kBlocking: return 0.8;
+    case Form::kNonblocking: return 0.9;
+    case Form::kPersistent: return 1.5;
   }
-  return 0.3;
+  return 1.5;
 }
 
 double oversubscribed_phase_us(double base, double per_core) {
@@ -74,13 +75,15 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
   if (forced_algorithm() != Forced::kAuto) return {true, "forced by CARTPLAN_INTERPOSE_ALGORITHM"};
   if (nc.options().algo != engine::AlgoChoice::kAuto || nc.options().given_plan)
     return {true, "asked for by the graph's Info (cartplan_algorithm or cartplan_plan)"};
-  const double mine = engine::predict(plan, block_bytes, nc.options().model, nc.grid()).total_us();
+  const engine::CostModel& model = nc.options().model;
+  const double mine = engine::predict(plan, block_bytes, model, nc.grid()).total_us();
   const double theirs = open_mpi_us(nc, block_bytes);
-  const double cost = mine + overhead_us(form);
+  const double overhead = overhead_messages(form) * model.alpha_us;
+  const double cost = mine + overhead;
   Verdict v;
   v.accelerate = cost <= (1 - kClearMargin) * theirs;
   v.why = std::string(ir::to_string(plan.algorithm())) + " plan, " + std::to_string(plan.stats().rounds) + " rounds: " +
-          us(mine) + " + " + us(overhead_us(form)) + " per call against " + us(theirs) + " for Open MPI's one message per edge" +
+          us(mine) + " + " + us(overhead) + " per call against " + us(theirs) + " for Open MPI's one message per edge" +
           (v.accelerate ? "" : " (not 10 % less)");
   return v;
 }

@@ -6,6 +6,7 @@
 // plan it would run is predicted cheaper than that by a clear margin, its own per-call cost
 // included:
 //     predicted(plan) + overhead(form)  <=  (1 - kClearMargin) * predicted(one message per edge)
+// where overhead(form) = overhead_messages(form) * alpha
 // with the communicator's cost model (a calibration found as the native API finds one, else the
 // built-in defaults), on a node that runs more processes than it has cores with a phase term
 // scaled by the oversubscription (oversubscribed_phase_us). A direct plan that sends what Open
@@ -42,10 +43,14 @@ Forced forced_algorithm();
 // (engine/optimizer.h, kHybridGain), so a smaller predicted gain is not one the model can see.
 inline constexpr double kClearMargin = 0.10;
 
-// What cartplan's code costs per call on top of the messages its plan sends, by form: measured
-// with bench/osu_neighbor.sh at np = 2 (cartplan's forced direct plan against Open MPI's, which
-// send the same messages; bench/results/cpp-2core/osu_summary.md).
-double overhead_us(Form form);
+// What cartplan's code costs per call on top of the messages its plan sends, by form, counted
+// in messages: the rule charges overhead_messages(form) * alpha of the model it prices with.
+// Measured with bench/osu_neighbor.sh on a one-offset shift at np = 2, where cartplan's plan and
+// Open MPI's send the same one message per process (forced direct against plain), divided by
+// the per-message price bench/calibrate fitted on the same machine (alpha of
+// bench/results/cpp-2core/cost_model.json): both are software on the CPU of the message path,
+// so their ratio carries over to other machines better than microseconds would.
+double overhead_messages(Form form);
 
 // The phase term on a node that runs `per_core` processes of the job per core (above 1): a rank
 // that waits for the previous phase gives its core away, and the phase can only start once the

@@ -24,10 +24,11 @@ struct Operation {
 
 std::atomic<int> flying{0};       // requests started and not yet signalled
 std::atomic<int> persistent_count{0};
+std::atomic<int> persistent_failures{0};  // persistent requests whose last start failed
 
 // Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
 // least MPI_TAG_UB), reused after free. Under MPI_THREAD_MULTIPLE threads start and free their
-// requests concurrently: one mutex (not on the non-blocking path).
+// requests concurrently: one mutex, taken only then (not on the non-blocking path).
 struct Persistents {
   std::mutex mu;
   std::unordered_map<MPI_Request, Operation*> ops;
@@ -37,6 +38,23 @@ struct Persistents {
 Persistents& persistents() {
   static Persistents p;
   return p;
+}
+
+class Locked {
+ public:
+  Locked() : lock_(persistents().mu, std::defer_lock) {
+    if (mpi::thread_multiple()) lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+// Keeps persistent_failures: the completion calls look requests up only while some failed.
+void set_error(Operation* op, int error) {
+  const int before = op->error.exchange(error);
+  if (!op->persistent || (before == MPI_SUCCESS) == (error == MPI_SUCCESS)) return;
+  persistent_failures.fetch_add(error == MPI_SUCCESS ? -1 : 1, std::memory_order_relaxed);
 }
 
 // The private communicator of the self messages (created on first use, freed at MPI_Finalize).
@@ -78,7 +96,7 @@ int cancel_fn(void*, int) { return MPI_SUCCESS; }
 void finished(void* ctx) {
   Inside inside;
   auto* op = static_cast<Operation*>(ctx);
-  op->error = op->x->wait().code;  // the exchange has finished: this only takes its outcome
+  set_error(op, op->x->wait().code);  // the exchange has finished: this only takes its outcome
   op->active = false;
   flying.fetch_sub(1, std::memory_order_relaxed);
   if (op->persistent) {
@@ -93,7 +111,7 @@ void finished(void* ctx) {
 // Starts op's exchange; its finish callback signals the request, possibly before this returns.
 void launch(Operation* op) {
   op->active = true;
-  op->error = MPI_SUCCESS;
+  set_error(op, MPI_SUCCESS);
   flying.fetch_add(1, std::memory_order_relaxed);
   Inside inside;
   op->x->start();  // never fails on an inactive exchange; errors are reported by its finish
@@ -101,7 +119,7 @@ void launch(Operation* op) {
 
 Operation* find_persistent(MPI_Request request) {
   Persistents& p = persistents();
-  std::lock_guard<std::mutex> lock(p.mu);
+  Locked lock;
   auto it = p.ops.find(request);
   return it == p.ops.end() ? nullptr : it->second;
 }
@@ -110,6 +128,7 @@ Operation* find_persistent(MPI_Request request) {
 
 bool in_flight() { return flying.load(std::memory_order_relaxed) > 0; }
 bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
+bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }
 bool polling() { return in_flight() && !mpi::progress_hook_available(); }
 
 void pump() {
@@ -137,7 +156,7 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
   Persistents& p = persistents();
   int tag = 0;
   {
-    std::lock_guard<std::mutex> lock(p.mu);
+    Locked lock;
     if (!p.free_tags.empty()) {
       tag = p.free_tags.back();
       p.free_tags.pop_back();
@@ -148,7 +167,7 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
     }
   }
   const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, tag, self_comm(), request);
-  std::lock_guard<std::mutex> lock(p.mu);
+  Locked lock;
   if (rc != MPI_SUCCESS) {
     p.free_tags.push_back(tag);
     return rc;
@@ -167,7 +186,7 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
 bool is_persistent(MPI_Request request) { return any_persistent() && find_persistent(request) != nullptr; }
 
 int persistent_error(MPI_Request request) {
-  if (!any_persistent()) return MPI_SUCCESS;
+  if (!any_persistent_failed()) return MPI_SUCCESS;
   Operation* op = find_persistent(request);
   return op ? op->error.load() : MPI_SUCCESS;
 }
@@ -190,10 +209,11 @@ int free_persistent(MPI_Request* request) {
     if (op->active) op->x->wait();  // its finish callback sends the self message
   }
   {
-    std::lock_guard<std::mutex> lock(p.mu);
+    Locked lock;
     p.ops.erase(*request);
     p.free_tags.push_back(op->tag);
   }
+  set_error(op, MPI_SUCCESS);
   persistent_count.fetch_sub(1, std::memory_order_relaxed);
   {
     Inside inside;
@@ -215,6 +235,7 @@ void clear_requests() {
   p.free_tags.clear();
   p.next_tag = 0;
   persistent_count = 0;
+  persistent_failures = 0;
   MPI_Comm& self = self_slot();
   if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);
 }

@@ -42,6 +42,9 @@ int free_persistent(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);
 bool any_persistent();
+// Whether the last start of some persistent request of ours failed: only then do completion
+// calls have errors to report (persistent_error).
+bool any_persistent_failed();
 
 // Accelerated requests started and not yet signalled complete to MPI.
 bool in_flight();

@@ -18,15 +18,16 @@ using namespace cartplan::interpose;
 
 namespace {
 
-// Whether completion calls have to do anything beyond PMPI: report the errors of our
-// persistent requests, or poll where the progress hook is off (requests.h). With the hook,
-// Open MPI's own waiting loop progresses cartplan's exchanges and completes their requests.
-bool ours_alive() { return any_persistent() || polling(); }
+// Whether completion calls have to do anything beyond PMPI: report the error of a persistent
+// request of ours whose last start failed, or poll where the progress hook is off
+// (requests.h). With the hook, Open MPI's own waiting loop progresses cartplan's exchanges and
+// completes their requests.
+bool ours_alive() { return any_persistent_failed() || polling(); }
 
 // After a completion call: a completed persistent request of ours whose exchange failed
 // reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
 int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses, const std::vector<int>& completed) {
-  if (!any_persistent() || rc != MPI_SUCCESS) return rc;
+  if (!any_persistent_failed() || rc != MPI_SUCCESS) return rc;
   int result = rc;
   for (int i : completed) {
     const int e = persistent_error(before[i]);
@@ -357,7 +358,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
   if (polling()) pump();
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
   std::vector<MPI_Request> done(*outcount);
   for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
   std::vector<int> all(*outcount);
@@ -379,7 +380,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (rc != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount > 0) break;
   }
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
   std::vector<MPI_Request> done(*outcount);
   for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
   std::vector<int> all(*outcount);
