@@ -27,9 +27,9 @@ bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
 bool in_place(const void* s, const void* r) { return s == MPI_IN_PLACE || r == MPI_IN_PLACE; }
 
 // The accelerated communicator if the call may be accelerated at all.
-AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
+inline AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
   if (form != Form::kBlocking && request == nullptr) return nullptr;
-  return ready(find_comm(comm));
+  return ready(find_comm_fast(comm));
 }
 
 // The spec in neighbourhood order, every block first set to `fill` (blocks of neighbours
@@ -176,21 +176,23 @@ bool usable_arguments(const Uniform& u, std::int64_t* bytes) {
 }
 
 // Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
-// the large-block cut-off and the do-no-harm verdict. Remembered for the call's raw arguments
-// when its datatypes are predefined (their handles never change meaning), so that a repeated
-// call, accelerated or passed through, costs one comparison of a few words.
-bool taken(AcceleratedComm& a, Form form, const Uniform& u, const mpi::CallKey& key) {
-  if (a.last_call_valid && a.last_call.words == key.words) return a.last_call_accelerated;
+// the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
+// datatypes are predefined (their handles never change meaning), so that a repeated shape,
+// accelerated or passed through, costs one comparison of a few words (passes()).
+bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
+  const auto shape = shape_of(u.op == ir::Op::kAllgather, form, u.sendcount, u.sendtype, u.recvcount, u.recvtype);
+  if (a.last_shape_valid && a.last_shape == shape) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
   bool yes = usable_arguments(u, &bytes);
   if (yes && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
   if (yes) yes = accelerated(a, u.op, form, bytes);
-  a.last_call_valid = named(u.sendtype) && named(u.recvtype);
-  a.last_call = key;
-  a.last_call_accelerated = yes;
+  a.last_shape_valid = named(u.sendtype) && named(u.recvtype);
+  a.last_shape = shape;
+  a.last_shape_accelerated = yes;
   return yes;
 }
 
+// Everything but a repeated pass-through (kept out of line: the pass-through stays small).
 bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a) return false;
@@ -198,9 +200,9 @@ bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info,
     std::int64_t bytes = 0;
     return usable_arguments(u, &bytes) && run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
   }
+  if (!taken(*a, form, u)) return false;
   const int code = (u.op == ir::Op::kAlltoall ? 100 : 101) + (form == Form::kNonblocking ? 10 : 0);
   const mpi::CallKey key = call_key(code, u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype);
-  if (!taken(*a, form, u, key)) return false;
   return run_keyed(*a, form, key, [&] { return spec_of(*a, u); }, comm, request, rc);
 }
 

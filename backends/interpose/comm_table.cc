@@ -18,11 +18,6 @@ struct Table {
   std::unordered_map<MPI_Comm, std::unique_ptr<AcceleratedComm>> comms;
   std::atomic<std::size_t> size{0};
   std::atomic<int> serial{0};
-  // The last lookup (not under MPI_THREAD_MULTIPLE): programs call one communicator many times
-  // in a row, and a pass-through call must cost next to nothing. Cleared whenever the table
-  // changes (a freed handle may come back for another communicator).
-  MPI_Comm last_comm = MPI_COMM_NULL;
-  AcceleratedComm* last = nullptr;
 };
 
 
@@ -31,10 +26,10 @@ Table& table() {
   return t;
 }
 
-void forget_last() {
-  table().last_comm = MPI_COMM_NULL;
-  table().last = nullptr;
-}
+// The last lookup (last_lookup, not under MPI_THREAD_MULTIPLE): programs call one communicator
+// many times in a row, and a pass-through call must cost next to nothing. Cleared whenever the
+// table changes (a freed handle may come back for another communicator).
+void forget_last() { last_lookup = LastLookup{}; }
 
 // The table's lock, taken only under MPI_THREAD_MULTIPLE: shared to read, unique to change.
 template <class Lock>
@@ -150,8 +145,7 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   insert(new_comm, std::move(acc));
 }
 
-AcceleratedComm* ready(AcceleratedComm* a) {
-  if (!a || a->internal_idup == MPI_REQUEST_NULL) return a;
+AcceleratedComm* complete_idup(AcceleratedComm* a) {
   Inside inside;
   PMPI_Wait(&a->internal_idup, MPI_STATUS_IGNORE);
   PMPI_Comm_set_errhandler(a->nc->internal(), MPI_ERRORS_RETURN);
@@ -189,14 +183,10 @@ AcceleratedComm* find_comm(MPI_Comm comm) {
   Table& t = table();
   if (t.size == 0) return nullptr;
   const bool multiple = mpi::thread_multiple();
-  if (!multiple && comm == t.last_comm) return t.last;
   Reading reading;
   auto it = t.comms.find(comm);
   AcceleratedComm* found = it == t.comms.end() ? nullptr : it->second.get();
-  if (!multiple) {
-    t.last_comm = comm;
-    t.last = found;
-  }
+  if (!multiple) last_lookup = {comm, found};
   return found;
 }
 

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -39,10 +40,11 @@ struct AcceleratedComm {
     bool accelerate;
   };
   std::vector<Decision> decisions;
-  // The last blocking or non-blocking uniform call's raw arguments (predefined datatypes only)
-  // and whether it ran through cartplan (collectives.cc: a repeated call is one comparison).
-  mpi::CallKey last_call;
-  bool last_call_valid = false, last_call_accelerated = false;
+  // The last blocking or non-blocking uniform call's shape (collectives.h: kind, counts and
+  // datatypes, predefined ones only) and whether it ran through cartplan: a repeated shape is
+  // one comparison.
+  std::array<std::uintptr_t, 5> last_shape{};
+  bool last_shape_valid = false, last_shape_accelerated = false;
   // MPI_Comm_idup: the duplicate of the internal communicator, still in flight until the first
   // use (ready()).
   MPI_Request internal_idup = MPI_REQUEST_NULL;
@@ -61,16 +63,27 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm);
 // every other rank progresses the internal one inside any MPI call.
 void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm);
 // Completes a pending internal MPI_Comm_idup (see on_comm_idup); returns `a`.
-AcceleratedComm* ready(AcceleratedComm* a);
+AcceleratedComm* complete_idup(AcceleratedComm* a);
+inline AcceleratedComm* ready(AcceleratedComm* a) {
+  return a && a->internal_idup != MPI_REQUEST_NULL ? complete_idup(a) : a;
+}
 // Before PMPI_Comm_free: releases the entry (pending exchanges finish first).
 void on_comm_free(MPI_Comm comm);
 // Before PMPI_Finalize: releases every entry.
 void clear_comms();
 
-// nullptr when `comm` is not accelerated. Cheap (one hash lookup; nothing when the table is
-// empty; a shared lock under MPI_THREAD_MULTIPLE, where communicators are created and freed by
-// several threads).
+// nullptr when `comm` is not accelerated. Cheap: the last lookup is remembered (one comparison
+// for a repeated communicator; not under MPI_THREAD_MULTIPLE), else one hash lookup under a
+// shared lock (MPI_THREAD_MULTIPLE: communicators are created and freed by several threads).
 AcceleratedComm* find_comm(MPI_Comm comm);
+struct LastLookup {
+  MPI_Comm comm{};  // a null handle: no communicator is ever this
+  AcceleratedComm* found = nullptr;
+};
+inline LastLookup last_lookup;  // comm_table.cc keeps it
+inline AcceleratedComm* find_comm_fast(MPI_Comm comm) {
+  return comm == last_lookup.comm ? last_lookup.found : find_comm(comm);
+}
 std::size_t accelerated_count();
 
 }  // namespace cartplan::interpose

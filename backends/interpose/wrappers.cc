@@ -102,8 +102,10 @@ int MPI_Finalize(void) {
 
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
+  if (forward() || passes(comm, shape_of(false, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                       MPI_INFO_NULL, nullptr, &rc))
     return rc;
   return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -130,8 +132,10 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
+  if (forward() || passes(comm, shape_of(true, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                        MPI_INFO_NULL, nullptr, &rc))
     return rc;
   return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -150,8 +154,10 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (forward() || passes(comm, shape_of(false, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                       MPI_INFO_NULL, request, &rc))
     return rc;
   return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -180,8 +186,10 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (forward() || passes(comm, shape_of(true, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                        MPI_INFO_NULL, request, &rc))
     return rc;
   return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);

@@ -142,6 +142,7 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
 
   MpiStatus start();           // MPI_ERR_REQUEST if already active
+  MpiStatus run_once();        // start and wait (a blocking call)
   MpiStatus test(bool* done);  // advances every pending exchange once; done when this one is
   MpiStatus wait();            // completes the exchange (no-op when inactive)
   bool active() const { return active_; }
@@ -211,13 +212,13 @@ class Exchange {
                                   int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept);
   // Moves a non-blocking exchange to `lane`, once the lane's previous holder has completed.
   static void attach_lane(Exchange& x, int lane);
-  MpiStatus begin(bool progress_now);
   // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
   // error the exchange is no longer pending and `error_` holds the outcome.
   // `post_only`: return once a phase's messages are posted, without polling (start()).
   void step(bool block, bool post_only = false);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
+  bool arrived_whole(std::size_t request, const MPI_Status& status) const;
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_typed(const LocalCopy& c);
   MpiStatus run_actions(const std::vector<Action>& actions);

@@ -43,16 +43,17 @@ struct Registry {
   bool hooked = false;              // poll() is registered
 };
 
-Registry& registry() {
-  static Registry r;
-  return r;
-}
+// One per process, constructed when the library is loaded (no guard on every use).
+Registry the_registry;
+Registry& registry() { return the_registry; }
 
-// This thread's part: how deep it is inside the registry, the finish notifications that wait
-// until it is released, and the walking copy of the registry. One thread_local object, looked up
-// once per function (each lookup of a thread_local in a shared library is a call).
+// This thread's part: how deep it is inside the registry (a plain thread_local int: the hot
+// path reads it without any construction guard), whether finish notifications wait for it to
+// be released, and the lists behind them (looked up only when they are needed).
+thread_local int held = 0;
+thread_local bool notes_waiting = false;
+
 struct ThreadState {
-  int held = 0;
   bool draining = false;
   std::vector<std::pair<Exchange::FinishFn, void*>> finished;
   std::vector<Exchange*> snapshot;
@@ -66,14 +67,16 @@ ThreadState& mine() {
 // Runs the notifications in order; one that finishes more exchanges (it may call MPI, hence the
 // hook) appends to the list, and the loop reaches those too. The list keeps its capacity: no
 // allocation per call.
-void run_finished(ThreadState& ts) {
-  if (ts.draining || ts.finished.empty()) return;
+void run_finished() {
+  ThreadState& ts = mine();
+  if (ts.draining) return;
   ts.draining = true;
   for (std::size_t i = 0; i < ts.finished.size(); ++i) {
     const auto [fn, ctx] = ts.finished[i];
     fn(ctx);
   }
   ts.finished.clear();
+  notes_waiting = false;
   ts.draining = false;
 }
 
@@ -82,19 +85,19 @@ void run_finished(ThreadState& ts) {
 // exchanges that finished meanwhile, outside the lock.
 class Hold {
  public:
-  Hold() : ts_(mine()) {
-    if (ts_.held++ == 0 && thread_multiple()) registry().mu.lock();
+  Hold() : multiple_(thread_multiple()) {
+    if (held++ == 0 && multiple_) registry().mu.lock();
   }
   ~Hold() {
-    if (--ts_.held > 0) return;
-    if (thread_multiple()) registry().mu.unlock();
-    run_finished(ts_);
+    if (--held > 0) return;
+    if (multiple_) registry().mu.unlock();
+    if (notes_waiting) run_finished();
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
 
  private:
-  ThreadState& ts_;
+  const bool multiple_;
 };
 
 // Under MPI_THREAD_MULTIPLE poll() stays registered once it was: registering again can make
@@ -114,27 +117,31 @@ void hook() {
 
 }  // namespace
 
+// Asked once, after MPI_Init (every caller runs after it); two threads asking at once compute
+// the same answer.
 bool thread_multiple() {
-  static const bool multiple = [] {
+  static std::atomic<int> multiple{-1};
+  int m = multiple.load(std::memory_order_relaxed);
+  if (m < 0) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
+    m = level == MPI_THREAD_MULTIPLE ? 1 : 0;
+    multiple.store(m, std::memory_order_relaxed);
+  }
+  return m == 1;
 }
 
 int Exchange::progress_poll() {
   Registry& r = registry();
-  if (r.hook_demand.load(std::memory_order_relaxed) == 0) return 0;
-  ThreadState& ts = mine();
-  if (ts.held > 0) return 0;
-  if (thread_multiple() && !r.mu.try_lock()) return 0;
-  ++ts.held;
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0 || held > 0) return 0;
+  const bool multiple = thread_multiple();
+  if (multiple && !r.mu.try_lock()) return 0;
+  ++held;
   const int events = step_all();
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
-  --ts.held;
-  if (thread_multiple()) r.mu.unlock();
-  run_finished(ts);
+  --held;
+  if (multiple) r.mu.unlock();
+  if (notes_waiting) run_finished();
   return events;
 }
 
@@ -162,7 +169,7 @@ void Exchange::on_finish(FinishFn fn, void* ctx) {
 }
 
 void Exchange::set_pending(bool pending) {
-  assert(mine().held > 0 && "the registry is held");
+  assert(held > 0 && "the registry is held");
   Registry& r = registry();
   if (pending && !pending_) r.pending.push_back(this);
   if (!pending && pending_) {
@@ -171,7 +178,10 @@ void Exchange::set_pending(bool pending) {
       hooked_ = false;
       if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
     }
-    if (finish_fn_) mine().finished.emplace_back(finish_fn_, finish_ctx_);
+    if (finish_fn_) {
+      mine().finished.emplace_back(finish_fn_, finish_ctx_);
+      notes_waiting = true;
+    }
   }
   pending_ = pending;
 }
@@ -185,9 +195,7 @@ void Exchange::request_hook() {
   if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
 }
 
-MpiStatus Exchange::start() { return begin(true); }
-
-MpiStatus Exchange::begin(bool progress_now) {
+MpiStatus Exchange::start() {
   if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
   Hold hold;
   active_ = true;
@@ -198,13 +206,29 @@ MpiStatus Exchange::begin(bool progress_now) {
   // Start the schedule: local phases run and the first phase with messages is posted, without
   // polling for its completion (a poll right after posting rarely finds anything and costs a
   // round of Open MPI's progress engine; wait and test poll). The request stays active until
-  // wait or test reports completion, as MPI persistent requests do. A blocking call goes
-  // straight to wait instead (its thread drives it; it needs no hook).
-  if (progress_now) {
-    step(false, true);
-    request_hook();
-  }
+  // wait or test reports completion, as MPI persistent requests do.
+  step(false, true);
+  request_hook();
   return {};
+}
+
+MpiStatus Exchange::run_once() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active");
+  {
+    Hold hold;
+    active_ = true;
+    error_ = {};
+    phase_ = 0;
+    phase_started_ = false;
+    set_pending(true);
+    // Alone and single-threaded, as drive() would find it: the whole schedule here, in one hold.
+    if (!thread_multiple() && registry().pending.size() == 1) {
+      step(true);
+      active_ = false;
+      return error_;
+    }
+  }
+  return wait();
 }
 
 MpiStatus Exchange::test(bool* done) {
