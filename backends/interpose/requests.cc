@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "backends/interpose/guard.h"
-#include "backends/mpi/progress_hook.h"
 
 namespace cartplan::interpose {
 namespace {
@@ -22,9 +21,6 @@ struct Operation {
   std::atomic<bool> active{false};      // started and not yet signalled
 };
 
-std::atomic<int> flying{0};       // requests started and not yet signalled
-std::atomic<int> persistent_count{0};
-std::atomic<int> persistent_failures{0};  // persistent requests whose last start failed
 
 // Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
 // least MPI_TAG_UB), reused after free. Under MPI_THREAD_MULTIPLE threads start and free their
@@ -126,10 +122,6 @@ Operation* find_persistent(MPI_Request request) {
 
 }  // namespace
 
-bool in_flight() { return flying.load(std::memory_order_relaxed) > 0; }
-bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
-bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }
-bool polling() { return in_flight() && !mpi::progress_hook_available(); }
 
 void pump() {
   if (!in_flight()) return;

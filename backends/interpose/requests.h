@@ -24,9 +24,11 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/progress_hook.h"
 
 namespace cartplan::interpose {
 
@@ -35,21 +37,26 @@ int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 // Wraps `x` (a persistent exchange, inactive) in a persistent request.
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 
+// Counters the completion calls test on every call (inline: they are read far more often than
+// written): requests started and not yet signalled, persistent requests alive, and those whose
+// last start failed.
+inline std::atomic<int> flying{0}, persistent_count{0}, persistent_failures{0};
+
 // Whether `request` is one of ours persistent requests (nothing is looked up when none exists).
 bool is_persistent(MPI_Request request);
 int start_persistent(MPI_Request* request);
 int free_persistent(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);
-bool any_persistent();
+inline bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
 // Whether the last start of some persistent request of ours failed: only then do completion
 // calls have errors to report (persistent_error).
-bool any_persistent_failed();
+inline bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }
 
 // Accelerated requests started and not yet signalled complete to MPI.
-bool in_flight();
+inline bool in_flight() { return flying.load(std::memory_order_relaxed) > 0; }
 // Whether completion calls must poll: the progress hook is off and a request is in flight.
-bool polling();
+inline bool polling() { return in_flight() && !mpi::progress_hook_available(); }
 // Advances every pending exchange once (and so signals those that finished).
 void pump();
 
