@@ -5,10 +5,12 @@
 # Moore r=1 at np=2, graph 1-D ring r=2 at np=4, cart and graph 2-D Moore r=1 at np=9, cart 3-D
 # Moore r=1 at np=27) and two held-out ones where combining pays (cart 3-D and 4-D Moore r=1 at
 # np=2); allgather and alltoall, blocking and non-blocking (and persistent at np=2), 1 B to 4 KB.
-# At np=2 it also runs the native API's same plan (osu_neighbor_native, auto) and the drop-in
-# forced to direct (CARTPLAN_INTERPOSE_ALGORITHM=direct); on a one-offset shift at np=2
-# (graph-shift-np2: one message per process in every plan) that difference is cartplan's
-# per-call overhead.
+# Every configuration also runs the preloaded library switched off (CARTPLAN_INTERPOSE=0: the
+# same binaries and library, every call straight to Open MPI), an A/A control: its ratio to
+# plain is this machine's noise for that configuration (large where ranks share cores). At np=2
+# it also runs the native API's same stencil (osu_neighbor_native, auto) and the drop-in forced to
+# direct (CARTPLAN_INTERPOSE_ALGORITHM=direct); on a one-offset shift at np=2 (graph-shift-np2:
+# one message per process in every plan) that difference is cartplan's per-call overhead.
 #
 # Writes bench/results/<tag>/osu.csv (every run), osu_verdicts.txt (CARTPLAN_VERBOSE's verdicts),
 # osu_summary.md (medians over the pairs, ratios, targets) and osu_*.png (gnuplot).
@@ -63,6 +65,7 @@ one_run() {  # config np op form mode pair iterations topo d r [flags]
   case "$mode" in
     preload) pre=(-x LD_PRELOAD="$lib") ;;
     direct) pre=(-x LD_PRELOAD="$lib" -x CARTPLAN_INTERPOSE_ALGORITHM=direct) ;;
+    disabled) pre=(-x LD_PRELOAD="$lib" -x CARTPLAN_INTERPOSE=0) ;;
     native) bin=$native ;;
   esac
   local verbose=()
@@ -79,8 +82,8 @@ for config in "${configs[@]}"; do
   read -r name topo d r np iters flags <<< "$config"
   [ -n "$only" ] && ! [[ "$name" =~ $only ]] && continue
   forms="blocking nonblocking"
-  modes="plain preload"
-  if [ "$np" = 2 ]; then forms="blocking nonblocking persistent"; modes="plain preload native direct"; fi
+  modes="plain preload disabled"
+  if [ "$np" = 2 ]; then forms="blocking nonblocking persistent"; modes="plain preload disabled native direct"; fi
   for op in allgather alltoall; do
     for form in $forms; do
       echo "osu_neighbor.sh: $name $op $form" >&2

@@ -56,21 +56,26 @@ def summary(runs, verdict, outdir):
              "alternating runs, of each run's time per call: the median over batches of 20 calls on each",
              "rank, averaged over ranks (OSU's whole-loop average is in osu.csv as avg_us).",
              "ratio = drop-in / Open MPI (target: at most 1.05 at every point); `acc` = the sizes the",
-             "drop-in accelerated (CARTPLAN_VERBOSE), the others passed through.", "",
-             "| config | op | form | sizes | worst ratio (bytes) | median ratio | over 1.05 | acc |",
-             "|---|---|---|---|---|---|---|---|"]
+             "drop-in accelerated (CARTPLAN_VERBOSE), the others passed through. A/A = the preloaded",
+             "library switched off (CARTPLAN_INTERPOSE=0) / Open MPI: the same calls, so its spread is",
+             "the noise of that configuration on this machine.", "",
+             "| config | op | form | sizes | worst ratio (bytes) | median ratio | over 1.05 | A/A worst | A/A over 1.05 | acc |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     detail = []
     native_rows = []
     for (config, np_, op, form), sizes in curves(runs):
-        ratios, acc, dat = [], [], []
+        ratios, acc, dat, aa = [], [], [], []
         for b in sizes:
             plain = runs.get((config, np_, op, form, "plain", b))
             pre = runs.get((config, np_, op, form, "preload", b))
             nat = runs.get((config, np_, op, form, "native", b))
+            off = runs.get((config, np_, op, form, "disabled", b))
             if not plain or not pre:
                 continue
             r = statistics.median(pre) / statistics.median(plain)
             ratios.append((r, b))
+            if off:
+                aa.append(statistics.median(off) / statistics.median(plain))
             v = verdict.get((config, op, form, b), "?")
             if v == "accelerated":
                 acc.append(b)
@@ -86,8 +91,10 @@ def summary(runs, verdict, outdir):
         worst = max(ratios)
         over = sum(1 for r, _ in ratios if r > 1.05)
         acc_text = "all" if len(acc) == len(ratios) else ("none" if not acc else ",".join(map(str, acc)))
+        aa_worst = f"{max(aa):.2f}" if aa else "-"
+        aa_over = str(sum(1 for x in aa if x > 1.05)) if aa else "-"
         lines.append(f"| {config} | {op} | {form} | {len(ratios)} | {worst[0]:.2f} ({worst[1]}) | "
-                     f"{statistics.median(r for r, _ in ratios):.2f} | {over} | {acc_text} |")
+                     f"{statistics.median(r for r, _ in ratios):.2f} | {over} | {aa_worst} | {aa_over} | {acc_text} |")
     lines += overhead(runs) + native(native_rows)
     lines += ["", "## Every point", "", "| config | op | form | bytes | Open MPI us (range) | drop-in us (range) | ratio | verdict |",
               "|---|---|---|---|---|---|---|---|"] + detail
