@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every cartplan test and ends with the plain summary line "N passed, N failed":
 #  1. the whole suite (unit, property, CLI, golden, MPI under mpirun with time limits);
-#  2. the non-MPI suite and a representative set of MPI tests under AddressSanitizer and
-#     UndefinedBehaviorSanitizer (bazel test --config=asan|ubsan, see .bazelrc);
+#  2. the non-MPI suite and a representative set of MPI tests (the drop-in's among them, linked
+#     into the programs) under AddressSanitizer and UndefinedBehaviorSanitizer (bazel test
+#     --config=asan|ubsan, see .bazelrc); valgrind runs in stage 1 (tests tagged valgrind);
 #  3. a short, deterministic run of every libFuzzer target (tests/fuzz/run.sh: fixed seeds and runs);
 #  4. consumers outside Bazel: install.sh into a temporary prefix, then C (pkg-config), C++
 #     (CMake) and Fortran (mpif90) programs built against it and run under mpirun
@@ -44,7 +45,10 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   sanitized=(//ir/... //engine/... //backends/sim/... //tests:all
              //tests/mpi:collectives_test_np4_test //tests/mpi:errors_test_np3_test
              //tests/mpi:persistent_test_np2_test //tests/mpi:halo_3d_torus_np3_test
-             //tests/mpi:reductions_test_np3_test //tests/mpi:reduction_errors_test_np2_test)
+             //tests/mpi:reductions_test_np3_test //tests/mpi:reduction_errors_test_np2_test
+             //tests/mpi:interpose_np4_test //tests/mpi:interpose_combining_np4_test
+             //tests/mpi:progress_linked_combining_np4_test //tests/mpi:interpose_threads_linked_combining_np4_test
+             //tests/mpi:progress_native_combining_np4_test)
   bazel_stage "AddressSanitizer" --config=asan "${sanitized[@]}"
   bazel_stage "UndefinedBehaviorSanitizer" --config=ubsan "${sanitized[@]}"
 fi

@@ -9,6 +9,7 @@
 #include "backends/interpose/comm_table.h"
 #include "backends/interpose/guard.h"
 #include "backends/interpose/requests.h"
+#include "backends/interpose/verdicts.h"
 #include "backends/mpi/exchange.h"
 
 namespace cartplan::interpose {
@@ -26,9 +27,9 @@ bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
 bool in_place(const void* s, const void* r) { return s == MPI_IN_PLACE || r == MPI_IN_PLACE; }
 
 // The accelerated communicator if the call may be accelerated at all.
-AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
+inline AcceleratedComm* usable(Form form, MPI_Comm comm, MPI_Request* request) {
   if (form != Form::kBlocking && request == nullptr) return nullptr;
-  return find_comm(comm);
+  return ready(find_comm_fast(comm));
 }
 
 // The spec in neighbourhood order, every block first set to `fill` (blocks of neighbours
@@ -44,31 +45,33 @@ mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec
   return s;
 }
 
-// `fallback`: a failure of the persistent init's agreement means "pass through" (v/w forms,
-// whose block sizes MPI lets vary by rank and direction); the agreement makes every rank fail
-// alike, so every rank falls back alike.
-bool run(AcceleratedComm& a, Form form, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
-         int* rc, bool fallback = false) {
+int raise(MPI_Comm comm, const mpi::MpiStatus& s) {
+  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return s.code;
+}
+
+// A persistent init: the do-no-harm verdict is taken after init's agreement (on the agreed
+// plan and block sizes, so every rank takes the same one); a declined init returns false and
+// goes to Open MPI. `fallback`: so does a failure of the agreement itself (v/w forms, whose
+// block sizes MPI lets vary by rank and direction; the agreement makes every rank fail alike).
+bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
+                    int* rc, bool fallback = false) {
   Inside inside;
-  mpi::MpiStatus s;
-  if (form == Form::kBlocking) {
-    pump();  // a blocking call is a good moment to move pending requests on
-    s = mpi::Exchange::run_blocking(*a.nc, [&] { return spec; }, nullptr);
-  } else {
-    mpi::Options options = a.nc->options();
-    if (form == Form::kPersistent) s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
-    std::unique_ptr<mpi::Exchange> x;
-    if (s.ok())
-      s = mpi::Exchange::create(*a.nc, spec, options,
-                                form == Form::kPersistent ? mpi::Exchange::Kind::kPersistent : mpi::Exchange::Kind::kNonblocking, &x);
-    if (s.ok()) {
-      const int code = form == Form::kPersistent ? make_persistent(std::move(x), request) : start_nonblocking(std::move(x), request);
-      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
-    }
+  mpi::Options options = a.nc->options();
+  mpi::MpiStatus s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
+  std::unique_ptr<mpi::Exchange> x;
+  auto accept = [&a](const ir::Plan& plan, const std::vector<std::int64_t>& sizes) {
+    return accept_agreed(a, plan, sizes, Form::kPersistent);
+  };
+  if (s.ok()) s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
+  if (s.ok() && !x) return false;  // declined: Open MPI's algorithm is as good
+  if (s.ok()) {
+    const int code = make_persistent(std::move(x), request);
+    if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
   }
   if (!s.ok() && fallback) return false;
-  *rc = s.code;
-  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  if (s.ok()) ++a.calls;
+  *rc = raise(comm, s);
   return true;
 }
 
@@ -79,19 +82,43 @@ bool run(AcceleratedComm& a, Form form, const mpi::ExchangeSpec& spec, MPI_Comm 
 // init agrees collectively and falls back to Open MPI when the sizes are not uniform.
 bool vw_accelerated(Form form) { return form == Form::kPersistent; }
 
-// A blocking uniform call keyed by its raw arguments: a repeated call runs the exchange built
-// for the same arguments before without laying out its spec again (Exchange::run_blocking).
-bool run_blocking_keyed(AcceleratedComm& a, int code, const std::function<mpi::ExchangeSpec()>& make, MPI_Comm comm, int* rc,
-                        const void* sb, int sc, MPI_Datatype st, void* rb, int rc_count, MPI_Datatype rt) {
-  Inside inside;
-  pump();
+// The raw arguments of a uniform call: the same words mean the same buffers, counts and
+// datatypes (Exchange::run_blocking, Exchange::create_nonblocking).
+mpi::CallKey call_key(int code, const void* sb, int sc, MPI_Datatype st, void* rb, int rc_count, MPI_Datatype rt) {
   mpi::CallKey key;
   key.words = {static_cast<std::uintptr_t>(code), reinterpret_cast<std::uintptr_t>(sb), static_cast<std::uintptr_t>(sc),
                reinterpret_cast<std::uintptr_t>(st), reinterpret_cast<std::uintptr_t>(rb), static_cast<std::uintptr_t>(rc_count),
                reinterpret_cast<std::uintptr_t>(rt)};
-  const mpi::MpiStatus s = mpi::Exchange::run_blocking(*a.nc, make, &key);
-  *rc = s.code;
-  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return key;
+}
+
+// A blocking or non-blocking uniform call: a repeated call runs (blocking) or restarts
+// (non-blocking, once the earlier request completed) the exchange built for the same arguments
+// without laying out its spec again.
+bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const std::function<mpi::ExchangeSpec()>& make,
+               MPI_Comm comm, MPI_Request* request, int* rc) {
+  Inside inside;
+  mpi::MpiStatus s;
+  if (form == Form::kBlocking) {
+    s = mpi::Exchange::run_blocking(*a.nc, make, &key);
+  } else {
+    std::unique_ptr<mpi::Exchange> x;
+    s = mpi::Exchange::create_nonblocking(*a.nc, key, make, &x);
+    if (s.ok()) {
+      const int code = start_nonblocking(std::move(x), request);
+      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    }
+  }
+  ++a.calls;
+  *rc = raise(comm, s);
+  return true;
+}
+
+// The block size of a uniform call, if the datatype has one (else the call passes through).
+bool block_bytes(MPI_Datatype type, int count, std::int64_t* bytes) {
+  int size = 0;
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return false;
+  *bytes = static_cast<std::int64_t>(size) * count;
   return true;
 }
 
@@ -111,30 +138,80 @@ std::int64_t max_blocking_block_bytes() {
   return limit;
 }
 
+// The arguments of a uniform call (alltoall, allgather: one count and datatype per side).
+struct Uniform {
+  ir::Op op;
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+};
+
+bool named(MPI_Datatype type) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  return PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner == MPI_COMBINER_NAMED;
+}
+
+// The spec of a uniform call in neighbourhood order.
+mpi::ExchangeSpec& spec_of(AcceleratedComm& a, const Uniform& u) {
+  MPI_Aint sext = 0, rext = 0;
+  extent_of(u.sendtype, &sext);
+  extent_of(u.recvtype, &rext);
+  const bool gather = u.op == ir::Op::kAllgather;
+  mpi::ExchangeSpec& s = layout(a, u.op, !gather, {u.sendbuf, u.sendcount, u.sendtype}, {u.recvbuf, u.recvcount, u.recvtype});
+  for (int k = 0; !gather && k < a.outdegree; ++k)
+    s.send[a.order.send[k]] = {at(u.sendbuf, static_cast<MPI_Aint>(k) * u.sendcount * sext), u.sendcount, u.sendtype};
+  for (int j = 0; j < a.indegree; ++j)
+    s.recv[a.order.recv[j]] = {at(u.recvbuf, static_cast<MPI_Aint>(j) * u.recvcount * rext), u.recvcount, u.recvtype};
+  return s;
+}
+
+// Arguments cartplan takes at all (else Open MPI reports its own errors); the block size.
+bool usable_arguments(const Uniform& u, std::int64_t* bytes) {
+  MPI_Aint sext = 0, rext = 0;
+  return !in_place(u.sendbuf, u.recvbuf) && u.sendcount >= 0 && u.recvcount >= 0 && extent_of(u.sendtype, &sext) &&
+         extent_of(u.recvtype, &rext) && block_bytes(u.sendtype, u.sendcount, bytes);
+}
+
+// Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
+// the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
+// datatypes are predefined (their handles never change meaning), so that a repeated shape,
+// accelerated or passed through, costs one comparison of a few words (passes()).
+bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
+  const auto shape = shape_of(u.op == ir::Op::kAllgather, form, u.sendcount, u.sendtype, u.recvcount, u.recvtype);
+  if (a.last_shape_valid && a.last_shape == shape) return a.last_shape_accelerated;
+  std::int64_t bytes = 0;
+  bool yes = usable_arguments(u, &bytes);
+  if (yes && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
+  if (yes) yes = accelerated(a, u.op, form, bytes);
+  a.last_shape_valid = named(u.sendtype) && named(u.recvtype);
+  a.last_shape = shape;
+  a.last_shape_accelerated = yes;
+  return yes;
+}
+
+// Everything but a repeated pass-through (kept out of line: the pass-through stays small).
+bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+  AcceleratedComm* a = usable(form, comm, request);
+  if (!a) return false;
+  if (form == Form::kPersistent) {
+    std::int64_t bytes = 0;
+    return usable_arguments(u, &bytes) && run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
+  }
+  if (!taken(*a, form, u)) return false;
+  const int code = (u.op == ir::Op::kAlltoall ? 100 : 101) + (form == Form::kNonblocking ? 10 : 0);
+  const mpi::CallKey key = call_key(code, u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype);
+  return run_keyed(*a, form, key, [&] { return spec_of(*a, u); }, comm, request, rc);
+}
+
 }  // namespace
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
-  AcceleratedComm* a = usable(form, comm, request);
-  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
-  MPI_Aint sext = 0, rext = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
-  if (form == Form::kBlocking) {
-    int size = 0;
-    if (PMPI_Type_size(sendtype, &size) != MPI_SUCCESS) return false;
-    if (static_cast<std::int64_t>(size) * sendcount > max_blocking_block_bytes()) return false;
-  }
-  auto make = [&]() -> mpi::ExchangeSpec& {
-    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, true, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
-    for (int k = 0; k < a->outdegree; ++k)
-      s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * sext), sendcount, sendtype};
-    for (int j = 0; j < a->indegree; ++j)
-      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
-    return s;
-  };
-  if (form == Form::kBlocking)
-    return run_blocking_keyed(*a, 100, [&] { return make(); }, comm, rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  return run(*a, form, make(), comm, info, request, rc);
+  return neighbor_uniform(form, {ir::Op::kAlltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm, info,
+                          request, rc);
 }
 
 bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -154,7 +231,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
     s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(rdispls[j]) * rext), recvcounts[j], recvtype};
-  return run(*a, form, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc, true);
 }
 
 bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -171,24 +248,13 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
   for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
   for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
-  return run(*a, form, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc, true);
 }
 
 bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
-  AcceleratedComm* a = usable(form, comm, request);
-  if (!a || in_place(sendbuf, recvbuf) || sendcount < 0 || recvcount < 0) return false;
-  MPI_Aint sext = 0, rext = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
-  auto make = [&]() -> mpi::ExchangeSpec& {
-    mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {recvbuf, recvcount, recvtype});
-    for (int j = 0; j < a->indegree; ++j)
-      s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(j) * recvcount * rext), recvcount, recvtype};
-    return s;
-  };
-  if (form == Form::kBlocking)
-    return run_blocking_keyed(*a, 101, [&] { return make(); }, comm, rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  return run(*a, form, make(), comm, info, request, rc);
+  return neighbor_uniform(form, {ir::Op::kAllgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype}, comm, info,
+                          request, rc);
 }
 
 bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -204,7 +270,7 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
-  return run(*a, form, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc, true);
 }
 
 }  // namespace cartplan::interpose

@@ -8,7 +8,9 @@
 // MPI_DATATYPE_NULL, a NULL request), so that Open MPI reports exactly its own errors; or a
 // blocking or non-blocking v/w form (alltoallv, alltoallw, allgatherv: MPI lets their block
 // sizes vary by rank and direction, cartplan cannot check that without an agreement per call;
-// their persistent forms agree at init and fall back to Open MPI when sizes are not uniform).
+// their persistent forms agree at init and fall back to Open MPI when sizes are not uniform);
+// or the do-no-harm rule (policy.h) finds cartplan's plan not clearly cheaper for this call
+// shape (decided before the call for uniform calls, after init's agreement for persistent ones).
 // Otherwise it returns true with the MPI return code in *rc (errors raised through the
 // communicator's error handler).
 //
@@ -19,9 +21,30 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
+
+#include "backends/interpose/comm_table.h"
+#include "backends/interpose/policy.h"
+
 namespace cartplan::interpose {
 
-enum class Form { kBlocking, kNonblocking, kPersistent };
+// A uniform call's shape: which call (alltoall or allgather, blocking or non-blocking) and its
+// counts and datatypes. The do-no-harm verdict depends on nothing else (buffers do not count).
+inline std::array<std::uintptr_t, 5> shape_of(bool gather, Form form, int sendcount, MPI_Datatype sendtype, int recvcount,
+                                               MPI_Datatype recvtype) {
+  return {static_cast<std::uintptr_t>(gather) * 2 + (form == Form::kNonblocking ? 1 : 0), static_cast<std::uintptr_t>(sendcount),
+          reinterpret_cast<std::uintptr_t>(sendtype), static_cast<std::uintptr_t>(recvcount),
+          reinterpret_cast<std::uintptr_t>(recvtype)};
+}
+
+// The cheapest test, inline in the wrappers: true when a blocking or non-blocking alltoall or
+// allgather on `comm` certainly goes to Open MPI unchanged (no stencil behind the communicator,
+// or the same shape passed through last time). False: look closer (neighbor_alltoall & co.).
+inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
+  const AcceleratedComm* a = find_comm_fast(comm);
+  return !a || (a->last_shape_valid && !a->last_shape_accelerated && a->last_shape == shape);
+}
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);

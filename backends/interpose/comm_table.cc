@@ -2,6 +2,8 @@
 #include "backends/interpose/comm_table.h"
 
 #include <cstdio>
+#include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 #include "backends/interpose/detect.h"
@@ -11,9 +13,43 @@
 namespace cartplan::interpose {
 namespace {
 
-std::unordered_map<MPI_Comm, std::unique_ptr<AcceleratedComm>>& table() {
-  static std::unordered_map<MPI_Comm, std::unique_ptr<AcceleratedComm>> t;
+struct Table {
+  std::shared_mutex mu;  // taken only under MPI_THREAD_MULTIPLE
+  std::unordered_map<MPI_Comm, std::unique_ptr<AcceleratedComm>> comms;
+  std::atomic<std::size_t> size{0};
+  std::atomic<int> serial{0};
+};
+
+
+Table& table() {
+  static Table t;
   return t;
+}
+
+// The last lookup (last_lookup, not under MPI_THREAD_MULTIPLE): programs call one communicator
+// many times in a row, and a pass-through call must cost next to nothing. Cleared whenever the
+// table changes (a freed handle may come back for another communicator).
+void forget_last() { last_lookup = LastLookup{}; }
+
+// The table's lock, taken only under MPI_THREAD_MULTIPLE: shared to read, unique to change.
+template <class Lock>
+class Locked {
+ public:
+  Locked() : lock_(table().mu, std::defer_lock) {
+    if (mpi::thread_multiple()) lock_.lock();
+  }
+
+ private:
+  Lock lock_;
+};
+using Reading = Locked<std::shared_lock<std::shared_mutex>>;
+using Writing = Locked<std::unique_lock<std::shared_mutex>>;
+
+void insert(MPI_Comm comm, std::unique_ptr<AcceleratedComm> acc) {
+  Writing writing;
+  table().comms[comm] = std::move(acc);
+  table().size = table().comms.size();
+  forget_last();
 }
 
 std::string join(const std::vector<int>& v, const char* sep) {
@@ -22,31 +58,35 @@ std::string join(const std::vector<int>& v, const char* sep) {
   return s;
 }
 
-std::string plan_summary(mpi::NeighborhoodComm& nc, ir::Op op) {
-  std::shared_ptr<const mpi::BoundPlanEntry> entry;
-  mpi::MpiStatus s = nc.plan_for(op, nc.options(), 8, &entry);
-  if (!s.ok()) return std::string(ir::to_string(op)) + " unplanned (" + s.message + ")";
-  return std::string(ir::to_string(op)) + " " + ir::to_string(entry->plan.algorithm()) + " " +
-         std::to_string(entry->plan.stats().rounds) + " rounds";
-}
-
-void report(MPI_Comm graph, const Detection& det, AcceleratedComm* acc) {
-  static int serial = 0;
-  ++serial;
+// Rank 0 with CARTPLAN_VERBOSE=1: one line per distributed-graph communicator; the verdicts of
+// its calls follow, one line per call shape (verdicts.cc).
+void report(MPI_Comm graph, const Detection& det, AcceleratedComm* acc, int serial) {
   if (!verbose()) return;
   int rank = 0, size = 0;
   PMPI_Comm_rank(graph, &rank);
   PMPI_Comm_size(graph, &size);
+  if (rank != 0) return;
   std::string line;
   if (acc) {
-    line = "accelerated: grid " + join(det.dims, "x") + " periods " + join(det.periods, ",") + " (from " + det.grid_source +
-           "), t=" + std::to_string(acc->nc->nbh().nonzero_count()) + " offsets (" + std::to_string(acc->nc->nbh().size()) +
-           " blocks), at 8-byte blocks: " + plan_summary(*acc->nc, ir::Op::kAlltoall) + ", " +
-           plan_summary(*acc->nc, ir::Op::kAllgather);
+    line = "stencil found: grid " + join(det.dims, "x") + " periods " + join(det.periods, ",") + " (from " +
+           det.grid_source + "), t=" + std::to_string(acc->nc->nbh().nonzero_count()) + " offsets (" +
+           std::to_string(acc->nc->nbh().size()) + " blocks); each call shape is accelerated or passed through as below";
   } else {
     line = "not accelerated: " + det.why;
   }
-  if (rank == 0) std::fprintf(stderr, "cartplan_interpose: communicator %d (%d ranks) %s\n", serial, size, line.c_str());
+  std::fprintf(stderr, "cartplan_interpose: communicator %d (%d ranks) %s\n", serial, size, line.c_str());
+}
+
+std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm internal, MPI_Comm user) {
+  auto acc = std::make_unique<AcceleratedComm>();
+  acc->nc = std::make_unique<mpi::NeighborhoodComm>(*old.nc, internal);
+  acc->nc->shared()->user = user;
+  acc->order = old.order;
+  acc->indegree = old.indegree;
+  acc->outdegree = old.outdegree;
+  acc->serial = ++table().serial;
+  acc->reporter = old.reporter;
+  return acc;
 }
 
 }  // namespace
@@ -54,6 +94,7 @@ void report(MPI_Comm graph, const Detection& det, AcceleratedComm* acc) {
 void on_graph_created(MPI_Comm graph, MPI_Info info) {
   Inside inside;
   Detection det = detect(graph, info);
+  const int serial = ++table().serial;
   std::unique_ptr<AcceleratedComm> acc;
   if (det.accelerated) {
     // cartplan addresses peers by row-major grid rank on its internal communicator.
@@ -70,51 +111,85 @@ void on_graph_created(MPI_Comm graph, MPI_Info info) {
       acc->order = std::move(det.order);
       acc->indegree = det.indegree;
       acc->outdegree = det.outdegree;
+      acc->serial = serial;
+      int rank = 0;
+      PMPI_Comm_rank(graph, &rank);
+      acc->reporter = verbose() && rank == 0;
     } else {
       det.why = "MPI_Comm_dup of the graph communicator failed";
     }
   }
-  report(graph, det, acc.get());
-  if (acc) table()[graph] = std::move(acc);
+  report(graph, det, acc.get(), serial);
+  if (acc) insert(graph, std::move(acc));
 }
 
 void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
-  AcceleratedComm* old = find_comm(old_comm);
+  AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
   MPI_Comm internal = MPI_COMM_NULL;
   if (PMPI_Comm_dup(old->nc->internal(), &internal) != MPI_SUCCESS) return;
   PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
-  auto acc = std::make_unique<AcceleratedComm>();
-  acc->nc = std::make_unique<mpi::NeighborhoodComm>(*old->nc, internal);
-  acc->nc->shared()->user = new_comm;
-  acc->order = old->order;
-  acc->indegree = old->indegree;
-  acc->outdegree = old->outdegree;
-  table()[new_comm] = std::move(acc);
+  insert(new_comm, copy_of(*old, internal, new_comm));
+}
+
+void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
+  AcceleratedComm* old = ready(find_comm(old_comm));
+  if (!old || new_comm == MPI_COMM_NULL) return;
+  Inside inside;
+  MPI_Comm internal = MPI_COMM_NULL;
+  MPI_Request pending = MPI_REQUEST_NULL;
+  if (PMPI_Comm_idup(old->nc->internal(), &internal, &pending) != MPI_SUCCESS) return;
+  std::unique_ptr<AcceleratedComm> acc = copy_of(*old, internal, new_comm);
+  acc->internal_idup = pending;
+  insert(new_comm, std::move(acc));
+}
+
+AcceleratedComm* complete_idup(AcceleratedComm* a) {
+  Inside inside;
+  PMPI_Wait(&a->internal_idup, MPI_STATUS_IGNORE);
+  PMPI_Comm_set_errhandler(a->nc->internal(), MPI_ERRORS_RETURN);
+  return a;
 }
 
 void on_comm_free(MPI_Comm comm) {
-  auto& t = table();
-  if (t.empty()) return;
-  auto it = t.find(comm);
-  if (it == t.end()) return;
+  if (table().size == 0) return;
+  std::unique_ptr<AcceleratedComm> gone;
+  {
+    Writing writing;
+    auto& comms = table().comms;
+    auto it = comms.find(comm);
+    if (it == comms.end()) return;
+    gone = std::move(it->second);
+    comms.erase(it);
+    table().size = comms.size();
+    forget_last();
+  }
   Inside inside;
-  t.erase(it);
+  ready(gone.get());
+  gone.reset();  // pending exchanges finish first (Exchange's destructor)
 }
 
 void clear_comms() {
   Inside inside;
-  table().clear();
+  Writing writing;
+  for (auto& [comm, acc] : table().comms) ready(acc.get());
+  table().comms.clear();
+  table().size = 0;
+  forget_last();
 }
 
 AcceleratedComm* find_comm(MPI_Comm comm) {
-  auto& t = table();
-  if (t.empty()) return nullptr;
-  auto it = t.find(comm);
-  return it == t.end() ? nullptr : it->second.get();
+  Table& t = table();
+  if (t.size == 0) return nullptr;
+  const bool multiple = mpi::thread_multiple();
+  Reading reading;
+  auto it = t.comms.find(comm);
+  AcceleratedComm* found = it == t.comms.end() ? nullptr : it->second.get();
+  if (!multiple) last_lookup = {comm, found};
+  return found;
 }
 
-std::size_t accelerated_count() { return table().size(); }
+std::size_t accelerated_count() { return table().size; }
 
 }  // namespace cartplan::interpose

@@ -10,10 +10,15 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/interpose/policy.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/edge_match.h"
 
@@ -24,6 +29,25 @@ struct AcceleratedComm {
   engine::EdgeOrder order;  // user position -> neighbourhood index
   int indegree = 0, outdegree = 0;
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)
+  int serial = 0;             // the n-th communicator detection accepted (CARTPLAN_VERBOSE lines)
+  bool reporter = false;      // rank 0 with CARTPLAN_VERBOSE=1 says what happens to each call shape
+  std::atomic<long> calls{0};  // collective calls cartplan ran itself (CARTPLAN_Accelerated_calls)
+  // The do-no-harm verdicts per call shape, newest last (verdicts.h).
+  struct Decision {
+    ir::Op op;
+    Form form;
+    std::int64_t bytes;
+    bool accelerate;
+  };
+  std::vector<Decision> decisions;
+  // The last blocking or non-blocking uniform call's shape (collectives.h: kind, counts and
+  // datatypes, predefined ones only) and whether it ran through cartplan: a repeated shape is
+  // one comparison.
+  std::array<std::uintptr_t, 5> last_shape{};
+  bool last_shape_valid = false, last_shape_accelerated = false;
+  // MPI_Comm_idup: the duplicate of the internal communicator, still in flight until the first
+  // use (ready()).
+  MPI_Request internal_idup = MPI_REQUEST_NULL;
 };
 
 // Collective over `graph` (just created). Registers the communicator if detection accepts it;
@@ -32,13 +56,34 @@ void on_graph_created(MPI_Comm graph, MPI_Info info);
 // Collective (inside MPI_Comm_dup): the duplicate of an accelerated communicator is accelerated
 // too, with its own internal communicator.
 void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm);
+// Inside MPI_Comm_idup (non-blocking, so nothing here waits): the duplicate is accelerated too;
+// its internal communicator comes from an MPI_Comm_idup of the old one started right after the
+// program's (in the same order on every rank), completed by ready() at the first use. The
+// program must complete its own request before using the new communicator, as MPI requires;
+// every other rank progresses the internal one inside any MPI call.
+void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm);
+// Completes a pending internal MPI_Comm_idup (see on_comm_idup); returns `a`.
+AcceleratedComm* complete_idup(AcceleratedComm* a);
+inline AcceleratedComm* ready(AcceleratedComm* a) {
+  return a && a->internal_idup != MPI_REQUEST_NULL ? complete_idup(a) : a;
+}
 // Before PMPI_Comm_free: releases the entry (pending exchanges finish first).
 void on_comm_free(MPI_Comm comm);
 // Before PMPI_Finalize: releases every entry.
 void clear_comms();
 
-// nullptr when `comm` is not accelerated. Cheap (one hash lookup; nothing when the table is empty).
+// nullptr when `comm` is not accelerated. Cheap: the last lookup is remembered (one comparison
+// for a repeated communicator; not under MPI_THREAD_MULTIPLE), else one hash lookup under a
+// shared lock (MPI_THREAD_MULTIPLE: communicators are created and freed by several threads).
 AcceleratedComm* find_comm(MPI_Comm comm);
+struct LastLookup {
+  MPI_Comm comm{};  // a null handle: no communicator is ever this
+  AcceleratedComm* found = nullptr;
+};
+inline LastLookup last_lookup;  // comm_table.cc keeps it
+inline AcceleratedComm* find_comm_fast(MPI_Comm comm) {
+  return comm == last_lookup.comm ? last_lookup.found : find_comm(comm);
+}
 std::size_t accelerated_count();
 
 }  // namespace cartplan::interpose

@@ -6,7 +6,11 @@
 #include <cstdlib>
 #include <string>
 
+#include <unistd.h>
+
 #include "backends/interpose/cart_records.h"
+#include "backends/interpose/policy.h"
+#include "engine/cost_model_locate.h"
 #include "engine/neighborhood.h"
 #include "ir/parse_number.h"
 
@@ -164,8 +168,29 @@ void merge_op(void* in, void* inout, int*, MPI_Datatype*) {
   std::copy(out.begin(), out.end(), b);
 }
 
+// The detection's result for the candidate every rank agreed on.
+void accept(const Candidate& c, bool row_major, std::vector<ir::Offset> nbh, engine::EdgeOrder order, const mpi::Options& options,
+            Detection* det) {
+  det->accelerated = true;
+  det->why.clear();
+  det->grid_source = c.source;
+  det->dims = c.dims;
+  det->periods = c.periods;
+  det->coords = c.me;
+  det->grid_rank = c.my_grid_rank;
+  det->row_major = row_major;
+  det->nbh = std::move(nbh);
+  det->order = std::move(order);
+  det->options = options;
+  // CARTPLAN_INTERPOSE_ALGORITHM forces the plan of every communicator the drop-in takes.
+  if (forced_algorithm() == Forced::kDirect) det->options.algo = engine::AlgoChoice::kDirect;
+  if (forced_algorithm() == Forced::kCombining) det->options.algo = engine::AlgoChoice::kCombining;
+}
+
 // Steps 3 for one candidate: the common neighbourhood, the local match and the agreement.
-bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_t max_degree, Detection* det) {
+// `base`: the options before the graph's Info keys (the located cost model).
+bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_t max_degree, const mpi::Options& base,
+                   Detection* det) {
   const int d = static_cast<int>(c.dims.size());
   std::int64_t capacity = max_degree;
   for (int p : c.periods)
@@ -185,10 +210,10 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
     return false;
   }
   std::string why;
-  int local[2] = {1, c.grid_rank.empty() || c.my_grid_rank == det->grid_rank ? 1 : 0};
+  std::int64_t local[4] = {1, c.grid_rank.empty() || c.my_grid_rank == det->grid_rank ? 1 : 0, 0, 0};
   std::vector<ir::Offset> nbh;
   engine::EdgeOrder order;
-  mpi::Options options;
+  mpi::Options options = base;
   if (all[3]) {
     local[0] = 0;
     why = "the edges do not form one neighbourhood on the " + c.source + " grid (too many distinct offsets)";
@@ -212,8 +237,12 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
       order = std::move(*m);
     }
   }
-  int agreed[2] = {0, 0};
-  if (PMPI_Allreduce(local, agreed, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+  // The options decide which calls are accelerated: every rank must have the same (a cost model
+  // file found on one node only would make ranks decide differently).
+  local[2] = mpi::options_fingerprint(options);
+  local[3] = -local[2];
+  std::int64_t agreed[4] = {0, 0, 0, 0};
+  if (PMPI_Allreduce(local, agreed, 4, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS) {
     det->why = "the agreement failed";
     return false;
   }
@@ -221,58 +250,61 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
     det->why = local[0] ? "another rank's edges do not fit the " + c.source + " grid" : why;
     return false;
   }
-  det->accelerated = true;
-  det->why.clear();
-  det->grid_source = c.source;
-  det->dims = c.dims;
-  det->periods = c.periods;
-  det->coords = c.me;
-  det->grid_rank = c.my_grid_rank;
-  det->row_major = agreed[1] != 0;
-  det->nbh = std::move(nbh);
-  det->order = std::move(order);
-  det->options = options;
+  if (agreed[2] != -agreed[3]) {
+    det->why = "ranks found different cost models or cartplan Info keys";
+    return false;
+  }
+  accept(c, agreed[1] != 0, std::move(nbh), std::move(order), options, det);
   return true;
 }
 
-}  // namespace
+// This rank's neighbour lists, as MPI_Dist_graph_neighbors reports them.
+bool read_lists(MPI_Comm comm, std::vector<int>* sources, std::vector<int>* dests) {
+  int indeg = 0, outdeg = 0, weighted = 0;
+  if (PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted) != MPI_SUCCESS) return false;
+  sources->resize(indeg);
+  dests->resize(outdeg);
+  std::vector<int> sw(indeg + 1), dw(outdeg + 1);
+  return PMPI_Dist_graph_neighbors(comm, indeg, sources->data(), weighted ? sw.data() : MPI_UNWEIGHTED, outdeg, dests->data(),
+                                   weighted ? dw.data() : MPI_UNWEIGHTED) == MPI_SUCCESS;
+}
 
-Detection detect(MPI_Comm comm, MPI_Info info) {
-  Detection det;
-  int p = 0, me = 0, weighted = 0, level = MPI_THREAD_SINGLE;
-  PMPI_Comm_size(comm, &p);
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Query_thread(&level);
-  bool veto = level == MPI_THREAD_MULTIPLE;
-  int indeg = 0, outdeg = 0;
-  std::vector<int> sources, dests, sw, dw;
-  if (PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted) != MPI_SUCCESS) {
-    veto = true;
-  } else {
-    sources.resize(indeg);
-    dests.resize(outdeg);
-    sw.resize(indeg + 1);
-    dw.resize(outdeg + 1);
-    if (PMPI_Dist_graph_neighbors(comm, indeg, sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED, outdeg, dests.data(),
-                                  weighted ? dw.data() : MPI_UNWEIGHTED) != MPI_SUCCESS)
-      veto = true;
+// The cost model the native API would find for `p` processes (cost_model_locate.h), and how
+// many processes of `comm` share a core on this node, times 1000 (1000: not oversubscribed).
+// The model's phase term is scaled for oversubscription once the ranks agreed on the worst node.
+struct Local {
+  mpi::Options base;
+  std::string model_error;
+  std::int64_t per_core_milli = 1000;
+};
+
+Local local_facts(MPI_Comm comm, int p) {
+  Local l;
+  Result<engine::LocatedModel> found = engine::locate_cost_model(std::nullopt, p, std::getenv);
+  if (found) l.base.model = found->model;
+  else l.model_error = found.error();
+  MPI_Comm node = MPI_COMM_NULL;
+  int on_node = 1;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &on_node);
+    PMPI_Comm_free(&node);
   }
-  det.indegree = indeg;
-  det.outdegree = outdeg;
-  det.grid_rank = me;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 0 && on_node > cores) l.per_core_milli = static_cast<std::int64_t>(on_node) * 1000 / cores;
+  return l;
+}
 
-  std::vector<Candidate> cands = candidates(comm, info, p);
-  if (!veto)
-    for (Candidate& c : cands)
-      if (c.descriptor) evaluate(c, p, me, sources, dests);
-
-  // Step 2: one reduction over every candidate.
-  std::vector<std::int64_t> agree(2 + 5 * static_cast<std::size_t>(kCandidates));
-  agree[0] = veto ? 1 : 0;
-  agree[1] = std::max(indeg, outdeg);
+// Step 2: one reduction (MAX) over every candidate, with the vetoes, the largest degree and the
+// most oversubscribed node.
+std::vector<std::int64_t> agree_candidates(MPI_Comm comm, std::int64_t veto, std::int64_t degree, std::int64_t per_core_milli,
+                                           const std::vector<Candidate>& cands, bool* ok) {
+  std::vector<std::int64_t> agree(3 + 5 * static_cast<std::size_t>(kCandidates));
+  agree[0] = veto;
+  agree[1] = degree;
+  agree[2] = per_core_milli;
   for (int s = 0; s < kCandidates; ++s) {
     const Candidate& c = cands[s];
-    std::int64_t* a = agree.data() + 2 + 5 * s;
+    std::int64_t* a = agree.data() + 3 + 5 * s;
     a[0] = c.descriptor;
     a[1] = -c.descriptor;
     a[2] = c.valid ? 0 : 1;
@@ -280,24 +312,48 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
     a[4] = -c.hash;
   }
   std::vector<std::int64_t> all(agree.size());
-  if (PMPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+  *ok = PMPI_Allreduce(agree.data(), all.data(), static_cast<int>(agree.size()), MPI_INT64_T, MPI_MAX, comm) == MPI_SUCCESS;
+  return all;
+}
+
+}  // namespace
+
+Detection detect(MPI_Comm comm, MPI_Info info) {
+  Detection det;
+  int p = 0, me = 0;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &me);
+  std::vector<int> sources, dests;
+  Local local = local_facts(comm, p);
+  const int veto = !read_lists(comm, &sources, &dests) ? 1 : !local.model_error.empty() ? 2 : 0;
+  det.indegree = static_cast<int>(sources.size());
+  det.outdegree = static_cast<int>(dests.size());
+  det.grid_rank = me;
+  std::vector<Candidate> cands = candidates(comm, info, p);
+  if (!veto)
+    for (Candidate& c : cands)
+      if (c.descriptor) evaluate(c, p, me, sources, dests);
+  bool ok = false;
+  const std::vector<std::int64_t> all =
+      agree_candidates(comm, veto, std::max(det.indegree, det.outdegree), local.per_core_milli, cands, &ok);
+  if (!ok) {
     det.why = "the agreement failed";
     return det;
   }
   if (all[0]) {
-    det.why = level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE (the interposition layer is single-threaded)"
-                                           : "the graph's neighbour lists could not be read";
+    det.why = all[0] == 1 ? "the graph's neighbour lists could not be read"
+                          : "a cost model file does not load: " + (local.model_error.empty() ? "on another rank" : local.model_error);
     return det;
   }
-  const std::int64_t max_degree = all[1];
-  if (max_degree == 0) {
+  if (all[1] == 0) {
     det.why = "no edges";
     return det;
   }
+  local.base.model.phase_us = oversubscribed_phase_us(local.base.model.phase_us, static_cast<double>(all[2]) / 1000.0);
   std::vector<std::int64_t> tried;
   det.why = "no grid fits (no Info hints cartplan_dims, no MPI_Cart_create over the same processes, no MPI_Dims_create factorization)";
   for (int s = 0; s < kCandidates; ++s) {
-    const std::int64_t* a = all.data() + 2 + 5 * s;
+    const std::int64_t* a = all.data() + 3 + 5 * s;
     const Candidate& c = cands[s];
     if (a[0] == 0 || a[0] != -a[1] || a[2] != 0) continue;  // absent, different on some rank, or unusable
     bool torus = true;
@@ -305,7 +361,7 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
     if (torus && a[3] != -a[4]) continue;  // on a torus every rank has the same offsets
     if (std::find(tried.begin(), tried.end(), a[0]) != tried.end()) continue;
     tried.push_back(a[0]);
-    if (try_candidate(comm, info, c, max_degree, &det)) return det;
+    if (try_candidate(comm, info, c, all[1], local.base, &det)) return det;
   }
   return det;
 }

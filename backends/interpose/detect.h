@@ -3,22 +3,25 @@
 //
 // Protocol (every rank, in this order; collective cost in brackets):
 //  1. Local: read this rank's lists with MPI_Dist_graph_neighbors on the new communicator (so
-//     reorder=1 and MPI_Dist_graph_create are covered: the ranks of the new communicator count)
-//     and list candidate grids, each with a map from graph rank to grid rank: the Info hints
+//     reorder=1 and MPI_Dist_graph_create are covered: the ranks of the new communicator count),
+//     find the cost model as the native API does (cost_model_locate.h), count the processes
+//     that share this node [1: MPI_Comm_split_type], and list candidate grids, each with a map from graph rank to grid rank: the Info hints
 //     cartplan_dims / cartplan_periods (row-major), the most recent MPI_Cart_create over the same
 //     processes (its rank map), and MPI_Dims_create(p, d) for d = 1..4, all periodic, then all
 //     non-periodic (row-major). For each candidate, the canonical offsets of this rank's edges.
 //  2. One MPI_Allreduce (MAX, a few int64 per candidate) [1]: do all ranks have the same
-//     candidates, can every rank place its neighbours on them, the largest degree, and a hash
-//     of each rank's offset multiset (on a torus every rank has the same one).
+//     candidates, can every rank place its neighbours on them, the largest degree, the most
+//     oversubscribed node (its processes per core scale the model's phase term, policy.h), and
+//     a hash of each rank's offset multiset (on a torus every rank has the same one).
 //  3. For the first surviving candidate: an MPI_Allreduce with a commutative user op that
 //     merges offset multisets (max multiplicity) gives the common neighbourhood N, boundary
 //     ranks of meshes included [1]; each rank checks that its lists are exactly the existing
-//     images of N (engine::match_edges) and an MPI_Allreduce (MIN) agrees [1]. On failure the
+//     images of N (engine::match_edges) and an MPI_Allreduce (MIN) agrees, also on the options
+//     (model and Info keys; they decide which calls are accelerated) [1]. On failure the
 //     next candidate is tried the same way (2 more each).
 //  4. The caller creates cartplan's internal communicator [1: MPI_Comm_dup, or MPI_Comm_split
 //     when graph ranks are not row-major grid ranks].
-// So an accelerated torus or mesh with a hint or an earlier MPI_Cart_create costs 4 collectives
+// So an accelerated torus or mesh with a hint or an earlier MPI_Cart_create costs 5 collectives
 // at creation, and nothing afterwards. Every decision is taken from agreed values, so all ranks
 // accelerate or none does.
 //

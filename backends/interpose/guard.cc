@@ -6,12 +6,10 @@
 
 namespace cartplan::interpose {
 
-bool enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("CARTPLAN_INTERPOSE");
-    return !(v && std::strcmp(v, "0") == 0);
-  }();
-  return on;
+int read_enabled() {
+  const char* v = std::getenv("CARTPLAN_INTERPOSE");
+  enabled_state = v && std::strcmp(v, "0") == 0 ? 0 : 1;
+  return enabled_state;
 }
 
 bool verbose() {

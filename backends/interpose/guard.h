@@ -11,11 +11,16 @@
 
 namespace cartplan::interpose {
 
-// CARTPLAN_INTERPOSE=0 in the environment disables everything (read once).
-bool enabled();
+// CARTPLAN_INTERPOSE=0 in the environment disables everything (read at the first interposed
+// call; every interposed call tests it, so the answer is a plain global).
+int read_enabled();
+inline int enabled_state = -1;  // -1 not read yet, else 0 / 1
+inline bool enabled() { return (enabled_state < 0 ? read_enabled() : enabled_state) != 0; }
 
-// Depth of cartplan code on this thread's stack.
-inline thread_local int inside_depth = 0;
+// Depth of cartplan code on this thread's stack. Read by every interposed call, so it uses the
+// initial-exec TLS model (a plain load instead of a call to __tls_get_addr): right for a library
+// that is preloaded or linked into the program, which is how this one is used.
+inline thread_local int inside_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 class Inside {
  public:
@@ -25,6 +30,7 @@ class Inside {
   Inside& operator=(const Inside&) = delete;
 };
 
+// Whether an interposed call goes straight to PMPI.
 inline bool forward() { return inside_depth > 0 || !enabled(); }
 
 // CARTPLAN_VERBOSE=1: one line per communicator on rank 0.

@@ -1,8 +1,9 @@
-// Generalized requests for non-blocking collectives, self-message persistent requests, and
-// the pump that drives cartplan's phases from MPI's completion calls.
+// Generalized requests for non-blocking collectives, self-message persistent requests, and how
+// exchanges signal them when they finish.
 #include "backends/interpose/requests.h"
 
-#include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -15,28 +16,41 @@ struct Operation {
   std::unique_ptr<mpi::Exchange> x;
   MPI_Request handle = MPI_REQUEST_NULL;
   bool persistent = false;
-  int tag = 0;           // persistent: the tag of its self message
-  int error = MPI_SUCCESS;  // of the last completed start
+  int tag = 0;                        // persistent: the tag of its self message
+  std::atomic<int> error{MPI_SUCCESS};  // of the last completed start
+  std::atomic<bool> active{false};      // started and not yet signalled
 };
 
-std::vector<Operation*>& flying() {
-  static std::vector<Operation*> v;
-  return v;
-}
 
-std::unordered_map<MPI_Request, Operation*>& persistents() {
-  static std::unordered_map<MPI_Request, Operation*> m;
-  return m;
-}
-
-// Tags of the self messages: 0..32766 (the standard's least MPI_TAG_UB), reused after free.
-struct Tags {
-  std::vector<int> free;
-  int next = 0;
+// Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
+// least MPI_TAG_UB), reused after free. Under MPI_THREAD_MULTIPLE threads start and free their
+// requests concurrently: one mutex, taken only then (not on the non-blocking path).
+struct Persistents {
+  std::mutex mu;
+  std::unordered_map<MPI_Request, Operation*> ops;
+  std::vector<int> free_tags;
+  int next_tag = 0;
 };
-Tags& tags() {
-  static Tags t;
-  return t;
+Persistents& persistents() {
+  static Persistents p;
+  return p;
+}
+
+class Locked {
+ public:
+  Locked() : lock_(persistents().mu, std::defer_lock) {
+    if (mpi::thread_multiple()) lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
+// Keeps persistent_failures: the completion calls look requests up only while some failed.
+void set_error(Operation* op, int error) {
+  const int before = op->error.exchange(error);
+  if (!op->persistent || (before == MPI_SUCCESS) == (error == MPI_SUCCESS)) return;
+  persistent_failures.fetch_add(error == MPI_SUCCESS ? -1 : 1, std::memory_order_relaxed);
 }
 
 // The private communicator of the self messages (created on first use, freed at MPI_Finalize).
@@ -45,9 +59,9 @@ MPI_Comm& self_slot() {
   return c;
 }
 MPI_Comm self_comm() {
-  MPI_Comm& c = self_slot();
-  if (c == MPI_COMM_NULL) PMPI_Comm_dup(MPI_COMM_SELF, &c);
-  return c;
+  static std::once_flag once;
+  std::call_once(once, [] { PMPI_Comm_dup(MPI_COMM_SELF, &self_slot()); });
+  return self_slot();
 }
 
 int query_fn(void* extra, MPI_Status* status) {
@@ -60,41 +74,59 @@ int query_fn(void* extra, MPI_Status* status) {
   return op->error;
 }
 
+// MPI releases the request (after completion): the exchange goes back to its communicator's
+// pool, where the next call with the same arguments finds it (Exchange::recycle).
 int free_fn(void* extra) {
-  Inside inside;  // the exchange's destructor frees MPI objects
-  delete static_cast<Operation*>(extra);
+  Inside inside;
+  auto* op = static_cast<Operation*>(extra);
+  mpi::Exchange::recycle(std::move(op->x));
+  delete op;
   return MPI_SUCCESS;
 }
 
 // A non-blocking collective cannot be cancelled (MPI-4, Sect. 6.12); nothing to do.
 int cancel_fn(void*, int) { return MPI_SUCCESS; }
 
-void signal(Operation* op) {
-  if (op->persistent) PMPI_Send(nullptr, 0, MPI_BYTE, 0, op->tag, self_comm());
-  else PMPI_Grequest_complete(op->handle);  // may run free_fn if the program freed it already
+// The exchange's finish callback: records its outcome and completes the MPI request. Runs in a
+// cartplan call or inside Open MPI's progress engine: nothing here blocks.
+void finished(void* ctx) {
+  Inside inside;
+  auto* op = static_cast<Operation*>(ctx);
+  set_error(op, op->x->wait().code);  // the exchange has finished: this only takes its outcome
+  op->active = false;
+  flying.fetch_sub(1, std::memory_order_relaxed);
+  if (op->persistent) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    PMPI_Isend(nullptr, 0, MPI_BYTE, 0, op->tag, self_comm(), &r);
+    PMPI_Request_free(&r);
+  } else {
+    PMPI_Grequest_complete(op->handle);  // may run free_fn (the program freed it already): op is gone
+  }
+}
+
+// Starts op's exchange; its finish callback signals the request, possibly before this returns.
+void launch(Operation* op) {
+  op->active = true;
+  set_error(op, MPI_SUCCESS);
+  flying.fetch_add(1, std::memory_order_relaxed);
+  Inside inside;
+  op->x->start();  // never fails on an inactive exchange; errors are reported by its finish
+}
+
+Operation* find_persistent(MPI_Request request) {
+  Persistents& p = persistents();
+  Locked lock;
+  auto it = p.ops.find(request);
+  return it == p.ops.end() ? nullptr : it->second;
 }
 
 }  // namespace
 
-bool in_flight() { return !flying().empty(); }
-bool any_persistent() { return !persistents().empty(); }
 
 void pump() {
-  std::vector<Operation*>& list = flying();
-  if (list.empty()) return;
+  if (!in_flight()) return;
   Inside inside;
   mpi::Exchange::progress_all();
-  for (std::size_t i = 0; i < list.size();) {
-    Operation* op = list[i];
-    if (op->x->pending()) {
-      ++i;
-      continue;
-    }
-    const mpi::MpiStatus s = op->x->wait();  // finished: only marks it inactive and reports
-    op->error = s.code;
-    list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-    signal(op);
-  }
 }
 
 int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
@@ -107,35 +139,29 @@ int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
     return rc;
   }
   op->handle = *request;
-  {
-    Inside inside;
-    const mpi::MpiStatus s = op->x->start();
-    if (!s.ok()) {
-      op->error = s.code;
-      signal(op);
-      return MPI_SUCCESS;  // reported by the completion call, as MPI does for non-blocking calls
-    }
-  }
-  flying().push_back(op);
-  pump();
+  op->x->on_finish(finished, op);
+  launch(op);
   return MPI_SUCCESS;
 }
 
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
-  Tags& t = tags();
+  Persistents& p = persistents();
   int tag = 0;
-  if (!t.free.empty()) {
-    tag = t.free.back();
-    t.free.pop_back();
-  } else if (t.next < 32767) {
-    tag = t.next++;
-  } else {
-    return MPI_ERR_INTERN;  // 32767 persistent requests alive at once
+  {
+    Locked lock;
+    if (!p.free_tags.empty()) {
+      tag = p.free_tags.back();
+      p.free_tags.pop_back();
+    } else if (p.next_tag < 32767) {
+      tag = p.next_tag++;
+    } else {
+      return MPI_ERR_INTERN;  // 32767 persistent requests alive at once
+    }
   }
-  MPI_Comm self = self_comm();
-  const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, tag, self, request);
+  const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, tag, self_comm(), request);
+  Locked lock;
   if (rc != MPI_SUCCESS) {
-    t.free.push_back(tag);
+    p.free_tags.push_back(tag);
     return rc;
   }
   auto* op = new Operation;
@@ -143,49 +169,44 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
   op->persistent = true;
   op->tag = tag;
   op->handle = *request;
-  persistents()[*request] = op;
+  op->x->on_finish(finished, op);
+  p.ops[*request] = op;
+  persistent_count.fetch_add(1, std::memory_order_relaxed);
   return MPI_SUCCESS;
 }
 
-bool is_persistent(MPI_Request request) {
-  const auto& m = persistents();
-  return !m.empty() && m.count(request);
-}
+bool is_persistent(MPI_Request request) { return any_persistent() && find_persistent(request) != nullptr; }
 
 int persistent_error(MPI_Request request) {
-  const auto& m = persistents();
-  if (m.empty()) return MPI_SUCCESS;
-  auto it = m.find(request);
-  return it == m.end() ? MPI_SUCCESS : it->second->error;
+  if (!any_persistent_failed()) return MPI_SUCCESS;
+  Operation* op = find_persistent(request);
+  return op ? op->error.load() : MPI_SUCCESS;
 }
 
 int start_persistent(MPI_Request* request) {
-  Operation* op = persistents().at(*request);
-  if (std::find(flying().begin(), flying().end(), op) != flying().end()) return MPI_ERR_REQUEST;  // already active
+  Operation* op = find_persistent(*request);
+  if (op->active) return MPI_ERR_REQUEST;  // already active
   const int rc = PMPI_Start(request);
   if (rc != MPI_SUCCESS) return rc;
-  op->error = MPI_SUCCESS;
-  {
-    Inside inside;
-    const mpi::MpiStatus s = op->x->start();
-    if (!s.ok()) {
-      op->error = s.code;
-      signal(op);
-      return MPI_SUCCESS;
-    }
-  }
-  flying().push_back(op);
-  pump();
+  launch(op);
   return MPI_SUCCESS;
 }
 
 int free_persistent(MPI_Request* request) {
-  auto it = persistents().find(*request);
-  Operation* op = it->second;
-  // Freeing an active persistent collective is erroneous; finish it rather than leave peers waiting.
-  while (std::find(flying().begin(), flying().end(), op) != flying().end()) pump();
-  persistents().erase(it);
-  tags().free.push_back(op->tag);
+  Persistents& p = persistents();
+  Operation* op = find_persistent(*request);
+  {
+    // Freeing an active persistent collective is erroneous; finish it rather than leave peers waiting.
+    Inside inside;
+    if (op->active) op->x->wait();  // its finish callback sends the self message
+  }
+  {
+    Locked lock;
+    p.ops.erase(*request);
+    p.free_tags.push_back(op->tag);
+  }
+  set_error(op, MPI_SUCCESS);
+  persistent_count.fetch_sub(1, std::memory_order_relaxed);
   {
     Inside inside;
     delete op;
@@ -195,14 +216,18 @@ int free_persistent(MPI_Request* request) {
 
 void clear_requests() {
   Inside inside;
-  while (in_flight()) pump();
-  for (auto& [handle, op] : persistents()) {
+  while (in_flight()) mpi::Exchange::progress_all();
+  Persistents& p = persistents();
+  for (auto& [handle, op] : p.ops) {
     MPI_Request r = handle;
     PMPI_Request_free(&r);
     delete op;
   }
-  persistents().clear();
-  tags() = Tags{};
+  p.ops.clear();
+  p.free_tags.clear();
+  p.next_tag = 0;
+  persistent_count = 0;
+  persistent_failures = 0;
   MPI_Comm& self = self_slot();
   if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);
 }

@@ -11,23 +11,24 @@
 //   send to self completes the receive. So the handle stays valid across starts, becomes
 //   inactive on completion, and can be freed, exactly as MPI's persistent requests.
 //
-// Progress: cartplan's later phases start only when cartplan code runs. Every interposed
-// completion call (MPI_Wait*, MPI_Test*, MPI_Request_get_status) and every start or accelerated
-// call "pumps": it advances every pending exchange of the process (Exchange::progress_all) and
-// signals the finished ones to MPI. A blocking completion call polls (pump + MPI_Test*) while
-// any accelerated request is in flight, so waiting on anything also drives cartplan's phases.
-// Not covered: a rank blocked in another MPI call (MPI_Recv, MPI_Barrier, ...) while its
-// accelerated request still has phases to start does not advance them (README).
+// Progress: the exchange signals its request from its finish callback (Exchange::on_finish),
+// which runs on whichever thread advanced it last: a cartplan call, or Open MPI's progress
+// engine inside any MPI call the program makes (backends/mpi/exchange_progress.cc: MPI_Recv,
+// MPI_Barrier, MPI_Wait on anything, ...). So a rank blocked anywhere in MPI still sends its
+// later phases, and MPI_Wait on the request needs nothing from this layer. Where the progress
+// hook is off (CARTPLAN_PROGRESS=cartplan), the interposed completion calls poll instead
+// (polling()): then only they, and cartplan's own calls, advance the exchanges.
 //
-//   MPI_Request r;  start_nonblocking(std::move(exchange), &r);
-//   while (in_flight()) pump();
+//   MPI_Request r;  start_nonblocking(std::move(exchange), &r);   // MPI_Wait(&r, ...) completes it
 #pragma once
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/progress_hook.h"
 
 namespace cartplan::interpose {
 
@@ -36,20 +37,31 @@ int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 // Wraps `x` (a persistent exchange, inactive) in a persistent request.
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 
+// Counters the completion calls test on every call (inline: they are read far more often than
+// written): requests started and not yet signalled, persistent requests alive, and those whose
+// last start failed.
+inline std::atomic<int> flying{0}, persistent_count{0}, persistent_failures{0};
+
 // Whether `request` is one of ours persistent requests (nothing is looked up when none exists).
 bool is_persistent(MPI_Request request);
 int start_persistent(MPI_Request* request);
 int free_persistent(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);
-bool any_persistent();
+inline bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
+// Whether the last start of some persistent request of ours failed: only then do completion
+// calls have errors to report (persistent_error).
+inline bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }
 
 // Accelerated requests started and not yet signalled complete to MPI.
-bool in_flight();
-// Advances every pending exchange and signals those that finished.
+inline bool in_flight() { return flying.load(std::memory_order_relaxed) > 0; }
+// Whether completion calls must poll: the progress hook is off and a request is in flight.
+inline bool polling() { return in_flight() && !mpi::progress_hook_available(); }
+// Advances every pending exchange once (and so signals those that finished).
 void pump();
 
-// MPI_Finalize: releases every persistent request and the private communicator.
+// MPI_Finalize: finishes what is in flight, releases every persistent request and the private
+// communicator.
 void clear_requests();
 
 }  // namespace cartplan::interpose

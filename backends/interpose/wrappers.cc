@@ -18,13 +18,16 @@ using namespace cartplan::interpose;
 
 namespace {
 
-// Whether completion calls have to do anything beyond PMPI.
-bool ours_alive() { return in_flight() || any_persistent(); }
+// Whether completion calls have to do anything beyond PMPI: report the error of a persistent
+// request of ours whose last start failed, or poll where the progress hook is off
+// (requests.h). With the hook, Open MPI's own waiting loop progresses cartplan's exchanges and
+// completes their requests.
+bool ours_alive() { return any_persistent_failed() || polling(); }
 
 // After a completion call: a completed persistent request of ours whose exchange failed
 // reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
 int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses, const std::vector<int>& completed) {
-  if (!any_persistent() || rc != MPI_SUCCESS) return rc;
+  if (!any_persistent_failed() || rc != MPI_SUCCESS) return rc;
   int result = rc;
   for (int i : completed) {
     const int e = persistent_error(before[i]);
@@ -75,6 +78,12 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   return rc;
 }
 
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  const int rc = PMPI_Comm_idup(comm, newcomm, request);
+  if (rc == MPI_SUCCESS && !forward()) on_comm_idup(comm, *newcomm);
+  return rc;
+}
+
 int MPI_Comm_free(MPI_Comm* comm) {
   if (!forward() && comm) on_comm_free(*comm);
   return PMPI_Comm_free(comm);
@@ -93,8 +102,10 @@ int MPI_Finalize(void) {
 
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
+  if (forward() || passes(comm, shape_of(false, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                       MPI_INFO_NULL, nullptr, &rc))
     return rc;
   return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -121,8 +132,10 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
+  if (forward() || passes(comm, shape_of(true, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                        MPI_INFO_NULL, nullptr, &rc))
     return rc;
   return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -141,8 +154,10 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (forward() || passes(comm, shape_of(false, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                       MPI_INFO_NULL, request, &rc))
     return rc;
   return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -171,8 +186,10 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (forward() || passes(comm, shape_of(true, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
+    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = MPI_SUCCESS;
-  if (!forward() && neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+  if (neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                        MPI_INFO_NULL, request, &rc))
     return rc;
   return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -263,14 +280,14 @@ int MPI_Request_free(MPI_Request* request) {
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (!forward()) pump();
+  if (!forward() && polling()) pump();
   return PMPI_Request_get_status(request, flag, status);
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
   const MPI_Request before = *request;
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Test(request, flag, status);
   return *flag ? array_errors(rc, 1, &before, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0}) : rc;
 }
@@ -279,8 +296,9 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Wait(request, status);
   const MPI_Request before = *request;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
-  // Poll while accelerated requests are in flight, so that waiting here drives their phases.
-  while (in_flight()) {
+  // Without the progress hook, poll while accelerated requests are in flight, so that waiting
+  // here drives their phases.
+  while (polling()) {
     pump();
     int flag = 0;
     const int rc = PMPI_Test(request, &flag, status);
@@ -292,7 +310,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   if (!*flag) return rc;
   std::vector<int> all(count);
@@ -305,7 +323,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   std::vector<int> all(count);
   for (int i = 0; i < count; ++i) all[i] = i;
-  while (in_flight()) {
+  while (polling()) {
     pump();
     int flag = 0;
     const int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
@@ -317,7 +335,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
   if (!*flag || *index == MPI_UNDEFINED) return rc;
   return array_errors(rc, 1, &before[*index], status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0});
@@ -329,7 +347,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
   int rc = MPI_SUCCESS;
   for (;;) {
-    if (!in_flight()) {
+    if (!polling()) {
       rc = PMPI_Waitany(count, array_of_requests, index, status);
       break;
     }
@@ -346,9 +364,9 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
                  MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
-  pump();
+  if (polling()) pump();
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
   std::vector<MPI_Request> done(*outcount);
   for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
   std::vector<int> all(*outcount);
@@ -362,7 +380,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
   int rc = MPI_SUCCESS;
   for (;;) {
-    if (!in_flight()) {
+    if (!polling()) {
       rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
       break;
     }
@@ -370,7 +388,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     if (rc != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount > 0) break;
   }
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent()) return rc;
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
   std::vector<MPI_Request> done(*outcount);
   for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
   std::vector<int> all(*outcount);
@@ -378,7 +396,14 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
   return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
 }
 
-// For tests and tools: whether `comm` runs its neighbourhood collectives through cartplan.
+// For tests and tools: whether the drop-in found a stencil behind `comm` (its calls may then be
+// accelerated, call shape by call shape: verdicts.h)...
 int CARTPLAN_Interposed(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// ... and how many collective calls on `comm` cartplan ran itself (blocking and non-blocking
+// calls, persistent inits; -1 if the drop-in found no stencil behind `comm`).
+long CARTPLAN_Accelerated_calls(MPI_Comm comm) {
+  AcceleratedComm* a = find_comm(comm);
+  return a ? a->calls.load() : -1;
+}
 
 }  // extern "C"

@@ -28,9 +28,20 @@
  * call the collectives of one communicator (blocking, Cart_i*, *_init and Cart_start) in the
  * same order; any number of requests may then be in flight together and completed in any
  * order, with any rank-dependent pattern of Cart_test and Cart_wait: they never exchange each
- * other's data. Combining plans run in phases; later phases start inside Cart_start,
- * Cart_test and Cart_wait (and the *all forms), and each of these advances every pending
- * cartplan request of the process, not only its own.
+ * other's data. Combining plans run in phases, and a later phase can only be posted by cartplan
+ * code once the previous one has arrived. Guarantee (default, Info cartplan_progress=any): a
+ * pending request advances inside every MPI call the process makes, as MPI's own non-blocking
+ * collectives do: inside Cart_* calls, which advance every pending cartplan request of the
+ * process, and, with Open MPI, inside any other MPI call that waits or tests (MPI_Recv,
+ * MPI_Probe, MPI_Ssend, MPI_Barrier, MPI_Allreduce, MPI_Wait* and MPI_Test* on the program's
+ * own requests, ...), through a callback that Open MPI's progress engine runs while some request
+ * still has a phase to post (backends/mpi/exchange_progress.cc). So a rank may block in any MPI
+ * call whose completion depends on a peer's pending Cart_* request without deadlock. The
+ * callback costs nothing on single-phase (direct) requests, which are never registered, and
+ * about 270 instructions per multi-phase request (docs/dropin.md, "Progress"). Info cartplan_progress=
+ * cartplan (per communicator or per _init), or CARTPLAN_PROGRESS=cartplan in the environment,
+ * restricts progress to Cart_* calls; so does an MPI without Open MPI's progress callback
+ * (SimGrid's SMPI): then a rank blocked in another MPI call does not advance its requests.
  *
  * Threads: with MPI_THREAD_MULTIPLE, calls on different communicators from different threads
  * are safe. Calls on one communicator must not run concurrently (as for MPI collectives).
@@ -85,7 +96,8 @@ const char* Cart_error_message(void);
  * cannot be read or does not verify, MPI_ERR_ARG if its neighbourhood or, for a request, its
  * op is not the request's; the message names what differs), cartplan_tune (model|measure:
  * persistent init of alltoall/allgather with algorithm auto times the close candidates on
- * scratch memory and every rank runs the fastest; README "Measuring mode"). Every rank must pass the same d, dims,
+ * scratch memory and every rank runs the fastest; README "Measuring mode"), cartplan_progress
+ * (any|cartplan, see "Ordering and progress" above). Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
  * weights are accepted and ignored (no remapping). */

@@ -55,31 +55,15 @@ MpiStatus large_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) {
   return {};
 }
 
-// The pending exchanges of the process, in the order they were started. Every wait or test
-// advances all of them (see exchange.h). With MPI_THREAD_MULTIPLE a mutex guards them and no
-// thread blocks inside MPI while holding it; otherwise only one thread calls MPI at a time.
-struct Registry {
-  std::mutex mu;
-  std::vector<Exchange*> pending;
-};
+}  // namespace
 
-Registry& registry() {
-  static Registry r;
-  return r;
-}
+namespace {
 
-bool thread_multiple() {
-  static const bool multiple = [] {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
-}
-
-class Guard {
+// Guards a communicator's pool and lane holders under MPI_THREAD_MULTIPLE: requests are
+// recycled by whichever thread completes them (the drop-in: inside Open MPI's progress engine).
+class PoolLock {
  public:
-  Guard() : lock_(registry().mu, std::defer_lock) {
+  explicit PoolLock(CommShared& shared) : lock_(shared.mu, std::defer_lock) {
     if (thread_multiple()) lock_.lock();
   }
 
@@ -302,6 +286,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       x->posts_.push_back(post);
     }
     widest = std::max(widest, ph.messages.size());
+    if (!ph.messages.empty()) ++x->messaging_phases_;
   }
   x->phase_begin_.push_back(x->requests_.size());
   x->statuses_.resize(widest);
@@ -325,10 +310,15 @@ struct BlockingCache {
 }  // namespace
 
 MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                           std::unique_ptr<Exchange>* out) {
+                           std::unique_ptr<Exchange>* out, const Accept& accept) {
   // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
   // counted even for calls that fail, so that the sequence stays the same on every rank.
   const int nonblocking_lane = kind == Kind::kNonblocking ? nc.shared()->lanes.next_nonblocking() : 0;
+  return create_on_lane(nc, spec, options, kind, nonblocking_lane, out, accept);
+}
+
+MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                                   int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept) {
   Agreement agreed;
   MpiStatus s = settle(nc, spec, options, kind, &agreed);
   if (!s.ok()) return s;
@@ -337,27 +327,23 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
     s = measure(nc, spec, options, &agreed);
     if (!s.ok()) return s;
   }
-  if (kind == Kind::kNonblocking) {
-    // The lane's previous holder on this rank must be complete before the lane carries new
-    // messages. It completes: every rank has started it, and waits anywhere progress every
-    // pending exchange.
-    agreed.lane = nonblocking_lane;
-    Exchange*& holder = nc.shared()->holder(agreed.lane);
-    if (holder && holder->pending_) drive(holder);
-  }
+  // Every input of `accept` was agreed (or is the same everywhere): every rank declines alike.
+  if (accept && !accept(agreed.entry->plan, agreed.block_bytes)) return {};
+  if (kind == Kind::kNonblocking) agreed.lane = nonblocking_lane;
   // A non-blocking call with the same buffers, counts and predefined types as one completed
   // before takes that call's exchange from the pool (see recycle) and moves it to its lane.
   std::vector<std::uintptr_t> key;
   if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
-  auto& pool = nc.shared()->pool;
-  for (auto it = pool.begin(); !key.empty() && it != pool.end(); ++it)
-    if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
-      out->reset(it->release());
-      pool.erase(it);
-      (*out)->lane_ = agreed.lane;
-      for (Post& post : (*out)->posts_) post.tag = (*out)->shared_->lanes.tag(agreed.lane, post.plan_tag);
-      break;
-    }
+  if (!key.empty()) {
+    PoolLock lock(*nc.shared());
+    auto& pool = nc.shared()->pool;
+    for (auto it = pool.begin(); it != pool.end(); ++it)
+      if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
+        out->reset(it->release());
+        pool.erase(it);
+        break;
+      }
+  }
   if (!*out) {
     s = build(nc, spec, options, agreed, agreed.lane, out);
     if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
@@ -370,9 +356,51 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
   x.kind_ = kind;
   x.sizes_agreed_ = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
   x.pool_key_ = std::move(key);
+  x.hook_phases_ = options.progress_anywhere;
   if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
-  if (kind == Kind::kNonblocking) x.shared_->holder(x.lane_) = &x;
+  if (kind == Kind::kNonblocking) attach_lane(x, agreed.lane);
   return {};
+}
+
+MpiStatus Exchange::create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
+                                       std::unique_ptr<Exchange>* out) {
+  const int lane = nc.shared()->lanes.next_nonblocking();
+  if (!nc.options().check_collective) {
+    PoolLock lock(*nc.shared());
+    auto& pool = nc.shared()->pool;
+    for (auto it = pool.begin(); it != pool.end(); ++it)
+      if ((*it)->call_ && (*it)->call_->words == call.words) {
+        out->reset(it->release());
+        pool.erase(it);
+        break;
+      }
+  }
+  if (*out) {
+    attach_lane(**out, lane);
+    return {};
+  }
+  MpiStatus s = create_on_lane(nc, make(), nc.options(), Kind::kNonblocking, lane, out, {});
+  // Only exchanges bound to predefined datatypes (a pool key) may be found by their raw arguments.
+  if (s.ok() && !(*out)->pool_key_.empty()) (*out)->call_ = call;
+  return s;
+}
+
+// The lane's previous holder on this rank must be complete before the lane carries new
+// messages. It completes: every rank has started it, and waits anywhere progress every
+// pending exchange.
+void Exchange::attach_lane(Exchange& x, int lane) {
+  Exchange* holder = nullptr;
+  {
+    PoolLock lock(*x.shared_);
+    holder = x.shared_->holder(lane);
+  }
+  if (holder && holder != &x && holder->pending_) drive(holder);
+  if (x.lane_ != lane) {
+    x.lane_ = lane;
+    for (Post& post : x.posts_) post.tag = x.shared_->lanes.tag(lane, post.plan_tag);
+  }
+  PoolLock lock(*x.shared_);
+  x.shared_->holder(lane) = &x;
 }
 
 // After an agreement, building datatypes and staging can still fail on one rank (out of
@@ -392,9 +420,15 @@ void Exchange::recycle(std::unique_ptr<Exchange> x) {
   // Only complete, successful exchanges of a communicator that still exists are kept: a few
   // per communicator, the oldest dropped first.
   if (!x || x->pool_key_.empty() || x->pending_ || x->active_ || !x->error_.ok() || x->shared_->user == MPI_COMM_NULL) return;
+  x->finish_fn_ = nullptr;  // its owner is gone; the next owner sets its own
   CommShared& shared = *x->shared_;
+  std::unique_ptr<Exchange, void (*)(Exchange*)> dropped(nullptr, [](Exchange* e) { delete e; });
+  PoolLock lock(shared);
   if (shared.holder(x->lane_) == x.get()) shared.holder(x->lane_) = nullptr;
-  if (shared.pool.size() >= 8) shared.pool.erase(shared.pool.begin());
+  if (shared.pool.size() >= 8) {
+    dropped = std::move(shared.pool.front());  // destroyed after the lock is released
+    shared.pool.erase(shared.pool.begin());
+  }
   shared.pool.emplace_back(x.release(), [](Exchange* e) { delete e; });
 }
 
@@ -437,9 +471,7 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
     cache.call.reset();
     if (call && !cache.key.empty()) cache.call = *call;
   }
-  Exchange& x = *cache.exchange;
-  MpiStatus s = x.begin(false);
-  if (s.ok()) s = x.wait();
+  MpiStatus s = cache.exchange->run_once();
   // Derived datatypes may be freed after the call, and a failed exchange is not reused.
   if (cache.key.empty() || !s.ok()) {
     cache.exchange.reset();
@@ -457,77 +489,13 @@ Exchange::~Exchange() {
   if (finalized) return;
   if (pending_) drive(this);  // never free requests that are still in use
   if (kind_ == Kind::kPersistent) shared_->lanes.release(lane_);
-  if (kind_ == Kind::kNonblocking && shared_->holder(lane_) == this) shared_->holder(lane_) = nullptr;
+  if (kind_ == Kind::kNonblocking) {
+    PoolLock lock(*shared_);
+    if (shared_->holder(lane_) == this) shared_->holder(lane_) = nullptr;
+  }
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);
-}
-
-void Exchange::set_pending(bool pending) {
-  std::vector<Exchange*>& list = registry().pending;
-  if (pending && !pending_) list.push_back(this);
-  if (!pending && pending_) list.erase(std::find(list.begin(), list.end(), this));
-  pending_ = pending;
-}
-
-MpiStatus Exchange::start() { return begin(true); }
-
-MpiStatus Exchange::begin(bool progress_now) {
-  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
-  Guard guard;
-  active_ = true;
-  error_ = {};
-  phase_ = 0;
-  phase_started_ = false;
-  set_pending(true);
-  // Start the schedule: local phases run and the first phase with messages is posted, without
-  // polling for its completion (a poll right after posting rarely finds anything and costs a
-  // round of Open MPI's progress engine; wait and test poll). The request stays active until
-  // wait or test reports completion, as MPI persistent requests do. A blocking call goes
-  // straight to wait instead.
-  if (progress_now) step(false, true);
-  return {};
-}
-
-MpiStatus Exchange::test(bool* done) {
-  *done = true;
-  if (!active_) return {};
-  if (pending_) progress_all();
-  Guard guard;
-  *done = !pending_;
-  if (*done) active_ = false;
-  return *done ? error_ : MpiStatus{};
-}
-
-MpiStatus Exchange::wait() {
-  if (!active_) return {};
-  if (pending_) drive(this);
-  active_ = false;
-  return error_;
-}
-
-void Exchange::progress_all() {
-  Guard guard;
-  // A step may finish an exchange and take it off the list: walk a copy.
-  const std::vector<Exchange*> pending = registry().pending;
-  for (Exchange* e : pending)
-    if (e->pending_) e->step(false);
-}
-
-void Exchange::drive(Exchange* x) {
-  for (;;) {
-    {
-      Guard guard;
-      if (!x->pending_) return;
-      // Alone and single-threaded: block in MPI_Waitall phase by phase (no other exchange of
-      // this process can need progress meanwhile).
-      if (!thread_multiple() && registry().pending.size() == 1) {
-        x->step(true);
-        return;
-      }
-    }
-    progress_all();
-  }
 }
 
 void Exchange::step(bool block, bool post_only) {
@@ -566,7 +534,8 @@ void Exchange::step(bool block, bool post_only) {
       if (rc == MPI_SUCCESS) {
         if (!complete) return;
         if (!sizes_agreed_)
-          for (std::size_t j = 0; j < n; ++j) note(check_arrival(first + j, statuses_[j], false));
+          for (std::size_t j = 0; j < n; ++j)
+            if (!arrived_whole(first + j, statuses_[j])) note(check_arrival(first + j, statuses_[j], false));
       } else if (rc == MPI_ERR_IN_STATUS) {
         // Some request failed (a truncated message): note it and finish the phase request by
         // request below.
@@ -609,6 +578,16 @@ void Exchange::step(bool block, bool post_only) {
 
 void Exchange::note(MpiStatus s) {
   if (!s.ok() && error_.ok()) error_ = std::move(s);
+}
+
+// The common case of check_arrival, without building a status: a send, or a receive that
+// brought exactly what was expected.
+bool Exchange::arrived_whole(std::size_t j, const MPI_Status& st) const {
+  const Post& post = posts_[j];
+  if (!post.recv) return true;
+  int got = 0;
+  MPI_Get_count(&st, post.type, &got);
+  return got == post.count;
 }
 
 // Every receive must bring exactly the bytes expected. A peer whose block has another size is

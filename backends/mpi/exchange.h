@@ -12,7 +12,10 @@
 //
 // Progress: later phases start inside start/test/wait. Any of them advances every pending
 // exchange of the process (not only its own), so requests may be completed in any order on
-// different ranks without deadlock: a rank waiting for A still sends B's next phase.
+// different ranks without deadlock: a rank waiting for A still sends B's next phase. Where the
+// MPI library offers a progress hook (progress_hook.h; Open MPI does), an exchange with phases
+// still to post also advances inside every other MPI call (exchange_progress.cc says why that
+// covers every case).
 //
 //   ExchangeSpec spec = ...;                          // address, count, type per block
 //   std::unique_ptr<Exchange> x;
@@ -26,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/mpi/neighborhood_comm.h"
@@ -104,16 +108,30 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 // (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
 std::size_t measured_pick(const std::vector<double>& medians);
 
+// Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
+bool thread_multiple();
+
 class Exchange {
  public:
   enum class Kind { kBlocking, kNonblocking, kPersistent };
+  // Whether to build the exchange for the plan every rank agreed on, with the agreed block
+  // sizes (one, or one per block): see create().
+  using Accept = std::function<bool(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes)>;
 
   // kPersistent is collective (MPI-4 init): one agreement on errors, block sizes and Info
   // options, and on a free lane (see lanes.h). kNonblocking is local in the default mode (each
   // rank checks its own arguments; size mismatches are found from what arrives) and agrees
   // like init in checking mode (Options::check_collective).
+  // With `accept`, a plan it rejects leaves *out empty with an ok status (after the agreement
+  // of a persistent init, so every rank declines alike: the drop-in then passes the call on).
   static MpiStatus create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                          std::unique_ptr<Exchange>* out);
+                          std::unique_ptr<Exchange>* out, const Accept& accept = {});
+  // A non-blocking call identified by `call` (its raw arguments, see CallKey): the exchange of
+  // an earlier completed call with the same key on this communicator comes back from the pool
+  // (recycle) without its arguments being looked at again (they were checked when it was
+  // built); otherwise `make` gives the spec and create() runs. Either way it takes the next lane.
+  static MpiStatus create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
+                                      std::unique_ptr<Exchange>* out);
   // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
   // call on this communicator when buffers, counts and predefined datatypes are unchanged
   // (then no argument is checked again and no datatype or message is built). `make` builds
@@ -124,6 +142,7 @@ class Exchange {
   Exchange& operator=(const Exchange&) = delete;
 
   MpiStatus start();           // MPI_ERR_REQUEST if already active
+  MpiStatus run_once();        // start and wait (a blocking call)
   MpiStatus test(bool* done);  // advances every pending exchange once; done when this one is
   MpiStatus wait();            // completes the exchange (no-op when inactive)
   bool active() const { return active_; }
@@ -137,6 +156,19 @@ class Exchange {
 
   // Advances every pending exchange of the process once (Cart_testall uses it).
   static void progress_all();
+  // The callback the MPI library's progress engine runs (progress_hook.h) while some pending
+  // exchange needs it: progress_all() unless this thread is already inside it, or, under
+  // MPI_THREAD_MULTIPLE, another thread is. Returns how many exchanges moved on.
+  static int progress_poll();
+  // `fn(ctx)` runs each time this exchange's communication finishes (it is no longer pending),
+  // on whichever thread progressed it, a cartplan call or the progress engine, after the
+  // registry is released. The drop-in completes its MPI requests there. An exchange with a
+  // finish callback asks for the progress hook until it finishes.
+  using FinishFn = void (*)(void* ctx);
+  void on_finish(FinishFn fn, void* ctx);
+  // Whether this exchange, once started, advances inside any MPI call (the hook, where the
+  // MPI library has one) or only inside cartplan's calls (Info cartplan_progress).
+  void set_progress_anywhere(bool anywhere) { hook_phases_ = anywhere; }
   // Takes a completed non-blocking exchange back: a later non-blocking call with the same
   // arguments on the same communicator reuses it instead of building datatypes and staging
   // again. Anything that cannot be reused is simply destroyed.
@@ -176,17 +208,23 @@ class Exchange {
   static MpiStatus measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
-  MpiStatus begin(bool progress_now);
+  static MpiStatus create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                                  int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept);
+  // Moves a non-blocking exchange to `lane`, once the lane's previous holder has completed.
+  static void attach_lane(Exchange& x, int lane);
   // Runs phases until one is incomplete (or, if `block`, to the end); on the end or on an
   // error the exchange is no longer pending and `error_` holds the outcome.
   // `post_only`: return once a phase's messages are posted, without polling (start()).
   void step(bool block, bool post_only = false);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
+  bool arrived_whole(std::size_t request, const MPI_Status& status) const;
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_typed(const LocalCopy& c);
   MpiStatus run_actions(const std::vector<Action>& actions);
-  void set_pending(bool pending);
+  void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
+  void request_hook();
+  static int step_all();
 
   // Reductions and rooted ops (exchange_reduce.cc): the checks and the agreement of
   // extended_op() calls; their exchange is built like the others' from the lowered program.
@@ -198,6 +236,7 @@ class Exchange {
   Kind kind_ = Kind::kBlocking;
   int lane_ = 0;
   std::vector<std::uintptr_t> pool_key_;  // non-blocking: the arguments it was built for
+  std::optional<CallKey> call_;           // non-blocking: the raw arguments (create_nonblocking)
   std::vector<MPI_Request> requests_;     // per phase: receives, then sends (in flight, else NULL)
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end
@@ -220,6 +259,11 @@ class Exchange {
   bool active_ = false;   // started and not yet completed by wait/test (MPI's notion)
   bool pending_ = false;  // communication under way (registered for progress)
   MpiStatus error_;       // the outcome of the last start, reported by wait/test
+  int messaging_phases_ = 0;  // phases with messages: more than one needs progress between them
+  bool hook_phases_ = true;   // advance later phases inside any MPI call (the hook)
+  bool hooked_ = false;       // counted in the hook's demand
+  FinishFn finish_fn_ = nullptr;
+  void* finish_ctx_ = nullptr;
 };
 
 }  // namespace cartplan::mpi

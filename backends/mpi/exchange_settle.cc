@@ -125,10 +125,14 @@ MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const
       local = check_block(spec.send[0], "send", -1, &bytes);
       if (local.ok()) account(0, bytes, spec.send[0]);
     }
-    // Uniform calls state the block size even where no block travels (one count, one type).
+    // Uniform calls state the block size even where no block travels (one count, one type): a
+    // rank without neighbours may still forward blocks of a combining plan. The address is not
+    // significant there (a program with no neighbours may pass NULL).
     if (local.ok() && spec.uniform && hi[0] < 0) {
+      BlockSpec stated = spec.send[0];
+      stated.addr = &stated;
       std::int64_t bytes = 0;
-      if (check_block(spec.send[0], "send", 0, &bytes).ok()) account(0, bytes, spec.send[0]);
+      if (check_block(stated, "send", 0, &bytes).ok()) account(0, bytes, spec.send[0]);
     }
   }
   auto mismatch = [&](int k, std::int64_t a, std::int64_t b) {

@@ -228,6 +228,12 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     else if (v == "none") o->check_collective = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
   }
+  v = info_value(info, "cartplan_progress", &present);
+  if (present) {
+    if (v == "any") o->progress_anywhere = true;
+    else if (v == "cartplan") o->progress_anywhere = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
+  }
   v = info_value(info, "cartplan_tune", &present);
   if (present) {
     if (v == "measure") o->tune_measure = true;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -79,6 +80,10 @@ struct Options {
   // scratch memory and keeps the fastest (exchange_measure.cc); model (default): the model's
   // pick. It decides which plan runs, so ranks agree on it like on the model.
   bool tune_measure = false;
+  // Info cartplan_progress = any (default) | cartplan (or CARTPLAN_PROGRESS in the environment):
+  // whether pending exchanges advance inside any MPI call (Open MPI's progress hook,
+  // exchange_progress.cc) or only inside cartplan's calls. Local: no agreement needed.
+  bool progress_anywhere = true;
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
@@ -103,6 +108,7 @@ struct CommShared {
   }
   MPI_Comm user;  // MPI_COMM_NULL once freed
   Lanes lanes;
+  std::mutex mu;  // under MPI_THREAD_MULTIPLE: the pool and the lane holders (exchange.cc)
   std::vector<Exchange*> nonblocking_holders;  // by lane - (1 + persistent lanes)
   // Completed non-blocking exchanges kept for reuse (Exchange::recycle). The deleter comes with
   // each entry, so that this header does not need Exchange's definition.

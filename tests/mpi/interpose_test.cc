@@ -6,9 +6,12 @@
 // MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create, reorder 0 and 1. Requests are mixed
 // with the program's own in MPI_Waitall / MPI_Testall / MPI_Startall / MPI_Request_free.
 //
-//   interpose_test [--trials N] [--cycles N] [--disabled]
+//   interpose_test [--trials N] [--cycles N] [--disabled] [--algorithm auto|direct|combining]
 //   --cycles: create/free loops (with a call each) and a bound on memory growth
 //   --disabled: sets CARTPLAN_INTERPOSE=0 before MPI_Init and checks nothing is accelerated
+//   --algorithm: sets CARTPLAN_INTERPOSE_ALGORITHM before MPI_Init; direct or combining force
+//   that plan, and every communicator with a stencil must then run its calls through cartplan
+// Each graph is also duplicated with MPI_Comm_dup and MPI_Comm_idup, and the duplicates tested.
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -22,6 +25,7 @@
 #include "tests/mpi/harness.h"
 
 extern "C" int CARTPLAN_Interposed(MPI_Comm comm);
+extern "C" long CARTPLAN_Accelerated_calls(MPI_Comm comm);
 
 namespace {
 
@@ -285,12 +289,15 @@ void test_graph(Harness& h, Graph& g, std::mt19937& shared, int trial) {
 int main(int argc, char** argv) {
   int trials = 60, cycles = 0;
   bool disabled = false;
+  std::string algorithm = "auto";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--trials") && i + 1 < argc) trials = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--cycles") && i + 1 < argc) cycles = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) algorithm = argv[++i];
     else if (!std::strcmp(argv[i], "--disabled")) disabled = true;
   }
   if (disabled) setenv("CARTPLAN_INTERPOSE", "0", 1);
+  setenv("CARTPLAN_INTERPOSE_ALGORITHM", algorithm.c_str(), 1);
   Harness h(&argc, &argv);
   std::mt19937 shared(12345), mine(777 + h.rank);
   int accelerated = 0;
@@ -307,6 +314,21 @@ int main(int argc, char** argv) {
     gd.comm = dup;
     gd.name += " (dup)";
     test_graph(h, gd, shared, trial);
+    // MPI_Comm_idup too: the program completes the request before using the duplicate.
+    MPI_Comm idup;
+    MPI_Request req;
+    MPI_Comm_idup(g.comm, &idup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    h.check(CARTPLAN_Interposed(idup) == CARTPLAN_Interposed(g.comm), g.name + ": MPI_Comm_idup changed acceleration");
+    Graph gi = g;
+    gi.comm = idup;
+    gi.name += " (idup)";
+    test_graph(h, gi, shared, trial);
+    // Forced plans: every call of a communicator with a stencil runs through cartplan.
+    if (algorithm != "auto" && !disabled)
+      for (MPI_Comm c : {g.comm, dup, idup})
+        h.check(!CARTPLAN_Interposed(c) || CARTPLAN_Accelerated_calls(c) > 0, g.name + ": forced plan, yet no call accelerated");
+    MPI_Comm_free(&idup);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&g.comm);
   }

@@ -2,7 +2,7 @@
 
 load("//build_defs:mpi.bzl", "OPEN_MPI_ONLY")
 
-def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 240, tags = []):
+def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 240, tags = [], preload = None, env = {}):
     """One test: `binary` on `np` ranks, killed (and failed) after `limit` seconds.
 
     Args:
@@ -15,12 +15,20 @@ def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 24
       limit: seconds before run_mpi.sh kills the job (a deadlock fails instead of hanging).
       tags: more tags; every MPI test is "mpi" and "exclusive" (one MPI job at a time on a
         2-core machine keeps timings sane).
+      preload: the label of a shared library every rank preloads (LD_PRELOAD), or None.
+      env: environment variables set for every rank.
     """
+    options = []
+    if preload:
+        options = ["--preload", "$(location %s)" % preload]
+        data = data + [preload]
+    for var in sorted(env.keys()):
+        options += ["--env", "%s=%s" % (var, env[var])]
     native.sh_test(
         name = name,
         size = size,
         srcs = ["run_mpi.sh"],
-        args = [str(np), str(limit), "$(location %s)" % binary] + args,
+        args = options + [str(np), str(limit), "$(location %s)" % binary] + args,
         data = [binary] + data,
         tags = ["exclusive", "mpi"] + tags,
         # mpirun runs it: the SMPI flavour has its own test (tests/smpi).

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Runs an MPI test binary under mpirun with a hard time limit, so a deadlock fails the test
-# with a message instead of hanging CI. Usage: run_mpi.sh NP SECONDS BINARY [ARGS...]
+# with a message instead of hanging CI.
+# Usage: run_mpi.sh [--preload LIB] [--env VAR=VALUE]... NP SECONDS BINARY [ARGS...]
+#   --preload LIB: every rank runs with LD_PRELOAD=LIB (the drop-in: an unchanged program)
+#   --env VAR=VALUE: set for every rank (e.g. CARTPLAN_INTERPOSE_ALGORITHM=combining)
 set -uo pipefail
+ranks_env=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --preload) ranks_env+=(-x "LD_PRELOAD=$(realpath "$2")"); shift 2 ;;
+    --env) ranks_env+=(-x "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 np=$1; limit=$2; shift 2
 binary=$1; shift
 # Oversubscription is the norm here (2 cores); yield when idle so waiting ranks do not starve
@@ -27,7 +38,7 @@ forward=()
 for var in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
   if [ -n "${!var:-}" ]; then forward+=(-x "$var"); fi
 done
-timeout --signal=KILL "$limit" mpirun --oversubscribe --allow-run-as-root "${forward[@]}" -np "$np" "$binary" "$@"
+timeout --signal=KILL "$limit" mpirun --oversubscribe --allow-run-as-root "${forward[@]}" "${ranks_env[@]}" -np "$np" "$binary" "$@"
 rc=$?
 if [ "$rc" -eq 137 ]; then echo "run_mpi.sh: $binary with $np ranks did not finish within $limit s (deadlock?)" >&2; fi
 rm -rf "$session_dir"

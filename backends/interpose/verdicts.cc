@@ -1,0 +1,48 @@
+// Remembering and reporting the do-no-harm verdicts per call shape.
+#include "backends/interpose/verdicts.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cartplan::interpose {
+namespace {
+
+constexpr std::size_t kRemembered = 32;
+
+std::string shape(ir::Op op, Form form, const std::vector<std::int64_t>& block_bytes) {
+  std::string s = std::string(ir::to_string(op)) + " " + form_name(form) + " ";
+  if (block_bytes.size() == 1) return s + std::to_string(block_bytes[0]) + "-byte blocks";
+  return s + "blocks of " + std::to_string(block_bytes.size()) + " agreed sizes";
+}
+
+bool remember(AcceleratedComm& a, ir::Op op, Form form, const std::vector<std::int64_t>& block_bytes, const Verdict& v) {
+  std::int64_t key = 0;
+  for (std::int64_t b : block_bytes) key += b;
+  key /= static_cast<std::int64_t>(block_bytes.size());
+  if (a.decisions.size() >= kRemembered) a.decisions.erase(a.decisions.begin());
+  a.decisions.push_back({op, form, key, v.accelerate});
+  if (a.reporter)
+    std::fprintf(stderr, "cartplan_interpose: communicator %d %s: %s (%s)\n", a.serial, shape(op, form, block_bytes).c_str(),
+                 v.accelerate ? "accelerated" : "passed through", v.why.c_str());
+  return v.accelerate;
+}
+
+}  // namespace
+
+bool accelerated(AcceleratedComm& a, ir::Op op, Form form, std::int64_t bytes) {
+  for (auto it = a.decisions.rbegin(); it != a.decisions.rend(); ++it)
+    if (it->op == op && it->form == form && it->bytes == bytes) return it->accelerate;
+  std::shared_ptr<const mpi::BoundPlanEntry> entry;
+  const mpi::MpiStatus s = a.nc->plan_for(op, a.nc->options(), bytes, &entry);
+  // No plan (an error the call would report): Open MPI reports its own errors instead.
+  const Verdict v = s.ok() ? judge(*a.nc, entry->plan, {bytes}, form) : Verdict{false, "no plan: " + s.message};
+  return remember(a, op, form, {bytes}, v);
+}
+
+bool accept_agreed(AcceleratedComm& a, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form) {
+  std::vector<std::int64_t> sizes;  // a block no rank uses (-1) costs nothing
+  for (std::int64_t b : block_bytes) sizes.push_back(std::max<std::int64_t>(b, 0));
+  return remember(a, plan.op(), form, sizes, judge(*a.nc, plan, sizes, form));
+}
+
+}  // namespace cartplan::interpose

@@ -1,0 +1,272 @@
+// Process-wide progress of pending exchanges: the registry every start adds to, the lock that
+// guards it under MPI_THREAD_MULTIPLE, starting, testing and waiting, and the callback that
+// the MPI library's progress engine runs inside every MPI call (progress_hook.h).
+//
+// Why a pending exchange can never be left waiting for a rank that sits in another MPI call:
+// a phase of a plan starts when the previous phase's messages have completed on this rank, and
+// only cartplan code can post it. Three places run that code:
+//  1. every cartplan call (start, test, wait, the blocking collectives and the *all forms)
+//     advances every pending exchange of the process, not only its own;
+//  2. the progress hook: while some pending exchange still has a phase to post (or, for the
+//     drop-in, a request to complete), poll() is registered with Open MPI's progress engine,
+//     which runs it inside every MPI call that waits or tests, whatever the call (MPI_Recv,
+//     MPI_Probe, MPI_Ssend, collectives, MPI_Wait* on the program's own requests, one-sided
+//     synchronization, file I/O, MPI_Finalize). A rank blocked anywhere in MPI therefore posts
+//     its later phases as their inputs arrive, exactly as Open MPI's libnbc does for its own
+//     schedules. This is not "finish cartplan's work before a blocking call", which is unsafe
+//     (a peer may start its collective only after that blocking call returns): phases are
+//     posted as soon as they can be, and never waited for outside the program's own waits;
+//  3. without the hook (an MPI that lacks it, or CARTPLAN_PROGRESS=cartplan / Info
+//     cartplan_progress=cartplan), only 1 remains: a rank blocked in another MPI call does not
+//     advance its exchanges (the documented fallback).
+// poll() must not re-enter: the MPI calls cartplan makes while it holds the registry (the
+// MPI_Testall of a phase) run the progress engine, hence poll(), again; a thread-local depth
+// turns those nested calls into no-ops. Under MPI_THREAD_MULTIPLE poll() only try-locks the
+// registry: the thread that holds it is already progressing everything, and a blocking lock
+// inside Open MPI's progress engine could deadlock against Open MPI's own locks.
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <mutex>
+#include <utility>
+
+#include "backends/mpi/exchange.h"
+#include "backends/mpi/progress_hook.h"
+
+namespace cartplan::mpi {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<Exchange*> pending;  // in the order they were started
+  std::atomic<int> hook_demand{0};  // pending exchanges that need the hook
+  bool hooked = false;              // poll() is registered
+};
+
+// One per process, constructed when the library is loaded (no guard on every use).
+Registry the_registry;
+Registry& registry() { return the_registry; }
+
+// This thread's part: how deep it is inside the registry (a plain thread_local int: the hot
+// path reads it without any construction guard), whether finish notifications wait for it to
+// be released, and the lists behind them (looked up only when they are needed).
+thread_local int held = 0;
+thread_local bool notes_waiting = false;
+
+struct ThreadState {
+  bool draining = false;
+  std::vector<std::pair<Exchange::FinishFn, void*>> finished;
+  std::vector<Exchange*> snapshot;
+};
+
+ThreadState& mine() {
+  thread_local ThreadState state;
+  return state;
+}
+
+// Runs the notifications in order; one that finishes more exchanges (it may call MPI, hence the
+// hook) appends to the list, and the loop reaches those too. The list keeps its capacity: no
+// allocation per call.
+void run_finished() {
+  ThreadState& ts = mine();
+  if (ts.draining) return;
+  ts.draining = true;
+  for (std::size_t i = 0; i < ts.finished.size(); ++i) {
+    const auto [fn, ctx] = ts.finished[i];
+    fn(ctx);
+  }
+  ts.finished.clear();
+  notes_waiting = false;
+  ts.draining = false;
+}
+
+// Holds the registry: the mutex under MPI_THREAD_MULTIPLE (otherwise MPI is called from one
+// thread at a time), reentrant on one thread. Releasing it runs the finish notifications of the
+// exchanges that finished meanwhile, outside the lock.
+class Hold {
+ public:
+  Hold() : multiple_(thread_multiple()) {
+    if (held++ == 0 && multiple_) registry().mu.lock();
+  }
+  ~Hold() {
+    if (--held > 0) return;
+    if (multiple_) registry().mu.unlock();
+    if (notes_waiting) run_finished();
+  }
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+
+ private:
+  const bool multiple_;
+};
+
+// Under MPI_THREAD_MULTIPLE poll() stays registered once it was: registering again can make
+// Open MPI reallocate its callback array while another thread walks it. It then costs one
+// atomic load per progress round while nothing is pending.
+void unhook() {
+  Registry& r = registry();
+  if (!r.hooked || thread_multiple()) return;
+  progress_hook_unregister(&Exchange::progress_poll);  // safe inside poll(): Open MPI 4.1 shifts the array in place
+  r.hooked = false;
+}
+
+void hook() {
+  Registry& r = registry();
+  if (!r.hooked) r.hooked = progress_hook_register(&Exchange::progress_poll);
+}
+
+}  // namespace
+
+// Asked once, after MPI_Init (every caller runs after it); two threads asking at once compute
+// the same answer.
+bool thread_multiple() {
+  static std::atomic<int> multiple{-1};
+  int m = multiple.load(std::memory_order_relaxed);
+  if (m < 0) {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    m = level == MPI_THREAD_MULTIPLE ? 1 : 0;
+    multiple.store(m, std::memory_order_relaxed);
+  }
+  return m == 1;
+}
+
+int Exchange::progress_poll() {
+  Registry& r = registry();
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0 || held > 0) return 0;
+  const bool multiple = thread_multiple();
+  if (multiple && !r.mu.try_lock()) return 0;
+  ++held;
+  const int events = step_all();
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
+  --held;
+  if (multiple) r.mu.unlock();
+  if (notes_waiting) run_finished();
+  return events;
+}
+
+// Steps every pending exchange once; the number that moved on (a phase posted or finished).
+int Exchange::step_all() {
+  ThreadState& ts = mine();
+  std::vector<Exchange*> list;
+  list.swap(ts.snapshot);  // a step may finish an exchange and take it off the registry: walk a copy
+  list.assign(registry().pending.begin(), registry().pending.end());
+  int events = 0;
+  for (Exchange* e : list) {
+    if (!e->pending_) continue;
+    const std::size_t phase = e->phase_;
+    const bool started = e->phase_started_;
+    e->step(false);
+    events += !e->pending_ || e->phase_ != phase || e->phase_started_ != started ? 1 : 0;
+  }
+  list.swap(ts.snapshot);
+  return events;
+}
+
+void Exchange::on_finish(FinishFn fn, void* ctx) {
+  finish_fn_ = fn;
+  finish_ctx_ = ctx;
+}
+
+void Exchange::set_pending(bool pending) {
+  assert(held > 0 && "the registry is held");
+  Registry& r = registry();
+  if (pending && !pending_) r.pending.push_back(this);
+  if (!pending && pending_) {
+    r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
+    if (hooked_) {
+      hooked_ = false;
+      if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
+    }
+    if (finish_fn_) {
+      mine().finished.emplace_back(finish_fn_, finish_ctx_);
+      notes_waiting = true;
+    }
+  }
+  pending_ = pending;
+}
+
+// After the first phase is posted: an exchange that still has phases to post, or whose owner
+// must hear of its end (the drop-in's MPI requests), asks for the hook.
+void Exchange::request_hook() {
+  if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ > 1))) return;
+  if (!progress_hook_available()) return;
+  hooked_ = true;
+  if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
+}
+
+MpiStatus Exchange::start() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
+  Hold hold;
+  active_ = true;
+  error_ = {};
+  phase_ = 0;
+  phase_started_ = false;
+  set_pending(true);
+  // Start the schedule: local phases run and the first phase with messages is posted, without
+  // polling for its completion (a poll right after posting rarely finds anything and costs a
+  // round of Open MPI's progress engine; wait and test poll). The request stays active until
+  // wait or test reports completion, as MPI persistent requests do.
+  step(false, true);
+  request_hook();
+  return {};
+}
+
+MpiStatus Exchange::run_once() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active");
+  {
+    Hold hold;
+    active_ = true;
+    error_ = {};
+    phase_ = 0;
+    phase_started_ = false;
+    set_pending(true);
+    // Alone and single-threaded, as drive() would find it: the whole schedule here, in one hold.
+    if (!thread_multiple() && registry().pending.size() == 1) {
+      step(true);
+      active_ = false;
+      return error_;
+    }
+  }
+  return wait();
+}
+
+MpiStatus Exchange::test(bool* done) {
+  *done = true;
+  if (!active_) return {};
+  if (pending_) progress_all();
+  Hold hold;
+  *done = !pending_;
+  if (*done) active_ = false;
+  return *done ? error_ : MpiStatus{};
+}
+
+MpiStatus Exchange::wait() {
+  if (!active_) return {};
+  if (pending_) drive(this);
+  active_ = false;
+  return error_;
+}
+
+void Exchange::progress_all() {
+  Hold hold;
+  step_all();
+}
+
+void Exchange::drive(Exchange* x) {
+  for (;;) {
+    {
+      Hold hold;
+      if (!x->pending_) return;
+      // Alone and single-threaded: block in MPI_Waitall phase by phase (no other exchange of
+      // this process can need progress meanwhile).
+      if (!thread_multiple() && registry().pending.size() == 1) {
+        x->step(true);
+        return;
+      }
+    }
+    progress_all();
+  }
+}
+
+}  // namespace cartplan::mpi

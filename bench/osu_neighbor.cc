@@ -1,0 +1,273 @@
+// An OSU-style latency benchmark of MPI's neighbourhood collectives, in the manner of OSU OMB's
+// osu_neighbor_* and osu_ineighbor_*: for each message size, warm-up calls, then `iterations`
+// back-to-back calls (non-blocking: MPI_Ineighbor_* then MPI_Wait; persistent: MPI_Start then
+// MPI_Wait) on every rank, reported as the average over ranks (OSU's "Avg Latency") with the
+// minimum and maximum. The loop is timed in batches of --batch calls: OSU's figure is the whole
+// loop's time per call (avg_us); median_us is each rank's median batch time per call, averaged
+// over ranks, which a preemption on a shared machine moves far less. With --check (OSU's -c)
+// every received block of the last call of each size is checked.
+//
+// Built twice from this file:
+//  - osu_neighbor: the standard API only (MPI_Dist_graph_create_adjacent, MPI_Neighbor_*,
+//    MPI_Ineighbor_*, MPIX_Neighbor_*_init), so it runs unchanged under plain Open MPI and with
+//    the drop-in preloaded (LD_PRELOAD=libcartplan_interpose.so).
+//  - osu_neighbor_native (CARTPLAN_NATIVE_API): the same exchange through cartplan's own API
+//    (Cart_neighborhood_create, Cart_*, Cart_i*, Cart_*_init), Info cartplan_algorithm from
+//    --algorithm: the native plan the drop-in is compared with.
+//
+// Neighbourhood: the Moore stencil of radius r on a periodic d-dimensional grid from
+// MPI_Dims_create (with --self, the zero offset too), neighbours in lexicographic offset order;
+// --shift instead: the one offset (1, 0, ..., 0) (each process sends one block to one neighbour,
+// the same messages in Open MPI and in any cartplan plan: what the per-call overhead is measured on).
+// --topo cart: an MPI_Cart_create of the grid first, neighbours by MPI_Cart_rank, the graph on
+// MPI_COMM_WORLD (the drop-in reads the grid from the Cartesian communicator); --topo graph:
+// neighbours computed by hand, no Cartesian communicator.
+//
+//   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
+//                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check]
+// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (then "ERRORS n" if --check failed).
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef CARTPLAN_NATIVE_API
+#include "backends/mpi/cartplan_mpi.h"
+#endif
+
+namespace {
+
+struct Config {
+  std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
+  int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20;
+  bool self = false, check = false, shift = false;
+  std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+};
+
+Config parse(int argc, char** argv) {
+  Config c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--self") c.self = true;
+    else if (a == "--shift") c.shift = true;
+    else if (a == "--check") c.check = true;
+    else if (i + 1 == argc) break;  // every other option takes a value
+    else if (a == "--topo") c.topo = argv[++i];
+    else if (a == "--op") c.op = argv[++i];
+    else if (a == "--form") c.form = argv[++i];
+    else if (a == "--algorithm") c.algorithm = argv[++i];
+    else if (a == "--d") c.d = std::atoi(argv[++i]);
+    else if (a == "--r") c.r = std::atoi(argv[++i]);
+    else if (a == "--iterations") c.iterations = std::atoi(argv[++i]);
+    else if (a == "--warmup") c.warmup = std::atoi(argv[++i]);
+    else if (a == "--batch") c.batch = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--sizes") {
+      c.sizes.clear();
+      for (char* s = argv[++i]; *s;) {
+        c.sizes.push_back(static_cast<int>(std::strtol(s, &s, 10)));
+        if (*s == ',') ++s;
+      }
+    }
+  }
+  return c;
+}
+
+// The Moore offsets of radius r (zero included only with --self), lexicographic.
+std::vector<std::vector<int>> offsets(const Config& c) {
+  std::vector<std::vector<int>> out;
+  if (c.shift) {
+    out.emplace_back(c.d, 0);
+    out.back()[0] = 1;
+    return out;
+  }
+  std::vector<int> o(c.d, -c.r);
+  for (;;) {
+    bool zero = true;
+    for (int v : o) zero = zero && v == 0;
+    if (!zero || c.self) out.push_back(o);
+    int k = c.d - 1;
+    while (k >= 0 && o[k] == c.r) o[k--] = -c.r;
+    if (k < 0) return out;
+    ++o[k];
+  }
+}
+
+int row_major(const std::vector<int>& dims, const std::vector<int>& coords) {
+  int r = 0;
+  for (std::size_t k = 0; k < dims.size(); ++k) r = r * dims[k] + ((coords[k] % dims[k]) + dims[k]) % dims[k];
+  return r;
+}
+
+struct Neighbourhood {
+  std::vector<int> dims, sources, dests;
+  std::vector<std::vector<int>> offs;
+};
+
+Neighbourhood neighbourhood(const Config& c, int p, int rank) {
+  Neighbourhood n;
+  n.dims.assign(c.d, 0);
+  MPI_Dims_create(p, c.d, n.dims.data());
+  n.offs = offsets(c);
+  std::vector<int> me(c.d);
+  for (int k = c.d - 1, q = rank; k >= 0; --k) {
+    me[k] = q % n.dims[k];
+    q /= n.dims[k];
+  }
+  for (const std::vector<int>& o : n.offs) {
+    std::vector<int> to(me), from(me);
+    for (int k = 0; k < c.d; ++k) {
+      to[k] += o[k];
+      from[k] -= o[k];
+    }
+    n.dests.push_back(row_major(n.dims, to));
+    n.sources.push_back(row_major(n.dims, from));
+  }
+  return n;
+}
+
+// ---- the two APIs -------------------------------------------------------------------------
+
+#ifdef CARTPLAN_NATIVE_API
+using Request = Cart_Request;
+
+MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
+  std::vector<int> periods(c.d, 1), flat;
+  for (const auto& o : n.offs) flat.insert(flat.end(), o.begin(), o.end());
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", c.algorithm.c_str());
+  MPI_Comm cart = MPI_COMM_NULL;
+  if (Cart_neighborhood_create(MPI_COMM_WORLD, c.d, n.dims.data(), periods.data(), static_cast<int>(n.offs.size()), flat.data(),
+                               MPI_UNWEIGHTED, info, 0, &cart) != MPI_SUCCESS)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  MPI_Info_free(&info);
+  return cart;
+}
+
+void blocking(bool gather, const char* s, int m, char* r, MPI_Comm comm) {
+  gather ? Cart_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : Cart_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
+}
+void start_nonblocking(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  gather ? Cart_iallgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q) : Cart_ialltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
+}
+void init(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  gather ? Cart_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
+         : Cart_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
+}
+void start(Request* q) { Cart_start(q); }
+void wait(Request* q) { Cart_wait(q); }
+void release(Request* q) { Cart_request_free(q); }
+#else
+using Request = MPI_Request;
+
+MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
+  if (c.topo == "cart") {
+    std::vector<int> periods(c.d, 1);
+    MPI_Comm cart = MPI_COMM_NULL;
+    MPI_Cart_create(MPI_COMM_WORLD, c.d, n.dims.data(), periods.data(), 0, &cart);
+    MPI_Comm_free(&cart);
+  }
+  MPI_Comm graph = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(n.sources.size()), n.sources.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(n.dests.size()), n.dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+  return graph;
+}
+
+void blocking(bool gather, const char* s, int m, char* r, MPI_Comm comm) {
+  gather ? MPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : MPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
+}
+void start_nonblocking(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  gather ? MPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q)
+         : MPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
+}
+void init(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  gather ? MPIX_Neighbor_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
+         : MPIX_Neighbor_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
+}
+void start(Request* q) { MPI_Start(q); }
+void wait(Request* q) { MPI_Wait(q, MPI_STATUS_IGNORE); }
+void release(Request* q) { MPI_Request_free(q); }
+#endif
+
+// ---- timing -------------------------------------------------------------------------------
+
+// `n` calls of the configured form; the persistent request is created before (not timed).
+void calls(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m, MPI_Comm comm,
+           Request* persistent, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (c.form == "blocking") {
+      blocking(gather, send.data(), m, recv.data(), comm);
+    } else if (c.form == "nonblocking") {
+      Request q;
+      start_nonblocking(gather, send.data(), m, recv.data(), comm, &q);
+      wait(&q);
+    } else {
+      start(persistent);
+      wait(persistent);
+    }
+  }
+}
+
+// Blocks of the last call against what their sources sent: block k of rank q is byte pattern
+// (q, k) (allgather: (q, 0)).
+long errors(const Neighbourhood& n, bool gather, const std::vector<char>& recv, int m) {
+  long bad = 0;
+  for (std::size_t j = 0; j < n.sources.size(); ++j)
+    for (int b = 0; b < m; ++b)
+      bad += recv[j * m + b] != static_cast<char>(n.sources[j] * 31 + (gather ? 0 : static_cast<int>(j)) * 7 + b);
+  return bad;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const Config c = parse(argc, argv);
+  int p = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const Neighbourhood n = neighbourhood(c, p, rank);
+  MPI_Comm comm = open_comm(c, n);
+  const bool gather = c.op == "allgather";
+  const int t = static_cast<int>(n.offs.size());
+  long bad = 0;
+  for (int m : c.sizes) {
+    std::vector<char> send(static_cast<std::size_t>(gather ? 1 : t) * m), recv(static_cast<std::size_t>(t) * m, 0);
+    for (std::size_t k = 0; k < send.size() / std::max(m, 1); ++k)
+      for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + static_cast<int>(k) * 7 + b);
+    Request persistent{};
+    if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
+    calls(c, gather, send, recv, m, comm, &persistent, c.warmup);
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<double> batches;
+    const double t0 = MPI_Wtime();
+    for (int done = 0; done < c.iterations; done += c.batch) {
+      const int k = std::min(c.batch, c.iterations - done);
+      const double b0 = MPI_Wtime();
+      calls(c, gather, send, recv, m, comm, &persistent, k);
+      batches.push_back((MPI_Wtime() - b0) * 1e6 / k);
+    }
+    const double us = (MPI_Wtime() - t0) * 1e6 / c.iterations;
+    std::nth_element(batches.begin(), batches.begin() + batches.size() / 2, batches.end());
+    const double median = batches[batches.size() / 2];
+    if (c.form == "persistent") release(&persistent);
+    if (c.check) bad += errors(n, gather, recv, m);
+    double sum = 0, lo = 0, hi = 0, median_sum = 0;
+    MPI_Reduce(&us, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&us, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&us, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&median, &median_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("%d %.3f %.3f %.3f %.3f\n", m, sum / p, lo, hi, median_sum / p);
+  }
+  long all_bad = 0;
+  MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0 && all_bad) std::printf("ERRORS %ld\n", all_bad);
+  MPI_Comm_free(&comm);
+  MPI_Finalize();
+  return all_bad ? 1 : 0;
+}
