@@ -43,6 +43,11 @@ TEST_CASE("boxes: intersection, containment, text") {
   CHECK(to_string(b) == "[2,6)x[3,7)");
   CHECK(translated(a, {64, -1}) == Box{{64, -1}, {4, 4}});
   CHECK(a.cells() == 16);
+  CHECK(join(a, Box{{4, 0}, {2, 4}}) == Box{{0, 0}, {6, 4}});
+  CHECK(join(Box{{0, -2}, {4, 2}}, a) == Box{{0, -2}, {4, 6}});
+  CHECK_FALSE(join(a, Box{{4, 0}, {2, 3}}).has_value());
+  CHECK_FALSE(join(a, Box{{5, 0}, {2, 4}}).has_value());
+  CHECK_FALSE(join(a, a).has_value());
 }
 
 }  // namespace cartplan::ir::halo

@@ -54,6 +54,21 @@ Box translated(const Box& b, const std::vector<int>& delta) {
   return r;
 }
 
+std::optional<Box> join(const Box& a, const Box& b) {
+  if (a.empty() || b.empty()) return std::nullopt;
+  int along = -1;
+  for (int k = 0; k < a.ndims(); ++k) {
+    if (a.lo[k] == b.lo[k] && a.extent[k] == b.extent[k]) continue;
+    if (along >= 0 || (a.hi(k) != b.lo[k] && b.hi(k) != a.lo[k])) return std::nullopt;
+    along = k;
+  }
+  if (along < 0) return std::nullopt;  // the same box twice
+  Box r = a;
+  r.lo[along] = std::min(a.lo[along], b.lo[along]);
+  r.extent[along] = a.extent[along] + b.extent[along];
+  return r;
+}
+
 std::string to_string(const Box& b) {
   std::string s;
   for (int k = 0; k < b.ndims(); ++k) {

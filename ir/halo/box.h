@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ bool overlaps(const Box& a, const Box& b);
 // Every cell of `inner` lies in `outer` (an empty inner box lies anywhere).
 bool contains(const Box& outer, const Box& inner);
 Box translated(const Box& b, const std::vector<int>& delta);
+// The box a and b form together when they touch along one dimension and agree in all others
+// (nullopt otherwise): [0,2)x[0,4) and [2,5)x[0,4) join into [0,5)x[0,4).
+std::optional<Box> join(const Box& a, const Box& b);
 // "[0,2)x[62,64)"
 std::string to_string(const Box& b);
 // "(0,-1)"
