@@ -15,22 +15,26 @@ std::vector<int> translation(const ih::Part& p) {
   return t;
 }
 
-// Joins parts with the same buffers and translation whose boxes touch, in list order.
+bool alike(const ih::Part& x, const ih::Part& y) {
+  return x.from.buffer == y.from.buffer && x.from.slot == y.from.slot && x.to.buffer == y.to.buffer && x.to.slot == y.to.slot &&
+         translation(x) == translation(y);
+}
+
+// Joins parts with the same buffers and translation whose boxes touch, until none do; the
+// joined part takes the place of the first.
 std::vector<ih::Part> joined(std::vector<ih::Part> parts) {
-  for (std::size_t a = 0; a < parts.size(); ++a) {
-    for (std::size_t b = a + 1; b < parts.size();) {
-      const ih::Part &x = parts[a], &y = parts[b];
-      const bool alike = x.from.buffer == y.from.buffer && x.from.slot == y.from.slot && x.to.buffer == y.to.buffer &&
-                         x.to.slot == y.to.slot && translation(x) == translation(y);
-      const std::optional<ih::Box> from = alike ? ih::join(x.from_box(), y.from_box()) : std::nullopt;
-      if (!from) {
-        ++b;
-        continue;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (std::size_t a = 0; a < parts.size() && !changed; ++a) {
+      for (std::size_t b = a + 1; b < parts.size() && !changed; ++b) {
+        const std::optional<ih::Box> from = alike(parts[a], parts[b]) ? ih::join(parts[a].from_box(), parts[b].from_box()) : std::nullopt;
+        if (!from) continue;
+        const ih::Box to = ih::translated(*from, translation(parts[a]));
+        parts[a] = ih::Part{ih::Place{parts[a].from.buffer, parts[a].from.slot, from->lo}, ih::Place{parts[a].to.buffer, parts[a].to.slot, to.lo}, to.extent};
+        parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(b));
+        changed = true;
       }
-      const ih::Box to = ih::translated(*from, translation(x));
-      parts[a] = ih::Part{ih::Place{x.from.buffer, x.from.slot, from->lo}, ih::Place{x.to.buffer, x.to.slot, to.lo}, to.extent};
-      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(b));
-      b = a + 1;
     }
   }
   return parts;
