@@ -13,6 +13,7 @@
 #include "backends/sim/halo/halo_sim.h"
 #include "engine/cost_model_file.h"
 #include "engine/halo/choose.h"
+#include "engine/planner.h"
 #include "ir/graph/json_print.h"
 #include "ir/halo/json.h"
 #include "ir/halo/verify.h"
@@ -181,6 +182,8 @@ Result<eh::HaloPlanOptions> plan_options_of(const Options& o, int d) {
   }
   if (const std::string* s = o.get("dim-order")) {
     Result<std::vector<int>> v = named("dim-order", parse_int_list(*s, 0, d - 1, 64));
+    if (!v) return fail(v.error());
+    v = named("dim-order", engine::check_dim_order(*v, d));
     if (!v) return fail(v.error());
     p.dim_order = *v;
   }
