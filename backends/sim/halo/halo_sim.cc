@@ -122,8 +122,11 @@ class Simulation {
   HaloSimReport rep_;
 
   const ih::ArrayShape& array() const { return binder_.plan().array(); }
+  using Mail = std::map<std::tuple<int, int, int>, std::vector<std::uint8_t>>;  // (from, to, tag) -> bytes
   std::optional<std::string> set_up();
   void run_phase(int f);
+  void send_all(int f, Mail& mail);
+  void receive_all(int f, Mail& mail);
   void check_rank(int r);
   // "array cell (-1,0)" (interior coordinates) or "temp[1] cell (0,2)".
   std::string cell_name(int buffer, std::vector<int> c) const {
@@ -169,7 +172,16 @@ std::optional<std::string> Simulation::set_up() {
 }
 
 void Simulation::run_phase(int f) {
-  std::map<std::tuple<int, int, int>, std::vector<std::uint8_t>> mail;  // (from, to, tag)
+  Mail mail;
+  send_all(f, mail);
+  receive_all(f, mail);
+  for (const auto& [key, wire] : mail)
+    errors_.add("phase " + std::to_string(f) + ": rank " + std::to_string(std::get<0>(key)) + " sends tag " + std::to_string(std::get<2>(key)) + " to rank " +
+                std::to_string(std::get<1>(key)) + ", which does not receive it");
+}
+
+// Every rank's sends of phase f, packed from the state before the phase.
+void Simulation::send_all(int f, Mail& mail) {
   for (int r = 0; r < grid_.size(); ++r) {
     for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].sends) {
       std::vector<std::uint8_t> wire;
@@ -191,6 +203,10 @@ void Simulation::run_phase(int f) {
         errors_.add("phase " + std::to_string(f) + ", " + rank_name(r) + ": two sends of tag " + std::to_string(t.tag) + " to rank " + std::to_string(t.peer));
     }
   }
+}
+
+// Every rank's receives of phase f, unpacked from the matching sends.
+void Simulation::receive_all(int f, Mail& mail) {
   for (int r = 0; r < grid_.size(); ++r) {
     for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].recvs) {
       const std::string at = "phase " + std::to_string(f) + ", " + rank_name(r) + ", receive tag " + std::to_string(t.tag) + " from rank " + std::to_string(t.peer);
@@ -225,9 +241,6 @@ void Simulation::run_phase(int f) {
       }
     }
   }
-  for (const auto& [key, wire] : mail)
-    errors_.add("phase " + std::to_string(f) + ": rank " + std::to_string(std::get<0>(key)) + " sends tag " + std::to_string(std::get<2>(key)) + " to rank " +
-                std::to_string(std::get<1>(key)) + ", which does not receive it");
 }
 
 // The final state of one rank's array, cell by cell.
