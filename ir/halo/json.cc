@@ -13,6 +13,8 @@ using nlohmann::ordered_json;
 // Limits that keep a hostile file from costing more than its size suggests.
 constexpr int kMaxCoordinate = 1 << 30;
 constexpr std::size_t kMaxItems = std::size_t{1} << 20;  // temps + messages + parts
+// Wide enough for one part per line.
+constexpr std::size_t kWidth = 120;
 
 constexpr std::pair<const char*, HaloAlgorithm> kAlgorithms[] = {{"direct", HaloAlgorithm::kDirect},
                                                                   {"combining", HaloAlgorithm::kCombining},
@@ -200,7 +202,7 @@ std::optional<HaloPlan> PlanReader::plan(const json& j) {
 
 }  // namespace
 
-std::string to_json_string(const HaloPlan& plan) { return ir::graph::canonical_text(plan_json(plan)); }
+std::string to_json_string(const HaloPlan& plan) { return ir::graph::canonical_text(plan_json(plan), kWidth); }
 
 Result<HaloPlan> halo_plan_from_json_string(std::string_view text) {
   Result<json> j = parse_strict_json(text);

@@ -18,7 +18,8 @@ namespace cartplan::ir::halo {
 
 inline constexpr const char* kHaloPlanSchema = "cartplan.halo_plan/1";
 
-// Two-space indentation, containers that fit in 100 characters on one line, trailing newline.
+// Two-space indentation, containers that fit in 120 characters on one line (a part), trailing
+// newline.
 std::string to_json_string(const HaloPlan& plan);
 
 // The plan is not verified (verify.h does that); its slots are in range and every coordinate
