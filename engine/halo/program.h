@@ -7,8 +7,8 @@
 // array's order; a transfer of several regions is one struct datatype over them. Temps are
 // scratch arrays of `temp_extents[s]` elements in the array's order, allocated once.
 //
-// Messages to the same peer in one phase are one transfer (tag: the smallest of their plan
-// tags); parts that touch in both sender and receiver buffers are joined into one region.
+// Messages to the same peer in one phase are one transfer (tag: the first one's, in plan
+// order); parts that touch in both sender and receiver buffers are joined into one region.
 // Both sides do this from the same kept parts, so their wire orders match. A transfer whose
 // peer is the rank itself (a periodic dimension of size 1) is a local copy in effect.
 //
