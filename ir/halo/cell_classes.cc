@@ -33,14 +33,14 @@ CutSets initial_cuts(const HaloPlanParts& plan) {
 }
 
 // Mirrors the cuts strictly inside `from` (shifted by tau) into `to`; true if any was new.
-bool mirror(const std::set<int>& from, int lo, int hi, int tau, std::set<int>& to) {
+bool mirror(const std::set<int>& from, int lo, int hi, int tau, std::set<int>& to, std::int64_t& steps) {
   bool changed = false;
-  for (auto it = from.upper_bound(lo); it != from.end() && *it < hi; ++it) changed |= to.insert(*it + tau).second;
+  for (auto it = from.upper_bound(lo); it != from.end() && *it < hi; ++it, ++steps) changed |= to.insert(*it + tau).second;
   return changed;
 }
 
 // One pass over every part and dimension; true if a cut was added.
-bool close_once(const HaloPlanParts& plan, CutSets& cuts) {
+bool close_once(const HaloPlanParts& plan, CutSets& cuts, std::int64_t& steps) {
   bool changed = false;
   for (const Phase& ph : plan.phases) {
     for (const Message& m : ph.messages) {
@@ -48,8 +48,9 @@ bool close_once(const HaloPlanParts& plan, CutSets& cuts) {
         const int a = CellClasses::frame_of(p.from.buffer, p.from.slot), b = CellClasses::frame_of(p.to.buffer, p.to.slot);
         for (int k = 0; k < plan.array.ndims; ++k) {
           const int tau = p.to.lo[k] - p.from.lo[k];
-          changed |= mirror(cuts[a][k], p.from.lo[k], p.from.lo[k] + p.extent[k], tau, cuts[b][k]);
-          changed |= mirror(cuts[b][k], p.to.lo[k], p.to.lo[k] + p.extent[k], -tau, cuts[a][k]);
+          changed |= mirror(cuts[a][k], p.from.lo[k], p.from.lo[k] + p.extent[k], tau, cuts[b][k], steps);
+          changed |= mirror(cuts[b][k], p.to.lo[k], p.to.lo[k] + p.extent[k], -tau, cuts[a][k], steps);
+          ++steps;
         }
       }
     }
@@ -74,11 +75,13 @@ bool too_many(const CutSets& cuts) {
 Result<CellClasses> CellClasses::create(const HaloPlanParts& plan) {
   CutSets cuts = initial_cuts(plan);
   bool changed = true;
+  std::int64_t steps = 0;
   while (changed) {
-    if (too_many(cuts))
+    if (too_many(cuts) || steps > kMaxSteps)
       return fail("the plan's boxes cut a buffer into more than " + std::to_string(kMaxClasses) +
-                  " classes of cells (or a dimension into more than " + std::to_string(kMaxCuts) + " intervals); verify gives up");
-    changed = close_once(plan, cuts);
+                  " classes of cells (or a dimension into more than " + std::to_string(kMaxCuts) + " intervals, or take more than " +
+                  std::to_string(kMaxSteps) + " steps to cut); verify gives up");
+    changed = close_once(plan, cuts, steps);
   }
   CellClasses c;
   for (const auto& frame : cuts) {
@@ -91,6 +94,16 @@ Result<CellClasses> CellClasses::create(const HaloPlanParts& plan) {
     c.count_.push_back(n);
   }
   return c;
+}
+
+std::int64_t CellClasses::count_in(int frame, const Box& box) const {
+  if (box.empty()) return 0;
+  std::int64_t n = 1;
+  for (std::size_t k = 0; k < box.lo.size(); ++k) {
+    const std::vector<int>& c = cuts_[frame][k];
+    n *= std::lower_bound(c.begin(), c.end(), box.hi(k)) - std::upper_bound(c.begin(), c.end(), box.lo[k]) + 1;
+  }
+  return n;
 }
 
 std::int64_t CellClasses::index_of(int frame, const Cell& x) const {

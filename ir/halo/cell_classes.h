@@ -26,6 +26,8 @@ class CellClasses {
   // Limits on what a hostile plan may cost: cuts per dimension and classes per buffer.
   static constexpr std::size_t kMaxCuts = 4096;
   static constexpr std::int64_t kMaxClasses = std::int64_t{1} << 22;
+  // Steps of the closure (cuts mirrored, over all passes) before it gives up.
+  static constexpr std::int64_t kMaxSteps = std::int64_t{1} << 27;
 
   // `plan` must be structurally valid (every box inside its buffer). Errors when the cuts
   // exceed the limits.
@@ -37,6 +39,8 @@ class CellClasses {
   // f(class, first cell of the class) for every class of `box` (a union of classes), in
   // lexicographic order of their first cells.
   void for_each(int frame, const Box& box, const std::function<void(std::int64_t, const Cell&)>& f) const;
+  // The number of classes of `box` (a union of classes).
+  std::int64_t count_in(int frame, const Box& box) const;
   std::int64_t index_of(int frame, const Cell& x) const;
   Box class_box(int frame, std::int64_t index) const;
 

@@ -26,6 +26,7 @@ TEST_CASE("every part's boxes are unions of classes that map one to one") {
             cells += from.cells();
           });
           CHECK(cells == p.from_box().cells());
+          CHECK(c->count_in(a, p.from_box()) == c->count_in(b, p.to_box()));
         }
       }
     }

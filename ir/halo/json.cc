@@ -12,7 +12,7 @@ using nlohmann::ordered_json;
 
 // Limits that keep a hostile file from costing more than its size suggests.
 constexpr int kMaxCoordinate = 1 << 30;
-constexpr std::size_t kMaxItems = std::size_t{1} << 20;  // temps + messages + parts
+constexpr std::size_t kMaxItems = std::size_t{1} << 17;  // temps + messages + parts
 // Wide enough for one part per line.
 constexpr std::size_t kWidth = 120;
 

@@ -195,6 +195,18 @@ TraceResult trace_halo(const HaloPlan& plan, std::size_t max_errors) {
     r.errors.push_back(classes.error());
     return r;
   }
+  // Each part visits its classes a few times; a hostile plan could ask for billions.
+  constexpr std::int64_t kMaxVisits = std::int64_t{1} << 27;
+  std::int64_t visits = 0;
+  for (const Phase& ph : plan.phases()) {
+    for (const Message& m : ph.messages) {
+      for (const Part& p : m.parts) visits += classes->count_in(CellClasses::frame_of(p.from.buffer, p.from.slot), p.from_box());
+    }
+  }
+  if (visits > kMaxVisits) {
+    r.errors.push_back("the plan's parts cover more than " + std::to_string(kMaxVisits) + " classes of cells in all; verify gives up");
+    return r;
+  }
   Tracer tracer(plan.parts(), *classes, errors);
   tracer.forward();
   if (errors.empty()) tracer.check_final();

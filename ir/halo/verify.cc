@@ -10,6 +10,8 @@
 namespace cartplan::ir::halo {
 namespace {
 
+constexpr std::size_t kMaxPhaseParts = std::size_t{1} << 14;
+
 std::string part_where(int f, int i, const Message& m, int p) { return message_where(f, i, m) + ", part " + std::to_string(p); }
 
 void check_header(const HaloPlanParts& p, ErrorList& errors) {
@@ -24,8 +26,10 @@ void check_header(const HaloPlanParts& p, ErrorList& errors) {
   for (std::size_t s = 0; s < p.temps.size(); ++s) {
     const std::vector<int>& e = p.temps[s].extent;
     bool ok = static_cast<int>(e.size()) == p.array.ndims;
-    for (int x : e) ok = ok && x >= 1 && x <= kMaxHaloExtent;
+    double bytes = static_cast<double>(p.array.elem_bytes);
+    for (int x : e) ok = ok && x >= 1 && x <= kMaxHaloExtent, bytes *= x;
     if (!ok) errors.add("temp[" + std::to_string(s) + "]: extent " + to_string(Offset(e)) + " is not a box of the array's dimensions");
+    else if (bytes > 0x1p62) errors.add("temp[" + std::to_string(s) + "] has more than 2^62 bytes");
   }
 }
 
@@ -78,8 +82,16 @@ struct Access {
 
 bool same_buffer(const Access& a, const Access& b) { return a.buffer == b.buffer && (a.buffer == Buffer::kArray || a.slot == b.slot); }
 
-// All messages of a phase run at once: no cell written twice, none read and written.
+// All messages of a phase run at once: no cell written twice, none read and written. (Pairs of
+// boxes: a phase may have at most kMaxPhaseParts parts, which keeps this quick.)
 void check_hazards(const Phase& ph, int f, ErrorList& errors) {
+  std::size_t parts = 0;
+  for (const Message& m : ph.messages) parts += m.parts.size();
+  if (parts > kMaxPhaseParts) {
+    errors.add("phase " + std::to_string(f) + " has " + std::to_string(parts) + " parts; verify checks phases of at most " +
+               std::to_string(kMaxPhaseParts));
+    return;
+  }
   std::vector<Access> reads, writes;
   for (std::size_t i = 0; i < ph.messages.size(); ++i) {
     const Message& m = ph.messages[i];

@@ -101,3 +101,29 @@ TEST_CASE("a temp may be overwritten; a temp read before it is written is an err
 }
 
 }  // namespace cartplan::ir::halo
+
+namespace cartplan::ir::halo {
+
+TEST_CASE("limits: a phase of too many parts is refused, not checked for hours") {
+  HaloPlanParts p;
+  p.algorithm = HaloAlgorithm::kDirect;
+  p.array = ArrayShape{1, {20000}, {0}, {20000}, 1, Order::kC};
+  p.neighborhood = {{1}};
+  p.dim_order = {0};
+  Message m{{-1}, 0, {}};
+  for (int i = 0; i < 20000; ++i) m.parts.push_back(Part{Place{Buffer::kArray, 0, {i}}, Place{Buffer::kArray, 0, {20000 + i}}, {1}});
+  p.phases = {Phase{0, {m}}};
+  p.stats = derived_stats(p);
+  const std::vector<std::string> errors = verify(HaloPlan(p));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "phase 0 has 20000 parts; verify checks phases of at most 16384");
+  // Half as many, each one cell: fine (and every cell a class of its own).
+  p.array.interior = {10000};
+  p.array.ghost_hi = {10000};
+  p.phases[0].messages[0].parts.resize(10000);
+  for (int i = 0; i < 10000; ++i) p.phases[0].messages[0].parts[i].to.lo = {10000 + i};
+  p.stats = derived_stats(p);
+  CHECK(verify(HaloPlan(p)).front().find("verify gives up") != std::string::npos);  // 10^4 cuts: above the cut limit
+}
+
+}  // namespace cartplan::ir::halo
