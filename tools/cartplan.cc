@@ -45,6 +45,7 @@
 #include "ir/result.h"
 #include "ir/verify.h"
 #include "tools/graph_commands.h"
+#include "tools/halo_commands.h"
 
 namespace {
 
@@ -87,6 +88,7 @@ constexpr const char* kUsage = R"(usage:
                     [--beta-us-per-byte B] [--cost-model FILE] [--format json|text]
                     (the program rank R runs: per phase its local steps and messages)
   cartplan graph    plan|explain|verify|simulate|rank ...  (general distributed graphs: cartplan graph help)
+  cartplan halo     plan|explain|verify|simulate|rank ...  (halo exchanges of arrays: cartplan halo help)
   cartplan help | --help | SUBCOMMAND --help
 
 OP: alltoall allgather allreduce reduce_scatter, and the rooted bcast gather scatter reduce.
@@ -697,6 +699,7 @@ int run(const std::vector<std::string>& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "graph") return cartplan::tools::run_graph_command(rest);
+  if (command == "halo") return cartplan::tools::run_halo_command(rest);
   std::set<std::string> allowed;
   std::size_t max_positional = 0;
   Result<int> (*handler)(const Options&) = nullptr;
@@ -716,7 +719,7 @@ int run(const std::vector<std::string>& args) {
     allowed.insert({"dims", "periods", "rank", "block-sizes"});
     handler = cmd_lower;
   } else {
-    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower, graph or help)\n";
+    std::cerr << "cartplan: unknown subcommand " << in_quotes(command) << " (expected plan, verify, simulate, lower, graph, halo or help)\n";
     return kExitBadInput;
   }
 

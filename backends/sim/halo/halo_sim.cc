@@ -1,0 +1,306 @@
+// The halo simulator: every rank's program on real arrays, checked cell by cell.
+#include "backends/sim/halo/halo_sim.h"
+
+#include <cstring>
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "engine/halo/program.h"
+#include "ir/halo/error_list.h"
+
+namespace cartplan::sim::halo {
+
+namespace ih = ir::halo;
+namespace eh = engine::halo;
+
+namespace {
+
+constexpr std::uint8_t kGhostSentinel = 0xA5, kTempFill = 0x5A;
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// One buffer of one rank: bytes in the array's order, and per cell its writes and the phase
+// that last read or wrote it.
+struct Storage {
+  std::vector<int> sizes;
+  std::vector<std::int64_t> strides;
+  ih::Order order = ih::Order::kC;
+  std::int64_t elem = 1;
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> writes;
+  std::vector<int> read_in, written_in;
+
+  Storage(std::vector<int> s, ih::Order o, std::int64_t e) : sizes(std::move(s)), strides(sizes.size()), order(o), elem(e) {
+    std::int64_t stride = 1;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::size_t k = o == ih::Order::kC ? sizes.size() - 1 - i : i;
+      strides[k] = stride;
+      stride *= sizes[k];
+    }
+    bytes.assign(static_cast<std::size_t>(stride * e), 0);
+    writes.assign(stride, 0);
+    read_in.assign(stride, -1);
+    written_in.assign(stride, -1);
+  }
+  // The 0-based coordinates of cell index i.
+  std::vector<int> coords_of(std::int64_t i) const {
+    std::vector<int> c(sizes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) c[k] = static_cast<int>((i / strides[k]) % sizes[k]);
+    return c;
+  }
+  std::int64_t index(const std::vector<int>& start) const {
+    std::int64_t i = 0;
+    for (std::size_t k = 0; k < start.size(); ++k) i += start[k] * strides[k];
+    return i;
+  }
+  // f(cell index) for every cell of the box, in memory order (the order MPI's subarray
+  // datatype puts them on the wire).
+  template <class F>
+  void for_each(const std::vector<int>& start, const std::vector<int>& extent, F f) const {
+    const std::size_t d = start.size();
+    std::vector<int> j(d, 0);
+    while (true) {
+      std::int64_t i = 0;
+      for (std::size_t k = 0; k < d; ++k) i += (start[k] + j[k]) * strides[k];
+      f(i);
+      std::size_t n = 0;
+      for (; n < d; ++n) {
+        const std::size_t k = order == ih::Order::kC ? d - 1 - n : n;
+        if (++j[k] < extent[k]) break;
+        j[k] = 0;
+      }
+      if (n == d) return;
+    }
+  }
+};
+
+// A region that lies inside an existing buffer (tampered programs may break this).
+bool region_fits(const std::vector<Storage>& buffers, const eh::HaloRegion& r) {
+  const int b = r.buffer == eh::HaloRegion::kArray ? 0 : 1 + r.buffer;
+  if (b < 0 || b >= static_cast<int>(buffers.size())) return false;
+  const std::vector<int>& sizes = buffers[b].sizes;
+  if (r.start.size() != sizes.size() || r.extent.size() != sizes.size()) return false;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (r.start[k] < 0 || r.extent[k] < 1 || r.start[k] + r.extent[k] > sizes[k]) return false;
+  }
+  return true;
+}
+
+struct RankState {
+  engine::Coords coords;
+  eh::HaloProgram program;
+  std::vector<Storage> buffers;  // 0: the array; 1 + s: temp s
+  Storage& of(int buffer) { return buffers[buffer == eh::HaloRegion::kArray ? 0 : 1 + buffer]; }
+};
+
+void fill_value(std::uint64_t seed, int rank, std::int64_t cell, std::int64_t elem, std::uint8_t* out) {
+  for (std::int64_t b = 0; b < elem; b += 8) {
+    const std::uint64_t v = mix(seed ^ mix(static_cast<std::uint64_t>(rank) * 0x100000001B3ULL ^ mix(static_cast<std::uint64_t>(cell) + 977 * b)));
+    std::memcpy(out + b, &v, static_cast<std::size_t>(std::min<std::int64_t>(8, elem - b)));
+  }
+}
+
+class Simulation {
+ public:
+  Simulation(const eh::HaloBinder& b, const engine::Grid& g, const HaloSimOptions& o) : binder_(b), grid_(g), opt_(o), errors_(o.max_errors) {}
+  Result<HaloSimReport> run();
+
+ private:
+  const eh::HaloBinder& binder_;
+  const engine::Grid& grid_;
+  const HaloSimOptions& opt_;
+  ih::ErrorList errors_;
+  std::vector<RankState> ranks_;
+  HaloSimReport rep_;
+
+  const ih::ArrayShape& array() const { return binder_.plan().array(); }
+  using Mail = std::map<std::tuple<int, int, int>, std::vector<std::uint8_t>>;  // (from, to, tag) -> bytes
+  std::optional<std::string> set_up();
+  void run_phase(int f);
+  void send_all(int f, Mail& mail);
+  void receive_all(int f, Mail& mail);
+  void check_rank(int r);
+  // "array cell (-1,0)" (interior coordinates) or "temp[1] cell (0,2)".
+  std::string cell_name(int buffer, std::vector<int> c) const {
+    if (buffer != eh::HaloRegion::kArray) return "temp[" + std::to_string(buffer) + "] cell " + ih::cell_string(c);
+    for (int k = 0; k < array().ndims; ++k) c[k] -= array().ghost_lo[k];
+    return "array cell " + ih::cell_string(c);
+  }
+  std::string rank_name(int r) const { return "rank " + std::to_string(r) + " " + ir::to_string(ranks_[r].coords); }
+};
+
+std::optional<std::string> Simulation::set_up() {
+  const ih::ArrayShape& a = array();
+  double per_rank = static_cast<double>(a.cells()) * (static_cast<double>(a.elem_bytes) + 9);
+  for (const ih::Temp& t : binder_.plan().temps()) {
+    double c = 1;
+    for (int x : t.extent) c *= x;
+    per_rank += c * (static_cast<double>(a.elem_bytes) + 9);
+  }
+  const double bytes = per_rank * grid_.size();
+  if (bytes > static_cast<double>(opt_.max_memory_bytes))
+    return "the arrays of " + std::to_string(grid_.size()) + " ranks need " + std::to_string(static_cast<long long>(bytes / (1 << 20))) +
+           " MiB in the simulator (limit " + std::to_string(opt_.max_memory_bytes >> 20) + " MiB): use a smaller interior or grid";
+  std::vector<int> sizes(a.ndims);
+  for (int k = 0; k < a.ndims; ++k) sizes[k] = a.extent(k);
+  for (int r = 0; r < grid_.size(); ++r) {
+    RankState s;
+    s.coords = grid_.coords(r);
+    Result<eh::HaloProgram> p = eh::lower_halo(binder_, grid_, s.coords);
+    if (!p) return p.error();
+    s.program = std::move(*p);
+    if (opt_.tamper) opt_.tamper(s.program);
+    s.buffers.emplace_back(sizes, a.order, a.elem_bytes);
+    for (const std::vector<int>& e : s.program.temp_extents) {
+      s.buffers.emplace_back(e, a.order, a.elem_bytes);
+      std::fill(s.buffers.back().bytes.begin(), s.buffers.back().bytes.end(), kTempFill);
+    }
+    Storage& arr = s.buffers[0];
+    std::fill(arr.bytes.begin(), arr.bytes.end(), kGhostSentinel);
+    arr.for_each(a.ghost_lo, a.interior, [&](std::int64_t i) { fill_value(opt_.seed, r, i, a.elem_bytes, &arr.bytes[i * a.elem_bytes]); });
+    ranks_.push_back(std::move(s));
+  }
+  return std::nullopt;
+}
+
+void Simulation::run_phase(int f) {
+  Mail mail;
+  send_all(f, mail);
+  receive_all(f, mail);
+  for (const auto& [key, wire] : mail)
+    errors_.add("phase " + std::to_string(f) + ": rank " + std::to_string(std::get<0>(key)) + " sends tag " + std::to_string(std::get<2>(key)) + " to rank " +
+                std::to_string(std::get<1>(key)) + ", which does not receive it");
+}
+
+// Every rank's sends of phase f, packed from the state before the phase.
+void Simulation::send_all(int f, Mail& mail) {
+  for (int r = 0; r < grid_.size(); ++r) {
+    for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].sends) {
+      std::vector<std::uint8_t> wire;
+      for (const eh::HaloRegion& reg : t.regions) {
+        if (!region_fits(ranks_[r].buffers, reg)) {
+          errors_.add("phase " + std::to_string(f) + ", " + rank_name(r) + ": a send region leaves its buffer");
+          continue;
+        }
+        Storage& s = ranks_[r].of(reg.buffer);
+        s.for_each(reg.start, reg.extent, [&](std::int64_t i) {
+          s.read_in[i] = f;
+          wire.insert(wire.end(), s.bytes.begin() + i * s.elem, s.bytes.begin() + (i + 1) * s.elem);
+        });
+      }
+      std::int64_t& into = t.peer == r ? rep_.self_bytes : rep_.wire_bytes;
+      into += static_cast<std::int64_t>(wire.size());
+      if (t.peer != r) ++rep_.transfers;
+      if (!mail.emplace(std::make_tuple(r, t.peer, t.tag), std::move(wire)).second)
+        errors_.add("phase " + std::to_string(f) + ", " + rank_name(r) + ": two sends of tag " + std::to_string(t.tag) + " to rank " + std::to_string(t.peer));
+    }
+  }
+}
+
+// Every rank's receives of phase f, unpacked from the matching sends.
+void Simulation::receive_all(int f, Mail& mail) {
+  for (int r = 0; r < grid_.size(); ++r) {
+    for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].recvs) {
+      const std::string at = "phase " + std::to_string(f) + ", " + rank_name(r) + ", receive tag " + std::to_string(t.tag) + " from rank " + std::to_string(t.peer);
+      auto it = mail.find(std::make_tuple(t.peer, r, t.tag));
+      if (it == mail.end()) {
+        errors_.add(at + ": the rank sends no such message");
+        continue;
+      }
+      const std::vector<std::uint8_t> wire = std::move(it->second);
+      mail.erase(it);
+      if (static_cast<std::int64_t>(wire.size()) != t.cells * array().elem_bytes) {
+        errors_.add(at + ": " + std::to_string(wire.size()) + " bytes arrive, the receive expects " + std::to_string(t.cells * array().elem_bytes));
+        continue;
+      }
+      std::size_t pos = 0;
+      for (const eh::HaloRegion& reg : t.regions) {
+        if (!region_fits(ranks_[r].buffers, reg)) {
+          errors_.add(at + ": a receive region leaves its buffer");
+          break;
+        }
+        Storage& s = ranks_[r].of(reg.buffer);
+        s.for_each(reg.start, reg.extent, [&](std::int64_t i) {
+          if (s.read_in[i] == f || s.written_in[i] == f) {
+            errors_.add(at + ": writes " + cell_name(reg.buffer, s.coords_of(i)) + ", which is " + (s.read_in[i] == f ? "sent" : "written") +
+                        " in the same phase");
+          }
+          s.written_in[i] = f;
+          if (s.writes[i] < 255) ++s.writes[i];
+          std::memcpy(&s.bytes[i * s.elem], &wire[pos], static_cast<std::size_t>(s.elem));
+          pos += static_cast<std::size_t>(s.elem);
+        });
+      }
+    }
+  }
+}
+
+// The final state of one rank's array, cell by cell.
+void Simulation::check_rank(int r) {
+  const ih::ArrayShape& a = array();
+  Storage& arr = ranks_[r].buffers[0];
+  std::vector<std::uint8_t> want(static_cast<std::size_t>(a.elem_bytes));
+  const std::vector<int> zero(a.ndims, 0);
+  const std::set<ir::Offset> nbh(binder_.plan().neighborhood().begin(), binder_.plan().neighborhood().end());
+  std::vector<int> sizes(a.ndims);
+  for (int k = 0; k < a.ndims; ++k) sizes[k] = a.extent(k);
+  arr.for_each(zero, sizes, [&](std::int64_t i) {
+    ih::Cell x = arr.coords_of(i);
+    for (int k = 0; k < a.ndims; ++k) x[k] -= a.ghost_lo[k];
+    const ir::Offset t = ih::sign_of(a, x);
+    const bool interior = t == ir::Offset(a.ndims, 0);
+    const int source = interior ? r : nbh.count(t) ? grid_.relative_rank(ranks_[r].coords, t) : engine::kNoRank;
+    const bool required = !interior && source != engine::kNoRank;
+    std::string what;
+    if (required) {
+      ih::Cell y = x, at = x;  // the source cell, in interior coordinates and 0-based
+      for (int k = 0; k < a.ndims; ++k) y[k] -= t[k] * a.interior[k], at[k] = y[k] + a.ghost_lo[k];
+      fill_value(opt_.seed, source, arr.index(at), a.elem_bytes, want.data());
+      rep_.ghost_bytes += a.elem_bytes;
+      rep_.written_bytes += arr.writes[i] > 0 ? a.elem_bytes : 0;
+      if (arr.writes[i] != 1) what = "is written " + std::to_string(arr.writes[i]) + " times (required: once, from rank " + std::to_string(source) + ")";
+      else if (std::memcmp(want.data(), &arr.bytes[i * a.elem_bytes], want.size()) != 0)
+        what = "holds a wrong value (expected cell " + ih::cell_string(y) + " of rank " + std::to_string(source) + ")";
+    } else if (interior) {
+      fill_value(opt_.seed, r, i, a.elem_bytes, want.data());
+      if (arr.writes[i] != 0 || std::memcmp(want.data(), &arr.bytes[i * a.elem_bytes], want.size()) != 0) what = "(interior) was overwritten";
+    } else if (arr.writes[i] != 0 || arr.bytes[i * a.elem_bytes] != kGhostSentinel) {
+      what = "was written, but no cell may be: " + std::string(nbh.count(t) ? "its source lies outside the mesh" : "its sign vector " + ir::to_string(t) + " is not in the stencil");
+    }
+    if (!what.empty()) errors_.add(rank_name(r) + ": array cell " + ih::cell_string(x) + " " + what);
+  });
+}
+
+Result<HaloSimReport> Simulation::run() {
+  if (grid_.ndims() != array().ndims)
+    return fail("the grid has " + std::to_string(grid_.ndims()) + " dimensions; the plan's array has " + std::to_string(array().ndims));
+  if (auto e = set_up()) return fail(*e);
+  rep_.ranks = grid_.size();
+  rep_.phases = static_cast<int>(binder_.plan().phases().size());
+  for (int f = 0; f < rep_.phases; ++f) run_phase(f);
+  for (int r = 0; r < grid_.size(); ++r) {
+    check_rank(r);
+    const engine::halo::HaloCounts c = engine::halo::count(ranks_[r].program);
+    rep_.max_rank_sent_bytes = std::max(rep_.max_rank_sent_bytes, c.sent_bytes + c.self_bytes);
+  }
+  rep_.errors = errors_.take();
+  rep_.ok = rep_.errors.empty();
+  return rep_;
+}
+
+}  // namespace
+
+Result<HaloSimReport> simulate_halo(const eh::HaloBinder& binder, const engine::Grid& grid, const HaloSimOptions& options) {
+  Simulation sim(binder, grid, options);
+  return sim.run();
+}
+
+}  // namespace cartplan::sim::halo

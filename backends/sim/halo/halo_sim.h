@@ -1,0 +1,53 @@
+// The halo simulator (docs/halo.md): runs every rank's halo program (engine/halo/program.h) on
+// real arrays in one process and checks the result cell by cell. Interior cells hold values
+// that depend on the rank and the cell; ghost cells start as a sentinel. Transfers move real
+// bytes, region by region in the array's memory order (C or Fortran), as MPI subarray
+// datatypes would; a receive must match the sender's transfer of its tag in size.
+//
+// Checked: no transfer is missing or left over; in a phase no cell is written twice, or read by
+// a send and written by a receive; afterwards every required ghost cell (sign vector in the
+// stencil, source process in the grid) holds the source cell's value and was written exactly
+// once, every other ghost cell still holds the sentinel and was never written, and the
+// interior is unchanged.
+//
+//   Result<HaloSimReport> r = simulate_halo(binder, grid);
+//   if (r && !r->ok) for (const std::string& e : r->errors) std::cerr << e << "\n";
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/grid.h"
+#include "engine/halo/bind.h"
+#include "engine/halo/program.h"
+#include "ir/result.h"
+
+namespace cartplan::sim::halo {
+
+struct HaloSimOptions {
+  std::uint64_t seed = 1;                             // of the interior values
+  std::int64_t max_memory_bytes = std::int64_t{1} << 30;  // arrays and temps of all ranks
+  std::size_t max_errors = 50;
+  // Tests only: changes each rank's program before it runs (fault injection).
+  std::function<void(engine::halo::HaloProgram&)> tamper;
+};
+
+struct HaloSimReport {
+  bool ok = true;
+  std::vector<std::string> errors;
+  int ranks = 0;
+  std::int64_t transfers = 0;       // sends to other ranks, all ranks
+  std::int64_t wire_bytes = 0;      // their bytes
+  std::int64_t self_bytes = 0;      // bytes ranks sent to themselves
+  std::int64_t ghost_bytes = 0;     // required ghost cells of all ranks, in bytes
+  std::int64_t written_bytes = 0;   // ghost cells written, in bytes (== ghost_bytes when ok)
+  std::int64_t max_rank_sent_bytes = 0;  // the most any rank sent (to others and itself)
+  int phases = 0;
+};
+
+// Errors (not failures of the plan) for a grid of another dimension or more memory than allowed.
+Result<HaloSimReport> simulate_halo(const engine::halo::HaloBinder& binder, const engine::Grid& grid, const HaloSimOptions& options = {});
+
+}  // namespace cartplan::sim::halo

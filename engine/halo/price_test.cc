@@ -1,0 +1,72 @@
+// Tests of halo pricing: the terms add up from the program's counts; the busiest rank counts.
+#include "engine/halo/price.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/halo/planners.h"
+
+namespace cartplan::engine::halo {
+
+namespace ih = ir::halo;
+
+namespace {
+
+HaloDescription moore2(int n, int g) {
+  Result<HaloDescription> h = describe_halo(ih::ArrayShape{2, {n, n}, {g, g}, {g, g}, 8, ih::Order::kC}, "moore:d=2,r=1", std::nullopt);
+  REQUIRE(h);
+  return *h;
+}
+
+}  // namespace
+
+TEST_CASE("dimwise 64x64, ghost 2: four messages in two phases, the ghost volume on the wire") {
+  Result<HaloBinder> b = HaloBinder::create(plan_halo_dimwise(moore2(64, 2), {0, 1}));
+  REQUIRE(b);
+  const CostModel m;
+  Result<HaloCost> c = price_halo(*b, m, std::nullopt);
+  REQUIRE(c);
+  const std::int64_t bytes = (68 * 68 - 64 * 64) * 8;
+  CHECK(c->counts.sent_bytes == bytes);
+  CHECK(c->counts.sends == 4);
+  CHECK(c->counts.phases == 2);
+  // Every face is above the eager limit (64 x 2 x 8 = 1024 B: no; 68 x 2 x 8 = 1088 B: no).
+  CHECK(c->rendezvous_us == 0);
+  CHECK(c->us == doctest::Approx(4 * m.alpha_us + m.beta_us_per_byte * bytes + 2 * m.phase_us));
+}
+
+TEST_CASE("rendezvous above the eager limit; the direct plan sends more messages") {
+  Result<HaloBinder> dim = HaloBinder::create(plan_halo_dimwise(moore2(256, 3), {0, 1}));
+  Result<HaloBinder> direct = HaloBinder::create(plan_halo_direct(moore2(256, 3)));
+  REQUIRE(dim);
+  REQUIRE(direct);
+  const CostModel m;
+  Result<HaloCost> a = price_halo(*dim, m, std::nullopt), b = price_halo(*direct, m, std::nullopt);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->rendezvous_us == 4 * m.rendezvous_us);  // faces of 256 x 3 x 8 bytes
+  CHECK(b->rendezvous_us == 4 * m.rendezvous_us);
+  CHECK(b->counts.sends == 8);
+  CHECK(a->counts.sent_bytes == b->counts.sent_bytes);
+  CHECK(a->us < b->us);
+  CHECK(explain(*a, m).find("messages 4 x 1 = 4.000") == 0);
+}
+
+TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
+  Result<HaloBinder> b = HaloBinder::create(plan_halo_dimwise(moore2(8, 1), {0, 1}));
+  REQUIRE(b);
+  Result<Grid> mesh = Grid::create({3, 3}, {false, false});
+  REQUIRE(mesh);
+  Result<HaloCost> c = price_halo(*b, CostModel{}, *mesh);
+  REQUIRE(c);
+  CHECK(c->rank == 4);
+  CHECK(c->counts.sends == 4);
+  Result<Grid> thin = Grid::create({1, 1}, {true, true});
+  REQUIRE(thin);
+  c = price_halo(*b, CostModel{}, *thin);
+  REQUIRE(c);
+  CHECK(c->counts.sends == 0);
+  CHECK(c->counts.self_bytes == (10 * 10 - 64) * 8);
+  CHECK(c->us == doctest::Approx(CostModel{}.copy_us_per_byte * (10 * 10 - 64) * 8));
+}
+
+}  // namespace cartplan::engine::halo
