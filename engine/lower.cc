@@ -163,297 +163,323 @@ void receives_first(std::vector<Message>& messages) {
   std::stable_sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.recv > b.recv; });
 }
 
-// Alltoall and allgather: temp slots live in the staging arena.
-Program lower_plain(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout, const LowerOptions& options) {
-  Program prog;
-  prog.op = plan.op();
-  prog.rank = bound.rank;
-  Arena arena;
-  std::vector<Loc> send, recv, temp(plan.temp_slots().size());
-  for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
-  for (int i = 0; i < static_cast<int>(layout.recv.size()); ++i) recv.push_back(user_loc(Loc::Kind::kRecv, i, layout.recv[i]));
-  auto loc_of = [&](const BufRef& ref) -> Loc& {
-    return ref.kind == BufKind::kSend ? send[ref.index] : ref.kind == BufKind::kRecv ? recv[ref.index] : temp[ref.index];
-  };
-  auto temp_bytes = [&](const BufRef& ref) {
-    const std::vector<std::int64_t>& shapes = layout.shape_bytes;
-    const int shape = plan.temp_slots()[ref.index].shape_of;
-    const std::int64_t b = shapes.empty() ? bound.temp_slot_bytes[ref.index] : shapes[shapes.size() == 1 ? 0 : shape];
+// Alltoall and allgather: temp slots live in the staging arena. One lowering per call of
+// lower(); the member functions are its steps, in the order run() takes them.
+class PlainLowering {
+ public:
+  PlainLowering(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout, const LowerOptions& options)
+      : plan_(plan), bound_(bound), layout_(layout), options_(options), temp_(plan.temp_slots().size()) {
+    for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send_.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
+    for (int i = 0; i < static_cast<int>(layout.recv.size()); ++i) recv_.push_back(user_loc(Loc::Kind::kRecv, i, layout.recv[i]));
+    // Temp slots received from another rank that only local steps move on, into a recv block
+    // nothing else touches, are received into that block (final_home.h): the steps after
+    // them find the block in place and vanish.
+    home_ = received_homes(plan, bound);
+  }
+
+  Program run() {
+    prog_.op = plan_.op();
+    prog_.rank = bound_.rank;
+    const std::size_t nphases = bound_.phase_begin.size() - 1;
+    prog_.phases.resize(nphases);
+    for (std::size_t p = 0; p < nphases; ++p) {
+      PhaseProgram& ph = prog_.phases[p];
+      // Rounds to this rank itself first: no place is read and written in one phase, and their
+      // senders' and receivers' masks agree (the shift only moves along periodic dimensions).
+      // Sends read locations as they were before this phase, so they are described before
+      // the receives.
+      for (int k = bound_.phase_begin[p]; k < bound_.phase_begin[p + 1]; ++k) self_round(k, ph);
+      for (int k = bound_.phase_begin[p]; k < bound_.phase_begin[p + 1]; ++k) send_round(k, ph);
+      for (int k = bound_.phase_begin[p]; k < bound_.phase_begin[p + 1]; ++k) recv_round(k, ph);
+      receives_first(ph.messages);
+    }
+    for (int c : bound_.copies) {
+      const ir::Copy& copy = plan_.copies()[c];
+      const Loc from = loc_of(copy.from);
+      if (from.bytes > 0 && from != loc_of(copy.to)) prog_.final_steps.push_back(Step{from, loc_of(copy.to), false});
+    }
+    place_trailers();
+    prog_.staging_bytes = arena_.size;
+    defer_deliveries(prog_);
+    return std::move(prog_);
+  }
+
+ private:
+  Loc& loc_of(const BufRef& ref) {
+    return ref.kind == BufKind::kSend ? send_[ref.index] : ref.kind == BufKind::kRecv ? recv_[ref.index] : temp_[ref.index];
+  }
+  std::int64_t temp_bytes(const BufRef& ref) const {
+    const std::vector<std::int64_t>& shapes = layout_.shape_bytes;
+    const int shape = plan_.temp_slots()[ref.index].shape_of;
+    const std::int64_t b = shapes.empty() ? bound_.temp_slot_bytes[ref.index] : shapes[shapes.size() == 1 ? 0 : shape];
     assert(b >= 0 && "a forwarded block's size is known wherever the plan forwards it");
     return b;
-  };
-  auto staged = [&](std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena.take(bytes), bytes, true}; };
+  }
+  std::int64_t bytes_of(const BufRef& ref) { return ref.kind == BufKind::kTemp ? temp_bytes(ref) : loc_of(ref).bytes; }
+  Loc staged(std::int64_t bytes) { return Loc{Loc::Kind::kStaging, 0, arena_.take(bytes), bytes, true}; }
+
   // Trailers (LowerOptions::trailer_min_bytes): one byte more at the end of the wire order,
   // decided by the message's size, which sender and receiver agree on, so both add it or
   // neither does. Each has its own byte (concurrent receives must not share memory), after the
   // whole arena and one byte apart from it: between the regions they would split runs that
   // forwarding sends from (staged_run), and right after a region they would extend its run
   // instead of breaking it. Until the arena is complete a trailer's offset is -(its number + 1).
-  std::int64_t trailers = 0;
-  auto with_trailer = [&](Message m) {
-    if (options.trailer_min_bytes >= 0 && m.bytes > 0 && m.bytes >= options.trailer_min_bytes) {
-      m.parts.push_back(Loc{Loc::Kind::kStaging, 0, -(++trailers), 1, true});
+  Message with_trailer(Message m) {
+    if (options_.trailer_min_bytes >= 0 && m.bytes > 0 && m.bytes >= options_.trailer_min_bytes) {
+      m.parts.push_back(Loc{Loc::Kind::kStaging, 0, -(++trailers_), 1, true});
       m.bytes += 1;
       m.trailer = true;
     }
     return m;
-  };
+  }
+  void place_trailers() {
+    if (trailers_ == 0) return;
+    const std::int64_t first = arena_.size + 1;
+    for (PhaseProgram& ph : prog_.phases)
+      for (Message& m : ph.messages)
+        for (Loc& l : m.parts)
+          if (l.kind == Loc::Kind::kStaging && l.offset < 0) l.offset = first + (-l.offset - 1);
+    arena_.size = first + trailers_;
+  }
 
-  // Whether several contiguous parts go by struct datatype rather than through staging.
   // Whether several contiguous parts go by struct datatype rather than through staging: when
   // their mean size reaches the threshold (a datatype costs per segment, a memcpy per byte).
-  auto by_struct = [&](const std::vector<std::int64_t>& sizes) {
-    if (options.struct_min_bytes < 0) return false;
+  bool by_struct(const std::vector<std::int64_t>& sizes) const {
+    if (options_.struct_min_bytes < 0) return false;
     std::int64_t total = 0, segments = 0;
     for (std::int64_t b : sizes)
       if (b > 0) {
         total += b;
         ++segments;
       }
-    return segments > 0 && total >= options.struct_min_bytes * segments;
-  };
-  auto sizes_of = [](const std::vector<Loc>& parts) {
-    std::vector<std::int64_t> sizes;
-    for (const Loc& l : parts) sizes.push_back(l.bytes);
-    return sizes;
-  };
+    return segments > 0 && total >= options_.struct_min_bytes * segments;
+  }
 
-  // A receive of temp slots only is staged either way (nothing to unpack).
-  auto any_user = [](const std::vector<BufRef>& refs) {
-    for (const BufRef& r : refs)
-      if (r.kind != BufKind::kTemp) return true;
-    return false;
-  };
-
-  const int me = bound.rank;
-  // Temp slots received from another rank that only local steps move on, into a recv block
-  // nothing else touches, are received into that block (final_home.h): the steps after
-  // them find the block in place and vanish.
-  const std::vector<std::vector<int>> home = received_homes(plan, bound);
   // Round k's receive from another rank, entry by entry: each entry, or its home (in messages
   // up to the limit).
-  auto received_as = [&](int k) {
-    const BoundRound& br = bound.rounds[static_cast<std::size_t>(k)];
-    const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
+  std::vector<BufRef> received_as(int k) {
+    const BoundRound& br = bound_.rounds[static_cast<std::size_t>(k)];
+    const ir::Round& round = plan_.phases()[br.phase].rounds[br.round];
     std::vector<BufRef> refs;
     std::int64_t bytes = 0;
     for (int e : br.recv_entries) {
       refs.push_back(round.recv[e]);
-      bytes += refs.back().kind == BufKind::kTemp ? temp_bytes(refs.back()) : loc_of(refs.back()).bytes;
+      bytes += bytes_of(refs.back());
     }
-    const std::int64_t limit = options.home_max_message_bytes;
+    const std::int64_t limit = options_.home_max_message_bytes;
     if (limit >= 0 && bytes > limit) return refs;
     for (std::size_t j = 0; j < refs.size(); ++j) {
-      const int r = home[static_cast<std::size_t>(k)][j];
-      if (r >= 0 && recv[static_cast<std::size_t>(r)].bytes == temp_bytes(refs[j])) refs[j] = BufRef{BufKind::kRecv, r, false};
+      const int r = home_[static_cast<std::size_t>(k)][j];
+      if (r >= 0 && recv_[static_cast<std::size_t>(r)].bytes == temp_bytes(refs[j])) refs[j] = BufRef{BufKind::kRecv, r, false};
     }
     return refs;
-  };
-  const std::size_t nphases = bound.phase_begin.size() - 1;
-  prog.phases.resize(nphases);
-  for (std::size_t p = 0; p < nphases; ++p) {
-    PhaseProgram& ph = prog.phases[p];
-    // Rounds to this rank itself first: no place is read and written in one phase, and their
-    // senders' and receivers' masks agree (the shift only moves along periodic dimensions).
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const BoundRound& br = bound.rounds[k];
-      if (br.send_peer != me) continue;
-      assert(br.recv_peer == me && br.recv_entries == br.send_entries);
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<Loc> from;
-      for (int e : br.send_entries) from.push_back(loc_of(round.send[e]));
-      for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
-        const BufRef& ref = round.recv[br.recv_entries[j]];
-        if (ref.kind == BufKind::kTemp) {
-          // Zero-copy: the slot is wherever the block is now.
-          temp[ref.index] = from[j];
-          continue;
-        }
-        if (from[j].bytes > 0 && from[j] != loc_of(ref)) ph.before.push_back(Step{from[j], loc_of(ref), false});
-      }
-    }
-    // Sends read locations as they were before this phase, so they are described first.
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const BoundRound& br = bound.rounds[k];
-      if (br.send_peer == kNoRank || br.send_peer == me) continue;
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<Loc> parts;
-      bool all_contiguous = true;
-      std::int64_t total = 0;
-      for (int e : br.send_entries) {
-        parts.push_back(loc_of(round.send[e]));
-        all_contiguous = all_contiguous && parts.back().contiguous;
-        total += parts.back().bytes;
-      }
-      if (parts.size() > 1 && staged_run(parts)) {
-        parts = {merge_run(parts)};  // forwarded as they arrived: no packing
-      } else if (parts.size() > 1 && all_contiguous && !by_struct(sizes_of(parts))) {
-        const Loc buf = staged(total);
-        std::int64_t off = buf.offset;
-        for (const Loc& l : parts) {
-          if (l.bytes > 0) ph.before.push_back(Step{l, Loc{Loc::Kind::kStaging, 0, off, l.bytes, true}, false});
-          off += l.bytes;
-        }
-        parts = {buf};
-      } else {
-        parts = merge_adjacent(parts);
-      }
-      ph.messages.push_back(with_trailer(make_message(false, br.send_peer, br, std::move(parts))));
-    }
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const BoundRound& br = bound.rounds[k];
-      if (br.recv_peer == kNoRank || br.recv_peer == me) continue;
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      std::vector<BufRef> refs;
-      bool all_contiguous = true, any_temp = false;
-      std::int64_t total = 0;
-      const std::vector<BufRef> as = received_as(k);
-      for (const BufRef& ref : as) {
-        const bool is_temp = ref.kind == BufKind::kTemp;
-        refs.push_back(ref);
-        any_temp = any_temp || is_temp;
-        all_contiguous = all_contiguous && (is_temp || loc_of(ref).contiguous);
-        total += is_temp ? temp_bytes(ref) : loc_of(ref).bytes;
-      }
-      std::vector<Loc> parts;
-      std::vector<std::int64_t> sizes;  // of every entry, to decide on a struct
-      for (const BufRef& ref : refs) sizes.push_back(ref.kind == BufKind::kTemp ? temp_bytes(ref) : loc_of(ref).bytes);
-      if (refs.size() == 1 && !any_temp) {
-        parts = {loc_of(refs[0])};
-      } else if (all_contiguous && !(any_user(refs) && by_struct(sizes))) {
-        // One staging region: temp slots stay where they arrive, user blocks are unpacked.
-        const Loc buf = staged(total);
-        std::int64_t off = buf.offset;
-        for (const BufRef& ref : refs) {
-          const std::int64_t b = ref.kind == BufKind::kTemp ? temp_bytes(ref) : loc_of(ref).bytes;
-          const Loc region{Loc::Kind::kStaging, 0, off, b, true};
-          if (ref.kind == BufKind::kTemp)
-            temp[ref.index] = region;
-          else if (b > 0)
-            ph.after.push_back(Step{region, loc_of(ref), false});
-          off += b;
-        }
-        parts = {buf};
-      } else {
-        // A struct datatype over the user's blocks and staging regions for the temp slots.
-        for (const BufRef& ref : refs) {
-          if (ref.kind == BufKind::kTemp) temp[ref.index] = staged(temp_bytes(ref));
-          parts.push_back(loc_of(ref));
-        }
-        parts = merge_adjacent(parts);
-      }
-      ph.messages.push_back(with_trailer(make_message(true, br.recv_peer, br, std::move(parts))));
-      for (std::size_t j = 0; j < as.size(); ++j) {
-        const BufRef& ref = round.recv[br.recv_entries[j]];
-        if (as[j] != ref) temp[ref.index] = loc_of(as[j]);  // the value is in its home from now on
-      }
-    }
-    receives_first(ph.messages);
   }
-  for (int c : bound.copies) {
-    const ir::Copy& copy = plan.copies()[c];
-    const Loc from = loc_of(copy.from);
-    if (from.bytes > 0 && from != loc_of(copy.to)) prog.final_steps.push_back(Step{from, loc_of(copy.to), false});
-  }
-  if (trailers > 0) {
-    const std::int64_t first = arena.size + 1;
-    for (PhaseProgram& ph : prog.phases)
-      for (Message& m : ph.messages)
-        for (Loc& l : m.parts)
-          if (l.kind == Loc::Kind::kStaging && l.offset < 0) l.offset = first + (-l.offset - 1);
-    arena.size = first + trailers;
-  }
-  prog.staging_bytes = arena.size;
-  defer_deliveries(prog);
-  return prog;
-}
 
-// Reductions and rooted ops: temp slots, foreign recv blocks and staged combines are scratch
-// blocks in the layout of one block of the call.
-Program lower_extended(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout) {
-  Program prog;
-  prog.op = plan.op();
-  prog.rank = bound.rank;
-  // A scratch block for a location shaped like block `shape` (scatter's blocks may differ).
-  auto shape_bytes = [&](int shape) {
-    const std::vector<std::int64_t>& shapes = layout.shape_bytes;
-    return shapes.empty() ? bound.block_bytes[static_cast<std::size_t>(shape)] : shapes[shapes.size() == 1 ? 0 : shape];
-  };
-  auto scratch = [&](std::int64_t bytes) {
-    if (bytes == 0) return Loc{Loc::Kind::kScratch, 0, 0, 0, true};
-    prog.scratch_bytes.push_back(bytes);
-    return Loc{Loc::Kind::kScratch, static_cast<int>(prog.scratch_bytes.size()) - 1, 0, bytes, layout.unit.contiguous};
-  };
-  std::vector<Loc> send;
-  for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
-  std::vector<std::optional<Loc>> recv(layout.recv.size()), temp(plan.temp_slots().size());
-  for (std::size_t j = 0; j < layout.recv.size(); ++j)
-    if (layout.recv_user[j]) recv[j] = user_loc(Loc::Kind::kRecv, static_cast<int>(j), layout.recv[j]);
-  // Scratch is made when a location is first used (in plan order) and kept.
-  auto loc_of = [&](const BufRef& ref) -> Loc {
-    if (ref.kind == BufKind::kSend) return send.at(static_cast<std::size_t>(ref.index));
-    std::optional<Loc>& l = ref.kind == BufKind::kRecv ? recv.at(static_cast<std::size_t>(ref.index))
-                                                       : temp.at(static_cast<std::size_t>(ref.index));
-    if (!l) l = scratch(shape_bytes(ref.kind == BufKind::kTemp ? plan.temp_slots()[ref.index].shape_of : ref.index));
-    return *l;
-  };
-  auto add = [](std::vector<Step>& list, const Loc& from, const Loc& to, bool combine) {
-    if (from.bytes > 0) list.push_back(Step{from, to, combine});
-  };
-
-  const int me = bound.rank;
-  const std::size_t nphases = bound.phase_begin.size() - 1;
-  prog.phases.resize(nphases);
-  for (std::size_t p = 0; p < nphases; ++p) {
-    PhaseProgram& ph = prog.phases[p];
-    for (int k = bound.phase_begin[p]; k < bound.phase_begin[p + 1]; ++k) {
-      const BoundRound& br = bound.rounds[k];
-      const ir::Round& round = plan.phases()[br.phase].rounds[br.round];
-      if (br.send_peer == me) {
-        // A round to this rank itself: stores at the phase start, combines after the phase
-        // in plan order.
-        assert(br.recv_peer == me && br.recv_entries == br.send_entries);
-        for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
-          const int e = br.recv_entries[j];
-          const Loc from = loc_of(round.send[e]), to = loc_of(round.recv[e]);
-          add(br.recv_combine[j] ? ph.after : ph.before, from, to, br.recv_combine[j]);
-        }
+  void self_round(int k, PhaseProgram& ph) {
+    const BoundRound& br = bound_.rounds[k];
+    if (br.send_peer != bound_.rank) return;
+    assert(br.recv_peer == bound_.rank && br.recv_entries == br.send_entries);
+    const ir::Round& round = plan_.phases()[br.phase].rounds[br.round];
+    std::vector<Loc> from;
+    for (int e : br.send_entries) from.push_back(loc_of(round.send[e]));
+    for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+      const BufRef& ref = round.recv[br.recv_entries[j]];
+      if (ref.kind == BufKind::kTemp) {
+        temp_[ref.index] = from[j];  // zero-copy: the slot is wherever the block is now
         continue;
       }
-      if (br.send_peer != kNoRank) {
-        std::vector<Loc> parts;
-        for (int e : br.send_entries) parts.push_back(loc_of(round.send[e]));
-        ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
-      }
-      if (br.recv_peer != kNoRank) {
-        std::vector<Loc> parts;
-        for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
-          const Loc to = loc_of(round.recv[br.recv_entries[j]]);
-          if (br.recv_combine[j]) {
-            const Loc staged = scratch(to.bytes);
-            add(ph.after, staged, to, true);
-            parts.push_back(staged);
-          } else {
-            parts.push_back(to);
-          }
-        }
-        ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
-      }
+      if (from[j].bytes > 0 && from[j] != loc_of(ref)) ph.before.push_back(Step{from[j], loc_of(ref), false});
     }
-    for (const auto& [c, combine] : bound.phase_copies[p]) {
-      const ir::Copy& copy = plan.phases()[p].copies[static_cast<std::size_t>(c)];
+  }
+
+  void send_round(int k, PhaseProgram& ph) {
+    const BoundRound& br = bound_.rounds[k];
+    if (br.send_peer == kNoRank || br.send_peer == bound_.rank) return;
+    const ir::Round& round = plan_.phases()[br.phase].rounds[br.round];
+    std::vector<Loc> parts;
+    std::vector<std::int64_t> sizes;
+    bool all_contiguous = true;
+    std::int64_t total = 0;
+    for (int e : br.send_entries) {
+      parts.push_back(loc_of(round.send[e]));
+      sizes.push_back(parts.back().bytes);
+      all_contiguous = all_contiguous && parts.back().contiguous;
+      total += parts.back().bytes;
+    }
+    if (parts.size() > 1 && staged_run(parts)) {
+      parts = {merge_run(parts)};  // forwarded as they arrived: no packing
+    } else if (parts.size() > 1 && all_contiguous && !by_struct(sizes)) {
+      const Loc buf = staged(total);
+      std::int64_t off = buf.offset;
+      for (const Loc& l : parts) {
+        if (l.bytes > 0) ph.before.push_back(Step{l, Loc{Loc::Kind::kStaging, 0, off, l.bytes, true}, false});
+        off += l.bytes;
+      }
+      parts = {buf};
+    } else {
+      parts = merge_adjacent(parts);
+    }
+    ph.messages.push_back(with_trailer(make_message(false, br.send_peer, br, std::move(parts))));
+  }
+
+  void recv_round(int k, PhaseProgram& ph) {
+    const BoundRound& br = bound_.rounds[k];
+    if (br.recv_peer == kNoRank || br.recv_peer == bound_.rank) return;
+    const ir::Round& round = plan_.phases()[br.phase].rounds[br.round];
+    const std::vector<BufRef> as = received_as(k);
+    ph.messages.push_back(with_trailer(make_message(true, br.recv_peer, br, receive_parts(as, ph))));
+    for (std::size_t j = 0; j < as.size(); ++j) {
+      const BufRef& ref = round.recv[br.recv_entries[j]];
+      if (as[j] != ref) temp_[ref.index] = loc_of(as[j]);  // the value is in its home from now on
+    }
+  }
+
+  // Where a receive of `refs` lands: in place (one user block), one staging region (temp slots
+  // stay where they arrive, user blocks are unpacked after the phase), or a struct datatype over
+  // the user's blocks and staging regions for the temp slots. A receive of temp slots only is
+  // staged either way (nothing to unpack).
+  std::vector<Loc> receive_parts(const std::vector<BufRef>& refs, PhaseProgram& ph) {
+    bool all_contiguous = true, any_temp = false, any_user = false;
+    std::int64_t total = 0;
+    std::vector<std::int64_t> sizes;
+    for (const BufRef& ref : refs) {
+      const bool is_temp = ref.kind == BufKind::kTemp;
+      any_temp = any_temp || is_temp;
+      any_user = any_user || !is_temp;
+      all_contiguous = all_contiguous && (is_temp || loc_of(ref).contiguous);
+      sizes.push_back(bytes_of(ref));
+      total += sizes.back();
+    }
+    if (refs.size() == 1 && !any_temp) return {loc_of(refs[0])};
+    if (all_contiguous && !(any_user && by_struct(sizes))) {
+      const Loc buf = staged(total);
+      std::int64_t off = buf.offset;
+      for (std::size_t j = 0; j < refs.size(); ++j) {
+        const Loc region{Loc::Kind::kStaging, 0, off, sizes[j], true};
+        if (refs[j].kind == BufKind::kTemp)
+          temp_[refs[j].index] = region;
+        else if (sizes[j] > 0)
+          ph.after.push_back(Step{region, loc_of(refs[j]), false});
+        off += sizes[j];
+      }
+      return {buf};
+    }
+    std::vector<Loc> parts;
+    for (const BufRef& ref : refs) {
+      if (ref.kind == BufKind::kTemp) temp_[ref.index] = staged(temp_bytes(ref));
+      parts.push_back(loc_of(ref));
+    }
+    return merge_adjacent(parts);
+  }
+
+  const ir::Plan& plan_;
+  const BoundPlan& bound_;
+  const Layout& layout_;
+  const LowerOptions& options_;
+  Program prog_;
+  Arena arena_;
+  std::vector<Loc> send_, recv_, temp_;
+  std::vector<std::vector<int>> home_;
+  std::int64_t trailers_ = 0;
+};
+
+// Reductions and rooted ops: temp slots, foreign recv blocks and staged combines are scratch
+// blocks in the layout of one block of the call. Scratch is made when a location is first used
+// (in plan order) and kept.
+class ExtendedLowering {
+ public:
+  ExtendedLowering(const ir::Plan& plan, const BoundPlan& bound, const Layout& layout)
+      : plan_(plan), bound_(bound), layout_(layout), recv_(layout.recv.size()), temp_(plan.temp_slots().size()) {
+    for (int i = 0; i < static_cast<int>(layout.send.size()); ++i) send_.push_back(user_loc(Loc::Kind::kSend, i, layout.send[i]));
+    for (std::size_t j = 0; j < layout.recv.size(); ++j)
+      if (layout.recv_user[j]) recv_[j] = user_loc(Loc::Kind::kRecv, static_cast<int>(j), layout.recv[j]);
+  }
+
+  Program run() {
+    prog_.op = plan_.op();
+    prog_.rank = bound_.rank;
+    const std::size_t nphases = bound_.phase_begin.size() - 1;
+    prog_.phases.resize(nphases);
+    for (std::size_t p = 0; p < nphases; ++p) {
+      PhaseProgram& ph = prog_.phases[p];
+      for (int k = bound_.phase_begin[p]; k < bound_.phase_begin[p + 1]; ++k) lower_round(bound_.rounds[k], ph);
+      for (const auto& [c, combine] : bound_.phase_copies[p]) {
+        const ir::Copy& copy = plan_.phases()[p].copies[static_cast<std::size_t>(c)];
+        const Loc from = loc_of(copy.from), to = loc_of(copy.to);  // in this order: scratch numbering
+        add(ph.after, from, to, combine);
+      }
+      receives_first(ph.messages);
+    }
+    for (std::size_t q = 0; q < bound_.copies.size(); ++q) {
+      const ir::Copy& copy = plan_.copies()[static_cast<std::size_t>(bound_.copies[q])];
       const Loc from = loc_of(copy.from), to = loc_of(copy.to);
-      add(ph.after, from, to, combine);
+      add(prog_.final_steps, from, to, bound_.copy_combine[q]);
     }
-    receives_first(ph.messages);
+    return std::move(prog_);
   }
-  for (std::size_t q = 0; q < bound.copies.size(); ++q) {
-    const ir::Copy& copy = plan.copies()[static_cast<std::size_t>(bound.copies[q])];
-    const Loc from = loc_of(copy.from), to = loc_of(copy.to);
-    add(prog.final_steps, from, to, bound.copy_combine[q]);
+
+ private:
+  // A scratch block for a location shaped like block `shape` (scatter's blocks may differ).
+  std::int64_t shape_bytes(int shape) const {
+    const std::vector<std::int64_t>& shapes = layout_.shape_bytes;
+    return shapes.empty() ? bound_.block_bytes[static_cast<std::size_t>(shape)] : shapes[shapes.size() == 1 ? 0 : shape];
   }
-  return prog;
-}
+  Loc scratch(std::int64_t bytes) {
+    if (bytes == 0) return Loc{Loc::Kind::kScratch, 0, 0, 0, true};
+    prog_.scratch_bytes.push_back(bytes);
+    return Loc{Loc::Kind::kScratch, static_cast<int>(prog_.scratch_bytes.size()) - 1, 0, bytes, layout_.unit.contiguous};
+  }
+  Loc loc_of(const BufRef& ref) {
+    if (ref.kind == BufKind::kSend) return send_.at(static_cast<std::size_t>(ref.index));
+    std::optional<Loc>& l = ref.kind == BufKind::kRecv ? recv_.at(static_cast<std::size_t>(ref.index))
+                                                       : temp_.at(static_cast<std::size_t>(ref.index));
+    if (!l) l = scratch(shape_bytes(ref.kind == BufKind::kTemp ? plan_.temp_slots()[ref.index].shape_of : ref.index));
+    return *l;
+  }
+  static void add(std::vector<Step>& list, const Loc& from, const Loc& to, bool combine) {
+    if (from.bytes > 0) list.push_back(Step{from, to, combine});
+  }
+
+  // A round to this rank itself stores at the phase start and combines after the phase in plan
+  // order; a combined receive lands in scratch and is combined after the phase.
+  void lower_round(const BoundRound& br, PhaseProgram& ph) {
+    const ir::Round& round = plan_.phases()[br.phase].rounds[br.round];
+    if (br.send_peer == bound_.rank) {
+      assert(br.recv_peer == bound_.rank && br.recv_entries == br.send_entries);
+      for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+        const int e = br.recv_entries[j];
+        const Loc from = loc_of(round.send[e]), to = loc_of(round.recv[e]);
+        add(br.recv_combine[j] ? ph.after : ph.before, from, to, br.recv_combine[j]);
+      }
+      return;
+    }
+    if (br.send_peer != kNoRank) {
+      std::vector<Loc> parts;
+      for (int e : br.send_entries) parts.push_back(loc_of(round.send[e]));
+      ph.messages.push_back(make_message(false, br.send_peer, br, std::move(parts)));
+    }
+    if (br.recv_peer == kNoRank) return;
+    std::vector<Loc> parts;
+    for (std::size_t j = 0; j < br.recv_entries.size(); ++j) {
+      const Loc to = loc_of(round.recv[br.recv_entries[j]]);
+      if (!br.recv_combine[j]) {
+        parts.push_back(to);
+        continue;
+      }
+      const Loc staged = scratch(to.bytes);
+      add(ph.after, staged, to, true);
+      parts.push_back(staged);
+    }
+    ph.messages.push_back(make_message(true, br.recv_peer, br, std::move(parts)));
+  }
+
+  const ir::Plan& plan_;
+  const BoundPlan& bound_;
+  const Layout& layout_;
+  Program prog_;
+  std::vector<Loc> send_;
+  std::vector<std::optional<Loc>> recv_, temp_;
+};
 
 bool extended(ir::Op op) { return ir::is_reduction(op) || ir::is_rooted(op); }
 
@@ -482,9 +508,9 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
       return fail("layout.recv_user has " + std::to_string(layout.recv_user.size()) + " entries, expected " +
                   std::to_string(layout.recv.size()));
     if (layout.unit.bytes < 0) return fail("the unit block has " + std::to_string(layout.unit.bytes) + " bytes");
-    return lower_extended(plan, bound, layout);
+    return ExtendedLowering(plan, bound, layout).run();
   }
-  return lower_plain(plan, bound, layout, options);
+  return PlainLowering(plan, bound, layout, options).run();
 }
 
 std::int64_t trailer_min_bytes(const CostModel& model) {

@@ -22,8 +22,8 @@ std::string us(double v) {
 // miss Open MPI's fast box (cost_model.h, fragment_us) where the model has none. That price is
 // opt-in for auto's choice between cartplan's plans, but here it decides between cartplan's
 // merged messages and Open MPI's small ones, and a small message that stays inline is what
-// makes Open MPI fast at sub-microsecond scale: fitted, it is 0.13-0.54 us at np = 2 on this VM
-// against 0.17 us per message (bench/README.md, item 15), so one message's price is its floor.
+// makes Open MPI fast at sub-microsecond scale; without a fitted price, one message's price is
+// its floor (the committed fits put it at or above alpha: docs/dropin.md, "Performance").
 engine::CostModel judging_model(const mpi::NeighborhoodComm& nc) {
   engine::CostModel m = nc.options().model;
   if (m.fragment_us <= 0) m.fragment_us = m.alpha_us;

@@ -87,8 +87,9 @@ typedef struct Cart_Request_s* Cart_Request;
 const char* Cart_error_message(void);
 
 /* Collective: creates a Cartesian communicator (as MPI_Cart_create) carrying the neighbourhood
- * of t offsets (targetrelative holds t*d ints). Info keys:
- * cartplan_algorithm (auto|direct|combining), cartplan_dim_order (auto|natural|K,K,..),
+ * of t offsets (targetrelative holds t*d ints). Info keys (all of them, with their defaults and
+ * environment variables: docs/info-keys.md):
+ * cartplan_algorithm (auto|direct|combining|loground|hybrid), cartplan_dim_order (auto|natural|K,K,..),
  * cartplan_alpha_us, cartplan_beta_us_per_byte, cartplan_cost_model (path of a calibrated model
  * file written by bench/calibrate; the alpha/beta keys override it), cartplan_check
  * (none|collective, see above), cartplan_plan (path of a JSON plan, e.g. from `cartplan plan`,
@@ -96,8 +97,9 @@ const char* Cart_error_message(void);
  * cannot be read or does not verify, MPI_ERR_ARG if its neighbourhood or, for a request, its
  * op is not the request's; the message names what differs), cartplan_tune (model|measure:
  * persistent init of alltoall/allgather with algorithm auto times the close candidates on
- * scratch memory and every rank runs the fastest; README "Measuring mode"), cartplan_progress
- * (any|cartplan, see "Ordering and progress" above). Every rank must pass the same d, dims,
+ * scratch memory and every rank runs the fastest; docs/cost-model.md "Measuring mode"), cartplan_progress
+ * (any|cartplan, see "Ordering and progress" above), and the lowering's thresholds
+ * cartplan_struct_min_bytes, cartplan_home_max_bytes, cartplan_trailer_min_bytes. Every rank must pass the same d, dims,
  * periods, offsets and Info keys (checked). Ranks beyond prod(dims) get MPI_COMM_NULL.
  * MPI_Comm_free(cartcomm) releases everything; MPI_Comm_dup(cartcomm) keeps the neighbourhood.
  * weights are accepted and ignored (no remapping). */

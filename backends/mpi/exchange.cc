@@ -514,8 +514,8 @@ void Exchange::step(bool block, bool post_only) {
         continue;
       }
       // Plain MPI_Irecv/MPI_Isend with the arguments fixed at build time, not persistent
-      // requests: Open MPI 4.1 (ob1) starts persistent requests about 2x slower than it posts
-      // new ones for small messages (54 messages of 4 bytes between 2 ranks: 15 us vs 7 us).
+      // requests: Open MPI 4.1 (ob1) starts persistent requests slower than it posts new ones
+      // for small messages (docs/architecture.md).
       for (std::size_t j = first; j < first + n; ++j) {
         const Post& post = posts_[j];
         const int rc = post.recv ? MPI_Irecv(const_cast<void*>(post.buf), post.count, post.type, post.peer, post.tag, comm_, &requests_[j])

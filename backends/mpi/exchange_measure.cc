@@ -23,8 +23,8 @@ namespace {
 constexpr std::uint64_t kMaxScratchBytes = std::uint64_t{256} << 20;
 // Time for all timed trials together (their synchronization included), split over the
 // candidates; each is timed at least kMinReps and at most kMaxReps times after two warm-up
-// runs. Calls of 1-3 us need hundreds of runs before their median settles on a shared VM
-// (bench/README, item 11), so the cap is high; the budget still bounds init.
+// runs. Calls of a few microseconds need hundreds of runs before their median settles on a
+// shared machine, so the cap is high; the budget still bounds init.
 constexpr double kBudgetUs = 20000;
 constexpr int kMinReps = 5, kMaxReps = 1000;
 // Another candidate replaces the model's pick only if its median is this much lower. The

@@ -186,7 +186,8 @@ std::int64_t options_fingerprint(const Options& options) {
   return static_cast<std::int64_t>(fp >> 2);
 }
 
-MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
+// Info keys that choose the plan: cartplan_algorithm, cartplan_dim_order.
+MpiStatus parse_choices(MPI_Info info, int ndims, Options* o) {
   bool present = false;
   std::string v = info_value(info, "cartplan_algorithm", &present);
   if (present) {
@@ -213,8 +214,14 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
       o->dim_order = *checked;
     }
   }
-  // A calibrated model file (bench/calibrate) first; explicit alpha/beta keys override it.
-  v = info_value(info, "cartplan_cost_model", &present);
+  return {};
+}
+
+// Info keys of the cost model: a calibrated file (bench/calibrate) first, then the explicit
+// alpha/beta keys, which override it.
+MpiStatus parse_model(MPI_Info info, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_cost_model", &present);
   if (present) {
     Result<std::string> text = read_file_bounded(v);
     if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
@@ -222,7 +229,21 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
     o->model = *m;
   }
-  v = info_value(info, "cartplan_check", &present);
+  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
+                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
+    v = info_value(info, key, &present);
+    if (!present) continue;
+    Result<double> x = parse_nonnegative_double(v);
+    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
+    *field = *x;
+  }
+  return {};
+}
+
+// Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
+MpiStatus parse_modes(MPI_Info info, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_check", &present);
   if (present) {
     if (v == "collective") o->check_collective = true;
     else if (v == "none") o->check_collective = false;
@@ -240,7 +261,13 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     else if (v == "model") o->tune_measure = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
   }
-  v = info_value(info, "cartplan_plan", &present);
+  return {};
+}
+
+// Info cartplan_plan: a plan file, read, verified and checked against the dimension.
+MpiStatus parse_given_plan(MPI_Info info, int ndims, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_plan", &present);
   if (present) {
     const std::string key = "Info cartplan_plan = '" + v + "': ";
     Result<std::string> text = read_file_bounded(v);
@@ -257,33 +284,36 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
     const std::uint64_t fingerprint = plan_fingerprint(ir::to_json_string(*plan));
     o->given_plan = std::make_shared<const Options::GivenPlan>(Options::GivenPlan{v, std::move(*plan), fingerprint});
   }
-  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
-                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
-    v = info_value(info, key, &present);
-    if (!present) continue;
-    Result<double> x = parse_nonnegative_double(v);
-    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
-    *field = *x;
-  }
-  v = info_value(info, "cartplan_struct_min_bytes", &present);
-  if (present) {
-    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
-    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_struct_min_bytes: " + n.error() + " (expected -1 or a byte count)");
-    o->struct_min_bytes = *n;
-  }
-  v = info_value(info, "cartplan_home_max_bytes", &present);
-  if (present) {
-    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
-    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_home_max_bytes: " + n.error() + " (expected -1 or a byte count)");
-    o->home_max_message_bytes = *n;
-  }
-  v = info_value(info, "cartplan_trailer_min_bytes", &present);
-  if (present) {
-    Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
-    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_trailer_min_bytes: " + n.error() + " (expected -1 or a byte count)");
-    o->trailer_min_bytes = *n;
-  }
   return {};
+}
+
+// An Info key holding a byte count or -1 (none); `out` is left alone when the key is absent.
+template <class T>
+MpiStatus parse_bytes_key(MPI_Info info, const char* key, T* out) {
+  bool present = false;
+  const std::string v = info_value(info, key, &present);
+  if (!present) return {};
+  Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
+  if (!n) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + n.error() + " (expected -1 or a byte count)");
+  *out = *n;
+  return {};
+}
+
+// Info keys of the lowering's thresholds.
+MpiStatus parse_lowering(MPI_Info info, Options* o) {
+  MpiStatus st = parse_bytes_key(info, "cartplan_struct_min_bytes", &o->struct_min_bytes);
+  if (st.ok()) st = parse_bytes_key(info, "cartplan_home_max_bytes", &o->home_max_message_bytes);
+  if (st.ok()) st = parse_bytes_key(info, "cartplan_trailer_min_bytes", &o->trailer_min_bytes);
+  return st;
+}
+
+MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
+  MpiStatus st = parse_choices(info, ndims, o);
+  if (st.ok()) st = parse_model(info, o);
+  if (st.ok()) st = parse_modes(info, o);
+  if (st.ok()) st = parse_given_plan(info, ndims, o);
+  if (st.ok()) st = parse_lowering(info, o);
+  return st;
 }
 
 MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, std::optional<ir::Op> op) {
@@ -472,86 +502,60 @@ MpiStatus require_neighborhood(MPI_Comm comm, NeighborhoodComm** out) {
   return {};
 }
 
-MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
-                              const int rel[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
-                              const MpiStatus& caller_error) {
-  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  int size = 0, me = 0;
-  CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
-  CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &me));
-
-  // Local checks first, without returning: every rank must reach the agreement below, or a
-  // rank with good arguments would wait forever for one with bad ones.
-  MpiStatus local = caller_error;
-  Options options;
-  bool builtin_model = false;  // no calibrated model found or named
-  // The checking mode's default comes from the environment; the Info key overrides it. Both
-  // are part of the description every rank must agree on.
+// The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
+// CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must
+// agree on.
+MpiStatus modes_from_env(Options* options) {
   if (const char* env = std::getenv("CARTPLAN_CHECK")) {
     const std::string mode = env;
-    if (mode == "collective") options.check_collective = true;
-    else if (!mode.empty() && mode != "none" && local.ok())
-      local = mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+    if (mode == "collective") options->check_collective = true;
+    else if (!mode.empty() && mode != "none") return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
   }
-  // The same for measuring candidates at persistent init (Options::tune_measure).
   if (const char* env = std::getenv("CARTPLAN_TUNE")) {
     const std::string mode = env;
-    if (mode == "measure") options.tune_measure = true;
-    else if (!mode.empty() && mode != "model" && local.ok())
-      local = mpi_error(MPI_ERR_ARG, "CARTPLAN_TUNE = '" + mode + "' (expected model or measure)");
+    if (mode == "measure") options->tune_measure = true;
+    else if (!mode.empty() && mode != "model") return mpi_error(MPI_ERR_ARG, "CARTPLAN_TUNE = '" + mode + "' (expected model or measure)");
   }
-  std::optional<engine::Neighborhood> nbh;
-  if (!local.ok()) {
-  } else if (!cartcomm) local = mpi_error(MPI_ERR_ARG, "cartcomm is NULL");
-  else if (d < 1 || d > engine::Neighborhood::kMaxDims)
-    local = mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(d) + " (expected 1.." + std::to_string(engine::Neighborhood::kMaxDims) + ")");
-  else if (!dims || !periods) local = mpi_error(MPI_ERR_ARG, "dims or periods is NULL");
-  else if (t < 1) local = mpi_error(MPI_ERR_ARG, "t = " + std::to_string(t) + " (a neighbourhood needs at least one offset)");
-  else if (!rel) local = mpi_error(MPI_ERR_ARG, "targetrelative is NULL");
-  else {
-    for (int k = 0; k < d && local.ok(); ++k)
-      if (dims[k] < 1) local = mpi_error(MPI_ERR_DIMS, "dims[" + std::to_string(k) + "] = " + std::to_string(dims[k]));
-    if (local.ok()) {
-      std::vector<ir::Offset> offsets(t, ir::Offset(d));
-      for (int i = 0; i < t; ++i)
-        for (int k = 0; k < d; ++k) offsets[i][k] = rel[static_cast<std::size_t>(i) * d + k];
-      Result<engine::Neighborhood> n = engine::Neighborhood::create(d, std::move(offsets));
-      if (!n) local = mpi_error(MPI_ERR_ARG, n.error());
-      else nbh = *n;
-    }
-    // A calibrated model the user did not name: CARTPLAN_COST_MODEL, else the default location
-    // (engine/cost_model_locate.h), else the built-in defaults. The Info keys override it.
-    bool named = false;
-    info_value(info, "cartplan_cost_model", &named);
-    if (local.ok() && !named) {
-      Result<engine::LocatedModel> found = engine::locate_cost_model(std::nullopt, size, std::getenv);
-      if (!found) {
-        local = mpi_error(MPI_ERR_ARG, found.error());
-      } else {
-        options.model = found->model;
-        builtin_model = found->source == engine::ModelSource::kBuiltIn;
-        verbose_model_notice(*found, comm, size);
-      }
-    }
-    if (local.ok()) local = parse_info(info, d, &options);
-    if (local.ok()) local = check_given_plan(options, *nbh, std::nullopt);
-  }
-  // Whether any node runs more of these processes than it has cores (see below).
-  int oversubscribed = 0;
-  CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));
-  // The largest error class any rank found: every rank returns the same class.
-  int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed}, all_flags[2] = {0, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));
-  const int any_bad = all_flags[0];
-  // Built-in defaults only (no calibration found, none named): on oversubscribed nodes a
-  // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.
-  if (builtin_model && all_flags[1]) options.model.phase_us = engine::CostModel::kOversubscribedPhaseUs;
-  if (any_bad)
-    return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
-                                               std::to_string(any_bad) + " there)"
-                                         : local.message);
+  return {};
+}
 
-  // Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
+// This rank's own checks of Cart_neighborhood_create's arguments, the neighbourhood they
+// describe and the options (model found, Info keys). No communication.
+MpiStatus check_arguments(int size, int d, const int dims[], const int periods[], int t, const int rel[], MPI_Info info,
+                          MPI_Comm* cartcomm, MPI_Comm comm, std::optional<engine::Neighborhood>* nbh, Options* options,
+                          bool* builtin_model) {
+  if (!cartcomm) return mpi_error(MPI_ERR_ARG, "cartcomm is NULL");
+  if (d < 1 || d > engine::Neighborhood::kMaxDims)
+    return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(d) + " (expected 1.." + std::to_string(engine::Neighborhood::kMaxDims) + ")");
+  if (!dims || !periods) return mpi_error(MPI_ERR_ARG, "dims or periods is NULL");
+  if (t < 1) return mpi_error(MPI_ERR_ARG, "t = " + std::to_string(t) + " (a neighbourhood needs at least one offset)");
+  if (!rel) return mpi_error(MPI_ERR_ARG, "targetrelative is NULL");
+  for (int k = 0; k < d; ++k)
+    if (dims[k] < 1) return mpi_error(MPI_ERR_DIMS, "dims[" + std::to_string(k) + "] = " + std::to_string(dims[k]));
+  std::vector<ir::Offset> offsets(t, ir::Offset(d));
+  for (int i = 0; i < t; ++i)
+    for (int k = 0; k < d; ++k) offsets[i][k] = rel[static_cast<std::size_t>(i) * d + k];
+  Result<engine::Neighborhood> n = engine::Neighborhood::create(d, std::move(offsets));
+  if (!n) return mpi_error(MPI_ERR_ARG, n.error());
+  *nbh = *n;
+  // A calibrated model the user did not name: CARTPLAN_COST_MODEL, else the default location
+  // (engine/cost_model_locate.h), else the built-in defaults. The Info keys override it.
+  bool named = false;
+  info_value(info, "cartplan_cost_model", &named);
+  if (!named) {
+    Result<engine::LocatedModel> found = engine::locate_cost_model(std::nullopt, size, std::getenv);
+    if (!found) return mpi_error(MPI_ERR_ARG, found.error());
+    options->model = found->model;
+    *builtin_model = found->source == engine::ModelSource::kBuiltIn;
+    verbose_model_notice(*found, comm, size);
+  }
+  MpiStatus st = parse_info(info, d, options);
+  return st.ok() ? check_given_plan(*options, **nbh, std::nullopt) : st;
+}
+
+// Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
+MpiStatus agree_on_description(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int rel[],
+                               const Options& options) {
   std::vector<std::int64_t> mine = describe(d, dims, periods, t, rel, options);
   std::int64_t root_len = static_cast<std::int64_t>(mine.size());
   CARTPLAN_MPI_CALL(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm));
@@ -563,21 +567,18 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   if (any_differs)
     return mpi_error(MPI_ERR_ARG, "ranks passed different neighbourhoods to Cart_neighborhood_create: " +
                                       (differs ? difference(mine, root, d, t) : std::string("another rank differs from rank 0")));
+  return {};
+}
 
-  std::int64_t product = 1;
-  for (int k = 0; k < d; ++k) {
-    product *= dims[k];
-    if (product > size) break;
-  }
-  if (product > size)
-    return mpi_error(MPI_ERR_DIMS, "dims multiply to more processes than the communicator has (" + std::to_string(size) + ")");
-
+// The Cartesian communicator with the neighbourhood's state attached (MPI_COMM_NULL beyond the
+// grid, as MPI_Cart_create).
+MpiStatus attach_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int reorder,
+                              engine::Neighborhood nbh, const Options& options, MPI_Comm* cartcomm) {
   std::vector<int> per(periods, periods + d);
   MPI_Comm cart = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Cart_create(comm, d, dims, per.data(), reorder, &cart));
   *cartcomm = cart;
-  if (cart == MPI_COMM_NULL) return {};  // beyond the grid, as MPI_Cart_create
-
+  if (cart == MPI_COMM_NULL) return {};
   int cart_rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(cart, &cart_rank));
   std::vector<int> coords(d);
@@ -592,13 +593,55 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   MPI_Comm internal = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(cart, &internal));
   CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
-  auto* state = new NeighborhoodComm(internal, std::move(*nbh), std::move(*grid), std::move(coords), options);
+  auto* state = new NeighborhoodComm(internal, std::move(nbh), std::move(*grid), std::move(coords), options);
   const int rc = MPI_Comm_set_attr(cart, keyval(), state);
   if (rc != MPI_SUCCESS) {
     delete state;
     return from_mpi(rc, "MPI_Comm_set_attr");
   }
   return {};
+}
+
+MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
+                              const int rel[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
+                              const MpiStatus& caller_error) {
+  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  int size = 0;
+  CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
+
+  // Local checks first, without returning: every rank must reach the agreement below, or a
+  // rank with good arguments would wait forever for one with bad ones.
+  MpiStatus local = caller_error;
+  Options options;
+  bool builtin_model = false;  // no calibrated model found or named
+  std::optional<engine::Neighborhood> nbh;
+  if (local.ok()) local = modes_from_env(&options);
+  if (local.ok()) local = check_arguments(size, d, dims, periods, t, rel, info, cartcomm, comm, &nbh, &options, &builtin_model);
+  // Whether any node runs more of these processes than it has cores (see below).
+  int oversubscribed = 0;
+  CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));
+  // The largest error class any rank found: every rank returns the same class.
+  int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed}, all_flags[2] = {0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));
+  const int any_bad = all_flags[0];
+  // Built-in defaults only (no calibration found, none named): on oversubscribed nodes a
+  // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.
+  if (builtin_model && all_flags[1]) options.model.phase_us = engine::CostModel::kOversubscribedPhaseUs;
+  if (any_bad)
+    return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
+                                               std::to_string(any_bad) + " there)"
+                                         : local.message);
+  MpiStatus agreed = agree_on_description(comm, d, dims, periods, t, rel, options);
+  if (!agreed.ok()) return agreed;
+
+  std::int64_t product = 1;
+  for (int k = 0; k < d; ++k) {
+    product *= dims[k];
+    if (product > size) break;
+  }
+  if (product > size)
+    return mpi_error(MPI_ERR_DIMS, "dims multiply to more processes than the communicator has (" + std::to_string(size) + ")");
+  return attach_neighborhood(comm, d, dims, periods, reorder, std::move(*nbh), options, cartcomm);
 }
 
 }  // namespace cartplan::mpi

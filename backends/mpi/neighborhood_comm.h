@@ -29,25 +29,9 @@
 
 namespace cartplan::mpi {
 
-// Info keys (at Cart_neighborhood_create, or per _init call to override):
-//   cartplan_algorithm        auto | direct | combining
-//   cartplan_dim_order        auto | natural | K,K,...
-//   cartplan_alpha_us         per-message cost in microseconds (>= 0)
-//   cartplan_beta_us_per_byte per-byte cost in microseconds (>= 0)
-//   cartplan_cost_model       path of a calibrated model (engine/cost_model_file.h); the two
-//                             keys above override its values. Without it, Cart_neighborhood_create
-//                             finds one (engine/cost_model_locate.h): CARTPLAN_COST_MODEL, else
-//                             $XDG_CONFIG_HOME/cartplan/ or ~/.config/cartplan/ (cost_model_np<P>.json,
-//                             then cost_model.json), else the built-in defaults (said once on
-//                             stderr when CARTPLAN_VERBOSE=1)
-//   cartplan_check            none | collective: in checking mode blocking and non-blocking
-//                             calls agree across ranks on errors and sizes like init does (one
-//                             MPI_Allreduce per call); the environment variable CARTPLAN_CHECK
-//                             sets the default at Cart_neighborhood_create
-//   cartplan_plan             path of a JSON plan (cartplan plan, Cart_request_plan, a dump)
-//                             to run instead of planning: it must verify, and its
-//                             neighbourhood and op must be the request's; it overrides the
-//                             algorithm, dimension-order and cost keys
+// A communicator's options: its Info keys (at Cart_neighborhood_create, or per _init call to
+// override; parse_info in neighborhood_comm.cc reads them, docs/info-keys.md lists them with
+// their values and defaults), the cost model found or named, and the environment's defaults.
 struct Options {
   engine::AlgoChoice algo = engine::AlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: auto
