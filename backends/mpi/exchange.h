@@ -185,7 +185,16 @@ class Exchange {
     int lane = 0;
     std::vector<bool> contiguous;  // agreed per size key (collective calls; empty otherwise)
   };
-  struct Post;
+  // One point-to-point request: enough to check what arrives and to remake it.
+  struct Post {
+    bool recv = false;
+    const void* buf = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_BYTE;
+    int peer = 0, tag = 0;
+    int phase = 0, round = 0;  // of the plan, for messages
+    int plan_tag = 0;          // the round's tag in the plan; tag = lanes.tag(lane, plan_tag)
+  };
   struct LocalCopy {
     BlockSpec from, to;
     std::size_t memcpy_bytes;  // > 0: both contiguous, a plain memcpy suffices; 0: datatypes
@@ -201,8 +210,10 @@ class Exchange {
 
   static MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                           Agreement* out);
+  // Realizes the lowered program with addresses and datatypes (exchange_build.cc).
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
+  friend class ExchangeBuilder;
   // Measuring mode (Options::tune_measure, exchange_measure.cc): times the close candidates on
   // scratch receive memory and replaces agreed->entry with the fastest on every rank.
   static MpiStatus measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed);
