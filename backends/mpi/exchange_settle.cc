@@ -80,110 +80,139 @@ bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, con
   return options.check_collective || (!one_size && !nc.all_periodic() && combining);
 }
 
+namespace {
+
+// Per size key (one for allgather and uniform calls, else one per block): the largest and
+// smallest size seen on this rank (-1 / max when none), and 1 when some block of it is strided
+// in memory here. Only collective calls look at strides (their agreement makes it the same on
+// every rank; the optimizer prices it, see predict.h): other calls plan as if contiguous and
+// skip the datatype queries.
+struct BlockSizes {
+  std::vector<std::int64_t> hi, lo, strided;
+  bool look_at_types = false;
+
+  BlockSizes(int keys, bool collective)
+      : hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max()), strided(keys, 0), look_at_types(collective) {}
+  void account(int key, std::int64_t bytes, const BlockSpec& b) {
+    hi[key] = std::max(hi[key], bytes);
+    lo[key] = std::min(lo[key], bytes);
+    if (look_at_types && bytes > 0 && !strided[key] && !contiguous_type(b.type)) strided[key] = 1;
+  }
+};
+
+MpiStatus size_mismatch(const ExchangeSpec& spec, int k, std::int64_t a, std::int64_t b) {
+  const bool gather = spec.op == ir::Op::kAllgather;
+  return mpi_error(MPI_ERR_TRUNCATE, (gather ? std::string("the send block and the recv blocks")
+                                      : spec.uniform ? std::string("the blocks")
+                                                     : "block " + std::to_string(k)) +
+                                         " must have the same size (type signature) on every rank and on both sides; sizes range from " +
+                                         std::to_string(a) + " to " + std::to_string(b) + " bytes");
+}
+
+// This rank's checks of the blocks it uses (outside a non-periodic mesh some are not
+// significant), with their sizes; no communication.
+MpiStatus check_local_blocks(const NeighborhoodComm& nc, const ExchangeSpec& spec, std::vector<char>& send_used,
+                             std::vector<char>& recv_used, BlockSizes& sizes) {
+  const int t = nc.nbh().size();
+  const bool gather = spec.op == ir::Op::kAllgather;
+  const bool one_size = gather || spec.uniform;
+  MpiStatus local = spec.invalid;
+  if (local.ok() && (static_cast<int>(spec.recv.size()) != t || static_cast<int>(spec.send.size()) != (gather ? 1 : t)))
+    local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
+  for (int i = 0; i < t && local.ok(); ++i) {
+    recv_used[i] = nc.has_source(i);
+    if (!gather) send_used[i] = nc.has_target(i);
+    std::int64_t bytes = 0;
+    if (recv_used[i]) {
+      local = check_block(spec.recv[i], "recv", i, &bytes);
+      if (local.ok()) sizes.account(one_size ? 0 : i, bytes, spec.recv[i]);
+    }
+    if (local.ok() && !gather && send_used[i]) {
+      local = check_block(spec.send[i], "send", i, &bytes);
+      if (local.ok()) sizes.account(one_size ? 0 : i, bytes, spec.send[i]);
+    }
+  }
+  if (local.ok() && gather) {
+    std::int64_t bytes = 0;
+    local = check_block(spec.send[0], "send", -1, &bytes);
+    if (local.ok()) sizes.account(0, bytes, spec.send[0]);
+  }
+  // Uniform calls state the block size even where no block travels (one count, one type): a
+  // rank without neighbours may still forward blocks of a combining plan. The address is not
+  // significant there (a program with no neighbours may pass NULL).
+  if (local.ok() && spec.uniform && sizes.hi[0] < 0) {
+    BlockSpec stated = spec.send[0];
+    stated.addr = &stated;
+    std::int64_t bytes = 0;
+    if (check_block(stated, "send", 0, &bytes).ok()) sizes.account(0, bytes, spec.send[0]);
+  }
+  for (std::size_t k = 0; k < sizes.hi.size() && local.ok(); ++k)
+    if (sizes.hi[k] >= 0 && sizes.lo[k] != sizes.hi[k]) local = size_mismatch(spec, static_cast<int>(k), sizes.lo[k], sizes.hi[k]);
+  return local;
+}
+
+// One reduction agrees on errors, block sizes (max and -min of every block's size), strides
+// and the Info options, so a bad argument on one rank is an error on every rank. Afterwards
+// `sizes` holds everyone's sizes and `contiguous` per key whether no rank has it strided (a
+// block strided on any rank is priced as strided on every rank: the plan stays the same
+// everywhere).
+MpiStatus agree_on_sizes(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool persistent,
+                         const MpiStatus& local, BlockSizes& sizes, std::vector<bool>* contiguous,
+                         std::vector<std::uint64_t>* all_held) {
+  const std::size_t keys = sizes.hi.size();
+  std::vector<std::int64_t> agree(1 + 2 * keys);
+  agree[0] = local.ok() ? 0 : local.code;
+  for (std::size_t k = 0; k < keys; ++k) {
+    agree[1 + 2 * k] = local.ok() ? sizes.hi[k] : -1;
+    agree[2 + 2 * k] = local.ok() && sizes.hi[k] >= 0 ? -sizes.lo[k] : std::numeric_limits<std::int64_t>::min();
+  }
+  agree.insert(agree.end(), sizes.strided.begin(), sizes.strided.end());
+  const std::int64_t fingerprint = options_fingerprint(options);
+  agree.push_back(fingerprint);
+  agree.push_back(-fingerprint);
+  std::vector<std::int64_t> all;
+  MpiStatus agreed = agree_on(nc, persistent, agree, &all, all_held);
+  if (!agreed.ok()) return agreed;
+  if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
+  if (all[all.size() - 2] != -all[all.size() - 1])
+    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
+  for (std::size_t k = 0; k < keys; ++k) {
+    sizes.hi[k] = all[1 + 2 * k];
+    if (sizes.hi[k] < 0) continue;  // no rank uses this block (its -min entry is the sentinel)
+    sizes.lo[k] = -all[2 + 2 * k];
+    if (sizes.lo[k] != sizes.hi[k]) return size_mismatch(spec, static_cast<int>(k), sizes.lo[k], sizes.hi[k]);
+  }
+  contiguous->assign(keys, true);
+  for (std::size_t k = 0; k < keys; ++k) (*contiguous)[k] = all[1 + 2 * keys + k] == 0;
+  return {};
+}
+
+}  // namespace
+
 MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            Agreement* out) {
   if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, &out->block_bytes, &out->entry, &out->lane);
   const int t = nc.nbh().size();
-  const bool gather = spec.op == ir::Op::kAllgather;
-  const bool one_size = gather || spec.uniform;
+  const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
   const int keys = one_size ? 1 : t;  // sizes that must be the same everywhere
   const bool collective = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
 
-  // Which blocks this rank really uses: outside a non-periodic mesh they are not significant.
   out->send_used.assign(spec.send.size(), 1);
   out->recv_used.assign(t, 1);
-  MpiStatus local = spec.invalid;
-  if (local.ok() && (static_cast<int>(spec.recv.size()) != t || static_cast<int>(spec.send.size()) != (gather ? 1 : t)))
-    local = mpi_error(MPI_ERR_ARG, "wrong number of blocks");
-  // Per size key: the largest and smallest size seen on this rank (-1 / max when none).
-  std::vector<std::int64_t> hi(keys, -1), lo(keys, std::numeric_limits<std::int64_t>::max());
-  // Per size key: 1 when some block of it is strided in memory here. Only collective calls
-  // look (the agreement below makes it the same on every rank; the optimizer prices it, see
-  // predict.h): other calls plan as if contiguous and skip the datatype queries.
-  std::vector<std::int64_t> strided(keys, 0);
-  auto account = [&](int key, std::int64_t bytes, const BlockSpec& b) {
-    hi[key] = std::max(hi[key], bytes);
-    lo[key] = std::min(lo[key], bytes);
-    if (collective && bytes > 0 && !strided[key] && !contiguous_type(b.type)) strided[key] = 1;
-  };
-  if (local.ok()) {
-    for (int i = 0; i < t && local.ok(); ++i) {
-      out->recv_used[i] = nc.has_source(i);
-      if (!gather) out->send_used[i] = nc.has_target(i);
-      std::int64_t bytes = 0;
-      if (out->recv_used[i]) {
-        local = check_block(spec.recv[i], "recv", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes, spec.recv[i]);
-      }
-      if (local.ok() && !gather && out->send_used[i]) {
-        local = check_block(spec.send[i], "send", i, &bytes);
-        if (local.ok()) account(one_size ? 0 : i, bytes, spec.send[i]);
-      }
-    }
-    if (local.ok() && gather) {
-      std::int64_t bytes = 0;
-      local = check_block(spec.send[0], "send", -1, &bytes);
-      if (local.ok()) account(0, bytes, spec.send[0]);
-    }
-    // Uniform calls state the block size even where no block travels (one count, one type): a
-    // rank without neighbours may still forward blocks of a combining plan. The address is not
-    // significant there (a program with no neighbours may pass NULL).
-    if (local.ok() && spec.uniform && hi[0] < 0) {
-      BlockSpec stated = spec.send[0];
-      stated.addr = &stated;
-      std::int64_t bytes = 0;
-      if (check_block(stated, "send", 0, &bytes).ok()) account(0, bytes, spec.send[0]);
-    }
-  }
-  auto mismatch = [&](int k, std::int64_t a, std::int64_t b) {
-    return mpi_error(MPI_ERR_TRUNCATE, (gather ? std::string("the send block and the recv blocks")
-                                        : spec.uniform ? std::string("the blocks")
-                                                       : "block " + std::to_string(k)) +
-                                           " must have the same size (type signature) on every rank and on both sides; sizes range from " +
-                                           std::to_string(a) + " to " + std::to_string(b) + " bytes");
-  };
-  for (int k = 0; k < keys && local.ok(); ++k)
-    if (hi[k] >= 0 && lo[k] != hi[k]) local = mismatch(k, lo[k], hi[k]);
-
+  BlockSizes sizes(keys, collective);
+  const MpiStatus local = check_local_blocks(nc, spec, out->send_used, out->recv_used, sizes);
   std::vector<std::uint64_t> all_held;
   // Contiguity is known alike on every rank only after an agreement: without one the optimizer
   // assumes contiguous blocks, as every rank can.
   std::vector<bool> contiguous;
   if (collective) {
-    contiguous.assign(keys, true);
-    // One reduction agrees on errors, block sizes (max and -min of every block's size) and the
-    // Info options, so a bad argument on one rank is an error on every rank.
-    std::vector<std::int64_t> agree(1 + 2 * static_cast<std::size_t>(keys));
-    agree[0] = local.ok() ? 0 : local.code;
-    for (int k = 0; k < keys; ++k) {
-      agree[1 + 2 * k] = local.ok() ? hi[k] : -1;
-      agree[2 + 2 * k] = local.ok() && hi[k] >= 0 ? -lo[k] : std::numeric_limits<std::int64_t>::min();
-    }
-    agree.insert(agree.end(), strided.begin(), strided.end());
-    const std::int64_t fingerprint = options_fingerprint(options);
-    agree.push_back(fingerprint);
-    agree.push_back(-fingerprint);
-    std::vector<std::int64_t> all;
-    MpiStatus agreed = agree_on(nc, kind == Kind::kPersistent, agree, &all, &all_held);
+    MpiStatus agreed = agree_on_sizes(nc, spec, options, kind == Kind::kPersistent, local, sizes, &contiguous, &all_held);
     if (!agreed.ok()) return agreed;
-    if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
-    if (all[all.size() - 2] != -all[all.size() - 1])
-      return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
-    for (int k = 0; k < keys; ++k) {
-      hi[k] = all[1 + 2 * k];
-      if (hi[k] < 0) continue;  // no rank uses this block (its -min entry is the sentinel)
-      lo[k] = -all[2 + 2 * k];
-      if (lo[k] != hi[k]) return mismatch(k, lo[k], hi[k]);
-    }
-    // A block strided on any rank is priced as strided on every rank: the plan stays the same
-    // everywhere.
-    for (int k = 0; k < keys; ++k) contiguous[k] = all[1 + 2 * static_cast<std::size_t>(keys) + k] == 0;
   } else if (!local.ok()) {
     return local;  // default mode: each rank reports its own arguments
   }
 
-  out->block_bytes.assign(keys, 0);
-  for (int k = 0; k < keys; ++k) out->block_bytes[k] = hi[k];
+  out->block_bytes = sizes.hi;
   // Without agreement, a rank knows the size of a v/w block only if it sends or receives it.
   // On a grid with a non-periodic dimension some rank may have to forward a block it does not
   // own, or would choose the plan from other sizes than its neighbours: there the default mode
