@@ -24,31 +24,13 @@ import itertools
 import re
 import sys
 
+from pick_check import dims_create  # MPI_Dims_create's grid, as the benchmarks get it
+
 # Columns of a calibrate row, in its order, then the tried term.
 NAMES = ["msg", "phase", "wire", "copied", "rdv", "sc", "pipe_n", "pipe_b", "seg", "scat", "extra"]
 ROW = re.compile(r"^\s+(\S+)\s+(\S+)\s+(\S+)\s+m=(\d+)\s+messages\s+(\d+) phases\s+(\d+) wire\s+(\d+) copied\s+(\d+) "
                  r"rendezvous\s+(\d+) single-copy\s+(\d+) pipelined\s+(\d+) \(\s*(\d+) B\) segments\s+(\d+) "
                  r"scattered\s+(\d+)(?:\s+fragments\s+(\d+))?\s+median\s+([0-9.]+) us")
-
-
-def dims_create(np_, d):
-    """MPI_Dims_create's grid: the most balanced non-increasing factorisation of np_ into d."""
-    best = None
-
-    def search(n, k, chosen, largest):
-        nonlocal best
-        if k == 1:
-            if n <= largest:
-                grid = chosen + [n]
-                if best is None or max(grid) - min(grid) < best[0]:
-                    best = (max(grid) - min(grid), grid)
-            return
-        for f in range(largest, 0, -1):
-            if n % f == 0:
-                search(n // f, k - 1, chosen + [f], f)
-
-    search(np_, d, [], np_)
-    return best[1]
 
 
 def box_offsets(spec):

@@ -77,10 +77,8 @@ def block_args(cartplan, stencil, op, m, cache):
     """--block-bytes of m ints; alltoallv: seed 000's m^(d-z) ints per block (exchange_bench)."""
     if op != "alltoallv":
         return ["--block-bytes", str(4 * m)]
-    if stencil not in cache:
-        cache[stencil] = offsets_of(cartplan, stencil)
     sizes = []
-    for off in cache[stencil]:
+    for off in offsets_of_cached(cartplan, stencil, cache):
         z = sum(1 for x in off if x != 0)
         sizes.append(0 if z == 0 else 4 * m ** (len(off) - z))
     return ["--block-sizes", ",".join(map(str, sizes))]

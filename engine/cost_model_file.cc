@@ -54,9 +54,9 @@ Result<CostModel> parse_cost_model(const std::string& text) {
         return fail(std::string("\"") + key + "\" must be a finite number >= 0");
       *field = j[key].get<double>();
     }
-    // fragment_us, inline_limit_bytes and fast_box_bytes (the fast-box term, dropped: it fitted
-    // to 0 in every committed calibration, docs/cost-model.md) may still be in older files:
-    // ignored, like any other extra member.
+    // fragment_us, inline_limit_bytes and fast_box_bytes (the fast-box term, dropped: it was 0
+    // in every committed calibration, docs/cost-model.md "Dropped terms") may still be in older
+    // files: ignored, like any other extra member.
     // Signed: the pipeline may cost less per byte than an eager message, never less than nothing.
     const char* per_byte = "pipeline_us_per_byte";
     m.pipeline_us_per_byte = CostModel::kDefaultPipelineUsPerByte;

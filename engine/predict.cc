@@ -3,6 +3,7 @@
 #include "engine/predict.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <limits>
 
@@ -35,6 +36,8 @@ CostBreakdown unpriced() {
 
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid, const PredictOptions& options) {
+  assert(block_bytes.size() == 1 || static_cast<int>(block_bytes.size()) == plan.num_blocks());
+  assert(options.contiguous.size() <= 1 || static_cast<int>(options.contiguous.size()) == plan.num_blocks());
   if (!lowerable(plan, block_bytes)) return unpriced();
   const std::optional<Grid> g = grid && grid->ndims() == plan.ndims() ? grid : std::nullopt;
   // Blocks of ops without own shapes all have block 0's size (allgather, reductions).
