@@ -9,19 +9,24 @@
 namespace cartplan::engine {
 namespace {
 
-// Staging regions that are parts of messages, with their messages' weights: a packing step
-// writes a send's region, an unpacking step reads a receive's.
+// Staging regions and scratch blocks that are parts of messages, with their messages' weights:
+// a packing step writes a send's region, an unpacking step reads a receive's, a combine reads
+// the scratch block a receive filled.
 class StagingWeights {
  public:
   void add(const Message& m, double weight) {
-    for (const Loc& l : m.parts)
+    for (const Loc& l : m.parts) {
       if (l.kind == Loc::Kind::kStaging && l.bytes > 0) (m.recv ? recv_ : send_).push_back({l.offset, l.offset + l.bytes, weight});
+      if (l.kind == Loc::Kind::kScratch && m.recv) scratch_[l.index] = weight;
+    }
   }
   void sort() {
     for (auto* v : {&send_, &recv_}) std::sort(v->begin(), v->end());
   }
   // The weight of a local step: that of the message whose region it fills or empties, else 1.
   double of(const Step& s) const {
+    if (s.from.kind == Loc::Kind::kScratch)
+      if (auto it = scratch_.find(s.from.index); it != scratch_.end()) return it->second;
     if (s.from.kind == Loc::Kind::kStaging)
       if (std::optional<double> w = find(recv_, s.from)) return *w;
     if (s.to.kind == Loc::Kind::kStaging)
@@ -43,6 +48,7 @@ class StagingWeights {
     return it->weight;
   }
   std::vector<Region> send_, recv_;
+  std::map<int, double> scratch_;  // scratch block -> weight of the receive that fills it
 };
 
 double weight_of(const Message& m, const std::vector<std::vector<double>>& weights) {

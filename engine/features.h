@@ -8,8 +8,8 @@
 // Meshes: `weights` gives, per phase and round of the plan, the share of processes that send
 // its message (peer_share in grid.h: 1 on a torus). The program is the representative
 // process's (bind_representative in bind.h: every entry travels), and each message, and each
-// packing or unpacking step of its staging region, counts with its round's weight: the mean
-// over ranks, the same on every rank.
+// packing or unpacking step of its staging region (or combine of the scratch block it filled),
+// counts with its round's weight: the mean over ranks, the same on every rank.
 //
 //   Result<BoundPlan> rep = bind_representative(plan, grid, sizes);
 //   Result<Program> prog = lower(plan, *rep, contiguous_layout(plan, *rep), options);

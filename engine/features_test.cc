@@ -92,6 +92,20 @@ TEST_CASE("count_features: messages, bytes and protocols of a hand-made program"
   CHECK(w.phases == 2);
 }
 
+TEST_CASE("count_features: a combine counts with the weight of the receive that filled its scratch block") {
+  using K = Loc::Kind;
+  Program p;
+  p.op = ir::Op::kAllreduce;
+  p.phases.resize(1);
+  p.phases[0].messages.push_back(message(true, 0, {block(K::kScratch, 0, 8)}));
+  p.phases[0].messages.push_back(message(false, 0, {block(K::kSend, 0, 8)}));
+  Step combine{block(K::kScratch, 0, 8), block(K::kRecv, 0, 8), true};
+  p.phases[0].after.push_back(combine);
+  p.final_steps.push_back({block(K::kSend, 1, 8), block(K::kRecv, 1, 8), true});
+  CHECK(count_features(p, {{1.0}}, 100).copy_bytes == 16);
+  CHECK(count_features(p, {{0.25}}, 100).copy_bytes == doctest::Approx(0.25 * 8 + 8));
+}
+
 TEST_CASE("round_weights: 1 on a torus and without a grid, the peer's share on a mesh") {
   const ir::Plan p = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   const std::vector<std::vector<double>> torus = round_weights(p, *Grid::create({4, 4}, {true, true}));
