@@ -2,8 +2,8 @@
 #include "engine/features.h"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace cartplan::engine {
@@ -12,7 +12,7 @@ namespace {
 // Staging regions and scratch blocks that are parts of messages, with their messages' weights:
 // a packing step writes a send's region, an unpacking step reads a receive's, a combine reads
 // the scratch block a receive filled.
-class StagingWeights {
+class StepWeights {
  public:
   void add(const Message& m, double weight) {
     for (const Loc& l : m.parts) {
@@ -50,6 +50,17 @@ class StagingWeights {
   std::vector<Region> send_, recv_;
   std::map<int, double> scratch_;  // scratch block -> weight of the receive that fills it
 };
+
+// Bytes a receive of several data parts (the trailer is none) puts outside staging: the
+// datatype engine scatters them into the caller's blocks itself.
+double scattered_bytes(const Message& received) {
+  const std::size_t data_parts = received.parts.size() - (received.trailer ? 1 : 0);
+  if (data_parts <= 1) return 0;
+  double bytes = 0;
+  for (std::size_t i = 0; i < data_parts; ++i)
+    if (received.parts[i].kind != Loc::Kind::kStaging) bytes += static_cast<double>(received.parts[i].bytes);
+  return bytes;
+}
 
 double weight_of(const Message& m, const std::vector<std::vector<double>>& weights) {
   return weights[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)];
@@ -89,21 +100,6 @@ int struct_segments(const Message& message) {
   return segments;
 }
 
-namespace {
-
-// Bytes a receive of several data parts (the trailer is none) puts outside staging: the
-// datatype engine scatters them into the caller's blocks itself.
-double scattered_bytes(const Message& received) {
-  const std::size_t data_parts = received.parts.size() - (received.trailer ? 1 : 0);
-  if (data_parts <= 1) return 0;
-  double bytes = 0;
-  for (std::size_t i = 0; i < data_parts; ++i)
-    if (received.parts[i].kind != Loc::Kind::kStaging) bytes += static_cast<double>(received.parts[i].bytes);
-  return bytes;
-}
-
-}  // namespace
-
 std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::optional<Grid>& grid) {
   const bool use_grid = grid && grid->ndims() == plan.ndims();
   std::vector<std::vector<double>> w(plan.phases().size());
@@ -115,13 +111,13 @@ std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::
 Features count_features(const Program& program, const std::vector<std::vector<double>>& weights,
                         std::int64_t eager_limit_bytes) {
   Features f;
-  StagingWeights staging;
+  StepWeights step_weights;
   for (const PhaseProgram& ph : program.phases) {
     // Both sides of each round: this process's send, and its receive of the same round, which
     // is what the peer receives of that send (every process of a torus looks alike).
     std::map<std::pair<int, int>, const Message*> received;
     for (const Message& m : ph.messages) {
-      staging.add(m, weight_of(m, weights));
+      step_weights.add(m, weight_of(m, weights));
       if (m.recv) received[{m.phase, m.round}] = &m;
     }
     bool sends = false;
@@ -148,9 +144,9 @@ Features count_features(const Program& program, const std::vector<std::vector<do
     }
     f.phases += sends;
   }
-  staging.sort();
+  step_weights.sort();
   auto copies = [&](const std::vector<Step>& steps) {
-    for (const Step& s : steps) f.copy_bytes += staging.of(s) * static_cast<double>(s.from.bytes);
+    for (const Step& s : steps) f.copy_bytes += step_weights.of(s) * static_cast<double>(s.from.bytes);
   };
   for (const PhaseProgram& ph : program.phases) {
     copies(ph.before);
