@@ -6,22 +6,20 @@
 // build, installed as cartplan-calibrate; docs/smpi.md):
 //
 //   mpirun -np 2 calibrate --out bench/results/cpp-2core/cost_model.json [--quick] [--reps R]
-//                          [--eager-limit BYTES] [--fragments] [--inline-limit BYTES] [--fast-box BYTES]
+//                          [--eager-limit BYTES]
 //                          [--timing barrier|back-to-back|sync] [--sizes M,M,..] [--specs SPEC;SPEC;..]
 //   smpirun -np 64 -platform P.xml -hostfile P.hosts cartplan-calibrate --out model.json [--quick]
 //
 // The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
 // bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
 // messages above it) + pipeline per byte * (their bytes) + segment * (struct datatype segments)
-// + scatter * (bytes received by struct datatype into the caller's blocks) + fragment * (messages
-// that miss Open MPI's fast box: above its inline limit, or the ring full; fitted only with
-// --fragments, else 0), every term fitted by
+// + scatter * (bytes received by struct datatype into the caller's blocks), every term fitted by
 // non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must
 // order 2-us plans as well as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
 // optimizer chooses between (direct, combining, combining packed, combining in the reversed
 // dimension order, hybrid, log-round) on box neighbourhoods (d = 2..4, n = 3; d = 2, n = 7, 9)
-// and block sizes on both sides of the eager limit. The counts are engine::predict's for the
-// plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
+// and block sizes on both sides of the eager limit. The counts are engine::predict's (those of
+// the lowered program, engine/features.h) for the plan each request really runs (Cart_request_plan), on this grid, so the file prices exactly
 // what the optimizer counts (the fixed cost of a call goes into the phase term: every plan has
 // a phase). The rows run with the built-in model's home limit and trailers (engine/lower.h);
 // where the fitted model's differ, they are measured once more with the fit's and the model is
@@ -141,20 +139,21 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 }
 
 // The counts the v2 model prices for `plan` on `grid`: messages, phases, wire bytes, copied
-// bytes, messages above the eager limit, their single-copy bytes and pipelined bytes
-// (engine::predict's, so the fit prices what it counts). Wire bytes are split into those of
+// bytes, messages above the eager limit, their single-copy bytes and pipelined bytes, struct
+// segments and scattered bytes (engine::predict's, so the fit prices what it counts). Wire bytes are split into those of
 // pipelined messages and the rest: the fit prices each kind with its own non-negative rate, and
 // the model's pipeline_us_per_byte is the difference (cost_model.h: it may be negative, down to
 // -beta, which is exactly what non-negative rates allow).
 // `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
-// threshold (trailer_min_bytes) the requests ran with, and whose inline limit and fast box size
-// (--inline-limit, --fast-box) the fragments are counted with; the counts depend on nothing else of it.
+// threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
                              const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
-  const cartplan::engine::CostBreakdown c = cartplan::engine::predict(plan, {block_bytes}, counting, grid, struct_min_bytes);
-  return {static_cast<double>(c.messages), static_cast<double>(c.phases), c.wire_bytes - c.pipelined_bytes, c.copy_bytes,
-          static_cast<double>(c.rendezvous), c.pipelined, c.segments, c.scatter_bytes, c.single_copy_bytes, c.pipelined_bytes,
-          c.fragments};
+  cartplan::engine::PredictOptions options;
+  options.struct_min_bytes = struct_min_bytes;
+  const cartplan::engine::Features n = cartplan::engine::predict(plan, {block_bytes}, counting, grid, options).counts;
+  return {n.messages,   static_cast<double>(n.phases), n.wire_bytes - n.pipelined_bytes, n.copy_bytes,
+          n.rendezvous, n.pipelined,                   n.segments,                       n.scatter_bytes,
+          n.single_copy_bytes, n.pipelined_bytes};
 }
 
 // Measured rows: counts (features()), median times, and the (spec, op, size) group of each row:
@@ -349,9 +348,9 @@ void add_rows(const char* spec, const std::vector<Built>& built, const cartplan:
     const std::vector<double>& f = rows->X.back();
     if (rank == 0)
       std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
-                  " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f fragments %3.0f  median %9.2f us\n",
+                  " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f  median %9.2f us\n",
                   spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2] + f[9], f[3], f[4], f[8], f[5], f[9], f[6],
-                  f[7], f[10], rows->y.back());
+                  f[7], rows->y.back());
   }
 }
 
@@ -386,13 +385,9 @@ struct Fit {
 };
 
 // Fits on `rows` and judges the choices on `judged` (the rows that ran what the fit lowers).
-// `fragments`: fit fragment_us too (calibrate --fragments); else the column is left out and the
-// file prices fragments at 0, as before the term existed (bench/README.md, "The fast-box term":
-// the term halves the fit's error but did not improve the sweeps' choices).
-// `limits`: Open MPI's limits the rows were counted with (eager, inline, fast box), copied into
-// the fitted model.
-Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel& limits, bool fragments) {
-  // Every term (fragment_us only with `fragments`) is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
+// `limits`: the eager limit the rows were counted with, copied into the fitted model.
+Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel& limits) {
+  // Every term is fitted, on relative errors: rows are weighted by 1/time^2, so the optimizer's
   // 2-us choices count as much as its 200-us ones. There is no separate constant per call:
   // every plan has at least one phase, so the phase term carries it. (A free constant took the
   // phase price with it at np = 4, 2x2 grids, where direct has one phase and combining two:
@@ -404,7 +399,6 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   std::vector<double> yw;
   for (std::size_t i = 0; i < y.size(); ++i) {
     Xw.emplace_back(X[i]);
-    if (!fragments) Xw.back()[10] = 0;
     for (double& v : Xw.back()) v /= y[i];
     yw.push_back(1.0);
   }
@@ -421,10 +415,7 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   model.scatter_us_per_byte = c[7];
   model.single_copy_us_per_byte = c[8];
   model.pipeline_us_per_byte = c[9] - c[2];
-  model.fragment_us = c[10];
   model.eager_limit_bytes = limits.eager_limit_bytes;
-  model.inline_limit_bytes = limits.inline_limit_bytes;
-  model.fast_box_bytes = limits.fast_box_bytes;
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -462,17 +453,13 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
 struct Options {
   std::string out;
   Method method;
-  bool quick = false, fragments = false;
-  // Open MPI's vader limits the fragments are counted with (its btl_vader_max_inline_send and
-  // btl_vader_fbox_size; give the machine's if it runs other values); written into the file.
-  std::int64_t inline_limit = cartplan::engine::CostModel::kDefaultInlineLimitBytes;
-  std::int64_t fast_box = cartplan::engine::CostModel::kDefaultFastBoxBytes;
+  bool quick = false;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
 };
 
 const char* kUsage =
-    "usage: calibrate --out FILE [--quick] [--fragments] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
-    "                 [--inline-limit BYTES] [--fast-box BYTES] [--sizes M,M,..] [--specs SPEC;SPEC;..]";
+    "usage: calibrate --out FILE [--quick] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
+    "                 [--sizes M,M,..] [--specs SPEC;SPEC;..]";
 
 // Block sizes in ints. Open MPI: on both sides of the eager limit for single blocks (1000 ints =
 // 4000 bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
@@ -521,9 +508,6 @@ Options parse_options(int argc, char** argv) {
     else if (k == "--timing" && has) timing = argv[++i];
     else if (k == "--eager-limit" && has) o.eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") o.quick = true;
-    else if (k == "--fragments") o.fragments = true;
-    else if (k == "--inline-limit" && has) o.inline_limit = std::max(0, std::atoi(argv[++i]));
-    else if (k == "--fast-box" && has) o.fast_box = std::max(0, std::atoi(argv[++i]));
     else if (k == "--sizes" && has) sizes = argv[++i];
     else if (k == "--specs" && has) specs = argv[++i];
     else die(kUsage);
@@ -559,10 +543,8 @@ Options parse_options(int argc, char** argv) {
 Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
   cartplan::engine::CostModel counting;
   counting.eager_limit_bytes = o.eager_limit;
-  counting.inline_limit_bytes = o.inline_limit;
-  counting.fast_box_bytes = o.fast_box;
   *rows = measure(np, rank, o.method, counting);
-  Fit f = fit(*rows, *rows, counting, o.fragments);
+  Fit f = fit(*rows, *rows, counting);
   auto limits = [](const cartplan::engine::CostModel& m) {
     return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
   };
@@ -580,7 +562,7 @@ Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
                 static_cast<long long>(first.second), f.chosen_well, f.groups);
   const Rows second = measure(np, rank, o.method, f.model);
   rows->append(second);
-  f = fit(*rows, second, counting, o.fragments);
+  f = fit(*rows, second, counting);
   if (rank == 0 && limits(f.model) != fitted)
     std::printf("note: the second fit's home limit or trailer threshold differs again (%lld, %lld bytes); kept, not measured\n",
                 static_cast<long long>(limits(f.model).first), static_cast<long long>(limits(f.model).second));
@@ -593,11 +575,11 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
   std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-              "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte, fragment %.3f us "
+              "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte "
               "(R^2 %.3f, worst relative error %.2f, %zu points)\n",
               model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
               model.single_copy_us_per_byte, static_cast<long long>(o.eager_limit), model.pipeline_us, model.pipeline_us_per_byte,
-              model.segment_us, model.scatter_us_per_byte, model.fragment_us, f.r2, f.worst, rows.y.size());
+              model.segment_us, model.scatter_us_per_byte, f.r2, f.worst, rows.y.size());
   std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
   if (o.out.empty()) return;
   std::string specs;
@@ -611,10 +593,9 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
 #endif
   char extra[2048];
   std::snprintf(extra, sizeof extra,
-                R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted (fragment_us only with --fragments), pipelined bytes at their own non-negative rate; %s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "fragments_fitted": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; %s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                 specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
-                passes, mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false",
-                o.fragments ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
+                passes, mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
   std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
   std::printf("wrote %s\n", o.out.c_str());
 }

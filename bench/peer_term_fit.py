@@ -5,57 +5,32 @@ context switches of an oversubscribed node), computed here for the rows of direc
 plans (plain, packed, reversed order; the hybrid and log-round rows are left out, their plans
 depend on the model that built them). The grid of each row is MPI_Dims_create's for the np and
 the neighbourhood's d.
---term fragments: the calibrate column "fragments" (messages that miss Open MPI's fast box,
-engine::predict's count; calibrate outputs from c5d42cf on), every row, with calibrate's own
-columns (wire bytes less the pipelined ones, which have their rate), so that the fit with the
-column is calibrate's. --models BASE OUTDIR then writes both fits as cost-model files,
-OUTDIR/without.json and OUTDIR/with.json (BASE gives the eager limit and the other fields),
-for bench/model_replay.py --accuracy.
+(--term fragments, which refitted calibrate's "fragments" column, went with the fast-box term
+itself: docs/cost-model.md, "Dropped terms". Rows of older calibrate outputs that still carry
+that column are read, the column ignored.)
 Refits the rows by non-negative least squares on relative errors, as calibrate does, with and
 without the extra column, and prints the median and 90th-percentile relative error and in how
 many (neighbourhood, op, size, pass) groups the fitted model's cheapest plan ran within 10 % of
 the fastest.
 
-Usage: peer_term_fit.py [--np N] [--term peers|fragments] [--models BASE OUTDIR] FILE...
+Usage: peer_term_fit.py [--np N] FILE...
        (FILE: calibrate output, or main_job.txt with one calibration per np, each followed by its
         "## np=N" runs; '-' for stdin)
   python3 bench/peer_term_fit.py --np 8 bench/results/cpp-2core/calibrate_np8.txt
-  git show 2c55f68:bench/results/cpp-2core/main_job.txt | python3 bench/peer_term_fit.py -
-  python3 bench/peer_term_fit.py --np 2 --term fragments bench/results/cpp-2core/calibrate.txt \
-      --models bench/results/cpp-2core/cost_model.json /tmp/fits"""
+  git show 2c55f68:bench/results/cpp-2core/main_job.txt | python3 bench/peer_term_fit.py -"""
 import argparse
 import collections
 import itertools
-import json
-import os
 import re
 import sys
+
+from pick_check import dims_create  # MPI_Dims_create's grid, as the benchmarks get it
 
 # Columns of a calibrate row, in its order, then the tried term.
 NAMES = ["msg", "phase", "wire", "copied", "rdv", "sc", "pipe_n", "pipe_b", "seg", "scat", "extra"]
 ROW = re.compile(r"^\s+(\S+)\s+(\S+)\s+(\S+)\s+m=(\d+)\s+messages\s+(\d+) phases\s+(\d+) wire\s+(\d+) copied\s+(\d+) "
                  r"rendezvous\s+(\d+) single-copy\s+(\d+) pipelined\s+(\d+) \(\s*(\d+) B\) segments\s+(\d+) "
                  r"scattered\s+(\d+)(?:\s+fragments\s+(\d+))?\s+median\s+([0-9.]+) us")
-
-
-def dims_create(np_, d):
-    """MPI_Dims_create's grid: the most balanced non-increasing factorisation of np_ into d."""
-    best = None
-
-    def search(n, k, chosen, largest):
-        nonlocal best
-        if k == 1:
-            if n <= largest:
-                grid = chosen + [n]
-                if best is None or max(grid) - min(grid) < best[0]:
-                    best = (max(grid) - min(grid), grid)
-            return
-        for f in range(largest, 0, -1):
-            if n % f == 0:
-                search(n // f, k - 1, chosen + [f], f)
-
-    search(np_, d, [], np_)
-    return best[1]
 
 
 def box_offsets(spec):
@@ -75,26 +50,20 @@ def peers(spec, direct, dims):
     return sum(len({(sign * o[k]) % dims[k] for o in offsets for sign in (1, -1)} - {0}) for k in range(len(dims)))
 
 
-def load(lines, np_, term="peers"):
+def load(lines, np_):
     """[(key, features, median µs)] of a calibrate output: the direct and combining rows with the
-    per-peer column, or every row with its fragments column."""
+    per-peer column."""
     rows = []
     for line in lines:
         m = ROW.match(line)
         if not m:
             continue
         spec = m.group(1)
-        if term == "fragments":
-            if m.group(15) is None:
-                sys.exit("peer_term_fit.py: --term fragments needs calibrate rows with a fragments column")
-            extra = float(m.group(15))
-        elif m.group(3) in ("direct", "combining", "combining-packed", "combining-reversed"):
+        if m.group(3) in ("direct", "combining", "combining-packed", "combining-reversed"):
             extra = peers(spec, m.group(3) == "direct", dims_create(np_, int(re.search(r"d=(\d+)", spec).group(1))))
         else:
             continue
         x = [float(m.group(i)) for i in range(5, 15)] + [extra]
-        if term == "fragments":
-            x[2] -= x[7]  # calibrate prices pipelined bytes apart from the other wire bytes
         rows.append(((spec, m.group(2), int(m.group(4)), m.group(3)), x, float(m.group(16))))
     return rows
 
@@ -137,23 +106,6 @@ def evaluate(rows, c, label):
           f"choices within 10% {ok}/{len(groups)}; " + " ".join(f"{n}={v:.3g}" for n, v in zip(NAMES, c) if v))
 
 
-def model_file(base, c, fragments):
-    """A cost-model file with the fitted prices of calibrate's columns (calibrate.cc, fit()); the
-    base's other fields, less its own fit's statistics."""
-    out = {k: v for k, v in base.items()
-           if k not in ("r2", "worst_relative_error", "points", "choices_within_10_percent")}
-    out["method"] = "bench/peer_term_fit.py --term fragments: the calibration's rows refitted " + \
-        ("with" if fragments else "without") + " the fragments column"
-    out["fragments_fitted"] = fragments
-    for key, value in zip(["alpha_us", "phase_us", "beta_us_per_byte", "copy_us_per_byte", "rendezvous_us",
-                           "single_copy_us_per_byte", "pipeline_us", None, "segment_us", "scatter_us_per_byte",
-                           "fragment_us"], c):
-        if key:
-            out[key] = value
-    out["pipeline_us_per_byte"] = c[7] - c[2]
-    return out
-
-
 def sections(lines, np_):
     """[(np, lines)]: the whole input for --np, else each calibration before its '## np=N' runs."""
     if np_:
@@ -173,31 +125,18 @@ def sections(lines, np_):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--np", type=int, help="the process count of a plain calibrate output")
-    ap.add_argument("--term", choices=["peers", "fragments"], default="peers")
-    ap.add_argument("--models", nargs=2, metavar=("BASE", "OUTDIR"))
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
-    if args.models and not args.np:
-        ap.error("--models needs --np (one calibration, one pair of files)")
     for path in args.files:
         lines = (sys.stdin if path == "-" else open(path)).read().splitlines()
         for np_, part in sections(lines, args.np):
-            rows = load(part, np_, args.term)
+            rows = load(part, np_)
             if not rows:
                 continue
             print(f"{path} np={np_}: {len(rows)} rows")
             without, with_term = fit(rows, set(range(10))), fit(rows, set(range(11)))
             evaluate(rows, without, "without")
-            evaluate(rows, with_term, f"{args.term:7}")
-            if args.models:
-                if args.term != "fragments":
-                    sys.exit("peer_term_fit.py: --models needs --term fragments (the per-peer term has no model field)")
-                os.makedirs(args.models[1], exist_ok=True)
-                for name, c in (("without", without), ("with", with_term)):
-                    path = os.path.join(args.models[1], name + ".json")
-                    with open(path, "w") as f:
-                        json.dump(model_file(json.load(open(args.models[0])), c, name == "with"), f, indent=2)
-                    print(f"  wrote {path}")
+            evaluate(rows, with_term, "peers  ")
 
 
 if __name__ == "__main__":

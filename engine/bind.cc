@@ -74,14 +74,16 @@ Result<bool> check_bind_args(const ir::Plan& plan, const Grid& grid, const Coord
 // holds on this rank and following which locations hold data.
 class RankBinder {
  public:
-  RankBinder(const ir::Plan& plan, const ir::Trace& trace, const Grid& grid, const Coords& coords,
+  // `trace` nullptr: the representative process (bind_representative), where every entry
+  // travels and `grid`, if any, only tells which rounds wrap to the process itself.
+  RankBinder(const ir::Plan& plan, const ir::Trace* trace, const Grid* grid, const Coords& coords,
              const std::optional<Coords>& root)
       : plan_(plan), trace_(trace), grid_(grid), coords_(coords), root_(root), zero_(plan.ndims(), 0),
         full_send_(plan.num_send_blocks(), true), full_recv_(plan.num_recv_blocks(), false),
         full_temp_(plan.temp_slots().size(), false), recv_written_(plan.num_recv_blocks(), false) {}
 
   Result<BoundPlan> run(const std::vector<std::int64_t>& block_bytes) {
-    b_.rank = grid_.rank(coords_);
+    b_.rank = trace_ ? grid_->rank(coords_) : kRepresentativeRank;
     const int t = plan_.num_blocks();
     b_.block_bytes = block_bytes.size() == 1 ? std::vector<std::int64_t>(t, block_bytes[0]) : block_bytes;
     for (const ir::TempSlot& s : plan_.temp_slots()) b_.temp_slot_bytes.push_back(b_.block_bytes[s.shape_of]);
@@ -96,7 +98,7 @@ class RankBinder {
  private:
   // True iff the position `offset` from this rank exists and, if `must_be_root`, is the root.
   bool ok_at(const Offset& offset, bool must_be_root) const {
-    const std::optional<Coords> c = grid_.relative_coord(coords_, offset);
+    const std::optional<Coords> c = grid_->relative_coord(coords_, offset);
     return c && (!must_be_root || *c == *root_);
   }
 
@@ -105,11 +107,11 @@ class RankBinder {
   bool keep(const ir::Flow& f, const Offset& origin_shift, int origin_sign, const Offset& holder_shift) const {
     const ir::Op op = plan_.op();
     const bool origin = std::any_of(f.contents.begin(), f.contents.end(), [&](const ir::Content& c) {
-      return ok_at(add(grid_, c.origin, origin_shift, origin_sign), ir::root_is_origin(op));
+      return ok_at(add(*grid_, c.origin, origin_shift, origin_sign), ir::root_is_origin(op));
     });
     if (!origin) return false;
     return std::any_of(f.holders.begin(), f.holders.end(),
-                       [&](const Offset& h) { return ok_at(add(grid_, h, holder_shift, +1), ir::root_is_target(op)); });
+                       [&](const Offset& h) { return ok_at(add(*grid_, h, holder_shift, +1), ir::root_is_target(op)); });
   }
 
   // Whether a location holds data on this rank (a masked entry carries nothing).
@@ -132,9 +134,9 @@ class RankBinder {
     return combine;
   }
 
-  // A local step: nullopt if masked, else whether it combines.
-  Result<std::optional<bool>> local(const ir::LocalStep& step, const ir::Copy& copy, const std::string& ctx) {
-    const bool kept = keep(step, zero_, +1, zero_);
+  // A local step (trace_->locals[step]): nullopt if masked, else whether it combines.
+  Result<std::optional<bool>> local(int step, const ir::Copy& copy, const std::string& ctx) {
+    const bool kept = !trace_ || keep(trace_->locals[step], zero_, +1, zero_);
     if (kept && !full(copy.from))
       return fail(ctx + ": reads " + ir::to_string(copy.from) + ", which holds no data on rank " + std::to_string(b_.rank));
     const bool combine = apply(copy.to, kept);
@@ -160,12 +162,12 @@ class RankBinder {
     br.phase = p;
     br.round = r;
     br.tag = round.tag;
-    const int first = trace_.round_start[p][r];
+    const int first = trace_ ? trace_->round_start[p][r] : 0;
     const std::string ctx = "phase " + std::to_string(p) + ", round " + std::to_string(r);
     for (int e = 0; e < static_cast<int>(round.send.size()); ++e) {
-      const ir::Transfer& x = trace_.transfers[first + e];
+      const ir::Transfer* x = trace_ ? &trace_->transfers[first + e] : nullptr;
       // As sender: origins as traced, the receiver (holders' reference) at +shift.
-      if (keep(x, zero_, +1, round.shift)) {
+      if (!x || keep(*x, zero_, +1, round.shift)) {
         if (!full(round.send[e]))
           return fail(ctx + ", send entry " + std::to_string(e) + ": " + ir::to_string(round.send[e]) +
                       " holds no data on rank " + std::to_string(b_.rank));
@@ -173,7 +175,7 @@ class RankBinder {
         br.send_bytes += b_.bytes(round.send[e]);
       }
       // As receiver: the sender sits at -shift, so an origin o is o - shift from here.
-      if (keep(x, round.shift, -1, zero_)) {
+      if (!x || keep(*x, round.shift, -1, zero_)) {
         br.recv_entries.push_back(e);
         br.recv_bytes += b_.bytes(round.recv[e]);
       }
@@ -183,14 +185,21 @@ class RankBinder {
   }
 
   Result<bool> find_peers(BoundRound& br, const Offset& shift, const std::string& ctx) const {
+    if (!trace_) {
+      // The representative process: itself where the shift wraps, else a peer of the round's own.
+      const int peer = grid_ && wraps_to_self(shift, *grid_) ? kRepresentativeRank : 1 + static_cast<int>(b_.rounds.size());
+      br.send_peer = br.send_entries.empty() ? kNoRank : peer;
+      br.recv_peer = br.recv_entries.empty() ? kNoRank : peer;
+      return true;
+    }
     if (!br.send_entries.empty()) {
-      br.send_peer = grid_.relative_rank(coords_, shift);
+      br.send_peer = grid_->relative_rank(coords_, shift);
       if (br.send_peer == kNoRank)
         return fail(ctx + ": the plan routes data through a process outside the mesh (at " + ir::to_string(shift) +
                     " from rank " + std::to_string(b_.rank) + ")");
     }
     if (!br.recv_entries.empty()) {
-      br.recv_peer = grid_.relative_rank(coords_, add(grid_, zero_, shift, -1));
+      br.recv_peer = grid_->relative_rank(coords_, add(*grid_, zero_, shift, -1));
       if (br.recv_peer == kNoRank)
         return fail(ctx + ": the plan expects data from a process outside the mesh (at -" + ir::to_string(shift) +
                     " from rank " + std::to_string(b_.rank) + ")");
@@ -220,7 +229,7 @@ class RankBinder {
     const ir::Phase& phase = plan_.phases()[p];
     b_.phase_copies.emplace_back();
     for (int c = 0; c < static_cast<int>(phase.copies.size()); ++c) {
-      Result<std::optional<bool>> done = local(trace_.locals[trace_.phase_copy_start[p] + c], phase.copies[c],
+      Result<std::optional<bool>> done = local(trace_ ? trace_->phase_copy_start[p] + c : 0, phase.copies[c],
                                                "phase " + std::to_string(p) + ", copy " + std::to_string(c));
       if (!done) return fail(done.error());
       if (*done) b_.phase_copies.back().emplace_back(c, **done);
@@ -231,7 +240,7 @@ class RankBinder {
   Result<bool> bind_final_copies() {
     for (int c = 0; c < static_cast<int>(plan_.copies().size()); ++c) {
       Result<std::optional<bool>> done =
-          local(trace_.locals[trace_.final_copy_start + c], plan_.copies()[c], "copy " + std::to_string(c));
+          local(trace_ ? trace_->final_copy_start + c : 0, plan_.copies()[c], "copy " + std::to_string(c));
       if (!done) return fail(done.error());
       if (*done) {
         b_.copies.push_back(c);
@@ -247,10 +256,12 @@ class RankBinder {
     const bool me_root = root_ && *root_ == coords_;
     for (int j = 0; j < plan_.num_recv_blocks(); ++j) {
       bool result = true;
-      if (ir::root_is_target(op)) {
+      if (!trace_) {
+        // The representative process has every block (rooted ops priced as their symmetric op).
+      } else if (ir::root_is_target(op)) {
         result = me_root;
       } else if (ir::root_is_origin(op)) {
-        result = ok_at(add(grid_, zero_, plan_.neighborhood()[j], -1), true);
+        result = ok_at(add(*grid_, zero_, plan_.neighborhood()[j], -1), true);
       }
       b_.recv_result.push_back(result);
       b_.recv_scratch.push_back(recv_written_[j] && !result);
@@ -258,8 +269,8 @@ class RankBinder {
   }
 
   const ir::Plan& plan_;
-  const ir::Trace& trace_;
-  const Grid& grid_;
+  const ir::Trace* trace_;
+  const Grid* grid_;
   const Coords& coords_;
   const std::optional<Coords>& root_;
   const Offset zero_;
@@ -283,7 +294,16 @@ Result<Binder> Binder::create(const ir::Plan& plan) {
 Result<BoundPlan> Binder::bind(const Grid& grid, const Coords& coords, const std::vector<std::int64_t>& block_bytes,
                                const std::optional<Coords>& root) const {
   if (Result<bool> ok = check_bind_args(plan_, grid, coords, block_bytes, root); !ok) return fail(ok.error());
-  return RankBinder(plan_, trace_, grid, coords, root).run(block_bytes);
+  return RankBinder(plan_, &trace_, &grid, coords, root).run(block_bytes);
+}
+
+Result<BoundPlan> bind_representative(const ir::Plan& plan, const std::optional<Grid>& grid,
+                                      const std::vector<std::int64_t>& block_bytes) {
+  if (grid && grid->ndims() != plan.ndims())
+    return fail("grid has " + std::to_string(grid->ndims()) + " dimensions, the plan " + std::to_string(plan.ndims()));
+  if (Result<bool> ok = check_block_bytes(plan.op(), plan.num_blocks(), block_bytes); !ok) return fail(ok.error());
+  const Coords none;
+  return RankBinder(plan, nullptr, grid ? &*grid : nullptr, none, std::nullopt).run(block_bytes);
 }
 
 }  // namespace cartplan::engine

@@ -63,6 +63,22 @@ struct BoundPlan {
   std::int64_t bytes(const ir::BufRef& ref) const;
 };
 
+// The rank bind_representative() gives its process; its peers are numbered from 1.
+inline constexpr int kRepresentativeRank = 0;
+
+// The binding of a process that has all its neighbours (every process of a torus, the
+// interior of a mesh), for pricing: every entry travels, and a round is a round to the process
+// itself exactly where its shift wraps to itself on `grid` (never without one); each other
+// round has a peer of its own, numbered from kRepresentativeRank + 1, so that no two rounds
+// share a peer. Rooted ops bind as their symmetric op would (every recv block a result). The
+// same on every rank, and it needs no trace of the plan. `grid` nullopt: a torus large enough
+// that no shift wraps. Errors: a grid of another dimension, bad block sizes (as bind()).
+//
+//   Result<BoundPlan> rep = bind_representative(plan, grid, {400});
+//   Result<Program> p = lower(plan, *rep, contiguous_layout(plan, *rep));   // what it runs
+Result<BoundPlan> bind_representative(const ir::Plan& plan, const std::optional<Grid>& grid,
+                                      const std::vector<std::int64_t>& block_bytes);
+
 class Binder {
  public:
   // Error if the plan does not verify (bind relies on its trace).

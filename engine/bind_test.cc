@@ -25,6 +25,46 @@ TEST_CASE("direct plan on a torus: every round has both peers") {
   CHECK(bp->phase_begin == std::vector<int>{0, 2});
 }
 
+TEST_CASE("bind_representative: a torus rank's binding, with a peer of its own per round") {
+  // On a torus every rank binds alike up to peers: the representative has the same entries,
+  // bytes, combines and copies as rank 0, and gives each round its own peer number, except
+  // rounds that wrap to the process itself, whose peer is the process.
+  const Neighborhood n = testing::moore9();
+  for (ir::Op op : {ir::Op::kAlltoall, ir::Op::kAllgather, ir::Op::kAllreduce}) {
+    CAPTURE(ir::to_string(op));
+    const ir::Plan plan = plan_combining(op, n, {0, 1});
+    const Grid g = *Grid::create({3, 1}, {true, true});
+    const Result<BoundPlan> real = Binder::create(plan)->bind(g, {0, 0}, {16});
+    const Result<BoundPlan> rep = bind_representative(plan, g, {16});
+    REQUIRE(real.ok());
+    REQUIRE(rep.ok());
+    CHECK(rep->rank == kRepresentativeRank);
+    REQUIRE(rep->rounds.size() == real->rounds.size());
+    for (std::size_t r = 0; r < rep->rounds.size(); ++r) {
+      const BoundRound &a = rep->rounds[r], &b = real->rounds[r];
+      CHECK(a.send_entries == b.send_entries);
+      CHECK(a.recv_entries == b.recv_entries);
+      CHECK(a.recv_combine == b.recv_combine);
+      CHECK(a.send_bytes == b.send_bytes);
+      CHECK((a.send_peer == kRepresentativeRank) == (b.send_peer == b.recv_peer && b.send_peer == 0));
+    }
+    // Dimension 1 has size 1: its rounds wrap; dimension 0's have peers 1 and 2.
+    CHECK(rep->rounds[0].send_peer == 1);
+    CHECK(rep->rounds[1].send_peer == 2);
+    CHECK(rep->rounds[2].send_peer == kRepresentativeRank);
+    CHECK(rep->copies == real->copies);
+    CHECK(rep->phase_copies == real->phase_copies);
+    CHECK(rep->recv_result == real->recv_result);
+  }
+  // Without a grid no round wraps; a grid of another dimension and bad sizes are errors.
+  const ir::Plan plan = plan_direct(ir::Op::kAlltoall, n);
+  const Result<BoundPlan> free = bind_representative(plan, std::nullopt, {16});
+  REQUIRE(free.ok());
+  for (const BoundRound& r : free->rounds) CHECK(r.send_peer != kRepresentativeRank);
+  CHECK(bind_representative(plan, *Grid::create({2}, {true}), {16}).error() == "grid has 1 dimensions, the plan 2");
+  CHECK_FALSE(bind_representative(plan, std::nullopt, {-1}).ok());
+}
+
 TEST_CASE("mesh corner: rounds towards the outside are skipped, and nothing arrives from outside") {
   const Neighborhood n = testing::moore9();
   const Result<Binder> b = Binder::create(plan_combining(ir::Op::kAlltoall, n, {0, 1}));

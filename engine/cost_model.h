@@ -1,17 +1,12 @@
 // The cost model (v2): what one exchange of a plan costs on one process, as a sum of terms
-// (count x price; predict.h counts, the terms are defined in docs/cost-model.md):
+// (count x price; features.h counts them on the lowered program, predict.h prices them, the
+// terms are defined in docs/cost-model.md):
 //   alpha_us            per message (a round to another process)
 //   phase_us            per phase with messages (a phase cannot start before the previous one
 //                       has arrived; on an oversubscribed node that is a context switch)
 //   beta_us_per_byte    per byte on the wire
 //   copy_us_per_byte    per byte copied locally (packing and unpacking multi-entry messages,
 //                       rounds that wrap to the process itself, the plan's local copies)
-//   fragment_us         per message that takes Open MPI's fragment path on a node instead of the
-//                       fast box: vader writes a message of at most inline_limit_bytes straight
-//                       into a per-peer ring of fast_box_bytes in the receiver's memory while
-//                       the ring has room; larger messages, and small ones that find the ring
-//                       full (many small messages to one peer in one phase), take a fragment
-//                       from a free list and go through the receiver's FIFO
 //   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
 //                       rendezvous switch: one more round trip, then ob1 reads the data with
 //                       one single-copy get, CMA on a node)
@@ -21,7 +16,7 @@
 //   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
 //                       ob1 pipelines it through shared-memory fragments instead). A struct
 //                       message whose parts are one run of memory on both sides is contiguous to
-//                       Open MPI and pays rendezvous_us instead (predict.h)
+//                       Open MPI and pays rendezvous_us instead (features.h)
 //   pipeline_us_per_byte  per byte of those pipelined messages, on top of beta; may be negative,
 //                       down to -beta: the pipeline overlaps the sender's copy into fragments
 //                       with the receiver's copy out of them, which an eager message (one
@@ -35,9 +30,9 @@
 //                       blocks (Open MPI's copy out of its fragments, dearer than a contiguous
 //                       receive followed by a memcpy)
 // The built-in prices are of the order of an intra-node Open MPI exchange; bench/calibrate fits
-// the terms (fragment_us only with --fragments) per machine and process count and writes a file
-// (cost_model_file.h) that the MPI backend finds on its own (cost_model_locate.h). The
-// measurements behind the defaults below are in docs/measurements.md.
+// the terms per machine and process count and writes a file (cost_model_file.h) that the MPI
+// backend finds on its own (cost_model_locate.h). docs/cost-model.md says where the defaults
+// come from and why terms were dropped.
 // v1 had alpha and beta only: a v1 file loads with the other terms zero.
 //
 //   CostModel m;                       // defaults
@@ -73,15 +68,6 @@ struct CostModel {
   // The built-in price of a scattered byte (a copy's price and a little more); bench/calibrate
   // fits it per machine.
   static constexpr double kDefaultScatterUsPerByte = 0.00005;
-  // Open MPI 4.1 vader's defaults: btl_vader_max_inline_send (256 bytes) and btl_vader_fbox_size
-  // (4096 bytes); each message in the ring also carries headers, about kFastBoxHeaderBytes.
-  static constexpr std::int64_t kDefaultInlineLimitBytes = 256;
-  static constexpr std::int64_t kDefaultFastBoxBytes = 4096;
-  static constexpr std::int64_t kFastBoxHeaderBytes = 32;
-  // The built-in model does not price the fragment path (its alpha is an average over both
-  // paths); bench/calibrate fits it only with --fragments (opt-in: the term improves the fit but
-  // has not improved the optimizer's choices, docs/measurements.md).
-  static constexpr double kDefaultFragmentUs = 0;
   double alpha_us = kDefaultAlphaUs;
   double beta_us_per_byte = kDefaultBetaUsPerByte;
   double phase_us = kDefaultPhaseUs;
@@ -93,9 +79,6 @@ struct CostModel {
   double pipeline_us_per_byte = kDefaultPipelineUsPerByte;  // >= -beta_us_per_byte
   double segment_us = kDefaultSegmentUs;
   double scatter_us_per_byte = kDefaultScatterUsPerByte;
-  std::int64_t inline_limit_bytes = kDefaultInlineLimitBytes;  // messages above it never use the fast box
-  std::int64_t fast_box_bytes = kDefaultFastBoxBytes;          // per peer and phase
-  double fragment_us = kDefaultFragmentUs;
 
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
@@ -115,7 +98,6 @@ struct CostModel {
     m.pipeline_us_per_byte = 0;
     m.segment_us = 0;
     m.scatter_us_per_byte = 0;
-    m.fragment_us = 0;
     return m;
   }
   friend bool operator==(const CostModel&, const CostModel&) = default;

@@ -4,7 +4,8 @@
 //    "rendezvous_us": 3.0, ...}
 // Version 1 files ({"schema": "cartplan.cost_model/1", "alpha_us", "beta_us_per_byte"}) still
 // load, as the linear model they describe (the v2 terms zero). Extra fields (machine, np,
-// method, fit quality) are allowed and ignored.
+// method, fit quality, and the members of dropped terms such as fragment_us) are allowed and
+// ignored.
 //
 //   Result<CostModel> m = load_cost_model("bench/results/cpp-2core/cost_model.json");
 //   std::string text = cost_model_to_json(*m, R"({"np": 2})");

@@ -94,4 +94,22 @@ Grid::Shift Grid::relative_shift(const Coords& coords, const Offset& offset) con
   return s;
 }
 
+bool wraps_to_self(const Offset& shift, const Grid& grid) {
+  for (int k = 0; k < grid.ndims(); ++k) {
+    if (shift[k] == 0) continue;
+    if (!grid.periods()[k] || shift[k] % grid.dims()[k] != 0) return false;
+  }
+  return true;
+}
+
+double peer_share(const Offset& shift, const Grid& grid) {
+  double share = 1;
+  for (int k = 0; k < grid.ndims(); ++k) {
+    if (shift[k] == 0 || grid.periods()[k]) continue;
+    const std::int64_t n = grid.dims()[k], s = shift[k] < 0 ? -std::int64_t{shift[k]} : shift[k];
+    share *= s >= n ? 0.0 : static_cast<double>(n - s) / static_cast<double>(n);
+  }
+  return share;
+}
+
 }  // namespace cartplan::engine

@@ -56,4 +56,12 @@ class Grid {
   int size_ = 0;
 };
 
+// True iff `shift` leads every process of `grid` back to itself (a multiple of a periodic
+// dimension, e.g. any shift along a dimension of size 1): such a round is a local copy.
+bool wraps_to_self(const Offset& shift, const Grid& grid);
+
+// The share of `grid`'s processes that have a peer at +shift: 1 on a torus; on a mesh
+// (n-|s|)/n per non-periodic dimension (a 2x2 mesh has 3 of 8 direct peers per process).
+double peer_share(const Offset& shift, const Grid& grid);
+
 }  // namespace cartplan::engine

@@ -200,5 +200,26 @@ TEST_CASE("create rejects bad dims and periods with messages naming the value") 
   CHECK(sixteen->size() == 65536);
 }
 
+TEST_CASE("wraps_to_self: a multiple of a periodic dimension, nothing on a mesh") {
+  const Grid g = *Grid::create({2, 1, 3}, {true, true, false});
+  CHECK(wraps_to_self({2, 0, 0}, g));
+  CHECK(wraps_to_self({0, -1, 0}, g));  // any shift along a dimension of size 1
+  CHECK(wraps_to_self({-2, 5, 0}, g));
+  CHECK_FALSE(wraps_to_self({1, 0, 0}, g));
+  CHECK_FALSE(wraps_to_self({0, 0, 3}, g));  // the mesh dimension leaves the grid instead
+  CHECK_FALSE(wraps_to_self({2, 0, 3}, g));
+}
+
+TEST_CASE("peer_share: the share of processes with a peer at +shift") {
+  const Grid mesh = *Grid::create({2, 2}, {false, false});
+  CHECK(peer_share({1, 0}, mesh) == doctest::Approx(0.5));
+  CHECK(peer_share({1, -1}, mesh) == doctest::Approx(0.25));
+  CHECK(peer_share({2, 0}, mesh) == 0);
+  // A 4x4 mesh: a face shift reaches a peer from 3 of 4 columns; periodic dimensions always do.
+  CHECK(peer_share({1, 0}, *Grid::create({4, 4}, {false, false})) == doctest::Approx(0.75));
+  CHECK(peer_share({1, 1}, *Grid::create({4, 4}, {true, false})) == doctest::Approx(0.75));
+  CHECK(peer_share({5, 7}, *Grid::create({4, 4}, {true, true})) == 1);
+}
+
 }  // namespace
 }  // namespace cartplan::engine

@@ -121,6 +121,8 @@ std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, co
     return out;
   };
   std::optional<HybridChoice> current;
+  PredictOptions options;
+  options.contiguous = contiguous;
   for (int moved = 0; moved + 1 < units; ++moved) {
     std::optional<HybridChoice> step;
     int step_unit = -1;
@@ -128,7 +130,7 @@ std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, co
       if (taken[u]) continue;
       std::vector<Offset> direct = direct_set(u);
       ir::Plan plan = plan_hybrid(op, nbh, dim_order, direct);
-      const CostBreakdown cost = predict(plan, block_bytes, model, grid, LowerOptions::kDefaultStructMinBytes, contiguous);
+      const CostBreakdown cost = predict(plan, block_bytes, model, grid, options);
       if (!step || clearly_cheaper(cost.total_us(), step->cost.total_us())) {
         step = HybridChoice{std::move(direct), std::move(plan), cost};
         step_unit = u;

@@ -29,9 +29,7 @@ Result<bool> check_model(const CostModel& m) {
     return fail("the pipeline's per-byte cost must be a finite number of microseconds per byte, at least -beta");
   if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
   if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");
-  if (bad(m.fragment_us)) return fail("the fragment cost must be a finite, non-negative number of microseconds");
   if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");
-  if (m.inline_limit_bytes < 0 || m.fast_box_bytes < 0) return fail("the inline limit and the fast box size must be >= 0 bytes");
   return true;
 }
 
@@ -42,7 +40,9 @@ std::vector<std::int64_t> sizes_of(const PlanOptions& o) {
 
 // A plan's prediction for the options' blocks, grid and model.
 CostBreakdown price(const ir::Plan& plan, const PlanOptions& o) {
-  return predict(plan, sizes_of(o), o.model, o.grid, LowerOptions::kDefaultStructMinBytes, o.block_contiguous);
+  PredictOptions po;
+  po.contiguous = o.block_contiguous;
+  return predict(plan, sizes_of(o), o.model, o.grid, po);
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ struct PlanOptions {
   // predictions use them instead of block_bytes.
   std::vector<std::int64_t> block_sizes;
   // Whether each block lies contiguously in the caller's memory on every rank (one flag, or
-  // one per offset; empty: all). Strided blocks (a halo's subarrays) above the
-  // eager limit are pipelined by Open MPI, not read with one copy (predict.h).
+  // one per offset; empty: all). The lowering never packs a strided block (a halo's
+  // subarray), so its messages go by datatype and, above the eager limit, pipeline (features.h).
   std::vector<bool> block_contiguous;
   CostModel model;
   // The grid the plan will run on, if known. Then a round whose shift wraps around to the

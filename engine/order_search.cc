@@ -16,9 +16,11 @@ std::optional<OrderChoice> cheapest_order(int ndims, const std::function<ir::Pla
   std::vector<int> order(ndims);
   std::iota(order.begin(), order.end(), 0);
   std::optional<OrderChoice> best;
+  PredictOptions options;
+  options.contiguous = contiguous;
   do {
     ir::Plan plan = build(order);
-    const CostBreakdown cost = predict(plan, block_bytes, model, grid, LowerOptions::kDefaultStructMinBytes, contiguous);
+    const CostBreakdown cost = predict(plan, block_bytes, model, grid, options);
     if (!best || clearly_cheaper(cost.total_us(), best->cost.total_us()))
       best = OrderChoice{order, std::move(plan), cost};
   } while (std::next_permutation(order.begin(), order.end()));

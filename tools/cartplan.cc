@@ -421,9 +421,7 @@ Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
             << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
             << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
             << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
-            << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B, fragment "
-            << m.fragment_us << " us (fast box " << m.fast_box_bytes << " B, inline up to " << m.inline_limit_bytes
-            << " B)\n";
+            << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
   const std::size_t best = engine::pick_candidate(*cands);
   for (std::size_t i = 0; i < cands->size(); ++i) {
     const engine::Candidate& c = (*cands)[i];

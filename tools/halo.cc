@@ -750,8 +750,9 @@ struct Pricing {
   std::vector<std::int64_t> sizes;
   std::vector<bool> contiguous;
   double predict(const cartplan::ir::Plan& plan) const {
-    return cartplan::engine::predict(plan, sizes, model, grid, cartplan::engine::LowerOptions::kDefaultStructMinBytes, contiguous)
-        .total_us();
+    cartplan::engine::PredictOptions options;
+    options.contiguous = contiguous;
+    return cartplan::engine::predict(plan, sizes, model, grid, options).total_us();
   }
 };
 

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/bind.h"
+#include "engine/features.h"
+#include "engine/lower.h"
 #include "engine/predict.h"
 
 namespace cartplan::interpose {
@@ -18,17 +21,16 @@ std::string us(double v) {
   return buf;
 }
 
-// The model both sides are priced with: the communicator's, with a price for the messages that
-// miss Open MPI's fast box (cost_model.h, fragment_us) where the model has none. That price is
-// opt-in for auto's choice between cartplan's plans, but here it decides between cartplan's
-// merged messages and Open MPI's small ones, and a small message that stays inline is what
-// makes Open MPI fast at sub-microsecond scale; without a fitted price, one message's price is
-// its floor (the committed fits put it at or above alpha: docs/dropin.md, "Performance").
-engine::CostModel judging_model(const mpi::NeighborhoodComm& nc) {
-  engine::CostModel m = nc.options().model;
-  if (m.fragment_us <= 0) m.fragment_us = m.alpha_us;
-  return m;
-}
+// Open MPI 4.1's shared-memory transport (vader) as far as the rule prices it. A message of at
+// most kInlineLimitBytes goes through the receiving peer's fast box, a ring of kFastBoxBytes
+// per peer (each message with about kFastBoxHeaderBytes of headers), while there is room; any
+// other message is a fragment and costs one message more (the model's alpha: a fragment is
+// never cheaper than a message). This is what tells cartplan's merged 512-byte message from
+// Open MPI's two inline 256-byte ones. The drop-in runs only on Open MPI, so this profile
+// lives here beside it, not in engine/'s transport-neutral model.
+constexpr std::int64_t kInlineLimitBytes = 256;
+constexpr std::int64_t kFastBoxBytes = 4096;
+constexpr std::int64_t kFastBoxHeaderBytes = 32;
 
 // Blocks whose offsets differ by a wrap reach the same process on every rank: one peer, one
 // fast box.
@@ -40,10 +42,9 @@ bool same_peer(const ir::Offset& a, const ir::Offset& b, const engine::Grid& gri
 
 // Open MPI's algorithm: one phase of point-to-point messages, one per edge (block), the edges
 // to the process itself included (its loopback transport); on a mesh a block counts for the
-// share of processes that have its neighbour. Each peer's messages fill its fast box in order
-// (at most inline_limit_bytes each, fast_box_bytes in all with headers); the others are
-// fragments. (cartplan's own direct plan is not this: it sends the blocks of repeated offsets,
-// which small grids produce, in one message.)
+// share of processes that have its neighbour. Each peer's messages fill its fast box in order;
+// the others are fragments. (cartplan's own direct plan is not this: it sends the blocks of
+// repeated offsets, which small grids produce, in one message.)
 double open_mpi_us(const mpi::NeighborhoodComm& nc, const engine::CostModel& model, const std::vector<std::int64_t>& block_bytes) {
   const engine::Grid& grid = nc.grid();
   std::vector<std::pair<ir::Offset, std::int64_t>> rings;  // peer -> bytes used in its fast box
@@ -56,11 +57,30 @@ double open_mpi_us(const mpi::NeighborhoodComm& nc, const engine::CostModel& mod
     if (engine::wraps_to_self(o, grid)) continue;  // loopback: no fast box
     auto ring = std::find_if(rings.begin(), rings.end(), [&](const auto& r) { return same_peer(r.first, o, grid); });
     if (ring == rings.end()) ring = rings.insert(rings.end(), {o, 0});
-    const std::int64_t need = bytes + engine::CostModel::kFastBoxHeaderBytes;
-    if (bytes <= model.inline_limit_bytes && ring->second + need <= model.fast_box_bytes) ring->second += need;
-    else us += share * model.fragment_us;
+    const std::int64_t need = bytes + kFastBoxHeaderBytes;
+    if (bytes <= kInlineLimitBytes && ring->second + need <= kFastBoxBytes) ring->second += need;
+    else us += share * model.alpha_us;
   }
   return us;
+}
+
+// The fragments of cartplan's plan: the sends above the inline limit in the program of a process
+// with all its neighbours (engine/bind.h, bind_representative), each with its round's weight
+// (the share of processes that send it on a mesh). Every round has a peer of its own there, so
+// no fast box fills up with several of them. Rank-independent, like every input of the rule.
+double cartplan_fragments(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const engine::Grid& grid) {
+  const std::vector<std::int64_t> sizes =
+      ir::blocks_have_own_shape(plan.op()) ? block_bytes : std::vector<std::int64_t>{block_bytes.at(0)};
+  Result<engine::BoundPlan> rep = engine::bind_representative(plan, grid, sizes);
+  if (!rep) return 0;
+  Result<engine::Program> program = engine::lower(plan, *rep, engine::contiguous_layout(plan, *rep));
+  if (!program) return 0;
+  const std::vector<std::vector<double>> weights = engine::round_weights(plan, grid);
+  double n = 0;
+  for (const engine::PhaseProgram& ph : program->phases)
+    for (const engine::Message& m : ph.messages)
+      if (!m.recv && m.bytes > kInlineLimitBytes) n += weights[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)];
+  return n;
 }
 
 }  // namespace
@@ -107,8 +127,9 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
   if (forced_algorithm() != Forced::kAuto) return {true, "forced by CARTPLAN_INTERPOSE_ALGORITHM"};
   if (nc.options().algo != engine::AlgoChoice::kAuto || nc.options().given_plan)
     return {true, "asked for by the graph's Info (cartplan_algorithm or cartplan_plan)"};
-  const engine::CostModel model = judging_model(nc);
-  const double mine = engine::predict(plan, block_bytes, model, nc.grid()).total_us();
+  const engine::CostModel& model = nc.options().model;
+  const double mine = engine::predict(plan, block_bytes, model, nc.grid()).total_us() +
+                      cartplan_fragments(plan, block_bytes, nc.grid()) * model.alpha_us;
   const double theirs = open_mpi_us(nc, model, block_bytes);
   const double overhead = overhead_messages(form) * model.alpha_us;
   const double cost = mine + overhead;

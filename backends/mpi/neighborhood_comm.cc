@@ -88,8 +88,7 @@ std::string info_value(MPI_Info info, const char* key, bool* present) {
 std::vector<double> model_prices(const engine::CostModel& m) {
   return {m.alpha_us,    m.beta_us_per_byte, m.phase_us,   m.copy_us_per_byte,    m.rendezvous_us,
           m.single_copy_us_per_byte, m.pipeline_us, m.pipeline_us_per_byte, m.segment_us, m.scatter_us_per_byte,
-          static_cast<double>(m.eager_limit_bytes), m.fragment_us, static_cast<double>(m.inline_limit_bytes),
-          static_cast<double>(m.fast_box_bytes)};
+          static_cast<double>(m.eager_limit_bytes)};
 }
 
 std::vector<std::int64_t> describe(int d, const int dims[], const int periods[], int t, const int rel[],
