@@ -220,15 +220,16 @@ void free_all(std::vector<MPI_Datatype>* types) {
 
 }  // namespace
 
-MpiStatus Halo::create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<Halo>* out) {
+MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<HaloContext>* out,
+                              const MpiStatus& caller_error) {
   if (cartcomm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   Planned p;
-  MpiStatus local = out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
+  MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
   MpiStatus s = agree_on_creation(cartcomm, local, p);
   if (!s.ok()) return s;
-  auto h = std::shared_ptr<Halo>(new Halo());
+  auto h = std::shared_ptr<HaloContext>(new HaloContext());
   // Two private communicators: errors are reported through one that carries the caller's error
   // handler; cartplan's messages travel on the other, whose errors return to cartplan.
   s = private_comm(cartcomm, &h->report_);
@@ -250,7 +251,7 @@ MpiStatus Halo::create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<
   return {};
 }
 
-Halo::~Halo() {
+HaloContext::~HaloContext() {
   blocking_.clear();
   nc_.reset();  // frees the internal communicator
   int finalized = 0;
@@ -260,86 +261,107 @@ Halo::~Halo() {
   if (elem_ != MPI_DATATYPE_NULL) MPI_Type_free(&elem_);
 }
 
-// The messages of every phase for these arrays: per transfer one datatype over all its
-// regions in every array (wire order: array by array, region by region), each region a
-// subarray of its buffer. Arrays are sent from and received into where the cells live; only
-// temps (combining and split plans) are cartplan's memory, one set per array.
-MpiStatus Halo::schedule_for(const std::vector<void*>& arrays, Exchange::Schedule* out) const {
+namespace {
+
+// Where the cells of a program live for one list of arrays: the arrays, and per array one set
+// of temps (slot s of array f: memory[f * slots + s], its element 0 at data() - true_lb).
+struct Buffers {
+  const eh::HaloProgram& program;
+  const std::vector<void*>& arrays;
+  std::vector<std::vector<unsigned char>>& memory;
+  MPI_Datatype elem = MPI_DATATYPE_NULL;
+  MPI_Aint true_lb = 0;
+
+  char* base(std::size_t f, int buffer) const {
+    if (buffer == eh::HaloRegion::kArray) return static_cast<char*>(arrays[f]);
+    const std::size_t slot = f * program.temp_extents.size() + static_cast<std::size_t>(buffer);
+    return reinterpret_cast<char*>(memory[slot].data()) - true_lb;
+  }
+  std::vector<int> sizes(int buffer) const {
+    if (buffer != eh::HaloRegion::kArray) return program.temp_extents[static_cast<std::size_t>(buffer)];
+    std::vector<int> s(static_cast<std::size_t>(program.array.ndims));
+    for (int k = 0; k < program.array.ndims; ++k) s[k] = program.array.extent(k);
+    return s;
+  }
+};
+
+// One message of a transfer: nothing, one subarray at its buffer's address, or a struct of
+// subarrays at absolute addresses (MPI_BOTTOM): the transfer's regions in every array, array
+// by array (the same wire order on both sides). Its datatype goes to `owned`.
+MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exchange::ScheduledMessage* m,
+                     std::vector<MPI_Datatype>* owned) {
+  // Tags: the plan's message tag, unique in the plan, so every phase has its own. A rank posts
+  // phase p+1 once its phase p has completed, but a neighbour may be a phase ahead and send its
+  // phase p+1 message while this rank still waits in phase p for another message from that
+  // neighbour: MPI orders only messages of one (source, tag, communicator), so with a tag per
+  // phase the early message can only match its own phase's receive, whatever the sizes. The
+  // lane (lanes.h) keeps requests in flight together apart.
+  *m = Exchange::ScheduledMessage{recv, nullptr, 0, MPI_BYTE, t.peer, t.tag};
+  const int order = b.program.array.order == ih::Order::kC ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+  std::vector<MPI_Datatype> subs;
+  std::vector<MPI_Aint> displs;
+  for (std::size_t f = 0; f < b.arrays.size(); ++f)
+    for (const eh::HaloRegion& r : t.regions) {
+      if (r.cells() == 0) continue;
+      const std::vector<int> sz = b.sizes(r.buffer);
+      MPI_Datatype sub = MPI_DATATYPE_NULL;
+      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, b.elem, &sub);
+      if (rc != MPI_SUCCESS) {
+        free_all(&subs);
+        return from_mpi(rc, "MPI_Type_create_subarray");
+      }
+      subs.push_back(sub);
+      m->buf = b.base(f, r.buffer);
+      displs.push_back(0);
+      MPI_Get_address(m->buf, &displs.back());
+    }
+  if (subs.empty()) return {};
+  m->count = 1;
+  if (subs.size() == 1) {
+    m->type = subs[0];
+  } else {
+    std::vector<int> lens(subs.size(), 1);
+    const int rc = MPI_Type_create_struct(static_cast<int>(subs.size()), lens.data(), displs.data(), subs.data(), &m->type);
+    free_all(&subs);
+    if (rc != MPI_SUCCESS) return from_mpi(rc, "MPI_Type_create_struct");
+    m->buf = MPI_BOTTOM;
+  }
+  owned->push_back(m->type);
+  CARTPLAN_MPI_CALL(MPI_Type_commit(&m->type));
+  return {};
+}
+
+}  // namespace
+
+// The messages of every phase for these arrays, one per transfer. Arrays are sent from and
+// received into where the cells live; only temps (combining and split plans) are cartplan's
+// memory, one set per array.
+MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, Exchange::Schedule* out) const {
   for (std::size_t f = 0; f < arrays.size(); ++f)
     if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
   if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   CARTPLAN_MPI_CALL(MPI_Type_get_extent(elem_, &lb, &extent));
   CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(elem_, &true_lb, &true_extent));
-  const ih::ArrayShape& shape = program_.array;
-  const std::size_t temps = program_.temp_extents.size();
-  // temp slot s of array f: memory[f * temps + s]; its element 0 sits at data() - true_lb.
   for (std::size_t f = 0; f < arrays.size(); ++f)
     for (const std::vector<int>& e : program_.temp_extents) {
       std::int64_t cells = 1;
       for (int n : e) cells *= n;
       out->memory.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>((cells - 1) * extent + true_extent, 1)));
     }
-  auto base = [&](std::size_t f, int buffer) -> char* {
-    if (buffer == eh::HaloRegion::kArray) return static_cast<char*>(arrays[f]);
-    return reinterpret_cast<char*>(out->memory[f * temps + static_cast<std::size_t>(buffer)].data()) - true_lb;
-  };
-  auto sizes = [&](int buffer) {
-    if (buffer != eh::HaloRegion::kArray) return program_.temp_extents[static_cast<std::size_t>(buffer)];
-    std::vector<int> s(static_cast<std::size_t>(shape.ndims));
-    for (int k = 0; k < shape.ndims; ++k) s[k] = shape.extent(k);
-    return s;
-  };
-  const int order = shape.order == ih::Order::kC ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
-  // One message: nothing, one subarray at its buffer's address, or a struct of subarrays at
-  // absolute addresses (MPI_BOTTOM).
-  auto message = [&](const eh::HaloTransfer& t, bool recv, Exchange::ScheduledMessage* m) -> MpiStatus {
-    *m = Exchange::ScheduledMessage{recv, nullptr, 0, MPI_BYTE, t.peer, t.tag};
-    std::vector<MPI_Datatype> subs;
-    std::vector<MPI_Aint> displs;
-    for (std::size_t f = 0; f < arrays.size(); ++f)
-      for (const eh::HaloRegion& r : t.regions) {
-        if (r.cells() == 0) continue;
-        const std::vector<int> sz = sizes(r.buffer);
-        MPI_Datatype sub = MPI_DATATYPE_NULL;
-        const int rc = MPI_Type_create_subarray(shape.ndims, sz.data(), r.extent.data(), r.start.data(), order, elem_, &sub);
-        if (rc != MPI_SUCCESS) {
-          free_all(&subs);
-          return from_mpi(rc, "MPI_Type_create_subarray");
-        }
-        subs.push_back(sub);
-        MPI_Aint addr = 0;
-        MPI_Get_address(base(f, r.buffer), &addr);
-        displs.push_back(addr);
-        m->buf = base(f, r.buffer);
-      }
-    if (subs.empty()) return {};
-    m->count = 1;
-    if (subs.size() == 1) {
-      m->type = subs[0];
-    } else {
-      std::vector<int> lens(subs.size(), 1);
-      const int rc = MPI_Type_create_struct(static_cast<int>(subs.size()), lens.data(), displs.data(), subs.data(), &m->type);
-      free_all(&subs);
-      if (rc != MPI_SUCCESS) return from_mpi(rc, "MPI_Type_create_struct");
-      m->buf = MPI_BOTTOM;
-    }
-    out->owned_types.push_back(m->type);
-    CARTPLAN_MPI_CALL(MPI_Type_commit(&m->type));
-    return {};
-  };
+  const Buffers buffers{program_, arrays, out->memory, elem_, true_lb};
   for (const eh::HaloPhaseProgram& ph : program_.phases) {
     std::vector<Exchange::ScheduledMessage>& list = out->phases.emplace_back();
     for (int side = 0; side < 2; ++side)  // receives first, then sends
       for (const eh::HaloTransfer& t : side == 0 ? ph.recvs : ph.sends) {
-        MpiStatus s = message(t, side == 0, &list.emplace_back());
+        MpiStatus s = message_of(t, side == 0, buffers, &list.emplace_back(), &out->owned_types);
         if (!s.ok()) return s;
       }
   }
   return {};
 }
 
-MpiStatus Halo::exchange(const std::vector<void*>& arrays) {
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays) {
   auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays; });
   if (it == blocking_.end()) {
     Exchange::Schedule schedule;
@@ -358,7 +380,7 @@ MpiStatus Halo::exchange(const std::vector<void*>& arrays) {
   return s;
 }
 
-MpiStatus Halo::exchange_init(const std::vector<void*>& arrays, const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
+MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
   Exchange::Schedule schedule;
   const MpiStatus local = caller_error.ok() ? schedule_for(arrays, &schedule) : caller_error;
   // Collective like MPI-4 init: every rank learns whether any failed, and the persistent lanes

@@ -1,8 +1,8 @@
-// Halo: the MPI side of a halo exchange described by an array (Cart_halo_create, docs/halo.md):
-// the plan engine/halo/choose.h picks for the description and the communicator's grid, this
-// rank's program (engine/halo/program.h), and the exchanges that run it on the caller's arrays
-// with MPI subarray datatypes, through the same Exchange machinery (phases, progress, lanes,
-// Cart_start/Cart_wait) as the collectives.
+// HaloContext: the MPI side of a halo exchange described by an array (Cart_halo_create,
+// docs/halo.md): the plan engine/halo/choose.h picks for the description and the
+// communicator's grid, this rank's program (engine/halo/program.h), and the exchanges that run
+// it on the caller's arrays with MPI subarray datatypes, through the same Exchange machinery
+// (phases, progress, lanes, Cart_start/Cart_wait) as the collectives.
 //
 // The neighbourhood comes from the communicator: a cartplan communicator's offsets that are
 // sign vectors name the ghost regions to fill; a plain MPI_Cart_create communicator fills every
@@ -13,8 +13,8 @@
 // requests never depend on the caller's communicator staying alive.
 //
 //   HaloArgs a{2, interior, ghost_lo, ghost_hi, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL};
-//   std::shared_ptr<Halo> h;
-//   MpiStatus s = Halo::create(cart, a, &h);
+//   std::shared_ptr<HaloContext> h;
+//   MpiStatus s = HaloContext::create(cart, a, &h);
 //   s = h->exchange({u});                                   // blocking, no collective
 //   std::unique_ptr<Exchange> x;
 //   s = h->exchange_init({u}, &x);                          // persistent: x->start(); x->wait();
@@ -45,17 +45,19 @@ struct HaloArgs {
   MPI_Info info = MPI_INFO_NULL;
 };
 
-class Halo {
+class HaloContext {
  public:
   // Collective over `cartcomm`. Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (no
   // Cartesian topology), MPI_ERR_DIMS (d is not the grid's), MPI_ERR_ARG (NULL arrays, extents,
   // widths, order, a ghost side wider than the interior it is filled from, a stencil with no
   // region, descriptions that differ between ranks), MPI_ERR_TYPE (elemtype), MPI_ERR_INFO_VALUE
-  // (an Info value). Every rank returns the same class.
-  static MpiStatus create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<Halo>* out);
-  ~Halo();
-  Halo(const Halo&) = delete;
-  Halo& operator=(const Halo&) = delete;
+  // (an Info value). Every rank returns the same class. `caller_error`, if not ok, is a bad
+  // argument the caller found (the C++ API's vector lengths); it is agreed like the others.
+  static MpiStatus create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<HaloContext>* out,
+                          const MpiStatus& caller_error = {});
+  ~HaloContext();
+  HaloContext(const HaloContext&) = delete;
+  HaloContext& operator=(const HaloContext&) = delete;
 
   // Fills the ghost cells of every array (one set of messages for all). Local arguments only:
   // no collective; the exchanges of the last few array lists are kept and run again.
@@ -72,7 +74,7 @@ class Halo {
   MPI_Comm error_comm() const { return report_; }
 
  private:
-  Halo() = default;
+  HaloContext() = default;
   MpiStatus schedule_for(const std::vector<void*>& arrays, Exchange::Schedule* out) const;
 
   MPI_Comm report_ = MPI_COMM_NULL;

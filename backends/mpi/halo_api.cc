@@ -1,5 +1,5 @@
 // The halo part of the C API (cartplan_mpi.h, "Halo exchanges"): Cart_Halo handles over
-// cartplan::mpi::Halo (halo.h), with errors reported as every C entry point does (api_guard.h).
+// cartplan::mpi::HaloContext (halo.h), with errors reported as every C entry point does (api_guard.h).
 // Persistent halo exchanges are ordinary Cart_Requests (request.h).
 #include <cstdlib>
 #include <cstring>
@@ -13,13 +13,13 @@
 #include "backends/mpi/request.h"
 #include "ir/halo/json.h"
 
-using cartplan::mpi::Halo;
+using cartplan::mpi::HaloContext;
 using cartplan::mpi::MpiStatus;
 using cartplan::mpi::guarded;
 using cartplan::mpi::mpi_error;
 
 struct Cart_Halo_s {
-  std::shared_ptr<Halo> halo;
+  std::shared_ptr<HaloContext> halo;
 };
 
 namespace {
@@ -67,8 +67,8 @@ int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int g
                      MPI_Datatype elemtype, int order, MPI_Info info, Cart_Halo* halo) {
   return guarded(cartcomm, [&]() -> MpiStatus {
     if (halo) *halo = CART_HALO_NULL;
-    std::shared_ptr<Halo> h;
-    MpiStatus s = Halo::create(cartcomm, {d, interior, ghost_lo, ghost_hi, elemtype, order, info}, halo ? &h : nullptr);
+    std::shared_ptr<HaloContext> h;
+    MpiStatus s = HaloContext::create(cartcomm, {d, interior, ghost_lo, ghost_hi, elemtype, order, info}, halo ? &h : nullptr);
     if (!s.ok()) return s;
     *halo = new Cart_Halo_s{std::move(h)};
     return {};

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
 #include "tests/mpi/harness.h"
 
@@ -483,6 +484,54 @@ void bad_input(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
+void cpp_form(Harness& h) {
+  Case c;
+  c.d = 3, c.periods = {1, 0, 1}, c.interior = {4, 4, 3}, c.lo = {1, 2, 1}, c.hi = {2, 1, 0};
+  c.order = MPI_ORDER_FORTRAN, c.algo = "dimwise";
+  std::set<std::vector<int>> stencil;
+  MPI_Comm cart = open_comm(h, c, &stencil);
+  try {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", "dimwise");
+    cartplan::mpi::Halo halo(cart, c.interior, c.lo, c.hi, MPI_DOUBLE, MPI_ORDER_FORTRAN, info);
+    MPI_Info_free(&info);
+    h.check(contains(halo.plan(), "\"algorithm\": \"dimwise\""), "C++: plan()");
+    Layout l0(c, cart, stencil, 7);
+    std::vector<unsigned char> a, b;
+    l0.fill(a);
+    halo.exchange(a.data());
+    expect_cells(h, l0, a, "C++ blocking");
+    cartplan::mpi::HaloRequest r = halo.exchange_init(a.data());
+    for (int it = 0; it < 3; ++it) {
+      Layout l(c, cart, stencil, 300 + it);
+      l.fill(a);
+      r.run();
+      expect_cells(h, l, a, "C++ persistent " + std::to_string(it));
+    }
+    Layout l1(c, cart, stencil, 400), l2(c, cart, stencil, 401);
+    l1.fill(a);
+    l2.fill(b);
+    halo.exchange(std::vector<void*>{a.data(), b.data()});
+    expect_cells(h, l1, a, "C++ fields a");
+    expect_cells(h, l2, b, "C++ fields b");
+  } catch (const cartplan::mpi::MpiError& e) {
+    h.check(false, std::string("C++: unexpected MpiError: ") + e.what());
+  }
+  int code = MPI_SUCCESS;
+  std::string msg;
+  try {
+    cartplan::mpi::Halo bad(cart, c.interior, c.lo, {1, 1}, MPI_DOUBLE);  // ghost_hi of the wrong length
+  } catch (const cartplan::mpi::MpiError& e) {
+    code = e.code();
+    msg = e.what();
+  }
+  h.check(contains(msg, "one width per dimension"), "C++: the message names the lengths: " + msg);
+  h.check(code == MPI_ERR_ARG, "C++: a bad description throws MpiError(MPI_ERR_ARG) on every rank: " + std::to_string(code));
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -491,6 +540,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   for (const Case& c : cases()) run_case(h, c);
   two_in_flight(h);
+  cpp_form(h);
   bad_input(h);
   return h.finish("halo_api_test");
 }
