@@ -16,11 +16,10 @@
 
 namespace cartplan::mpi {
 
-// The text of the last error returned on this thread (empty after a success).
-inline std::string& last_error_message() {
-  thread_local std::string text;
-  return text;
-}
+// The text of the last error returned on this thread (empty after a success). Defined in
+// api_guard.cc: an inline function's thread_local would be a unique symbol the shared library
+// must export.
+std::string& last_error_message();
 
 inline int report(const MpiStatus& s, MPI_Comm comm) {
   last_error_message() = s.message;

@@ -143,7 +143,7 @@ else
   fail soname "SONAME '$soname', expected libcartplan.so.$soversion"
 fi
 exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | c++filt)
-stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective)::|CARTPLAN_)' || true)
+stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective|Halo|HaloRequest)::|CARTPLAN_)' || true)
 if [ -z "$stray" ] && echo "$exported" | grep -q '^Cart_type_create_triangle$'; then
   ok exported_symbols
 else

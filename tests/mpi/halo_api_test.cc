@@ -484,6 +484,34 @@ void bad_input(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// A multi-phase (dimwise) request must advance while its rank sits in another MPI call: odd
+// ranks enter MPI_Barrier before completing their request, even ranks complete theirs first,
+// which needs the odd ranks' later phases (posted by the progress hook inside the barrier).
+void progress_inside_mpi(Harness& h) {
+  Case c;
+  c.d = 2, c.periods = {1, 1}, c.interior = {4, 4}, c.lo = {1, 2}, c.hi = {2, 1}, c.algo = "dimwise";
+  std::set<std::vector<int>> stencil;
+  MPI_Comm cart = open_comm(h, c, &stencil);
+  Cart_Halo halo = open_halo(h, c, cart);
+  if (!halo) return;
+  Layout l0(c, cart, stencil, 0);
+  std::vector<unsigned char> arr(l0.bytes());
+  Cart_Request req = CART_REQUEST_NULL;
+  h.check(Cart_halo_exchange_init(arr.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, "progress: init");
+  for (int it = 0; it < 10; ++it) {
+    Layout l(c, cart, stencil, 500 + it);
+    l.fill(arr);
+    h.check(Cart_start(&req) == MPI_SUCCESS, "progress: start");
+    if ((h.rank + it) % 2) MPI_Barrier(MPI_COMM_WORLD);
+    h.check(Cart_wait(&req) == MPI_SUCCESS, "progress: wait");
+    if ((h.rank + it) % 2 == 0) MPI_Barrier(MPI_COMM_WORLD);
+    expect_cells(h, l, arr, "progress inside MPI_Barrier " + std::to_string(it));
+  }
+  Cart_request_free(&req);
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -540,6 +568,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   for (const Case& c : cases()) run_case(h, c);
   two_in_flight(h);
+  progress_inside_mpi(h);
   cpp_form(h);
   bad_input(h);
   return h.finish("halo_api_test");
