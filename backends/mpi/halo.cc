@@ -25,18 +25,6 @@ namespace ih = ir::halo;
 // three arrays: old and new time level).
 constexpr std::size_t kBlockingKept = 4;
 
-std::string info_value(MPI_Info info, const char* key, bool* present) {
-  *present = false;
-  if (info == MPI_INFO_NULL) return {};
-  int len = 0, flag = 0;
-  if (MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return {};
-  std::string value(static_cast<std::size_t>(len) + 1, '\0');
-  MPI_Info_get(info, key, len + 1, value.data(), &flag);
-  value.resize(static_cast<std::size_t>(len));
-  *present = flag != 0;
-  return value;
-}
-
 // FNV-1a: a fingerprint that is the same on every rank for the same text.
 std::int64_t fingerprint(const std::string& text) {
   std::uint64_t h = 14695981039346656037ull;

@@ -337,6 +337,20 @@ std::vector<Case> cases() {
       }
     }
   }
+  // 1-D (ring and chain), empty halos (every width 0: nothing is sent or written) and 4-D.
+  Case ring;
+  ring.d = 1, ring.periods = {1}, ring.interior = {7}, ring.lo = {3}, ring.hi = {2}, ring.algo = "combining";
+  out.push_back(ring);
+  Case chain = ring;
+  chain.periods = {0}, chain.lo = {0}, chain.hi = {3}, chain.algo = "auto", chain.type = MPI_SHORT, chain.type_name = "short";
+  out.push_back(chain);
+  Case empty;
+  empty.d = 2, empty.periods = {1, 0}, empty.interior = {3, 3}, empty.lo = {0, 0}, empty.hi = {0, 0};
+  out.push_back(empty);
+  Case four;
+  four.d = 4, four.periods = {1, 0, 1, 0}, four.interior = {2, 3, 2, 2}, four.lo = {1, 1, 0, 2}, four.hi = {2, 1, 1, 0};
+  four.order = MPI_ORDER_FORTRAN, four.type = MPI_INT, four.type_name = "int";
+  out.push_back(four);
   return out;
 }
 
