@@ -38,16 +38,31 @@ std::string join(const std::vector<int>& v) {
   return s;
 }
 
-// The grid and this rank's coordinates of a Cartesian communicator of d dimensions.
-MpiStatus read_grid(MPI_Comm comm, int d, std::optional<engine::Grid>* grid, engine::Coords* coords) {
-  int topo = MPI_UNDEFINED;
-  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
-  if (topo != MPI_CART)
-    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator has no Cartesian topology (create it with MPI_Cart_create or Cart_neighborhood_create)");
+// The grid and this rank's coordinates of a Cartesian communicator of d dimensions: a cartplan
+// communicator's own, else MPI's.
+MpiStatus read_grid(MPI_Comm comm, int d, const NeighborhoodComm* user, std::optional<engine::Grid>* grid,
+                    engine::Coords* coords) {
+  const std::string no_topology = "the communicator has no Cartesian topology (create it with MPI_Cart_create or Cart_neighborhood_create)";
   int nd = 0;
-  CARTPLAN_MPI_CALL(MPI_Cartdim_get(comm, &nd));
+  if (user) {
+    nd = user->grid().ndims();
+  } else {
+#ifndef CARTPLAN_SMPI
+    int topo = MPI_UNDEFINED;
+    CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
+    if (topo != MPI_CART) return mpi_error(MPI_ERR_TOPOLOGY, no_topology);
+#endif
+    // SimGrid's SMPI has no MPI_Topo_test: there MPI_Cartdim_get's error stands for it (under
+    // MPI_ERRORS_ARE_FATAL on the communicator, SMPI aborts instead of returning it).
+    if (MPI_Cartdim_get(comm, &nd) != MPI_SUCCESS) return mpi_error(MPI_ERR_TOPOLOGY, no_topology);
+  }
   if (d != nd)
     return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(d) + ", but the communicator's grid has " + std::to_string(nd) + " dimensions");
+  if (user) {
+    *grid = user->grid();
+    *coords = user->coords();
+    return {};
+  }
   std::vector<int> dims(nd), periods(nd);
   coords->assign(nd, 0);
   CARTPLAN_MPI_CALL(MPI_Cart_get(comm, nd, dims.data(), periods.data(), coords->data()));
@@ -140,10 +155,10 @@ struct Planned {
 MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
   if (a.d < 1 || a.d > ih::kMaxHaloDims)
     return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(a.d) + " (expected 1.." + std::to_string(ih::kMaxHaloDims) + ")");
-  MpiStatus s = read_grid(comm, a.d, &p->grid, &p->coords);
+  const NeighborhoodComm* user = find_neighborhood(comm);
+  MpiStatus s = read_grid(comm, a.d, user, &p->grid, &p->coords);
   ih::ArrayShape shape;
   if (s.ok()) s = read_shape(a, &shape);
-  const NeighborhoodComm* user = find_neighborhood(comm);
   if (s.ok()) s = read_stencil(user, a.d, a.info, &p->stencil);
   eh::HaloPlanOptions o;
   if (s.ok()) s = read_algorithm(a.info, &o.algo);
