@@ -199,6 +199,19 @@ else
   fail fortran_requests "build failed"; tail -n 20 "$work/requests_f08_build.log"
 fi
 
+# 9b. Fortran: the halo API of the cartplan_f08 module (tests/consumers/halo_api_f08.f90): every
+#     cell of a Fortran-order array checked after blocking and persistent exchanges.
+if mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/halo_api_f08" \
+     2>"$work/halo_api_f08_build.log"; then
+  if run4 "$work/halo_api_f08" >"$work/halo_api_f08.log" 2>&1 && grep -q '^halo_api_f08: OK' "$work/halo_api_f08.log"; then
+    ok fortran_halo
+  else
+    fail fortran_halo "run failed"; tail -n 20 "$work/halo_api_f08.log"
+  fi
+else
+  fail fortran_halo "build failed"; tail -n 20 "$work/halo_api_f08_build.log"
+fi
+
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
 #    pkg-config cartplan-smpi, run under smpirun on the installed generator's torus, one rank per
 #    node (every message crosses the simulated network); cartplan-calibrate fits a model there
