@@ -151,10 +151,11 @@ class Halo {
   Halo(Halo&&) noexcept;
   Halo& operator=(Halo&&) noexcept;
 
-  void exchange(void* array);                      // Cart_halo_exchange
-  void exchange(const std::vector<void*>& arrays);  // Cart_halo_exchange_fields
-  HaloRequest exchange_init(void* array);           // collective
-  HaloRequest exchange_init(const std::vector<void*>& arrays);
+  void exchange(void* array);  // Cart_halo_exchange
+  // Cart_halo_exchange_fields: types empty, or one element type per array.
+  void exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  HaloRequest exchange_init(void* array);  // collective
+  HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   std::string plan() const;  // the text of Cart_halo_plan
 
  private:

@@ -444,8 +444,8 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * Cart_halo_exchange_init makes a persistent request for `array` (collective, as MPI-4 init:
  * one agreement), started and completed with Cart_start/Cart_startall and Cart_wait/Cart_test
  * like any Cart_Request, freed with Cart_request_free; its Info takes no keys yet. The
- * *_fields forms exchange `count` arrays of the halo's layout and type with one set of
- * messages (u, v, w and p together). Cart_halo_free releases the halo (requests made from it
+ * *_fields forms exchange `count` arrays of the halo's layout, of one or several element types,
+ * with one set of messages (u, v, w and p together). Cart_halo_free releases the halo (requests made from it
  * stay valid until freed). Cart_halo_plan gives the plan's canonical JSON (schema
  * cartplan.halo_plan/1, as `cartplan halo plan` prints it; release with Cart_free_plan_json).
  * Cart_request_plan, _program and _algorithm refuse halo requests (MPI_ERR_REQUEST).
@@ -467,11 +467,18 @@ int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int g
                      MPI_Datatype elemtype, int order, MPI_Info info, Cart_Halo* halo);
 int Cart_halo_exchange(void* array, Cart_Halo halo);
 int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request);
-/* Several arrays at once: arrays[0..count-1], each of the halo's layout and element type.
- *   void* fields[3] = {u, v, w};
- *   Cart_halo_exchange_fields(3, fields, halo); */
-int Cart_halo_exchange_fields(int count, void* const arrays[], Cart_Halo halo);
-int Cart_halo_exchange_fields_init(int count, void* const arrays[], Cart_Halo halo, MPI_Info info, Cart_Request* request);
+/* Several arrays at once, in one set of messages: arrays[0..count-1], each of the halo's layout
+ * (interior, widths, order), with element types types[0..count-1], or the halo's element type
+ * for every array when types is NULL. The plan is the one chosen at creation (priced for the
+ * halo's element type). The _init form agrees on the number of arrays and their element sizes
+ * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
+ * other ranks' types.
+ *   void* fields[4] = {u, v, w, flags};
+ *   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_INT};
+ *   Cart_halo_exchange_fields(4, fields, types, halo); */
+int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo);
+int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo, MPI_Info info,
+                                   Cart_Request* request);
 int Cart_halo_free(Cart_Halo* halo);
 int Cart_halo_plan(Cart_Halo halo, char** json);
 

@@ -34,17 +34,22 @@ Halo& Halo::operator=(Halo&&) noexcept = default;
 
 void Halo::exchange(void* array) { exchange(std::vector<void*>{array}); }
 
-void Halo::exchange(const std::vector<void*>& arrays) {
+void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  check(h_->exchange(arrays));
+  if (!types.empty() && types.size() != arrays.size()) throw MpiError(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  check(h_->exchange(arrays, types));
 }
 
 HaloRequest Halo::exchange_init(void* array) { return exchange_init(std::vector<void*>{array}); }
 
-HaloRequest Halo::exchange_init(const std::vector<void*>& arrays) {
+HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
+  // Types of the wrong length still go through the agreement, so that every rank throws.
+  MpiStatus lengths;
+  if (!types.empty() && types.size() != arrays.size())
+    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
   std::unique_ptr<Exchange> x;
-  check(h_->exchange_init(arrays, {}, &x));
+  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x));
   return HaloRequest(h_, std::move(x));
 }
 

@@ -272,13 +272,13 @@ struct Buffers {
   const eh::HaloProgram& program;
   const std::vector<void*>& arrays;
   std::vector<std::vector<unsigned char>>& memory;
-  MPI_Datatype elem = MPI_DATATYPE_NULL;
-  MPI_Aint true_lb = 0;
+  std::vector<MPI_Datatype> types;  // per array: its element type
+  std::vector<MPI_Aint> true_lb;    // per array: its element type's true lower bound
 
   char* base(std::size_t f, int buffer) const {
     if (buffer == eh::HaloRegion::kArray) return static_cast<char*>(arrays[f]);
     const std::size_t slot = f * program.temp_extents.size() + static_cast<std::size_t>(buffer);
-    return reinterpret_cast<char*>(memory[slot].data()) - true_lb;
+    return reinterpret_cast<char*>(memory[slot].data()) - true_lb[f];
   }
   std::vector<int> sizes(int buffer) const {
     if (buffer != eh::HaloRegion::kArray) return program.temp_extents[static_cast<std::size_t>(buffer)];
@@ -308,7 +308,7 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
       if (r.cells() == 0) continue;
       const std::vector<int> sz = b.sizes(r.buffer);
       MPI_Datatype sub = MPI_DATATYPE_NULL;
-      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, b.elem, &sub);
+      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, b.types[f], &sub);
       if (rc != MPI_SUCCESS) {
         free_all(&subs);
         return from_mpi(rc, "MPI_Type_create_subarray");
@@ -339,20 +339,28 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
 // received into where the cells live; only temps (combining and split plans) are cartplan's
 // memory, one set per array.
-MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, Exchange::Schedule* out) const {
+MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                    Exchange::Schedule* out) const {
   for (std::size_t f = 0; f < arrays.size(); ++f)
     if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
   if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  CARTPLAN_MPI_CALL(MPI_Type_get_extent(elem_, &lb, &extent));
-  CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(elem_, &true_lb, &true_extent));
-  for (std::size_t f = 0; f < arrays.size(); ++f)
-    for (const std::vector<int>& e : program_.temp_extents) {
+  Buffers buffers{program_, arrays, out->memory, {}, {}};
+  for (std::size_t f = 0; f < arrays.size(); ++f) {
+    MPI_Datatype t = types.empty() ? elem_ : types[f];
+    MPI_Count size = 0;
+    if (t == MPI_DATATYPE_NULL || MPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0)
+      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, &extent));
+    CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
+    buffers.types.push_back(t);
+    buffers.true_lb.push_back(true_lb);
+    for (const std::vector<int>& e : program_.temp_extents) {  // temp slot s of array f: memory[f * slots + s]
       std::int64_t cells = 1;
       for (int n : e) cells *= n;
       out->memory.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>((cells - 1) * extent + true_extent, 1)));
     }
-  const Buffers buffers{program_, arrays, out->memory, elem_, true_lb};
+  }
   for (const eh::HaloPhaseProgram& ph : program_.phases) {
     std::vector<Exchange::ScheduledMessage>& list = out->phases.emplace_back();
     for (int side = 0; side < 2; ++side)  // receives first, then sends
@@ -364,17 +372,17 @@ MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, Exchange::
   return {};
 }
 
-MpiStatus HaloContext::exchange(const std::vector<void*>& arrays) {
-  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays; });
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == types; });
   if (it == blocking_.end()) {
     Exchange::Schedule schedule;
-    MpiStatus s = schedule_for(arrays, &schedule);
+    MpiStatus s = schedule_for(arrays, types, &schedule);
     std::unique_ptr<Exchange> x;
     if (s.ok()) s = Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kBlocking, 0, &x);
     else free_all(&schedule.owned_types);
     if (!s.ok()) return s;
     if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
-    blocking_.push_back(Blocking{arrays, std::move(x)});
+    blocking_.push_back(Blocking{arrays, types, std::move(x)});
   } else {
     std::rotate(it, it + 1, blocking_.end());  // most recently used last
   }
@@ -383,15 +391,26 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays) {
   return s;
 }
 
-MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
+MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                     const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
   Exchange::Schedule schedule;
-  const MpiStatus local = caller_error.ok() ? schedule_for(arrays, &schedule) : caller_error;
-  // Collective like MPI-4 init: every rank learns whether any failed, and the persistent lanes
-  // every rank holds, so that the new request takes a lane free everywhere (lanes.h).
+  const MpiStatus local = caller_error.ok() ? schedule_for(arrays, types, &schedule) : caller_error;
+  // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
+  // arrays with elements of the same sizes, and the persistent lanes every rank holds, so that
+  // the new request takes a lane free everywhere (lanes.h).
+  std::int64_t fields = static_cast<std::int64_t>(arrays.size()), bytes = 0;
+  for (std::size_t f = 0; local.ok() && f < arrays.size(); ++f) {
+    MPI_Count size = 0;
+    MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
+    bytes = bytes * 31 + size;
+  }
   std::vector<std::int64_t> all;
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code}, &all, &held);
+  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes}, &all, &held);
   if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
+  if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
+    s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
+                                "halo exchange");
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +

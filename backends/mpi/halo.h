@@ -59,13 +59,15 @@ class HaloContext {
   HaloContext(const HaloContext&) = delete;
   HaloContext& operator=(const HaloContext&) = delete;
 
-  // Fills the ghost cells of every array (one set of messages for all). Local arguments only:
-  // no collective; the exchanges of the last few array lists are kept and run again.
-  MpiStatus exchange(const std::vector<void*>& arrays);
+  // Fills the ghost cells of every array (one set of messages for all). `types`: one element
+  // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
+  // of the last few (arrays, types) lists are kept and run again.
+  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
   // caller found; it is agreed like the others.
-  MpiStatus exchange_init(const std::vector<void*>& arrays, const MpiStatus& caller_error, std::unique_ptr<Exchange>* out);
+  MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
+                          std::unique_ptr<Exchange>* out);
 
   const ir::halo::HaloPlan& plan() const { return *plan_; }
   const engine::halo::HaloProgram& program() const { return program_; }
@@ -75,7 +77,7 @@ class HaloContext {
 
  private:
   HaloContext() = default;
-  MpiStatus schedule_for(const std::vector<void*>& arrays, Exchange::Schedule* out) const;
+  MpiStatus schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
 
   MPI_Comm report_ = MPI_COMM_NULL;
   std::unique_ptr<NeighborhoodComm> nc_;  // owns cartplan's internal communicator
@@ -84,6 +86,7 @@ class HaloContext {
   engine::halo::HaloProgram program_;
   struct Blocking {
     std::vector<void*> arrays;
+    std::vector<MPI_Datatype> types;
     std::unique_ptr<Exchange> exchange;
   };
   std::vector<Blocking> blocking_;  // most recently used last

@@ -26,33 +26,38 @@ namespace {
 
 MPI_Comm halo_comm(Cart_Halo halo) { return halo && halo->halo ? halo->halo->error_comm() : MPI_COMM_SELF; }
 
-MpiStatus arrays_of(int count, void* const arrays[], std::vector<void*>* out) {
+// The arrays and, if given, their element types (NULL: the halo's type for every array).
+MpiStatus arrays_of(int count, void* const arrays[], const MPI_Datatype types[], std::vector<void*>* out,
+                    std::vector<MPI_Datatype>* out_types) {
   if (count < 1) return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " (expected at least one array)");
   if (!arrays) return mpi_error(MPI_ERR_BUFFER, "arrays is NULL");
   out->assign(arrays, arrays + count);
+  if (types) out_types->assign(types, types + count);
   return {};
 }
 
-int blocking(Cart_Halo halo, int count, void* const arrays[]) {
+int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[]) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
     std::vector<void*> list;
-    MpiStatus s = arrays_of(count, arrays, &list);
-    return s.ok() ? halo->halo->exchange(list) : s;
+    std::vector<MPI_Datatype> type_list;
+    MpiStatus s = arrays_of(count, arrays, types, &list, &type_list);
+    return s.ok() ? halo->halo->exchange(list, type_list) : s;
   });
 }
 
-int persistent(Cart_Halo halo, int count, void* const arrays[], Cart_Request* request) {
+int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], Cart_Request* request) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     // A bad halo handle cannot take part in the halo's agreement: it is refused at once (every
     // rank that passes one gets the error; as in MPI, the others' init is then erroneous).
     if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
     if (request) *request = CART_REQUEST_NULL;
     std::vector<void*> list;
-    MpiStatus bad = request ? arrays_of(count, arrays, &list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    std::vector<MPI_Datatype> type_list;
+    MpiStatus bad = request ? arrays_of(count, arrays, types, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
     // Bad arguments take part in the agreement, so that every rank returns an error.
     std::unique_ptr<cartplan::mpi::Exchange> x;
-    MpiStatus s = halo->halo->exchange_init(list, bad, &x);
+    MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x);
     if (!s.ok()) return s;
     *request = new Cart_Request_s{halo->halo, std::move(x), true};
     return {};
@@ -75,16 +80,19 @@ int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int g
   });
 }
 
-int Cart_halo_exchange(void* array, Cart_Halo halo) { return blocking(halo, 1, &array); }
+int Cart_halo_exchange(void* array, Cart_Halo halo) { return blocking(halo, 1, &array, nullptr); }
 
-int Cart_halo_exchange_fields(int count, void* const arrays[], Cart_Halo halo) { return blocking(halo, count, arrays); }
-
-int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info /*info: no keys yet*/, Cart_Request* request) {
-  return persistent(halo, 1, &array, request);
+int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo) {
+  return blocking(halo, count, arrays, types);
 }
 
-int Cart_halo_exchange_fields_init(int count, void* const arrays[], Cart_Halo halo, MPI_Info /*info*/, Cart_Request* request) {
-  return persistent(halo, count, arrays, request);
+int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info /*info: no keys yet*/, Cart_Request* request) {
+  return persistent(halo, 1, &array, nullptr, request);
+}
+
+int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
+                                   MPI_Info /*info*/, Cart_Request* request) {
+  return persistent(halo, count, arrays, types, request);
 }
 
 int Cart_halo_free(Cart_Halo* halo) {

@@ -249,6 +249,38 @@ void expect_cells(Harness& h, const Layout& l, const std::vector<unsigned char>&
   h.check(bad == 0, what + ": " + std::to_string(bad) + " wrong cell(s), first " + first);
 }
 
+// Fields of three element types (the case's, short, and a 3-int struct) in one set of
+// messages, blocking and persistent.
+void mixed_fields(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::vector<int>>& stencil, Cart_Halo halo) {
+  static MPI_Datatype triple = MPI_DATATYPE_NULL;
+  if (triple == MPI_DATATYPE_NULL) {
+    MPI_Type_contiguous(3, MPI_INT, &triple);
+    MPI_Type_commit(&triple);
+  }
+  std::vector<Case> kinds(3, c);
+  kinds[1].type = MPI_SHORT;
+  kinds[2].type = triple;
+  std::vector<MPI_Datatype> types = {kinds[0].type, kinds[1].type, kinds[2].type};
+  std::vector<std::vector<unsigned char>> fields(3);
+  std::vector<void*> ptrs;
+  for (int f = 0; f < 3; ++f) ptrs.push_back((fields[f] = std::vector<unsigned char>(Layout(kinds[f], cart, stencil, 0).bytes())).data());
+  Cart_Request req = CART_REQUEST_NULL;
+  h.check(Cart_halo_exchange_fields_init(3, ptrs.data(), types.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS,
+          c.name() + ": mixed fields init: " + Cart_error_message());
+  for (int it = 0; it < 3 && req; ++it) {
+    std::vector<Layout> layouts;
+    for (int f = 0; f < 3; ++f) layouts.emplace_back(kinds[f], cart, stencil, 600 + 10 * it + f);
+    for (int f = 0; f < 3; ++f) layouts[f].fill(fields[f]);
+    if (it == 0) {
+      h.check(Cart_halo_exchange_fields(3, ptrs.data(), types.data(), halo) == MPI_SUCCESS, c.name() + ": mixed fields");
+    } else {
+      h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, c.name() + ": mixed fields persistent");
+    }
+    for (int f = 0; f < 3; ++f) expect_cells(h, layouts[f], fields[f], c.name() + " mixed field " + std::to_string(f) + " round " + std::to_string(it));
+  }
+  Cart_request_free(&req);
+}
+
 // Blocking (two arrays, alternating), persistent (many starts with new data), several fields.
 void run_case(Harness& h, const Case& c) {
   std::set<std::vector<int>> stencil;
@@ -286,8 +318,9 @@ void run_case(Harness& h, const Case& c) {
     layouts[f].fill(fields[f]);
     ptrs.push_back(fields[f].data());
   }
-  h.check(Cart_halo_exchange_fields(3, ptrs.data(), halo) == MPI_SUCCESS, c.name() + ": fields: " + Cart_error_message());
+  h.check(Cart_halo_exchange_fields(3, ptrs.data(), nullptr, halo) == MPI_SUCCESS, c.name() + ": fields: " + Cart_error_message());
   for (int f = 0; f < 3; ++f) expect_cells(h, layouts[f], fields[f], c.name() + " field " + std::to_string(f));
+  mixed_fields(h, c, cart, stencil, halo);
   h.check(Cart_halo_free(&halo) == MPI_SUCCESS && halo == CART_HALO_NULL, c.name() + ": Cart_halo_free");
   MPI_Comm_free(&cart);
 }
@@ -463,9 +496,20 @@ void bad_input(Harness& h) {
   std::vector<double> arr(36);
   expect_error(h, Cart_halo_exchange(nullptr, halo), MPI_ERR_BUFFER, "array is NULL", "exchange NULL array");
   expect_error(h, Cart_halo_exchange(arr.data(), CART_HALO_NULL), MPI_ERR_ARG, "CART_HALO_NULL", "exchange NULL halo");
-  expect_error(h, Cart_halo_exchange_fields(0, nullptr, halo), MPI_ERR_COUNT, "count", "fields count 0");
+  expect_error(h, Cart_halo_exchange_fields(0, nullptr, nullptr, halo), MPI_ERR_COUNT, "count", "fields count 0");
   void* two[2] = {arr.data(), nullptr};
-  expect_error(h, Cart_halo_exchange_fields(2, two, halo), MPI_ERR_BUFFER, "arrays[1]", "fields NULL array");
+  expect_error(h, Cart_halo_exchange_fields(2, two, nullptr, halo), MPI_ERR_BUFFER, "arrays[1]", "fields NULL array");
+  std::vector<double> arr2(36);
+  void* pair[2] = {arr.data(), arr2.data()};
+  MPI_Datatype null_type[2] = {MPI_DOUBLE, MPI_DATATYPE_NULL};
+  expect_error(h, Cart_halo_exchange_fields(2, pair, null_type, halo), MPI_ERR_TYPE, "types[1]", "fields with MPI_DATATYPE_NULL");
+  if (h.size > 1) {  // element sizes that differ between ranks: every rank learns it at init
+    MPI_Datatype mine[2] = {MPI_DOUBLE, h.rank == 0 ? MPI_FLOAT : MPI_DOUBLE};
+    Cart_Request r2 = CART_REQUEST_NULL;
+    expect_error(h, Cart_halo_exchange_fields_init(2, pair, mine, halo, MPI_INFO_NULL, &r2), MPI_ERR_TYPE, "element types",
+                 "fields init with different element sizes");
+    h.check(r2 == CART_REQUEST_NULL, "fields init mismatch leaves CART_REQUEST_NULL");
+  }
   // init with a NULL request on rank 0 only: every rank returns an error (agreed).
   Cart_Request req = CART_REQUEST_NULL;
   const int rc = Cart_halo_exchange_init(arr.data(), halo, MPI_INFO_NULL, h.rank == 0 ? nullptr : &req);
