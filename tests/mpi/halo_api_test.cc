@@ -570,6 +570,33 @@ void progress_inside_mpi(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// Create/exchange/free cycles: halos (two private communicators each), persistent requests and
+// their lanes are released, so resident memory stays flat.
+void cycles(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  const int interior[2] = {5, 4}, ghost[2] = {1, 2};
+  std::vector<double> u(7 * 8), v(7 * 8);
+  long before = 0;
+  bool ok = true;
+  for (int it = 0; it < 250 && ok; ++it) {
+    if (it == 50) before = cartplan::mpitest::resident_kb();
+    Cart_Halo halo = CART_HALO_NULL;
+    Cart_Request req = CART_REQUEST_NULL;
+    ok = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, it % 2 ? MPI_ORDER_C : MPI_ORDER_FORTRAN, MPI_INFO_NULL,
+                          &halo) == MPI_SUCCESS &&
+         Cart_halo_exchange(u.data(), halo) == MPI_SUCCESS && Cart_halo_exchange(v.data(), halo) == MPI_SUCCESS &&
+         Cart_halo_exchange_init(u.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS && Cart_start(&req) == MPI_SUCCESS &&
+         Cart_wait(&req) == MPI_SUCCESS && Cart_request_free(&req) == MPI_SUCCESS && Cart_halo_free(&halo) == MPI_SUCCESS;
+  }
+  h.check(ok, std::string("cycles: every call succeeds: ") + Cart_error_message());
+  const long grown = cartplan::mpitest::resident_kb() - before;
+  h.check(before < 0 || grown < 4096, "cycles: resident memory grew by " + std::to_string(grown) + " kB over 200 halos");
+  MPI_Comm_free(&cart);
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -627,6 +654,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases()) run_case(h, c);
   two_in_flight(h);
   progress_inside_mpi(h);
+  cycles(h);
   cpp_form(h);
   bad_input(h);
   return h.finish("halo_api_test");
