@@ -387,8 +387,9 @@ std::vector<Case> cases() {
   return out;
 }
 
-// Two halos (different shapes and types) with persistent requests in flight together, completed
-// in a rank-dependent order and pattern.
+// Two halos (different shapes and types) with persistent requests in flight together with a
+// persistent Cart_alltoall (combining) of the collectives, all three in one Cart_startall and
+// completed in a rank-dependent order and pattern.
 void two_in_flight(Harness& h) {
   Case a;
   a.d = 2, a.periods = {1, 0}, a.interior = {6, 5}, a.lo = {2, 1}, a.hi = {1, 2}, a.type = MPI_DOUBLE, a.type_name = "double";
@@ -401,25 +402,38 @@ void two_in_flight(Harness& h) {
   if (!ha || !hb) return;
   Layout la0(a, ca, sa, 0), lb0(b, cb, sb, 0);
   std::vector<unsigned char> xa(la0.bytes()), xb(lb0.bytes());
-  Cart_Request r[2] = {CART_REQUEST_NULL, CART_REQUEST_NULL};
+  Cart_Request r[3] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
   h.check(Cart_halo_exchange_init(xa.data(), ha, MPI_INFO_NULL, &r[0]) == MPI_SUCCESS, "two in flight: init a");
   h.check(Cart_halo_exchange_init(xb.data(), hb, MPI_INFO_NULL, &r[1]) == MPI_SUCCESS, "two in flight: init b");
+  int dims[2] = {0, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  const std::vector<int> offs = {1, 0, -1, 0, 0, 1, 0, -1, 1, 1};
+  MPI_Comm cc = cartplan::mpitest::open_cart(2, {dims[0], dims[1]}, {1, 1}, 5, offs, "combining");
+  int sendbuf[5], recvbuf[5], sources[5], targets[5];
+  Cart_neighbor_get(cc, 5, sources, MPI_UNWEIGHTED, 5, targets, MPI_UNWEIGHTED);
+  h.check(Cart_alltoall_init(sendbuf, 1, MPI_INT, recvbuf, 1, MPI_INT, cc, MPI_INFO_NULL, &r[2]) == MPI_SUCCESS, "alltoall init");
   for (int it = 0; it < 20; ++it) {
     Layout la(a, ca, sa, it), lb(b, cb, sb, 50 + it);
     la.fill(xa);
     lb.fill(xb);
-    h.check(Cart_startall(2, r) == MPI_SUCCESS, "two in flight: startall");
+    for (int i = 0; i < 5; ++i) sendbuf[i] = (h.rank * 100 + i) * 100 + it, recvbuf[i] = -1;
+    h.check(Cart_startall(3, r) == MPI_SUCCESS, "two in flight: startall");
     if ((h.rank + it) % 3 == 0) {
-      h.check(Cart_waitall(2, r) == MPI_SUCCESS, "two in flight: waitall");
+      h.check(Cart_waitall(3, r) == MPI_SUCCESS, "two in flight: waitall");
     } else {
       const int first = (h.rank + it) % 2;  // rank-dependent: b before a on some ranks
       int flag = 0;
       while (!flag) h.check(Cart_test(&r[first], &flag) == MPI_SUCCESS, "two in flight: test");
+      h.check(Cart_wait(&r[2]) == MPI_SUCCESS, "two in flight: wait alltoall");
       h.check(Cart_wait(&r[1 - first]) == MPI_SUCCESS, "two in flight: wait");
     }
     expect_cells(h, la, xa, "two in flight a " + std::to_string(it));
     expect_cells(h, lb, xb, "two in flight b " + std::to_string(it));
+    for (int i = 0; i < 5; ++i)
+      h.check(recvbuf[i] == (sources[i] * 100 + i) * 100 + it, "alltoall in flight with halos: block " + std::to_string(i));
   }
+  Cart_request_free(&r[2]);
+  MPI_Comm_free(&cc);
   // A halo freed while its request lives: the request keeps working until freed.
   Cart_halo_free(&ha);
   Layout la(a, ca, sa, 99);
