@@ -27,6 +27,7 @@ using cartplan::mpi::mpi_error;
 namespace {
 
 using cartplan::mpi::guarded;
+using cartplan::mpi::report;
 
 // A halo request (Cart_halo_exchange_init) runs a halo plan, not a collective's ir::Plan.
 MpiStatus not_a_collective(const char* fn) {
