@@ -4,8 +4,10 @@
 ! and allgather[v|w] collectives in blocking, non-blocking (Cart_i...) and persistent (..._init)
 ! forms, each also as a large-count ..._c form, and the requests: Cart_start, Cart_wait,
 ! Cart_test, Cart_startall, Cart_waitall, Cart_testall, Cart_request_free,
-! Cart_request_algorithm, Cart_request_plan and Cart_request_program. Not bound: the
-! neighbourhood reductions and rooted collectives (Cart_allreduce, Cart_bcast, ...).
+! Cart_request_algorithm, Cart_request_plan and Cart_request_program; the halo API
+! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free,
+! Cart_halo_plan; halos are type(Cart_Halo)). Not bound: the neighbourhood reductions and
+! rooted collectives (Cart_allreduce, Cart_bcast, ...) and the halo API's _fields forms.
 !
 ! Every procedure is a subroutine named like its C function, with MPI handles as
 ! type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info), and a final, required
@@ -50,6 +52,12 @@ module cartplan_f08
             Cart_allgather_init_c, Cart_allgatherv_init_c, Cart_allgatherw_init_c
   public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
   public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
+  public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan
+
+  ! A halo exchange described by an array (C: Cart_Halo).
+  type, bind(c), public :: Cart_Halo
+    type(c_ptr) :: handle = c_null_ptr
+  end type Cart_Halo
 
   interface
     ! --- C functions without MPI handles ---
@@ -505,6 +513,36 @@ module cartplan_f08
       integer(c_long_long), value :: sc
       integer(c_int), value :: st, comm, info
       type(Cart_Request), intent(out) :: r
+    end function
+
+    ! --- the halo API ---
+    integer(c_int) function f_halo_create(comm, d, interior, ghost_lo, ghost_hi, elemtype, order, info, halo) &
+        bind(c, name="cartplan_f_halo_create")
+      import :: c_int, Cart_Halo
+      integer(c_int), value :: comm, d, elemtype, order, info
+      integer(c_int), intent(in) :: interior(*), ghost_lo(*), ghost_hi(*)
+      type(Cart_Halo), intent(out) :: halo
+    end function
+    integer(c_int) function c_halo_exchange(array, halo) bind(c, name="Cart_halo_exchange")
+      import :: c_int, c_ptr
+      type(*), dimension(*) :: array
+      type(c_ptr), value :: halo
+    end function
+    integer(c_int) function f_halo_exchange_init(array, halo, info, r) bind(c, name="cartplan_f_halo_exchange_init")
+      import :: c_int, c_ptr, Cart_Request
+      type(*), dimension(*), asynchronous :: array
+      type(c_ptr), value :: halo
+      integer(c_int), value :: info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function c_halo_free(halo) bind(c, name="Cart_halo_free")
+      import :: c_int, Cart_Halo
+      type(Cart_Halo), intent(inout) :: halo
+    end function
+    integer(c_int) function c_halo_plan(halo, json) bind(c, name="Cart_halo_plan")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
+      type(c_ptr), intent(out) :: json
     end function
   end interface
 
@@ -1172,6 +1210,60 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     ierror = c_request_program(request%handle, p)
+    json = string_of(p)
+    call c_free_plan_json(p)
+  end subroutine
+
+  ! The halo API (cartplan_mpi.h, "Halo exchanges"): interior, ghost_lo and ghost_hi hold d
+  ! entries; order is MPI_ORDER_FORTRAN (a Fortran array: dimension k of the array is dimension k
+  ! of the grid) or MPI_ORDER_C. Collective, like Cart_halo_create.
+  subroutine Cart_halo_create(cartcomm, d, interior, ghost_lo, ghost_hi, elemtype, order, info, halo, ierror)
+    use mpi_f08, only: MPI_ORDER_C, MPI_ORDER_FORTRAN
+    type(MPI_Comm), intent(in) :: cartcomm
+    integer, intent(in) :: d, interior(*), ghost_lo(*), ghost_hi(*), order
+    type(MPI_Datatype), intent(in) :: elemtype
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Halo), intent(out) :: halo
+    integer, intent(out) :: ierror
+    integer :: o
+    o = -1
+    if (order == MPI_ORDER_C) o = 0
+    if (order == MPI_ORDER_FORTRAN) o = 1
+    ierror = f_halo_create(cartcomm%MPI_VAL, d, interior, ghost_lo, ghost_hi, elemtype%MPI_VAL, o, info%MPI_VAL, halo)
+  end subroutine
+
+  ! Fills the ghost cells of `array` (blocking, neighbours only).
+  subroutine Cart_halo_exchange(array, halo, ierror)
+    type(*), dimension(*) :: array
+    type(Cart_Halo), intent(in) :: halo
+    integer, intent(out) :: ierror
+    ierror = c_halo_exchange(array, halo%handle)
+  end subroutine
+
+  ! A persistent halo exchange of `array` (collective), driven by Cart_start and Cart_wait.
+  subroutine Cart_halo_exchange_init(array, halo, info, request, ierror)
+    type(*), dimension(*), asynchronous :: array
+    type(Cart_Halo), intent(in) :: halo
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_halo_exchange_init(array, halo%handle, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_halo_free(halo, ierror)
+    type(Cart_Halo), intent(inout) :: halo
+    integer, intent(out) :: ierror
+    ierror = c_halo_free(halo)
+  end subroutine
+
+  ! The halo plan as JSON text (schema cartplan.halo_plan/1; "" on error).
+  subroutine Cart_halo_plan(halo, json, ierror)
+    type(Cart_Halo), intent(in) :: halo
+    character(len=:), allocatable, intent(out) :: json
+    integer, intent(out) :: ierror
+    type(c_ptr) :: p
+    p = c_null_ptr
+    ierror = c_halo_plan(halo%handle, p)
     json = string_of(p)
     call c_free_plan_json(p)
   end subroutine

@@ -1,4 +1,4 @@
-// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each timed, checked bit-for-bit against a serial run and printed beside the cost model's prediction.
+// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), cartplan's halo API (Cart_halo_*, persistent and blocking), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each timed, checked bit-for-bit against a serial run and printed beside the cost model's prediction.
 //
 //   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
 //                                     [--periodic 0|1] [--procs P,Q[,R]] [--timing interleaved|blocks]
@@ -821,6 +821,36 @@ std::string auto_twin_of(const Problem& p, const std::vector<Variant>& variants,
   return {};
 }
 
+// The halo API (Cart_halo_*) on the same array: the array is described (interior n^d, k ghost
+// cells per side, doubles, C order), not its datatypes; the stencil is the communicator's, and
+// the plan the halo planner's choice (direct, combining, dimwise, ...). With --points 5 and
+// k > 1 it fills the whole k x k corners, where the triangles suffice: more cells, same check.
+struct HaloApi {
+  Cart_Halo halo = CART_HALO_NULL;
+  Cart_Request request = CART_REQUEST_NULL;
+};
+
+void add_halo_api_variants(const Problem& p, double* grid, HaloApi* h, std::vector<Variant>* variants,
+                           std::vector<std::function<void()>>* exchanges) {
+  const int d = p.c.d, n = p.c.n, k = p.c.k;
+  const std::vector<int> interior(d, n), ghost(d, k);
+  CART(Cart_halo_create(p.cart, d, interior.data(), ghost.data(), ghost.data(), MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &h->halo));
+  CART(Cart_halo_exchange_init(grid, h->halo, MPI_INFO_NULL, &h->request));
+  char* json = nullptr;
+  CART(Cart_halo_plan(h->halo, &json));
+  const std::string text = json, key = "\"algorithm\": \"";
+  Cart_free_plan_json(json);
+  const std::size_t at = text.find(key) + key.size();
+  const std::string algorithm = text.substr(at, text.find('"', at) - at);
+  variants->push_back({"cartplan halo API", algorithm, 0.0, "", std::nan("")});
+  exchanges->push_back([h] {
+    CART(Cart_start(&h->request));
+    CART(Cart_wait(&h->request));
+  });
+  variants->push_back({"cartplan halo blocking", algorithm, 0.0, "", std::nan("")});
+  exchanges->push_back([h, grid] { CART(Cart_halo_exchange(grid, h->halo)); });
+}
+
 // The linear loop of Open MPI's and MPICH's neighbourhood collectives: every receive posted, then
 // every send, then MPI_Waitall. Block i travels with tag i, so neighbours reached by two offsets
 // (small periodic grids) still pair each block with its own type.
@@ -876,6 +906,8 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
   double direct_predicted = std::nan("");
   for (const Variant& v : variants)
     if (v.name == "cartplan direct") direct_predicted = v.predicted_us;
+  HaloApi halo_api;
+  add_halo_api_variants(p, grid, &halo_api, &variants, &exchanges);
   add_baselines(p, dt, grid, direct_predicted, &variants, &exchanges);
   for (std::size_t j = 0; j < variants.size(); ++j) {
     const std::string m = runner.run(variants[j], exchanges[j]);
@@ -885,6 +917,8 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
   else if (p.c.timing == "sync") runner.time_sync(variants, exchanges);
   else runner.time_round_robin(variants, exchanges);
   for (Cart_Request& req : requests) CART(Cart_request_free(&req));
+  CART(Cart_request_free(&halo_api.request));
+  CART(Cart_halo_free(&halo_api.halo));
   return variants;
 }
 

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/api_guard.h"
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
+#include "backends/mpi/request.h"
 #include "backends/mpi/specs.h"
 #include "backends/mpi/triangle.h"
 #include "engine/program_print.h"
@@ -22,37 +24,14 @@ using cartplan::mpi::MpiStatus;
 using cartplan::mpi::NeighborhoodComm;
 using cartplan::mpi::mpi_error;
 
-struct Cart_Request_s {
-  std::unique_ptr<Exchange> exchange;
-  bool persistent = false;
-};
-
 namespace {
 
-thread_local std::string last_error;
+using cartplan::mpi::guarded;
+using cartplan::mpi::report;
 
-// Every C entry point returns an MPI error class and reports errors through the error handler
-// of the communicator it concerns (MPI_ERRORS_ARE_FATAL aborts, MPI_ERRORS_RETURN returns),
-// as MPI functions do. Cart_error_message() keeps the text. No C++ exception crosses the C API.
-int report(const MpiStatus& s, MPI_Comm comm) {
-  last_error = s.message;
-  if (!s.ok()) MPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, s.code);
-  return s.code;
-}
-
-template <class Body>
-int guarded(MPI_Comm comm, Body&& body) {
-  MpiStatus s;
-  try {
-    s = body();
-  } catch (const std::bad_alloc&) {
-    s = mpi_error(MPI_ERR_NO_MEM, "out of memory");
-  } catch (const std::exception& e) {
-    s = mpi_error(MPI_ERR_INTERN, std::string("internal error: ") + e.what());
-  } catch (...) {
-    s = mpi_error(MPI_ERR_INTERN, "internal error: unknown exception");
-  }
-  return report(s, comm);
+// A halo request (Cart_halo_exchange_init) runs a halo plan, not a collective's ir::Plan.
+MpiStatus not_a_collective(const char* fn) {
+  return mpi_error(MPI_ERR_REQUEST, std::string(fn) + ": the request is a halo exchange (its plan: Cart_halo_plan)");
 }
 
 // The communicator whose error handler a request's errors go to.
@@ -102,7 +81,7 @@ int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::
     if (s.ok() && !bad.ok()) s = bad;
     if (s.ok() && !persistent) s = x->start();
     if (!s.ok()) return s;
-    *request = new Cart_Request_s{std::move(x), persistent};
+    *request = new Cart_Request_s{nullptr, std::move(x), persistent};
     return {};
   });
 }
@@ -130,7 +109,7 @@ MpiStatus complete(Cart_Request* request, bool block, bool* done) {
 
 extern "C" {
 
-const char* Cart_error_message(void) { return last_error.c_str(); }
+const char* Cart_error_message(void) { return cartplan::mpi::last_error_message().c_str(); }
 
 int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int targetrelative[],
                              const int* /*weights: cartplan does not remap, so they are ignored*/, MPI_Info info,
@@ -529,6 +508,7 @@ int Cart_request_free(Cart_Request* request) {
 int Cart_request_algorithm(Cart_Request request, int* combining) {
   return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request || !combining) return mpi_error(MPI_ERR_ARG, "request or combining is NULL");
+    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_algorithm");
     *combining = request->exchange->plan().algorithm() == cartplan::ir::Algorithm::kCombining;
     return {};
   });
@@ -551,6 +531,7 @@ int Cart_request_plan(Cart_Request request, char** json) {
   return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
+    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_plan");
     *json = nullptr;
     return give_text(cartplan::ir::to_json_string(request->exchange->plan()), "Cart_request_plan", json);
   });
@@ -560,6 +541,7 @@ int Cart_request_program(Cart_Request request, char** json) {
   return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: request is CART_REQUEST_NULL");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_program: json is NULL");
+    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_program");
     *json = nullptr;
     return give_text(cartplan::engine::to_json(request->exchange->program()).dump(), "Cart_request_program", json);
   });

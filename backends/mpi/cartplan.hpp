@@ -111,4 +111,55 @@ class Collective {
   std::unique_ptr<Exchange> x_;
 };
 
+class HaloContext;
+
+// A persistent halo exchange of fixed arrays (Halo::exchange_init): start, wait, test, run.
+class HaloRequest {
+ public:
+  ~HaloRequest();
+  HaloRequest(HaloRequest&&) noexcept;
+  HaloRequest& operator=(HaloRequest&&) noexcept;
+
+  void start();
+  void wait();
+  bool test();  // true once complete
+  void run() {
+    start();
+    wait();
+  }
+
+ private:
+  friend class Halo;
+  HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x);
+  std::shared_ptr<HaloContext> halo_;  // first: released after the exchange
+  std::unique_ptr<Exchange> x_;
+};
+
+// A halo exchange over arrays of one layout (Cart_halo_create: which ghost cells are filled,
+// the Info keys and the errors are documented in cartplan_mpi.h). The constructor is
+// collective and throws MpiError on every rank when any rank's description is bad or differs.
+//
+//   cartplan::mpi::Halo halo(cart, {64, 64}, {2, 2}, {2, 2}, MPI_DOUBLE);
+//   halo.exchange(u.data());                          // blocking
+//   cartplan::mpi::HaloRequest r = halo.exchange_init(u.data());
+//   for (int it = 0; it < n; ++it) { r.start(); compute_interior(); r.wait(); }
+class Halo {
+ public:
+  Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vector<int>& ghost_lo, const std::vector<int>& ghost_hi,
+       MPI_Datatype elemtype, int order = MPI_ORDER_C, MPI_Info info = MPI_INFO_NULL);
+  ~Halo();
+  Halo(Halo&&) noexcept;
+  Halo& operator=(Halo&&) noexcept;
+
+  void exchange(void* array);  // Cart_halo_exchange
+  // Cart_halo_exchange_fields: types empty, or one element type per array.
+  void exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  HaloRequest exchange_init(void* array);  // collective
+  HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  std::string plan() const;  // the text of Cart_halo_plan
+
+ private:
+  std::shared_ptr<HaloContext> h_;
+};
+
 }  // namespace cartplan::mpi

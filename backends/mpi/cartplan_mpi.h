@@ -398,6 +398,92 @@ void Cart_free_plan_json(char* json);
 #define CART_TRIANGLE_UPPER_ANTI 4
 int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype, MPI_Datatype* newtype);
 
+/* ---------------------------------------------------------------------------------------
+ * Halo exchanges from an array description (issue 33; backends/mpi/halo.cc, docs/halo.md).
+ *
+ * A halo describes one local array of d dimensions: interior[k] cells per dimension (the same
+ * on every rank), ghost_lo[k] and ghost_hi[k] ghost cells below and above it, elements of
+ * elemtype, in order MPI_ORDER_C (the last dimension varies fastest) or MPI_ORDER_FORTRAN.
+ * Dimension k of the array is dimension k of the communicator's grid; the array holds
+ * prod(ghost_lo[k] + interior[k] + ghost_hi[k]) elements, the first interior cell at
+ * (ghost_lo[0], .., ghost_lo[d-1]).
+ *
+ * Which ghost cells are filled. A ghost cell's sign vector has, per dimension, -1 below the
+ * interior, 0 inside, +1 above. The cell is filled iff its sign vector is an offset of the
+ * neighbourhood and its source exists: the process at self + sign vector (periodic wrap, or
+ * inside the mesh), its cell x - sign vector * interior. No other cell is ever written (ghost
+ * cells without a source in the mesh keep their values; the interior is only read). The
+ * neighbourhood comes from the communicator:
+ *  - a cartplan communicator (Cart_neighborhood_create): its offsets whose coordinates are all
+ *    in -1..1 (faces, edges, corners); other offsets name no ghost region and are ignored, and
+ *    a neighbourhood with none is MPI_ERR_ARG;
+ *  - a plain MPI_Cart_create communicator: every region (faces, edges and corners: the Moore
+ *    stencil, 3^d - 1 offsets), or the stencil Info cartplan_stencil names (a SPEC of
+ *    `cartplan plan`: "vonneumann:d=3,r=1" fills the faces only, "offsets:1,0;-1,0" ...).
+ * Deep halos are wide ghosts: ghost width 3 with the Moore stencil fills the 3-deep shell. A
+ * ghost side some offset fills may be at most as wide as the interior (its cells come from the
+ * neighbour's interior).
+ *
+ * Cart_halo_create is collective over cartcomm: every rank must pass the same d, interior,
+ * widths, element size, order and Info (checked: one agreement, MPI_ERR_ARG naming the
+ * description where they differ); it plans the exchange (engine/halo/choose.h: direct,
+ * combining, dimwise, split or hybrid, whichever the cost model predicts fastest on this grid;
+ * Info cartplan_algorithm = auto|direct|combining|dimwise|split|hybrid forces one; dimwise only
+ * for stencils whose regions' prefixes are in the stencil, like Moore and von Neumann) and
+ * builds two private communicators, so that the halo does not depend on cartcomm staying
+ * alive. Errors of the halo and its requests go to the error handler cartcomm had at creation.
+ * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not Cartesian), MPI_ERR_DIMS (d is
+ * not the grid's dimension count, or outside 1..8), MPI_ERR_ARG (NULL arrays, extents below 1,
+ * negative widths, a ghost side wider than the interior it is filled from, a bad order, a
+ * forced algorithm that does not fit the stencil, descriptions that differ), MPI_ERR_TYPE
+ * (MPI_DATATYPE_NULL or an empty type), MPI_ERR_INFO_VALUE. Every rank returns the same class.
+ *
+ * Cart_halo_exchange fills the ghost cells of `array` (blocking). No collective: it talks to
+ * neighbours only. Messages are MPI subarray datatypes over the array itself (zero copies by
+ * cartplan; combining and split plans stage cells in transit in cartplan's temps). The last
+ * few arrays' datatypes are kept, so alternating between arrays costs nothing extra. As for
+ * MPI collectives, every rank calls it (bad arguments on one rank only make the others wait).
+ * Cart_halo_exchange_init makes a persistent request for `array` (collective, as MPI-4 init:
+ * one agreement), started and completed with Cart_start/Cart_startall and Cart_wait/Cart_test
+ * like any Cart_Request, freed with Cart_request_free; its Info takes no keys yet. The
+ * *_fields forms exchange `count` arrays of the halo's layout, of one or several element types,
+ * with one set of messages (u, v, w and p together). Cart_halo_free releases the halo (requests made from it
+ * stay valid until freed). Cart_halo_plan gives the plan's canonical JSON (schema
+ * cartplan.halo_plan/1, as `cartplan halo plan` prints it; release with Cart_free_plan_json).
+ * Cart_request_plan, _program and _algorithm refuse halo requests (MPI_ERR_REQUEST).
+ *
+ *   int interior[2] = {64, 64}, ghost[2] = {2, 2};
+ *   double* u = calloc(68 * 68, sizeof(double));
+ *   Cart_Halo halo;
+ *   Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+ *   Cart_halo_exchange(u, halo);                      // fills u's ghost cells
+ *   Cart_Request req;
+ *   Cart_halo_exchange_init(u, halo, MPI_INFO_NULL, &req);
+ *   for (int it = 0; it < n; ++it) { Cart_start(&req); compute_interior(u); Cart_wait(&req); }
+ *   Cart_request_free(&req);
+ *   Cart_halo_free(&halo);
+ * --------------------------------------------------------------------------------------- */
+typedef struct Cart_Halo_s* Cart_Halo;
+#define CART_HALO_NULL ((Cart_Halo)0)
+int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int ghost_lo[], const int ghost_hi[],
+                     MPI_Datatype elemtype, int order, MPI_Info info, Cart_Halo* halo);
+int Cart_halo_exchange(void* array, Cart_Halo halo);
+int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request);
+/* Several arrays at once, in one set of messages: arrays[0..count-1], each of the halo's layout
+ * (interior, widths, order), with element types types[0..count-1], or the halo's element type
+ * for every array when types is NULL. The plan is the one chosen at creation (priced for the
+ * halo's element type). The _init form agrees on the number of arrays and their element sizes
+ * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
+ * other ranks' types.
+ *   void* fields[4] = {u, v, w, flags};
+ *   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_INT};
+ *   Cart_halo_exchange_fields(4, fields, types, halo); */
+int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo);
+int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo, MPI_Info info,
+                                   Cart_Request* request);
+int Cart_halo_free(Cart_Halo* halo);
+int Cart_halo_plan(Cart_Halo halo, char** json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -137,6 +137,30 @@ class Exchange {
   // (then no argument is checked again and no datatype or message is built). `make` builds
   // the spec only when needed; `key`, if given, identifies a uniform call without it.
   static MpiStatus run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* key);
+  // A schedule given message by message instead of lowered from an ir::Plan (the halo API,
+  // backends/mpi/halo.h): phases of point-to-point messages with fixed arguments and no local
+  // steps. `plan_tag` is the message's tag in its plan (below lanes.max_rounds()); the message
+  // carries lanes.tag(lane, plan_tag). The exchange takes `owned_types` (freed with it, also
+  // on error) and `memory` (scratch the messages point into; its blocks never move).
+  struct ScheduledMessage {
+    bool recv = false;
+    const void* buf = nullptr;
+    int count = 0;
+    MPI_Datatype type = MPI_BYTE;
+    int peer = 0, plan_tag = 0;
+  };
+  struct Schedule {
+    std::vector<std::vector<ScheduledMessage>> phases;
+    std::vector<MPI_Datatype> owned_types;
+    std::vector<std::vector<unsigned char>> memory;
+  };
+  // kBlocking runs on the blocking lane (one call at a time on `nc`, complete before the next);
+  // kPersistent on `lane`, which the caller chose with an agreement (lanes.h) and which this
+  // exchange holds until it is destroyed. Local: builds nothing collective.
+  static MpiStatus from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind kind, int lane, std::unique_ptr<Exchange>* out);
+  // False for an exchange made by from_schedule: it runs no ir::Plan (plan() and program() are
+  // not to be asked).
+  bool has_plan() const { return entry_ != nullptr; }
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;

@@ -263,4 +263,41 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
+// A schedule given message by message (the halo API): no lowering, no local steps.
+MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind kind, int lane, std::unique_ptr<Exchange>* out) {
+  auto x = std::unique_ptr<Exchange>(new Exchange());
+  x->owned_types_ = std::move(schedule.owned_types);  // freed by the destructor, also on error
+  x->scratch_ = std::move(schedule.memory);
+  x->comm_ = nc.internal();
+  x->shared_ = nc.shared();
+  x->lane_ = kind == Kind::kPersistent ? lane : Lanes::blocking_lane();
+  const Lanes& lanes = x->shared_->lanes;
+  std::size_t widest = 0;
+  for (std::size_t p = 0; p < schedule.phases.size(); ++p) {
+    const std::vector<ScheduledMessage>& messages = schedule.phases[p];
+    x->phase_begin_.push_back(x->requests_.size());
+    for (const ScheduledMessage& m : messages) {
+      if (m.plan_tag < 0 || m.plan_tag >= lanes.max_rounds())
+        return mpi_error(MPI_ERR_TAG, "message tag " + std::to_string(m.plan_tag) + " does not fit in this communicator's tag space (" +
+                                          std::to_string(lanes.max_rounds()) + " tags at most)");
+      x->posts_.push_back(Post{m.recv, m.buf, m.count, m.type, m.peer, lanes.tag(x->lane_, m.plan_tag), static_cast<int>(p), 0, m.plan_tag});
+      x->requests_.push_back(MPI_REQUEST_NULL);
+    }
+    widest = std::max(widest, messages.size());
+    if (!messages.empty()) ++x->messaging_phases_;
+  }
+  x->phase_begin_.push_back(x->requests_.size());
+  x->before_.resize(schedule.phases.size());
+  x->after_.resize(schedule.phases.size());
+  x->statuses_.resize(widest);
+  x->indices_.resize(widest);
+  // The caller built every message from one description that all ranks agreed on.
+  x->sizes_agreed_ = true;
+  x->hook_phases_ = nc.options().progress_anywhere;
+  x->kind_ = kind;  // only now: the destructor releases a persistent exchange's lane
+  if (kind == Kind::kPersistent) x->shared_->lanes.hold(x->lane_);
+  *out = std::move(x);
+  return {};
+}
+
 }  // namespace cartplan::mpi

@@ -256,4 +256,15 @@ int cartplan_f_type_create_triangle(int order, int ld, int kind, MPI_Fint oldtyp
   return rc;
 }
 
+// The halo API. `order`: 0 for the Fortran module's MPI_ORDER_C, 1 for MPI_ORDER_FORTRAN, -1 for
+// anything else (the module maps mpi_f08's constants, whose values are the Fortran binding's).
+int cartplan_f_halo_create(MPI_Fint comm, int d, const int* interior, const int* ghost_lo, const int* ghost_hi, MPI_Fint elemtype,
+                           int order, MPI_Fint info, Cart_Halo* halo) {
+  const int c_order = order == 0 ? MPI_ORDER_C : order == 1 ? MPI_ORDER_FORTRAN : -1;
+  return Cart_halo_create(comm_of(comm), d, interior, ghost_lo, ghost_hi, type_of(elemtype), c_order, info_of(info), halo);
+}
+int cartplan_f_halo_exchange_init(void* array, Cart_Halo halo, MPI_Fint info, Cart_Request* r) {
+  return Cart_halo_exchange_init(array, halo, info_of(info), r);
+}
+
 }  // extern "C"

@@ -143,7 +143,7 @@ else
   fail soname "SONAME '$soname', expected libcartplan.so.$soversion"
 fi
 exported=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | c++filt)
-stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective)::|CARTPLAN_)' || true)
+stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective|Halo|HaloRequest)::|CARTPLAN_)' || true)
 if [ -z "$stray" ] && echo "$exported" | grep -q '^Cart_type_create_triangle$'; then
   ok exported_symbols
 else
@@ -197,6 +197,31 @@ if mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan
   fi
 else
   fail fortran_requests "build failed"; tail -n 20 "$work/requests_f08_build.log"
+fi
+
+# 9a. C: the halo API (examples/halo_api.c), every cell checked after blocking and persistent exchanges.
+if mpicc -std=c11 -Wall -Werror examples/halo_api.c $(pkg-config --cflags --libs cartplan) -o "$work/halo_api" \
+     2>"$work/halo_api_build.log"; then
+  if run4 "$work/halo_api" >"$work/halo_api.log" 2>&1 && grep -q '^halo_api: OK' "$work/halo_api.log"; then
+    ok c_halo_api
+  else
+    fail c_halo_api "run failed"; tail -n 20 "$work/halo_api.log"
+  fi
+else
+  fail c_halo_api "build failed"; tail -n 20 "$work/halo_api_build.log"
+fi
+
+# 9b. Fortran: the halo API of the cartplan_f08 module (tests/consumers/halo_api_f08.f90): every
+#     cell of a Fortran-order array checked after blocking and persistent exchanges.
+if mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/halo_api_f08" \
+     2>"$work/halo_api_f08_build.log"; then
+  if run4 "$work/halo_api_f08" >"$work/halo_api_f08.log" 2>&1 && grep -q '^halo_api_f08: OK' "$work/halo_api_f08.log"; then
+    ok fortran_halo
+  else
+    fail fortran_halo "run failed"; tail -n 20 "$work/halo_api_f08.log"
+  fi
+else
+  fail fortran_halo "build failed"; tail -n 20 "$work/halo_api_f08_build.log"
 fi
 
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and

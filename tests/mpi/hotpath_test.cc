@@ -148,6 +148,43 @@ void count_mode(Harness& h, const char* mode, const int periods[2], const char* 
 
 }  // namespace
 
+namespace {
+
+// The halo API: creation agrees once (one MPI_Allreduce), persistent init once more (its lane
+// agreement), and no blocking exchange, start or wait makes any global collective.
+void count_halo(Harness& h, const int periods[2], const char* algorithm) {
+  int dims[2] = {0, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  const int interior[2] = {6, 5}, ghost[2] = {2, 1};
+  const std::string what = std::string("halo ") + algorithm + (periods[1] ? " torus" : " mesh");
+  Cart_Halo halo = CART_HALO_NULL;
+  long before = global_collectives;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, info, &halo) == MPI_SUCCESS, what + ": create");
+  MPI_Info_free(&info);
+  h.check(global_collectives - before == 1, what + ": creation agrees once, counted " + std::to_string(global_collectives - before));
+  std::vector<double> u(10 * 7, 1.0), v(10 * 7, 2.0);
+  before = global_collectives;
+  Cart_Request req = CART_REQUEST_NULL;
+  h.check(Cart_halo_exchange_init(u.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, what + ": init");
+  h.check(global_collectives - before == 2, what + ": init agrees once (errors, lanes), counted " + std::to_string(global_collectives - before));
+  before = global_collectives;
+  for (int it = 0; it < 20; ++it) {
+    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, what + ": blocking");
+    h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, what + ": persistent");
+  }
+  h.check(global_collectives == before, what + ": no global collective per exchange, counted " + std::to_string(global_collectives - before));
+  Cart_request_free(&req);
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   const int torus[2] = {1, 1}, mesh[2] = {1, 0};
@@ -157,5 +194,9 @@ int main(int argc, char** argv) {
   }
   count_mode(h, "none", mesh, "auto");
   count_mode(h, "none", mesh, "direct");
+  for (const char* algorithm : {"auto", "direct", "combining", "dimwise"}) {
+    count_halo(h, torus, algorithm);
+    count_halo(h, mesh, algorithm);
+  }
   return h.finish("hotpath_test");
 }

@@ -1,0 +1,84 @@
+// The C++ halo API (cartplan.hpp: Halo, HaloRequest): RAII and exceptions over HaloContext.
+#include <string>
+#include <utility>
+
+#include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/exchange.h"
+#include "backends/mpi/halo.h"
+#include "ir/halo/json.h"
+
+namespace cartplan::mpi {
+namespace {
+
+void check(const MpiStatus& s) {
+  if (!s.ok()) throw MpiError(s.code, s.message);
+}
+
+}  // namespace
+
+Halo::Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vector<int>& ghost_lo,
+           const std::vector<int>& ghost_hi, MPI_Datatype elemtype, int order, MPI_Info info) {
+  const int d = static_cast<int>(interior.size());
+  // Vectors of other lengths still go through the agreement, so that every rank throws.
+  MpiStatus lengths;
+  if (ghost_lo.size() != interior.size() || ghost_hi.size() != interior.size())
+    lengths = mpi_error(MPI_ERR_ARG, "ghost_lo and ghost_hi must have one width per dimension of interior (" + std::to_string(d) +
+                                         "), not " + std::to_string(ghost_lo.size()) + " and " + std::to_string(ghost_hi.size()));
+  const HaloArgs args{d, interior.data(), ghost_lo.data(), ghost_hi.data(), elemtype, order, info};
+  check(HaloContext::create(cartcomm, args, &h_, lengths));
+}
+
+Halo::~Halo() = default;
+Halo::Halo(Halo&&) noexcept = default;
+Halo& Halo::operator=(Halo&&) noexcept = default;
+
+void Halo::exchange(void* array) { exchange(std::vector<void*>{array}); }
+
+void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
+  if (!types.empty() && types.size() != arrays.size()) throw MpiError(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  check(h_->exchange(arrays, types));
+}
+
+HaloRequest Halo::exchange_init(void* array) { return exchange_init(std::vector<void*>{array}); }
+
+HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
+  // Types of the wrong length still go through the agreement, so that every rank throws.
+  MpiStatus lengths;
+  if (!types.empty() && types.size() != arrays.size())
+    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  std::unique_ptr<Exchange> x;
+  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x));
+  return HaloRequest(h_, std::move(x));
+}
+
+std::string Halo::plan() const {
+  if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
+  return ir::halo::to_json_string(h_->plan());
+}
+
+HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x)
+    : halo_(std::move(halo)), x_(std::move(x)) {}
+HaloRequest::~HaloRequest() = default;
+HaloRequest::HaloRequest(HaloRequest&&) noexcept = default;
+HaloRequest& HaloRequest::operator=(HaloRequest&&) noexcept = default;
+
+void HaloRequest::start() {
+  if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
+  check(x_->start());
+}
+
+void HaloRequest::wait() {
+  if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
+  check(x_->wait());
+}
+
+bool HaloRequest::test() {
+  if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
+  bool done = false;
+  check(x_->test(&done));
+  return done;
+}
+
+}  // namespace cartplan::mpi

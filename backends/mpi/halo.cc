@@ -1,0 +1,425 @@
+// The MPI side of halo exchanges (halo.h): creation (checks, planning, one agreement, the
+// private communicators) and the schedules of subarray datatypes the exchanges run.
+#include "backends/mpi/halo.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "engine/cost_model_locate.h"
+#include "engine/halo/bind.h"
+#include "engine/halo/choose.h"
+#include "engine/halo/description.h"
+#include "engine/spec.h"
+#include "ir/halo/json.h"
+
+namespace cartplan::mpi {
+namespace {
+
+namespace eh = engine::halo;
+namespace ih = ir::halo;
+
+// The most array lists whose blocking exchanges a halo keeps (codes alternate between two or
+// three arrays: old and new time level).
+constexpr std::size_t kBlockingKept = 4;
+
+// FNV-1a: a fingerprint that is the same on every rank for the same text.
+std::int64_t fingerprint(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return static_cast<std::int64_t>(h >> 1);  // non-negative: -h stays representable
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+// The grid and this rank's coordinates of a Cartesian communicator of d dimensions: a cartplan
+// communicator's own, else MPI's.
+MpiStatus read_grid(MPI_Comm comm, int d, const NeighborhoodComm* user, std::optional<engine::Grid>* grid,
+                    engine::Coords* coords) {
+  const std::string no_topology = "the communicator has no Cartesian topology (create it with MPI_Cart_create or Cart_neighborhood_create)";
+  int nd = 0;
+  if (user) {
+    nd = user->grid().ndims();
+  } else {
+#ifndef CARTPLAN_SMPI
+    int topo = MPI_UNDEFINED;
+    CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
+    if (topo != MPI_CART) return mpi_error(MPI_ERR_TOPOLOGY, no_topology);
+#endif
+    // SimGrid's SMPI has no MPI_Topo_test: there MPI_Cartdim_get's error stands for it (under
+    // MPI_ERRORS_ARE_FATAL on the communicator, SMPI aborts instead of returning it).
+    if (MPI_Cartdim_get(comm, &nd) != MPI_SUCCESS) return mpi_error(MPI_ERR_TOPOLOGY, no_topology);
+  }
+  if (d != nd)
+    return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(d) + ", but the communicator's grid has " + std::to_string(nd) + " dimensions");
+  if (user) {
+    *grid = user->grid();
+    *coords = user->coords();
+    return {};
+  }
+  std::vector<int> dims(nd), periods(nd);
+  coords->assign(nd, 0);
+  CARTPLAN_MPI_CALL(MPI_Cart_get(comm, nd, dims.data(), periods.data(), coords->data()));
+  std::vector<bool> per(periods.begin(), periods.end());
+  Result<engine::Grid> g = engine::Grid::create(dims, per);
+  if (!g) return mpi_error(MPI_ERR_DIMS, g.error());
+  *grid = std::move(*g);
+  return {};
+}
+
+// The array's shape from the arguments (NULL arrays, order and element type checked here; the
+// extents and widths by describe_halo).
+MpiStatus read_shape(const HaloArgs& a, ih::ArrayShape* shape) {
+  if (!a.interior || !a.ghost_lo || !a.ghost_hi) return mpi_error(MPI_ERR_ARG, "interior, ghost_lo or ghost_hi is NULL");
+  if (a.order != MPI_ORDER_C && a.order != MPI_ORDER_FORTRAN)
+    return mpi_error(MPI_ERR_ARG, "order = " + std::to_string(a.order) + " (expected MPI_ORDER_C or MPI_ORDER_FORTRAN)");
+  if (a.elemtype == MPI_DATATYPE_NULL) return mpi_error(MPI_ERR_TYPE, "elemtype is MPI_DATATYPE_NULL");
+  MPI_Count size = 0;
+  CARTPLAN_MPI_CALL(MPI_Type_size_x(a.elemtype, &size));
+  if (size <= 0) return mpi_error(MPI_ERR_TYPE, "elemtype has size " + std::to_string(size) + " (an element must hold data)");
+  shape->ndims = a.d;
+  shape->interior.assign(a.interior, a.interior + a.d);
+  shape->ghost_lo.assign(a.ghost_lo, a.ghost_lo + a.d);
+  shape->ghost_hi.assign(a.ghost_hi, a.ghost_hi + a.d);
+  shape->elem_bytes = size;
+  shape->order = a.order == MPI_ORDER_C ? ih::Order::kC : ih::Order::kFortran;
+  return {};
+}
+
+// The regions to fill: a cartplan communicator's offsets that are sign vectors, else Info
+// cartplan_stencil (a SPEC), else every region (Moore).
+MpiStatus read_stencil(const NeighborhoodComm* user, int d, MPI_Info info, std::vector<ir::Offset>* out) {
+  bool given = false;
+  const std::string spec = info_value(info, "cartplan_stencil", &given);
+  if (given && user)
+    return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_stencil is for plain MPI_Cart_create communicators: a cartplan communicator's "
+                                         "neighbourhood is the halo's stencil");
+  if (given) {
+    Result<engine::Neighborhood> n = engine::parse_spec(spec);
+    if (!n) return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_stencil = '" + spec + "': " + n.error());
+    if (n->ndims() != d)
+      return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_stencil = '" + spec + "' has " + std::to_string(n->ndims()) + " dimensions, the grid " + std::to_string(d));
+    *out = n->offsets();
+    return {};
+  }
+  if (user) {
+    for (const ir::Offset& o : user->nbh().offsets())
+      if (ih::is_sign_vector(o) && std::any_of(o.begin(), o.end(), [](int c) { return c != 0; })) out->push_back(o);
+    if (out->empty())
+      return mpi_error(MPI_ERR_ARG, "the communicator's neighbourhood has no non-zero offset with coordinates in -1..1: it names no ghost region to fill");
+    return {};
+  }
+  std::vector<int> t(d, -1);
+  for (;;) {  // every sign vector but zero, in lexicographic order
+    if (std::any_of(t.begin(), t.end(), [](int c) { return c != 0; })) out->push_back(t);
+    int k = d - 1;
+    while (k >= 0 && t[k] == 1) t[k--] = -1;
+    if (k < 0) return {};
+    ++t[k];
+  }
+}
+
+MpiStatus read_algorithm(MPI_Info info, eh::HaloAlgoChoice* algo) {
+  bool given = false;
+  const std::string v = info_value(info, "cartplan_algorithm", &given);
+  if (!given) return {};
+  const std::pair<const char*, eh::HaloAlgoChoice> known[] = {
+      {"auto", eh::HaloAlgoChoice::kAuto},       {"direct", eh::HaloAlgoChoice::kDirect}, {"combining", eh::HaloAlgoChoice::kCombining},
+      {"dimwise", eh::HaloAlgoChoice::kDimwise}, {"split", eh::HaloAlgoChoice::kSplit},   {"hybrid", eh::HaloAlgoChoice::kHybrid}};
+  for (const auto& [name, choice] : known)
+    if (v == name) {
+      *algo = choice;
+      return {};
+    }
+  return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_algorithm = '" + v + "' (expected auto, direct, combining, dimwise, split or hybrid)");
+}
+
+// What each rank works out alone before the agreement: everything that can fail on bad input.
+struct Planned {
+  std::optional<engine::Grid> grid;
+  engine::Coords coords;
+  std::vector<ir::Offset> stencil;
+  std::optional<engine::Neighborhood> nbh;  // the stencil, for the halo's NeighborhoodComm
+  Options options;
+  std::optional<ih::HaloPlan> plan;
+  eh::HaloProgram program;
+  std::string description;  // the text every rank must share
+};
+
+MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
+  if (a.d < 1 || a.d > ih::kMaxHaloDims)
+    return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(a.d) + " (expected 1.." + std::to_string(ih::kMaxHaloDims) + ")");
+  const NeighborhoodComm* user = find_neighborhood(comm);
+  MpiStatus s = read_grid(comm, a.d, user, &p->grid, &p->coords);
+  ih::ArrayShape shape;
+  if (s.ok()) s = read_shape(a, &shape);
+  if (s.ok()) s = read_stencil(user, a.d, a.info, &p->stencil);
+  eh::HaloPlanOptions o;
+  if (s.ok()) s = read_algorithm(a.info, &o.algo);
+  if (!s.ok()) return s;
+  if (user) {
+    p->options = user->options();
+  } else {
+    Result<engine::LocatedModel> m = engine::locate_cost_model(std::nullopt, p->grid->size(), std::getenv);
+    if (!m) return mpi_error(MPI_ERR_ARG, m.error());
+    p->options.model = m->model;
+  }
+  o.model = p->options.model;
+  Result<eh::HaloDescription> h = eh::describe_halo(shape, p->stencil, p->grid);
+  if (!h) return mpi_error(MPI_ERR_ARG, h.error());
+  Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, o);
+  if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
+  Result<eh::HaloBinder> binder = eh::HaloBinder::create(*plan);
+  if (!binder) return mpi_error(MPI_ERR_INTERN, "cartplan's halo plan does not verify: " + binder.error());
+  Result<eh::HaloProgram> program = eh::lower_halo(*binder, *p->grid, p->coords);
+  if (!program) return mpi_error(MPI_ERR_INTERN, "cartplan could not lower its halo plan: " + program.error());
+  Result<engine::Neighborhood> nbh = engine::Neighborhood::create(a.d, p->stencil);
+  if (!nbh) return mpi_error(MPI_ERR_INTERN, nbh.error());
+  p->nbh = std::move(*nbh);
+  p->plan = std::move(*plan);
+  p->program = std::move(*program);
+  bool given = false;
+  const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
+  p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
+                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo;
+  for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
+  return {};
+}
+
+// One agreement: the worst error, and the fingerprints of the description and the plan.
+MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p) {
+  const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
+  const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
+  std::int64_t mine[5] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph}, all[5] = {0, 0, 0, 0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, comm));
+  if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
+  if (all[1] != -all[2])
+    return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
+                                  "size, order, stencil and Info cartplan_algorithm must be the same on every rank); here: " + p.description);
+  if (all[3] != -all[4])
+    return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");
+  return {};
+}
+
+// A private communicator over the same group and ranks as `comm`, with no attributes copied.
+MpiStatus private_comm(MPI_Comm comm, MPI_Comm* out) {
+  MPI_Group group = MPI_GROUP_NULL;
+  CARTPLAN_MPI_CALL(MPI_Comm_group(comm, &group));
+  const int rc = MPI_Comm_create(comm, group, out);
+  MPI_Group_free(&group);
+  return from_mpi(rc, "MPI_Comm_create");
+}
+
+void free_all(std::vector<MPI_Datatype>* types) {
+  for (MPI_Datatype& t : *types) MPI_Type_free(&t);
+  types->clear();
+}
+
+}  // namespace
+
+MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<HaloContext>* out,
+                              const MpiStatus& caller_error) {
+  if (cartcomm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  Planned p;
+  MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
+  // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
+  // wait forever for one with bad ones.
+  MpiStatus s = agree_on_creation(cartcomm, local, p);
+  if (!s.ok()) return s;
+  auto h = std::shared_ptr<HaloContext>(new HaloContext());
+  // Two private communicators: errors are reported through one that carries the caller's error
+  // handler; cartplan's messages travel on the other, whose errors return to cartplan.
+  s = private_comm(cartcomm, &h->report_);
+  if (!s.ok()) return s;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  CARTPLAN_MPI_CALL(MPI_Comm_get_errhandler(cartcomm, &handler));
+  CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(h->report_, handler));
+  MPI_Errhandler_free(&handler);
+  MPI_Comm internal = MPI_COMM_NULL;
+  s = private_comm(cartcomm, &internal);
+  if (!s.ok()) return s;
+  h->nc_ = std::make_unique<NeighborhoodComm>(internal, std::move(*p.nbh), std::move(*p.grid), std::move(p.coords), p.options);
+  CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
+  h->nc_->shared()->user = h->report_;
+  CARTPLAN_MPI_CALL(MPI_Type_dup(args.elemtype, &h->elem_));
+  h->plan_ = std::move(p.plan);
+  h->program_ = std::move(p.program);
+  *out = std::move(h);
+  return {};
+}
+
+HaloContext::~HaloContext() {
+  blocking_.clear();
+  nc_.reset();  // frees the internal communicator
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (report_ != MPI_COMM_NULL) MPI_Comm_free(&report_);
+  if (elem_ != MPI_DATATYPE_NULL) MPI_Type_free(&elem_);
+}
+
+namespace {
+
+// Where the cells of a program live for one list of arrays: the arrays, and per array one set
+// of temps (slot s of array f: memory[f * slots + s], its element 0 at data() - true_lb).
+struct Buffers {
+  const eh::HaloProgram& program;
+  const std::vector<void*>& arrays;
+  std::vector<std::vector<unsigned char>>& memory;
+  std::vector<MPI_Datatype> types;  // per array: its element type
+  std::vector<MPI_Aint> true_lb;    // per array: its element type's true lower bound
+
+  char* base(std::size_t f, int buffer) const {
+    if (buffer == eh::HaloRegion::kArray) return static_cast<char*>(arrays[f]);
+    const std::size_t slot = f * program.temp_extents.size() + static_cast<std::size_t>(buffer);
+    return reinterpret_cast<char*>(memory[slot].data()) - true_lb[f];
+  }
+  std::vector<int> sizes(int buffer) const {
+    if (buffer != eh::HaloRegion::kArray) return program.temp_extents[static_cast<std::size_t>(buffer)];
+    std::vector<int> s(static_cast<std::size_t>(program.array.ndims));
+    for (int k = 0; k < program.array.ndims; ++k) s[k] = program.array.extent(k);
+    return s;
+  }
+};
+
+// One message of a transfer: nothing, one subarray at its buffer's address, or a struct of
+// subarrays at absolute addresses (MPI_BOTTOM): the transfer's regions in every array, array
+// by array (the same wire order on both sides). Its datatype goes to `owned`.
+MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exchange::ScheduledMessage* m,
+                     std::vector<MPI_Datatype>* owned) {
+  // Tags: the plan's message tag, unique in the plan, so every phase has its own. A rank posts
+  // phase p+1 once its phase p has completed, but a neighbour may be a phase ahead and send its
+  // phase p+1 message while this rank still waits in phase p for another message from that
+  // neighbour: MPI orders only messages of one (source, tag, communicator), so with a tag per
+  // phase the early message can only match its own phase's receive, whatever the sizes. The
+  // lane (lanes.h) keeps requests in flight together apart.
+  *m = Exchange::ScheduledMessage{recv, nullptr, 0, MPI_BYTE, t.peer, t.tag};
+  const int order = b.program.array.order == ih::Order::kC ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+  std::vector<MPI_Datatype> subs;
+  std::vector<MPI_Aint> displs;
+  for (std::size_t f = 0; f < b.arrays.size(); ++f)
+    for (const eh::HaloRegion& r : t.regions) {
+      if (r.cells() == 0) continue;
+      const std::vector<int> sz = b.sizes(r.buffer);
+      MPI_Datatype sub = MPI_DATATYPE_NULL;
+      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, b.types[f], &sub);
+      if (rc != MPI_SUCCESS) {
+        free_all(&subs);
+        return from_mpi(rc, "MPI_Type_create_subarray");
+      }
+      subs.push_back(sub);
+      m->buf = b.base(f, r.buffer);
+      displs.push_back(0);
+      MPI_Get_address(m->buf, &displs.back());
+    }
+  if (subs.empty()) return {};
+  m->count = 1;
+  if (subs.size() == 1) {
+    m->type = subs[0];
+  } else {
+    std::vector<int> lens(subs.size(), 1);
+    const int rc = MPI_Type_create_struct(static_cast<int>(subs.size()), lens.data(), displs.data(), subs.data(), &m->type);
+    free_all(&subs);
+    if (rc != MPI_SUCCESS) return from_mpi(rc, "MPI_Type_create_struct");
+    m->buf = MPI_BOTTOM;
+  }
+  owned->push_back(m->type);
+  CARTPLAN_MPI_CALL(MPI_Type_commit(&m->type));
+  return {};
+}
+
+}  // namespace
+
+// The messages of every phase for these arrays, one per transfer. Arrays are sent from and
+// received into where the cells live; only temps (combining and split plans) are cartplan's
+// memory, one set per array.
+MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                    Exchange::Schedule* out) const {
+  for (std::size_t f = 0; f < arrays.size(); ++f)
+    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
+  if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
+  Buffers buffers{program_, arrays, out->memory, {}, {}};
+  for (std::size_t f = 0; f < arrays.size(); ++f) {
+    MPI_Datatype t = types.empty() ? elem_ : types[f];
+    MPI_Count size = 0;
+    if (t == MPI_DATATYPE_NULL || MPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0)
+      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, &extent));
+    CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
+    buffers.types.push_back(t);
+    buffers.true_lb.push_back(true_lb);
+    for (const std::vector<int>& e : program_.temp_extents) {  // temp slot s of array f: memory[f * slots + s]
+      std::int64_t cells = 1;
+      for (int n : e) cells *= n;
+      out->memory.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>((cells - 1) * extent + true_extent, 1)));
+    }
+  }
+  for (const eh::HaloPhaseProgram& ph : program_.phases) {
+    std::vector<Exchange::ScheduledMessage>& list = out->phases.emplace_back();
+    for (int side = 0; side < 2; ++side)  // receives first, then sends
+      for (const eh::HaloTransfer& t : side == 0 ? ph.recvs : ph.sends) {
+        MpiStatus s = message_of(t, side == 0, buffers, &list.emplace_back(), &out->owned_types);
+        if (!s.ok()) return s;
+      }
+  }
+  return {};
+}
+
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == types; });
+  if (it == blocking_.end()) {
+    Exchange::Schedule schedule;
+    MpiStatus s = schedule_for(arrays, types, &schedule);
+    std::unique_ptr<Exchange> x;
+    if (s.ok()) s = Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kBlocking, 0, &x);
+    else free_all(&schedule.owned_types);
+    if (!s.ok()) return s;
+    if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
+    blocking_.push_back(Blocking{arrays, types, std::move(x)});
+  } else {
+    std::rotate(it, it + 1, blocking_.end());  // most recently used last
+  }
+  MpiStatus s = blocking_.back().exchange->run_once();
+  if (!s.ok()) blocking_.pop_back();  // a failed exchange is not run again
+  return s;
+}
+
+MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                     const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
+  Exchange::Schedule schedule;
+  const MpiStatus local = caller_error.ok() ? schedule_for(arrays, types, &schedule) : caller_error;
+  // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
+  // arrays with elements of the same sizes, and the persistent lanes every rank holds, so that
+  // the new request takes a lane free everywhere (lanes.h).
+  std::int64_t fields = static_cast<std::int64_t>(arrays.size()), bytes = 0;
+  for (std::size_t f = 0; local.ok() && f < arrays.size(); ++f) {
+    MPI_Count size = 0;
+    MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
+    bytes = bytes * 31 + size;
+  }
+  std::vector<std::int64_t> all;
+  std::vector<std::uint64_t> held;
+  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes}, &all, &held);
+  if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
+  if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
+    s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
+                                "halo exchange");
+  const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
+  if (s.ok() && lane < 0)
+    s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
+                                      " persistent requests are alive on this halo; free some first");
+  if (!s.ok()) {
+    free_all(&schedule.owned_types);
+    return s;
+  }
+  return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+}
+
+}  // namespace cartplan::mpi

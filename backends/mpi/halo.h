@@ -1,0 +1,95 @@
+// HaloContext: the MPI side of a halo exchange described by an array (Cart_halo_create,
+// docs/halo.md): the plan engine/halo/choose.h picks for the description and the
+// communicator's grid, this rank's program (engine/halo/program.h), and the exchanges that run
+// it on the caller's arrays with MPI subarray datatypes, through the same Exchange machinery
+// (phases, progress, lanes, Cart_start/Cart_wait) as the collectives.
+//
+// The neighbourhood comes from the communicator: a cartplan communicator's offsets that are
+// sign vectors name the ghost regions to fill; a plain MPI_Cart_create communicator fills every
+// region (Moore, 3^d - 1 offsets) unless Info cartplan_stencil names another stencil. Every
+// rank must describe the same array: creation agrees once on errors and on a fingerprint of
+// the description and of the chosen plan, then builds two private communicators (one for
+// cartplan's messages, one carrying the caller's error handler), so that a halo and its
+// requests never depend on the caller's communicator staying alive.
+//
+//   HaloArgs a{2, interior, ghost_lo, ghost_hi, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL};
+//   std::shared_ptr<HaloContext> h;
+//   MpiStatus s = HaloContext::create(cart, a, &h);
+//   s = h->exchange({u});                                   // blocking, no collective
+//   std::unique_ptr<Exchange> x;
+//   s = h->exchange_init({u}, &x);                          // persistent: x->start(); x->wait();
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "backends/mpi/exchange.h"
+#include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/status.h"
+#include "engine/halo/program.h"
+#include "ir/halo/plan.h"
+
+namespace cartplan::mpi {
+
+// The arguments of Cart_halo_create after the communicator.
+struct HaloArgs {
+  int d = 0;
+  const int* interior = nullptr;
+  const int* ghost_lo = nullptr;
+  const int* ghost_hi = nullptr;
+  MPI_Datatype elemtype = MPI_DATATYPE_NULL;
+  int order = MPI_ORDER_C;
+  MPI_Info info = MPI_INFO_NULL;
+};
+
+class HaloContext {
+ public:
+  // Collective over `cartcomm`. Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (no
+  // Cartesian topology), MPI_ERR_DIMS (d is not the grid's), MPI_ERR_ARG (NULL arrays, extents,
+  // widths, order, a ghost side wider than the interior it is filled from, a stencil with no
+  // region, descriptions that differ between ranks), MPI_ERR_TYPE (elemtype), MPI_ERR_INFO_VALUE
+  // (an Info value). Every rank returns the same class. `caller_error`, if not ok, is a bad
+  // argument the caller found (the C++ API's vector lengths); it is agreed like the others.
+  static MpiStatus create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<HaloContext>* out,
+                          const MpiStatus& caller_error = {});
+  ~HaloContext();
+  HaloContext(const HaloContext&) = delete;
+  HaloContext& operator=(const HaloContext&) = delete;
+
+  // Fills the ghost cells of every array (one set of messages for all). `types`: one element
+  // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
+  // of the last few (arrays, types) lists are kept and run again.
+  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
+  // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
+  // caller found; it is agreed like the others.
+  MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
+                          std::unique_ptr<Exchange>* out);
+
+  const ir::halo::HaloPlan& plan() const { return *plan_; }
+  const engine::halo::HaloProgram& program() const { return program_; }
+  // Where errors of this halo and its requests are reported: a private communicator carrying
+  // the caller's error handler as it was at creation.
+  MPI_Comm error_comm() const { return report_; }
+
+ private:
+  HaloContext() = default;
+  MpiStatus schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
+
+  MPI_Comm report_ = MPI_COMM_NULL;
+  std::unique_ptr<NeighborhoodComm> nc_;  // owns cartplan's internal communicator
+  MPI_Datatype elem_ = MPI_DATATYPE_NULL; // a duplicate of the caller's element type
+  std::optional<ir::halo::HaloPlan> plan_;
+  engine::halo::HaloProgram program_;
+  struct Blocking {
+    std::vector<void*> arrays;
+    std::vector<MPI_Datatype> types;
+    std::unique_ptr<Exchange> exchange;
+  };
+  std::vector<Blocking> blocking_;  // most recently used last
+};
+
+}  // namespace cartplan::mpi

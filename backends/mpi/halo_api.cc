@@ -1,0 +1,119 @@
+// The halo part of the C API (cartplan_mpi.h, "Halo exchanges"): Cart_Halo handles over
+// cartplan::mpi::HaloContext (halo.h), with errors reported as every C entry point does (api_guard.h).
+// Persistent halo exchanges are ordinary Cart_Requests (request.h).
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/api_guard.h"
+#include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/halo.h"
+#include "backends/mpi/request.h"
+#include "ir/halo/json.h"
+
+using cartplan::mpi::HaloContext;
+using cartplan::mpi::MpiStatus;
+using cartplan::mpi::guarded;
+using cartplan::mpi::mpi_error;
+
+struct Cart_Halo_s {
+  std::shared_ptr<HaloContext> halo;
+};
+
+namespace {
+
+MPI_Comm halo_comm(Cart_Halo halo) { return halo && halo->halo ? halo->halo->error_comm() : MPI_COMM_SELF; }
+
+// The arrays and, if given, their element types (NULL: the halo's type for every array).
+MpiStatus arrays_of(int count, void* const arrays[], const MPI_Datatype types[], std::vector<void*>* out,
+                    std::vector<MPI_Datatype>* out_types) {
+  if (count < 1) return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " (expected at least one array)");
+  if (!arrays) return mpi_error(MPI_ERR_BUFFER, "arrays is NULL");
+  out->assign(arrays, arrays + count);
+  if (types) out_types->assign(types, types + count);
+  return {};
+}
+
+int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[]) {
+  return guarded(halo_comm(halo), [&]() -> MpiStatus {
+    if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
+    std::vector<void*> list;
+    std::vector<MPI_Datatype> type_list;
+    MpiStatus s = arrays_of(count, arrays, types, &list, &type_list);
+    return s.ok() ? halo->halo->exchange(list, type_list) : s;
+  });
+}
+
+int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], Cart_Request* request) {
+  return guarded(halo_comm(halo), [&]() -> MpiStatus {
+    // A bad halo handle cannot take part in the halo's agreement: it is refused at once (every
+    // rank that passes one gets the error; as in MPI, the others' init is then erroneous).
+    if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
+    if (request) *request = CART_REQUEST_NULL;
+    std::vector<void*> list;
+    std::vector<MPI_Datatype> type_list;
+    MpiStatus bad = request ? arrays_of(count, arrays, types, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    // Bad arguments take part in the agreement, so that every rank returns an error.
+    std::unique_ptr<cartplan::mpi::Exchange> x;
+    MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x);
+    if (!s.ok()) return s;
+    *request = new Cart_Request_s{halo->halo, std::move(x), true};
+    return {};
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int ghost_lo[], const int ghost_hi[],
+                     MPI_Datatype elemtype, int order, MPI_Info info, Cart_Halo* halo) {
+  return guarded(cartcomm, [&]() -> MpiStatus {
+    if (halo) *halo = CART_HALO_NULL;
+    std::shared_ptr<HaloContext> h;
+    MpiStatus s = HaloContext::create(cartcomm, {d, interior, ghost_lo, ghost_hi, elemtype, order, info}, halo ? &h : nullptr);
+    if (!s.ok()) return s;
+    *halo = new Cart_Halo_s{std::move(h)};
+    return {};
+  });
+}
+
+int Cart_halo_exchange(void* array, Cart_Halo halo) { return blocking(halo, 1, &array, nullptr); }
+
+int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo) {
+  return blocking(halo, count, arrays, types);
+}
+
+int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info /*info: no keys yet*/, Cart_Request* request) {
+  return persistent(halo, 1, &array, nullptr, request);
+}
+
+int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
+                                   MPI_Info /*info*/, Cart_Request* request) {
+  return persistent(halo, count, arrays, types, request);
+}
+
+int Cart_halo_free(Cart_Halo* halo) {
+  return guarded(halo ? halo_comm(*halo) : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!halo) return mpi_error(MPI_ERR_ARG, "halo is NULL");
+    delete *halo;  // requests made from it keep what they need (request.h)
+    *halo = CART_HALO_NULL;
+    return {};
+  });
+}
+
+int Cart_halo_plan(Cart_Halo halo, char** json) {
+  return guarded(halo_comm(halo), [&]() -> MpiStatus {
+    if (!halo) return mpi_error(MPI_ERR_ARG, "Cart_halo_plan: halo is CART_HALO_NULL");
+    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_halo_plan: json is NULL");
+    const std::string text = cartplan::ir::halo::to_json_string(halo->halo->plan());
+    *json = static_cast<char*>(std::malloc(text.size() + 1));
+    if (!*json) return mpi_error(MPI_ERR_NO_MEM, "Cart_halo_plan: out of memory");
+    std::memcpy(*json, text.c_str(), text.size() + 1);
+    return {};
+  });
+}
+
+}  // extern "C"
