@@ -69,17 +69,6 @@ int keyval() {
   return key;
 }
 
-std::string info_value(MPI_Info info, const char* key, bool* present) {
-  *present = false;
-  if (info == MPI_INFO_NULL) return {};
-  int len = 0, flag = 0;
-  if (MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return {};
-  std::string value(static_cast<std::size_t>(len) + 1, '\0');
-  MPI_Info_get(info, key, len + 1, value.data(), &flag);
-  value.resize(static_cast<std::size_t>(len));
-  *present = flag != 0;
-  return value;
-}
 
 // Everything that must agree across ranks, flattened for one broadcast. Doubles travel as
 // their bit patterns so that "the same" means bit-identical.
@@ -167,6 +156,18 @@ std::string difference(const std::vector<std::int64_t>& mine, const std::vector<
 }
 
 }  // namespace
+
+std::string info_value(MPI_Info info, const char* key, bool* present) {
+  *present = false;
+  if (info == MPI_INFO_NULL) return {};
+  int len = 0, flag = 0;
+  if (MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return {};
+  std::string value(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len + 1, value.data(), &flag);
+  value.resize(static_cast<std::size_t>(len));
+  *present = flag != 0;
+  return value;
+}
 
 std::int64_t options_fingerprint(const Options& options) {
   std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;

@@ -90,6 +90,9 @@ struct Options {
 // order, model, checking mode): ranks agree on it at init and in checking mode.
 std::int64_t options_fingerprint(const Options& options);
 
+// The value of `key` in `info` (MPI_INFO_NULL: none); *present says whether it was there.
+std::string info_value(MPI_Info info, const char* key, bool* present);
+
 // Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
 MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
 
