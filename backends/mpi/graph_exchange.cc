@@ -191,7 +191,8 @@ MpiStatus GraphExchange::check_arrival(const Post& post, const MPI_Status& st, b
     return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; every block must have the same size (type signature) on every rank");
   if (error != MPI_SUCCESS) return from_mpi(error, where.c_str());
   MPI_Count got = 0;
-  MPI_Get_elements_x(&st, MPI_BYTE, &got);
+  MPI_Status copy = st;  // SMPI's MPI_Get_elements_x takes a non-const status
+  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
   if (got == post.bytes) return {};
   return mpi_error(MPI_ERR_TRUNCATE, where + " brought " + std::to_string(got) + " bytes, " + std::to_string(post.bytes) +
                                          " expected; every block must have the same size (type signature) on every rank");
