@@ -5,7 +5,7 @@
 // strided datatypes, blocking, non-blocking and persistent forms: every result is compared
 // byte for byte with MPI_Neighbor_allgather / MPI_Neighbor_alltoall on the same communicator
 // in the same run, with rank- and iteration-dependent data. Then several requests in flight
-// with rank-dependent progress.
+// with rank-dependent progress, and progress while a rank sits in MPI_Barrier.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -213,6 +213,38 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
   MPI_Comm_free(&g);
 }
 
+// A rank blocked in another MPI call still advances its pending multi-phase requests (Open
+// MPI's progress hook): even ranks enter MPI_Barrier with their request pending, odd ranks wait
+// for theirs first, which needs the even ranks' later phases.
+void progress_in_other_calls(Harness& h, const cartplan::ir::graph::Topology& t, const Types& ty) {
+  if (t.size() > h.size) return;
+  const Edges e = edges_of(t, h.rank);
+  for (const char* algo : {"pairing", "cumulative"}) {
+    MPI_Comm g = make_graph(e, algo, "1");
+    Buffers b = make_buffers(e, false, ty, h.rank, 0, 20);
+    Cart_Request r = CART_REQUEST_NULL;
+    h.check(Cart_graph_neighbor_allgather_init(b.send.data(), ty.send_count, ty.send, b.mine.data(), ty.recv_count, ty.recv, g,
+                                               MPI_INFO_NULL, &r) == MPI_SUCCESS,
+            std::string("progress: init: ") + Cart_error_message());
+    for (int iter = 0; iter < 5; ++iter) {
+      const Buffers next = make_buffers(e, false, ty, h.rank, iter, 20);
+      b.send = next.send;  // a copy into the request's storage
+      h.check(reference(false, b, ty, g) == MPI_SUCCESS, "reference");
+      h.check(Cart_start(&r) == MPI_SUCCESS, "progress: start");
+      if (h.rank % 2) {
+        h.check(Cart_wait(&r) == MPI_SUCCESS, "progress: wait");
+        MPI_Barrier(MPI_COMM_WORLD);
+      } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        h.check(Cart_wait(&r) == MPI_SUCCESS, "progress: wait after the barrier");
+      }
+      h.check(same(b), std::string("progress inside MPI_Barrier: ") + algo + ", iteration " + std::to_string(iter));
+    }
+    Cart_request_free(&r);
+    MPI_Comm_free(&g);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -241,6 +273,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, t] : graphs) check_graph(h, t, name, types);
   inflight(h, graphs[0].second, types[0]);
   if (auto m = graph::moore({2, (p + 1) / 2}, 1, true, 0.0, 1)) inflight(h, *m, types[1]);
+  progress_in_other_calls(h, graphs[3].second, types[0]);
   MPI_Type_free(&strided);
   MPI_Type_free(&pair);
   return h.finish("graph_test");
