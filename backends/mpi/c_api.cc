@@ -571,7 +571,6 @@ int Cart_testall(int count, Cart_Request requests[], int* flag) {
     if (count < 0 || (count > 0 && !requests) || !flag) return mpi_error(MPI_ERR_ARG, "count is negative, or requests or flag is NULL");
     // As MPI_Testall: the requests are completed only if all of them are complete.
     Exchange::progress_all();
-    GraphExchange::progress_all();
     *flag = 1;
     for (int i = 0; i < count; ++i)
       if (requests[i] && requests[i]->pending()) *flag = 0;

@@ -73,8 +73,10 @@ class GraphExchange {
   // The user's communicator while it exists, else MPI_COMM_SELF (for error handlers).
   MPI_Comm error_comm() const;
 
-  // Advances every pending graph exchange of the process once.
+  // Advances every pending exchange of the process once, Cartesian and graph.
   static void progress_all();
+  // One round over the pending graph exchanges (the registry held by the caller).
+  static void step_all_pending();
   // The MPI library's progress callback (progress_hook.h): progress_all() unless this thread is
   // already inside it or, under MPI_THREAD_MULTIPLE, another thread is.
   static int progress_poll();

@@ -1,7 +1,8 @@
 // Process-wide progress of pending graph exchanges: the registry every start adds to, starting,
 // testing and waiting, and the callback the MPI library's progress engine runs (progress_hook.h).
 // The reasoning is exchange_progress.cc's: a later phase can only be posted by cartplan code,
-// so every cartplan call advances every pending exchange (graph and Cartesian alike), and
+// so every cartplan call advances every pending exchange (graph and Cartesian alike: the
+// Cartesian registry calls this one through Exchange::set_other_progress), and
 // while some graph exchange still has a phase to post, the hook runs poll() inside every MPI
 // call that waits or tests. poll() never re-enters (the MPI calls it makes run the progress
 // engine again) and under MPI_THREAD_MULTIPLE only try-locks the registry.
@@ -53,6 +54,23 @@ void unhook() {
 void hook() {
   if (!the_registry.hooked) the_registry.hooked = progress_hook_register(&GraphExchange::progress_poll);
 }
+
+std::size_t pending_graph_exchanges() {
+  Hold hold;
+  return the_registry.pending.size();
+}
+
+void step_graph_exchanges() {
+  Hold hold;
+  GraphExchange::step_all_pending();
+}
+
+// Cartesian calls (Cart_wait on a Cartesian request, ...) advance graph exchanges too, and
+// block alone in MPI only when none is pending.
+const bool registered = [] {
+  Exchange::set_other_progress(Exchange::OtherProgress{&pending_graph_exchanges, &step_graph_exchanges});
+  return true;
+}();
 
 }  // namespace
 
@@ -124,10 +142,7 @@ MpiStatus GraphExchange::run_once() {
 MpiStatus GraphExchange::test(bool* done) {
   *done = true;
   if (!active_) return {};
-  if (pending_) {
-    progress_all();
-    Exchange::progress_all();
-  }
+  if (pending_) Exchange::progress_all();  // Cartesian exchanges, then the graph ones
   Hold hold;
   *done = !pending_;
   if (*done) active_ = false;
@@ -141,10 +156,9 @@ MpiStatus GraphExchange::wait() {
   return error_;
 }
 
-void GraphExchange::progress_all() {
-  Hold hold;
-  step_all();
-}
+void GraphExchange::progress_all() { Exchange::progress_all(); }
+
+void GraphExchange::step_all_pending() { step_all(); }
 
 // Until x's communication is done: alone and single-threaded it blocks in MPI_Waitsome phase by
 // phase; otherwise it advances every pending exchange, graph and Cartesian, in turn.
@@ -153,13 +167,12 @@ void GraphExchange::drive(GraphExchange* x) {
     {
       Hold hold;
       if (!x->pending_) return;
-      if (!thread_multiple() && the_registry.pending.size() == 1) {
+      if (!thread_multiple() && the_registry.pending.size() == 1 && Exchange::pending_count() == 0) {
         x->step(true);
         if (!x->pending_) return;
       }
     }
-    progress_all();
-    Exchange::progress_all();
+    Exchange::progress_all();  // Cartesian exchanges, then the graph ones
   }
 }
 
