@@ -452,7 +452,15 @@ namespace {
 
 cartplan::mpi::GraphCall graph_call(cartplan::ir::graph::GraphOp op, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                     MPI_Datatype rt) {
-  return cartplan::mpi::GraphCall{op, sb, sc, st, rb, rc, rt};
+  cartplan::mpi::GraphCall c;
+  c.op = op;
+  c.sendbuf = sb;
+  c.sendcount = sc;
+  c.sendtype = st;
+  c.recvbuf = rb;
+  c.recvcount = rc;
+  c.recvtype = rt;
+  return c;
 }
 
 int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info info, bool persistent, Cart_Request* request) {
@@ -492,6 +500,60 @@ int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info 
 CART_GRAPH_COLLECTIVE(allgather, cartplan::ir::graph::GraphOp::kAllgather)
 CART_GRAPH_COLLECTIVE(alltoall, cartplan::ir::graph::GraphOp::kAlltoall)
 #undef CART_GRAPH_COLLECTIVE
+
+namespace {
+
+cartplan::mpi::GraphCall allgatherv_call(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                         MPI_Datatype rt) {
+  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAllgather, sb, sc, st, rb, 0, rt);
+  c.varied = true;
+  c.recvcounts = rc;
+  c.rdispls = rd;
+  return c;
+}
+
+cartplan::mpi::GraphCall alltoallv_call(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                        const int rd[], MPI_Datatype rt) {
+  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAlltoall, sb, 0, st, rb, 0, rt);
+  c.varied = true;
+  c.sendcounts = sc;
+  c.sdispls = sd;
+  c.recvcounts = rc;
+  c.rdispls = rd;
+  return c;
+}
+
+}  // namespace
+
+int Cart_graph_neighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
+                                   MPI_Comm comm) {
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt)); });
+}
+
+int Cart_graph_ineighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                    MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
+  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+}
+
+int Cart_graph_neighbor_allgatherv_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                        MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
+  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), info, true, r);
+}
+
+int Cart_graph_neighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                  const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)); });
+}
+
+int Cart_graph_ineighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                   const int rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
+  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+}
+
+int Cart_graph_neighbor_alltoallv_init(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                       const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
+  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
+}
 
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {

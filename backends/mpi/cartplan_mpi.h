@@ -440,6 +440,35 @@ int Cart_graph_neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_D
 int Cart_graph_neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                       Cart_Request* request);
+/* v forms, with MPI_Neighbor_allgatherv / alltoallv's signatures (counts and displacements in
+ * elements of the datatype, one per edge in MPI_Dist_graph_neighbors order). Blocks may differ
+ * in size; the two ends of an edge must agree. A combining schedule first learns the size of
+ * every block it forwards by a pass along its own edges (one 64-bit size per block and message,
+ * no global collective): per call for the blocking and non-blocking forms, once for _init.
+ * Blocking and non-blocking calls with cartplan_algorithm=auto run linear (choosing alike would
+ * need every rank's sizes); _init agrees on the largest block and may combine. Counts that
+ * differ between the ends of an edge: MPI_ERR_TRUNCATE on the receiving rank (blocking,
+ * non-blocking; every rank still runs the whole schedule), on every rank at _init (one more
+ * MPI_Allreduce when it runs a combining algorithm). NULL counts or displacement arrays on a
+ * rank with edges on that side: MPI_ERR_ARG.
+ *   Cart_graph_neighbor_alltoallv(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, g); */
+int Cart_graph_neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                  MPI_Comm comm);
+int Cart_graph_ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    Cart_Request* request);
+int Cart_graph_ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, Cart_Request* request);
+int Cart_graph_neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                        MPI_Info info, Cart_Request* request);
+int Cart_graph_neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, Cart_Request* request);
 /* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING or _CUMULATIVE.
  * MPI_ERR_REQUEST for a Cartesian request (Cart_request_plan and Cart_request_program refuse
  * graph requests likewise). */

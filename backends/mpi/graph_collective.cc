@@ -7,50 +7,68 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/graph_sizes.h"
+
 namespace cartplan::mpi {
 namespace {
 
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-// One side's block: its bytes (-1 when the side is not significant on this rank).
-MpiStatus side_bytes(const char* side, const void* buf, int count, MPI_Datatype type, bool significant, std::int64_t* bytes,
-                     MPI_Aint* extent) {
-  *bytes = -1;
+// One side's datatype and buffer: the type's size and extent (size -1 when the side is not
+// significant on this rank).
+MpiStatus side_type(const char* side, const void* buf, MPI_Datatype type, bool significant, MPI_Count* size, MPI_Aint* extent) {
+  *size = -1;
   *extent = 0;
   if (!significant) return {};
   if (buf == MPI_IN_PLACE) return mpi_error(MPI_ERR_ARG, std::string(side) + "buf is MPI_IN_PLACE (neighbourhood collectives have no in-place form)");
-  if (count < 0) return mpi_error(MPI_ERR_COUNT, std::string(side) + "count is negative (" + std::to_string(count) + ")");
   if (type == MPI_DATATYPE_NULL) return mpi_error(MPI_ERR_TYPE, std::string(side) + "type is MPI_DATATYPE_NULL");
-  MPI_Count size = 0;
   MPI_Aint lb = 0;
-  if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS)
+  if (MPI_Type_size_x(type, size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS)
     return mpi_error(MPI_ERR_TYPE, std::string(side) + "type is not a valid datatype");
-  *bytes = static_cast<std::int64_t>(size) * count;
-  if (!buf && *bytes > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
   return {};
 }
 
-// The caller's blocks, as MPI_Neighbor_allgather / alltoall lay them out: send block k at
-// sendbuf + k * sendcount * extent (alltoall; allgather has one), recv block j likewise.
+// Blocks of one side: block i has counts[i] elements at buf + displs[i] * extent (`v`, the v
+// forms), or `count` elements at buf + i * count * extent.
+MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, const int* counts, const int* displs,
+                      MPI_Datatype type, std::size_t n, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+  MPI_Count size = 0;
+  MPI_Aint extent = 0;
+  MpiStatus s = side_type(side, buf, type, n > 0, &size, &extent);
+  if (!s.ok() || n == 0) return s;
+  if (v && (!counts || !displs)) return mpi_error(MPI_ERR_ARG, std::string(side) + "counts or " + side + "displs is NULL");
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = v ? counts[i] : count;
+    if (c < 0) return mpi_error(MPI_ERR_COUNT, std::string(side) + "count" + (v ? "s[" + std::to_string(i) + "]" : "") + " is negative (" + std::to_string(c) + ")");
+    const MPI_Aint at = v ? static_cast<MPI_Aint>(displs[i]) * extent : static_cast<MPI_Aint>(i) * count * extent;
+    const std::int64_t b = static_cast<std::int64_t>(size) * c;
+    if (!buf && b > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
+    blocks->push_back(BlockSpec{static_cast<const char*>(buf) + at, c, type});
+    bytes->push_back(b);
+  }
+  return {};
+}
+
+// The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v) lay them out.
 MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
   const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
-  std::int64_t sbytes = -1, rbytes = -1;
-  MPI_Aint sext = 0, rext = 0;
-  MpiStatus s = side_bytes("send", c.sendbuf, c.sendcount, c.sendtype, outdeg > 0, &sbytes, &sext);
-  if (s.ok()) s = side_bytes("recv", c.recvbuf, c.recvcount, c.recvtype, indeg > 0, &rbytes, &rext);
+  const std::size_t sends = outdeg == 0 ? 0 : c.op == GraphOp::kAllgather ? 1 : outdeg;
+  out->varied = c.varied;
+  const bool v_send = c.varied && c.op == GraphOp::kAlltoall;  // allgatherv sends one block of sendcount
+  MpiStatus s = side_blocks("send", c.sendbuf, c.sendcount, v_send, c.sendcounts, c.sdispls, c.sendtype, sends, &out->send, &out->send_bytes);
+  if (s.ok())
+    s = side_blocks("recv", c.recvbuf, c.recvcount, c.varied, c.recvcounts, c.rdispls, c.recvtype, indeg, &out->recv, &out->recv_bytes);
   if (!s.ok()) return s;
+  std::int64_t largest = 0;
+  for (const auto* list : {&out->send_bytes, &out->recv_bytes})
+    for (std::int64_t b : *list) largest = std::max(largest, b);
+  out->block_bytes = largest;
+  if (c.varied) return {};
+  const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
   if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
     return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
                                       std::to_string(rbytes) + " bytes) differ: cartplan's graph collectives need one block size on every rank");
-  out->block_bytes = std::max<std::int64_t>({sbytes, rbytes, 0});
-  const std::size_t sends = outdeg == 0 ? 0 : c.op == GraphOp::kAllgather ? 1 : outdeg;
-  const auto* sb = static_cast<const char*>(c.sendbuf);
-  auto* rb = static_cast<char*>(c.recvbuf);
-  for (std::size_t k = 0; k < sends; ++k)
-    out->send.push_back(BlockSpec{sb + static_cast<MPI_Aint>(k) * c.sendcount * sext, c.sendcount, c.sendtype});
-  for (std::size_t j = 0; j < indeg; ++j)
-    out->recv.push_back(BlockSpec{rb + static_cast<MPI_Aint>(j) * c.recvcount * rext, c.recvcount, c.recvtype});
   return {};
 }
 
@@ -64,15 +82,33 @@ MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
   return g.schedule(op, a, o.theta, &unused);
 }
 
-MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane,
-                const GraphBuffers& b, std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
+// The exchange for the chosen algorithm. v forms with a combining schedule first run the size
+// pass (graph_sizes.h); if it finds counts that differ between the ends of an edge, the
+// exchange is still built and runs (so nobody waits for this rank) and reports that error.
+MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
   GraphAlgorithm a = GraphAlgorithm::kLinear;
   MpiStatus s = g.choose(c.op, bytes, o, &a);
   if (!s.ok()) return s;
   ir::graph::RankSchedule sched;
   s = g.schedule(c.op, a, o.theta, &sched);
   if (!s.ok()) return s;
-  return GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
+  MpiStatus sizes;
+  if (b.varied && a != GraphAlgorithm::kLinear) {
+    sizes = learn_temp_sizes(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes, &b.temp_bytes);
+    if (sizes.code != MPI_SUCCESS && sizes.code != MPI_ERR_TRUNCATE) return sizes;
+  }
+  s = GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
+  if (s.ok()) (*out)->set_build_error(sizes);
+  return s;
+}
+
+// The options a call runs with: auto on a v form that is not persistent runs linear, since
+// choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
+GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
+  GraphOptions o = g.options();
+  if (c.varied && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
+  return o;
 }
 
 // The blocking call's cached exchange: reused when the arguments are the same words and both
@@ -156,14 +192,24 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
   // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
   // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
-  const bool uniform = agreed.bytes_max == agreed.bytes_min;
+  const bool uniform = agreed.bytes_max == agreed.bytes_min || c.varied;  // v forms learn sizes (graph_sizes.h)
   if (!uniform) {
     if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
       return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +
                                         std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
-  return build(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, b, std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  s = build(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  if (!c.varied) return s;
+  // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
+  // every rank together (persistent v forms agree on sizes at init).
+  const MpiStatus local_build = !s.ok() ? s : (*out)->build_error();
+  const int mine_code = local_build.ok() ? 0 : local_build.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
+  if (worst == 0) return {};
+  out->reset();
+  return agreed_error(local_build, worst);
 }
 
 }  // namespace
@@ -175,14 +221,16 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   std::shared_ptr<void>& slot = g->blocking_slot();
   if (!slot) slot = std::make_shared<BlockingCache>();
   auto& cache = *static_cast<BlockingCache*>(slot.get());
-  std::vector<std::uintptr_t> key = call_key(c);
+  std::vector<std::uintptr_t> key = c.varied ? std::vector<std::uintptr_t>{} : call_key(c);  // v forms: counts may change
   if (key.empty() || key != cache.key || !cache.exchange) {
     cache.exchange.reset();
     cache.key.clear();
-    s = prepare(*g, c.op, g->options());
+    const GraphOptions o = call_options(*g, c);
+    s = prepare(*g, c.op, o);
     GraphBuffers b;
     if (s.ok()) s = make_buffers(*g, c, &b);
-    if (s.ok()) s = build(*g, c, g->options(), GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), b, b.block_bytes, &cache.exchange);
+    const std::int64_t bytes = b.block_bytes;
+    if (s.ok()) s = build(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
     if (!s.ok()) return s;
     cache.key = std::move(key);
   }
@@ -205,12 +253,15 @@ MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphE
   }
   // The lane is the call's sequence number, taken whatever the arguments: ranks stay in step.
   const int lane = g->shared()->lanes.next_nonblocking();
-  s = prepare(*g, c.op, g->options());
+  const GraphOptions o = call_options(*g, c);
+  s = prepare(*g, c.op, o);
   if (!s.ok()) return s;
   if (!caller_error.ok()) return caller_error;
   GraphBuffers b;
   s = make_buffers(*g, c, &b);
-  if (s.ok()) s = build(*g, c, g->options(), kind, lane, b, b.block_bytes, out);
+  GraphExchange::clear_lane(*g->shared(), lane);  // the size pass of a v form uses the lane's tags
+  const std::int64_t bytes = b.block_bytes;
+  if (s.ok()) s = build(*g, c, o, kind, lane, std::move(b), bytes, out);
   if (!s.ok()) return s;
   (*out)->take_lane(lane);
   return (*out)->start();

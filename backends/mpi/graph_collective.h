@@ -25,7 +25,8 @@
 
 namespace cartplan::mpi {
 
-// The arguments of MPI_Neighbor_allgather / MPI_Neighbor_alltoall.
+// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v): the v forms set
+// `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv: all four).
 struct GraphCall {
   ir::graph::GraphOp op = ir::graph::GraphOp::kAllgather;
   const void* sendbuf = nullptr;
@@ -34,6 +35,11 @@ struct GraphCall {
   void* recvbuf = nullptr;
   int recvcount = 0;
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  bool varied = false;
+  const int* sendcounts = nullptr;
+  const int* sdispls = nullptr;
+  const int* recvcounts = nullptr;
+  const int* rdispls = nullptr;
 };
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);

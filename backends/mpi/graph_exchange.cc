@@ -32,13 +32,23 @@ MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::
   return {};
 }
 
-// A location of this rank as (address, count, datatype): the caller's block, or a temp slot's bytes.
-MpiStatus GraphExchange::place(const ir::graph::Loc& loc, const GraphBuffers& b, BlockSpec* out) {
+// A location of this rank as (address, count, datatype) and its bytes: the caller's block, or
+// a temp slot's bytes.
+MpiStatus GraphExchange::place(const ir::graph::Loc& loc, const GraphBuffers& b, BlockSpec* out, std::int64_t* bytes) {
   const std::size_t i = static_cast<std::size_t>(loc.index);
   switch (loc.kind) {
-    case LocKind::kSend: *out = b.send.at(i); return {};
-    case LocKind::kRecv: *out = b.recv.at(i); return {};
-    case LocKind::kTemp: *out = BlockSpec{temps_.at(i).data(), static_cast<MPI_Count>(b.block_bytes), MPI_BYTE}; return {};
+    case LocKind::kSend:
+      *out = b.send.at(i);
+      *bytes = b.send_bytes.at(i);
+      return {};
+    case LocKind::kRecv:
+      *out = b.recv.at(i);
+      *bytes = b.recv_bytes.at(i);
+      return {};
+    case LocKind::kTemp:
+      *bytes = static_cast<std::int64_t>(temps_.at(i).size()) - 1;  // one spare byte: never empty
+      *out = BlockSpec{temps_.at(i).data(), static_cast<MPI_Count>(*bytes), MPI_BYTE};
+      return {};
   }
   return mpi_error(MPI_ERR_INTERN, "unknown location");
 }
@@ -50,14 +60,16 @@ MpiStatus GraphExchange::message(const ir::graph::Message& m, bool recv, int pha
   out->peer = m.peer;
   out->phase = phase;
   out->tag = shared_->lanes.tag(lane_, phase);
-  out->bytes = static_cast<std::int64_t>(m.parts.size()) * b.block_bytes;
+  out->bytes = 0;
   std::vector<int> lengths;
   std::vector<MPI_Aint> displs;
   std::vector<MPI_Datatype> types;
   for (const ir::graph::Part& part : m.parts) {
     BlockSpec spec;
-    MpiStatus s = place(part.loc, b, &spec);
+    std::int64_t bytes = 0;
+    MpiStatus s = place(part.loc, b, &spec, &bytes);
     if (!s.ok()) return s;
+    out->bytes += bytes;
     MPI_Datatype type = spec.type;
     int count = static_cast<int>(spec.count);
     if (spec.count > INT_MAX) {
@@ -89,7 +101,9 @@ MpiStatus GraphExchange::message(const ir::graph::Message& m, bool recv, int pha
 }
 
 MpiStatus GraphExchange::build(const GraphBuffers& b) {
-  temps_.assign(schedule_.temps.size(), std::vector<unsigned char>(static_cast<std::size_t>(std::max<std::int64_t>(b.block_bytes, 1))));
+  temps_.clear();
+  for (std::size_t t = 0; t < schedule_.temps.size(); ++t)
+    temps_.emplace_back(static_cast<std::size_t>((b.temp_bytes.empty() ? b.block_bytes : b.temp_bytes.at(t)) + 1));
   std::size_t pack_bytes = 0;
   for (std::size_t f = 0; f < schedule_.phases.size(); ++f) {
     const ir::graph::GraphPhase& ph = schedule_.phases[f];
@@ -108,13 +122,18 @@ MpiStatus GraphExchange::build(const GraphBuffers& b) {
     std::vector<LocalCopy> copies;
     for (const ir::graph::Copy& c : ph.copies) {
       LocalCopy lc;
-      MpiStatus s = place(c.from, b, &lc.from);
-      if (s.ok()) s = place(c.to, b, &lc.to);
+      std::int64_t from_bytes = 0, to_bytes = 0;
+      MpiStatus s = place(c.from, b, &lc.from, &from_bytes);
+      if (s.ok()) s = place(c.to, b, &lc.to, &to_bytes);
       if (!s.ok()) return s;
+      if (from_bytes != to_bytes)
+        return mpi_error(MPI_ERR_TRUNCATE, "block " + ir::graph::to_string(c.block) + " has " + std::to_string(from_bytes) + " bytes in " +
+                                               ir::graph::to_string(c.from) + " and " + std::to_string(to_bytes) + " in " +
+                                               ir::graph::to_string(c.to) + " (self or parallel edges must carry blocks of one size)");
       if (lc.from.count > INT_MAX || lc.to.count > INT_MAX)
         return mpi_error(MPI_ERR_COUNT, "a local copy of more than INT_MAX elements (self or parallel edges) is not supported");
       if (contiguous_type(lc.from.type) && contiguous_type(lc.to.type)) {
-        lc.memcpy_bytes = static_cast<std::size_t>(b.block_bytes);
+        lc.memcpy_bytes = static_cast<std::size_t>(from_bytes);
       } else {
         int size = 0;
         CARTPLAN_MPI_CALL(MPI_Pack_size(static_cast<int>(lc.from.count), lc.from.type, shared_->exec, &size));
@@ -145,6 +164,16 @@ MpiStatus GraphExchange::run_copies(std::size_t phase) {
                                  c.to.type, shared_->exec));
   }
   return {};
+}
+
+void GraphExchange::clear_lane(GraphShared& shared, int lane) {
+  GraphExchange* previous = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(shared.mu, std::defer_lock);
+    if (thread_multiple()) lock.lock();
+    previous = shared.holder(lane);
+  }
+  if (previous && previous->pending_) drive(previous);
 }
 
 void GraphExchange::take_lane(int lane) {

@@ -38,11 +38,17 @@
 
 namespace cartplan::mpi {
 
-// The caller's blocks of one graph collective and the size of a temp slot.
+// The caller's blocks of one graph collective and their sizes in bytes.
 struct GraphBuffers {
   std::vector<BlockSpec> send;  // allgather: one; alltoall: one per out-edge (MPI's order)
   std::vector<BlockSpec> recv;  // one per in-edge (MPI's order)
-  std::int64_t block_bytes = 0;  // every block's size (temp slots hold one block)
+  std::vector<std::int64_t> send_bytes, recv_bytes;  // per block
+  // The largest block of this rank (the size auto looks up); for the non-v forms every block's.
+  std::int64_t block_bytes = 0;
+  // Per temp slot of the schedule (graph_sizes.h learns them for the v forms); empty: every
+  // temp slot holds block_bytes.
+  std::vector<std::int64_t> temp_bytes;
+  bool varied = false;  // a v form: blocks may differ in size
 };
 
 class GraphExchange {
@@ -61,6 +67,14 @@ class GraphExchange {
   // A non-blocking exchange takes its lane once the lane's previous holder on this rank has
   // finished its communication (lanes.h says why that suffices).
   void take_lane(int lane);
+  // Finishes the communication of the request that holds non-blocking `lane` on this rank, if
+  // any, so that the lane's tags are free (before a v form's size pass uses them).
+  static void clear_lane(GraphShared& shared, int lane);
+
+  // An error found while building (a v form's size pass) that every start reports, after
+  // running the whole schedule so that no peer waits.
+  void set_build_error(MpiStatus s) { build_error_ = std::move(s); }
+  const MpiStatus& build_error() const { return build_error_; }
 
   MpiStatus start();           // MPI_ERR_REQUEST if already active
   MpiStatus run_once();        // start and wait (a blocking call)
@@ -96,7 +110,7 @@ class GraphExchange {
     std::size_t memcpy_bytes = 0;  // > 0: both contiguous, a memcpy suffices; 0: MPI_Pack/MPI_Unpack
   };
   MpiStatus build(const GraphBuffers& buffers);
-  MpiStatus place(const ir::graph::Loc& loc, const GraphBuffers& buffers, BlockSpec* out);
+  MpiStatus place(const ir::graph::Loc& loc, const GraphBuffers& buffers, BlockSpec* out, std::int64_t* bytes);
   MpiStatus message(const ir::graph::Message& m, bool recv, int phase, const GraphBuffers& buffers, Post* out);
   MpiStatus run_copies(std::size_t phase);
   MpiStatus check_arrival(const Post& post, const MPI_Status& status, bool error_valid) const;
@@ -129,6 +143,7 @@ class GraphExchange {
   bool phase_started_ = false;
   bool active_ = false, pending_ = false;
   MpiStatus error_;
+  MpiStatus build_error_;
   int messaging_phases_ = 0;
   bool hook_phases_ = true, hooked_ = false;
 };

@@ -124,7 +124,7 @@ MpiStatus GraphExchange::start() {
   if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
   Hold hold;
   active_ = true;
-  error_ = {};
+  error_ = build_error_;
   phase_ = 0;
   phase_started_ = false;
   set_pending(true);

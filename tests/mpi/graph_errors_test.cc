@@ -149,6 +149,40 @@ void differing_sizes(Harness& h) {
   MPI_Comm_free(&g);
 }
 
+// The v forms: NULL count arrays; counts that differ between the two ends of an edge (rank 0
+// expects 2 ints from each source, which send 1): MPI_ERR_TRUNCATE on rank 0 (blocking), on
+// every rank at init of a combining schedule (its size pass agrees).
+void v_errors(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo);
+  const std::string a = std::string(algo) + " v: ";
+  int sbuf[6] = {1, 2, 3, 4, 5, 6}, rbuf[12] = {0};
+  int ones[3] = {1, 1, 1}, displs[3] = {0, 2, 4}, rcounts[3] = {1, 1, 1};
+  expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, nullptr, displs, MPI_INT, r.comm), MPI_ERR_ARG,
+         a + "NULL recvcounts");
+  expect(h, Cart_graph_neighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, rcounts, nullptr, MPI_INT, r.comm), MPI_ERR_ARG, a + "NULL displs");
+  ones[1] = -1;
+  expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm), MPI_ERR_COUNT,
+         a + "negative sendcounts[1]");
+  ones[1] = 1;
+  if (h.rank == 0) rcounts[0] = rcounts[1] = 2;  // the self edge (block 2) stays 1: its local copy needs equal sizes
+  const int rc = Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm);
+  if (h.size == 1) {
+    expect(h, rc, MPI_ERR_TRUNCATE, a + "counts that differ between the ends of an edge (np 1: the self edges)");
+  } else if (h.rank == 0) {
+    expect(h, rc, MPI_ERR_TRUNCATE, a + "counts that differ between the ends of an edge");
+  } else {
+    h.check(rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE, a + "differing counts: success or MPI_ERR_TRUNCATE elsewhere");
+  }
+  expect_working(h, r.comm, r, a + "after differing counts");
+  if (std::string(algo) == "pairing" || std::string(algo) == "cumulative") {
+    Cart_Request req = CART_REQUEST_NULL;
+    expect(h, Cart_graph_neighbor_alltoallv_init(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm, MPI_INFO_NULL, &req),
+           MPI_ERR_TRUNCATE, a + "init with differing counts fails on every rank");
+    h.check(req == CART_REQUEST_NULL, a + "no request after a failed init");
+  }
+  MPI_Comm_free(&r.comm);
+}
+
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
@@ -165,6 +199,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   communicator_errors(h);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
+  for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
   init_errors(h);
   differing_sizes(h);
   return h.finish("graph_errors_test");

@@ -2,7 +2,8 @@
 // program counts every global collective (count_collectives.h). The first graph collective on
 // a communicator creates cartplan's state there (two MPI_Comm_dup, and with auto one
 // MPI_Allreduce for the price table); after that blocking, non-blocking calls and Cart_start/
-// Cart_wait of persistent requests make none, and each _init exactly one MPI_Allreduce.
+// Cart_wait of persistent requests make none (the v forms included), and each _init exactly one
+// MPI_Allreduce.
 #include <mpi.h>
 
 #include <string>
@@ -62,6 +63,15 @@ void check_algorithm(Harness& h, const char* algo) {
             a + "non-blocking allgather");
     h.check(Cart_graph_ineighbor_alltoall(s.data(), 3, MPI_INT, r.data(), 3, MPI_INT, g, &q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS,
             a + "non-blocking alltoall");
+    // v forms: a combining schedule's size pass talks along the schedule's edges only.
+    const int counts[3] = {1, 2, 1}, displs[3] = {0, 1, 3};
+    const int ones[3] = {1, 1, 1}, steps[3] = {0, 1, 2};
+    s[0] = h.rank * 100 + epoch;
+    h.check(Cart_graph_neighbor_allgatherv(s.data(), 1, MPI_INT, r.data(), ones, steps, MPI_INT, g) == MPI_SUCCESS && allgather_right(in, r, epoch),
+            a + "blocking allgatherv");
+    h.check(Cart_graph_ineighbor_alltoallv(s.data(), counts, displs, MPI_INT, r.data(), counts, displs, MPI_INT, g, &q) == MPI_SUCCESS &&
+                Cart_wait(&q) == MPI_SUCCESS,
+            a + "non-blocking alltoallv");
   }
   h.check(global_collectives == before, a + "blocking and non-blocking calls make no global collective (" +
                                             std::to_string(global_collectives - before) + " made)");
