@@ -444,7 +444,8 @@ int Cart_graph_neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Da
  * elements of the datatype, one per edge in MPI_Dist_graph_neighbors order). Blocks may differ
  * in size; the two ends of an edge must agree. A combining schedule first learns the size of
  * every block it forwards by a pass along its own edges (one 64-bit size per block and message,
- * no global collective): per call for the blocking and non-blocking forms, once for _init.
+ * no global collective): per call for the blocking and non-blocking forms (the non-blocking
+ * ones inside the request's progress: they return without waiting for peers), once for _init.
  * Blocking and non-blocking calls with cartplan_algorithm=auto run linear (choosing alike would
  * need every rank's sizes); _init agrees on the largest block and may combine. Counts that
  * differ between the ends of an edge: MPI_ERR_TRUNCATE on the receiving rank (blocking,

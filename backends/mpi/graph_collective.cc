@@ -83,8 +83,9 @@ MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
 }
 
 // The exchange for the chosen algorithm. v forms with a combining schedule first run the size
-// pass (graph_sizes.h); if it finds counts that differ between the ends of an edge, the
-// exchange is still built and runs (so nobody waits for this rank) and reports that error.
+// pass (graph_sizes.h; non-blocking calls inside the request's progress); if it finds counts
+// that differ between the ends of an edge, the exchange is still built and runs (so nobody
+// waits for this rank) and reports that error.
 MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                 std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
   GraphAlgorithm a = GraphAlgorithm::kLinear;
@@ -95,8 +96,13 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
   if (!s.ok()) return s;
   MpiStatus sizes;
   if (b.varied && a != GraphAlgorithm::kLinear) {
-    sizes = learn_temp_sizes(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes, &b.temp_bytes);
+    // A non-blocking call runs its size pass as part of its progress: it returns at once.
+    if (kind == GraphExchange::Kind::kNonblocking)
+      return GraphExchange::create_learning_sizes(g.shared(), a, std::move(sched), b, lane, o.progress_anywhere, out);
+    SizePass pass(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes);
+    sizes = pass.run();
     if (sizes.code != MPI_SUCCESS && sizes.code != MPI_ERR_TRUNCATE) return sizes;
+    b.temp_bytes = pass.temp_bytes();
   }
   s = GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
   if (s.ok()) (*out)->set_build_error(sizes);
@@ -259,7 +265,6 @@ MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphE
   if (!caller_error.ok()) return caller_error;
   GraphBuffers b;
   s = make_buffers(*g, c, &b);
-  GraphExchange::clear_lane(*g->shared(), lane);  // the size pass of a v form uses the lane's tags
   const std::int64_t bytes = b.block_bytes;
   if (s.ok()) s = build(*g, c, o, kind, lane, std::move(b), bytes, out);
   if (!s.ok()) return s;

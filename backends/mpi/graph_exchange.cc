@@ -32,6 +32,44 @@ MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::
   return {};
 }
 
+MpiStatus GraphExchange::create_learning_sizes(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
+                                               ir::graph::RankSchedule schedule, const GraphBuffers& buffers, int lane,
+                                               bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
+  if (static_cast<std::int64_t>(schedule.phases.size()) > shared->lanes.max_rounds())
+    return mpi_error(MPI_ERR_TAG, "the schedule has " + std::to_string(schedule.phases.size()) +
+                                      " phases; this communicator's tag space allows " + std::to_string(shared->lanes.max_rounds()));
+  auto x = std::unique_ptr<GraphExchange>(new GraphExchange());
+  x->shared_ = shared;
+  x->algorithm_ = algorithm;
+  x->kind_ = Kind::kNonblocking;
+  x->lane_ = lane;
+  x->hook_phases_ = progress_anywhere;
+  x->sizes_ = std::make_unique<SizePass>(*shared, lane, schedule, buffers.send_bytes, buffers.recv_bytes);
+  x->schedule_ = std::move(schedule);
+  x->unbuilt_ = std::make_unique<GraphBuffers>(buffers);
+  x->messaging_phases_ = 2;  // the pass needs progress between its phases (the hook)
+  *out = std::move(x);
+  return {};
+}
+
+bool GraphExchange::learn_sizes(bool block, bool post_only) {
+  if (!sizes_->advance(block, post_only)) return false;
+  unbuilt_->temp_bytes = sizes_->temp_bytes();
+  const MpiStatus pass = sizes_->error();
+  sizes_.reset();
+  // A size that differs between the ends of an edge is reported after the whole schedule ran,
+  // as on arrival; an MPI error stops here.
+  messaging_phases_ = 0;
+  const MpiStatus s = !pass.ok() && pass.code != MPI_ERR_TRUNCATE ? pass : build(*unbuilt_);
+  unbuilt_.reset();
+  note(pass);
+  if (!s.ok()) {
+    fail(0, 0, s);
+    return false;
+  }
+  return true;
+}
+
 // A location of this rank as (address, count, datatype) and its bytes: the caller's block, or
 // a temp slot's bytes.
 MpiStatus GraphExchange::place(const ir::graph::Loc& loc, const GraphBuffers& b, BlockSpec* out, std::int64_t* bytes) {
@@ -166,16 +204,6 @@ MpiStatus GraphExchange::run_copies(std::size_t phase) {
   return {};
 }
 
-void GraphExchange::clear_lane(GraphShared& shared, int lane) {
-  GraphExchange* previous = nullptr;
-  {
-    std::unique_lock<std::mutex> lock(shared.mu, std::defer_lock);
-    if (thread_multiple()) lock.lock();
-    previous = shared.holder(lane);
-  }
-  if (previous && previous->pending_) drive(previous);
-}
-
 void GraphExchange::take_lane(int lane) {
   GraphExchange* previous = nullptr;
   {
@@ -188,6 +216,7 @@ void GraphExchange::take_lane(int lane) {
   if (previous && previous->pending_) drive(previous);
   lane_ = lane;
   for (Post& p : posts_) p.tag = shared_->lanes.tag(lane, p.phase);
+  if (sizes_) sizes_->set_lane(lane);
 }
 
 MPI_Comm GraphExchange::error_comm() const { return shared_ && shared_->user != MPI_COMM_NULL ? shared_->user : MPI_COMM_SELF; }
@@ -228,6 +257,7 @@ MpiStatus GraphExchange::check_arrival(const Post& post, const MPI_Status& st, b
 }
 
 void GraphExchange::step(bool block, bool post_only) {
+  if (sizes_ && !learn_sizes(block, post_only)) return;
   const std::size_t phases = phase_begin_.size() - 1;
   while (phase_ < phases) {
     const std::size_t first = phase_begin_[phase_], n = phase_begin_[phase_ + 1] - first;

@@ -33,6 +33,7 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/graph_comm.h"
+#include "backends/mpi/graph_sizes.h"
 #include "backends/mpi/status.h"
 #include "ir/graph/plan.h"
 
@@ -60,6 +61,12 @@ class GraphExchange {
   static MpiStatus create(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
                           ir::graph::RankSchedule schedule, const GraphBuffers& buffers, Kind kind, int lane,
                           bool progress_anywhere, std::unique_ptr<GraphExchange>* out);
+  // A non-blocking v form with a combining schedule: the exchange first runs the size pass
+  // (graph_sizes.h) as part of its own progress, then builds its messages, so the call returns
+  // without waiting for its peers. `buffers` without temp sizes.
+  static MpiStatus create_learning_sizes(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
+                                         ir::graph::RankSchedule schedule, const GraphBuffers& buffers, int lane,
+                                         bool progress_anywhere, std::unique_ptr<GraphExchange>* out);
   ~GraphExchange();
   GraphExchange(const GraphExchange&) = delete;
   GraphExchange& operator=(const GraphExchange&) = delete;
@@ -67,9 +74,6 @@ class GraphExchange {
   // A non-blocking exchange takes its lane once the lane's previous holder on this rank has
   // finished its communication (lanes.h says why that suffices).
   void take_lane(int lane);
-  // Finishes the communication of the request that holds non-blocking `lane` on this rank, if
-  // any, so that the lane's tags are free (before a v form's size pass uses them).
-  static void clear_lane(GraphShared& shared, int lane);
 
   // An error found while building (a v form's size pass) that every start reports, after
   // running the whole schedule so that no peer waits.
@@ -117,6 +121,8 @@ class GraphExchange {
   // Runs phases until one is incomplete (or, with `block`, to the end); `post_only` returns
   // once a phase is posted (start).
   void step(bool block, bool post_only = false);
+  // Advances the size pass; once done, builds the messages. True when the data phases can run.
+  bool learn_sizes(bool block, bool post_only);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   void note(MpiStatus s);
   void set_pending(bool pending);  // with the registry held (graph_progress.cc)
@@ -146,6 +152,8 @@ class GraphExchange {
   MpiStatus build_error_;
   int messaging_phases_ = 0;
   bool hook_phases_ = true, hooked_ = false;
+  std::unique_ptr<SizePass> sizes_;       // create_learning_sizes: the pass still to run
+  std::unique_ptr<GraphBuffers> unbuilt_;  // and the buffers to build with afterwards
 };
 
 }  // namespace cartplan::mpi

@@ -8,9 +8,16 @@
 // Tags: lanes.tag(lane, kSizeRound + phase), above every phase's data tag, so a peer that is
 // already sending the lane's data never matches a size message.
 //
-//   std::vector<std::int64_t> temps;
-//   MpiStatus s = learn_temp_sizes(shared, lane, schedule, send_bytes, recv_bytes, &temps);
+// A SizePass is a state machine that a blocking call or init runs to the end, and that a
+// non-blocking request advances as part of its own progress (graph_exchange.h), so that
+// Cart_graph_ineighbor_*v returns without waiting for its peers.
+//
+//   SizePass pass(shared, lane, schedule, send_bytes, recv_bytes);
+//   MpiStatus s = pass.run();            // or: while (!pass.advance(false, false)) {...}
+//   std::vector<std::int64_t> temps = pass.temp_bytes();
 #pragma once
+
+#include <mpi.h>
 
 #include <cstdint>
 #include <vector>
@@ -25,11 +32,39 @@ namespace cartplan::mpi {
 // 2 x 32 + 2 with seed 003's iteration cap).
 inline constexpr int kSizeRound = 100;
 
-// Every rank of the graph runs it at the same point (it talks to the schedule's peers). A recv
-// block whose size differs from its sender's is MPI_ERR_TRUNCATE naming the block; the pass
-// still completes on every rank, so nobody waits.
-MpiStatus learn_temp_sizes(GraphShared& shared, int lane, const ir::graph::RankSchedule& schedule,
-                           const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes,
-                           std::vector<std::int64_t>* temp_bytes);
+class SizePass {
+ public:
+  // The schedule and the sizes are copied: the pass may outlive the call that made it.
+  SizePass(GraphShared& shared, int lane, const ir::graph::RankSchedule& schedule, std::vector<std::int64_t> send_bytes,
+           std::vector<std::int64_t> recv_bytes);
+  ~SizePass();
+  SizePass(const SizePass&) = delete;
+  SizePass& operator=(const SizePass&) = delete;
+
+  // Runs the pass to the end (every rank of the graph runs it at the same point).
+  MpiStatus run();
+  // Advances it: posts the next phase's messages and, unless `post_only`, completes what it
+  // can (with `block`, the whole pass). True when done.
+  bool advance(bool block, bool post_only);
+  void set_lane(int lane) { lane_ = lane; }
+  // Once done: each temp slot's size, and the first error (MPI_ERR_TRUNCATE for a recv block
+  // whose sender's size differs, naming it; the pass still completes on every rank, so nobody
+  // waits; or an MPI error, after which the pass stops).
+  const std::vector<std::int64_t>& temp_bytes() const { return temps_; }
+  const MpiStatus& error() const { return error_; }
+
+ private:
+  MpiStatus post(std::size_t phase);
+  void take(std::size_t phase);
+  GraphShared& shared_;
+  int lane_;
+  ir::graph::RankSchedule schedule_;
+  std::vector<std::int64_t> send_, recv_, temps_;
+  std::size_t phase_ = 0;
+  bool posted_ = false;
+  std::vector<std::vector<std::int64_t>> out_, in_;
+  std::vector<MPI_Request> requests_;
+  MpiStatus error_;
+};
 
 }  // namespace cartplan::mpi

@@ -409,6 +409,35 @@ void mixed_with_cartesian(Harness& h, const cartplan::ir::graph::Topology& t, co
   MPI_Comm_free(&g);
 }
 
+// A non-blocking v call with a combining schedule returns without waiting for its peers (its
+// size pass runs inside the request's progress): even ranks call it and then block in MPI_Recv
+// for a message that their odd neighbour sends synchronously before making the same call.
+void nonblocking_v_is_local(Harness& h, const cartplan::ir::graph::Topology& t) {
+  if (t.size() > h.size) return;
+  const Edges e = edges_of(t, h.rank);
+  for (const char* algo : {"pairing", "cumulative"}) {
+    MPI_Comm g = make_graph(e, algo, "1");
+    VCase v = make_v(e, true, h.rank, 3);
+    // The first graph collective on a communicator is its collective set-up (the pattern
+    // construction): one call by every rank first.
+    h.check(v_blocking(v, g) == MPI_SUCCESS, std::string("local v: set-up call: ") + Cart_error_message());
+    h.check(v_reference(v, g) == MPI_SUCCESS, "reference");
+    Cart_Request r = CART_REQUEST_NULL;
+    int token = h.rank;
+    const bool even = h.rank % 2 == 0, has_partner = even ? h.rank + 1 < h.size : true;
+    if (even) {
+      h.check(v_nonblocking(v, g, &r) == MPI_SUCCESS, std::string("local v: call: ") + Cart_error_message());
+      if (has_partner) MPI_Recv(&token, 1, MPI_INT, h.rank + 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Ssend(&token, 1, MPI_INT, h.rank - 1, 77, MPI_COMM_WORLD);
+      h.check(v_nonblocking(v, g, &r) == MPI_SUCCESS, std::string("local v: call: ") + Cart_error_message());
+    }
+    h.check(Cart_wait(&r) == MPI_SUCCESS, std::string("local v: wait: ") + Cart_error_message());
+    h.check(v.mine == v.ref, std::string("local v: data, ") + algo);
+    MPI_Comm_free(&g);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -438,6 +467,7 @@ int main(int argc, char** argv) {
   inflight(h, graphs[0].second, types[0]);
   if (auto m = graph::moore({2, (p + 1) / 2}, 1, true, 0.0, 1)) inflight(h, *m, types[1]);
   mixed_with_cartesian(h, graphs[3].second, types[1]);
+  nonblocking_v_is_local(h, graphs[0].second);
   // Only with the hook (the default); CARTPLAN_PROGRESS=cartplan documents that it hangs.
   const char* progress = std::getenv("CARTPLAN_PROGRESS");
   if (!progress || std::string(progress) != "cartplan") progress_in_other_calls(h, graphs[3].second, types[0]);
