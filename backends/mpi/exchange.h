@@ -108,6 +108,10 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 // (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
 std::size_t measured_pick(const std::vector<double>& medians);
 
+// After MPI itself failed, leaves no request behind: a pending receive is cancelled (and
+// completed), a pending send released to complete on its own (exchange.cc).
+void abandon_request(MPI_Request* request, bool recv);
+
 // Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
 bool thread_multiple();
 

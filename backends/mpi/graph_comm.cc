@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/cost_model_locate.h"
@@ -26,20 +27,11 @@ int delete_attr(MPI_Comm, int, void* attr, void*) {
   return MPI_SUCCESS;
 }
 
-int free_keyval_at_finalize(MPI_Comm, int, void*, void* key) { return MPI_Comm_free_keyval(static_cast<int*>(key)); }
-
 // A duplicate of the user's communicator does not carry the state (MPI_COMM_NULL_COPY_FN): it
 // gets its own, with its own private communicators, on its first graph collective.
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
-  static const bool created = [] {
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key, nullptr);
-    int self_key = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval_at_finalize, &self_key, &key);
-    MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
-    MPI_Comm_free_keyval(&self_key);  // released with the attribute, at MPI_Finalize
-    return true;
-  }();
+  static const bool created = (create_state_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key), true);
   (void)created;
   return key;
 }

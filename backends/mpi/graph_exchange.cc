@@ -12,9 +12,10 @@ namespace cartplan::mpi {
 
 using ir::graph::LocKind;
 
-MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
-                                ir::graph::RankSchedule schedule, const GraphBuffers& buffers, Kind kind, int lane,
-                                bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
+// What both ways of creating an exchange set up, or MPI_ERR_TAG.
+MpiStatus GraphExchange::make(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
+                              ir::graph::RankSchedule schedule, Kind kind, int lane, bool progress_anywhere,
+                              std::unique_ptr<GraphExchange>* out) {
   if (static_cast<std::int64_t>(schedule.phases.size()) > shared->lanes.max_rounds())
     return mpi_error(MPI_ERR_TAG, "the schedule has " + std::to_string(schedule.phases.size()) +
                                       " phases; this communicator's tag space allows " + std::to_string(shared->lanes.max_rounds()));
@@ -25,7 +26,16 @@ MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::
   x->kind_ = kind;
   x->lane_ = lane;
   x->hook_phases_ = progress_anywhere;
-  MpiStatus s = x->build(buffers);
+  *out = std::move(x);
+  return {};
+}
+
+MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
+                                ir::graph::RankSchedule schedule, const GraphBuffers& buffers, Kind kind, int lane,
+                                bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
+  std::unique_ptr<GraphExchange> x;
+  MpiStatus s = make(shared, algorithm, std::move(schedule), kind, lane, progress_anywhere, &x);
+  if (s.ok()) s = x->build(buffers);
   if (!s.ok()) return s;
   if (kind == Kind::kPersistent) shared->lanes.hold(lane);
   *out = std::move(x);
@@ -35,17 +45,10 @@ MpiStatus GraphExchange::create(const std::shared_ptr<GraphShared>& shared, ir::
 MpiStatus GraphExchange::create_learning_sizes(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
                                                ir::graph::RankSchedule schedule, const GraphBuffers& buffers, int lane,
                                                bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
-  if (static_cast<std::int64_t>(schedule.phases.size()) > shared->lanes.max_rounds())
-    return mpi_error(MPI_ERR_TAG, "the schedule has " + std::to_string(schedule.phases.size()) +
-                                      " phases; this communicator's tag space allows " + std::to_string(shared->lanes.max_rounds()));
-  auto x = std::unique_ptr<GraphExchange>(new GraphExchange());
-  x->shared_ = shared;
-  x->algorithm_ = algorithm;
-  x->kind_ = Kind::kNonblocking;
-  x->lane_ = lane;
-  x->hook_phases_ = progress_anywhere;
-  x->sizes_ = std::make_unique<SizePass>(*shared, lane, schedule, buffers.send_bytes, buffers.recv_bytes);
-  x->schedule_ = std::move(schedule);
+  std::unique_ptr<GraphExchange> x;
+  MpiStatus s = make(shared, algorithm, std::move(schedule), Kind::kNonblocking, lane, progress_anywhere, &x);
+  if (!s.ok()) return s;
+  x->sizes_ = std::make_unique<SizePass>(*shared, lane, x->schedule_, buffers.send_bytes, buffers.recv_bytes);
   x->unbuilt_ = std::make_unique<GraphBuffers>(buffers);
   x->messaging_phases_ = 2;  // the pass needs progress between its phases (the hook)
   *out = std::move(x);
@@ -296,18 +299,7 @@ void GraphExchange::step(bool block, bool post_only) {
 // When MPI itself fails the schedule cannot go on: receives still pending are cancelled,
 // sends released, and the error is reported by wait or test.
 void GraphExchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
-  for (std::size_t j = first; j < first + n; ++j) {
-    if (requests_[j] == MPI_REQUEST_NULL) continue;
-    int flag = 0;
-    MPI_Test(&requests_[j], &flag, MPI_STATUS_IGNORE);
-    if (flag) continue;
-    if (posts_[j].recv) {
-      MPI_Cancel(&requests_[j]);
-      MPI_Wait(&requests_[j], MPI_STATUS_IGNORE);
-    } else {
-      MPI_Request_free(&requests_[j]);
-    }
-  }
+  for (std::size_t j = first; j < first + n; ++j) abandon_request(&requests_[j], posts_[j].recv);
   phase_started_ = false;
   note(std::move(s));
   set_pending(false);

@@ -101,6 +101,9 @@ class GraphExchange {
 
  private:
   GraphExchange() = default;
+  static MpiStatus make(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
+                        ir::graph::RankSchedule schedule, Kind kind, int lane, bool progress_anywhere,
+                        std::unique_ptr<GraphExchange>* out);
   struct Post {
     bool recv = false;
     void* buf = nullptr;
