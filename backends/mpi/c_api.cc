@@ -9,6 +9,7 @@
 #include "backends/mpi/api_guard.h"
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/graph_collective.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
 #include "backends/mpi/request.h"
@@ -20,6 +21,7 @@
 
 using cartplan::mpi::Exchange;
 using cartplan::mpi::ExchangeSpec;
+using cartplan::mpi::GraphExchange;
 using cartplan::mpi::MpiStatus;
 using cartplan::mpi::NeighborhoodComm;
 using cartplan::mpi::mpi_error;
@@ -36,7 +38,7 @@ MpiStatus not_a_collective(const char* fn) {
 
 // The communicator whose error handler a request's errors go to.
 MPI_Comm request_comm(const Cart_Request* request) {
-  return request && *request && (*request)->exchange ? (*request)->exchange->error_comm() : MPI_COMM_SELF;
+  return request && *request ? (*request)->error_comm() : MPI_COMM_SELF;
 }
 
 int to_mpi_rank(int rank) { return rank == cartplan::engine::kNoRank ? MPI_PROC_NULL : rank; }
@@ -93,12 +95,12 @@ MpiStatus complete(Cart_Request* request, bool block, bool* done) {
   if (!*request) return {};  // like MPI_Wait on MPI_REQUEST_NULL
   MpiStatus s;
   if (block) {
-    s = (*request)->exchange->wait();
+    s = (*request)->wait();
   } else {
-    s = (*request)->exchange->test(done);
+    s = (*request)->test(done);
   }
   if (*done && !(*request)->persistent) {
-    Exchange::recycle(std::move((*request)->exchange));
+    if ((*request)->exchange) Exchange::recycle(std::move((*request)->exchange));
     delete *request;
     *request = CART_REQUEST_NULL;
   }
@@ -415,11 +417,133 @@ CART_REDUCTIONS(, int)
 CART_REDUCTIONS(_c, MPI_Count)
 #undef CART_REDUCTIONS
 
+// Graph collectives on any distributed-graph communicator (graph_collective.h).
+namespace {
+
+cartplan::mpi::GraphCall graph_call(cartplan::ir::graph::GraphOp op, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                                    MPI_Datatype rt) {
+  cartplan::mpi::GraphCall c;
+  c.op = op;
+  c.sendbuf = sb;
+  c.sendcount = sc;
+  c.sendtype = st;
+  c.recvbuf = rb;
+  c.recvcount = rc;
+  c.recvtype = rt;
+  return c;
+}
+
+int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info info, bool persistent, Cart_Request* request) {
+  return guarded(comm, [&]() -> MpiStatus {
+    // A NULL request takes part in init's agreement like any argument error.
+    MpiStatus bad = request ? MpiStatus{} : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    if (request) *request = CART_REQUEST_NULL;
+    std::unique_ptr<GraphExchange> x;
+    MpiStatus s = cartplan::mpi::graph_request(comm, call, info,
+                                               persistent ? GraphExchange::Kind::kPersistent : GraphExchange::Kind::kNonblocking,
+                                               &x, bad);
+    if (s.ok() && !bad.ok()) s = bad;
+    if (!s.ok()) return s;
+    auto* r = new Cart_Request_s{};
+    r->persistent = persistent;
+    r->graph = std::move(x);
+    *request = r;
+    return {};
+  });
+}
+
+}  // namespace
+
+#define CART_GRAPH_COLLECTIVE(NAME, OP)                                                                                      \
+  int Cart_graph_neighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) { \
+    return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_call(OP, sb, sc, st, rb, rc, rt)); });        \
+  }                                                                                                                          \
+  int Cart_graph_ineighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm,  \
+                                  Cart_Request* r) {                                                                         \
+    return graph_request(comm, graph_call(OP, sb, sc, st, rb, rc, rt), MPI_INFO_NULL, false, r);                              \
+  }                                                                                                                          \
+  int Cart_graph_neighbor_##NAME##_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt,           \
+                                        MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                     \
+    return graph_request(comm, graph_call(OP, sb, sc, st, rb, rc, rt), info, true, r);                                        \
+  }
+
+CART_GRAPH_COLLECTIVE(allgather, cartplan::ir::graph::GraphOp::kAllgather)
+CART_GRAPH_COLLECTIVE(alltoall, cartplan::ir::graph::GraphOp::kAlltoall)
+#undef CART_GRAPH_COLLECTIVE
+
+namespace {
+
+cartplan::mpi::GraphCall allgatherv_call(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                         MPI_Datatype rt) {
+  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAllgather, sb, sc, st, rb, 0, rt);
+  c.varied = true;
+  c.recvcounts = rc;
+  c.rdispls = rd;
+  return c;
+}
+
+cartplan::mpi::GraphCall alltoallv_call(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                        const int rd[], MPI_Datatype rt) {
+  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAlltoall, sb, 0, st, rb, 0, rt);
+  c.varied = true;
+  c.sendcounts = sc;
+  c.sdispls = sd;
+  c.recvcounts = rc;
+  c.rdispls = rd;
+  return c;
+}
+
+}  // namespace
+
+int Cart_graph_neighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
+                                   MPI_Comm comm) {
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt)); });
+}
+
+int Cart_graph_ineighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                    MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
+  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+}
+
+int Cart_graph_neighbor_allgatherv_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                        MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
+  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), info, true, r);
+}
+
+int Cart_graph_neighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                  const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)); });
+}
+
+int Cart_graph_ineighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                   const int rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
+  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+}
+
+int Cart_graph_neighbor_alltoallv_init(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                       const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
+  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
+}
+
+int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request || !algorithm) return mpi_error(MPI_ERR_ARG, "Cart_graph_request_algorithm: request or algorithm is NULL");
+    if (!request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_graph_request_algorithm: not a graph request");
+    switch (request->graph->algorithm()) {
+      case cartplan::ir::graph::GraphAlgorithm::kLinear: *algorithm = CART_GRAPH_LINEAR; break;
+      case cartplan::ir::graph::GraphAlgorithm::kPairing: *algorithm = CART_GRAPH_PAIRING; break;
+      case cartplan::ir::graph::GraphAlgorithm::kCumulative: *algorithm = CART_GRAPH_CUMULATIVE; break;
+    }
+    return {};
+  });
+}
+
 int Cart_start(Cart_Request* request) {
+
   return guarded(request_comm(request), [&]() -> MpiStatus {
     if (!request || !*request) return mpi_error(MPI_ERR_REQUEST, "Cart_start on a NULL request");
     if (!(*request)->persistent) return mpi_error(MPI_ERR_REQUEST, "Cart_start on a non-persistent request");
-    return (*request)->exchange->start();
+    return (*request)->start();
   });
 }
 
@@ -430,10 +554,10 @@ int Cart_startall(int count, Cart_Request requests[]) {
     for (int i = 0; i < count; ++i) {
       if (!requests[i] || !requests[i]->persistent)
         return mpi_error(MPI_ERR_REQUEST, "Cart_startall: request " + std::to_string(i) + " is NULL or not persistent");
-      if (requests[i]->exchange->active()) return mpi_error(MPI_ERR_REQUEST, "Cart_startall: request " + std::to_string(i) + " is already active");
+      if (requests[i]->active()) return mpi_error(MPI_ERR_REQUEST, "Cart_startall: request " + std::to_string(i) + " is already active");
     }
     for (int i = 0; i < count; ++i) {
-      MpiStatus s = requests[i]->exchange->start();
+      MpiStatus s = requests[i]->start();
       if (!s.ok()) return s;
     }
     return {};
@@ -481,7 +605,7 @@ int Cart_testall(int count, Cart_Request requests[], int* flag) {
     Exchange::progress_all();
     *flag = 1;
     for (int i = 0; i < count; ++i)
-      if (requests[i] && requests[i]->exchange->pending()) *flag = 0;
+      if (requests[i] && requests[i]->pending()) *flag = 0;
     if (!*flag) return {};
     MpiStatus first;
     for (int i = 0; i < count; ++i) {
@@ -497,7 +621,7 @@ int Cart_request_free(Cart_Request* request) {
   return guarded(request_comm(request), [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "request is NULL");
     if (!*request) return {};
-    if ((*request)->exchange->active())
+    if ((*request)->active())
       return mpi_error(MPI_ERR_REQUEST, "Cart_request_free on an active request (complete it with Cart_wait first)");
     delete *request;
     *request = CART_REQUEST_NULL;
@@ -506,8 +630,9 @@ int Cart_request_free(Cart_Request* request) {
 }
 
 int Cart_request_algorithm(Cart_Request request, int* combining) {
-  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request || !combining) return mpi_error(MPI_ERR_ARG, "request or combining is NULL");
+    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_algorithm: a graph request (use Cart_graph_request_algorithm)");
     if (!request->exchange->has_plan()) return not_a_collective("Cart_request_algorithm");
     *combining = request->exchange->plan().algorithm() == cartplan::ir::Algorithm::kCombining;
     return {};
@@ -528,8 +653,9 @@ MpiStatus give_text(const std::string& text, const char* fn, char** out) {
 }  // namespace
 
 int Cart_request_plan(Cart_Request request, char** json) {
-  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
+    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: a graph request has no Cartesian plan");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
     if (!request->exchange->has_plan()) return not_a_collective("Cart_request_plan");
     *json = nullptr;
@@ -538,8 +664,9 @@ int Cart_request_plan(Cart_Request request, char** json) {
 }
 
 int Cart_request_program(Cart_Request request, char** json) {
-  return guarded(request ? request->exchange->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: request is CART_REQUEST_NULL");
+    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: a graph request has no Cartesian program");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_program: json is NULL");
     if (!request->exchange->has_plan()) return not_a_collective("Cart_request_program");
     *json = nullptr;

@@ -372,6 +372,115 @@ int Cart_request_program(Cart_Request request, char** json);
 void Cart_free_plan_json(char* json);
 
 /* ---------------------------------------------------------------------------------------
+ * Graph collectives on any distributed-graph communicator (docs/graphs.md, issue 32).
+ *
+ * comm is a communicator made by MPI_Dist_graph_create_adjacent (or MPI_Dist_graph_create):
+ * each rank names its own sources and destinations, duplicates and self edges allowed. The
+ * functions have MPI_Neighbor_allgather / MPI_Neighbor_alltoall's signatures and deliver
+ * exactly what those deliver: blocks in the order MPI_Dist_graph_neighbors returns, send block
+ * k (alltoall) to destination k, recv block j from source j, and when a rank lists another
+ * several times the k-th edge between them carries the k-th block (MPI's k-th edge rule).
+ * Algorithms (Info cartplan_algorithm): linear (one message per edge, what MPI libraries do),
+ * pairing (seed 003, Mirsadeghi et al.: ranks sharing at least cartplan_theta destinations pair
+ * up and each sends the pair's blocks to half of them) and cumulative (pairing iterated so that
+ * a destination is combined again); auto (default) prices all three with the cost model and
+ * runs a combining one only if it is predicted at least 10 % cheaper than linear.
+ * Info keys: cartplan_algorithm (auto|linear|pairing|cumulative), cartplan_theta (integer >= 1,
+ * default 4), cartplan_progress (any|cartplan). The blocking and non-blocking forms read them
+ * from the Info given to MPI_Dist_graph_create_adjacent (MPI_Comm_get_info); _init's Info
+ * overrides them per request and must be the same on every rank (checked).
+ *
+ * Collective set-up: the first graph collective on a communicator creates cartplan's state
+ * there (two MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
+ * neighbours and friends only (seed 003's construction), once per communicator and theta; auto
+ * also agrees once on a price table (one MPI_Allreduce). After that blocking and non-blocking
+ * calls talk to neighbours only (and, in combining schedules, to their pairing partners). Each
+ * _init makes one MPI_Allreduce (errors, algorithm, theta, block size, a free lane), so a bad
+ * argument on any rank fails init on every rank.
+ *
+ * Block sizes: the combining algorithms forward other ranks' blocks, so every rank must use
+ * one block size (sendcount x sendtype = recvcount x recvtype everywhere; a rank where the two
+ * differ gets MPI_ERR_ARG). _init checks it across ranks: where sizes differ between ranks (as
+ * MPI allows, edge by edge) auto runs linear and a forced pairing or cumulative fails with
+ * MPI_ERR_ARG on every rank. Blocking and non-blocking calls find a mismatch on arrival
+ * (MPI_ERR_TRUNCATE on the receiving rank). Temp slots travel as bytes (homogeneous systems).
+ *
+ * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not a distributed graph),
+ * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (NULL buffer
+ * with data), MPI_ERR_ARG (MPI_IN_PLACE, sizes as above), MPI_ERR_INFO_VALUE (bad Info value, or
+ * values differing between ranks at _init), MPI_ERR_REQUEST (NULL request). Arguments of a side
+ * this rank does not use (sendtype with no destinations, recvtype with no sources) are not
+ * looked at. Requests are completed and freed with Cart_wait/Cart_test/Cart_request_free and
+ * the array forms, like Cartesian ones, and may be in flight together with them.
+ *
+ *   int src[2] = {left, right}, dst[2] = {left, right};
+ *   MPI_Info info; MPI_Info_create(&info); MPI_Info_set(info, "cartplan_theta", "2");
+ *   MPI_Comm g;
+ *   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED,
+ *                                  info, 0, &g);
+ *   double mine[4], theirs[2 * 4];
+ *   Cart_graph_neighbor_allgather(mine, 4, MPI_DOUBLE, theirs, 4, MPI_DOUBLE, g);   // blocking
+ *   Cart_Request req;
+ *   Cart_graph_neighbor_alltoall_init(out, 4, MPI_DOUBLE, in, 4, MPI_DOUBLE, g, info, &req);
+ *   for (int it = 0; it < n; ++it) { Cart_start(&req); compute(); Cart_wait(&req); }
+ *   Cart_request_free(&req);
+ *   MPI_Info_free(&info); MPI_Comm_free(&g);
+ * --------------------------------------------------------------------------------------- */
+int Cart_graph_neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, MPI_Comm comm);
+/* Non-blocking: completed and freed by Cart_wait/Cart_test (buffers must stay valid until then). */
+int Cart_graph_ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, MPI_Comm comm, Cart_Request* request);
+int Cart_graph_ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, MPI_Comm comm, Cart_Request* request);
+/* Persistent (MPI-4 semantics, collective): start with Cart_start, complete with Cart_wait/Cart_test. */
+int Cart_graph_neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       Cart_Request* request);
+int Cart_graph_neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      Cart_Request* request);
+/* v forms, with MPI_Neighbor_allgatherv / alltoallv's signatures (counts and displacements in
+ * elements of the datatype, one per edge in MPI_Dist_graph_neighbors order). Blocks may differ
+ * in size; the two ends of an edge must agree. A combining schedule first learns the size of
+ * every block it forwards by a pass along its own edges (one 64-bit size per block and message,
+ * no global collective): per call for the blocking and non-blocking forms (the non-blocking
+ * ones inside the request's progress: they return without waiting for peers), once for _init.
+ * Blocking and non-blocking calls with cartplan_algorithm=auto run linear (choosing alike would
+ * need every rank's sizes); _init agrees on the largest block and may combine. Counts that
+ * differ between the ends of an edge: MPI_ERR_TRUNCATE on the receiving rank (blocking,
+ * non-blocking; every rank still runs the whole schedule), on every rank at _init (one more
+ * MPI_Allreduce when it runs a combining algorithm). NULL counts or displacement arrays on a
+ * rank with edges on that side: MPI_ERR_ARG.
+ *   Cart_graph_neighbor_alltoallv(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, g); */
+int Cart_graph_neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                  MPI_Comm comm);
+int Cart_graph_ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    Cart_Request* request);
+int Cart_graph_ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, Cart_Request* request);
+int Cart_graph_neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                        MPI_Info info, Cart_Request* request);
+int Cart_graph_neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, Cart_Request* request);
+/* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING or _CUMULATIVE.
+ * MPI_ERR_REQUEST for a Cartesian request (Cart_request_plan and Cart_request_program refuse
+ * graph requests likewise). */
+#define CART_GRAPH_LINEAR 0
+#define CART_GRAPH_PAIRING 1
+#define CART_GRAPH_CUMULATIVE 2
+int Cart_graph_request_algorithm(Cart_Request request, int* algorithm);
+
+/* ---------------------------------------------------------------------------------------
  * Datatype helpers (backends/mpi/triangle.cc).
  *
  * Triangular submatrix datatypes, the layout MPI has no constructor for (seed 002, Sect. 8):

@@ -394,19 +394,21 @@ MpiStatus Exchange::check_arrival(std::size_t j, const MPI_Status& st, bool erro
 // leaves no MPI request behind: receives still pending are cancelled, sends still pending are
 // released to complete on their own, so the exchange can be started again or freed. The
 // error is reported by wait or test.
-void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
-  for (std::size_t j = first; j < first + n; ++j) {
-    if (requests_[j] == MPI_REQUEST_NULL) continue;
-    int flag = 0;
-    MPI_Test(&requests_[j], &flag, MPI_STATUS_IGNORE);
-    if (flag) continue;
-    if (posts_[j].recv) {
-      MPI_Cancel(&requests_[j]);
-      MPI_Wait(&requests_[j], MPI_STATUS_IGNORE);
-    } else {
-      MPI_Request_free(&requests_[j]);
-    }
+void abandon_request(MPI_Request* request, bool recv) {
+  if (*request == MPI_REQUEST_NULL) return;
+  int flag = 0;
+  MPI_Test(request, &flag, MPI_STATUS_IGNORE);
+  if (flag) return;
+  if (recv) {
+    MPI_Cancel(request);
+    MPI_Wait(request, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Request_free(request);
   }
+}
+
+void Exchange::fail(std::size_t first, std::size_t n, MpiStatus s) {
+  for (std::size_t j = first; j < first + n; ++j) abandon_request(&requests_[j], posts_[j].recv);
   phase_started_ = false;
   recovering_ = false;
   note(std::move(s));

@@ -108,6 +108,10 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 // (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
 std::size_t measured_pick(const std::vector<double>& medians);
 
+// After MPI itself failed, leaves no request behind: a pending receive is cancelled (and
+// completed), a pending send released to complete on its own (exchange.cc).
+void abandon_request(MPI_Request* request, bool recv);
+
 // Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
 bool thread_multiple();
 
@@ -178,8 +182,19 @@ class Exchange {
   // communicator, or MPI_COMM_SELF once that has been freed.
   MPI_Comm error_comm() const;
 
-  // Advances every pending exchange of the process once (Cart_testall uses it).
+  // Advances every pending exchange of the process once (Cart_testall uses it), and the other
+  // kind of pending work registered below.
   static void progress_all();
+  // Another kind of pending work that every cartplan call must advance too: the graph
+  // exchanges (graph_progress.cc registers them at load time). How many are pending, and one
+  // round of their progress; wait() blocks in MPI alone only when none is pending.
+  struct OtherProgress {
+    std::size_t (*pending)() = nullptr;
+    void (*progress)() = nullptr;
+  };
+  static void set_other_progress(OtherProgress other);
+  // How many Cartesian exchanges of the process are pending.
+  static std::size_t pending_count();
   // The callback the MPI library's progress engine runs (progress_hook.h) while some pending
   // exchange needs it: progress_all() unless this thread is already inside it, or, under
   // MPI_THREAD_MULTIPLE, another thread is. Returns how many exchanges moved on.

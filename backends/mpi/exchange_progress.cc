@@ -47,6 +47,11 @@ struct Registry {
 Registry the_registry;
 Registry& registry() { return the_registry; }
 
+// The graph exchanges' progress (set once at load time, before any MPI call).
+Exchange::OtherProgress other_progress;
+
+bool others_pending() { return other_progress.pending && other_progress.pending() > 0; }
+
 // This thread's part: how deep it is inside the registry (a plain thread_local int: the hot
 // path reads it without any construction guard), whether finish notifications wait for it to
 // be released, and the lists behind them (looked up only when they are needed).
@@ -222,7 +227,7 @@ MpiStatus Exchange::run_once() {
     phase_started_ = false;
     set_pending(true);
     // Alone and single-threaded, as drive() would find it: the whole schedule here, in one hold.
-    if (!thread_multiple() && registry().pending.size() == 1) {
+    if (!thread_multiple() && registry().pending.size() == 1 && !others_pending()) {
       step(true);
       active_ = false;
       return error_;
@@ -249,8 +254,18 @@ MpiStatus Exchange::wait() {
 }
 
 void Exchange::progress_all() {
+  {
+    Hold hold;
+    step_all();
+  }
+  if (other_progress.progress) other_progress.progress();
+}
+
+void Exchange::set_other_progress(OtherProgress other) { other_progress = other; }
+
+std::size_t Exchange::pending_count() {
   Hold hold;
-  step_all();
+  return registry().pending.size();
 }
 
 void Exchange::drive(Exchange* x) {
@@ -260,7 +275,7 @@ void Exchange::drive(Exchange* x) {
       if (!x->pending_) return;
       // Alone and single-threaded: block in MPI_Waitall phase by phase (no other exchange of
       // this process can need progress meanwhile).
-      if (!thread_multiple() && registry().pending.size() == 1) {
+      if (!thread_multiple() && registry().pending.size() == 1 && !others_pending()) {
         x->step(true);
         return;
       }

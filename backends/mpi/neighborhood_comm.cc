@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/oversubscribed.h"
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
@@ -51,20 +52,9 @@ int copy_attr(MPI_Comm, int, void*, void* in, void* out, int* flag) {
   return MPI_SUCCESS;
 }
 
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first: an attribute there frees the keyval,
-// which would otherwise be left behind (valgrind: definitely lost in MPI_Comm_create_keyval).
-int free_keyval_at_finalize(MPI_Comm, int, void*, void* key) { return MPI_Comm_free_keyval(static_cast<int*>(key)); }
-
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
-  static const bool created = [] {
-    MPI_Comm_create_keyval(copy_attr, delete_attr, &key, nullptr);
-    int self_key = MPI_KEYVAL_INVALID;
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval_at_finalize, &self_key, &key);
-    MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
-    MPI_Comm_free_keyval(&self_key);  // released with the attribute, at MPI_Finalize
-    return true;
-  }();
+  static const bool created = (create_state_keyval(copy_attr, delete_attr, &key), true);
   (void)created;
   return key;
 }

@@ -32,6 +32,12 @@ double phase_us(const ir::graph::GraphPhase& ph, const BlockSizes& sizes, const 
   return us;
 }
 
+double schedule_us(const ir::graph::RankSchedule& schedule, const BlockSizes& sizes, const CostModel& model) {
+  double us = 0;
+  for (const ir::graph::GraphPhase& ph : schedule.phases) us += phase_us(ph, sizes, model);
+  return us;
+}
+
 RankCost price_rank(const ir::graph::GraphPlan& plan, int rank, const BlockSizes& sizes, const CostModel& model) {
   RankCost c;
   for (const ir::graph::GraphPhase& ph : plan.schedule(rank).phases) {

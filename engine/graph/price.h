@@ -44,6 +44,8 @@ struct GraphCost {
 
 // One phase of one rank (0 if it has nothing to do in it).
 double phase_us(const ir::graph::GraphPhase& phase, const BlockSizes& sizes, const CostModel& model);
+// One rank's schedule, by itself (the per-rank sum of price_rank, without the plan).
+double schedule_us(const ir::graph::RankSchedule& schedule, const BlockSizes& sizes, const CostModel& model);
 RankCost price_rank(const ir::graph::GraphPlan& plan, int rank, const BlockSizes& sizes, const CostModel& model);
 GraphCost price_plan(const ir::graph::GraphPlan& plan, const BlockSizes& sizes, const CostModel& model);
 

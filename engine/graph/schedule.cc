@@ -16,6 +16,7 @@ using ir::graph::Loc;
 using ir::graph::LocKind;
 using ir::graph::Message;
 using ir::graph::Part;
+using ir::graph::RankEdges;
 using ir::graph::RankSchedule;
 using ir::graph::Topology;
 
@@ -24,8 +25,8 @@ namespace {
 // Builds one rank's schedule: where each block is on this rank, and the phases.
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(GraphOp op, const Topology& t, int rank) : op_(op), t_(t), rank_(rank) {
-    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, t, rank);
+  ScheduleBuilder(GraphOp op, const RankEdges& edges, int rank) : op_(op), edges_(edges), rank_(rank) {
+    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
     for (int k = 0; k < static_cast<int>(sends.size()); ++k) where_.emplace(sends[k], Loc{LocKind::kSend, k});
   }
 
@@ -89,7 +90,7 @@ class ScheduleBuilder {
     GraphPhase& ph = phase(r.phase);
     Message m{r.source, {}};
     for (const BlockId& b : blocks(rank_, r.items)) {
-      const std::vector<int>& in = t_.ranks[rank_].in;
+      const std::vector<int>& in = edges_.in;
       const int j = ir::graph::position_of(in, b.origin, b.target < 0 ? 0 : b.nth);
       assert(j >= 0);
       m.parts.push_back(Part{b, Loc{LocKind::kRecv, j}});
@@ -103,8 +104,8 @@ class ScheduleBuilder {
 
   // Self edges: the send block goes straight into the recv block the k-th edge rule pairs it with.
   void self_copies() {
-    const std::vector<int>& out = t_.ranks[rank_].out;
-    const std::vector<int>& in = t_.ranks[rank_].in;
+    const std::vector<int>& out = edges_.out;
+    const std::vector<int>& in = edges_.in;
     for (int c = 0, j; (j = ir::graph::position_of(in, rank_, c)) >= 0; ++c) {
       const int k = op_ == GraphOp::kAllgather ? 0 : ir::graph::position_of(out, rank_, c);
       const BlockId b = op_ == GraphOp::kAllgather ? BlockId{rank_, -1, 0} : BlockId{rank_, rank_, c};
@@ -116,7 +117,7 @@ class ScheduleBuilder {
 
  private:
   GraphOp op_;
-  const Topology& t_;
+  const RankEdges& edges_;
   int rank_;
   RankSchedule s_;
   std::map<BlockId, Loc> where_;  // where each block this rank holds is first found
@@ -124,14 +125,18 @@ class ScheduleBuilder {
 
 }  // namespace
 
-RankSchedule schedule_from_pattern(GraphOp op, const Topology& t, int rank, const RankPattern& pattern) {
-  ScheduleBuilder b(op, t, rank);
+RankSchedule schedule_from_pattern(GraphOp op, const RankEdges& edges, int rank, const RankPattern& pattern) {
+  ScheduleBuilder b(op, edges, rank);
   b.self_copies();
   // Stages in iteration order: a later exchange may forward what an earlier one brought.
   for (const Stage& st : pattern.stages) b.exchange(st);
   for (const PatternSend& s : pattern.sends) b.phase(s.phase).sends.push_back(b.send_of(s.target, b.blocks(s.target, s.items)));
   for (const PatternRecv& r : pattern.recvs) b.receive_final(r);
   return b.take();
+}
+
+RankSchedule schedule_from_pattern(GraphOp op, const Topology& t, int rank, const RankPattern& pattern) {
+  return schedule_from_pattern(op, t.ranks[rank], rank, pattern);
 }
 
 ir::graph::GraphPlan plan_from_patterns(GraphOp op, const Topology& t, const std::vector<RankPattern>& patterns,
@@ -145,34 +150,37 @@ ir::graph::GraphPlan plan_from_patterns(GraphOp op, const Topology& t, const std
   return ir::graph::GraphPlan(std::move(parts));
 }
 
+RankSchedule linear_schedule(GraphOp op, const RankEdges& edges, int r) {
+  const std::vector<int>& out = edges.out;
+  const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, r);
+  const std::vector<BlockId> need = ir::graph::required_blocks_of(op, edges, r);
+  GraphPhase ph;
+  for (int k = 0; k < static_cast<int>(out.size()); ++k) {
+    if (out[k] == r) continue;
+    const int sk = op == GraphOp::kAllgather ? 0 : k;
+    ph.sends.push_back(Message{out[k], {Part{sends[sk], Loc{LocKind::kSend, sk}}}});
+  }
+  std::map<int, int> seen;  // source -> edges so far: the k-th message from it is its k-th edge
+  for (int j = 0; j < static_cast<int>(need.size()); ++j) {
+    const int source = edges.in[j];
+    const int nth = seen[source]++;
+    if (source != r) {
+      ph.recvs.push_back(Message{source, {Part{need[j], Loc{LocKind::kRecv, j}}}});
+      continue;
+    }
+    const int k = op == GraphOp::kAllgather ? 0 : ir::graph::position_of(out, r, nth);
+    ph.copies.push_back(Copy{need[j], Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
+  }
+  RankSchedule s;
+  if (!ph.sends.empty() || !ph.recvs.empty() || !ph.copies.empty()) s.phases.push_back(std::move(ph));
+  return s;
+}
+
 ir::graph::GraphPlan linear_plan(GraphOp op, const Topology& t) {
   ir::graph::GraphPlanParts parts;
   parts.op = op;
   parts.topology = t;
-  parts.schedules.resize(t.size());
-  for (int r = 0; r < t.size(); ++r) {
-    const std::vector<int>& out = t.ranks[r].out;
-    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, t, r);
-    const std::vector<BlockId> need = ir::graph::required_blocks_of(op, t, r);
-    GraphPhase ph;
-    for (int k = 0; k < static_cast<int>(out.size()); ++k) {
-      if (out[k] == r) continue;
-      const int sk = op == GraphOp::kAllgather ? 0 : k;
-      ph.sends.push_back(Message{out[k], {Part{sends[sk], Loc{LocKind::kSend, sk}}}});
-    }
-    std::map<int, int> seen;  // source -> edges so far: the k-th message from it is its k-th edge
-    for (int j = 0; j < static_cast<int>(need.size()); ++j) {
-      const int source = t.ranks[r].in[j];
-      const int nth = seen[source]++;
-      if (source != r) {
-        ph.recvs.push_back(Message{source, {Part{need[j], Loc{LocKind::kRecv, j}}}});
-        continue;
-      }
-      const int k = op == GraphOp::kAllgather ? 0 : ir::graph::position_of(out, r, nth);
-      ph.copies.push_back(Copy{need[j], Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
-    }
-    if (!ph.sends.empty() || !ph.recvs.empty() || !ph.copies.empty()) parts.schedules[r].phases.push_back(std::move(ph));
-  }
+  for (int r = 0; r < t.size(); ++r) parts.schedules.push_back(linear_schedule(op, t.ranks[r], r));
   return ir::graph::GraphPlan(std::move(parts));
 }
 

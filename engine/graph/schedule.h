@@ -17,12 +17,17 @@ namespace cartplan::engine::graph {
 // One message per edge (duplicates: one message each, as MPI libraries send them), all in
 // phase 0; self edges are copies.
 ir::graph::GraphPlan linear_plan(ir::graph::GraphOp op, const ir::graph::Topology& topology);
+// Rank r's part of it, from its own edge lists (what the MPI backend builds).
+ir::graph::RankSchedule linear_schedule(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank);
 
 // Rank r's schedule from its pattern: per stage an exchange with the partner (forwarded blocks
 // land in temp slots), then per pattern send one message with all its items (parallel edges
 // travel in one message), per pattern receive one message into the recv blocks (allgather: the
 // first recv block from an origin, then copies into the others); self edges are copies.
 ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::graph::Topology& topology, int rank,
+                                              const RankPattern& pattern);
+// The same from the rank's own edge lists: it needs nothing of other ranks.
+ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank,
                                               const RankPattern& pattern);
 
 ir::graph::GraphPlan plan_from_patterns(ir::graph::GraphOp op, const ir::graph::Topology& topology,

@@ -43,7 +43,11 @@ Result<SetupRun> run_setup(const ir::graph::Topology& topology, const PairingOpt
     std::vector<std::vector<SetupMessage>> delivered(p);
     std::swap(delivered, inbox);
     for (int r = 0; r < p; ++r) {
-      if (!delivered[r].empty() || !ranks[r].done()) post(ranks[r].step(std::move(delivered[r])));
+      // A finished rank never gets another message: the MPI driver (backends/mpi/graph_setup.cc)
+      // stops receiving once done() and relies on this.
+      if (!delivered[r].empty() && ranks[r].done())
+        return fail("internal error: rank " + std::to_string(r) + " got a set-up message after it finished");
+      if (!ranks[r].done()) post(ranks[r].step(std::move(delivered[r])));
     }
   }
   run.patterns.reserve(p);

@@ -23,6 +23,7 @@ std::uint64_t BlockSizes::key(const ir::graph::BlockId& b) {
 }
 
 std::int64_t BlockSizes::bytes(const ir::graph::BlockId& b) const {
+  if (constant_ >= 0) return constant_;
   if (op_ == ir::graph::GraphOp::kAllgather) return of_rank_.at(b.origin);
   auto it = of_edge_.find(key(b));
   assert(it != of_edge_.end());
@@ -30,6 +31,7 @@ std::int64_t BlockSizes::bytes(const ir::graph::BlockId& b) const {
 }
 
 double BlockSizes::mean_bytes() const {
+  if (constant_ >= 0) return static_cast<double>(constant_);
   double sum = 0;
   std::size_t n = 0;
   if (op_ == ir::graph::GraphOp::kAllgather) {
@@ -49,6 +51,14 @@ BlockSizes BlockSizes::uniform(ir::graph::GraphOp op, const ir::graph::Topology&
   }
   for (int r = 0; r < t.size(); ++r)
     for (const ir::graph::BlockId& b : ir::graph::send_blocks_of(op, t, r)) s.of_edge_[key(b)] = bytes;
+  return s;
+}
+
+BlockSizes BlockSizes::constant(ir::graph::GraphOp op, std::int64_t bytes) {
+  assert(bytes >= 0);
+  BlockSizes s;
+  s.op_ = op;
+  s.constant_ = bytes;
   return s;
 }
 

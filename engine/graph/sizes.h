@@ -19,6 +19,8 @@ namespace cartplan::engine::graph {
 class BlockSizes {
  public:
   static BlockSizes uniform(ir::graph::GraphOp op, const ir::graph::Topology& t, std::int64_t bytes);
+  // Every block `bytes`, without the graph: what one rank prices its own schedule with.
+  static BlockSizes constant(ir::graph::GraphOp op, std::int64_t bytes);
   // Every block a pseudo-random size in [0, max_bytes] from `seed` (the v forms).
   static BlockSizes varied(ir::graph::GraphOp op, const ir::graph::Topology& t, std::int64_t max_bytes, std::uint64_t seed);
 
@@ -30,6 +32,7 @@ class BlockSizes {
  private:
   static std::uint64_t key(const ir::graph::BlockId& b);
   ir::graph::GraphOp op_ = ir::graph::GraphOp::kAllgather;
+  std::int64_t constant_ = -1;                            // >= 0: every block (constant())
   std::vector<std::int64_t> of_rank_;                     // allgather
   std::unordered_map<std::uint64_t, std::int64_t> of_edge_;  // alltoall: (origin, target, nth)
 };

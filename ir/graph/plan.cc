@@ -58,18 +58,24 @@ std::vector<std::pair<int, int>> with_occurrence(const std::vector<int>& list) {
 
 }  // namespace
 
-std::vector<BlockId> send_blocks_of(GraphOp op, const Topology& t, int rank) {
+std::vector<BlockId> send_blocks_of(GraphOp op, const RankEdges& edges, int rank) {
   if (op == GraphOp::kAllgather) return {BlockId{rank, -1, 0}};
   std::vector<BlockId> out;
-  for (auto [target, nth] : with_occurrence(t.ranks[rank].out)) out.push_back(BlockId{rank, target, nth});
+  for (auto [target, nth] : with_occurrence(edges.out)) out.push_back(BlockId{rank, target, nth});
   return out;
 }
 
-std::vector<BlockId> required_blocks_of(GraphOp op, const Topology& t, int rank) {
+std::vector<BlockId> required_blocks_of(GraphOp op, const RankEdges& edges, int rank) {
   std::vector<BlockId> out;
-  for (auto [source, nth] : with_occurrence(t.ranks[rank].in))
+  for (auto [source, nth] : with_occurrence(edges.in))
     out.push_back(op == GraphOp::kAllgather ? BlockId{source, -1, 0} : BlockId{source, rank, nth});
   return out;
+}
+
+std::vector<BlockId> send_blocks_of(GraphOp op, const Topology& t, int rank) { return send_blocks_of(op, t.ranks[rank], rank); }
+
+std::vector<BlockId> required_blocks_of(GraphOp op, const Topology& t, int rank) {
+  return required_blocks_of(op, t.ranks[rank], rank);
 }
 
 int send_blocks(GraphOp op, const Topology& t, int rank) {

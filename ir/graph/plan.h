@@ -108,6 +108,9 @@ BlockId required_block(GraphOp op, const Topology& topology, int rank, int j);
 // Every send block / every required recv block of a rank, in index order (O(d log d)).
 std::vector<BlockId> send_blocks_of(GraphOp op, const Topology& topology, int rank);
 std::vector<BlockId> required_blocks_of(GraphOp op, const Topology& topology, int rank);
+// The same from the rank's own edge lists (what a rank knows without the graph).
+std::vector<BlockId> send_blocks_of(GraphOp op, const RankEdges& edges, int rank);
+std::vector<BlockId> required_blocks_of(GraphOp op, const RankEdges& edges, int rank);
 // Send blocks of a rank: 1 (allgather) or its out-degree (alltoall).
 int send_blocks(GraphOp op, const Topology& topology, int rank);
 

@@ -1,0 +1,275 @@
+// Graph collectives: argument checks, the algorithm, init's agreement, and the three forms.
+#include "backends/mpi/graph_collective.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/graph_sizes.h"
+
+namespace cartplan::mpi {
+namespace {
+
+using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
+
+// One side's datatype and buffer: the type's size and extent (size -1 when the side is not
+// significant on this rank).
+MpiStatus side_type(const char* side, const void* buf, MPI_Datatype type, bool significant, MPI_Count* size, MPI_Aint* extent) {
+  *size = -1;
+  *extent = 0;
+  if (!significant) return {};
+  if (buf == MPI_IN_PLACE) return mpi_error(MPI_ERR_ARG, std::string(side) + "buf is MPI_IN_PLACE (neighbourhood collectives have no in-place form)");
+  if (type == MPI_DATATYPE_NULL) return mpi_error(MPI_ERR_TYPE, std::string(side) + "type is MPI_DATATYPE_NULL");
+  MPI_Aint lb = 0;
+  if (MPI_Type_size_x(type, size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS)
+    return mpi_error(MPI_ERR_TYPE, std::string(side) + "type is not a valid datatype");
+  return {};
+}
+
+// Blocks of one side: block i has counts[i] elements at buf + displs[i] * extent (`v`, the v
+// forms), or `count` elements at buf + i * count * extent.
+MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, const int* counts, const int* displs,
+                      MPI_Datatype type, std::size_t n, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+  MPI_Count size = 0;
+  MPI_Aint extent = 0;
+  MpiStatus s = side_type(side, buf, type, n > 0, &size, &extent);
+  if (!s.ok() || n == 0) return s;
+  if (v && (!counts || !displs)) return mpi_error(MPI_ERR_ARG, std::string(side) + "counts or " + side + "displs is NULL");
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = v ? counts[i] : count;
+    if (c < 0) return mpi_error(MPI_ERR_COUNT, std::string(side) + "count" + (v ? "s[" + std::to_string(i) + "]" : "") + " is negative (" + std::to_string(c) + ")");
+    const MPI_Aint at = v ? static_cast<MPI_Aint>(displs[i]) * extent : static_cast<MPI_Aint>(i) * count * extent;
+    const std::int64_t b = static_cast<std::int64_t>(size) * c;
+    if (!buf && b > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
+    blocks->push_back(BlockSpec{static_cast<const char*>(buf) + at, c, type});
+    bytes->push_back(b);
+  }
+  return {};
+}
+
+// The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v) lay them out.
+MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
+  const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
+  const std::size_t sends = outdeg == 0 ? 0 : c.op == GraphOp::kAllgather ? 1 : outdeg;
+  out->varied = c.varied;
+  const bool v_send = c.varied && c.op == GraphOp::kAlltoall;  // allgatherv sends one block of sendcount
+  MpiStatus s = side_blocks("send", c.sendbuf, c.sendcount, v_send, c.sendcounts, c.sdispls, c.sendtype, sends, &out->send, &out->send_bytes);
+  if (s.ok())
+    s = side_blocks("recv", c.recvbuf, c.recvcount, c.varied, c.recvcounts, c.rdispls, c.recvtype, indeg, &out->recv, &out->recv_bytes);
+  if (!s.ok()) return s;
+  std::int64_t largest = 0;
+  for (const auto* list : {&out->send_bytes, &out->recv_bytes})
+    for (std::int64_t b : *list) largest = std::max(largest, b);
+  out->block_bytes = largest;
+  if (c.varied) return {};
+  const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
+  if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
+    return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
+                                      std::to_string(rbytes) + " bytes) differ: cartplan's graph collectives need one block size on every rank");
+  return {};
+}
+
+// What the algorithm needs before any argument is looked at, so that every rank takes part in
+// the same collective set-up whatever its arguments: auto's table, or a forced pattern.
+MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
+  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  MpiStatus s = g.choose(op, 0, o, &a);  // auto: builds the table (its answer at 0 bytes is not used)
+  if (!s.ok() || a == GraphAlgorithm::kLinear) return s;
+  ir::graph::RankSchedule unused;
+  return g.schedule(op, a, o.theta, &unused);
+}
+
+// The exchange for the chosen algorithm. v forms with a combining schedule first run the size
+// pass (graph_sizes.h; non-blocking calls inside the request's progress); if it finds counts
+// that differ between the ends of an edge, the exchange is still built and runs (so nobody
+// waits for this rank) and reports that error.
+MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
+  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  MpiStatus s = g.choose(c.op, bytes, o, &a);
+  if (!s.ok()) return s;
+  ir::graph::RankSchedule sched;
+  s = g.schedule(c.op, a, o.theta, &sched);
+  if (!s.ok()) return s;
+  MpiStatus sizes;
+  if (b.varied && a != GraphAlgorithm::kLinear) {
+    // A non-blocking call runs its size pass as part of its progress: it returns at once.
+    if (kind == GraphExchange::Kind::kNonblocking)
+      return GraphExchange::create_learning_sizes(g.shared(), a, std::move(sched), b, lane, o.progress_anywhere, out);
+    SizePass pass(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes);
+    sizes = pass.run();
+    if (sizes.code != MPI_SUCCESS && sizes.code != MPI_ERR_TRUNCATE) return sizes;
+    b.temp_bytes = pass.temp_bytes();
+  }
+  s = GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
+  if (s.ok()) (*out)->set_build_error(sizes);
+  return s;
+}
+
+// The options a call runs with: auto on a v form that is not persistent runs linear, since
+// choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
+GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
+  GraphOptions o = g.options();
+  if (c.varied && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
+  return o;
+}
+
+// The blocking call's cached exchange: reused when the arguments are the same words and both
+// datatypes are predefined (a derived type may be freed and its handle reused).
+struct BlockingCache {
+  std::vector<std::uintptr_t> key;
+  std::unique_ptr<GraphExchange> exchange;
+};
+
+bool predefined(MPI_Datatype type) {
+  int ni = 0, na = 0, nt = 0, combiner = 0;
+  return type != MPI_DATATYPE_NULL && MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED;
+}
+
+std::vector<std::uintptr_t> call_key(const GraphCall& c) {
+  if (!predefined(c.sendtype) || !predefined(c.recvtype)) return {};
+  return {static_cast<std::uintptr_t>(c.op), reinterpret_cast<std::uintptr_t>(c.sendbuf), static_cast<std::uintptr_t>(c.sendcount),
+          reinterpret_cast<std::uintptr_t>(c.sendtype), reinterpret_cast<std::uintptr_t>(c.recvbuf),
+          static_cast<std::uintptr_t>(c.recvcount), reinterpret_cast<std::uintptr_t>(c.recvtype)};
+}
+
+// Init's agreement in one MPI_Allreduce: element 0 says how many MAX entries follow; the rest
+// (the persistent-lane bitmap) is OR-ed.
+void max_then_or(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const std::int64_t*>(in);
+  auto* b = static_cast<std::int64_t*>(inout);
+  const int n_max = static_cast<int>(a[0]);
+  for (int i = 1; i <= n_max && i < *len; ++i) b[i] = std::max(a[i], b[i]);
+  for (int i = n_max + 1; i < *len; ++i) b[i] |= a[i];
+}
+
+MPI_Op agreement_op() {
+  static MPI_Op op = [] {
+    MPI_Op o = MPI_OP_NULL;
+    MPI_Op_create(&max_then_or, 1, &o);
+    return o;
+  }();
+  return op;
+}
+
+struct Agreed {
+  std::int64_t bytes_max = -1, bytes_min = -1;  // over ranks with significant blocks (-1: none)
+  int lane = -1;
+};
+
+// Collective: errors, algorithm, theta, block size and the lanes held, agreed in one call.
+MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
+  const std::int64_t algo = static_cast<std::int64_t>(o.algo);
+  const std::int64_t kNone = INT64_MIN / 2;
+  std::vector<std::int64_t> v = {7, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta,
+                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone};
+  for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
+  std::vector<std::int64_t> all(v.size(), 0);
+  CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
+  if (all[1] != 0) return agreed_error(local, static_cast<int>(all[1]));
+  if (all[2] != -all[3] || all[4] != -all[5])
+    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm or cartplan_theta values to this collective");
+  out->bytes_max = all[6];
+  out->bytes_min = all[7] == kNone ? -1 : -all[7];
+  std::vector<std::uint64_t> held;
+  for (std::size_t i = 8; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
+  out->lane = g.shared()->lanes.first_free(held);
+  if (out->lane < 0)
+    return mpi_error(MPI_ERR_OTHER, "too many persistent graph requests alive on this communicator (" +
+                                        std::to_string(g.shared()->lanes.persistent_lanes()) + "); free some first");
+  return {};
+}
+
+MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiStatus& caller_error,
+                     std::unique_ptr<GraphExchange>* out) {
+  GraphOptions o = g.options();
+  MpiStatus local = parse_graph_info(info, &o);
+  GraphBuffers b;
+  if (local.ok()) local = make_buffers(g, c, &b);
+  if (local.ok()) local = caller_error;
+  const std::int64_t mine = local.ok() && (!b.send.empty() || !b.recv.empty()) ? b.block_bytes : -1;
+  Agreed agreed;
+  MpiStatus s = agree_init(g, local, o, mine, &agreed);
+  if (!s.ok()) return s;
+  // The combining schedules forward blocks and keep them in temp slots of one size: they need
+  // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
+  // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
+  const bool uniform = agreed.bytes_max == agreed.bytes_min || c.varied;  // v forms learn sizes (graph_sizes.h)
+  if (!uniform) {
+    if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
+      return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +
+                                        std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
+    o.algo = engine::graph::GraphAlgoChoice::kLinear;
+  }
+  s = build(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  if (!c.varied) return s;
+  // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
+  // every rank together (persistent v forms agree on sizes at init).
+  const MpiStatus local_build = !s.ok() ? s : (*out)->build_error();
+  const int mine_code = local_build.ok() ? 0 : local_build.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
+  if (worst == 0) return {};
+  out->reset();
+  return agreed_error(local_build, worst);
+}
+
+}  // namespace
+
+MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
+  GraphComm* g = nullptr;
+  MpiStatus s = require_graph(comm, &g);
+  if (!s.ok()) return s;
+  std::shared_ptr<void>& slot = g->blocking_slot();
+  if (!slot) slot = std::make_shared<BlockingCache>();
+  auto& cache = *static_cast<BlockingCache*>(slot.get());
+  std::vector<std::uintptr_t> key = c.varied ? std::vector<std::uintptr_t>{} : call_key(c);  // v forms: counts may change
+  if (key.empty() || key != cache.key || !cache.exchange) {
+    cache.exchange.reset();
+    cache.key.clear();
+    const GraphOptions o = call_options(*g, c);
+    s = prepare(*g, c.op, o);
+    GraphBuffers b;
+    if (s.ok()) s = make_buffers(*g, c, &b);
+    const std::int64_t bytes = b.block_bytes;
+    if (s.ok()) s = build(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
+    if (!s.ok()) return s;
+    cache.key = std::move(key);
+  }
+  s = cache.exchange->run_once();
+  if (cache.key.empty() || !s.ok()) {  // derived datatypes may be freed after the call
+    cache.exchange.reset();
+    cache.key.clear();
+  }
+  return s;
+}
+
+MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphExchange::Kind kind,
+                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error) {
+  GraphComm* g = nullptr;
+  MpiStatus s = require_graph(comm, &g);
+  if (!s.ok()) return s;
+  if (kind == GraphExchange::Kind::kPersistent) {
+    // The pattern or table a forced or auto algorithm needs is set up once the ranks agreed on it.
+    return persistent(*g, c, info, caller_error, out);
+  }
+  // The lane is the call's sequence number, taken whatever the arguments: ranks stay in step.
+  const int lane = g->shared()->lanes.next_nonblocking();
+  const GraphOptions o = call_options(*g, c);
+  s = prepare(*g, c.op, o);
+  if (!s.ok()) return s;
+  if (!caller_error.ok()) return caller_error;
+  GraphBuffers b;
+  s = make_buffers(*g, c, &b);
+  const std::int64_t bytes = b.block_bytes;
+  if (s.ok()) s = build(*g, c, o, kind, lane, std::move(b), bytes, out);
+  if (!s.ok()) return s;
+  (*out)->take_lane(lane);
+  return (*out)->start();
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,52 @@
+// The graph collectives behind the C API's Cart_graph_neighbor_* functions: argument checks,
+// the choice of algorithm, and the blocking, non-blocking and persistent forms over
+// GraphExchange (graph_exchange.h) on any distributed-graph communicator (graph_comm.h).
+//
+// Blocking and non-blocking calls talk to neighbours only: each rank checks its own arguments
+// and returns its own error; a block size that differs between ranks is found on arrival
+// (MPI_ERR_TRUNCATE). The first graph collective on a communicator creates cartplan's state
+// there (collective: two MPI_Comm_dup; with auto, or a forced combining algorithm, the pattern
+// construction among neighbours and friends; with auto one MPI_Allreduce for the agreed price
+// table). Persistent init is collective: one MPI_Allreduce agrees on errors, the algorithm,
+// theta, the block size and a free lane, so that every rank fails or succeeds together.
+//
+//   GraphCall c{GraphOp::kAllgather, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT};
+//   std::unique_ptr<GraphExchange> x;
+//   MpiStatus s = graph_request(comm, c, MPI_INFO_NULL, GraphExchange::Kind::kPersistent, &x);
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "backends/mpi/graph_exchange.h"
+#include "backends/mpi/status.h"
+#include "ir/graph/topology.h"
+
+namespace cartplan::mpi {
+
+// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v): the v forms set
+// `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv: all four).
+struct GraphCall {
+  ir::graph::GraphOp op = ir::graph::GraphOp::kAllgather;
+  const void* sendbuf = nullptr;
+  int sendcount = 0;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  void* recvbuf = nullptr;
+  int recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  bool varied = false;
+  const int* sendcounts = nullptr;
+  const int* sdispls = nullptr;
+  const int* recvcounts = nullptr;
+  const int* rdispls = nullptr;
+};
+
+MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);
+// kNonblocking (started) or kPersistent (inactive); `info` overrides the communicator's keys
+// (persistent only; MPI_INFO_NULL for none). `caller_error` (a NULL request pointer) takes part
+// in init's agreement.
+MpiStatus graph_request(MPI_Comm comm, const GraphCall& call, MPI_Info info, GraphExchange::Kind kind,
+                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error = {});
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,246 @@
+// The state cartplan attaches to a distributed-graph communicator, and auto's agreed table.
+#include "backends/mpi/graph_comm.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/graph_setup.h"
+#include "backends/mpi/neighborhood_comm.h"
+#include "engine/cost_model_locate.h"
+#include "engine/graph/price.h"
+#include "engine/graph/schedule.h"
+#include "engine/graph/sizes.h"
+#include "ir/parse_number.h"
+
+namespace cartplan::mpi {
+namespace {
+
+using engine::graph::GraphAlgoChoice;
+using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
+
+int delete_attr(MPI_Comm, int, void* attr, void*) {
+  delete static_cast<GraphComm*>(attr);
+  return MPI_SUCCESS;
+}
+
+// A duplicate of the user's communicator does not carry the state (MPI_COMM_NULL_COPY_FN): it
+// gets its own, with its own private communicators, on its first graph collective.
+int keyval() {
+  static int key = MPI_KEYVAL_INVALID;
+  static const bool created = (create_state_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key), true);
+  (void)created;
+  return key;
+}
+
+// MPI_TAG_UB is an attribute of MPI_COMM_WORLD; its value holds for every communicator.
+std::int64_t tag_ub() {
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  return flag && ub ? *ub : 32767;
+}
+
+std::int64_t table_bytes(int i) { return i == 0 ? 0 : std::int64_t{1} << (i - 1); }
+
+int candidate_index(GraphAlgorithm a) { return a == GraphAlgorithm::kLinear ? 0 : a == GraphAlgorithm::kPairing ? 1 : 2; }
+
+MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
+  int indegree = 0, outdegree = 0, weighted = 0;
+  CARTPLAN_MPI_CALL(MPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted));
+  edges->in.assign(static_cast<std::size_t>(indegree), 0);
+  edges->out.assign(static_cast<std::size_t>(outdegree), 0);
+  std::vector<int> in_w(static_cast<std::size_t>(indegree) + 1), out_w(static_cast<std::size_t>(outdegree) + 1);
+  CARTPLAN_MPI_CALL(MPI_Dist_graph_neighbors(comm, indegree, edges->in.data(), weighted ? in_w.data() : MPI_UNWEIGHTED,
+                                             outdegree, edges->out.data(), weighted ? out_w.data() : MPI_UNWEIGHTED));
+  return {};
+}
+
+}  // namespace
+
+MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_algorithm", &present);
+  if (present) {
+    if (v == "auto") o->algo = GraphAlgoChoice::kAuto;
+    else if (v == "linear") o->algo = GraphAlgoChoice::kLinear;
+    else if (v == "pairing") o->algo = GraphAlgoChoice::kPairing;
+    else if (v == "cumulative") o->algo = GraphAlgoChoice::kCumulative;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, linear, pairing or cumulative)");
+  }
+  v = info_value(info, "cartplan_theta", &present);
+  if (present) {
+    Result<int> theta = parse_int(v, 1, 1 << 20);
+    if (!theta) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_theta: " + theta.error() + " (expected an integer >= 1)");
+    o->theta = *theta;
+  }
+  v = info_value(info, "cartplan_progress", &present);
+  if (present) {
+    if (v == "any") o->progress_anywhere = true;
+    else if (v == "cartplan") o->progress_anywhere = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
+  }
+  return {};
+}
+
+GraphShared::GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub)
+    : user(user_comm), exec(exec_comm), lanes(tag_ub) {
+  holders.assign(static_cast<std::size_t>(lanes.nonblocking_lanes()), nullptr);
+}
+
+GraphShared::~GraphShared() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && exec != MPI_COMM_NULL) MPI_Comm_free(&exec);
+}
+
+GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, ir::graph::RankEdges edges,
+                     GraphOptions options, engine::CostModel model)
+    : rank_(rank), edges_(std::move(edges)), options_(options), model_(model), setup_(setup, tag_ub()) {
+  shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
+}
+
+GraphComm::~GraphComm() {
+  shared_->user = MPI_COMM_NULL;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  MPI_Comm setup = setup_.comm();
+  if (!finalized && setup != MPI_COMM_NULL) MPI_Comm_free(&setup);
+}
+
+MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::RankPattern** out) {
+  auto it = patterns_.find({cumulative, theta});
+  if (it == patterns_.end()) {
+    engine::graph::PairingOptions po;
+    po.cumulative = cumulative;
+    po.theta = theta;
+    engine::graph::RankPattern p;
+    SetupCounts counts;
+    MpiStatus s = setup_.construct(rank_, edges_, po, &p, &counts);
+    if (!s.ok()) return s;
+    it = patterns_.emplace(std::make_pair(cumulative, theta), std::move(p)).first;
+  }
+  *out = &it->second;
+  return {};
+}
+
+MpiStatus GraphComm::schedule(GraphOp op, GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out) {
+  if (algorithm == GraphAlgorithm::kLinear) {
+    *out = engine::graph::linear_schedule(op, edges_, rank_);
+    return {};
+  }
+  const engine::graph::RankPattern* p = nullptr;
+  MpiStatus s = pattern(algorithm == GraphAlgorithm::kCumulative, theta, &p);
+  if (!s.ok()) return s;
+  *out = engine::graph::schedule_from_pattern(op, edges_, rank_, *p);
+  return {};
+}
+
+// Every rank prices its own schedules; the max over ranks is what each candidate costs
+// (engine/graph/choose.h's max_rank_us), the same numbers everywhere after one MPI_Allreduce.
+MpiStatus GraphComm::table(int theta, const Table** out) {
+  auto it = tables_.find(theta);
+  if (it == tables_.end()) {
+    Table mine{};
+    for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
+      for (GraphAlgorithm a : {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
+        ir::graph::RankSchedule sched;
+        MpiStatus s = schedule(op, a, theta, &sched);
+        if (!s.ok()) return s;
+        for (int i = 0; i < kTableSizes; ++i) {
+          const engine::graph::BlockSizes sizes = engine::graph::BlockSizes::constant(op, table_bytes(i));
+          mine[static_cast<std::size_t>(((op == GraphOp::kAlltoall) * 3 + candidate_index(a)) * kTableSizes + i)] =
+              engine::graph::schedule_us(sched, sizes, model_);
+        }
+      }
+    }
+    Table all{};
+    CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
+    it = tables_.emplace(theta, all).first;
+  }
+  *out = &it->second;
+  return {};
+}
+
+MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, GraphAlgorithm* out) {
+  switch (o.algo) {
+    case GraphAlgoChoice::kLinear: *out = GraphAlgorithm::kLinear; return {};
+    case GraphAlgoChoice::kPairing: *out = GraphAlgorithm::kPairing; return {};
+    case GraphAlgoChoice::kCumulative: *out = GraphAlgorithm::kCumulative; return {};
+    case GraphAlgoChoice::kAuto: break;
+  }
+  const Table* t = nullptr;
+  MpiStatus s = table(o.theta, &t);
+  if (!s.ok()) return s;
+  // Between two sizes of the table each price is interpolated linearly (beyond 2^24 bytes,
+  // extrapolated from the last two): the model's terms are affine in the bytes between its
+  // thresholds. Every rank has the same table and size, hence the same answer.
+  int hi = 1;
+  while (hi < kTableSizes - 1 && table_bytes(hi) < block_bytes) ++hi;
+  const int lo = hi - 1;
+  const double f = static_cast<double>(block_bytes - table_bytes(lo)) / static_cast<double>(table_bytes(hi) - table_bytes(lo));
+  std::array<double, 3> us{};
+  for (int c = 0; c < 3; ++c) {
+    const std::size_t base = static_cast<std::size_t>(((op == GraphOp::kAlltoall) * 3 + c) * kTableSizes);
+    us[static_cast<std::size_t>(c)] = (*t)[base + lo] + f * ((*t)[base + hi] - (*t)[base + lo]);
+  }
+  // engine/graph/choose.h's rule: the cheaper combining schedule only if at least kGraphGain cheaper.
+  const int best = us[2] < us[1] ? 2 : 1;
+  const bool combine = us[static_cast<std::size_t>(best)] <= (1.0 - engine::graph::kGraphGain) * us[0];
+  *out = !combine ? GraphAlgorithm::kLinear : best == 2 ? GraphAlgorithm::kCumulative : GraphAlgorithm::kPairing;
+  return {};
+}
+
+MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
+  *out = nullptr;
+  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  void* attr = nullptr;
+  int flag = 0;
+  if (MPI_Comm_get_attr(comm, keyval(), &attr, &flag) == MPI_SUCCESS && flag) {
+    *out = static_cast<GraphComm*>(attr);
+    return {};
+  }
+  int topo = MPI_UNDEFINED;
+  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
+  if (topo != MPI_DIST_GRAPH)
+    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator is not a distributed-graph communicator (make it with MPI_Dist_graph_create_adjacent or MPI_Dist_graph_create)");
+  ir::graph::RankEdges edges;
+  MpiStatus s = read_edges(comm, &edges);
+  if (!s.ok()) return s;
+  GraphOptions options;
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_Comm_get_info(comm, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
+    s = parse_graph_info(info, &options);
+    MPI_Info_free(&info);
+  }
+  if (const char* p = std::getenv("CARTPLAN_PROGRESS"); p && std::string(p) == "cartplan") options.progress_anywhere = false;
+  int rank = 0;
+  CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &rank));
+  int size = 1;
+  CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
+  // The model: a calibration if one is found (engine/cost_model_locate.h), else the built-in
+  // defaults. A rank whose lookup fails uses the defaults; auto's agreed table keeps ranks alike.
+  Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
+  const engine::CostModel model = located ? located->model : engine::CostModel{};
+  // Both duplicates are made even after an Info error, so that every rank makes the same
+  // collective calls whatever its Info says.
+  MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
+  CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
+  const int rc = MPI_Comm_dup(comm, &setup);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&exec);
+    return from_mpi(rc, "MPI_Comm_dup");
+  }
+  MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
+  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, std::move(edges), options, model);
+  if (!s.ok()) return s;
+  CARTPLAN_MPI_CALL(MPI_Comm_set_attr(comm, keyval(), g.get()));
+  *out = g.release();
+  return {};
+}
+
+}  // namespace cartplan::mpi

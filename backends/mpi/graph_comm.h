@@ -1,0 +1,121 @@
+// GraphComm: the state cartplan attaches to an MPI distributed-graph communicator
+// (MPI_Dist_graph_create_adjacent) on the first graph collective called on it: this rank's
+// edge lists as MPI_Dist_graph_neighbors returns them, the options from the communicator's
+// Info, two private duplicates (one for the collectives' messages, one for set-up), the
+// combining patterns of seed 003's construction and the agreed table behind algorithm auto.
+//
+// Creation is collective (it happens inside the first graph collective, which every rank calls):
+// two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
+// friends and partners only, graph_setup.h); auto's table the first time auto runs: both
+// patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
+// 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
+// prices, so every rank picks alike for any size without talking again.
+//
+//   GraphComm* g = nullptr;
+//   MpiStatus s = require_graph(distgraphcomm, &g);      // finds or creates
+//   ir::graph::GraphAlgorithm a;
+//   s = g->choose(GraphOp::kAllgather, 8, g->options(), &a);
+//   ir::graph::RankSchedule sched;
+//   s = g->schedule(GraphOp::kAllgather, a, g->options().theta, &sched);
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backends/mpi/graph_setup.h"
+#include "backends/mpi/lanes.h"
+#include "backends/mpi/status.h"
+#include "engine/cost_model.h"
+#include "engine/graph/choose.h"
+#include "engine/graph/pattern.h"
+#include "ir/graph/plan.h"
+
+namespace cartplan::mpi {
+
+// Info keys of the graph collectives (at MPI_Dist_graph_create_adjacent, read back with
+// MPI_Comm_get_info, or per _init call):
+//   cartplan_algorithm  auto | linear | pairing | cumulative
+//   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
+//   cartplan_progress   any | cartplan (as for Cartesian communicators)
+struct GraphOptions {
+  engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
+  int theta = 4;
+  bool progress_anywhere = true;
+};
+
+// Reads the keys above from `info` on top of *options; MPI_ERR_INFO_VALUE names a bad value.
+MpiStatus parse_graph_info(MPI_Info info, GraphOptions* options);
+
+class GraphExchange;
+
+// What requests share with their communicator and may outlive it: the private communicator
+// their messages travel on, the user's handle (for error handlers), the lanes, and which
+// request holds each non-blocking lane.
+struct GraphShared {
+  GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub);
+  ~GraphShared();
+  GraphShared(const GraphShared&) = delete;
+  GraphShared& operator=(const GraphShared&) = delete;
+  MPI_Comm user;  // MPI_COMM_NULL once freed
+  MPI_Comm exec;
+  Lanes lanes;
+  std::mutex mu;  // under MPI_THREAD_MULTIPLE: the lane holders
+  std::vector<GraphExchange*> holders;  // by lane - (1 + persistent lanes)
+  GraphExchange*& holder(int lane) { return holders[static_cast<std::size_t>(lane - 1 - lanes.persistent_lanes())]; }
+};
+
+class GraphComm {
+ public:
+  GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, ir::graph::RankEdges edges, GraphOptions options,
+            engine::CostModel model);
+  ~GraphComm();
+  GraphComm(const GraphComm&) = delete;
+  GraphComm& operator=(const GraphComm&) = delete;
+
+  int rank() const { return rank_; }
+  const ir::graph::RankEdges& edges() const { return edges_; }
+  const GraphOptions& options() const { return options_; }
+  const std::shared_ptr<GraphShared>& shared() const { return shared_; }
+
+  // The algorithm for `op` with blocks of `block_bytes` under `options` (auto: the agreed
+  // table; on first use collective, see above). Every rank must call it at the same point
+  // with the same options and size.
+  MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
+                   ir::graph::GraphAlgorithm* out);
+  // This rank's schedule (pairing and cumulative: collective the first time, see above).
+  MpiStatus schedule(ir::graph::GraphOp op, ir::graph::GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out);
+
+  // Storage for the last blocking call's exchange (typed by graph_collective.cc), released
+  // with the communicator.
+  std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
+
+ private:
+  // Sizes of auto's table: 0, then 2^0 .. 2^24 bytes.
+  static constexpr int kTableSizes = 26;
+  using Table = std::array<double, 2 * 3 * kTableSizes>;  // [op][candidate][size]: max-over-ranks us
+  MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
+  MpiStatus table(int theta, const Table** out);
+
+  int rank_;
+  ir::graph::RankEdges edges_;
+  GraphOptions options_;
+  engine::CostModel model_;
+  SetupChannel setup_;
+  std::shared_ptr<GraphShared> shared_;
+  std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
+  std::map<int, Table> tables_;                                           // theta
+  std::shared_ptr<void> blocking_slot_;
+};
+
+// The graph state of `comm`, created on first use (collective then): MPI_ERR_COMM for
+// MPI_COMM_NULL, MPI_ERR_TOPOLOGY when comm is not a distributed-graph communicator,
+// MPI_ERR_INFO_VALUE for a bad Info value at its creation.
+MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
+
+}  // namespace cartplan::mpi

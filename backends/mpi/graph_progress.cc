@@ -1,0 +1,179 @@
+// Process-wide progress of pending graph exchanges: the registry every start adds to, starting,
+// testing and waiting, and the callback the MPI library's progress engine runs (progress_hook.h).
+// The reasoning is exchange_progress.cc's: a later phase can only be posted by cartplan code,
+// so every cartplan call advances every pending exchange (graph and Cartesian alike: the
+// Cartesian registry calls this one through Exchange::set_other_progress), and
+// while some graph exchange still has a phase to post, the hook runs poll() inside every MPI
+// call that waits or tests. poll() never re-enters (the MPI calls it makes run the progress
+// engine again) and under MPI_THREAD_MULTIPLE only try-locks the registry.
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <mutex>
+#include <vector>
+
+#include "backends/mpi/graph_exchange.h"
+#include "backends/mpi/progress_hook.h"
+
+namespace cartplan::mpi {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<GraphExchange*> pending;  // in the order they were started
+  std::atomic<int> hook_demand{0};
+  bool hooked = false;
+};
+
+Registry the_registry;
+thread_local int held = 0;  // this thread's depth inside the registry
+
+// Holds the registry: the mutex under MPI_THREAD_MULTIPLE, reentrant on one thread.
+class Hold {
+ public:
+  Hold() : multiple_(thread_multiple()) {
+    if (held++ == 0 && multiple_) the_registry.mu.lock();
+  }
+  ~Hold() {
+    if (--held == 0 && multiple_) the_registry.mu.unlock();
+  }
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+
+ private:
+  const bool multiple_;
+};
+
+// As in exchange_progress.cc: under MPI_THREAD_MULTIPLE the callback stays registered once it was.
+void unhook() {
+  if (!the_registry.hooked || thread_multiple()) return;
+  progress_hook_unregister(&GraphExchange::progress_poll);
+  the_registry.hooked = false;
+}
+
+void hook() {
+  if (!the_registry.hooked) the_registry.hooked = progress_hook_register(&GraphExchange::progress_poll);
+}
+
+std::size_t pending_graph_exchanges() {
+  Hold hold;
+  return the_registry.pending.size();
+}
+
+void step_graph_exchanges() {
+  Hold hold;
+  GraphExchange::step_all_pending();
+}
+
+// Cartesian calls (Cart_wait on a Cartesian request, ...) advance graph exchanges too, and
+// block alone in MPI only when none is pending.
+const bool registered = [] {
+  Exchange::set_other_progress(Exchange::OtherProgress{&pending_graph_exchanges, &step_graph_exchanges});
+  return true;
+}();
+
+}  // namespace
+
+int GraphExchange::progress_poll() {
+  Registry& r = the_registry;
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0 || held > 0) return 0;
+  const bool multiple = thread_multiple();
+  if (multiple && !r.mu.try_lock()) return 0;
+  ++held;
+  const int events = step_all();
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
+  --held;
+  if (multiple) r.mu.unlock();
+  return events;
+}
+
+int GraphExchange::step_all() {
+  const std::vector<GraphExchange*> list = the_registry.pending;  // a step may finish one: walk a copy
+  int events = 0;
+  for (GraphExchange* e : list) {
+    if (!e->pending_) continue;
+    const std::size_t phase = e->phase_;
+    e->step(false);
+    events += !e->pending_ || e->phase_ != phase ? 1 : 0;
+  }
+  return events;
+}
+
+void GraphExchange::set_pending(bool pending) {
+  assert(held > 0 && "the registry is held");
+  Registry& r = the_registry;
+  if (pending && !pending_) r.pending.push_back(this);
+  if (!pending && pending_) {
+    r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
+    if (hooked_) {
+      hooked_ = false;
+      if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
+    }
+  }
+  pending_ = pending;
+}
+
+// An exchange with a later phase still to post asks for the hook once its first phase is posted.
+void GraphExchange::request_hook() {
+  if (!pending_ || hooked_ || !hook_phases_ || messaging_phases_ < 2 || !progress_hook_available()) return;
+  hooked_ = true;
+  if (the_registry.hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
+}
+
+MpiStatus GraphExchange::start() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
+  Hold hold;
+  active_ = true;
+  error_ = build_error_;
+  phase_ = 0;
+  phase_started_ = false;
+  set_pending(true);
+  step(false, true);
+  request_hook();
+  return {};
+}
+
+MpiStatus GraphExchange::run_once() {
+  MpiStatus s = start();
+  if (!s.ok()) return s;
+  return wait();
+}
+
+MpiStatus GraphExchange::test(bool* done) {
+  *done = true;
+  if (!active_) return {};
+  if (pending_) Exchange::progress_all();  // Cartesian exchanges, then the graph ones
+  Hold hold;
+  *done = !pending_;
+  if (*done) active_ = false;
+  return *done ? error_ : MpiStatus{};
+}
+
+MpiStatus GraphExchange::wait() {
+  if (!active_) return {};
+  if (pending_) drive(this);
+  active_ = false;
+  return error_;
+}
+
+void GraphExchange::progress_all() { Exchange::progress_all(); }
+
+void GraphExchange::step_all_pending() { step_all(); }
+
+// Until x's communication is done: alone and single-threaded it blocks in MPI_Waitsome phase by
+// phase; otherwise it advances every pending exchange, graph and Cartesian, in turn.
+void GraphExchange::drive(GraphExchange* x) {
+  for (;;) {
+    {
+      Hold hold;
+      if (!x->pending_) return;
+      if (!thread_multiple() && the_registry.pending.size() == 1 && Exchange::pending_count() == 0) {
+        x->step(true);
+        if (!x->pending_) return;
+      }
+    }
+    Exchange::progress_all();  // Cartesian exchanges, then the graph ones
+  }
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,161 @@
+// The MPI driver of the distributed pattern construction (seed 003, Alg. 1 and 2).
+#include "backends/mpi/graph_setup.h"
+
+#include <algorithm>
+#include <climits>
+#include <utility>
+#include <vector>
+
+#include "engine/graph/setup_rank.h"
+
+namespace cartplan::mpi {
+namespace {
+
+using engine::graph::SetupKind;
+using engine::graph::SetupMessage;
+
+constexpr int kKinds = 5;
+constexpr int kSubs = 34;  // sub-rounds 0..33 (PairingOptions caps them at max_match_rounds <= 32)
+constexpr int kPerConstruction = kSubs * kSubs * kKinds;
+
+// The tag carries (construction, kind, iteration, sub-round), as docs/graphs.md says; the
+// payload only the message's integers. Iterations run from -1 (the first in-lists) to
+// max_iterations; with the caps checked in construct() one construction needs tags below
+// 34 * 34 * 5 = 5780, and the construction's sequence number (modulo what MPI_TAG_UB allows)
+// goes above them.
+int tag_of(int seq, const SetupMessage& m) {
+  return seq * kPerConstruction + ((m.iteration + 1) * kSubs + m.sub) * kKinds + static_cast<int>(m.kind);
+}
+
+int seq_of(int tag) { return tag / kPerConstruction; }
+
+void from_tag(int tag, SetupMessage* m) {
+  tag %= kPerConstruction;
+  m->kind = static_cast<SetupKind>(tag % kKinds);
+  m->sub = tag / kKinds % kSubs;
+  m->iteration = tag / kKinds / kSubs - 1;
+}
+
+// The integers a message carries: one for a choice or state, two for a note, the list otherwise.
+std::vector<int> words_of(const SetupMessage& m) {
+  switch (m.kind) {
+    case SetupKind::kChoice:
+    case SetupKind::kState: return {m.value};
+    case SetupKind::kNote: return {m.value, m.value2};
+    case SetupKind::kInList:
+    case SetupKind::kHandover: return m.payload;
+  }
+  return {};
+}
+
+void set_words(std::vector<int> words, SetupMessage* m) {
+  switch (m->kind) {
+    case SetupKind::kChoice:
+    case SetupKind::kState: m->value = words.empty() ? 0 : words[0]; return;
+    case SetupKind::kNote:
+      m->value = words.size() > 0 ? words[0] : 0;
+      m->value2 = words.size() > 1 ? words[1] : 0;
+      return;
+    case SetupKind::kInList:
+    case SetupKind::kHandover: m->payload = std::move(words); return;
+  }
+}
+
+// Messages in flight from this rank: each keeps its buffer until its send completes.
+struct Outbox {
+  std::vector<std::vector<int>> buffers;
+  std::vector<MPI_Request> requests;
+};
+
+MpiStatus post(MPI_Comm comm, int seq, std::vector<SetupMessage>&& messages, Outbox* box, SetupCounts* counts) {
+  for (const SetupMessage& m : messages) {
+    box->buffers.push_back(words_of(m));
+    const std::vector<int>& w = box->buffers.back();
+    if (w.size() > static_cast<std::size_t>(INT_MAX)) return mpi_error(MPI_ERR_COUNT, "a set-up message is too large");
+    box->requests.emplace_back(MPI_REQUEST_NULL);
+    CARTPLAN_MPI_CALL(MPI_Isend(w.data(), static_cast<int>(w.size()), MPI_INT, m.to, tag_of(seq, m), comm, &box->requests.back()));
+    ++counts->sent;
+    counts->sent_bytes += m.bytes();
+  }
+  return {};
+}
+
+}  // namespace
+
+SetupChannel::SetupChannel(MPI_Comm comm, std::int64_t tag_ub)
+    : comm_(comm), slots_(static_cast<int>(std::max<std::int64_t>(tag_ub / kPerConstruction, 1))) {}
+
+// One message of the running construction, whichever arrives first (`block`), or none if
+// nothing is there. A message of a later construction is kept for it.
+MpiStatus SetupChannel::receive(int rank, bool block, std::vector<SetupMessage>* inbox) {
+  for (;;) {
+    MPI_Message handle = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    int found = 1;
+    if (block) {
+      CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &handle, &status));
+    } else {
+      CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &found, &handle, &status));
+      if (!found) return {};
+    }
+    int n = 0;
+    CARTPLAN_MPI_CALL(MPI_Get_count(&status, MPI_INT, &n));
+    std::vector<int> words(static_cast<std::size_t>(n));
+    CARTPLAN_MPI_CALL(MPI_Mrecv(words.data(), n, MPI_INT, &handle, MPI_STATUS_IGNORE));
+    SetupMessage m;
+    m.from = status.MPI_SOURCE;
+    m.to = rank;
+    from_tag(status.MPI_TAG, &m);
+    set_words(std::move(words), &m);
+    if (seq_of(status.MPI_TAG) == seq_) {
+      inbox->push_back(std::move(m));
+      return {};
+    }
+    early_[seq_of(status.MPI_TAG)].push_back(std::move(m));
+  }
+}
+
+MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, const engine::graph::PairingOptions& options,
+                                  engine::graph::RankPattern* out, SetupCounts* counts) {
+  if (options.max_iterations > kSubs - 2 || options.max_match_rounds > kSubs - 2)
+    return mpi_error(MPI_ERR_INTERN, "the set-up caps exceed the tag encoding");
+  engine::graph::RankBuilder builder(rank, edges.out, edges.in, options);
+  Outbox box;
+  MpiStatus s = post(comm_, seq_, builder.start(), &box, counts);
+  std::vector<SetupMessage> inbox;
+  if (auto it = early_.find(seq_); it != early_.end()) {  // what arrived during an earlier construction
+    inbox = std::move(it->second);
+    early_.erase(it);
+  }
+  if (s.ok() && !inbox.empty()) {
+    counts->received += static_cast<std::int64_t>(inbox.size());
+    s = post(comm_, seq_, builder.step(std::move(inbox)), &box, counts);
+  }
+  // The builder waits only for messages it knows are coming (setup_rank.h), and a finished rank
+  // is never sent another one (engine/graph/setup_run.cc checks that on every graph the tests
+  // build), so receiving until done() consumes exactly this rank's messages.
+  while (s.ok() && !builder.done()) {
+    inbox.clear();
+    s = receive(rank, true, &inbox);
+    while (s.ok() && inbox.size() < 4096) {  // take what has arrived as well, then step once
+      const std::size_t before = inbox.size();
+      s = receive(rank, false, &inbox);
+      if (inbox.size() == before) break;
+    }
+    if (!s.ok()) break;
+    counts->received += static_cast<std::int64_t>(inbox.size());
+    s = post(comm_, seq_, builder.step(std::move(inbox)), &box, counts);
+  }
+  seq_ = (seq_ + 1) % slots_;
+  if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
+    for (MPI_Request& r : box.requests)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    return s;
+  }
+  // Every message this rank sent is consumed by a rank that was still running, so these end.
+  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  *out = builder.pattern();
+  return {};
+}
+
+}  // namespace cartplan::mpi

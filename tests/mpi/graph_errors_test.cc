@@ -1,0 +1,206 @@
+// MPI test of bad input to the graph collectives: every case returns its MPI error class (with
+// MPI_ERRORS_RETURN) and a message, never crashes or hangs, and a correct call afterwards still
+// delivers the right data. Local errors (blocking, non-blocking) are made on every rank; init's
+// agreement is checked with a bad argument on rank 0 only, which every rank must report.
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// A ring with both directions and a self edge: sources {left, right, me}, destinations
+// {right, left, me} (at np 2 left == right: parallel edges).
+struct Ring {
+  std::vector<int> in, out;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+Ring make_ring(Harness& h, const char* algo) {
+  Ring r;
+  const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
+  r.in = {left, right, h.rank};
+  r.out = {right, left, h.rank};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algo);
+  MPI_Info_set(info, "cartplan_theta", "1");
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, r.in.data(), MPI_UNWEIGHTED, 3, r.out.data(), MPI_UNWEIGHTED, info, 0, &r.comm);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
+  return r;
+}
+
+void expect(Harness& h, int rc, int cls, const std::string& what) {
+  int got = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &got);
+  h.check(got == cls, what + ": expected class " + std::to_string(cls) + ", got " + std::to_string(got) + " (" + Cart_error_message() + ")");
+  if (rc != MPI_SUCCESS) h.check(std::strlen(Cart_error_message()) > 0, what + ": an error message");
+}
+
+// After an error a correct call must still work (nothing stale left on the communicator).
+void expect_working(Harness& h, MPI_Comm comm, const Ring& r, const std::string& what) {
+  std::vector<int> send = {h.rank * 10 + 1}, recv(3, -1), ref(3, -2);
+  MPI_Neighbor_allgather(send.data(), 1, MPI_INT, ref.data(), 1, MPI_INT, comm);
+  const int rc = Cart_graph_neighbor_allgather(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm);
+  h.check(rc == MPI_SUCCESS && recv == ref, what + ": a correct call afterwards");
+  (void)r;
+}
+
+void local_errors(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo);
+  const std::string a = std::string(algo) + ": ";
+  int sbuf[3] = {1, 2, 3}, rbuf[9] = {0};
+  Cart_Request req = CART_REQUEST_NULL;
+  expect(h, Cart_graph_neighbor_allgather(sbuf, -1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_COUNT, a + "negative sendcount");
+  expect(h, Cart_graph_neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, -3, MPI_INT, r.comm), MPI_ERR_COUNT, a + "negative recvcount");
+  expect(h, Cart_graph_neighbor_allgather(sbuf, 1, MPI_DATATYPE_NULL, rbuf, 1, MPI_INT, r.comm), MPI_ERR_TYPE, a + "MPI_DATATYPE_NULL");
+  expect(h, Cart_graph_neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_ARG, a + "MPI_IN_PLACE");
+  expect(h, Cart_graph_neighbor_allgather(nullptr, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_BUFFER, a + "NULL sendbuf");
+  expect(h, Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, nullptr, 1, MPI_INT, r.comm), MPI_ERR_BUFFER, a + "NULL recvbuf");
+  expect(h, Cart_graph_neighbor_allgather(sbuf, 2, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_ARG, a + "send and recv block sizes differ");
+  expect(h, Cart_graph_ineighbor_alltoall(sbuf, -1, MPI_INT, rbuf, 1, MPI_INT, r.comm, &req), MPI_ERR_COUNT, a + "non-blocking, negative count");
+  h.check(req == CART_REQUEST_NULL, a + "no request after an error");
+  expect(h, Cart_graph_ineighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, nullptr), MPI_ERR_REQUEST, a + "NULL request");
+  expect_working(h, r.comm, r, a + "local errors");
+  // Truncation found on arrival: rank 0 sends and expects 2 ints per block, the others 1. Rank
+  // 0's neighbours get a message too large, rank 0 one too short; everybody finishes.
+  const int n = h.rank == 0 ? 2 : 1;
+  int big_s[2] = {5, 6}, big_r[6] = {0};
+  const int rc = Cart_graph_neighbor_allgather(big_s, n, MPI_INT, big_r, n, MPI_INT, r.comm);
+  // Linear: exactly rank 0 and its two neighbours see it. Combining schedules forward blocks,
+  // so other ranks may see it too; rank 0 always does (its blocks are larger than everyone's).
+  const bool touches_zero = h.size > 1 && (h.rank == 0 || h.rank == 1 || h.rank == h.size - 1);
+  if (std::string(algo) == "linear" || h.rank == 0) {
+    expect(h, rc, touches_zero ? MPI_ERR_TRUNCATE : MPI_SUCCESS, a + "block sizes that differ between ranks");
+  } else {
+    h.check(rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE, a + "block sizes that differ between ranks: success or MPI_ERR_TRUNCATE");
+  }
+  expect_working(h, r.comm, r, a + "truncation");
+  MPI_Comm_free(&r.comm);
+}
+
+// init agrees: a bad argument on rank 0 only fails init on every rank.
+void init_errors(Harness& h) {
+  Ring r = make_ring(h, "auto");
+  int sbuf[3] = {1, 2, 3}, rbuf[9] = {0};
+  Cart_Request req = CART_REQUEST_NULL;
+  const bool zero = h.rank == 0;
+  expect(h, Cart_graph_neighbor_allgather_init(sbuf, zero ? -1 : 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, MPI_INFO_NULL, &req), MPI_ERR_COUNT,
+         "init, negative count on rank 0");
+  h.check(req == CART_REQUEST_NULL, "init: no request after an error");
+  expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, MPI_INFO_NULL, zero ? nullptr : &req),
+         MPI_ERR_REQUEST, "init, NULL request on rank 0");
+  MPI_Info bad, differ;
+  MPI_Info_create(&bad);
+  MPI_Info_set(bad, "cartplan_algorithm", "bogus");
+  expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
+         "init, cartplan_algorithm = bogus");
+  MPI_Info_set(bad, "cartplan_algorithm", "pairing");
+  MPI_Info_set(bad, "cartplan_theta", "0");
+  expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
+         "init, cartplan_theta = 0");
+  MPI_Info_create(&differ);
+  MPI_Info_set(differ, "cartplan_algorithm", zero ? "cumulative" : "pairing");
+  expect(h, Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, differ, &req),
+         h.size > 1 ? MPI_ERR_INFO_VALUE : MPI_SUCCESS, "init, algorithms that differ between ranks");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  MPI_Info_free(&bad);
+  MPI_Info_free(&differ);
+  expect_working(h, r.comm, r, "init errors");
+  MPI_Comm_free(&r.comm);
+}
+
+// Block sizes that differ between two separate rings (evens use 1 int, odds 2, as MPI allows):
+// auto runs linear and delivers; a forced pairing is refused at init on every rank.
+void differing_sizes(Harness& h) {
+  if (h.size < 4 || h.size % 2) return;
+  const int half = h.size / 2, me = h.rank / 2, base = h.rank % 2;
+  const int left = ((me + half - 1) % half) * 2 + base, right = ((me + 1) % half) * 2 + base;
+  int in[2] = {left, right}, out[2] = {right, left};
+  MPI_Comm g;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, MPI_UNWEIGHTED, 2, out, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  const int n = 1 + base;
+  std::vector<int> s = {h.rank * 7, h.rank * 7 + 1}, mine(4, -1), ref(4, -1);
+  MPI_Neighbor_allgather(s.data(), n, MPI_INT, ref.data(), n, MPI_INT, g);
+  Cart_Request req = CART_REQUEST_NULL;
+  expect(h, Cart_graph_neighbor_allgather_init(s.data(), n, MPI_INT, mine.data(), n, MPI_INT, g, MPI_INFO_NULL, &req), MPI_SUCCESS,
+         "sizes differ between rings: auto");
+  int algo = -1;
+  if (req != CART_REQUEST_NULL) {
+    Cart_graph_request_algorithm(req, &algo);
+    h.check(algo == CART_GRAPH_LINEAR, "sizes differ between rings: auto runs linear");
+    h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && mine == ref, "sizes differ between rings: data");
+    Cart_request_free(&req);
+  }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "pairing");
+  expect(h, Cart_graph_neighbor_allgather_init(s.data(), n, MPI_INT, mine.data(), n, MPI_INT, g, info, &req), MPI_ERR_ARG,
+         "sizes differ between rings: pairing refused");
+  MPI_Info_free(&info);
+  MPI_Comm_free(&g);
+}
+
+// The v forms: NULL count arrays; counts that differ between the two ends of an edge (rank 0
+// expects 2 ints from each source, which send 1): MPI_ERR_TRUNCATE on rank 0 (blocking), on
+// every rank at init of a combining schedule (its size pass agrees).
+void v_errors(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo);
+  const std::string a = std::string(algo) + " v: ";
+  int sbuf[6] = {1, 2, 3, 4, 5, 6}, rbuf[12] = {0};
+  int ones[3] = {1, 1, 1}, displs[3] = {0, 2, 4}, rcounts[3] = {1, 1, 1};
+  expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, nullptr, displs, MPI_INT, r.comm), MPI_ERR_ARG,
+         a + "NULL recvcounts");
+  expect(h, Cart_graph_neighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, rcounts, nullptr, MPI_INT, r.comm), MPI_ERR_ARG, a + "NULL displs");
+  ones[1] = -1;
+  expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm), MPI_ERR_COUNT,
+         a + "negative sendcounts[1]");
+  ones[1] = 1;
+  if (h.rank == 0) rcounts[0] = rcounts[1] = 2;  // the self edge (block 2) stays 1: its local copy needs equal sizes
+  const int rc = Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm);
+  if (h.size == 1) {
+    expect(h, rc, MPI_ERR_TRUNCATE, a + "counts that differ between the ends of an edge (np 1: the self edges)");
+  } else if (h.rank == 0) {
+    expect(h, rc, MPI_ERR_TRUNCATE, a + "counts that differ between the ends of an edge");
+  } else {
+    h.check(rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE, a + "differing counts: success or MPI_ERR_TRUNCATE elsewhere");
+  }
+  expect_working(h, r.comm, r, a + "after differing counts");
+  if (std::string(algo) == "pairing" || std::string(algo) == "cumulative") {
+    Cart_Request req = CART_REQUEST_NULL;
+    expect(h, Cart_graph_neighbor_alltoallv_init(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm, MPI_INFO_NULL, &req),
+           MPI_ERR_TRUNCATE, a + "init with differing counts fails on every rank");
+    h.check(req == CART_REQUEST_NULL, a + "no request after a failed init");
+  }
+  MPI_Comm_free(&r.comm);
+}
+
+void communicator_errors(Harness& h) {
+  int s = 1, r = 0;
+  expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
+  expect(h, Cart_graph_neighbor_alltoall(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
+  int algo = 0;
+  expect(h, Cart_graph_request_algorithm(CART_REQUEST_NULL, &algo), MPI_ERR_ARG, "algorithm of a NULL request");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  communicator_errors(h);
+  for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
+  for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
+  init_errors(h);
+  differing_sizes(h);
+  return h.finish("graph_errors_test");
+}

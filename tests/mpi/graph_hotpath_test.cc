@@ -1,0 +1,98 @@
+// MPI test that the graph collectives make no global collective on any per-call path: the
+// program counts every global collective (count_collectives.h). The first graph collective on
+// a communicator creates cartplan's state there (two MPI_Comm_dup, and with auto one
+// MPI_Allreduce for the price table); after that blocking, non-blocking calls and Cart_start/
+// Cart_wait of persistent requests make none (the v forms included), and each _init exactly one
+// MPI_Allreduce.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/count_collectives.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// Every rank: sources {left, left2, me}, destinations {right, right2, me} on a ring (parallel
+// edges at small np), with Info cartplan_algorithm = algo and theta 1.
+MPI_Comm make_graph(Harness& h, const char* algo, std::vector<int>* in) {
+  const int p = h.size, r = h.rank;
+  *in = {(r + p - 1) % p, (r + p - 2) % p, r};
+  std::vector<int> out = {(r + 1) % p, (r + 2) % p, r};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algo);
+  MPI_Info_set(info, "cartplan_theta", "1");
+  MPI_Comm g;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, in->data(), MPI_UNWEIGHTED, 3, out.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  return g;
+}
+
+bool allgather_right(const std::vector<int>& in, const std::vector<int>& r, int epoch) {
+  for (std::size_t j = 0; j < in.size(); ++j)
+    if (r[j] != in[j] * 100 + epoch) return false;
+  return true;
+}
+
+void check_algorithm(Harness& h, const char* algo) {
+  std::vector<int> in;
+  MPI_Comm g = make_graph(h, algo, &in);
+  const std::string a = std::string(algo) + ": ";
+  std::vector<int> s(9), r(9, -1);  // alltoall with 3 ints per block below: 3 blocks of 3
+  const long at_start = global_collectives;
+  s[0] = h.rank * 100;
+  h.check(Cart_graph_neighbor_allgather(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g) == MPI_SUCCESS && allgather_right(in, r, 0),
+          a + "first call");
+  const long creation = global_collectives - at_start;
+  const bool is_auto = std::string(algo) == "auto";
+  h.check(creation == 2 + (is_auto ? 1 : 0), a + "creation makes two MPI_Comm_dup (and auto one MPI_Allreduce), made " + std::to_string(creation));
+  const long before = global_collectives;
+  for (int epoch = 1; epoch <= 20; ++epoch) {
+    s[0] = h.rank * 100 + epoch;
+    h.check(Cart_graph_neighbor_allgather(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g) == MPI_SUCCESS && allgather_right(in, r, epoch),
+            a + "blocking allgather");
+    h.check(Cart_graph_neighbor_alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g) == MPI_SUCCESS, a + "blocking alltoall");
+    Cart_Request q = CART_REQUEST_NULL;
+    h.check(Cart_graph_ineighbor_allgather(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g, &q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS &&
+                allgather_right(in, r, epoch),
+            a + "non-blocking allgather");
+    h.check(Cart_graph_ineighbor_alltoall(s.data(), 3, MPI_INT, r.data(), 3, MPI_INT, g, &q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS,
+            a + "non-blocking alltoall");
+    // v forms: a combining schedule's size pass talks along the schedule's edges only.
+    const int counts[3] = {1, 2, 1}, displs[3] = {0, 1, 3};
+    const int ones[3] = {1, 1, 1}, steps[3] = {0, 1, 2};
+    s[0] = h.rank * 100 + epoch;
+    h.check(Cart_graph_neighbor_allgatherv(s.data(), 1, MPI_INT, r.data(), ones, steps, MPI_INT, g) == MPI_SUCCESS && allgather_right(in, r, epoch),
+            a + "blocking allgatherv");
+    h.check(Cart_graph_ineighbor_alltoallv(s.data(), counts, displs, MPI_INT, r.data(), counts, displs, MPI_INT, g, &q) == MPI_SUCCESS &&
+                Cart_wait(&q) == MPI_SUCCESS,
+            a + "non-blocking alltoallv");
+  }
+  h.check(global_collectives == before, a + "blocking and non-blocking calls make no global collective (" +
+                                            std::to_string(global_collectives - before) + " made)");
+  const long before_init = global_collectives;
+  Cart_Request p = CART_REQUEST_NULL;
+  h.check(Cart_graph_neighbor_allgather_init(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g, MPI_INFO_NULL, &p) == MPI_SUCCESS, a + "init");
+  h.check(global_collectives - before_init == 1, a + "init makes one MPI_Allreduce, made " + std::to_string(global_collectives - before_init));
+  const long after_init = global_collectives;
+  for (int epoch = 0; epoch < 20; ++epoch) {
+    s[0] = h.rank * 100 + epoch;
+    h.check(Cart_start(&p) == MPI_SUCCESS && Cart_wait(&p) == MPI_SUCCESS && allgather_right(in, r, epoch), a + "persistent");
+  }
+  h.check(global_collectives == after_init, a + "Cart_start/Cart_wait make no global collective");
+  Cart_request_free(&p);
+  MPI_Comm_free(&g);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) check_algorithm(h, algo);
+  return h.finish("graph_hotpath_test");
+}
