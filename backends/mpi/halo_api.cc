@@ -59,7 +59,7 @@ int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Dataty
     std::unique_ptr<cartplan::mpi::Exchange> x;
     MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x);
     if (!s.ok()) return s;
-    *request = new Cart_Request_s{halo->halo, std::move(x), true};
+    *request = new Cart_Request_s{halo->halo, std::move(x), true, nullptr};
     return {};
   });
 }

@@ -4,7 +4,7 @@
 // a Cartesian or halo exchange (the Exchange machinery) or a graph exchange (Cart_graph_*); the
 // request functions dispatch to whichever it holds.
 //
-//   Cart_Request r = new Cart_Request_s{nullptr, std::move(exchange), true};
+//   Cart_Request r = new Cart_Request_s{nullptr, std::move(exchange), true, nullptr};
 #pragma once
 
 #include <memory>
