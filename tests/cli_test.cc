@@ -14,49 +14,20 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/cli_run.h"
+
 namespace {
 
-struct RunResult {
-  int status = -1;  // exit status, or -1 if the process did not exit normally (e.g. a crash)
-  std::string out;
-  std::string err;
-};
-
-std::string temp_dir() {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return d && *d ? d : "/tmp";
-}
-
-std::string temp_path(const std::string& name) { return temp_dir() + "/cli_test_" + name; }
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using cartplan::tests::cli::contains;
+using cartplan::tests::cli::read_file;
+using cartplan::tests::cli::run;
+using cartplan::tests::cli::RunResult;
+using cartplan::tests::cli::temp_path;
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   REQUIRE(out.good());
-}
-
-// Runs `tools/cartplan ARGS` through /bin/sh (ARGS may quote and redirect; stdin defaults to
-// /dev/null so nothing can wait for input).
-RunResult run(const std::string& args) {
-  const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const std::string cmd = "tools/cartplan </dev/null " + args + " >'" + out + "' 2>'" + err + "'";
-  const int raw = std::system(cmd.c_str());
-  RunResult r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 // The integer value of the first `"key": N` in a JSON text, or -1.

@@ -11,37 +11,15 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/cli_run.h"
+
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string temp_path(const std::string& name) {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return std::string(d && *d ? d : "/tmp") + "/halo_cli_" + name;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-RunResult run(const std::string& args) {
-  const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const std::string cmd = "tools/cartplan </dev/null " + args + " >'" + out + "' 2>'" + err + "'";
-  const int raw = std::system(cmd.c_str());
-  RunResult r;
-  if (raw != -1 && WIFEXITED(raw)) r.status = WEXITSTATUS(raw);
-  r.out = read_file(out);
-  r.err = read_file(err);
-  return r;
-}
-
-bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+using cartplan::tests::cli::contains;
+using cartplan::tests::cli::read_file;
+using cartplan::tests::cli::run;
+using cartplan::tests::cli::RunResult;
+using cartplan::tests::cli::temp_path;
 
 constexpr const char* kPlans = "tests/halo/corpus/plans/";
 
