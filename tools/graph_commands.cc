@@ -18,6 +18,7 @@
 #include "ir/graph/verify.h"
 #include "ir/parse_number.h"
 #include "ir/read_file.h"
+#include "tools/subcommand.h"
 
 namespace cartplan::tools {
 namespace {
@@ -48,39 +49,7 @@ Defaults: --algo auto (linear unless a combining schedule is predicted 10 % chea
 Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input.
 )";
 
-struct Options {
-  std::map<std::string, std::string> values;
-  std::vector<std::string> positional;
-  const std::string* get(const std::string& k) const {
-    auto it = values.find(k);
-    return it == values.end() ? nullptr : &it->second;
-  }
-};
-
-Result<Options> parse_options(const std::vector<std::string>& args, const std::set<std::string>& allowed, std::size_t max_positional) {
-  Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!a.starts_with("--") || a == "-") {
-      if (o.positional.size() >= max_positional) return fail("unexpected argument '" + a + "'");
-      o.positional.push_back(a);
-      continue;
-    }
-    std::string key = a.substr(2), value;
-    const std::size_t eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else {
-      if (!allowed.count(key)) return fail("unknown option '" + a + "'");
-      if (i + 1 >= args.size() || args[i + 1].starts_with("--")) return fail("option --" + key + " needs a value");
-      value = args[++i];
-    }
-    if (!allowed.count(key)) return fail("unknown option '--" + key + "'");
-    if (!o.values.emplace(key, value).second) return fail("option --" + key + " given more than once");
-  }
-  return o;
-}
+using Options = SubOptions;
 
 struct Request {
   ig::Topology topology;
@@ -386,18 +355,8 @@ int run_graph_command(const std::vector<std::string>& args) {
     std::cout << kUsage;
     return kExitOk;
   }
-  Result<Options> options = parse_options(rest, allowed, positional);
-  Result<int> status = options ? handler(*options) : Result<int>(fail(options.error()));
-  if (!status) {
-    std::cerr << "cartplan: graph " << command << ": " << status.error() << "\n";
-    return kExitBadInput;
-  }
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "cartplan: cannot write to standard output\n";
-    return kExitBadInput;
-  }
-  return *status;
+  Result<Options> options = parse_sub_options(rest, allowed, positional);
+  return finish_subcommand("graph " + command, options ? handler(*options) : Result<int>(fail(options.error())));
 }
 
 }  // namespace cartplan::tools

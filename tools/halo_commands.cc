@@ -19,6 +19,7 @@
 #include "ir/halo/verify.h"
 #include "ir/parse_number.h"
 #include "ir/read_file.h"
+#include "tools/subcommand.h"
 
 namespace cartplan::tools {
 namespace {
@@ -54,38 +55,7 @@ cost model's, not measurements. Exit status: 0 ok, 1 verify or simulation found 
 // ---------------------------------------------------------------------------------------------
 // Options: "--name value" or "--name=value", each at most once; positional arguments.
 
-struct Options {
-  std::map<std::string, std::string> values;
-  std::vector<std::string> positional;
-  const std::string* get(const std::string& k) const {
-    auto it = values.find(k);
-    return it == values.end() ? nullptr : &it->second;
-  }
-};
-
-Result<Options> parse_options(const std::vector<std::string>& args, const std::set<std::string>& allowed, std::size_t max_positional) {
-  Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.rfind("--", 0) != 0) {
-      if (o.positional.size() >= max_positional) return fail("unexpected argument '" + a + "'");
-      o.positional.push_back(a);
-      continue;
-    }
-    const std::size_t eq = a.find('=');
-    const std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    if (!allowed.count(key)) return fail("unknown option '--" + key + "'");
-    std::string value;
-    if (eq != std::string::npos) {
-      value = a.substr(eq + 1);
-    } else {
-      if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0) return fail("option --" + key + " needs a value");
-      value = args[++i];
-    }
-    if (!o.values.emplace(key, value).second) return fail("option --" + key + " given more than once");
-  }
-  return o;
-}
+using Options = SubOptions;
 
 template <class T>
 Result<T> named(const std::string& option, Result<T> r) {
@@ -436,18 +406,8 @@ int run_halo_command(const std::vector<std::string>& args) {
     std::cout << kUsage;
     return kExitOk;
   }
-  Result<Options> options = parse_options(rest, allowed, positional);
-  Result<int> status = options ? handler(*options) : Result<int>(fail(options.error()));
-  if (!status) {
-    std::cerr << "cartplan: halo " << command << ": " << status.error() << "\n";
-    return kExitBadInput;
-  }
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "cartplan: cannot write to standard output\n";
-    return kExitBadInput;
-  }
-  return *status;
+  Result<Options> options = parse_sub_options(rest, allowed, positional);
+  return finish_subcommand("halo " + command, options ? handler(*options) : Result<int>(fail(options.error())));
 }
 
 }  // namespace cartplan::tools

@@ -1,0 +1,40 @@
+// The command-line frame shared by `cartplan halo` and `cartplan graph`: options given as
+// "--name value" or "--name=value", each at most once, and positional arguments; then the
+// subcommand's outcome turned into an exit status (errors on stderr, prefixed by the command).
+//
+//   Result<SubOptions> o = parse_sub_options(args, {"op", "graph"}, /*max_positional=*/0);
+//   return finish_subcommand("graph plan", o ? cmd_plan(*o) : Result<int>(fail(o.error())));
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/result.h"
+
+namespace cartplan::tools {
+
+inline constexpr int kSubExitBadInput = 2;  // the exit status of bad input
+
+struct SubOptions {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> positional;
+  // The value of --name, or nullptr.
+  const std::string* get(const std::string& name) const {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+// Errors name the option: unknown ones, a missing value, one given twice, a positional
+// argument beyond `max_positional`. A following "--x" is never taken as a value.
+Result<SubOptions> parse_sub_options(const std::vector<std::string>& args, const std::set<std::string>& allowed,
+                                     std::size_t max_positional);
+
+// `status`'s value, or kSubExitBadInput with "cartplan: PREFIX: ERROR" on stderr; also
+// kSubExitBadInput if standard output could not be written.
+int finish_subcommand(const std::string& prefix, const Result<int>& status);
+
+}  // namespace cartplan::tools
