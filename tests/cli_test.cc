@@ -359,35 +359,7 @@ TEST_CASE("help") {
   CHECK(contains(none.err, "usage:"));
 }
 
-TEST_CASE("invalid-input corpus (tests/corpus/cli.txt)") {
-  std::ifstream in("tests/corpus/cli.txt");
-  REQUIRE(in.good());
-  int cases = 0;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    const std::size_t t1 = line.find('\t');
-    const std::size_t t2 = line.find('\t', t1 + 1);
-    REQUIRE_MESSAGE((t1 != std::string::npos && t2 != std::string::npos), "line ", line_no, " needs two tabs");
-    const std::string args = line.substr(0, t1);
-    const int want_status = std::stoi(line.substr(t1 + 1, t2 - t1 - 1));
-    const std::string want_err = line.substr(t2 + 1);
-    REQUIRE_MESSAGE(!want_err.empty(), "line ", line_no, " has no expected stderr text");
-    ++cases;
-
-    INFO("tests/corpus/cli.txt:", line_no, ": cartplan ", args);
-    const RunResult r = run(args);
-    CHECK(r.status == want_status);
-    CHECK_MESSAGE(contains(r.err, want_err), "stderr was: ", r.err);
-    CHECK_MESSAGE(!contains(r.err, "internal error"), "stderr was: ", r.err);
-    if (want_status == 2 && !args.empty()) {
-      CHECK(r.out.empty());
-      CHECK_MESSAGE(r.err.rfind("cartplan: ", 0) == 0, "stderr was: ", r.err);
-    }
-  }
-  CHECK(cases >= 25);
-}
+TEST_CASE("invalid-input corpus (tests/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/corpus/cli.txt", 25, true); }
 
 TEST_CASE("reductions: allreduce on box d=3 n=3 is C = 6 rounds of one vector (schema 2)") {
   const RunResult r = run("plan --op allreduce --stencil box:d=3,n=3,f=-1 --algo combining");

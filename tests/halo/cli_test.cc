@@ -94,24 +94,4 @@ TEST_CASE("halo simulate --format json and halo rank") {
   CHECK(contains(k.out, "  send to   5 tag 2, 9 cells: [array start 0,5 extent 9,1]\n"));
 }
 
-TEST_CASE("invalid-input corpus (tests/halo/corpus/cli.txt)") {
-  std::ifstream in("tests/halo/corpus/cli.txt");
-  REQUIRE(in.good());
-  int cases = 0, line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
-    const std::size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
-    REQUIRE_MESSAGE((t1 != std::string::npos && t2 != std::string::npos), "line ", line_no, " needs two tabs");
-    const std::string args = line.substr(0, t1), want_err = line.substr(t2 + 1);
-    const int want_status = std::stoi(line.substr(t1 + 1, t2 - t1 - 1));
-    ++cases;
-    INFO("tests/halo/corpus/cli.txt:", line_no, ": cartplan ", args);
-    const RunResult r = run(args);
-    CHECK(r.status == want_status);
-    CHECK_MESSAGE(contains(r.err, want_err), "stderr was: ", r.err);
-    CHECK_MESSAGE(!contains(r.err, "internal error"), "stderr was: ", r.err);
-    if (want_status == 2) CHECK(r.out.empty());
-  }
-  CHECK(cases >= 50);
-}
+TEST_CASE("invalid-input corpus (tests/halo/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/halo/corpus/cli.txt", 50, false); }
