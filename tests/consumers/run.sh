@@ -106,9 +106,9 @@ done
 rm -f p.json
 [ -s "$work/cli_README.sh" ] || fail cli_README "README.md has no <!-- ci: cli --> block"
 
-# 4. Plans shown in docs/ parse strictly and verify; C calls shown in docs/ compile against the
-#    installed header (as the body of a function that declares what they use).
-for doc in docs/*.md; do
+# 4. Plans shown in docs/ parse strictly and verify; C calls shown in README and docs/ compile
+#    against the installed header (as the body of a function that declares what they use).
+for doc in README.md docs/*.md; do
   ci_blocks plan-json "$doc" >"$work/plan.json"
   if [ -s "$work/plan.json" ]; then
     name="plan_json_$(basename "$doc" .md)"
