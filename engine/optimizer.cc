@@ -68,7 +68,10 @@ std::optional<double> cutoff_bytes(const CombiningMetrics& m, const CostModel& m
   return model.alpha_us / model.beta_us_per_byte * *r;
 }
 
-Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
+namespace {
+
+// The options' own errors: block sizes and flags, the model, the grid's dimension.
+Result<bool> check_plan_options(const Neighborhood& nbh, const PlanOptions& options) {
   if (options.block_bytes < 0) return fail("block size " + std::to_string(options.block_bytes) + " is negative");
   if (!options.block_sizes.empty()) {
     if (static_cast<int>(options.block_sizes.size()) != nbh.size())
@@ -81,10 +84,17 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   if (options.block_contiguous.size() > 1 && static_cast<int>(options.block_contiguous.size()) != nbh.size())
     return fail("block contiguity: got " + std::to_string(options.block_contiguous.size()) + " flags, expected 1 or " +
                 std::to_string(nbh.size()) + " (one per offset)");
-  if (Result<bool> ok = check_model(options.model); !ok) return fail(ok.error());
+  if (Result<bool> ok = check_model(options.model); !ok) return ok;
   if (options.grid && options.grid->ndims() != nbh.ndims())
     return fail("the grid has " + std::to_string(options.grid->ndims()) + " dimensions, the neighbourhood " +
                 std::to_string(nbh.ndims()));
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nbh, const PlanOptions& options) {
+  if (Result<bool> ok = check_plan_options(nbh, options); !ok) return fail(ok.error());
   std::vector<int> order = auto_dim_order(op, nbh);
   if (options.dim_order) {
     Result<std::vector<int>> checked = check_dim_order(*options.dim_order, nbh.ndims());
