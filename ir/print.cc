@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <set>
@@ -246,14 +247,27 @@ void add_block_nodes(DotGraph& g, const Plan& plan, const Offset& origin) {
   }
 }
 
+// `v` as a drawing position, if it fits in an int (positions are sums of shifts, which a plan
+// that does not verify may make arbitrarily large).
+bool as_position(std::int64_t v, int* out) {
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 // Reductions: positions relative to the result's holder (the origin box), partial sums flow in.
 void add_reduction_transfer(DotGraph& g, const Transfer& x, const Offset& shift, int d) {
   for (const Offset& h : x.holders) {
     if (static_cast<int>(h.size()) != d || static_cast<int>(shift.size()) != d) continue;
     Offset from(d), to(d);
+    bool drawable = true;
     for (int k = 0; k < d; ++k) {
-      to[k] = -h[k];
-      from[k] = to[k] - shift[k];
+      drawable = drawable && as_position(-static_cast<std::int64_t>(h[k]), &to[k]) &&
+                 as_position(static_cast<std::int64_t>(to[k]) - shift[k], &from[k]);
+    }
+    if (!drawable) {
+      ++g.undrawn;
+      continue;
     }
     Edge& e = g.edge(from, to, x);
     e.blocks.insert(x.targets.begin(), x.targets.end());
@@ -269,8 +283,11 @@ void add_block_transfer(DotGraph& g, const Plan& plan, const Transfer& x, const 
   }
   Offset from(d), to(d);
   for (int k = 0; k < d; ++k) {
-    from[k] = -x.content.origin[k];
-    to[k] = from[k] + shift[k];
+    if (!as_position(-static_cast<std::int64_t>(x.content.origin[k]), &from[k]) ||
+        !as_position(static_cast<std::int64_t>(from[k]) + shift[k], &to[k])) {
+      ++g.undrawn;  // a position beyond int (a plan with huge shifts): nowhere to draw it
+      return;
+    }
   }
   Edge& e = g.edge(from, to, x);
   if (blocks_have_own_shape(plan.op())) {
@@ -302,7 +319,7 @@ void append_dot_header(std::string& out, const Plan& plan, const DotGraph& g, bo
                                   : "; nodes are positions relative to a block's origin\n");
   if (!sound) out += "  // plan is structurally invalid (index or list-length error): run verify; no edges drawn\n";
   if (g.errors) out += "  // trace found " + std::to_string(g.errors) + " error(s): run verify\n";
-  if (g.undrawn) out += "  // " + std::to_string(g.undrawn) + " transfer(s) of undefined data not drawn\n";
+  if (g.undrawn) out += "  // " + std::to_string(g.undrawn) + " transfer(s) not drawn (undefined data, or a position beyond int)\n";
   out += "  graph [rankdir=LR, label=" + dot_quote(title + ", dim_order [" + join_ints(plan.dim_order()) + "]") + "];\n";
   out += "  node [fontname=\"monospace\", shape=ellipse];\n";
   out += "  edge [fontname=\"monospace\"];\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/planner.h"
+#include "ir/json.h"
 #include "tests/fixtures.h"
 
 namespace cartplan::ir {
@@ -250,7 +251,7 @@ TEST_CASE("to_dot still draws a graph when the trace finds errors") {
   CHECK(dot.rfind("digraph", 0) == 0);
   CHECK(contains(dot, "// trace found 1 error(s)"));  // the read of temp[0] before any write
   CHECK(count_lines_with(dot, "->") == 1);
-  CHECK(contains(dot, "// 1 transfer(s) of undefined data not drawn"));
+  CHECK(contains(dot, "// 1 transfer(s) not drawn (undefined data, or a position beyond int)"));
 
   // Out-of-range indices: trace() cannot run, but a graph with the targets comes out.
   parts.phases = {Phase{0, {Round{{1}, 0, {send(7)}, {recv(0)}}}}};
@@ -271,4 +272,25 @@ TEST_CASE("to_dot escapes quotes and backslashes in labels") {
 }
 
 }  // namespace
+}  // namespace cartplan::ir
+
+namespace cartplan::ir {
+
+TEST_CASE("to_dot of a plan whose positions leave int (fuzz finding): drawn in part, no overflow") {
+  // Shifts of 2^30, -2^31 and 2^31-1: the second transfer's position is beyond int.
+  const std::string text = R"({"schema": "cartplan.plan/1", "op": "alltoall", "algorithm": "combining", "ndims": 1,
+ "neighborhood": [[1073741823]], "dim_order": [0], "temp_slots": [{"shape_of": 0}, {"shape_of": 0}],
+ "phases": [
+  {"dim": 0, "rounds": [{"shift": [1073741824], "tag": 0, "send": [{"buf": "send", "block": 0}], "recv": [{"buf": "temp", "slot": 0}]}]},
+  {"dim": 0, "rounds": [{"shift": [-2147483648], "tag": 1, "send": [{"buf": "temp", "slot": 0}], "recv": [{"buf": "temp", "slot": 1}]}]},
+  {"dim": 0, "rounds": [{"shift": [2147483647], "tag": 2, "send": [{"buf": "temp", "slot": 0}], "recv": [{"buf": "recv", "block": 0}]}]}],
+ "copies": [],
+ "stats": {"t": 1, "rounds": 3, "volume": 3, "phase_rounds": [1, 1, 1], "cutoff_ratio": null, "cost": null, "predicted_us": null}})";
+  Result<Plan> plan = plan_from_json_string(text);
+  REQUIRE(plan);
+  const std::string dot = to_dot(*plan);
+  CHECK(dot.find("digraph") != std::string::npos);
+  CHECK(dot.find("not drawn") != std::string::npos);
+}
+
 }  // namespace cartplan::ir
