@@ -49,8 +49,8 @@ def row(key, vs, platform, model, command):
     linear = vs["linear"]
     data = "OK" if all(v[3] == "OK" for v in vs.values()) else "WRONG"
     model_name = os.path.basename(model) if model != "builtin" else "builtin"
-    return (f"| {platform} | {np_} | `{stencil}` | {op} | {m} | {model_name} | {cell(linear)} | {cell(auto)} {auto[0]} | "
-            f"{vs['cart_auto_blocking'][1]:.2f} | " + " | ".join(cell(cands[n]) if n in cands else "-" for n, _ in CANDIDATES) +
+    return (f"| {platform} | {np_} | `{stencil}` | {op} | {m} | {model_name} | {cell(linear)} | {cell(auto)} {auto[0]} | " +
+            (f"{vs['cart_auto_blocking'][1]:.2f}" if "cart_auto_blocking" in vs else "-") + " | " + " | ".join(cell(cands[n]) if n in cands else "-" for n, _ in CANDIDATES) +
             f" | {best} | {auto[1] / cands[best][1]:.2f} | {linear[1] / auto[1]:.2f} | {auto[4]:.2f} | {linear[4]:.2f} | {data} | "
             f"`{command.replace('$M', str(m)).replace(chr(34), '')}` |")
 
