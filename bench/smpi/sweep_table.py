@@ -9,7 +9,8 @@ best candidate, auto / best (the optimizer's miss; 1.00 = it picked the fastest)
 (cartplan's gain over the loop Open MPI and MPICH run), the back-to-back times of auto and the
 linear loop, whether every variant's data was right, and the command that reproduces the row ($M
 in it is the row's m). "Measured" is collective_bench's synchronized time (sync_us) where it has
-one (SMPI), else its back-to-back time (docs/smpi.md, "Timing").
+one (SMPI), else its back-to-back time (docs/smpi.md, "Timing"); --measure b2b takes the
+back-to-back time everywhere.
 """
 import argparse
 import os
@@ -21,7 +22,7 @@ HEADER = ("| platform | p | stencil | op | m | model | linear | auto (plan) | au
           "log-round | best | auto / best | linear / auto | auto b2b | linear b2b | data | command |")
 
 
-def parse(lines):
+def parse(lines, measure="sync"):
     """{(np, stencil, op, m): {variant: (algorithm, measured, predicted, check, back_to_back)}} in input order."""
     points = {}
     for line in lines:
@@ -31,7 +32,7 @@ def parse(lines):
         if len(f) != 10:
             sys.exit(f"sweep_table.py: not a collective_bench row: {line.rstrip()}")
         np_, stencil, op, m, variant, algorithm, us, sync_us, predicted, check = f
-        measured = float(sync_us) if sync_us != "nan" else float(us)
+        measured = float(sync_us) if sync_us != "nan" and measure == "sync" else float(us)
         points.setdefault((int(np_), stencil, op, int(m)), {})[variant] = (algorithm, measured, float(predicted), check, float(us))
     return points
 
@@ -61,8 +62,10 @@ def main(argv):
     ap.add_argument("--model", required=True)
     ap.add_argument("--command", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--measure", choices=["sync", "b2b"], default="sync",
+                    help="the measured column: sync (default where there is one) or the back-to-back time")
     a = ap.parse_args(argv)
-    points = parse(sys.stdin)
+    points = parse(sys.stdin, a.measure)
     if not points:
         sys.exit("sweep_table.py: no rows on stdin")
     new = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
