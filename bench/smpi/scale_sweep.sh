@@ -7,7 +7,7 @@
 # and whether it finished go to bench/results/smpi/scale_log.md.
 #
 #   bash bench/smpi/scale_sweep.sh --platform dragonfly --np 256 [--calibrate "--quick"] \
-#        [--model-file FILE] [--limit 600] [--iters 2] [--warmup 1] [--out bench/results/smpi/sweep_p256.md] < POINTS
+#        [--model-file FILE] [--measure sync|b2b] [--limit 600] [--iters 2] [--warmup 1] [--out bench/results/smpi/sweep_p256.md] < POINTS
 #
 # POINTS: one point set a line, "STENCIL OP M[,M...]" (e.g. "box:d=3,n=3,f=-1 alltoall 1,10,100").
 # --model-file FILE: plan with this model instead of the platform's cost_model_<platform>_p<np>.json.
@@ -18,13 +18,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-platform="" np="" model_file="" calibrate="" do_calibrate=0 limit=600 iters=2 warmup=1 out=""
+platform="" np="" model_file="" measure=sync calibrate="" do_calibrate=0 limit=600 iters=2 warmup=1 out=""
 variants="linear,cart_auto_persistent,cart_auto_blocking,cart_direct_persistent,cart_combining_persistent,cart_hybrid_persistent,cart_loground_persistent"
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "scale_sweep.sh: $1 needs a value" >&2; exit 2; }
   case "$1" in
     --platform) platform=$2 ;; --np) np=$2 ;; --calibrate) calibrate=$2 do_calibrate=1 ;; --limit) limit=$2 ;;
-    --iters) iters=$2 ;; --warmup) warmup=$2 ;; --out) out=$2 ;; --variants) variants=$2 ;; --model-file) model_file=$2 ;;
+    --iters) iters=$2 ;; --warmup) warmup=$2 ;; --out) out=$2 ;; --variants) variants=$2 ;; --model-file) model_file=$2 ;; --measure) measure=$2 ;;
     *) echo "scale_sweep.sh: unknown option $1 (see the header of bench/smpi/scale_sweep.sh)" >&2; exit 2 ;;
   esac
   shift 2
@@ -67,7 +67,7 @@ while read -r stencil op ms; do
     if late; then note "$(date -u +%H:%M:%S)" "$platform p=$np $stencil $op m=$m" 0 "skipped (out of time)"; continue; fi
     begin=$(date -u +%H:%M:%S) t0=$(date +%s) status=0
     bash bench/smpi/sweep.sh --platform "$platform" --np "$np" --stencil "$stencil" --op "$op" --m "$m" --iters "$iters" \
-      --warmup "$warmup" --model "$model" --variants "$variants" --limit "$limit" --out "$out" </dev/null || status=$?
+      --warmup "$warmup" --model "$model" --variants "$variants" --limit "$limit" --measure "$measure" --out "$out" </dev/null || status=$?
     if [ "$status" = 0 ]; then
       note "$begin" "$platform p=$np $stencil $op m=$m" $(($(date +%s) - t0)) done
     else
