@@ -58,7 +58,7 @@ limiter=()
 [ -z "$limit" ] || limiter=(timeout -k 30 "$limit")  # smpirun passes the TERM on to the simulation
 "${limiter[@]}" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" \
   -platform "$plat/${platform}_p${np}.xml" -hostfile "$plat/${platform}_p${np}.hosts" "$bin/bench/collective_bench" "${args[@]}" >"$tmp" || status=$?
-if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+if [ "$status" = 124 ] || [ "$status" = 137 ] || [ "$status" = 143 ]; then
   { echo "## $command  (M=$ms; DID NOT FINISH: stopped after $(($(date +%s) - start)) s wall, limit $limit s; rows it finished:)"; cat "$tmp"; } >>"$raw"
   echo "sweep.sh: $platform p=$np $stencil $op m=$ms did not finish within $limit s (raw rows in $raw)" >&2
   exit 124
