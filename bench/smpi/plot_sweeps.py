@@ -46,7 +46,7 @@ def plot(rs, key, ylabel, p, out_dir, stem, hline):
     platforms = sorted(by)
     script = [f"set terminal pngcairo size {520 * len(platforms)},560 font ',9' noenhanced", f"set output '{out_dir}/{stem}_p{p}.png'",
               f"set multiplot layout 1,{len(platforms)} title '{ylabel}, p = {p} (SimGrid SMPI, simulated; bench/results/smpi/sweep_p{p}.md)'",
-              "set logscale x", "set xlabel 'block size m (ints)'", f"set ylabel '{ylabel}'", "set key below font ',7'",
+              "set logscale x", "set logscale y" if stem == "gain" else "unset logscale y", "set xlabel 'block size m (ints)'", f"set ylabel '{ylabel}'", "set key below font ',7'",
               "set grid", "set style data linespoints"]
     for pl in platforms:
         dat = f"{out_dir}/{stem}_p{p}_{pl}.dat"
