@@ -71,9 +71,11 @@ def main(argv):
     new = not os.path.exists(a.out) or os.path.getsize(a.out) == 0
     with open(a.out, "a") as f:
         if new:
-            f.write("Simulated microseconds per call, `measured (predicted by the cost model)`; measured: one call after a "
-                    "barrier, from the last rank's entry to the last rank's exit (b2b: back to back); persistent requests "
-                    "unless named; docs/smpi.md describes platforms and timing.\n\n")
+            measured = ("one call after a barrier, from the last rank's entry to the last rank's exit (b2b: back to back)"
+                        if a.measure == "sync" else "back to back, the max over ranks of each rank's time per call after the "
+                        "warm-up calls (the b2b columns repeat it)")
+            f.write("Simulated microseconds per call, `measured (predicted by the cost model)`; measured: " + measured +
+                    "; persistent requests unless named; docs/smpi.md describes platforms and timing.\n\n")
             f.write(HEADER + "\n|" + "---|" * HEADER.count(" | ") + "---|\n")
         for key, vs in points.items():
             f.write(row(key, vs, a.platform, a.model, a.command) + "\n")
