@@ -3,9 +3,9 @@
 
     python3 bench/smpi/plot_sweeps.py bench/results/smpi/sweep_p256.md [more tables] --out-dir bench/results/smpi
 
-For each table (one p): gain_p<P>.png, the linear loop's time over auto's (above 1: cartplan's
+For each table sweep_<TAG>.md (one p): gain_<TAG>.png, the linear loop's time over auto's (above 1: cartplan's
 choice is faster) against the block size m, one panel per platform, one line per
-neighbourhood and operation; and miss_p<P>.png, auto / best simulated candidate (the issue's
+neighbourhood and operation; and miss_<TAG>.png, auto / best simulated candidate (the issue's
 criterion: at most 1.05), same layout. The data files gnuplot reads are written beside them
 (*.dat), so each plotted point can be found in the table, and through its command reproduced.
 """
@@ -41,15 +41,15 @@ def series(rs, key):
     return out
 
 
-def plot(rs, key, ylabel, p, out_dir, stem, hline):
+def plot(rs, key, ylabel, p, out_dir, stem, hline, tag):
     by = series(rs, key)
     platforms = sorted(by)
-    script = [f"set terminal pngcairo size {520 * len(platforms)},560 font ',9' noenhanced", f"set output '{out_dir}/{stem}_p{p}.png'",
-              f"set multiplot layout 1,{len(platforms)} title '{ylabel}, p = {p} (SimGrid SMPI, simulated; bench/results/smpi/sweep_p{p}.md)'",
+    script = [f"set terminal pngcairo size {520 * len(platforms)},560 font ',9' noenhanced", f"set output '{out_dir}/{stem}_{tag}.png'",
+              f"set multiplot layout 1,{len(platforms)} title '{ylabel}, p = {p} (SimGrid SMPI, simulated; sweep_{tag}.md)'",
               "set logscale x", "set logscale y" if stem == "gain" else "unset logscale y", "set xlabel 'block size m (ints)'", f"set ylabel '{ylabel}'", "set key below font ',7'",
               "set grid", "set style data linespoints"]
     for pl in platforms:
-        dat = f"{out_dir}/{stem}_p{p}_{pl}.dat"
+        dat = f"{out_dir}/{stem}_{tag}_{pl}.dat"
         labels = sorted(by[pl])
         with open(dat, "w") as f:
             for label in labels:
@@ -62,7 +62,7 @@ def plot(rs, key, ylabel, p, out_dir, stem, hline):
         script += [f"set title '{pl}'", "plot " + ", ".join(parts)]
     script.append("unset multiplot")
     subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
-    return f"{out_dir}/{stem}_p{p}.png"
+    return f"{out_dir}/{stem}_{tag}.png"
 
 
 def main(argv):
@@ -74,10 +74,13 @@ def main(argv):
         rs = rows(t)
         if not rs:
             sys.exit(f"plot_sweeps.py: no rows in {t}")
+        base = os.path.basename(t)[:-len(".md")] if t.endswith(".md") else os.path.basename(t)
+        base = base[len("sweep_"):] if base.startswith("sweep_") else base
         for p in sorted({r["p"] for r in rs}):
             sel = [r for r in rs if r["p"] == p]
-            print(plot(sel, "gain", "linear loop / auto", p, a.out_dir, "gain", 1))
-            print(plot(sel, "miss", "auto / best candidate", p, a.out_dir, "miss", 1.05))
+            tag = base if base.startswith(f"p{p}") else f"{base}_p{p}"
+            print(plot(sel, "gain", "linear loop / auto", p, a.out_dir, "gain", 1, tag))
+            print(plot(sel, "miss", "auto / best candidate", p, a.out_dir, "miss", 1.05, tag))
     return 0
 
 
