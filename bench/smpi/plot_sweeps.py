@@ -43,9 +43,10 @@ def series(rs, key):
 
 def plot(rs, key, ylabel, p, out_dir, stem, hline, tag):
     by = series(rs, key)
+    measure = "back to back" if "b2b" in tag else "sync: at m >= 100 it undercounts, see README"
     platforms = sorted(by)
     script = [f"set terminal pngcairo size {520 * len(platforms)},560 font ',9' noenhanced", f"set output '{out_dir}/{stem}_{tag}.png'",
-              f"set multiplot layout 1,{len(platforms)} title '{ylabel}, p = {p} (SimGrid SMPI, simulated; sweep_{tag}.md)'",
+              f"set multiplot layout 1,{len(platforms)} title '{ylabel}, p = {p} (SimGrid SMPI, simulated; sweep_{tag}.md; {measure})'",
               "set logscale x", "set logscale y" if stem == "gain" else "unset logscale y", "set xlabel 'block size m (ints)'", f"set ylabel '{ylabel}'", "set key below font ',7'",
               "set grid", "set style data linespoints"]
     for pl in platforms:
