@@ -41,5 +41,10 @@ done
 STOP_AT=$(by 04:38) bash bench/smpi/scale_sweep.sh --platform torus --np 1024 --limit 720 "${common[@]}" \
   --variants linear,cart_auto_persistent,cart_direct_persistent,cart_combining_persistent \
   --model-file $r/cost_model_torus_p256.json <$pts/seed000.txt
-# Then the dragonfly p = 256 points its phase skipped (the dragonfly ran first, under heavier load).
-STOP_AT=$(by 04:44) bash bench/smpi/scale_sweep.sh --platform dragonfly --np 256 --limit 300 "${common[@]}" <$pts/dragonfly_rest.txt
+# A second back-to-back check, then the dragonfly p = 256 points its phase skipped (the dragonfly
+# ran first, under heavier load).
+for pl in torus fattree dragonfly; do
+  STOP_AT=$(by 04:41) bash bench/smpi/scale_sweep.sh --platform $pl --np 256 --limit 300 --iters 4 --warmup 2 --measure b2b \
+    --out $r/sweep_p256_b2b.md <$pts/b2b_check2.txt
+done
+STOP_AT=$(by 04:43) bash bench/smpi/scale_sweep.sh --platform dragonfly --np 256 --limit 240 "${common[@]}" <$pts/dragonfly_rest.txt
