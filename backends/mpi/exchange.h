@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -114,6 +115,18 @@ void abandon_request(MPI_Request* request, bool recv);
 
 // Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
 bool thread_multiple();
+
+// Guards a communicator's pool and lane holders under MPI_THREAD_MULTIPLE: requests are
+// recycled by whichever thread completes them (the drop-in: inside Open MPI's progress engine).
+class PoolLock {
+ public:
+  explicit PoolLock(CommShared& shared) : lock_(shared.mu, std::defer_lock) {
+    if (thread_multiple()) lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
 
 class Exchange {
  public:

@@ -74,6 +74,10 @@ struct Options {
 // order, model, checking mode): ranks agree on it at init and in checking mode.
 std::int64_t options_fingerprint(const Options& options);
 
+// Every price of the model, in one list (info_options.cc): the description ranks agree on at
+// creation, the options' fingerprint and the plan cache key all change when any of them does.
+std::vector<double> model_prices(const engine::CostModel& m);
+
 // The value of Info `key` (empty, *present false, when info is MPI_INFO_NULL or lacks it).
 std::string info_value(MPI_Info info, const char* key, bool* present);
 

@@ -361,8 +361,27 @@ void cost_model_lookup(Harness& h) {
   rc = Cart_neighborhood_create(MPI_COMM_WORLD, 1, dims, periods, 2, offs, MPI_UNWEIGHTED, info, 0, &cart);
   MPI_Info_free(&info);
   h.check(rc == MPI_SUCCESS, std::string("the Info key wins over CARTPLAN_COST_MODEL: ") + Cart_error_message());
-  if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
   unsetenv("CARTPLAN_COST_MODEL");
+  // Per-request models that differ in a price other than alpha and beta (phase_us here) could
+  // make ranks choose different plans: init must refuse them on every rank.
+  if (rc == MPI_SUCCESS && h.size > 1) {
+    const std::string own = std::string(tmp ? tmp : "/tmp") + "/errors_test_phase" + std::to_string(h.rank) + ".json";
+    if (FILE* f = std::fopen(own.c_str(), "w")) {
+      std::fprintf(f, R"({"schema": "cartplan.cost_model/2", "alpha_us": 0.5, "beta_us_per_byte": 0.001, "phase_us": %s, )"
+                      R"("copy_us_per_byte": 0.0001, "rendezvous_us": 2, "eager_limit_bytes": 4096})",
+                   h.rank == 0 ? "0.5" : "9");
+      std::fclose(f);
+    }
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_cost_model", own.c_str());
+    std::vector<int> sb(2, h.rank), rb(2, -1);
+    Cart_Request req = CART_REQUEST_NULL;
+    const int init_rc = Cart_alltoall_init(sb.data(), 1, MPI_INT, rb.data(), 1, MPI_INT, cart, info, &req);
+    expect_error(h, init_rc, MPI_ERR_INFO_VALUE, "different cartplan Info options", "per-rank phase prices at init");
+    if (init_rc == MPI_SUCCESS) Cart_request_free(&req);
+    MPI_Info_free(&info);
+  }
+  if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
 }
 
 int main(int argc, char** argv) {

@@ -1,0 +1,193 @@
+// Creating exchanges: the agreement (settle), measuring mode, building, and reuse: the
+// non-blocking pool (recycle, create_nonblocking) and the blocking cache (run_blocking).
+#include <optional>
+#include <string>
+
+#include "backends/mpi/exchange.h"
+
+namespace cartplan::mpi {
+
+namespace {
+
+// The last blocking exchange of a communicator and the arguments it was built from.
+struct BlockingCache {
+  std::vector<std::uintptr_t> key;
+  std::optional<CallKey> call;  // set when the exchange was built from a call with this key
+  std::unique_ptr<Exchange> exchange;
+};
+
+}  // namespace
+
+MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                           std::unique_ptr<Exchange>* out, const Accept& accept) {
+  // A non-blocking call's lane is its sequence number modulo the lane count (see lanes.h),
+  // counted even for calls that fail, so that the sequence stays the same on every rank.
+  const int nonblocking_lane = kind == Kind::kNonblocking ? nc.shared()->lanes.next_nonblocking() : 0;
+  return create_on_lane(nc, spec, options, kind, nonblocking_lane, out, accept);
+}
+
+MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
+                                   int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept) {
+  Agreement agreed;
+  MpiStatus s = settle(nc, spec, options, kind, &agreed);
+  if (!s.ok()) return s;
+  if (kind == Kind::kPersistent && options.tune_measure && options.algo == engine::AlgoChoice::kAuto && !options.given_plan &&
+      !extended_op(spec.op)) {
+    s = measure(nc, spec, options, &agreed);
+    if (!s.ok()) return s;
+  }
+  // Every input of `accept` was agreed (or is the same everywhere): every rank declines alike.
+  if (accept && !accept(agreed.entry->plan, agreed.block_bytes)) return {};
+  if (kind == Kind::kNonblocking) agreed.lane = nonblocking_lane;
+  // A non-blocking call with the same buffers, counts and predefined types as one completed
+  // before takes that call's exchange from the pool (see recycle) and moves it to its lane.
+  std::vector<std::uintptr_t> key;
+  if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
+  if (!key.empty()) {
+    PoolLock lock(*nc.shared());
+    auto& pool = nc.shared()->pool;
+    for (auto it = pool.begin(); it != pool.end(); ++it)
+      if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
+        out->reset(it->release());
+        pool.erase(it);
+        break;
+      }
+  }
+  if (!*out) {
+    s = build(nc, spec, options, agreed, agreed.lane, out);
+    if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+    if (!s.ok()) {
+      out->reset();
+      return s;
+    }
+  }
+  Exchange& x = **out;
+  x.kind_ = kind;
+  x.sizes_agreed_ = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
+  x.pool_key_ = std::move(key);
+  x.hook_phases_ = options.progress_anywhere;
+  if (kind == Kind::kPersistent) x.shared_->lanes.hold(x.lane_);
+  if (kind == Kind::kNonblocking) attach_lane(x, agreed.lane);
+  return {};
+}
+
+MpiStatus Exchange::create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
+                                       std::unique_ptr<Exchange>* out) {
+  const int lane = nc.shared()->lanes.next_nonblocking();
+  if (!nc.options().check_collective) {
+    PoolLock lock(*nc.shared());
+    auto& pool = nc.shared()->pool;
+    for (auto it = pool.begin(); it != pool.end(); ++it)
+      if ((*it)->call_ && (*it)->call_->words == call.words) {
+        out->reset(it->release());
+        pool.erase(it);
+        break;
+      }
+  }
+  if (*out) {
+    attach_lane(**out, lane);
+    return {};
+  }
+  MpiStatus s = create_on_lane(nc, make(), nc.options(), Kind::kNonblocking, lane, out, {});
+  // Only exchanges bound to predefined datatypes (a pool key) may be found by their raw arguments.
+  if (s.ok() && !(*out)->pool_key_.empty()) (*out)->call_ = call;
+  return s;
+}
+
+// The lane's previous holder on this rank must be complete before the lane carries new
+// messages. It completes: every rank has started it, and waits anywhere progress every
+// pending exchange.
+void Exchange::attach_lane(Exchange& x, int lane) {
+  Exchange* holder = nullptr;
+  {
+    PoolLock lock(*x.shared_);
+    holder = x.shared_->holder(lane);
+  }
+  if (holder && holder != &x && holder->pending_) drive(holder);
+  if (x.lane_ != lane) {
+    x.lane_ = lane;
+    for (Post& post : x.posts_) post.tag = x.shared_->lanes.tag(lane, post.plan_tag);
+  }
+  PoolLock lock(*x.shared_);
+  x.shared_->holder(lane) = &x;
+}
+
+// After an agreement, building datatypes and staging can still fail on one rank (out of
+// memory, an MPI error). Where the call agreed (init, checking mode), every rank learns it, so
+// that no rank starts an exchange whose peers will never send.
+MpiStatus Exchange::confirm(NeighborhoodComm& nc, const MpiStatus& built) {
+  const int mine = built.ok() ? 0 : built.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, nc.internal()));
+  if (worst == 0) return {};
+  return built.ok() ? mpi_error(worst, "another rank could not build its part of this collective (error class " +
+                                           std::to_string(worst) + " there)")
+                    : mpi_error(worst, built.message);
+}
+
+void Exchange::recycle(std::unique_ptr<Exchange> x) {
+  // Only complete, successful exchanges of a communicator that still exists are kept: a few
+  // per communicator, the oldest dropped first.
+  if (!x || x->pool_key_.empty() || x->pending_ || x->active_ || !x->error_.ok() || x->shared_->user == MPI_COMM_NULL) return;
+  x->finish_fn_ = nullptr;  // its owner is gone; the next owner sets its own
+  CommShared& shared = *x->shared_;
+  std::unique_ptr<Exchange, void (*)(Exchange*)> dropped(nullptr, [](Exchange* e) { delete e; });
+  PoolLock lock(shared);
+  if (shared.holder(x->lane_) == x.get()) shared.holder(x->lane_) = nullptr;
+  if (shared.pool.size() >= 8) {
+    dropped = std::move(shared.pool.front());  // destroyed after the lock is released
+    shared.pool.erase(shared.pool.begin());
+  }
+  shared.pool.emplace_back(x.release(), [](Exchange* e) { delete e; });
+}
+
+
+MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
+  std::shared_ptr<void>& slot = nc.blocking_slot();
+  if (!slot) slot = std::make_shared<BlockingCache>();
+  auto& cache = *static_cast<BlockingCache*>(slot.get());
+  const Options& options = nc.options();
+  // The fast path of a repeated uniform call: the same few words as the call the cached
+  // exchange was built (and checked) for, whose datatypes were predefined.
+  const bool same_call = call && cache.exchange && cache.call && cache.call->words == call->words && !options.check_collective;
+  if (!same_call) {
+    const ExchangeSpec spec = make();
+    std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
+                                      : spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
+                                          ? reuse_key(nc, spec)
+                                          : std::vector<std::uintptr_t>{};
+    // The same buffers, counts and predefined types as a call that was checked and built before:
+    // run it again. In checking mode every call still agrees first (that is the mode's point).
+    const bool reuse = !key.empty() && cache.exchange && cache.key == key;
+    if (!reuse || agrees_every_call(nc, spec, options)) {
+      Agreement agreed;
+      MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
+      if (!s.ok()) return s;
+      if (!reuse || cache.exchange->entry_ != agreed.entry) {
+        cache.exchange.reset();
+        s = build(nc, spec, options, agreed, Lanes::blocking_lane(), &cache.exchange);
+      }
+      // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
+      // can differ there): the collectives must match.
+      if (agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+      if (!s.ok()) {
+        cache.exchange.reset();
+        return s;
+      }
+      cache.exchange->kind_ = Kind::kBlocking;
+    }
+    cache.key = std::move(key);
+    cache.call.reset();
+    if (call && !cache.key.empty()) cache.call = *call;
+  }
+  MpiStatus s = cache.exchange->run_once();
+  // Derived datatypes may be freed after the call, and a failed exchange is not reused.
+  if (cache.key.empty() || !s.ok()) {
+    cache.exchange.reset();
+    cache.call.reset();
+    cache.key.clear();
+  }
+  return s;
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,188 @@
+// The options of a neighbourhood communicator and of an _init call: Info keys read and checked
+// (docs/info-keys.md), the model's prices in one list, and the fingerprint ranks agree on.
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/plan_dump.h"
+#include "engine/cost_model_file.h"
+#include "engine/planner.h"
+#include "ir/json.h"
+#include "ir/parse_number.h"
+#include "ir/read_file.h"
+#include "ir/verify.h"
+
+namespace cartplan::mpi {
+namespace {
+
+// Info keys that choose the plan: cartplan_algorithm, cartplan_dim_order.
+MpiStatus parse_choices(MPI_Info info, int ndims, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_algorithm", &present);
+  if (present) {
+    if (v == "auto") o->algo = engine::AlgoChoice::kAuto;
+    else if (v == "direct") o->algo = engine::AlgoChoice::kDirect;
+    else if (v == "combining") o->algo = engine::AlgoChoice::kCombining;
+    else if (v == "loground") o->algo = engine::AlgoChoice::kLogRound;
+    else if (v == "hybrid") o->algo = engine::AlgoChoice::kHybrid;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, direct, combining, loground or hybrid)");
+  }
+  v = info_value(info, "cartplan_dim_order", &present);
+  if (present) {
+    if (v == "auto") {
+      o->dim_order.reset();
+    } else if (v == "natural") {
+      o->dim_order = engine::natural_dim_order(ndims);
+    } else {
+      Result<std::vector<int>> order = parse_int_list(v, 0, 64);
+      if (!order)
+        return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order = '" + v + "': " + order.error() +
+                                                 " (expected auto, natural or K,K,...)");
+      Result<std::vector<int>> checked = engine::check_dim_order(*order, ndims);
+      if (!checked) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_dim_order: " + checked.error());
+      o->dim_order = *checked;
+    }
+  }
+  return {};
+}
+
+// Info keys of the cost model: a calibrated file (bench/calibrate) first, then the explicit
+// alpha/beta keys, which override it.
+MpiStatus parse_model(MPI_Info info, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_cost_model", &present);
+  if (present) {
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
+    Result<engine::CostModel> m = engine::parse_cost_model(*text);
+    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
+    o->model = *m;
+  }
+  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
+                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
+    v = info_value(info, key, &present);
+    if (!present) continue;
+    Result<double> x = parse_nonnegative_double(v);
+    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
+    *field = *x;
+  }
+  return {};
+}
+
+// Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
+MpiStatus parse_modes(MPI_Info info, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_check", &present);
+  if (present) {
+    if (v == "collective") o->check_collective = true;
+    else if (v == "none") o->check_collective = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
+  }
+  v = info_value(info, "cartplan_progress", &present);
+  if (present) {
+    if (v == "any") o->progress_anywhere = true;
+    else if (v == "cartplan") o->progress_anywhere = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
+  }
+  v = info_value(info, "cartplan_tune", &present);
+  if (present) {
+    if (v == "measure") o->tune_measure = true;
+    else if (v == "model") o->tune_measure = false;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
+  }
+  return {};
+}
+
+// Info cartplan_plan: a plan file, read, verified and checked against the dimension.
+MpiStatus parse_given_plan(MPI_Info info, int ndims, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_plan", &present);
+  if (present) {
+    const std::string key = "Info cartplan_plan = '" + v + "': ";
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, key + text.error());
+    Result<ir::Plan> plan = ir::plan_from_json_string(*text);
+    if (!plan) return mpi_error(MPI_ERR_INFO_VALUE, key + plan.error());
+    const std::vector<std::string> errors = ir::verify(*plan);
+    if (!errors.empty())
+      return mpi_error(MPI_ERR_INFO_VALUE, key + "the plan does not verify (" + std::to_string(errors.size()) +
+                                               " errors; the first: " + errors.front() + ")");
+    if (plan->ndims() != ndims)
+      return mpi_error(MPI_ERR_INFO_VALUE, key + "the plan has " + std::to_string(plan->ndims()) +
+                                               " dimensions, the communicator " + std::to_string(ndims));
+    const std::uint64_t fingerprint = plan_fingerprint(ir::to_json_string(*plan));
+    o->given_plan = std::make_shared<const Options::GivenPlan>(Options::GivenPlan{v, std::move(*plan), fingerprint});
+  }
+  return {};
+}
+
+// An Info key holding a byte count or -1 (none); `out` is left alone when the key is absent.
+template <class T>
+MpiStatus parse_bytes_key(MPI_Info info, const char* key, T* out) {
+  bool present = false;
+  const std::string v = info_value(info, key, &present);
+  if (!present) return {};
+  Result<std::int64_t> n = parse_integer(v, -1, std::numeric_limits<std::int64_t>::max());
+  if (!n) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + n.error() + " (expected -1 or a byte count)");
+  *out = *n;
+  return {};
+}
+
+// Info keys of the lowering's thresholds.
+MpiStatus parse_lowering(MPI_Info info, Options* o) {
+  MpiStatus st = parse_bytes_key(info, "cartplan_struct_min_bytes", &o->struct_min_bytes);
+  if (st.ok()) st = parse_bytes_key(info, "cartplan_home_max_bytes", &o->home_max_message_bytes);
+  if (st.ok()) st = parse_bytes_key(info, "cartplan_trailer_min_bytes", &o->trailer_min_bytes);
+  return st;
+}
+
+}  // namespace
+
+std::vector<double> model_prices(const engine::CostModel& m) {
+  return {m.alpha_us,    m.beta_us_per_byte, m.phase_us,   m.copy_us_per_byte,    m.rendezvous_us,
+          m.single_copy_us_per_byte, m.pipeline_us, m.pipeline_us_per_byte, m.segment_us, m.scatter_us_per_byte,
+          static_cast<double>(m.eager_limit_bytes)};
+}
+
+std::string info_value(MPI_Info info, const char* key, bool* present) {
+  *present = false;
+  if (info == MPI_INFO_NULL) return {};
+  int len = 0, flag = 0;
+  if (MPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return {};
+  std::string value(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len + 1, value.data(), &flag);
+  value.resize(static_cast<std::size_t>(len));
+  *present = flag != 0;
+  return value;
+}
+
+std::int64_t options_fingerprint(const Options& options) {
+  std::uint64_t fp = static_cast<std::uint64_t>(options.algo) * 0x9E3779B97F4A7C15ull;
+  auto mix = [&fp](std::uint64_t v) { fp = (fp ^ v) * 0x100000001B3ull; };
+  mix(options.dim_order ? 1 : 0);
+  if (options.dim_order)
+    for (int k : *options.dim_order) mix(static_cast<std::uint64_t>(k) + 7);
+  for (double price : model_prices(options.model)) {  // every price: any of them can change the plan
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &price, sizeof bits);
+    mix(bits);
+  }
+  mix(options.check_collective ? 2 : 3);
+  mix(options.given_plan ? options.given_plan->fingerprint : 0);
+  mix(static_cast<std::uint64_t>(options.trailer_min_bytes ? *options.trailer_min_bytes : -2) + 11);
+  mix(options.tune_measure ? 5 : 6);
+  return static_cast<std::int64_t>(fp >> 2);
+}
+
+MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
+  MpiStatus st = parse_choices(info, ndims, o);
+  if (st.ok()) st = parse_model(info, o);
+  if (st.ok()) st = parse_modes(info, o);
+  if (st.ok()) st = parse_given_plan(info, ndims, o);
+  if (st.ok()) st = parse_lowering(info, o);
+  return st;
+}
+
+}  // namespace cartplan::mpi
