@@ -210,15 +210,7 @@ Result<int> cmd_explain(const Options& o) {
   return kExitOk;
 }
 
-Result<ig::GraphPlan> read_plan(const std::string& path) {
-  ReadOptions ro;
-  ro.dash_is_stdin = true;
-  Result<std::string> text = read_file_bounded(path, ro);
-  if (!text) return fail(text.error());
-  Result<ig::GraphPlan> plan = ig::graph_plan_from_json_string(*text);
-  if (!plan) return fail("'" + path + "': " + plan.error());
-  return plan;
-}
+Result<ig::GraphPlan> read_plan(const std::string& path) { return read_plan_file(path, &ig::graph_plan_from_json_string); }
 
 Result<int> cmd_verify(const Options& o) {
   if (o.positional.empty()) return fail("verify needs a plan file (or - for stdin)");

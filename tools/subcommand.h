@@ -10,8 +10,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "ir/read_file.h"
 #include "ir/result.h"
 
 namespace cartplan::tools {
@@ -36,5 +38,18 @@ Result<SubOptions> parse_sub_options(const std::vector<std::string>& args, const
 // `status`'s value, or kSubExitBadInput with "cartplan: PREFIX: ERROR" on stderr; also
 // kSubExitBadInput if standard output could not be written.
 int finish_subcommand(const std::string& prefix, const Result<int>& status);
+
+// A plan file ("-": standard input), read with read_file_bounded's size limit and parsed by
+// `parse` (halo_plan_from_json_string, graph_plan_from_json_string); errors name the file.
+template <class Plan>
+Result<Plan> read_plan_file(const std::string& path, Result<Plan> (*parse)(std::string_view)) {
+  ReadOptions ro;
+  ro.dash_is_stdin = true;
+  Result<std::string> text = read_file_bounded(path, ro);
+  if (!text) return fail(text.error());
+  Result<Plan> plan = parse(*text);
+  if (!plan) return fail("'" + path + "': " + plan.error());
+  return plan;
+}
 
 }  // namespace cartplan::tools
