@@ -33,6 +33,9 @@
 #include <optional>
 #include <vector>
 
+#include "backends/mpi/exchange_measure.h"
+#include "backends/mpi/exchange_settle.h"
+#include "backends/mpi/exchange_spec.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/status.h"
 #include "engine/program.h"
@@ -40,62 +43,16 @@
 
 namespace cartplan::mpi {
 
-// One block of a user buffer: `count` elements of `type` at absolute address `addr`.
-struct BlockSpec {
-  const void* addr = nullptr;
-  MPI_Count count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-};
-
-struct ExchangeSpec {
-  ir::Op op = ir::Op::kAlltoall;
-  std::vector<BlockSpec> send;  // alltoall: one per neighbour; allgather: exactly one
-  std::vector<BlockSpec> recv;  // one per neighbour
-  // All blocks have one count and datatype by the collective's signature (Cart_alltoall): one
-  // size for every block, known on every rank. Follows from which function was called.
-  bool uniform = false;
-  // Set when the caller's arguments could not even be turned into blocks (NULL arrays, negative
-  // counts, MPI_IN_PLACE...). In checking mode the error still takes part in the agreement so
-  // that every rank returns an error.
-  MpiStatus invalid;
-
-  // Reductions and rooted ops only (extended_op(op); built by reduce_specs.h, run by
-  // exchange_reduce.cc). Every block has the call's one size; recv has one block for allreduce,
-  // reduce_scatter and reduce, t for bcast, gather and scatter.
-  MPI_Op reduce_op = MPI_OP_NULL;  // allreduce, reduce_scatter, reduce
-  int root = -1;                   // rooted ops: the root's rank in the Cartesian communicator
-  BlockSpec unit;                  // count and datatype of one block in cartplan's scratch memory
-  std::vector<char> recv_user;     // per recv block: the user's memory (else scratch, if written)
-  // This rank's block size in bytes from its significant send / recv arguments (-1: none).
-  std::int64_t send_bytes = -1, recv_bytes = -1;
-};
-
-// The arguments of a blocking call with one count and datatype per side (Cart_alltoall,
-// Cart_allgather) in a few words: the same words mean the same buffers, counts and datatypes,
-// so a repeated call can run the exchange built before without looking at any block.
-struct CallKey {
-  std::array<std::uintptr_t, 7> words{};
-};
-
 // The ops that run through the reduction-aware executor (exchange_reduce.cc): allreduce,
 // reduce_scatter and the rooted ops.
 bool extended_op(ir::Op op);
 // What a blocking call of an extended op is bound to (see Exchange::run_blocking); empty when
 // it must not be reused (derived datatypes, user-defined ops, invalid arguments).
 std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
-// A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
-// The error after an agreement: the agreed (largest) class, this rank's message if it had one.
-MpiStatus agreed_error(const MpiStatus& local, int agreed_class);
-// Whether a call must agree across ranks every time: in checking mode, and for v/w alltoall
-// forced to combining on a grid with a non-periodic dimension (exchange_settle.cc).
-bool agrees_every_call(const NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options);
-// One agreement among the communicator's ranks: `all` = the element-wise MAX of every rank's
-// `mine`; with `persistent`, `all_held` = the OR of the persistent lanes every rank holds.
-MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std::int64_t>& mine,
-                   std::vector<std::int64_t>* all, std::vector<std::uint64_t>* all_held);
 // What a blocking or non-blocking call's exchange is bound to: addresses, counts and
 // predefined datatypes of the blocks this rank uses; empty when it must not be reused.
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
+// A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
 // Whether `type`'s elements are adjacent and start at its address (its data is one run of
 // bytes: what a memcpy, or Open MPI's single copy above the eager limit, can move).
@@ -104,10 +61,6 @@ bool contiguous_type(MPI_Datatype type);
 // commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
 using FastCombine = void (*)(const void* in, void* inout, std::size_t n);
 FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
-// Measuring mode's choice among the candidates' measured medians, the model's pick at index 0:
-// the lowest median, but another candidate only if it is at least 5 % below the model's pick's
-// (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
-std::size_t measured_pick(const std::vector<double>& medians);
 
 // After MPI itself failed, leaves no request behind: a pending receive is cancelled (and
 // completed), a pending send released to complete on its own (exchange.cc).
@@ -130,7 +83,7 @@ class PoolLock {
 
 class Exchange {
  public:
-  enum class Kind { kBlocking, kNonblocking, kPersistent };
+  using Kind = ExchangeKind;
   // Whether to build the exchange for the plan every rank agreed on, with the agreed block
   // sizes (one, or one per block): see create().
   using Accept = std::function<bool(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes)>;
@@ -228,15 +181,6 @@ class Exchange {
 
  private:
   Exchange() = default;
-  // What every rank uses to build the exchange: block sizes, which blocks this rank uses, the
-  // plan and the lane.
-  struct Agreement {
-    std::vector<std::int64_t> block_bytes;  // per block (v/w alltoall) or one; -1 where unknown here
-    std::vector<char> send_used, recv_used;
-    std::shared_ptr<const BoundPlanEntry> entry;
-    int lane = 0;
-    std::vector<bool> contiguous;  // agreed per size key (collective calls; empty otherwise)
-  };
   // One point-to-point request: enough to check what arrives and to remake it.
   struct Post {
     bool recv = false;
@@ -260,15 +204,13 @@ class Exchange {
     FastCombine fast = nullptr;   // kCombine: set for predefined (op, type) pairs
   };
 
-  static MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                          Agreement* out);
   // Realizes the lowered program with addresses and datatypes (exchange_build.cc).
-  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
+  static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
   friend class ExchangeBuilder;
-  // Measuring mode (Options::tune_measure, exchange_measure.cc): times the close candidates on
-  // scratch receive memory and replaces agreed->entry with the fastest on every rank.
-  static MpiStatus measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed);
+  // Measuring mode builds its trials here and marks their sizes agreed (exchange_measure.cc).
+  friend MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options,
+                                      Settlement* settled);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
   static MpiStatus create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
@@ -289,11 +231,6 @@ class Exchange {
   void request_hook();
   static int step_all();
 
-  // Reductions and rooted ops (exchange_reduce.cc): the checks and the agreement of
-  // extended_op() calls; their exchange is built like the others' from the lowered program.
-  static MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                                   std::vector<std::int64_t>* block_bytes, std::shared_ptr<const BoundPlanEntry>* entry,
-                                   int* lane);
   std::shared_ptr<const BoundPlanEntry> entry_;
   std::shared_ptr<CommShared> shared_;
   Kind kind_ = Kind::kBlocking;

@@ -235,7 +235,7 @@ class ExchangeBuilder {
   int pack_max_ = 0;
 };
 
-MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Agreement& agreed,
+MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                           int lane, std::unique_ptr<Exchange>* out) {
   auto x = std::unique_ptr<Exchange>(new Exchange());
   x->comm_ = nc.internal();

@@ -28,12 +28,12 @@ MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const
 
 MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                                    int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept) {
-  Agreement agreed;
+  Settlement agreed;
   MpiStatus s = settle(nc, spec, options, kind, &agreed);
   if (!s.ok()) return s;
   if (kind == Kind::kPersistent && options.tune_measure && options.algo == engine::AlgoChoice::kAuto && !options.given_plan &&
       !extended_op(spec.op)) {
-    s = measure(nc, spec, options, &agreed);
+    s = measure_candidates(nc, spec, options, &agreed);
     if (!s.ok()) return s;
   }
   // Every input of `accept` was agreed (or is the same everywhere): every rank declines alike.
@@ -160,7 +160,7 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
     // run it again. In checking mode every call still agrees first (that is the mode's point).
     const bool reuse = !key.empty() && cache.exchange && cache.key == key;
     if (!reuse || agrees_every_call(nc, spec, options)) {
-      Agreement agreed;
+      Settlement agreed;
       MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
       if (!s.ok()) return s;
       if (!reuse || cache.exchange->entry_ != agreed.entry) {

@@ -2,6 +2,8 @@
 // candidates and keeps the one that ran fastest, instead of trusting the model's order. Like
 // FFTW_MEASURE against FFTW_ESTIMATE: init costs a few milliseconds more, every start after it
 // runs the plan that was fastest here. The model still decides what is worth timing.
+#include "backends/mpi/exchange_measure.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -141,7 +143,7 @@ std::size_t measured_pick(const std::vector<double>& medians) {
   return best;
 }
 
-MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed) {
+MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* agreed) {
   std::vector<PlanCache::CandidateEntry> cands;
   MpiStatus s = nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
   if (!s.ok()) return s;
@@ -167,9 +169,9 @@ MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, cons
       if (agreed->recv_used[i] && trial.recv[i].count > 0 && !span.empty())
         trial.recv[i].addr = scratch.get() + (reinterpret_cast<std::uintptr_t>(spec.recv[i].addr) - span.lo);
     for (std::size_t i = 0; i < cands.size() && built.ok(); ++i) {
-      Agreement a = *agreed;
+      Settlement a = *agreed;
       a.entry = cands[i].entry;
-      built = build(nc, trial, options, a, agreed->lane, &xs[i]);
+      built = Exchange::build(nc, trial, options, a, agreed->lane, &xs[i]);
       if (built.ok()) xs[i]->sizes_agreed_ = true;  // persistent: every rank agreed on the sizes
     }
   }

@@ -114,9 +114,9 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
   return key;
 }
 
-MpiStatus Exchange::settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                                    std::vector<std::int64_t>* block_bytes, std::shared_ptr<const BoundPlanEntry>* entry,
-                                    int* lane) {
+MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind,
+                          Settlement* out) {
+  using Kind = ExchangeKind;
   const bool collective = kind == Kind::kPersistent || options.check_collective;
   MpiStatus local = spec.invalid;
   const std::int64_t hi = std::max(spec.send_bytes, spec.recv_bytes);
@@ -152,18 +152,18 @@ MpiStatus Exchange::settle_extended(NeighborhoodComm& nc, const ExchangeSpec& sp
     if (all[1] != -all[2]) return mismatch(-all[2], all[1]);
     size = all[1];
     if (kind == Kind::kPersistent) {
-      *lane = nc.shared()->lanes.first_free(all_held);
-      if (*lane < 0)
+      out->lane = nc.shared()->lanes.first_free(all_held);
+      if (out->lane < 0)
         return mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc.shared()->lanes.persistent_lanes()) +
                                              " persistent requests are alive on this communicator; free some first");
     }
   } else if (!local.ok()) {
     return local;  // default mode: each rank reports its own arguments
   }
-  if (kind == Kind::kBlocking) *lane = Lanes::blocking_lane();
+  if (kind == Kind::kBlocking) out->lane = Lanes::blocking_lane();
   assert(size >= 0 && "every extended op has a significant block size on every rank");
-  block_bytes->assign(1, size);
-  return nc.plan_for(spec.op, options, size, entry, spec.root);
+  out->block_bytes.assign(1, size);
+  return nc.plan_for(spec.op, options, size, &out->entry, spec.root);
 }
 
 }  // namespace cartplan::mpi

@@ -2,6 +2,8 @@
 // and where a call is collective (persistent init, checking mode) one reduction agrees on
 // errors, block sizes, options and a free lane; plus the keys under which a built exchange is
 // reused by a later call with the same arguments.
+#include "backends/mpi/exchange_settle.h"
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -189,9 +191,9 @@ MpiStatus agree_on_sizes(NeighborhoodComm& nc, const ExchangeSpec& spec, const O
 
 }  // namespace
 
-MpiStatus Exchange::settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
-                           Agreement* out) {
-  if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, &out->block_bytes, &out->entry, &out->lane);
+MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind, Settlement* out) {
+  using Kind = ExchangeKind;
+  if (extended_op(spec.op)) return settle_extended(nc, spec, options, kind, out);
   const int t = nc.nbh().size();
   const bool one_size = spec.op == ir::Op::kAllgather || spec.uniform;
   const int keys = one_size ? 1 : t;  // sizes that must be the same everywhere

@@ -1,0 +1,27 @@
+// Measuring mode (Options::tune_measure, Info cartplan_tune = measure): at persistent init,
+// time the optimizer's close candidates on scratch receive memory and keep the fastest on every
+// rank, instead of the model's pick (docs/cost-model.md#measuring-mode).
+//
+//   Settlement settled;                        // from settle(), kind kPersistent
+//   MpiStatus s = measure_candidates(nc, spec, options, &settled);
+//   // settled.entry may now be another candidate's plan, the same on every rank
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "backends/mpi/exchange_settle.h"
+
+namespace cartplan::mpi {
+
+// Collective over the communicator (persistent init only). Replaces settled->entry with the
+// candidate measured fastest by measured_pick; leaves it when there is one candidate or the
+// receive span is too large for scratch (exchange_measure.cc).
+MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* settled);
+
+// Measuring mode's choice among the candidates' measured medians, the model's pick at index 0:
+// the lowest median, but another candidate only if it is at least 5 % below the model's pick's
+// (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
+std::size_t measured_pick(const std::vector<double>& medians);
+
+}  // namespace cartplan::mpi
