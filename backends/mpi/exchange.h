@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "backends/mpi/exchange_measure.h"
+#include "backends/mpi/exchange_reuse.h"
 #include "backends/mpi/exchange_settle.h"
 #include "backends/mpi/exchange_spec.h"
 #include "backends/mpi/neighborhood_comm.h"
@@ -46,12 +47,6 @@ namespace cartplan::mpi {
 // The ops that run through the reduction-aware executor (exchange_reduce.cc): allreduce,
 // reduce_scatter and the rooted ops.
 bool extended_op(ir::Op op);
-// What a blocking call of an extended op is bound to (see Exchange::run_blocking); empty when
-// it must not be reused (derived datatypes, user-defined ops, invalid arguments).
-std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
-// What a blocking or non-blocking call's exchange is bound to: addresses, counts and
-// predefined datatypes of the blocks this rank uses; empty when it must not be reused.
-std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
 // A datatype for `count` elements of `type` when count does not fit in an int (exchange.cc).
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out);
 // Whether `type`'s elements are adjacent and start at its address (its data is one run of
@@ -208,6 +203,7 @@ class Exchange {
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
   friend class ExchangeBuilder;
+  friend class ExchangePool;  // reads pool_key_, call_ and entry_
   // Measuring mode builds its trials here and marks their sizes agreed (exchange_measure.cc).
   friend MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options,
                                       Settlement* settled);

@@ -1,22 +1,11 @@
-// Creating exchanges: the agreement (settle), measuring mode, building, and reuse: the
-// non-blocking pool (recycle, create_nonblocking) and the blocking cache (run_blocking).
-#include <optional>
+// Creating exchanges: settle (exchange_settle.h), measure (exchange_measure.h) and build in
+// order, and reuse through the non-blocking pool and the blocking cache (exchange_reuse.h).
+#include <memory>
 #include <string>
 
 #include "backends/mpi/exchange.h"
 
 namespace cartplan::mpi {
-
-namespace {
-
-// The last blocking exchange of a communicator and the arguments it was built from.
-struct BlockingCache {
-  std::vector<std::uintptr_t> key;
-  std::optional<CallKey> call;  // set when the exchange was built from a call with this key
-  std::unique_ptr<Exchange> exchange;
-};
-
-}  // namespace
 
 MpiStatus Exchange::create(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,
                            std::unique_ptr<Exchange>* out, const Accept& accept) {
@@ -45,13 +34,8 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
   if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
   if (!key.empty()) {
     PoolLock lock(*nc.shared());
-    auto& pool = nc.shared()->pool;
-    for (auto it = pool.begin(); it != pool.end(); ++it)
-      if ((*it)->pool_key_ == key && (*it)->entry_ == agreed.entry) {
-        out->reset(it->release());
-        pool.erase(it);
-        break;
-      }
+    if (nc.shared()->pool)
+      if (std::unique_ptr<Exchange> pooled = nc.shared()->pool->take(key, agreed.entry.get())) *out = std::move(pooled);
   }
   if (!*out) {
     s = build(nc, spec, options, agreed, agreed.lane, out);
@@ -76,13 +60,8 @@ MpiStatus Exchange::create_nonblocking(NeighborhoodComm& nc, const CallKey& call
   const int lane = nc.shared()->lanes.next_nonblocking();
   if (!nc.options().check_collective) {
     PoolLock lock(*nc.shared());
-    auto& pool = nc.shared()->pool;
-    for (auto it = pool.begin(); it != pool.end(); ++it)
-      if ((*it)->call_ && (*it)->call_->words == call.words) {
-        out->reset(it->release());
-        pool.erase(it);
-        break;
-      }
+    if (nc.shared()->pool)
+      if (std::unique_ptr<Exchange> pooled = nc.shared()->pool->take(call)) *out = std::move(pooled);
   }
   if (*out) {
     attach_lane(**out, lane);
@@ -131,25 +110,21 @@ void Exchange::recycle(std::unique_ptr<Exchange> x) {
   if (!x || x->pool_key_.empty() || x->pending_ || x->active_ || !x->error_.ok() || x->shared_->user == MPI_COMM_NULL) return;
   x->finish_fn_ = nullptr;  // its owner is gone; the next owner sets its own
   CommShared& shared = *x->shared_;
-  std::unique_ptr<Exchange, void (*)(Exchange*)> dropped(nullptr, [](Exchange* e) { delete e; });
+  std::unique_ptr<Exchange> dropped;  // declared first: destroyed after the lock is released
   PoolLock lock(shared);
   if (shared.holder(x->lane_) == x.get()) shared.holder(x->lane_) = nullptr;
-  if (shared.pool.size() >= 8) {
-    dropped = std::move(shared.pool.front());  // destroyed after the lock is released
-    shared.pool.erase(shared.pool.begin());
-  }
-  shared.pool.emplace_back(x.release(), [](Exchange* e) { delete e; });
+  if (!shared.pool) shared.pool = std::make_shared<ExchangePool>();  // once per communicator
+  dropped = shared.pool->put(std::move(x));
 }
 
-
 MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
-  std::shared_ptr<void>& slot = nc.blocking_slot();
-  if (!slot) slot = std::make_shared<BlockingCache>();
-  auto& cache = *static_cast<BlockingCache*>(slot.get());
+  std::shared_ptr<BlockingCache>& slot = nc.blocking_cache();
+  if (!slot) slot = std::make_shared<BlockingCache>();  // once per communicator
+  BlockingCache& cache = *slot;
   const Options& options = nc.options();
   // The fast path of a repeated uniform call: the same few words as the call the cached
   // exchange was built (and checked) for, whose datatypes were predefined.
-  const bool same_call = call && cache.exchange && cache.call && cache.call->words == call->words && !options.check_collective;
+  const bool same_call = cache.repeats(call) && !options.check_collective;
   if (!same_call) {
     const ExchangeSpec spec = make();
     std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
@@ -182,11 +157,7 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
   }
   MpiStatus s = cache.exchange->run_once();
   // Derived datatypes may be freed after the call, and a failed exchange is not reused.
-  if (cache.key.empty() || !s.ok()) {
-    cache.exchange.reset();
-    cache.call.reset();
-    cache.key.clear();
-  }
+  if (cache.key.empty() || !s.ok()) cache.forget();
   return s;
 }
 

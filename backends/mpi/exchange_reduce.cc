@@ -69,51 +69,6 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type) {
   return nullptr;
 }
 
-namespace {
-
-
-bool named_type(MPI_Datatype type) {
-  int ni = 0, na = 0, nd = 0, combiner = 0;
-  return type != MPI_DATATYPE_NULL && MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-         combiner == MPI_COMBINER_NAMED;
-}
-
-bool predefined_op(MPI_Op op) {
-  for (MPI_Op p : {MPI_OP_NULL, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
-                   MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP})
-    if (op == p) return true;
-  return false;
-}
-
-}  // namespace
-
-std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
-  // A user op or a derived datatype can be freed and its handle reused for something else:
-  // only calls with predefined ones are reused (as for the other collectives).
-  if (!spec.invalid.ok() || !predefined_op(spec.reduce_op)) return {};
-  std::vector<std::uintptr_t> key{100 + static_cast<std::uintptr_t>(spec.op), static_cast<std::uintptr_t>(spec.root + 1),
-                                  reinterpret_cast<std::uintptr_t>(spec.reduce_op)};
-  MPI_Datatype last_named = MPI_DATATYPE_NULL;
-  auto add = [&](const BlockSpec& b) {
-    if (b.count > 0 && b.type != last_named) {
-      if (!named_type(b.type)) return false;
-      last_named = b.type;
-    }
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.addr));
-    key.push_back(static_cast<std::uintptr_t>(b.count));
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.type));
-    return true;
-  };
-  if (!add(spec.unit)) return {};
-  for (const BlockSpec& b : spec.send)
-    if (!add(b)) return {};
-  for (std::size_t j = 0; j < spec.recv.size(); ++j) {
-    if (!add(spec.recv[j])) return {};
-    key.push_back(spec.recv_user[j]);
-  }
-  return key;
-}
-
 MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind,
                           Settlement* out) {
   using Kind = ExchangeKind;

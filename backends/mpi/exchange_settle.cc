@@ -1,7 +1,6 @@
 // The checks and agreement before an exchange is built: each rank checks the blocks it uses,
 // and where a call is collective (persistent init, checking mode) one reduction agrees on
-// errors, block sizes, options and a free lane; plus the keys under which a built exchange is
-// reused by a later call with the same arguments.
+// errors, block sizes, options and a free lane.
 #include "backends/mpi/exchange_settle.h"
 
 #include <algorithm>
@@ -235,39 +234,6 @@ MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& 
     out->lane = Lanes::blocking_lane();
   }
   return {};
-}
-
-// What a blocking call's exchange is bound to: addresses, counts and datatypes of the blocks
-// this rank uses. Empty when a datatype is derived: a freed handle can come back for a
-// different layout, so only calls with predefined datatypes (whose handles never change
-// meaning) are reused.
-std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec) {
-  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};
-  key.reserve(1 + 3 * (spec.send.size() + spec.recv.size()));
-  MPI_Datatype last_named = MPI_DATATYPE_NULL;
-  const bool gather = spec.op == ir::Op::kAllgather;
-  auto add = [&](const BlockSpec& b, bool used) {
-    if (!used) {
-      key.push_back(0);
-      return true;
-    }
-    if (b.count > 0 && b.type != last_named) {
-      int ni = 0, na = 0, nd = 0, combiner = 0;
-      if (b.type == MPI_DATATYPE_NULL || MPI_Type_get_envelope(b.type, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
-          combiner != MPI_COMBINER_NAMED)
-        return false;
-      last_named = b.type;
-    }
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.addr));
-    key.push_back(static_cast<std::uintptr_t>(b.count));
-    key.push_back(reinterpret_cast<std::uintptr_t>(b.type));
-    return true;
-  };
-  for (std::size_t i = 0; i < spec.send.size(); ++i)
-    if (!add(spec.send[i], gather || nc.has_target(static_cast<int>(i)))) return {};
-  for (std::size_t i = 0; i < spec.recv.size(); ++i)
-    if (!add(spec.recv[i], nc.has_source(static_cast<int>(i)))) return {};
-  return key;
 }
 
 }  // namespace cartplan::mpi

@@ -119,7 +119,7 @@ GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
 
 // The blocking call's cached exchange: reused when the arguments are the same words and both
 // datatypes are predefined (a derived type may be freed and its handle reused).
-struct BlockingCache {
+struct GraphBlockingCache {
   std::vector<std::uintptr_t> key;
   std::unique_ptr<GraphExchange> exchange;
 };
@@ -225,8 +225,8 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   MpiStatus s = require_graph(comm, &g);
   if (!s.ok()) return s;
   std::shared_ptr<void>& slot = g->blocking_slot();
-  if (!slot) slot = std::make_shared<BlockingCache>();
-  auto& cache = *static_cast<BlockingCache*>(slot.get());
+  if (!slot) slot = std::make_shared<GraphBlockingCache>();
+  auto& cache = *static_cast<GraphBlockingCache*>(slot.get());
   std::vector<std::uintptr_t> key = c.varied ? std::vector<std::uintptr_t>{} : call_key(c);  // v forms: counts may change
   if (key.empty() || key != cache.key || !cache.exchange) {
     cache.exchange.reset();

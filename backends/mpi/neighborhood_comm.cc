@@ -98,8 +98,8 @@ NeighborhoodComm::NeighborhoodComm(const NeighborhoodComm& other, MPI_Comm inter
 
 NeighborhoodComm::~NeighborhoodComm() {
   shared_->user = MPI_COMM_NULL;  // requests that outlive the communicator report on MPI_COMM_SELF
-  shared_->pool.clear();          // pooled exchanges hold shared_ (a cycle) and use internal_
-  blocking_slot_.reset();         // its requests live on internal_
+  shared_->pool.reset();          // pooled exchanges hold shared_ (a cycle) and use internal_
+  blocking_cache_.reset();        // its requests live on internal_
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && internal_ != MPI_COMM_NULL) MPI_Comm_free(&internal_);

@@ -25,6 +25,8 @@
 namespace cartplan::mpi {
 
 class Exchange;
+class ExchangePool;
+struct BlockingCache;
 
 // What requests share with their communicator and may outlive it (a request can be freed after
 // the communicator): the user's handle for error handlers, the lanes, and which request holds
@@ -37,9 +39,9 @@ struct CommShared {
   Lanes lanes;
   std::mutex mu;  // under MPI_THREAD_MULTIPLE: the pool and the lane holders (exchange.cc)
   std::vector<Exchange*> nonblocking_holders;  // by lane - (1 + persistent lanes)
-  // Completed non-blocking exchanges kept for reuse (Exchange::recycle). The deleter comes with
-  // each entry, so that this header does not need Exchange's definition.
-  std::vector<std::unique_ptr<Exchange, void (*)(Exchange*)>> pool;
+  // Completed non-blocking exchanges kept for reuse (Exchange::recycle, exchange_reuse.h);
+  // made on first use, under mu.
+  std::shared_ptr<ExchangePool> pool;
   Exchange*& holder(int lane) {
     return nonblocking_holders[static_cast<std::size_t>(lane - 1 - lanes.persistent_lanes())];
   }
@@ -83,9 +85,9 @@ class NeighborhoodComm {
 
   const std::shared_ptr<CommShared>& shared() const { return shared_; }
 
-  // Storage for the exchange of the last blocking call (owned here, typed by exchange.cc), so
+  // The exchange of the last blocking call (exchange_reuse.h; made on first use), owned here so
   // that it is released with the communicator.
-  std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
+  std::shared_ptr<BlockingCache>& blocking_cache() { return blocking_cache_; }
 
  private:
   MPI_Comm internal_;
@@ -97,7 +99,7 @@ class NeighborhoodComm {
   PlanCache plans_{nbh_, grid_, coords_};  // after the members it refers to
   bool all_periodic_ = true;
   std::shared_ptr<CommShared> shared_;
-  std::shared_ptr<void> blocking_slot_;
+  std::shared_ptr<BlockingCache> blocking_cache_;
 };
 
 // Collective over `comm`. Checks arguments on every rank and agrees on the result, checks that

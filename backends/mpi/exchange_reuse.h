@@ -1,0 +1,71 @@
+// Reuse of built exchanges: the keys a call's exchange is bound to, the pool of completed
+// non-blocking exchanges of a communicator, and the cache of its last blocking exchange. A
+// repeated call with the same buffers, counts and predefined datatypes runs an exchange built
+// before instead of building datatypes and staging again.
+//
+//   std::vector<std::uintptr_t> key = reuse_key(nc, spec);   // empty: not reusable
+//   PoolLock lock(*nc.shared());
+//   std::unique_ptr<Exchange> x = nc.shared()->pool->take(key, entry.get());   // null: build one
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "backends/mpi/exchange_spec.h"
+#include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/plan_cache.h"
+
+namespace cartplan::mpi {
+
+class Exchange;
+
+// What a blocking or non-blocking call's exchange is bound to: the op, and addresses, counts
+// and datatypes of the blocks this rank uses. Empty when a datatype is derived: a freed handle
+// can come back for a different layout, so only calls with predefined datatypes (whose handles
+// never change meaning) are reused.
+std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
+// The same for reductions and rooted ops (extended_op): also the root and the op, which must be
+// predefined; empty for invalid arguments.
+std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
+
+// Completed non-blocking exchanges of one communicator, kept for reuse by a later call with the
+// same arguments; at most kCapacity, the oldest dropped first. Every member is called with the
+// communicator's PoolLock held.
+class ExchangePool {
+ public:
+  static constexpr std::size_t kCapacity = 8;
+  ExchangePool();
+  ~ExchangePool();
+  ExchangePool(const ExchangePool&) = delete;
+  ExchangePool& operator=(const ExchangePool&) = delete;
+
+  // The pooled exchange built for arguments with this reuse_key and for this plan, taken out
+  // of the pool; null if there is none.
+  std::unique_ptr<Exchange> take(const std::vector<std::uintptr_t>& key, const BoundPlanEntry* entry);
+  // The pooled exchange of an earlier call with these raw arguments, taken out; null if none.
+  std::unique_ptr<Exchange> take(const CallKey& call);
+  // Keeps `x`. When the pool is full, returns the oldest exchange, which the caller destroys
+  // after releasing the lock (its destructor takes the lock).
+  std::unique_ptr<Exchange> put(std::unique_ptr<Exchange> x);
+
+ private:
+  std::vector<std::unique_ptr<Exchange>> entries_;
+};
+
+// The last blocking exchange of a communicator and the arguments it was built from.
+struct BlockingCache {
+  BlockingCache();
+  ~BlockingCache();
+  std::vector<std::uintptr_t> key;  // reuse_key of the call; empty: not to be reused
+  std::optional<CallKey> call;      // set when the exchange was built from a call with this key
+  std::unique_ptr<Exchange> exchange;
+  // Whether `c` names the same buffers, counts and datatypes as the call the cached exchange
+  // was built and checked for (then nothing needs to be looked at again).
+  bool repeats(const CallKey* c) const { return c && exchange && call && call->words == c->words; }
+  void forget();
+};
+
+}  // namespace cartplan::mpi
