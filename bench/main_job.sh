@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job's configurations (bench/README.md, "Main job") with a cost model calibrated for each
+# The main job's configurations (bench/results/SUMMARY.md, "Main job") with a cost model calibrated for each
 # process count: calibrates once per np (bench/calibrate, full mode: quick fits at np = 4 gave a phase term of 0 in one of two runs), then runs tools/halo RUNS
 # times per configuration with CARTPLAN_COST_MODEL set, and writes what auto chose, every
 # variant's time, auto / best, pick / best (the choice alone: halo names the variant whose

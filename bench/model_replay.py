@@ -7,19 +7,15 @@ model change (a cost-model file) against many measurements in seconds; the verdi
 be measured again with the new model, since hybrid searches and order searches may produce
 plans the CSV never ran.
 
-Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--accuracy] [--refinement-gain F]
-                       [--hybrid-gain H] CSV...
+Usage: model_replay.py --cartplan BIN --cost-model FILE [--list] [--accuracy] CSV...
   --accuracy: also measured / predicted of every measured direct, combining and log-round
               candidate (median, 10th and 90th percentile, overall and per kind): how well the
               model prices the plans, apart from whether it orders them right. Hybrid and
               "best order" candidates are left out: another model may build other plans under
               those names.
-  --refinement-gain F: instead of the optimizer's own pick ("chosen:"), apply its rule with
-                       other gains to the printed predictions: the cheaper of direct and
-                       combining, unless a refinement is predicted more than its gain below it
-                       (then the cheapest such): F for log-round and other orders
-                       (engine::kRefinementGain), H for hybrid (engine::kHybridGain; default
-                       0.10). F = H = 0: the cheapest, as before that rule.
+The pick is always the optimizer's own ("chosen:"): this script does not re-implement its rule.
+(Replaying the rule with other gains, once --refinement-gain, re-implemented
+engine::pick_candidate; it lives on in bench/research/margin_history.py, unsupported.)
 Prints "within 10% of the best measured candidate in N of M points" (and, with --list, every
 point's pick, best and ratio). Points whose pick has no measured candidate are counted apart."""
 import argparse
@@ -28,8 +24,6 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
-
-import margin_history  # pick(): engine::pick_candidate's rule, shared with the margin replay
 
 TOLERANCE = 1.10
 # Candidates whose plan does not depend on the model (--accuracy).
@@ -58,8 +52,6 @@ def main():
     ap.add_argument("--cost-model", required=True)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--accuracy", action="store_true")
-    ap.add_argument("--refinement-gain", type=float)
-    ap.add_argument("--hybrid-gain", type=float, default=0.10)
     ap.add_argument("csv", nargs="+")
     a = ap.parse_args()
     points = defaultdict(dict)
@@ -86,8 +78,6 @@ def main():
         if not chosen:
             sys.exit(f"model_replay.py: no 'chosen:' line in the output of {' '.join(args)}")
         pick = chosen.group(1)
-        if a.refinement_gain is not None:
-            pick = margin_history.pick(preds, a.refinement_gain, a.hybrid_gain)
         best = min(measured, key=measured.get)
         if pick not in measured:
             unmeasured += 1

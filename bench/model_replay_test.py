@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of model_replay.py against the real `cartplan plan --explain`, with a linear cost model
-written by the test (so the picks are known): the optimizer's own pick, the refinement rule
-re-applied with other gains, picks that were not measured, and alltoallv's block sizes."""
+written by the test (so the picks are known): the optimizer's own pick, the hybrid's larger
+gain, picks that were not measured, and alltoallv's block sizes."""
 import csv
 import os
 import subprocess
@@ -78,23 +78,10 @@ class ModelReplayTest(unittest.TestCase):
         self.assertRegex(out, r"best log-round\s+1\.25  MISS")
         self.assertIn("within 10% of the best measured candidate in 1 of 2 points", out)
 
-    def test_refinement_gain_zero_takes_the_cheapest(self):
-        out = self.replay(self.deep_points(), "--refinement-gain", "0")
-        self.assertIn("m=1000  pick log-round", out)
-        self.assertIn("in 2 of 2 points", out)
-
-    def test_a_large_refinement_gain_keeps_combining(self):
-        # 2.144 us is not 50 % below 4.144: combining at m = 1 too; at 40 % it is.
-        out = self.replay(self.deep_points(), "--refinement-gain", "0.5")
-        self.assertIn("m=1     pick combining", out)
-        self.assertIn("in 0 of 2 points", out)
-        out = self.replay(self.deep_points(), "--refinement-gain", "0.4")
-        self.assertIn("m=1     pick log-round", out)
-
-    def test_hybrid_has_its_own_gain(self):
+    def test_the_hybrid_needs_its_own_gain(self):
         # With a fitted (v2) model from this VM, the deep halo's alltoallv at m = 1000 prices hybrid
         # 5.5 % below combining (5.13 against 5.43 us): below engine::kHybridGain, so the optimizer
-        # keeps combining, and so does the replay with --hybrid-gain at its default; at 0.03 hybrid.
+        # keeps combining, and so does the replay (it reads the optimizer's own pick).
         with open(self.model, "w") as f:
             f.write('{"schema": "cartplan.cost_model/2", "alpha_us": 0.148, "beta_us_per_byte": 0.000113, '
                     '"phase_us": 1.41, "copy_us_per_byte": 1.48e-05, "eager_limit_bytes": 4064, "rendezvous_us": 1.95, '
@@ -103,9 +90,6 @@ class ModelReplayTest(unittest.TestCase):
         path = self.write_csv({(DEEP, "alltoallv", 1000): {"direct": 9.0, "combining": 4.8, "log-round": 6.0,
                                                             "hybrid": 5.376}})
         self.assertIn("pick combining", self.replay(path))
-        self.assertIn("pick combining", self.replay(path, "--refinement-gain", "0.03"))
-        out = self.replay(path, "--refinement-gain", "0.03", "--hybrid-gain", "0.03")
-        self.assertRegex(out, r"pick hybrid\s+best combining\s+1\.12  MISS")
 
     def test_accuracy_compares_measured_and_predicted(self):
         # Measured at exactly twice what the linear model predicts: every ratio is 2.00; the
