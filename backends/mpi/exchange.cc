@@ -1,6 +1,7 @@
 // The MPI executor: an exchange's program run phase by phase with point-to-point messages and
-// local copies, its completion and errors. (Creation and reuse: exchange_create.cc; building:
-// exchange_build.cc; progress: exchange_progress.cc.)
+// local copies, its completion and errors. (Creation: exchange_create.cc; settle, measure and
+// reuse: exchange_settle.h, exchange_measure.h, exchange_reuse.h; building: exchange_build.cc;
+// progress: exchange_progress.cc.)
 #include "backends/mpi/exchange.h"
 
 #include <algorithm>

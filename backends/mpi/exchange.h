@@ -1,5 +1,8 @@
 // Exchange: one bound plan realized with MPI derived datatypes and point-to-point messages
-// prepared once (seed 000, Listing 5). Created once, started many times.
+// prepared once (seed 000, Listing 5). Created once, started many times. What comes before it
+// has types of its own: the call (exchange_spec.h), the agreement (settle, exchange_settle.h),
+// tuning (measure, exchange_measure.h) and reuse (the pool and blocking cache, exchange_reuse.h);
+// create() runs them in order.
 //
 // The exchange runs the program engine::lower() makes from the bound plan and the caller's
 // blocks (engine/program.h): lower() decides which messages are packed, which go by datatype,
