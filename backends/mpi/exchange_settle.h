@@ -34,7 +34,7 @@ struct Settlement {
 MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind,
                  Settlement* out);
 // The checks and agreement of reductions and rooted ops: one block size, the root and the
-// options (exchange_reduce.cc). Fills out's block_bytes, entry and lane.
+// options (exchange_settle.cc). Fills out's block_bytes, entry and lane.
 MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind,
                           Settlement* out);
 
