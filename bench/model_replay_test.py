@@ -6,41 +6,24 @@ import csv
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model_replay  # noqa: E402
+from test_support import CliTestCase  # noqa: E402
 
 
-def cartplan_binary():
-    # Under bazel test the binary is in the runfiles tree; by hand, in bazel-bin.
-    for root in (os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "")),
-                 os.path.join(HERE, "..", "bazel-bin")):
-        path = os.path.join(root, "tools", "cartplan")
-        if os.path.isfile(path):
-            return path
-    raise RuntimeError("tools/cartplan not found (bazel build //tools:cartplan)")
-
-
-# Linear model: 1 us per message, 0.001 us per byte. On the 2x1 grid, box:d=2,n=9,f=-4 prices
+# CliTestCase's linear model: 1 us per message, 0.001 us per byte. On the 2x1 grid,
+# box:d=2,n=9,f=-4 prices
 # (direct, combining, log-round, hybrid) at (36.1, 4.1, 2.1, 8.1) us with 4-byte blocks, where
 # log-round is 48 % cheaper than combining, and (180, 148, 146, 152) us with 4000-byte blocks,
 # where it is 1.4 % cheaper: less than engine::kRefinementGain, so the optimizer keeps combining.
-MODEL = '{"schema": "cartplan.cost_model/1", "alpha_us": 1.0, "beta_us_per_byte": 0.001}'
 DEEP = "box:d=2,n=9,f=-4"
 FIELDS = ["np", "stencil", "op", "m", "variant", "median_us", "dims"]
 
 
-class ModelReplayTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-        self.model = os.path.join(self.dir, "model.json")
-        with open(self.model, "w") as f:
-            f.write(MODEL)
-        self.cartplan = cartplan_binary()
-
+class ModelReplayTest(CliTestCase):
     def write_csv(self, points):
         """points: {(stencil, op, m): {candidate: median_us}} on the 2x1 grid."""
         path = os.path.join(self.dir, "cands.csv")

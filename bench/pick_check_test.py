@@ -4,39 +4,20 @@ written by the test: MPI_Dims_create's grids, the pick and its predicted total a
 them (small blocks: combining; large blocks on a 4x2 grid: direct), alltoallv's block sizes, and
 a failing CLI as an error."""
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import pick_check  # noqa: E402
+from test_support import CliTestCase  # noqa: E402
 
-# 1 us per message, 0.001 us per byte and nothing else: on the 2x1 grid combining's 2 messages
-# beat direct's 6 with 4-byte blocks; on 4x2 with 400 KB blocks direct moves half the bytes.
-MODEL = '{"schema": "cartplan.cost_model/1", "alpha_us": 1.0, "beta_us_per_byte": 0.001}'
+# CliTestCase's model, 1 us per message and 0.001 us per byte: on the 2x1 grid combining's 2
+# messages beat direct's 6 with 4-byte blocks; on 4x2 with 400 KB blocks direct moves half the bytes.
 BOX2 = "box:d=2,n=3,f=-1"
 
 
-def cartplan_binary():
-    # Under bazel test the binary is in the runfiles tree; by hand, in bazel-bin.
-    for root in (os.path.join(os.environ.get("TEST_SRCDIR", ""), os.environ.get("TEST_WORKSPACE", "")),
-                 os.path.join(HERE, "..", "bazel-bin")):
-        path = os.path.join(root, "tools", "cartplan")
-        if os.path.isfile(path):
-            return path
-    raise RuntimeError("tools/cartplan not found (bazel build //tools:cartplan)")
-
-
-class PickCheckTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-        self.model = os.path.join(self.dir, "model.json")
-        with open(self.model, "w") as f:
-            f.write(MODEL)
-        self.cartplan = cartplan_binary()
-
+class PickCheckTest(CliTestCase):
     def test_dims_create_is_mpis(self):
         self.assertEqual(pick_check.dims_create(2, 2), [2, 1])
         self.assertEqual(pick_check.dims_create(8, 3), [2, 2, 2])
