@@ -43,8 +43,8 @@ struct ExchangeSpec {
   // that every rank returns an error.
   MpiStatus invalid;
 
-  // Reductions and rooted ops only (extended_op(op); built by reduce_specs.h, run by
-  // exchange_reduce.cc). Every block has the call's one size; recv has one block for allreduce,
+  // Reductions and rooted ops only (extended_op(op); built by reduce_specs.h, settled by
+  // settle_extended). Every block has the call's one size; recv has one block for allreduce,
   // reduce_scatter and reduce, t for bcast, gather and scatter.
   MPI_Op reduce_op = MPI_OP_NULL;  // allreduce, reduce_scatter, reduce
   int root = -1;                   // rooted ops: the root's rank in the Cartesian communicator
