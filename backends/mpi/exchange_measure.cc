@@ -109,7 +109,7 @@ MpiStatus time_trials(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm,
 // The CARTPLAN_VERBOSE line of a measurement: per candidate its median, quartiles and the
 // rounds in which it ran faster than the model's pick (runs of one round are adjacent in time,
 // so a drift of the machine shows in the quartiles, not here), and the prediction.
-void report_trials(const std::vector<NeighborhoodComm::CandidateEntry>& cands, const std::vector<std::vector<double>>& samples,
+void report_trials(const std::vector<PlanCache::CandidateEntry>& cands, const std::vector<std::vector<double>>& samples,
                    const std::vector<double>& median, int reps, std::size_t best) {
   std::string line = "cartplan: measured at init (" + std::to_string(reps) + " runs each, median of the slowest rank's times):";
   char buf[256];
@@ -142,8 +142,8 @@ std::size_t measured_pick(const std::vector<double>& medians) {
 }
 
 MpiStatus Exchange::measure(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Agreement* agreed) {
-  std::vector<NeighborhoodComm::CandidateEntry> cands;
-  MpiStatus s = nc.candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
+  std::vector<PlanCache::CandidateEntry> cands;
+  MpiStatus s = nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
   if (!s.ok()) return s;
   // The list depends only on agreed arguments, so every rank stops here alike.
   if (cands.size() < 2) return {};

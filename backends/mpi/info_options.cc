@@ -1,11 +1,12 @@
 // The options of a neighbourhood communicator and of an _init call: Info keys read and checked
-// (docs/info-keys.md), the model's prices in one list, and the fingerprint ranks agree on.
+// (docs/info-keys.md), the model's prices in one list, the fingerprint ranks agree on, and
+// whether a given plan fits the neighbourhood.
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
 
-#include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/info_options.h"
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/planner.h"
@@ -184,6 +185,31 @@ MpiStatus parse_info(MPI_Info info, int ndims, Options* o) {
   if (st.ok()) st = parse_given_plan(info, ndims, o);
   if (st.ok()) st = parse_lowering(info, o);
   return st;
+}
+
+MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, std::optional<ir::Op> op) {
+  if (!o.given_plan) return {};
+  const ir::Plan& plan = o.given_plan->plan;
+  const std::string key = "Info cartplan_plan = '" + o.given_plan->path + "': ";
+  auto show = [](const ir::Offset& off) {
+    std::string s = "(";
+    for (std::size_t k = 0; k < off.size(); ++k) s += (k ? "," : "") + std::to_string(off[k]);
+    return s + ")";
+  };
+  if (plan.ndims() != nbh.ndims())
+    return mpi_error(MPI_ERR_ARG, key + "the plan has " + std::to_string(plan.ndims()) + " dimensions, the neighbourhood " +
+                                      std::to_string(nbh.ndims()));
+  if (plan.num_blocks() != nbh.size())
+    return mpi_error(MPI_ERR_ARG, key + "the plan's neighbourhood has " + std::to_string(plan.num_blocks()) +
+                                      " offsets, the communicator's " + std::to_string(nbh.size()));
+  for (int i = 0; i < nbh.size(); ++i)
+    if (plan.neighborhood()[i] != nbh.offsets()[i])
+      return mpi_error(MPI_ERR_ARG, key + "offset " + std::to_string(i) + " is " + show(plan.neighborhood()[i]) +
+                                        " in the plan, " + show(nbh.offsets()[i]) + " on the communicator");
+  if (op && plan.op() != *op)
+    return mpi_error(MPI_ERR_ARG, key + "the plan is for " + ir::to_string(plan.op()) + ", the request is " +
+                                      ir::to_string(*op));
+  return {};
 }
 
 }  // namespace cartplan::mpi

@@ -1,25 +1,17 @@
-// Creating, finding and caching plans for neighbourhood communicators.
+// Creating and finding neighbourhood communicators: argument checks, the cost model found,
+// the agreement (neighborhood_agreement.h) and the state attached to the Cartesian communicator.
 #include "backends/mpi/neighborhood_comm.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
-#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/neighborhood_agreement.h"
 #include "backends/mpi/oversubscribed.h"
-#include "backends/mpi/plan_dump.h"
-#include "engine/cost_model_file.h"
 #include "engine/cost_model_locate.h"
-#include "engine/planner.h"
-#include "ir/json.h"
-#include "ir/parse_number.h"
-#include "ir/read_file.h"
-#include "ir/verify.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -59,32 +51,6 @@ int keyval() {
   return key;
 }
 
-// Everything that must agree across ranks, flattened for one broadcast. Doubles travel as
-// their bit patterns so that "the same" means bit-identical.
-std::vector<std::int64_t> describe(int d, const int dims[], const int periods[], int t, const int rel[],
-                                   const Options& o) {
-  std::vector<std::int64_t> v;
-  v.push_back(d);
-  for (int k = 0; k < d; ++k) v.push_back(dims[k]);
-  for (int k = 0; k < d; ++k) v.push_back(periods[k] ? 1 : 0);
-  v.push_back(t);
-  for (std::int64_t i = 0; i < std::int64_t{t} * d; ++i) v.push_back(rel[i]);
-  v.push_back(static_cast<std::int64_t>(o.algo));
-  v.push_back(o.dim_order ? 1 : 0);
-  if (o.dim_order)
-    for (int k : *o.dim_order) v.push_back(k);
-  for (double price : model_prices(o.model)) {
-    std::int64_t bits = 0;
-    std::memcpy(&bits, &price, sizeof bits);
-    v.push_back(bits);
-  }
-  v.push_back(o.check_collective ? 1 : 0);
-  v.push_back(o.given_plan ? static_cast<std::int64_t>(o.given_plan->fingerprint >> 1) : -1);
-  v.push_back(o.trailer_min_bytes ? *o.trailer_min_bytes : -2);
-  v.push_back(o.tune_measure ? 1 : 0);
-  return v;
-}
-
 // With CARTPLAN_VERBOSE=1, says once per process (on rank 0 of the first communicator) which
 // cost model the backend found, or that it falls back to the built-in defaults.
 void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) {
@@ -107,60 +73,7 @@ void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) 
     std::cerr << "cartplan: cost model from " << engine::describe(m) << "\n";
 }
 
-// What differs between this rank's description and rank 0's, in words.
-std::string difference(const std::vector<std::int64_t>& mine, const std::vector<std::int64_t>& root, int d, int t) {
-  if (mine.empty() || root.empty() || mine[0] != root[0])
-    return "d differs: " + std::to_string(d) + " here, " + std::to_string(root.empty() ? -1 : root[0]) + " on rank 0";
-  for (int k = 0; k < d; ++k)
-    if (mine[1 + k] != root[1 + k]) return "dims[" + std::to_string(k) + "] differs: " + std::to_string(mine[1 + k]) +
-                                           " here, " + std::to_string(root[1 + k]) + " on rank 0";
-  for (int k = 0; k < d; ++k)
-    if (mine[1 + d + k] != root[1 + d + k]) return "periods[" + std::to_string(k) + "] differs from rank 0";
-  const std::size_t tpos = 1 + 2 * static_cast<std::size_t>(d);
-  if (mine[tpos] != root[tpos])
-    return "the neighbourhood size t differs: " + std::to_string(t) + " here, " + std::to_string(root[tpos]) + " on rank 0";
-  for (int i = 0; i < t; ++i) {
-    bool same = true;
-    std::string here = "(", there = "(";
-    for (int k = 0; k < d; ++k) {
-      const std::size_t at = tpos + 1 + static_cast<std::size_t>(i) * d + k;
-      same = same && mine[at] == root[at];
-      here += (k ? "," : "") + std::to_string(mine[at]);
-      there += (k ? "," : "") + std::to_string(root[at]);
-    }
-    if (!same) return "offset " + std::to_string(i) + " differs: " + here + ") here, " + there + ") on rank 0";
-  }
-  return "the Info options (cartplan_algorithm, cartplan_dim_order, cartplan_alpha_us, cartplan_beta_us_per_byte, "
-         "cartplan_cost_model, cartplan_check, cartplan_plan, cartplan_trailer_min_bytes, cartplan_tune), CARTPLAN_CHECK, CARTPLAN_TUNE or the cost model found "
-         "(CARTPLAN_COST_MODEL, the default location) differ from rank 0";
-}
-
 }  // namespace
-
-MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, std::optional<ir::Op> op) {
-  if (!o.given_plan) return {};
-  const ir::Plan& plan = o.given_plan->plan;
-  const std::string key = "Info cartplan_plan = '" + o.given_plan->path + "': ";
-  auto show = [](const ir::Offset& off) {
-    std::string s = "(";
-    for (std::size_t k = 0; k < off.size(); ++k) s += (k ? "," : "") + std::to_string(off[k]);
-    return s + ")";
-  };
-  if (plan.ndims() != nbh.ndims())
-    return mpi_error(MPI_ERR_ARG, key + "the plan has " + std::to_string(plan.ndims()) + " dimensions, the neighbourhood " +
-                                      std::to_string(nbh.ndims()));
-  if (plan.num_blocks() != nbh.size())
-    return mpi_error(MPI_ERR_ARG, key + "the plan's neighbourhood has " + std::to_string(plan.num_blocks()) +
-                                      " offsets, the communicator's " + std::to_string(nbh.size()));
-  for (int i = 0; i < nbh.size(); ++i)
-    if (plan.neighborhood()[i] != nbh.offsets()[i])
-      return mpi_error(MPI_ERR_ARG, key + "offset " + std::to_string(i) + " is " + show(plan.neighborhood()[i]) +
-                                        " in the plan, " + show(nbh.offsets()[i]) + " on the communicator");
-  if (op && plan.op() != *op)
-    return mpi_error(MPI_ERR_ARG, key + "the plan is for " + ir::to_string(plan.op()) + ", the request is " +
-                                      ir::to_string(*op));
-  return {};
-}
 
 NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, engine::Grid grid, engine::Coords coords,
                                    Options options)
@@ -190,119 +103,6 @@ NeighborhoodComm::~NeighborhoodComm() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && internal_ != MPI_COMM_NULL) MPI_Comm_free(&internal_);
-}
-
-MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, std::int64_t block_bytes,
-                                     std::shared_ptr<const BoundPlanEntry>* out, int root) {
-  return plan_for(op, o, std::vector<std::int64_t>{block_bytes}, out, root);
-}
-
-MpiStatus NeighborhoodComm::plan_for(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
-                                     std::shared_ptr<const BoundPlanEntry>* out, int root, const std::vector<bool>& contiguous) {
-  // The optimizer predicts with the real per-block sizes (faces and corners of a halo); a block
-  // no rank uses (negative: unknown) costs nothing. With a fixed algorithm the sizes do not
-  // change the plan.
-  std::vector<std::int64_t> block_sizes;
-  for (std::int64_t s : sizes) block_sizes.push_back(std::max<std::int64_t>(s, 0));
-  if (block_sizes.size() != 1 && static_cast<int>(block_sizes.size()) != nbh_.size())
-    return mpi_error(MPI_ERR_INTERN, "plan_for: " + std::to_string(block_sizes.size()) + " block sizes for " +
-                                         std::to_string(nbh_.size()) + " blocks");
-  std::vector<bool> block_contiguous = contiguous;
-  if (!block_contiguous.empty() && block_contiguous.size() != block_sizes.size())
-    return mpi_error(MPI_ERR_INTERN, "plan_for: " + std::to_string(block_contiguous.size()) + " contiguity flags for " +
-                                         std::to_string(block_sizes.size()) + " block sizes");
-  if (o.algo != engine::AlgoChoice::kAuto || o.given_plan) {
-    block_sizes.assign(1, 0);
-    block_contiguous.clear();
-  }
-  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), model_prices(o.model),
-                    o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
-                    o.given_plan ? o.given_plan->fingerprint : 0, block_contiguous};
-  if (auto it = cache_.find(key); it != cache_.end()) {
-    *out = it->second;
-    return {};
-  }
-  engine::PlanOptions po = planner_options(o, block_sizes, block_contiguous);
-  Result<ir::Plan> plan = fail("no plan");
-  if (o.given_plan) {
-    // A plan from cartplan_plan, verified when it was read; it must be this request's.
-    MpiStatus fits = check_given_plan(o, nbh_, op);
-    if (!fits.ok()) return fits;
-    plan = o.given_plan->plan;
-  } else {
-    plan = engine::make_plan(op, nbh_, po);
-  }
-  if (!plan) return mpi_error(MPI_ERR_ARG, plan.error());
-  std::shared_ptr<const BoundPlanEntry> entry;
-  MpiStatus bound = bind_entry(*plan, root, &entry);
-  if (!bound.ok()) return bound;
-  if (cache_.size() >= 64) cache_.clear();  // bounded: a long run with many sizes does not grow
-  cache_.emplace(key, entry);
-  *out = entry;
-  return {};
-}
-
-engine::PlanOptions NeighborhoodComm::planner_options(const Options& o, const std::vector<std::int64_t>& block_sizes,
-                                                      const std::vector<bool>& contiguous) const {
-  engine::PlanOptions po;
-  po.algo = o.algo;
-  po.dim_order = o.dim_order;
-  po.model = o.model;
-  if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
-  else po.block_sizes = block_sizes;
-  po.block_contiguous = contiguous;
-  po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
-  return po;
-}
-
-MpiStatus NeighborhoodComm::bind_entry(const ir::Plan& plan, int root, std::shared_ptr<const BoundPlanEntry>* out) {
-  Result<engine::Binder> binder = engine::Binder::create(plan);
-  if (!binder) return mpi_error(MPI_ERR_INTERN, binder.error());
-  // Byte counts of the bound plan are not used by this backend (datatypes carry the sizes).
-  std::optional<engine::Coords> root_coords;
-  if (root >= 0) root_coords = grid_.coords(root);
-  Result<engine::BoundPlan> bound = binder->bind(grid_, coords_, {0}, root_coords);
-  if (!bound) return mpi_error(MPI_ERR_INTERN, bound.error());
-  // CARTPLAN_DUMP_PLANS: every new plan once (plan_dump.h). A directory that cannot be written
-  // is the user's to fix; the call fails before anything is sent.
-  Result<std::string> dumped = dump_plan_if_requested(plan);
-  if (!dumped) return mpi_error(MPI_ERR_IO, dumped.error());
-  *out = std::make_shared<const BoundPlanEntry>(BoundPlanEntry{plan, std::move(*bound)});
-  return {};
-}
-
-MpiStatus NeighborhoodComm::candidate_entries(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
-                                              const std::vector<bool>& contiguous, std::vector<CandidateEntry>* out) {
-  out->clear();
-  std::vector<std::int64_t> block_sizes;
-  for (std::int64_t s : sizes) block_sizes.push_back(std::max<std::int64_t>(s, 0));
-  const engine::PlanOptions po = planner_options(o, block_sizes, contiguous);
-  Result<std::vector<engine::Candidate>> cands = engine::plan_candidates(op, nbh_, po);
-  if (!cands) return mpi_error(MPI_ERR_ARG, cands.error());
-  // The model's own pick (make_plan's: engine::pick_candidate) first, then the others cheapest
-  // first. Plans that are the same under another name are timed once.
-  std::vector<const engine::Candidate*> order;
-  for (const engine::Candidate& c : *cands) order.push_back(&c);
-  const engine::Candidate* pick = &(*cands)[engine::pick_candidate(*cands)];
-  std::stable_sort(order.begin(), order.end(), [pick](const engine::Candidate* a, const engine::Candidate* b) {
-    if ((a == pick) != (b == pick)) return a == pick;
-    return a->cost.total_us() < b->cost.total_us();
-  });
-  double cheapest = order.front()->cost.total_us();
-  for (const engine::Candidate* c : order) cheapest = std::min(cheapest, c->cost.total_us());
-  std::vector<std::string> seen;
-  for (const engine::Candidate* c : order) {
-    if (static_cast<int>(out->size()) >= kMeasureMaxCandidates) break;
-    if (c->cost.total_us() > kMeasureRange * cheapest) break;
-    std::string text = ir::to_json_string(c->plan);
-    if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
-    seen.push_back(std::move(text));
-    CandidateEntry e{c->name, c->cost.total_us(), nullptr};
-    MpiStatus bound = bind_entry(engine::with_choice_stats(op, nbh_, po, c->plan), -1, &e.entry);
-    if (!bound.ok()) return bound;
-    out->push_back(std::move(e));
-  }
-  return {};
 }
 
 NeighborhoodComm* find_neighborhood(MPI_Comm comm) {
@@ -372,23 +172,6 @@ MpiStatus check_arguments(int size, int d, const int dims[], const int periods[]
   }
   MpiStatus st = parse_info(info, d, options);
   return st.ok() ? check_given_plan(*options, **nbh, std::nullopt) : st;
-}
-
-// Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
-MpiStatus agree_on_description(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int rel[],
-                               const Options& options) {
-  std::vector<std::int64_t> mine = describe(d, dims, periods, t, rel, options);
-  std::int64_t root_len = static_cast<std::int64_t>(mine.size());
-  CARTPLAN_MPI_CALL(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm));
-  std::vector<std::int64_t> root = mine;
-  root.resize(static_cast<std::size_t>(root_len));
-  CARTPLAN_MPI_CALL(MPI_Bcast(root.data(), static_cast<int>(root_len), MPI_INT64_T, 0, comm));
-  int differs = root != mine ? 1 : 0, any_differs = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&differs, &any_differs, 1, MPI_INT, MPI_MAX, comm));
-  if (any_differs)
-    return mpi_error(MPI_ERR_ARG, "ranks passed different neighbourhoods to Cart_neighborhood_create: " +
-                                      (differs ? difference(mine, root, d, t) : std::string("another rank differs from rank 0")));
-  return {};
 }
 
 // The Cartesian communicator with the neighbourhood's state attached (MPI_COMM_NULL beyond the
