@@ -387,8 +387,8 @@ void add_rows(const char* spec, const std::vector<Built>& built, const cartplan:
 
 // The rows: every variant of every neighbourhood, op and size (Method), timed as persistent
 // requests lowered with `counting`'s home limit and trailers, and their counts. The variants move
-// the counts apart: packing trades struct segments and scattered bytes for copies, the reversed
-// order trades copies for scattered bytes (and, for allgather, wire bytes for copies), hybrid and
+// the counts apart: packing trades pipelined messages for copies and single copies, the reversed
+// order moves copies (and, for allgather, trades wire bytes for copies), hybrid and
 // direct trade messages for bytes, log-round adds phases.
 Rows measure(int np, int rank, const Method& method, const cartplan::engine::CostModel& counting) {
   Rows rows;

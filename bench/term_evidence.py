@@ -42,8 +42,24 @@ SMPI_GRIDS = {(64, 3): "4x4x4", (256, 2): "16x16", (256, 3): "8x8x4", (256, 4): 
 KINDS = ["direct", "combining", "hybrid", "log-round"]
 
 
-def cpp_points():
-    """(model path, dims, stencil, op, m) -> measured {kind: us}, this machine's candidate CSVs."""
+def builtin_model(cartplan, tmp):
+    """The built-in model as a file, from the model line of `cartplan plan --explain`."""
+    out = subprocess.run([cartplan, "plan", "--op", "alltoall", "--stencil", "box:d=2,n=3,f=-1", "--explain"],
+                         capture_output=True, text=True, check=True).stdout
+    line = re.search(r"; model: (.*)$", out, re.M).group(1)
+    j = {"schema": "cartplan.cost_model/2"}
+    for item in line.split(","):
+        name, value = item.split()
+        j[name] = int(value) if name == "eager_limit_bytes" else float(value)
+    path = os.path.join(tmp, "builtin.json")
+    with open(path, "w") as f:
+        json.dump(j, f)
+    return path
+
+
+def cpp_points(builtin):
+    """(model path, dims, stencil, op, m) -> measured {kind: us}, this machine's candidate CSVs,
+    for its calibrations of each np and the built-in model."""
     out = {}
     for np_, names in CPP_CSVS.items():
         points = defaultdict(dict)
@@ -52,9 +68,9 @@ def cpp_points():
                 for r in csv.DictReader(f):
                     if r["variant"].startswith("cand:"):
                         points[(r["dims"], r["stencil"], r["op"], int(r["m"]))][r["variant"][5:]] = float(r["median_us"])
-        for model in CPP_MODELS[np_]:
+        for model in [f"{RESULTS}/cpp-2core/{m}.json" for m in CPP_MODELS[np_]] + [builtin]:
             for key, measured in points.items():
-                out[(f"{RESULTS}/cpp-2core/{model}.json",) + key] = measured
+                out[(model,) + key] = measured
     return out
 
 
@@ -103,43 +119,49 @@ def zeroed(model_path, members, tmp):
     return path
 
 
+def judge(cartplan, points, term, tmp, cache, show):
+    """One row of the table: how the picks with the term compare with those without it."""
+    n = zero_in_model = changed = helps = hurts = ties = unmeasured = 0
+    with_us = without_us = 0.0
+    for (model, dims, stencil, op, m), measured in sorted(points.items()):
+        n += 1
+        variant = zeroed(model, TERMS[term], tmp)
+        if variant is None:
+            zero_in_model += 1
+            continue
+        full = pick(cartplan, model, dims, stencil, op, m, cache)
+        zero = pick(cartplan, variant, dims, stencil, op, m, cache)
+        if full == zero:
+            continue
+        changed += 1
+        if full not in measured or zero not in measured:
+            unmeasured += 1
+            continue
+        tf, tz = measured[full], measured[zero]
+        with_us, without_us = with_us + tf, without_us + tz
+        verdict = "helps" if tf < tz * (1 - NOISE) else "hurts" if tz < tf * (1 - NOISE) else "tie"
+        helps, hurts, ties = helps + (verdict == "helps"), hurts + (verdict == "hurts"), ties + (verdict == "tie")
+        if show:
+            print(f"  {term} {os.path.basename(model)} {stencil} {dims} {op} m={m}: with {full} {tf:.2f} us, "
+                  f"without {zero} {tz:.2f} us: {verdict}")
+    return (f"| `{term}` | {n} | {zero_in_model} | {changed} | {helps} | {hurts} | {ties} | {unmeasured} | "
+            f"{with_us:.1f} / {without_us:.1f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cartplan", required=True)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--terms", default=",".join(TERMS))
     a = ap.parse_args()
-    points = {**cpp_points(), **smpi_points()}
     cache = {}
-    print("| term | points | term 0 (unchanged) in model | picks changed | helps | hurts | ties | unmeasured | us with / without (changed) |")
-    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for term in a.terms.split(","):
-            n = zero_in_model = changed = helps = hurts = ties = unmeasured = 0
-            with_us = without_us = 0.0
-            for (model, dims, stencil, op, m), measured in sorted(points.items()):
-                n += 1
-                variant = zeroed(model, TERMS[term], tmp)
-                if variant is None:
-                    zero_in_model += 1
-                    continue
-                full = pick(a.cartplan, model, dims, stencil, op, m, cache)
-                zero = pick(a.cartplan, variant, dims, stencil, op, m, cache)
-                if full == zero:
-                    continue
-                changed += 1
-                if full not in measured or zero not in measured:
-                    unmeasured += 1
-                    continue
-                tf, tz = measured[full], measured[zero]
-                with_us, without_us = with_us + tf, without_us + tz
-                verdict = "helps" if tf < tz * (1 - NOISE) else "hurts" if tz < tf * (1 - NOISE) else "tie"
-                helps, hurts, ties = helps + (verdict == "helps"), hurts + (verdict == "hurts"), ties + (verdict == "tie")
-                if a.list:
-                    print(f"  {term} {os.path.basename(model)} {stencil} {dims} {op} m={m}: with {full} {tf:.2f} us, "
-                          f"without {zero} {tz:.2f} us: {verdict}")
-            print(f"| `{term}` | {n} | {zero_in_model} | {changed} | {helps} | {hurts} | {ties} | {unmeasured} | "
-                  f"{with_us:.1f} / {without_us:.1f} |")
+        points = {**cpp_points(builtin_model(a.cartplan, tmp)), **smpi_points()}
+        rows = [judge(a.cartplan, points, term, tmp, cache, a.list) for term in a.terms.split(",")]
+    print("| term | points | term 0 (unchanged) in model | picks changed | helps | hurts | ties | unmeasured | "
+          "us with / without (changed) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -33,10 +33,6 @@ struct Features {
   double pipelined = 0;          // messages above the eager limit that are not (a struct datatype, a
                                  // strided block, a trailer): the library pipelines them
   double pipelined_bytes = 0;    // bytes of those
-  double segments = 0;           // segments of messages of several parts (a struct datatype), on
-                                 // both sides (struct_segments)
-  double scatter_bytes = 0;      // bytes a receive of several data parts puts straight into the
-                                 // caller's blocks (or scratch blocks) instead of staging
 };
 
 // The prices (default-constructed: the built-in ones, kCostTerms' defaults).
@@ -49,7 +45,7 @@ struct CostModel {
   // shared-memory transport, whose 4096-byte fragments also carry the match header.
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
-      pipeline_us_per_byte, segment_us, scatter_us_per_byte;
+      pipeline_us_per_byte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;
 
   CostModel();
@@ -82,7 +78,7 @@ struct CostTerm {
 };
 
 // In the order of files, of the agreement's fingerprint and of --explain.
-inline constexpr std::array<CostTerm, 10> kCostTerms = {{
+inline constexpr std::array<CostTerm, 8> kCostTerms = {{
     // per message (a round to another process)
     {"alpha_us", "us", "messages", &CostModel::alpha_us, &Features::messages, 1.0, true},
     // per phase with messages: a phase cannot start before the previous one has arrived
@@ -105,11 +101,6 @@ inline constexpr std::array<CostTerm, 10> kCostTerms = {{
     // the sender's copy with the receiver's, which an eager message cannot)
     {"pipeline_us_per_byte", "us/B", "pipelined", &CostModel::pipeline_us_per_byte, &Features::pipelined_bytes,
      0.0, false, true, nullptr, &CostModel::beta_us_per_byte},
-    // per segment of a message sent or received by struct datatype, on both sides
-    {"segment_us", "us", "segments", &CostModel::segment_us, &Features::segments, 0.06, false, true},
-    // per byte a struct receive puts straight into the caller's blocks
-    {"scatter_us_per_byte", "us/B", "scattered", &CostModel::scatter_us_per_byte, &Features::scatter_bytes,
-     0.00005, false, true},
 }};
 
 // The index in kCostTerms of the term whose price is `price` (a CostModel member of the table).

@@ -20,7 +20,7 @@ constexpr std::string_view kDescriptiveMembers[] = {
     "schema", "machine", "method", "mpi", "timing", "np", "quick", "r2", "worst_relative_error", "points",
     "choices_within_10_percent", "pingpong", "fragments_fitted",
     // dropped terms
-    "fragment_us", "inline_limit_bytes", "fast_box_bytes"};
+    "fragment_us", "inline_limit_bytes", "fast_box_bytes", "segment_us", "scatter_us_per_byte"};
 
 bool descriptive(std::string_view key) {
   return std::find(std::begin(kDescriptiveMembers), std::end(kDescriptiveMembers), key) != std::end(kDescriptiveMembers);

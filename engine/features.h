@@ -40,12 +40,4 @@ Features count_features(const Program& program, const std::vector<std::vector<do
 // displacements of the v forms); an MPI library merges adjacent segments of a datatype.
 bool one_run(const std::vector<Loc>& parts);
 
-// The segments a datatype engine walks for a message of several parts (one struct datatype):
-// at the sender every part with data; at the receiver every part with data outside staging,
-// and one for all its staging parts (the temp slots a message brings lie back to back in one
-// staging region); a trailer is a segment of its own on both sides. A message of one part has
-// none (it is sent or received in its own layout). The calibrated segment prices were fitted
-// against exactly this count.
-int struct_segments(const Message& message);
-
 }  // namespace cartplan::engine
