@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Whether a cost-model term changes auto's choices for the better, on committed measurements:
 for every committed calibration and every measured point of its np (this machine's candidate
-CSVs; the SMPI sweeps' measured direct, combining, hybrid and log-round), auto's pick with the
-model as calibrated against its pick with the term set to 0 (`cartplan plan --explain`, as
+CSVs, also under the built-in model; the SMPI sweeps' measured direct, combining, hybrid and
+log-round), auto's pick with the model as calibrated against its pick with the term set to 0 (`cartplan plan --explain`, as
 model_replay.py asks it). Where the two picks differ and both were measured, the term helps if
 the calibrated pick ran faster by more than NOISE, hurts if slower by more, else a tie.
 
 Usage: term_evidence.py --cartplan BIN [--list] [--terms T,T,..]
+  (BIN prints the model line of the term table, commit 10d961f on; a term the binary no longer
+  has changes nothing: replay dropped terms with a build from before their drop)
 Prints one line per term: points compared, picks changed, helps, hurts, ties, unmeasured, and
 the summed measured time of the picks with and without the term (changed points only)."""
 import argparse
