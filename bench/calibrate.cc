@@ -10,10 +10,7 @@
 //                          [--timing barrier|back-to-back|sync] [--sizes M,M,..] [--specs SPEC;SPEC;..]
 //   smpirun -np 64 -platform P.xml -hostfile P.hosts cartplan-calibrate --out model.json [--quick]
 //
-// The fit: time = alpha * messages + phase * phases + beta * wire bytes + copy * copied
-// bytes + rendezvous * (contiguous messages above the eager limit) + pipeline * (struct datatype
-// messages above it) + pipeline per byte * (their bytes) + segment * (struct datatype segments)
-// + scatter * (bytes received by struct datatype into the caller's blocks), every term fitted by
+// The fit: time = the sum over engine::kCostTerms of price * count, every term fitted by
 // non-negative least squares on relative errors (rows weighted by 1/time^2: the optimizer must
 // order 2-us plans as well as 200-us ones). The rows are persistent alltoalls and allgathers of the plan kinds the
 // optimizer chooses between (direct, combining, combining packed, combining in the reversed
@@ -138,12 +135,10 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
   }
 }
 
-// The counts the v2 model prices for `plan` on `grid`: messages, phases, wire bytes, copied
-// bytes, messages above the eager limit, their single-copy bytes and pipelined bytes, struct
-// segments and scattered bytes (engine::predict's, so the fit prices what it counts). Wire bytes are split into those of
-// pipelined messages and the rest: the fit prices each kind with its own non-negative rate, and
-// the model's pipeline_us_per_byte is the difference (cost_model.h: it may be negative, down to
-// -beta, which is exactly what non-negative rates allow).
+// The counts the model prices for `plan` on `grid`, one column per term of engine::kCostTerms
+// (engine::predict's counts, so the fit prices what it counts). A term whose price may undercut
+// another's (pipeline_us_per_byte >= -beta_us_per_byte) is fitted as the sum of the two at a
+// non-negative rate: its count is taken out of the other term's column (prices_of undoes it).
 // `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
 // threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
@@ -151,9 +146,47 @@ std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::eng
   cartplan::engine::PredictOptions options;
   options.struct_min_bytes = struct_min_bytes;
   const cartplan::engine::Features n = cartplan::engine::predict(plan, {block_bytes}, counting, grid, options).counts;
-  return {n.messages,   static_cast<double>(n.phases), n.wire_bytes - n.pipelined_bytes, n.copy_bytes,
-          n.rendezvous, n.pipelined,                   n.segments,                       n.scatter_bytes,
-          n.single_copy_bytes, n.pipelined_bytes};
+  std::vector<double> x;
+  for (const cartplan::engine::CostTerm& t : cartplan::engine::kCostTerms) x.push_back(n.*t.feature);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (const auto other = cartplan::engine::kCostTerms[i].at_least_minus) x[cartplan::engine::term_index(other)] -= x[i];
+  return x;
+}
+
+// The model of fitted rates `c` (features()' columns), with `eager_limit_bytes`.
+cartplan::engine::CostModel prices_of(const std::vector<double>& c, std::int64_t eager_limit_bytes) {
+  using cartplan::engine::kCostTerms;
+  cartplan::engine::CostModel m;
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) m.*kCostTerms[i].price = c[i];
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i)
+    if (const auto other = kCostTerms[i].at_least_minus) m.*kCostTerms[i].price -= c[cartplan::engine::term_index(other)];
+  m.eager_limit_bytes = eager_limit_bytes;
+  return m;
+}
+
+// "messages 6 phases 2 wire 2400 ..." of one row (features()' columns, in the model's counts).
+std::string counts_text(std::vector<double> x) {
+  using cartplan::engine::kCostTerms;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (const auto other = kCostTerms[i].at_least_minus) x[cartplan::engine::term_index(other)] += x[i];
+  std::string s;
+  char buf[64];
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%s %.0f", i ? " " : "", kCostTerms[i].counts, x[i]);
+    s += buf;
+  }
+  return s;
+}
+
+// "alpha_us 0.173 us, phase_us 2.94 us, ..." of a model.
+std::string prices_text(const cartplan::engine::CostModel& m) {
+  std::string s;
+  char buf[96];
+  for (const cartplan::engine::CostTerm& t : cartplan::engine::kCostTerms) {
+    std::snprintf(buf, sizeof buf, "%s%s %.6g %s", s.empty() ? "" : ", ", t.name, m.*t.price, t.unit);
+    s += buf;
+  }
+  return s;
 }
 
 // Measured rows: counts (features()), median times, and the (spec, op, size) group of each row:
@@ -347,17 +380,15 @@ void add_rows(const char* spec, const std::vector<Built>& built, const cartplan:
     rows->group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
     const std::vector<double>& f = rows->X.back();
     if (rank == 0)
-      std::printf("  %-18s %-9s %-18s m=%-5d messages %3.0f phases %2.0f wire %9.0f copied %9.0f rendezvous %3.0f"
-                  " single-copy %9.0f pipelined %3.0f (%8.0f B) segments %4.0f scattered %8.0f  median %9.2f us\n",
-                  spec, gather ? "allgather" : "alltoall", built[i].v->name, m, f[0], f[1], f[2] + f[9], f[3], f[4], f[8], f[5], f[9], f[6],
-                  f[7], rows->y.back());
+      std::printf("  %-18s %-9s %-18s m=%-5d %s  median %9.2f us\n", spec, gather ? "allgather" : "alltoall",
+                  built[i].v->name, m, counts_text(f).c_str(), rows->y.back());
   }
 }
 
 // The rows: every variant of every neighbourhood, op and size (Method), timed as persistent
 // requests lowered with `counting`'s home limit and trailers, and their counts. The variants move
-// the counts apart: packing trades struct segments and scattered bytes for copies, the reversed
-// order trades copies for scattered bytes (and, for allgather, wire bytes for copies), hybrid and
+// the counts apart: packing trades pipelined messages for copies and single copies, the reversed
+// order moves copies (and, for allgather, trades wire bytes for copies), hybrid and
 // direct trade messages for bytes, log-round adds phases.
 Rows measure(int np, int rank, const Method& method, const cartplan::engine::CostModel& counting) {
   Rows rows;
@@ -404,18 +435,7 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   }
   const std::vector<double> c = nnls(Xw, yw);
   Fit f;
-  cartplan::engine::CostModel& model = f.model;
-  model.alpha_us = c[0];
-  model.phase_us = c[1];
-  model.beta_us_per_byte = c[2];
-  model.copy_us_per_byte = c[3];
-  model.rendezvous_us = c[4];
-  model.pipeline_us = c[5];
-  model.segment_us = c[6];
-  model.scatter_us_per_byte = c[7];
-  model.single_copy_us_per_byte = c[8];
-  model.pipeline_us_per_byte = c[9] - c[2];
-  model.eager_limit_bytes = limits.eager_limit_bytes;
+  f.model = prices_of(c, limits.eager_limit_bytes);
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -574,13 +594,8 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   const cartplan::engine::CostModel& model = f.model;
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
-  std::printf("exchange fit: alpha %.3f us, phase %.3f us, beta %.6f us/byte, copy %.6f us/byte, rendezvous %.3f us "
-              "+ %.6f us/byte above %lld bytes (pipelined %.3f us %+.6f us/byte), segment %.4f us, scatter %.6f us/byte "
-              "(R^2 %.3f, worst relative error %.2f, %zu points)\n",
-              model.alpha_us, model.phase_us, model.beta_us_per_byte, model.copy_us_per_byte, model.rendezvous_us,
-              model.single_copy_us_per_byte, static_cast<long long>(o.eager_limit), model.pipeline_us, model.pipeline_us_per_byte,
-              model.segment_us, model.scatter_us_per_byte, f.r2, f.worst, rows.y.size());
-  std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
+  std::printf("exchange fit: %s, eager_limit_bytes %lld (R^2 %.3f, worst relative error %.2f, %zu points)\n",
+              prices_text(model).c_str(), static_cast<long long>(o.eager_limit), f.r2, f.worst, rows.y.size());  std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
   if (o.out.empty()) return;
   std::string specs;
   for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;

@@ -62,9 +62,10 @@ class ModelReplayTest(CliTestCase):
         self.assertIn("within 10% of the best measured candidate in 1 of 2 points", out)
 
     def test_the_hybrid_needs_its_own_gain(self):
-        # With a fitted (v2) model from this VM, the deep halo's alltoallv at m = 1000 prices hybrid
-        # 5.5 % below combining (5.13 against 5.43 us): below engine::kHybridGain, so the optimizer
-        # keeps combining, and so does the replay (it reads the optimizer's own pick).
+        # With a fitted (v2) model from this VM, the deep halo's alltoallv at m = 1000: since the
+        # segment term was dropped (docs/cost-model.md, "Dropped terms") the hybrid is predicted
+        # dearer than combining in every term (8 messages against 4, more copied bytes), so the
+        # optimizer keeps combining, and so does the replay (it reads the optimizer's own pick).
         with open(self.model, "w") as f:
             f.write('{"schema": "cartplan.cost_model/2", "alpha_us": 0.148, "beta_us_per_byte": 0.000113, '
                     '"phase_us": 1.41, "copy_us_per_byte": 1.48e-05, "eager_limit_bytes": 4064, "rendezvous_us": 1.95, '

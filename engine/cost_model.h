@@ -1,106 +1,131 @@
-// The cost model (v2): what one exchange of a plan costs on one process, as a sum of terms
-// (count x price; features.h counts them on the lowered program, predict.h prices them, the
-// terms are defined in docs/cost-model.md):
-//   alpha_us            per message (a round to another process)
-//   phase_us            per phase with messages (a phase cannot start before the previous one
-//                       has arrived; on an oversubscribed node that is a context switch)
-//   beta_us_per_byte    per byte on the wire
-//   copy_us_per_byte    per byte copied locally (packing and unpacking multi-entry messages,
-//                       rounds that wrap to the process itself, the plan's local copies)
-//   rendezvous_us       per contiguous message above eager_limit_bytes (Open MPI's eager-to-
-//                       rendezvous switch: one more round trip, then ob1 reads the data with
-//                       one single-copy get, CMA on a node)
-//   single_copy_us_per_byte  per byte of those contiguous messages, on top of beta (the single
-//                       copy runs on the receiver's core alone, while both sides of a pipeline
-//                       copy at once, so the two paths can differ per byte)
-//   pipeline_us         per struct datatype message above eager_limit_bytes (not contiguous:
-//                       ob1 pipelines it through shared-memory fragments instead). A struct
-//                       message whose parts are one run of memory on both sides is contiguous to
-//                       Open MPI and pays rendezvous_us instead (features.h)
-//   pipeline_us_per_byte  per byte of those pipelined messages, on top of beta; may be negative,
-//                       down to -beta: the pipeline overlaps the sender's copy into fragments
-//                       with the receiver's copy out of them, which an eager message (one
-//                       fragment) cannot. With one price per message only, a fit must choose
-//                       between a pipeline that is free for large messages and one that is dear
-//                       for messages just above the limit
-//   segment_us          per segment of a message sent or received by struct datatype (Open
-//                       MPI's datatype engine walks them one by one on both sides; lower.h
-//                       sends large blocks that way instead of copying them)
-//   scatter_us_per_byte per byte a struct receive puts straight into the caller's scattered
-//                       blocks (Open MPI's copy out of its fragments, dearer than a contiguous
-//                       receive followed by a memcpy)
-// The built-in prices are of the order of an intra-node Open MPI exchange; bench/calibrate fits
-// the terms per machine and process count and writes a file (cost_model_file.h) that the MPI
-// backend finds on its own (cost_model_locate.h). docs/cost-model.md says where the defaults
-// come from and why terms were dropped.
-// v1 had alpha and beta only: a v1 file loads with the other terms zero.
+// The cost model's terms, defined once: what one exchange of a plan costs on one process is the
+// sum over kCostTerms of (a feature counted on the lowered program) x (that term's price), and
+// the one step rule: a message above eager_limit_bytes pays rendezvous_us if it is one run of
+// memory on both sides, else pipeline_us (features.h decides which, counting it). The table
+// drives the file format (cost_model_file.h), validation (check_cost_model), the agreement of
+// ranks on a model (backends/mpi), `cartplan plan --explain` and predict's prices (predict.h)
+// and calibrate's columns (bench/calibrate.cc). Adding a term: a member of Features and of
+// CostModel and a row here, and its count in features.cc. docs/cost-model.md defines the terms
+// and says why terms were dropped.
 //
-//   CostModel m;                       // defaults
+//   CostModel m;                       // the built-in prices (kCostTerms' defaults)
 //   double us = m.message_us(4096);    // alpha + beta * 4096 (+ rendezvous above the limit)
+//   for (const CostTerm& t : kCostTerms) std::cout << t.name << " " << m.*t.price << " " << t.unit;
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 
 namespace cartplan::engine {
 
+// What the model counts on one process's program (features.h counts it; weights of mesh rounds
+// make the counts fractional).
+struct Features {
+  double messages = 0;           // sends to another process
+  double phases = 0;             // phases that send at least one message
+  double wire_bytes = 0;         // bytes of those messages (trailers included)
+  double copy_bytes = 0;         // bytes the program's local steps move (packing, unpacking, self
+                                 // rounds, copies, combines)
+  double rendezvous = 0;         // messages above the eager limit that are one run of memory on both
+                                 // sides: the MPI library reads them with one transfer
+  double single_copy_bytes = 0;  // bytes of those
+  double pipelined = 0;          // messages above the eager limit that are not (a struct datatype, a
+                                 // strided block, a trailer): the library pipelines them
+  double pipelined_bytes = 0;    // bytes of those
+};
+
+// The prices (default-constructed: the built-in ones, kCostTerms' defaults).
 struct CostModel {
-  static constexpr double kDefaultAlphaUs = 1.0;
-  static constexpr double kDefaultBetaUsPerByte = 0.0005;
-  static constexpr double kDefaultPhaseUs = 0.5;
-  // Without a calibration, the phase term where a node runs more processes than it has cores:
+  // Without a calibration, the phase price where a node runs more processes than it has cores:
   // a rank that waits for the previous phase gives its core away, and the next phase waits for
   // a context switch, which costs several messages.
   static constexpr double kOversubscribedPhaseUs = 5.0;
-  static constexpr double kDefaultCopyUsPerByte = 0.0002;
-  // Open MPI 4.1 vader sends fragments of 4096 bytes that also hold ob1's match header, so a
-  // 4096-byte payload already takes the rendezvous path.
+  // Messages above it take the rendezvous step. The built-in value is that of Open MPI 4.1's
+  // shared-memory transport, whose 4096-byte fragments also carry the match header.
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
-  static constexpr double kDefaultRendezvousUs = 2.0;
-  // The built-in model does not tell the two rendezvous paths apart; calibrate does (which one
-  // is cheaper depends on the machine's single-copy mechanism).
-  static constexpr double kDefaultPipelineUs = kDefaultRendezvousUs;
-  // The built-in model prices a pipelined byte like any byte on the wire; calibrate fits it.
-  static constexpr double kDefaultPipelineUsPerByte = 0;
-  // Nor the per-byte price of the two paths; calibrate fits it (it needs large messages to show).
-  static constexpr double kDefaultSingleCopyUsPerByte = 0;
-  // The built-in price per segment; bench/calibrate fits it per machine.
-  static constexpr double kDefaultSegmentUs = 0.06;
-  // The built-in price of a scattered byte (a copy's price and a little more); bench/calibrate
-  // fits it per machine.
-  static constexpr double kDefaultScatterUsPerByte = 0.00005;
-  double alpha_us = kDefaultAlphaUs;
-  double beta_us_per_byte = kDefaultBetaUsPerByte;
-  double phase_us = kDefaultPhaseUs;
-  double copy_us_per_byte = kDefaultCopyUsPerByte;
-  std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;  // messages above it pay rendezvous_us
-  double rendezvous_us = kDefaultRendezvousUs;
-  double single_copy_us_per_byte = kDefaultSingleCopyUsPerByte;
-  double pipeline_us = kDefaultPipelineUs;
-  double pipeline_us_per_byte = kDefaultPipelineUsPerByte;  // >= -beta_us_per_byte
-  double segment_us = kDefaultSegmentUs;
-  double scatter_us_per_byte = kDefaultScatterUsPerByte;
+  double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
+      pipeline_us_per_byte;
+  std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;
 
+  CostModel();
   // A message of `bytes` on its own (no phase, no copies).
   double message_us(std::int64_t bytes) const {
     const double b = static_cast<double>(bytes);
     return alpha_us + beta_us_per_byte * b + (bytes > eager_limit_bytes ? rendezvous_us + single_copy_us_per_byte * b : 0.0);
   }
-  // The alpha/beta-only model of v1 (the other terms zero).
-  static CostModel linear(double alpha_us, double beta_us_per_byte) {
-    CostModel m;
-    m.alpha_us = alpha_us;
-    m.beta_us_per_byte = beta_us_per_byte;
-    m.phase_us = 0;
-    m.copy_us_per_byte = 0;
-    m.rendezvous_us = 0;
-    m.single_copy_us_per_byte = 0;
-    m.pipeline_us = 0;
-    m.pipeline_us_per_byte = 0;
-    m.segment_us = 0;
-    m.scatter_us_per_byte = 0;
-    return m;
-  }
+  // The alpha/beta-only model of v1 and seed 000 (every other price 0).
+  static CostModel linear(double alpha_us, double beta_us_per_byte);
   friend bool operator==(const CostModel&, const CostModel&) = default;
 };
+
+// One priced term: `price` x the count `feature`.
+struct CostTerm {
+  const char* name;         // its member in cost-model files (and the CostModel member's name)
+  const char* unit;         // of the price: "us" or "us/B"
+  const char* counts;       // --explain's name of the feature ("messages", "wire")
+  double CostModel::*price;
+  double Features::*feature;
+  double default_price;     // the built-in model's
+  bool in_v1 = false;       // a member of version-1 files (alpha and beta; the others are 0 there)
+  // Optional in version-2 files (files calibrated before the term existed): absent, the price is
+  // `fallback`'s (another term's) if set, else default_price.
+  bool optional = false;
+  double CostModel::*fallback = nullptr;
+  // The price's lower bound: 0, or minus this other term's price (set: the price may undercut
+  // that term's, never below nothing).
+  double CostModel::*at_least_minus = nullptr;
+};
+
+// In the order of files, of the agreement's fingerprint and of --explain.
+inline constexpr std::array<CostTerm, 8> kCostTerms = {{
+    // per message (a round to another process)
+    {"alpha_us", "us", "messages", &CostModel::alpha_us, &Features::messages, 1.0, true},
+    // per phase with messages: a phase cannot start before the previous one has arrived
+    {"phase_us", "us", "phases", &CostModel::phase_us, &Features::phases, 0.5},
+    // per byte on the wire
+    {"beta_us_per_byte", "us/B", "wire", &CostModel::beta_us_per_byte, &Features::wire_bytes, 0.0005, true},
+    // per byte copied locally (packing, unpacking, self rounds, copies, combines)
+    {"copy_us_per_byte", "us/B", "copied", &CostModel::copy_us_per_byte, &Features::copy_bytes, 0.0002},
+    // per message above the eager limit that is one run of memory on both sides (the step: one
+    // more round trip, then the receiver reads the data in one transfer)
+    {"rendezvous_us", "us", "rendezvous", &CostModel::rendezvous_us, &Features::rendezvous, 2.0},
+    // per byte of those, on top of beta (the transfer runs on the receiver's core alone)
+    {"single_copy_us_per_byte", "us/B", "single-copy", &CostModel::single_copy_us_per_byte,
+     &Features::single_copy_bytes, 0.0, false, true},
+    // per message above the eager limit that is not one run on some side: the library pipelines
+    // it through fragments. A file without it prices them like the others
+    {"pipeline_us", "us", "pipelined", &CostModel::pipeline_us, &Features::pipelined, 2.0, false, true,
+     &CostModel::rendezvous_us},
+    // per byte of those, on top of beta; may be negative down to -beta (the pipeline overlaps
+    // the sender's copy with the receiver's, which an eager message cannot)
+    {"pipeline_us_per_byte", "us/B", "pipelined", &CostModel::pipeline_us_per_byte, &Features::pipelined_bytes,
+     0.0, false, true, nullptr, &CostModel::beta_us_per_byte},
+}};
+
+// The index in kCostTerms of the term whose price is `price` (a CostModel member of the table).
+constexpr std::size_t term_index(double CostModel::*price) {
+  std::size_t i = 0;
+  while (i + 1 < kCostTerms.size() && kCostTerms[i].price != price) ++i;
+  return i;
+}
+
+// What is wrong with `m`'s price of `t` ("must be a finite number >= 0"), or "" if nothing.
+std::string price_error(const CostTerm& t, const CostModel& m);
+// The first term of `m` with a bad price, as "<name> <price_error>", or "" if none (nor a
+// negative eager limit). Every model used for planning passes it.
+std::string cost_model_error(const CostModel& m);
+
+inline CostModel::CostModel() {
+  for (const CostTerm& t : kCostTerms) this->*t.price = t.default_price;
+}
+
+inline CostModel CostModel::linear(double alpha_us, double beta_us_per_byte) {
+  CostModel m;
+  for (const CostTerm& t : kCostTerms) m.*t.price = 0;
+  m.alpha_us = alpha_us;
+  m.beta_us_per_byte = beta_us_per_byte;
+  return m;
+}
 
 }  // namespace cartplan::engine

@@ -1,16 +1,71 @@
-// Parsing and writing the calibrated cost-model file (versions 1 and 2); errors name the file
-// and the bad field.
+// Parsing and writing the calibrated cost-model file (versions 1 and 2) from the term table
+// (kCostTerms); errors name the file and the bad member.
 #include "engine/cost_model_file.h"
 
+#include <algorithm>
 #include <cassert>
-#include <cmath>
-#include <tuple>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "ir/read_file.h"
 
 namespace cartplan::engine {
+namespace {
+
+// Members that describe how a file was made (bench/calibrate writes them) and the members of
+// dropped terms that committed calibrations still carry (docs/cost-model.md, "Dropped terms"):
+// accepted and ignored. Any other member that is not a term is an error.
+constexpr std::string_view kDescriptiveMembers[] = {
+    "schema", "machine", "method", "mpi", "timing", "np", "quick", "r2", "worst_relative_error", "points",
+    "choices_within_10_percent", "pingpong", "fragments_fitted",
+    // dropped terms
+    "fragment_us", "inline_limit_bytes", "fast_box_bytes", "segment_us", "scatter_us_per_byte"};
+
+bool descriptive(std::string_view key) {
+  return std::find(std::begin(kDescriptiveMembers), std::end(kDescriptiveMembers), key) != std::end(kDescriptiveMembers);
+}
+
+// The first member of `j` that is neither a term of the file's version, eager_limit_bytes (v2)
+// nor descriptive.
+Result<bool> check_members(const nlohmann::json& j, bool v1) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    if (descriptive(key) || (!v1 && key == "eager_limit_bytes")) continue;
+    const bool term = std::any_of(kCostTerms.begin(), kCostTerms.end(),
+                                  [&](const CostTerm& t) { return key == t.name && (!v1 || t.in_v1); });
+    if (term) continue;
+    return fail("unknown member \"" + key + "\" (" +
+                (v1 ? "version 1 has alpha_us and beta_us_per_byte" : "docs/cost-model.md lists the members") + ")");
+  }
+  return true;
+}
+
+// Reads every price of the table (v1: its terms only, the others 0), then checks the bounds.
+Result<CostModel> read_prices(const nlohmann::json& j, bool v1) {
+  CostModel m = CostModel::linear(0, 0);
+  for (const CostTerm& t : kCostTerms) {
+    if (v1 && !t.in_v1) continue;
+    if (!j.contains(t.name)) {
+      if (!t.optional || v1) return fail(std::string("\"") + t.name + "\" must be a number");
+      m.*t.price = t.fallback ? m.*t.fallback : t.default_price;  // fallbacks precede their users in the table
+      continue;
+    }
+    if (!j[t.name].is_number()) return fail(std::string("\"") + t.name + "\" must be a number");
+    m.*t.price = j[t.name].get<double>();
+  }
+  if (!v1) {
+    const char* key = "eager_limit_bytes";
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
+      return fail(std::string("\"") + key + "\" must be an integer >= 0");
+    m.eager_limit_bytes = j[key].get<std::int64_t>();
+  }
+  for (const CostTerm& t : kCostTerms)
+    if (std::string e = price_error(t, m); !e.empty()) return fail(std::string("\"") + t.name + "\" " + e);
+  return m;
+}
+
+}  // namespace
 
 Result<CostModel> parse_cost_model(const std::string& text) {
   nlohmann::json j;
@@ -23,51 +78,8 @@ Result<CostModel> parse_cost_model(const std::string& text) {
   const bool v1 = j.contains("schema") && j["schema"] == kCostModelSchemaV1;
   if (!v1 && (!j.contains("schema") || j["schema"] != kCostModelSchema))
     return fail(std::string("\"schema\" must be \"") + kCostModelSchema + "\" (or \"" + kCostModelSchemaV1 + "\")");
-  CostModel m = CostModel::linear(0, 0);
-  std::vector<std::pair<const char*, double*>> fields = {{"alpha_us", &m.alpha_us},
-                                                         {"beta_us_per_byte", &m.beta_us_per_byte}};
-  if (!v1)
-    fields.insert(fields.end(), {{"phase_us", &m.phase_us},
-                                 {"copy_us_per_byte", &m.copy_us_per_byte},
-                                 {"rendezvous_us", &m.rendezvous_us}});
-  for (auto [key, field] : fields) {
-    if (!j.contains(key) || !j[key].is_number()) return fail(std::string("\"") + key + "\" must be a number");
-    *field = j[key].get<double>();
-    if (!std::isfinite(*field) || *field < 0) return fail(std::string("\"") + key + "\" must be finite and >= 0");
-  }
-  if (!v1) {
-    const char* key = "eager_limit_bytes";
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
-      return fail(std::string("\"") + key + "\" must be an integer >= 0");
-    m.eager_limit_bytes = j[key].get<std::int64_t>();
-    // Optional: files calibrated before these terms existed keep the built-in values.
-    // A file without pipeline_us prices struct messages above the limit like the others.
-    for (auto [key, field, fallback] : {std::tuple{"pipeline_us", &m.pipeline_us, m.rendezvous_us},
-                                        std::tuple{"single_copy_us_per_byte", &m.single_copy_us_per_byte,
-                                                   CostModel::kDefaultSingleCopyUsPerByte},
-                                        std::tuple{"segment_us", &m.segment_us, CostModel::kDefaultSegmentUs},
-                                        std::tuple{"scatter_us_per_byte", &m.scatter_us_per_byte,
-                                                   CostModel::kDefaultScatterUsPerByte}}) {
-      *field = fallback;
-      if (!j.contains(key)) continue;
-      if (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() < 0)
-        return fail(std::string("\"") + key + "\" must be a finite number >= 0");
-      *field = j[key].get<double>();
-    }
-    // fragment_us, inline_limit_bytes and fast_box_bytes (the fast-box term, dropped: it was 0
-    // in every committed calibration, docs/cost-model.md "Dropped terms") may still be in older
-    // files: ignored, like any other extra member.
-    // Signed: the pipeline may cost less per byte than an eager message, never less than nothing.
-    const char* per_byte = "pipeline_us_per_byte";
-    m.pipeline_us_per_byte = CostModel::kDefaultPipelineUsPerByte;
-    if (j.contains(per_byte)) {
-      if (!j[per_byte].is_number() || !std::isfinite(j[per_byte].get<double>()) ||
-          j[per_byte].get<double>() + m.beta_us_per_byte < 0)
-        return fail(std::string("\"") + per_byte + "\" must be a finite number >= -beta_us_per_byte");
-      m.pipeline_us_per_byte = j[per_byte].get<double>();
-    }
-  }
-  return m;
+  if (Result<bool> ok = check_members(j, v1); !ok) return ErrorMessage{ok.error()};
+  return read_prices(j, v1);
 }
 
 Result<CostModel> load_cost_model(const std::string& path) {
@@ -82,22 +94,15 @@ Result<CostModel> load_cost_model(const std::string& path) {
 std::string cost_model_to_json(const CostModel& m, const std::string& extra_members) {
   nlohmann::ordered_json j;
   j["schema"] = kCostModelSchema;
-  j["alpha_us"] = m.alpha_us;
-  j["beta_us_per_byte"] = m.beta_us_per_byte;
-  j["phase_us"] = m.phase_us;
-  j["copy_us_per_byte"] = m.copy_us_per_byte;
+  for (const CostTerm& t : kCostTerms) j[t.name] = m.*t.price;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
-  j["rendezvous_us"] = m.rendezvous_us;
-  j["single_copy_us_per_byte"] = m.single_copy_us_per_byte;
-  j["pipeline_us"] = m.pipeline_us;
-  j["pipeline_us_per_byte"] = m.pipeline_us_per_byte;
-  j["segment_us"] = m.segment_us;
-  j["scatter_us_per_byte"] = m.scatter_us_per_byte;
   if (!extra_members.empty()) {
     const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);
     assert(extra.is_object());
-    for (auto it = extra.begin(); it != extra.end(); ++it)
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
+      assert(descriptive(it.key()) && "a member the parser would reject");
       if (!j.contains(it.key())) j[it.key()] = it.value();
+    }
   }
   return j.dump(2) + "\n";
 }

@@ -3,9 +3,10 @@
 //    "phase_us": 1.2, "copy_us_per_byte": 0.0001, "eager_limit_bytes": 4096,
 //    "rendezvous_us": 3.0, ...}
 // Version 1 files ({"schema": "cartplan.cost_model/1", "alpha_us", "beta_us_per_byte"}) still
-// load, as the linear model they describe (the v2 terms zero). Extra fields (machine, np,
-// method, fit quality, and the members of dropped terms such as fragment_us) are allowed and
-// ignored.
+// load, as the linear model they describe (the v2 terms zero). The members are the terms of
+// kCostTerms (cost_model.h), eager_limit_bytes (v2) and descriptive ones (machine, np, method,
+// fit quality, and the members of dropped terms such as fragment_us), which are ignored; any
+// other member is an error naming it.
 //
 //   Result<CostModel> m = load_cost_model("bench/results/cpp-2core/cost_model.json");
 //   std::string text = cost_model_to_json(*m, R"({"np": 2})");
@@ -24,7 +25,7 @@ inline constexpr const char* kCostModelSchemaV1 = "cartplan.cost_model/1";
 
 Result<CostModel> load_cost_model(const std::string& path);
 Result<CostModel> parse_cost_model(const std::string& json_text);
-// A version-2 file; `extra_members` is a JSON object whose members are added (or "" for none).
+// A version-2 file; `extra_members` is a JSON object of descriptive members to add (or "").
 std::string cost_model_to_json(const CostModel& model, const std::string& extra_members = "");
 
 }  // namespace cartplan::engine

@@ -51,17 +51,6 @@ class StepWeights {
   std::map<int, double> scratch_;  // scratch block -> weight of the receive that fills it
 };
 
-// Bytes a receive of several data parts (the trailer is none) puts outside staging: the
-// datatype engine scatters them into the caller's blocks itself.
-double scattered_bytes(const Message& received) {
-  const std::size_t data_parts = received.parts.size() - (received.trailer ? 1 : 0);
-  if (data_parts <= 1) return 0;
-  double bytes = 0;
-  for (std::size_t i = 0; i < data_parts; ++i)
-    if (received.parts[i].kind != Loc::Kind::kStaging) bytes += static_cast<double>(received.parts[i].bytes);
-  return bytes;
-}
-
 double weight_of(const Message& m, const std::vector<std::vector<double>>& weights) {
   return weights[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)];
 }
@@ -79,25 +68,6 @@ bool one_run(const std::vector<Loc>& parts) {
     if (p.kind == Loc::Kind::kStaging ? q.offset + q.bytes != p.offset : p.index != q.index + 1) return false;
   }
   return true;
-}
-
-int struct_segments(const Message& message) {
-  const std::vector<Loc>& parts = message.parts;
-  if (parts.size() <= 1) return 0;
-  int segments = 0;
-  bool staged = false;  // a received data part in staging seen already
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const Loc& p = parts[i];
-    if (p.bytes <= 0) continue;
-    const bool trailer = message.trailer && i + 1 == parts.size();
-    if (message.recv && !trailer && p.kind == Loc::Kind::kStaging) {
-      segments += !staged;
-      staged = true;
-    } else {
-      ++segments;
-    }
-  }
-  return segments;
 }
 
 std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::optional<Grid>& grid) {
@@ -131,8 +101,6 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       const bool contiguous = one_run(m.parts) && (!other || one_run(other->parts));
       const double bytes = static_cast<double>(m.bytes);
       f.wire_bytes += w * bytes;
-      f.segments += w * (struct_segments(m) + (other ? struct_segments(*other) : 0));
-      if (other) f.scatter_bytes += w * scattered_bytes(*other);
       if (m.bytes <= eager_limit_bytes) continue;
       if (contiguous) {
         f.rendezvous += w;

@@ -1,9 +1,8 @@
-// What the cost model counts, read off the program one process runs (lower.h): messages,
-// phases, wire bytes, copied bytes, the messages above the eager limit, and the segments and
-// scattered bytes of struct datatype messages. predict.h prices
-// these counts; bench/calibrate fits prices against them. Nothing here decides a layout: the
-// program already holds every lowering rule's outcome (packing, struct datatypes, homes,
-// trailers, self rounds, aliases), so a new rule is counted as soon as lower() applies it.
+// Counting what the cost model prices (Features, cost_model.h), read off the program one process
+// runs (lower.h). predict.h prices these counts; bench/calibrate fits prices against them.
+// Nothing here decides a layout: the program already holds every lowering rule's outcome
+// (packing, struct datatypes, homes, trailers, self rounds, aliases), so a new rule is counted
+// as soon as lower() applies it.
 //
 // Meshes: `weights` gives, per phase and round of the plan, the share of processes that send
 // its message (peer_share in grid.h: 1 on a torus). The program is the representative
@@ -20,29 +19,12 @@
 #include <optional>
 #include <vector>
 
+#include "engine/cost_model.h"
 #include "engine/grid.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 
 namespace cartplan::engine {
-
-struct Features {
-  double messages = 0;         // sends to another process
-  int phases = 0;              // phases that send at least one message
-  double wire_bytes = 0;       // bytes of those messages (trailers included)
-  double copy_bytes = 0;       // bytes the program's local steps move (packing, unpacking, self
-                               // rounds, copies, combines)
-  double rendezvous = 0;       // messages above the eager limit that are one run of memory on both
-                               // sides: the MPI library reads them with one transfer
-  double single_copy_bytes = 0;  // bytes of those
-  double pipelined = 0;        // messages above the eager limit that are not (a struct datatype, a
-                               // strided block, a trailer): the library pipelines them
-  double pipelined_bytes = 0;  // bytes of those
-  double segments = 0;         // segments of messages of several parts (a struct datatype), on
-                               // both sides (struct_segments)
-  double scatter_bytes = 0;    // bytes a receive of several data parts puts straight into the
-                               // caller's blocks (or scratch blocks) instead of staging
-};
 
 // Per phase and round of `plan`: the share of `grid`'s processes that have the round's peer
 // (1 everywhere without a grid, or with one of another dimension).
@@ -57,13 +39,5 @@ Features count_features(const Program& program, const std::vector<std::vector<do
 // back to back in Cart_alltoall's and Cart_allgather's buffers (and with the usual prefix-sum
 // displacements of the v forms); an MPI library merges adjacent segments of a datatype.
 bool one_run(const std::vector<Loc>& parts);
-
-// The segments a datatype engine walks for a message of several parts (one struct datatype):
-// at the sender every part with data; at the receiver every part with data outside staging,
-// and one for all its staging parts (the temp slots a message brings lie back to back in one
-// staging region); a trailer is a segment of its own on both sides. A message of one part has
-// none (it is sent or received in its own layout). The calibrated segment prices were fitted
-// against exactly this count.
-int struct_segments(const Message& message);
 
 }  // namespace cartplan::engine

@@ -40,17 +40,6 @@ TEST_CASE("one_run: one part in its own layout, or parts that follow each other"
   CHECK_FALSE(one_run({block(K::kScratch, 0, 40), block(K::kScratch, 1, 40)}));
 }
 
-TEST_CASE("struct_segments: every part at the sender, one for all staging at the receiver, trailers apart") {
-  using K = Loc::Kind;
-  CHECK(struct_segments(message(false, 0, {block(K::kSend, 0, 40)})) == 0);  // one part: no datatype walk
-  CHECK(struct_segments(message(false, 0, {block(K::kSend, 0, 40), staging(0, 80), block(K::kSend, 2, 40)})) == 3);
-  CHECK(struct_segments(message(true, 0, {staging(0, 40), block(K::kRecv, 1, 40), staging(40, 40)})) == 2);
-  CHECK(struct_segments(message(true, 0, {block(K::kRecv, 1, 40), block(K::kRecv, 2, 0)})) == 1);  // empty parts
-  // A trailer turns one part into two on either side, and is a segment of its own.
-  CHECK(struct_segments(message(false, 0, {block(K::kSend, 0, 4096), staging(9000, 1)}, true)) == 2);
-  CHECK(struct_segments(message(true, 0, {staging(0, 4096), staging(9000, 1)}, true)) == 2);
-}
-
 TEST_CASE("count_features: messages, bytes and protocols of a hand-made program") {
   using K = Loc::Kind;
   Program p;
@@ -81,8 +70,6 @@ TEST_CASE("count_features: messages, bytes and protocols of a hand-made program"
   CHECK(f.single_copy_bytes == 200);
   CHECK(f.pipelined == 1);
   CHECK(f.pipelined_bytes == 200);
-  CHECK(f.segments == 2 + 2);       // two parts sent, one block and one staging region received
-  CHECK(f.scatter_bytes == 100);    // the block received in place
   // Weights (a mesh): a round counts for its share, and so do the steps packing and unpacking
   // its staging regions; the final copy is the process's own.
   const Features w = count_features(p, {{0.5}, {1.0, 0.0}}, 150);
@@ -118,7 +105,7 @@ TEST_CASE("round_weights: 1 on a torus and without a grid, the peer's share on a
   for (double w : mesh[1]) CHECK(w == doctest::Approx(0.5));
 }
 
-TEST_CASE("count_features on the representative program: a trailer is one byte and two segments more") {
+TEST_CASE("count_features on the representative program: a trailer is one byte more and pipelines") {
   // Direct box d=2 on a large torus, 4096-byte blocks: 8 single-part messages; with trailers
   // from 4096 bytes on, each carries a byte more and becomes a struct of two parts per side.
   const ir::Plan plan = plan_direct(ir::Op::kAlltoall, *stencils::box(2, 3, -1));
@@ -130,11 +117,9 @@ TEST_CASE("count_features on the representative program: a trailer is one byte a
   const Features trailed = count_features(*lower(plan, *rep, contiguous_layout(plan, *rep), lo), round_weights(plan, std::nullopt), 4064);
   CHECK(plain.messages == 8);
   CHECK(plain.rendezvous == 8);
-  CHECK(plain.segments == 0);
   CHECK(trailed.wire_bytes == plain.wire_bytes + 8);
   CHECK(trailed.rendezvous == 0);
   CHECK(trailed.pipelined == 8);
-  CHECK(trailed.segments == 8 * 4);
 }
 
 }  // namespace

@@ -514,9 +514,8 @@ Result<Program> lower(const ir::Plan& plan, const BoundPlan& bound, const Layout
 }
 
 std::int64_t trailer_min_bytes(const CostModel& model) {
-  // Single copy minus pipelined with a trailer, at b bytes: intercept + slope * b. The
-  // segments are those of a message of one contiguous part, which becomes a struct of two.
-  const double intercept = model.rendezvous_us - model.pipeline_us - 4 * model.segment_us;
+  // Single copy minus pipelined with a trailer, at b bytes: intercept + slope * b.
+  const double intercept = model.rendezvous_us - model.pipeline_us;
   const double slope = model.single_copy_us_per_byte - model.pipeline_us_per_byte;
   const double first = static_cast<double>(model.eager_limit_bytes) + 1;
   if (!std::isfinite(intercept) || !std::isfinite(slope)) return -1;

@@ -108,9 +108,8 @@ std::int64_t home_max_message_bytes(const CostModel& model);
 std::int64_t home_max_message_bytes(const CostModel& model, std::int64_t trailer_min_bytes);
 
 // The trailer threshold for a machine: the smallest message size above the eager limit from
-// which the cost model prices a pipelined message with a trailer (the pipeline, its per-byte
-// term, one more segment on each side, two for a message that was not a struct datatype)
-// below the same message by single copy (rendezvous + single copy per byte), else -1. Only a
+// which the cost model prices a pipelined message with a trailer (the pipeline and its per-byte
+// term) below the same message by single copy (rendezvous + single copy per byte), else -1. Only a
 // threshold: where the pipeline wins for small messages and loses for large ones, -1. The
 // built-in model prices both paths alike: -1, Open MPI decides as it would without cartplan.
 //

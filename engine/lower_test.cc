@@ -303,23 +303,22 @@ TEST_CASE("trailer_min_bytes: the first size above the eager limit where the pip
   m.eager_limit_bytes = 4064;
   m.rendezvous_us = 2;
   m.pipeline_us = 0.5;
-  m.segment_us = 0.01;
   m.single_copy_us_per_byte = 0.0001;
   m.pipeline_us_per_byte = 0;
   CHECK(trailer_min_bytes(m) == 4065);  // cheaper from the first rendezvous message on
   CHECK(home_max_message_bytes(m) == -1);  // and then no message above the limit is one run
-  // A dearer pipeline: 3 + 0.04 us against 2 + 0.0001 us per byte: from 10401 bytes on.
-  m.pipeline_us = 3;
+  // A dearer pipeline: 3.04 us against 2 + 0.0001 us per byte: from 10401 bytes on.
+  m.pipeline_us = 3.04;
   CHECK(trailer_min_bytes(m) == 10401);
-  // Just above the eager limit the single copy is cheaper (2.41 us against 3.81 with the blocks'
+  // Just above the eager limit the single copy is cheaper (2.41 us against 3.85 with the blocks'
   // copies), so homes stay in every message, as without trailers.
   CHECK(home_max_message_bytes(m) == -1);
-  m.pipeline_us = 0.5;
+  m.pipeline_us = 0.54;
   m.rendezvous_us = 0.1;
   m.single_copy_us_per_byte = 0.000073;
-  // Single copy 0.1 + 0.000073 b against pipelined 0.5 + 4 segments of 0.01: the gain turns
-  // positive between 6027 and 6028 bytes.
-  auto gain = [&m](double b) { return m.rendezvous_us + m.single_copy_us_per_byte * b - m.pipeline_us - 4 * m.segment_us; };
+  // Single copy 0.1 + 0.000073 b against pipelined 0.54: the gain turns positive between 6027
+  // and 6028 bytes.
+  auto gain = [&m](double b) { return m.rendezvous_us + m.single_copy_us_per_byte * b - m.pipeline_us; };
   const std::int64_t t = trailer_min_bytes(m);
   CHECK(t == 6028);
   CHECK(gain(static_cast<double>(t)) > 0);

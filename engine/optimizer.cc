@@ -16,20 +16,7 @@ namespace cartplan::engine {
 namespace {
 
 Result<bool> check_model(const CostModel& m) {
-  auto bad = [](double x) { return !std::isfinite(x) || x < 0; };
-  if (bad(m.alpha_us)) return fail("alpha must be a finite, non-negative number of microseconds");
-  if (bad(m.beta_us_per_byte)) return fail("beta must be a finite, non-negative number of microseconds per byte");
-  if (bad(m.phase_us)) return fail("the phase cost must be a finite, non-negative number of microseconds");
-  if (bad(m.copy_us_per_byte)) return fail("the copy cost must be a finite, non-negative number of microseconds per byte");
-  if (bad(m.rendezvous_us)) return fail("the rendezvous cost must be a finite, non-negative number of microseconds");
-  if (bad(m.single_copy_us_per_byte))
-    return fail("the single-copy cost must be a finite, non-negative number of microseconds per byte");
-  if (bad(m.pipeline_us)) return fail("the pipeline cost must be a finite, non-negative number of microseconds");
-  if (!std::isfinite(m.pipeline_us_per_byte) || m.pipeline_us_per_byte + m.beta_us_per_byte < 0)
-    return fail("the pipeline's per-byte cost must be a finite number of microseconds per byte, at least -beta");
-  if (bad(m.segment_us)) return fail("the segment cost must be a finite, non-negative number of microseconds");
-  if (bad(m.scatter_us_per_byte)) return fail("the scatter cost must be a finite, non-negative number of microseconds per byte");
-  if (m.eager_limit_bytes < 0) return fail("the eager limit must be >= 0 bytes");
+  if (std::string e = cost_model_error(m); !e.empty()) return fail("the cost model's " + e);
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 #include "engine/bind.h"
 
@@ -28,7 +29,6 @@ bool lowerable(const ir::Plan& plan, const std::vector<std::int64_t>& block_byte
 CostBreakdown unpriced() {
   CostBreakdown c;
   c.priced = false;
-  c.message_us = std::numeric_limits<double>::infinity();
   return c;
 }
 
@@ -59,37 +59,31 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   return price(count_features(*program, round_weights(plan, g), model.eager_limit_bytes), model);
 }
 
+double CostBreakdown::us(double CostModel::*price) const {
+  assert(kCostTerms[term_index(price)].price == price);
+  return term_us[term_index(price)];
+}
+
 CostBreakdown price(const Features& counts, const CostModel& model) {
   CostBreakdown c;
   c.counts = counts;
-  c.message_us = counts.messages * model.alpha_us;
-  c.phase_us = counts.phases * model.phase_us;
-  c.wire_us = counts.wire_bytes * model.beta_us_per_byte;
-  c.copy_us = counts.copy_bytes * model.copy_us_per_byte;
-  c.rendezvous_us = counts.rendezvous * model.rendezvous_us;
-  c.single_copy_us = counts.single_copy_bytes * model.single_copy_us_per_byte;
-  c.pipeline_us = counts.pipelined * model.pipeline_us + counts.pipelined_bytes * model.pipeline_us_per_byte;
-  c.segment_us = counts.segments * model.segment_us;
-  c.scatter_us = counts.scatter_bytes * model.scatter_us_per_byte;
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) c.term_us[i] = counts.*kCostTerms[i].feature * model.*kCostTerms[i].price;
   return c;
 }
 
 std::string explain(const CostBreakdown& c, const CostModel& model) {
   if (!c.priced) return "blocks too large to price | total inf us";
-  const Features& n = c.counts;
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "messages %g x %.3f = %.3f | phases %d x %.3f = %.3f | wire %.0f B x %.6f = %.3f | "
-                "copied %.0f B x %.6f = %.3f | rendezvous %g x %.3f = %.3f | single-copy %.0f B x %.6f = %.3f | "
-                "pipelined %g x %.3f + %.0f B x %.6f = %.3f | segments %g x %.3f = %.3f | "
-                "scattered %.0f B x %.6f = %.3f | total %.3f us",
-                n.messages, model.alpha_us, c.message_us, n.phases, model.phase_us, c.phase_us, n.wire_bytes,
-                model.beta_us_per_byte, c.wire_us, n.copy_bytes, model.copy_us_per_byte, c.copy_us, n.rendezvous,
-                model.rendezvous_us, c.rendezvous_us, n.single_copy_bytes, model.single_copy_us_per_byte,
-                c.single_copy_us, n.pipelined, model.pipeline_us, n.pipelined_bytes, model.pipeline_us_per_byte,
-                c.pipeline_us, n.segments, model.segment_us, c.segment_us, n.scatter_bytes, model.scatter_us_per_byte,
-                c.scatter_us, c.total_us());
-  return buf;
+  std::string line;
+  char buf[160];
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) {
+    const CostTerm& t = kCostTerms[i];
+    const bool per_byte = std::string_view(t.unit) == "us/B";  // whole bytes, prices to 6 decimals
+    std::snprintf(buf, sizeof buf, per_byte ? "%s %.0f B x %.6f = %.3f | " : "%s %g x %.3f = %.3f | ", t.counts,
+                  c.counts.*t.feature, model.*t.price, c.term_us[i]);
+    line += buf;
+  }
+  std::snprintf(buf, sizeof buf, "total %.3f us", c.total_us());
+  return line + buf;
 }
 
 }  // namespace cartplan::engine

@@ -5,10 +5,12 @@
 //
 //   CostBreakdown c = predict(plan, {400}, CostModel{}, grid);   // one size for every block
 //   CostBreakdown v = predict(plan, sizes, model, std::nullopt); // sizes[i] for block i
-//   std::cout << c.total_us() << " = " << c.message_us << " + " << c.phase_us << " + ...";
+//   std::cout << c.total_us() << " = " << c.us(&CostModel::alpha_us) << " + ...";
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,25 +23,21 @@
 
 namespace cartplan::engine {
 
-// The plan's counts (model-free: what bench/calibrate fits against) and their prices.
+// The plan's counts (model-free: what bench/calibrate fits against) and their prices, term by
+// term in kCostTerms' order.
 struct CostBreakdown {
   Features counts;
-  double message_us = 0;      // messages * alpha
-  double phase_us = 0;        // phases * phase
-  double wire_us = 0;         // wire bytes * beta
-  double copy_us = 0;         // copied bytes * copy
-  double rendezvous_us = 0;   // rendezvous * rendezvous
-  double single_copy_us = 0;  // single-copy bytes * single copy
-  double pipeline_us = 0;     // pipelined * pipeline + pipelined bytes * pipeline per byte
-  double segment_us = 0;      // segments * segment
-  double scatter_us = 0;      // scattered bytes * scatter
+  std::array<double, kCostTerms.size()> term_us{};  // counts.*feature * model.*price
   // False when the block sizes cannot be lowered (negative, or their sums could overflow 64
   // bits): the counts are then zero and the total infinite, so no such plan is ever preferred.
   bool priced = true;
   double total_us() const {
-    return message_us + phase_us + wire_us + copy_us + rendezvous_us + single_copy_us + pipeline_us + segment_us +
-           scatter_us;
+    double us = 0;
+    for (double t : term_us) us += t;
+    return priced ? us : std::numeric_limits<double>::infinity();
   }
+  // The price of the term whose price is `price`, e.g. us(&CostModel::rendezvous_us).
+  double us(double CostModel::*price) const;
 };
 
 // The lowering's choices a prediction needs beyond the model.
@@ -65,7 +63,8 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
 // The counts priced with `model`.
 CostBreakdown price(const Features& counts, const CostModel& model);
 
-// "messages 6 x 1.000 = 6.000 | phases 3 x 0.500 = 1.500 | ... | total 9.1 us" (the --explain line).
+// "messages 6 x 1.000 = 6.000 | phases 3 x 0.500 = 1.500 | wire 2400 B x 0.000500 = 1.200 | ...
+// | total 9.1 us" (the --explain line: every term of kCostTerms).
 std::string explain(const CostBreakdown& c, const CostModel& model);
 
 }  // namespace cartplan::engine

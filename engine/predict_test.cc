@@ -57,7 +57,7 @@ TEST_CASE("combining Moore-9 alltoall: 2 phases, packed messages, a message abov
   // forwarded ones stay in staging), and the zero offset.
   CHECK(c.counts.copy_bytes == 12 * 40 + 8 * 40 + 40);
   CHECK(c.counts.rendezvous == 4);                 // 120-byte messages, limit 100
-  CHECK(c.rendezvous_us == doctest::Approx(4000));
+  CHECK(c.us(&CostModel::rendezvous_us) == doctest::Approx(4000));
   CHECK(c.total_us() == doctest::Approx(4 + 20 + 4.8 + 0.84 + 4000));
 }
 
@@ -70,32 +70,33 @@ TEST_CASE("above the eager limit: contiguous messages pay rendezvous, struct dat
   const CostBreakdown s = untrailed(p, {400}, m, std::nullopt);
   CHECK(s.counts.rendezvous == 0);
   CHECK(s.counts.pipelined == 4);
-  CHECK(s.pipeline_us == doctest::Approx(1200));
+  CHECK(s.us(&CostModel::pipeline_us) + s.us(&CostModel::pipeline_us_per_byte) == doctest::Approx(1200));
   // Packed (no struct datatypes): the same messages are contiguous.
   const CostBreakdown packed = untrailed(p, {400}, m, std::nullopt, -1);
   CHECK(packed.counts.rendezvous == 4);
   CHECK(packed.counts.pipelined == 0);
-  CHECK(packed.total_us() - packed.copy_us == doctest::Approx(s.total_us() - s.copy_us - s.segment_us - s.scatter_us + 2800));
+  CHECK(packed.total_us() - packed.us(&CostModel::copy_us_per_byte) ==
+        doctest::Approx(s.total_us() - s.us(&CostModel::copy_us_per_byte) + 2800));
   // Direct: single entries, contiguous.
   const CostBreakdown d = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
   CHECK(d.counts.rendezvous == 8);
   CHECK(d.counts.pipelined == 0);
   CHECK(s.counts.pipelined_bytes == 4 * 1200);
-  CHECK(explain(s, m).find("| pipelined 4 x 300.000 + 4800 B x 0.000000 = 1200.000 |") != std::string::npos);
+  CHECK(explain(s, m).find("| pipelined 4 x 300.000 = 1200.000 | pipelined 4800 B x 0.000000 = 0.000 |") != std::string::npos);
   // The pipeline's per-byte term: on top of beta, negative where pipelining beats an eager
   // message per byte; only pipelined messages pay it.
   m.pipeline_us_per_byte = -0.005;  // half of beta
   const CostBreakdown cheaper = untrailed(p, {400}, m, std::nullopt);
-  CHECK(cheaper.pipeline_us == doctest::Approx(1200 - 0.005 * 4800));
+  CHECK(cheaper.us(&CostModel::pipeline_us) + cheaper.us(&CostModel::pipeline_us_per_byte) == doctest::Approx(1200 - 0.005 * 4800));
   CHECK(cheaper.total_us() == doctest::Approx(s.total_us() - 24));
   CHECK(untrailed(p, {400}, m, std::nullopt, -1).total_us() == doctest::Approx(packed.total_us()));
   m.pipeline_us_per_byte = 0;
   // The single copy's per-byte price: contiguous messages above the limit only.
   m.single_copy_us_per_byte = 0.5;
-  CHECK(untrailed(p, {400}, m, std::nullopt).single_copy_us == 0);  // struct datatypes pipeline
+  CHECK(untrailed(p, {400}, m, std::nullopt).us(&CostModel::single_copy_us_per_byte) == 0);  // struct datatypes pipeline
   const CostBreakdown packed_bytes = untrailed(p, {400}, m, std::nullopt, -1);
   CHECK(packed_bytes.counts.single_copy_bytes == 4 * 1200);
-  CHECK(packed_bytes.single_copy_us == doctest::Approx(2400));
+  CHECK(packed_bytes.us(&CostModel::single_copy_us_per_byte) == doctest::Approx(2400));
   CHECK(packed_bytes.total_us() == doctest::Approx(packed.total_us() + 2400));
   const CostBreakdown d_bytes = untrailed(plan_direct(ir::Op::kAlltoall, testing::moore9()), {400}, m, std::nullopt);
   CHECK(d_bytes.counts.single_copy_bytes == 8 * 400);
@@ -155,7 +156,7 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CHECK(reversed.counts.pipelined == 0);
   CHECK(reversed.counts.rendezvous == 2);
   CHECK(reversed.counts.single_copy_bytes == 2 * 3 * 2048);
-  CHECK(reversed.rendezvous_us == doctest::Approx(2 * m.rendezvous_us));
+  CHECK(reversed.us(&CostModel::rendezvous_us) == doctest::Approx(2 * m.rendezvous_us));
   // Where the single copy is cheap, the natural order's temps, which only the round of
   // dimension 1 (to the process itself) moves on, are received into their recv blocks
   // (final_home.h): recv[0..2] again, one run, the single copy.
@@ -189,7 +190,7 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CHECK(explain(huge, m) == "blocks too large to price | total inf us");
 }
 
-TEST_CASE("trailers: messages from the threshold on pipeline, one byte and a segment more on each side") {
+TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
   // Box d=2 n=3 on a 2x1 torus. A model whose pipeline is far cheaper than the single copy
   // trails every message above the eager limit (lower.h), so nothing is read with the single
   // copy: not direct's contiguous 4096-byte blocks, not the reversed order's struct messages
@@ -207,10 +208,8 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte and a seg
   CHECK(d.counts.pipelined == 6);
   CHECK(d.counts.wire_bytes == 6 * 4097);
   CHECK(d.counts.pipelined_bytes == 6 * 4097);
-  CHECK(d.counts.segments == 6 * 4);  // body and trailer, on both sides
   const CostBreakdown untrailed_d = untrailed(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
   CHECK(untrailed_d.counts.rendezvous == 6);
-  CHECK(untrailed_d.counts.segments == 0);
   CHECK(d.total_us() < untrailed_d.total_us());
   const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
   CHECK(reversed.counts.rendezvous == 0);
@@ -218,11 +217,10 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte and a seg
   CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g).counts.rendezvous == 2);
   // An explicit threshold above the messages: as without trailers.
   CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 4098}).counts.rendezvous == 6);
-  // Below the threshold nothing changes; eager messages with a trailer only pay its segments.
+  // Below the threshold eager messages with a trailer only carry its byte.
   const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 0});
   CHECK(small.counts.pipelined == 0);
   CHECK(small.counts.wire_bytes == 6 * 101);
-  CHECK(small.counts.segments == 6 * 4);
   // Reductions are lowered without trailers.
   const CostBreakdown reduce = predict(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g);
   CHECK(reduce.counts.wire_bytes == 6 * 8192);
@@ -278,12 +276,11 @@ TEST_CASE("predict counts the program a torus rank runs, whatever rule of the lo
               CHECK(2 * priced.counts.messages == static_cast<double>(runs.messages));  // a send and a receive each
               CHECK(priced.counts.wire_bytes == static_cast<double>(runs.sent_bytes));    // trailers included
               CHECK(priced.counts.copy_bytes == static_cast<double>(runs.copied_bytes + runs.combined_bytes));
-              CHECK((priced.counts.segments > 0) == (runs.struct_messages > 0));
             }
     }
 }
 
-TEST_CASE("blocks received straight into their recv block: no copy after, and the message scatters them") {
+TEST_CASE("blocks received straight into their recv block: no copy after") {
   // Box d=3 on 2x1x1 with 400-byte blocks (struct datatypes): dimension 0's two messages bring
   // 9 blocks each, all of which only local rounds move on: received into their recv blocks.
   // What is copied: the 8 non-zero blocks with x = 0 (rounds to the process itself) and the
@@ -295,13 +292,10 @@ TEST_CASE("blocks received straight into their recv block: no copy after, and th
   const CostBreakdown c = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, m, g);
   CHECK(c.counts.messages == 2);
   CHECK(c.counts.copy_bytes == (8 + 1) * 400);
-  CHECK(c.counts.scatter_bytes == 18 * 400);
-  CHECK(c.counts.segments == 2 * (9 + 9));  // 9 entries at the sender, 9 final ones at the receiver
   // Above a limit (unit_model: 100 bytes, single copy dearer) the temps stay in staging and
-  // are copied home at the end: 16 more blocks copied, one staging segment per message.
+  // are copied home at the end: 16 more blocks copied.
   const CostBreakdown limited = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1, 2}), {400}, unit_model(), g);
   CHECK(limited.counts.copy_bytes == (8 + 16 + 1) * 400);
-  CHECK(limited.counts.segments == 2 * (9 + 1 + 1));
 }
 
 TEST_CASE("real per-block sizes: corners small, faces large") {
@@ -343,11 +337,6 @@ TEST_CASE("blocks of struct_min bytes or more go by struct datatype: no copies")
   const std::int64_t big = LowerOptions::kDefaultStructMinBytes;
   const CostBreakdown c = untrailed(p, {big}, unit_model(), std::nullopt);
   CHECK(c.counts.copy_bytes == big);  // the zero offset only
-  // Phase 0: 2 messages of 3 entries, received as 1 final block and the 2 temps back to back;
-  // phase 1: 2 messages of 3 entries, all final. Senders walk every entry.
-  CHECK(c.counts.segments == 2 * (3 + 1 + 1) + 2 * (3 + 3));
-  CHECK(c.segment_us == doctest::Approx(22 * unit_model().segment_us));
-  CHECK(c.counts.scatter_bytes == (2 * 1 + 2 * 3) * big);  // the final blocks received in place
   CHECK(untrailed(p, {big - 1}, unit_model(), std::nullopt).counts.copy_bytes == 21 * (big - 1));
 }
 

@@ -417,11 +417,9 @@ Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
     std::cout << ", blocks of " << req.options.block_bytes << " bytes";
   else
     std::cout << ", block sizes " << *o.get("block-sizes");
-  std::cout << "; model: alpha " << m.alpha_us << " us, phase " << m.phase_us
-            << " us, beta " << m.beta_us_per_byte << " us/B, copy " << m.copy_us_per_byte << " us/B, rendezvous "
-            << m.rendezvous_us << " us + " << m.single_copy_us_per_byte << " us/B above " << m.eager_limit_bytes
-            << " B (struct datatype messages " << m.pipeline_us << " us + " << m.pipeline_us_per_byte
-            << " us/B), segment " << m.segment_us << " us, scatter " << m.scatter_us_per_byte << " us/B\n";
+  std::cout << "; model:";
+  for (const engine::CostTerm& t : engine::kCostTerms) std::cout << " " << t.name << " " << m.*t.price << ",";
+  std::cout << " eager_limit_bytes " << m.eager_limit_bytes << "\n";
   const std::size_t best = engine::pick_candidate(*cands);
   for (std::size_t i = 0; i < cands->size(); ++i) {
     const engine::Candidate& c = (*cands)[i];

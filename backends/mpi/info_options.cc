@@ -142,9 +142,10 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }  // namespace
 
 std::vector<double> model_prices(const engine::CostModel& m) {
-  return {m.alpha_us,    m.beta_us_per_byte, m.phase_us,   m.copy_us_per_byte,    m.rendezvous_us,
-          m.single_copy_us_per_byte, m.pipeline_us, m.pipeline_us_per_byte, m.segment_us, m.scatter_us_per_byte,
-          static_cast<double>(m.eager_limit_bytes)};
+  std::vector<double> prices;
+  for (const engine::CostTerm& t : engine::kCostTerms) prices.push_back(m.*t.price);
+  prices.push_back(static_cast<double>(m.eager_limit_bytes));
+  return prices;
 }
 
 std::string info_value(MPI_Info info, const char* key, bool* present) {

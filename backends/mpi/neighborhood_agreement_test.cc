@@ -45,6 +45,21 @@ TEST_CASE("the difference named is the first one") {
   CHECK(differ(a, root).find("the Info options") == 0);
 }
 
+TEST_CASE("every term of the cost model's table and the eager limit are in the description") {
+  // Ranks whose models differ in any price could choose different plans: the agreement takes
+  // every price from engine::kCostTerms, so a new term is agreed on without touching this code.
+  const Args root;
+  for (const engine::CostTerm& t : engine::kCostTerms) {
+    CAPTURE(t.name);
+    Args a = root;
+    a.options.model.*t.price += 0.25;
+    CHECK(a.describe() != root.describe());
+  }
+  Args a = root;
+  a.options.model.eager_limit_bytes += 1;
+  CHECK(a.describe() != root.describe());
+}
+
 TEST_CASE("d and t differ") {
   const Args root;
   const Args mine;
