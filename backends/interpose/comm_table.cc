@@ -86,6 +86,7 @@ std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm in
   acc->outdegree = old.outdegree;
   acc->serial = ++table().serial;
   acc->reporter = old.reporter;
+  acc->per_core = old.per_core;
   return acc;
 }
 
@@ -112,6 +113,7 @@ void on_graph_created(MPI_Comm graph, MPI_Info info) {
       acc->indegree = det.indegree;
       acc->outdegree = det.outdegree;
       acc->serial = serial;
+      acc->per_core = det.per_core;
       int rank = 0;
       PMPI_Comm_rank(graph, &rank);
       acc->reporter = verbose() && rank == 0;

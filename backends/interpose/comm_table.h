@@ -31,6 +31,7 @@ struct AcceleratedComm {
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)
   int serial = 0;             // the n-th communicator detection accepted (CARTPLAN_VERBOSE lines)
   bool reporter = false;      // rank 0 with CARTPLAN_VERBOSE=1 says what happens to each call shape
+  double per_core = 1.0;      // processes per core on the fullest node (Detection::per_core)
   std::atomic<long> calls{0};  // collective calls cartplan ran itself (CARTPLAN_Accelerated_calls)
   // The do-no-harm verdicts per call shape, newest last (verdicts.h).
   struct Decision {

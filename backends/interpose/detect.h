@@ -52,6 +52,7 @@ struct Detection {
   engine::EdgeOrder order;
   int indegree = 0, outdegree = 0;
   mpi::Options options;
+  double per_core = 1.0;  // processes of the job per core on the fullest node (agreed), at least 1
 };
 
 // Collective over `comm` (a distributed-graph communicator). Never fails the program: anything

@@ -123,7 +123,13 @@ double oversubscribed_phase_us(double base, double per_core) {
   return std::max(base, engine::CostModel::kOversubscribedPhaseUs * (per_core - 1.0));
 }
 
-Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form) {
+double completion_us(Form form, double per_core) {
+  if (form == Form::kBlocking || per_core <= 1.0) return 0;
+  return engine::CostModel::kOversubscribedPhaseUs * (per_core - 1.0);
+}
+
+Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form,
+              double per_core) {
   if (forced_algorithm() != Forced::kAuto) return {true, "forced by CARTPLAN_INTERPOSE_ALGORITHM"};
   if (nc.options().algo != engine::AlgoChoice::kAuto || nc.options().given_plan)
     return {true, "asked for by the graph's Info (cartplan_algorithm or cartplan_plan)"};
@@ -132,11 +138,13 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
                       cartplan_fragments(plan, block_bytes, nc.grid()) * model.alpha_us;
   const double theirs = open_mpi_us(nc, model, block_bytes);
   const double overhead = overhead_messages(form) * model.alpha_us;
-  const double cost = mine + overhead;
+  const double completion = completion_us(form, per_core);
+  const double cost = mine + overhead + completion;
   Verdict v;
   v.accelerate = cost <= (1 - kClearMargin) * theirs;
   v.why = std::string(ir::to_string(plan.algorithm())) + " plan, " + std::to_string(plan.stats().rounds) + " rounds: " +
-          us(mine) + " + " + us(overhead) + " per call against " + us(theirs) + " for Open MPI's one message per edge" +
+          us(mine) + " + " + us(overhead) + " per call" + (completion > 0 ? " + " + us(completion) + " to complete it" : "") +
+          " against " + us(theirs) + " for Open MPI's one message per edge" +
           (v.accelerate ? "" : " (not 10 % less)");
   return v;
 }

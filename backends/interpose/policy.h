@@ -5,8 +5,9 @@
 // edge (the edges to the process itself included). cartplan accelerates a call only where the
 // plan it would run is predicted cheaper than that by a clear margin, its own per-call cost
 // included:
-//     predicted(plan) + overhead(form)  <=  (1 - kClearMargin) * predicted(one message per edge)
-// where overhead(form) = overhead_messages(form) * alpha
+//     predicted(plan) + overhead(form) + completion(form)  <=  (1 - kClearMargin) * predicted(one message per edge)
+// where overhead(form) = overhead_messages(form) * alpha and completion(form) is what finishing
+// a non-blocking or persistent request through the progress engine costs (completion_us)
 // with the communicator's cost model (a calibration found as the native API finds one, else the
 // built-in defaults), on a node that runs more processes than it has cores with a phase term
 // scaled by the oversubscription (oversubscribed_phase_us). A direct plan that sends what Open
@@ -18,7 +19,7 @@
 // CARTPLAN_INTERPOSE_ALGORITHM=direct|combining forces that plan on every communicator the
 // drop-in can take (for tests and experiments); auto (default) applies the rule above.
 //
-//   Verdict v = judge(*a.nc, entry->plan, {8}, Form::kNonblocking);
+//   Verdict v = judge(*a.nc, entry->plan, {8}, Form::kNonblocking, a.per_core);
 //   if (!v.accelerate) ... pass through; v.why says why (CARTPLAN_VERBOSE=1 prints it)
 #pragma once
 
@@ -60,13 +61,26 @@ double overhead_messages(Form form);
 // For example 27 processes on 2 cores: 5 us * 12.5 = 62.5 us per phase.
 double oversubscribed_phase_us(double base, double per_core);
 
+// What completing a non-blocking or persistent request costs cartplan beyond Open MPI, on a
+// node that runs `per_core` processes of the job per core. Open MPI's libnbc sees its messages
+// complete by reading their completion flags inside a progress round; cartplan, outside Open
+// MPI, learns it only by testing them with MPI_Testall from its progress callback (or from the
+// waiting call), which runs a nested progress round, and on an oversubscribed node every round
+// that finds nothing yields the core. The waiting process thus waits once more for the other
+// processes sharing its core: one context switch each, as in oversubscribed_phase_us,
+// kOversubscribedPhaseUs * (per_core - 1). With a core per process that nested round is only
+// a poll of the transport, part of overhead_messages (measured at np = 2): 0. Blocking calls
+// wait with MPI_Waitall on the messages themselves: 0.
+double completion_us(Form form, double per_core);
+
 struct Verdict {
   bool accelerate = false;
   std::string why;
 };
 
 // The decision for one call shape: `plan` is what cartplan would run (auto's pick, or the
-// forced plan), `block_bytes` one size or one per block.
-Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form);
+// forced plan), `block_bytes` one size or one per block, `per_core` as agreed at detection.
+Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form,
+              double per_core);
 
 }  // namespace cartplan::interpose

@@ -3,11 +3,31 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <system_error>
+#include <thread>
 
 namespace cartplan::interpose {
 namespace {
 
 constexpr std::size_t kRemembered = 32;
+
+// Runs a verdict's planning (make_plan, binding, the rule's predictions: thousands of small
+// allocations, some kept in the plan cache) on a short-lived helper thread and waits for it.
+// glibc's malloc gives each thread an arena of its own, so planning leaves no holes between
+// long-lived chunks in the program's heap; in such holes Open MPI's libnbc, which grows each
+// call's schedule with realloc, has to copy instead of growing in place, and a passed-through
+// MPI_Ineighbor_* became slower than without the library (docs/dropin.md, "Do no harm").
+// The thread makes no MPI call, so any thread level allows it; where no thread can be
+// created, planning runs here.
+void away_from_program_heap(const std::function<void()>& f) {
+  try {
+    std::thread helper(f);
+    helper.join();
+  } catch (const std::system_error&) {
+    f();
+  }
+}
 
 std::string shape(ir::Op op, Form form, const std::vector<std::int64_t>& block_bytes) {
   std::string s = std::string(ir::to_string(op)) + " " + form_name(form) + " ";
@@ -32,17 +52,22 @@ bool remember(AcceleratedComm& a, ir::Op op, Form form, const std::vector<std::i
 bool accelerated(AcceleratedComm& a, ir::Op op, Form form, std::int64_t bytes) {
   for (auto it = a.decisions.rbegin(); it != a.decisions.rend(); ++it)
     if (it->op == op && it->form == form && it->bytes == bytes) return it->accelerate;
-  std::shared_ptr<const mpi::BoundPlanEntry> entry;
-  const mpi::MpiStatus s = a.nc->plan_for(op, a.nc->options(), bytes, &entry);
-  // No plan (an error the call would report): Open MPI reports its own errors instead.
-  const Verdict v = s.ok() ? judge(*a.nc, entry->plan, {bytes}, form) : Verdict{false, "no plan: " + s.message};
+  Verdict v;
+  away_from_program_heap([&] {
+    std::shared_ptr<const mpi::BoundPlanEntry> entry;
+    const mpi::MpiStatus s = a.nc->plan_for(op, a.nc->options(), bytes, &entry);
+    // No plan (an error the call would report): Open MPI reports its own errors instead.
+    v = s.ok() ? judge(*a.nc, entry->plan, {bytes}, form, a.per_core) : Verdict{false, "no plan: " + s.message};
+  });
   return remember(a, op, form, {bytes}, v);
 }
 
 bool accept_agreed(AcceleratedComm& a, const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, Form form) {
   std::vector<std::int64_t> sizes;  // a block no rank uses (-1) costs nothing
   for (std::int64_t b : block_bytes) sizes.push_back(std::max<std::int64_t>(b, 0));
-  return remember(a, plan.op(), form, sizes, judge(*a.nc, plan, sizes, form));
+  Verdict v;
+  away_from_program_heap([&] { v = judge(*a.nc, plan, sizes, form, a.per_core); });
+  return remember(a, plan.op(), form, sizes, v);
 }
 
 }  // namespace cartplan::interpose
