@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "backends/mpi/openmpi_profile.h"
 #include "engine/bind.h"
 #include "engine/lower.h"
 #include "engine/planner.h"
@@ -26,13 +27,33 @@ CostModel unit_model() {
   return m;
 }
 
-// predict() for a lowering without trailers (Info cartplan_trailer_min_bytes = -1): most cases
-// below are about which messages Open MPI reads with a single copy, and unit_model() prices the
-// pipeline so far below it that its default lowering would trail every message above 100 bytes.
+// predict() lowered as the MPI backend lowers under `model` without Info: with the Open MPI
+// profile's trailers and homes (backends/mpi/openmpi_profile.h).
+CostBreakdown as_backend(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
+                         const std::optional<Grid>& grid) {
+  PredictOptions o;
+  o.lowering = openmpi::lower_options(model);
+  return predict(plan, block_bytes, model, grid, o);
+}
+
+// The same without trailers (Info cartplan_trailer_min_bytes = -1): most cases below are about
+// which messages the MPI library reads with a single copy, and unit_model() prices the pipeline
+// so far below it that the profile would trail every message above 100 bytes.
 CostBreakdown untrailed(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                         const std::optional<Grid>& grid, std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes,
                         const std::vector<bool>& contiguous = {}) {
-  return predict(plan, block_bytes, model, grid, PredictOptions{struct_min_bytes, contiguous, -1});
+  PredictOptions o;
+  o.lowering.struct_min_bytes = struct_min_bytes;
+  o.lowering.home_max_message_bytes = openmpi::home_max_message_bytes(model, -1);
+  o.contiguous = contiguous;
+  return predict(plan, block_bytes, model, grid, o);
+}
+
+// PredictOptions of a lowering with trailers from `trailer_min_bytes` on.
+PredictOptions trailed_from(std::int64_t trailer_min_bytes) {
+  PredictOptions o;
+  o.lowering.trailer_min_bytes = trailer_min_bytes;
+  return o;
 }
 
 TEST_CASE("direct Moore-9 alltoall: one phase, 8 single-entry messages, the zero offset copied") {
@@ -139,13 +160,13 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
   m.single_copy_us_per_byte = 0.5;
-  REQUIRE(home_max_message_bytes(m, -1) == 4064);  // the single copy is dearer: no homes above the limit
+  REQUIRE(openmpi::home_max_message_bytes(m, -1) == 4064);  // the single copy is dearer: no homes above the limit
   {
     // Unless the pipeline's per-byte price outweighs it: 300 + (0.8 + 0.001) x 4065 us pipelined
     // against 1000 + 0.5 x 4065 us by single copy (unit_model copies at 0.001 us per byte).
     CostModel dear_pipeline = m;
     dear_pipeline.pipeline_us_per_byte = 0.8;
-    CHECK(home_max_message_bytes(dear_pipeline, -1) == -1);
+    CHECK(openmpi::home_max_message_bytes(dear_pipeline, -1) == -1);
   }
   const CostBreakdown natural = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
   CHECK(natural.counts.messages == 2);
@@ -163,7 +184,7 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CostModel cheap = m;
   cheap.rendezvous_us = 1;
   cheap.single_copy_us_per_byte = 0;
-  REQUIRE(home_max_message_bytes(cheap, -1) == -1);
+  REQUIRE(openmpi::home_max_message_bytes(cheap, -1) == -1);
   const CostBreakdown homed = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
   CHECK(homed.counts.pipelined == 0);
   CHECK(homed.counts.rendezvous == 2);
@@ -200,9 +221,9 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
   CostModel m = unit_model();
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
-  REQUIRE(trailer_min_bytes(m) == 4065);
-  REQUIRE(home_max_message_bytes(m) == -1);  // no message above the limit is one run: homes everywhere
-  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
+  REQUIRE(openmpi::trailer_min_bytes(m) == 4065);
+  REQUIRE(openmpi::home_max_message_bytes(m) == -1);  // no message above the limit is one run: homes everywhere
+  const CostBreakdown d = as_backend(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
   CHECK(d.counts.messages == 6);  // the two offsets along dimension 1 wrap to the process itself
   CHECK(d.counts.rendezvous == 0);
   CHECK(d.counts.pipelined == 6);
@@ -211,18 +232,18 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
   const CostBreakdown untrailed_d = untrailed(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
   CHECK(untrailed_d.counts.rendezvous == 6);
   CHECK(d.total_us() < untrailed_d.total_us());
-  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
+  const CostBreakdown reversed = as_backend(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
   CHECK(reversed.counts.rendezvous == 0);
   CHECK(reversed.counts.pipelined == 2);
   CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g).counts.rendezvous == 2);
   // An explicit threshold above the messages: as without trailers.
-  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 4098}).counts.rendezvous == 6);
+  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, trailed_from(4098)).counts.rendezvous == 6);
   // Below the threshold eager messages with a trailer only carry its byte.
-  const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 0});
+  const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, trailed_from(0));
   CHECK(small.counts.pipelined == 0);
   CHECK(small.counts.wire_bytes == 6 * 101);
   // Reductions are lowered without trailers.
-  const CostBreakdown reduce = predict(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g);
+  const CostBreakdown reduce = as_backend(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g);
   CHECK(reduce.counts.wire_bytes == 6 * 8192);
 }
 
@@ -267,11 +288,11 @@ TEST_CASE("predict counts the program a torus rank runs, whatever rule of the lo
               LowerOptions lo;
               lo.struct_min_bytes = struct_min;
               lo.trailer_min_bytes = trailer;
-              lo.home_max_message_bytes = home_max_message_bytes(model, trailer);
+              lo.home_max_message_bytes = openmpi::home_max_message_bytes(model, trailer);
               const Result<Program> prog = lower(plan, *bound, contiguous_layout(plan, *bound), lo);
               REQUIRE(prog.ok());
               const ProgramCounts runs = count(*prog);
-              const CostBreakdown priced = predict(plan, {b}, model, g, PredictOptions{struct_min, {}, trailer});
+              const CostBreakdown priced = predict(plan, {b}, model, g, PredictOptions{lo, {}});
               REQUIRE(priced.priced);
               CHECK(2 * priced.counts.messages == static_cast<double>(runs.messages));  // a send and a receive each
               CHECK(priced.counts.wire_bytes == static_cast<double>(runs.sent_bytes));    // trailers included
