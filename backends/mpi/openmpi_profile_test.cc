@@ -49,6 +49,13 @@ TEST_CASE("home_max_message_bytes: the eager limit where the single copy is pric
   CHECK(home_max_message_bytes(m, m.eager_limit_bytes + 100) == m.eager_limit_bytes);
   CHECK(home_max_message_bytes(m, m.eager_limit_bytes + 1) == -1);  // trailers on every one
   CHECK(home_max_message_bytes(m, 0) == -1);
+  // A pipeline dear per byte outweighs a slow single copy: 300 + (0.8 + 0.0002) x 4065 us
+  // pipelined against 2 + 0.5 x 4065 us by single copy: homes in every message.
+  m.single_copy_us_per_byte = 0.5;
+  CHECK(home_max_message_bytes(m, -1) == m.eager_limit_bytes);
+  m.pipeline_us = 300;
+  m.pipeline_us_per_byte = 0.8;
+  CHECK(home_max_message_bytes(m, -1) == -1);
 }
 
 TEST_CASE("lower_options: the model's trailers and homes, the engine's default elsewhere") {
