@@ -41,7 +41,6 @@
 #include <vector>
 
 #include "engine/bind.h"
-#include "engine/cost_model.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 #include "ir/result.h"
