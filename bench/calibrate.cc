@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/openmpi_profile.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
 #include "engine/cost_model_file.h"
@@ -144,7 +145,8 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
                              const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
   cartplan::engine::PredictOptions options;
-  options.struct_min_bytes = struct_min_bytes;
+  options.lowering = cartplan::openmpi::lower_options(counting);  // as the requests ran (Info)
+  options.lowering.struct_min_bytes = struct_min_bytes;
   const cartplan::engine::Features n = cartplan::engine::predict(plan, {block_bytes}, counting, grid, options).counts;
   std::vector<double> x;
   for (const cartplan::engine::CostTerm& t : cartplan::engine::kCostTerms) x.push_back(n.*t.feature);
@@ -255,8 +257,8 @@ std::vector<Built> build_variants(const cartplan::engine::Neighborhood& nbh, std
     MPI_Info_create(&info);
     MPI_Info_set(info, "cartplan_algorithm", v.algo);
     MPI_Info_set(info, "cartplan_struct_min_bytes", std::to_string(struct_min).c_str());
-    MPI_Info_set(info, "cartplan_home_max_bytes", std::to_string(cartplan::engine::home_max_message_bytes(counting)).c_str());
-    MPI_Info_set(info, "cartplan_trailer_min_bytes", std::to_string(cartplan::engine::trailer_min_bytes(counting)).c_str());
+    MPI_Info_set(info, "cartplan_home_max_bytes", std::to_string(cartplan::openmpi::home_max_message_bytes(counting)).c_str());
+    MPI_Info_set(info, "cartplan_trailer_min_bytes", std::to_string(cartplan::openmpi::trailer_min_bytes(counting)).c_str());
     if (v.reversed) MPI_Info_set(info, "cartplan_dim_order", reversed.c_str());
     MPI_Comm cart;
     if (Cart_neighborhood_create(MPI_COMM_WORLD, d, dims.data(), periods.data(), t, offsets.data(), MPI_UNWEIGHTED, info, 0, &cart) !=
@@ -566,7 +568,7 @@ Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
   *rows = measure(np, rank, o.method, counting);
   Fit f = fit(*rows, *rows, counting);
   auto limits = [](const cartplan::engine::CostModel& m) {
-    return std::pair{cartplan::engine::home_max_message_bytes(m), cartplan::engine::trailer_min_bytes(m)};
+    return std::pair{cartplan::openmpi::home_max_message_bytes(m), cartplan::openmpi::trailer_min_bytes(m)};
   };
   const auto first = limits(counting), fitted = limits(f.model);
 #ifdef CARTPLAN_SMPI

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/openmpi_profile.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
 #include "engine/cost_model.h"
@@ -277,6 +278,7 @@ class Bench {
     // predictions use every block's own size, as the backend does).
     cartplan::engine::PlanOptions po;
     po.model = model_;
+    po.lowering = cartplan::openmpi::lower_options(model_);  // as the backend lowers
     po.grid = *grid;
     po.block_bytes = gather ? std::int64_t{4} * m : total * 4 / t;
     auto predicted = cartplan::engine::make_plan(gather ? cartplan::ir::Op::kAllgather : cartplan::ir::Op::kAlltoall, nbh, po);
@@ -426,7 +428,7 @@ class Bench {
       variants.push_back({"cart_combining_persistent_packed", {"cartplan_struct_min_bytes", "-1"}});
       variants.push_back({"cart_combining_persistent_homes", {"cartplan_home_max_bytes", "-1"}});
     }
-    if (cartplan::engine::trailer_min_bytes(model_) >= 0)
+    if (cartplan::openmpi::trailer_min_bytes(model_) >= 0)
       variants.push_back({"cart_" + algo_name + "_persistent_untrailed", {"cartplan_trailer_min_bytes", "-1"}});
     for (const auto& [variant, key_value] : variants) {
       auto req2 = std::make_shared<Cart_Request>(CART_REQUEST_NULL);
@@ -455,6 +457,7 @@ class Bench {
     using namespace cartplan;
     engine::PlanOptions o;  // algo auto: every kind of candidate
     o.model = model_;
+    o.lowering = openmpi::lower_options(model_);  // as the backend lowers
     o.grid = grid;  // rounds that wrap to the process itself are free, as for the backend
     // The sizes the backend plans with (exchange_settle.cc): one for alltoall and allgather,
     // every block's own for alltoallv.

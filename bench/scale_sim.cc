@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/mpi/openmpi_profile.h"
 #include "backends/sim/simulator.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
@@ -55,6 +56,7 @@ namespace {
 namespace bench = cartplan::bench;
 namespace engine = cartplan::engine;
 namespace ir = cartplan::ir;
+namespace openmpi = cartplan::openmpi;
 namespace sim = cartplan::sim;
 using bench::Clock;
 
@@ -302,6 +304,7 @@ int main(int argc, char** argv) {
           engine::PlanOptions po;
           po.block_bytes = kIntBytes * ms[mi];
           po.model = model;
+          po.lowering = openmpi::lower_options(model);  // as the backend lowers
           po.grid = *grid;
           cartplan::Result<ir::Plan> chosen = engine::make_plan(op, *nbh, po);
           if (!chosen) return usage(chosen.error().c_str());

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/mpi/openmpi_profile.h"
 #include "doctest/doctest.h"
 #include "engine/cost_model_file.h"
 #include "engine/optimizer.h"
@@ -53,6 +54,7 @@ std::string pick(const Request& q, const CostModel& model) {
   PlanOptions o;
   o.block_bytes = q.bytes;
   o.model = model;
+  o.lowering = openmpi::lower_options(model);  // the committed calibrations' trailers and homes
   o.grid = *Grid::create(q.dims, std::vector<bool>(q.dims.size(), true));
   const Result<std::vector<Candidate>> cands = plan_candidates(q.op, *stencils::moore(q.d, q.r), o);
   REQUIRE(cands.ok());

@@ -41,8 +41,8 @@ struct CostModel {
   // a rank that waits for the previous phase gives its core away, and the next phase waits for
   // a context switch, which costs several messages.
   static constexpr double kOversubscribedPhaseUs = 5.0;
-  // Messages above it take the rendezvous step. The built-in value is that of Open MPI 4.1's
-  // shared-memory transport, whose 4096-byte fragments also carry the match header.
+  // Messages above it take the rendezvous step. Where the built-in value comes from:
+  // docs/cost-model.md.
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
       pipeline_us_per_byte;

@@ -93,7 +93,7 @@ ir::Plan plan_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>&
 
 std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous) {
+                                          const std::optional<Grid>& grid, const PredictOptions& options) {
   if (!supports_hybrid(op)) return std::nullopt;
   // Distinct non-zero offsets in first-occurrence order, and the units the search moves.
   std::vector<Offset> distinct;
@@ -121,8 +121,6 @@ std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, co
     return out;
   };
   std::optional<HybridChoice> current;
-  PredictOptions options;
-  options.contiguous = contiguous;
   for (int moved = 0; moved + 1 < units; ++moved) {
     std::optional<HybridChoice> step;
     int step_unit = -1;

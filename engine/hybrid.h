@@ -51,11 +51,11 @@ struct HybridChoice {
   CostBreakdown cost;
 };
 
-// The greedy hybrid for block sizes `block_bytes` and `contiguous` (as for predict()); nullopt when op has no
+// The greedy hybrid for block sizes `block_bytes`, predicted with `options`; nullopt when op has no
 // hybrid plans or nbh has fewer than two distinct non-zero offsets (or, above kMaxHybridUnits,
 // fewer than two classes).
 std::optional<HybridChoice> search_hybrid(ir::Op op, const Neighborhood& nbh, const std::vector<int>& dim_order,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous = {});
+                                          const std::optional<Grid>& grid, const PredictOptions& options = {});
 
 }  // namespace cartplan::engine

@@ -23,7 +23,7 @@
 //    it find it in place. On a grid such as 2x1x..x1 that is every block that crosses
 //    dimension 0 before dimensions of size 1.
 //  - With LowerOptions::trailer_min_bytes, messages to another rank of at least that size end
-//    with a one-byte trailer of their own in staging, so that Open MPI pipelines them.
+//    with a one-byte trailer of their own in staging, so that neither side is one run of memory.
 //  - Copies into the caller's recv blocks that nothing reads later (every alltoall delivery;
 //    allgather's blocks that its trees do not forward) run at the end, sorted by block: the
 //    executor then moves neighbouring blocks with one memcpy, and no phase waits for them.
@@ -41,7 +41,6 @@
 #include <vector>
 
 #include "engine/bind.h"
-#include "engine/cost_model.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 #include "ir/result.h"
@@ -68,9 +67,10 @@ struct Layout {
   std::vector<bool> recv_user;
 };
 
-// Choices lower() leaves to its caller: thresholds that depend on the machine's MPI, set from
-// the cost model or Info keys (docs/cost-model.md; the measurements behind the defaults are in
-// docs/measurements.md).
+// Choices lower() leaves to its caller: thresholds that depend on the machine's MPI. The defaults
+// are transport-neutral (no trailers, blocks at home in every message); a transport profile sets
+// them from the cost model (backends/mpi/openmpi_profile.h), Info keys override them
+// (docs/cost-model.md).
 struct LowerOptions {
   // A message of several contiguous parts is packed into (or unpacked from) staging with memcpy
   // unless its parts have at least this many bytes on average (a datatype costs per segment, a
@@ -83,39 +83,17 @@ struct LowerOptions {
   std::int64_t struct_min_bytes = kDefaultStructMinBytes;
   // Blocks received into temp slots that only local steps move on go straight into their recv
   // block (final_home.h) in messages of at most this many bytes; -1: in every message. Above
-  // Open MPI's eager limit that can make a message one run of the caller's memory, which it
-  // reads with a single copy instead of pipelining; see home_max_message_bytes().
+  // the eager limit that can make a message one run of the caller's memory, which an MPI
+  // library may move by another path than a message of several parts.
   std::int64_t home_max_message_bytes = -1;
   // Messages to another rank of at least this many bytes carry one more byte, a trailer sent
   // from and received into a staging byte of its own (-1: none). Neither side of such a
-  // message is one run of memory, so Open MPI pipelines it through fragments instead of
-  // reading it with a single copy (bench/single_copy_probe compares the two paths on a
-  // machine). The trailer changes what travels: sender and receiver must use
+  // message is one run of memory, which steers an MPI library that moves one-run messages
+  // by a single copy onto its pipeline instead (the cost model's rendezvous and pipeline terms
+  // price the two). The trailer changes what travels: sender and receiver must use
   // the same value, and they agree on the message's size, so both add it or neither does.
-  // See trailer_min_bytes().
   std::int64_t trailer_min_bytes = -1;
 };
-
-// The home limit for a machine: its eager limit where the cost model prices a message just
-// above it dearer by single copy (rendezvous + single copy) than pipelined (the pipeline, its
-// per-byte term, and the copy of its blocks that the homes save), else -1: where the single copy
-// is slow, a message that homes make one run of the caller's memory would take it.
-// Where the trailers put every message above the eager limit on the pipeline, no message is
-// one run of memory to Open MPI: -1 then (homes in every message).
-// The second form is for a trailer threshold other than the model's (Info
-// cartplan_trailer_min_bytes); the first uses trailer_min_bytes(model).
-std::int64_t home_max_message_bytes(const CostModel& model);
-std::int64_t home_max_message_bytes(const CostModel& model, std::int64_t trailer_min_bytes);
-
-// The trailer threshold for a machine: the smallest message size above the eager limit from
-// which the cost model prices a pipelined message with a trailer (the pipeline and its per-byte
-// term) below the same message by single copy (rendezvous + single copy per byte), else -1. Only a
-// threshold: where the pipeline wins for small messages and loses for large ones, -1. The
-// built-in model prices both paths alike: -1, Open MPI decides as it would without cartplan.
-//
-//   LowerOptions lo;
-//   lo.trailer_min_bytes = trailer_min_bytes(model);   // -1 (none) for the built-in model
-std::int64_t trailer_min_bytes(const CostModel& model);
 
 // `bound` must come from binding `plan` (Binder::bind) for this rank. Errors name a layout that
 // does not fit the plan (block counts, negative sizes).

@@ -297,40 +297,6 @@ TEST_CASE("lower: trailers end the messages from the threshold on, each in a byt
       }
 }
 
-TEST_CASE("trailer_min_bytes: the first size above the eager limit where the pipeline is priced cheaper") {
-  CostModel m;
-  CHECK(trailer_min_bytes(m) == -1);  // the built-in model prices both paths alike: Open MPI decides
-  m.eager_limit_bytes = 4064;
-  m.rendezvous_us = 2;
-  m.pipeline_us = 0.5;
-  m.single_copy_us_per_byte = 0.0001;
-  m.pipeline_us_per_byte = 0;
-  CHECK(trailer_min_bytes(m) == 4065);  // cheaper from the first rendezvous message on
-  CHECK(home_max_message_bytes(m) == -1);  // and then no message above the limit is one run
-  // A dearer pipeline: 3.04 us against 2 + 0.0001 us per byte: from 10401 bytes on.
-  m.pipeline_us = 3.04;
-  CHECK(trailer_min_bytes(m) == 10401);
-  // Just above the eager limit the single copy is cheaper (2.41 us against 3.85 with the blocks'
-  // copies), so homes stay in every message, as without trailers.
-  CHECK(home_max_message_bytes(m) == -1);
-  m.pipeline_us = 0.54;
-  m.rendezvous_us = 0.1;
-  m.single_copy_us_per_byte = 0.000073;
-  // Single copy 0.1 + 0.000073 b against pipelined 0.54: the gain turns positive between 6027
-  // and 6028 bytes.
-  auto gain = [&m](double b) { return m.rendezvous_us + m.single_copy_us_per_byte * b - m.pipeline_us; };
-  const std::int64_t t = trailer_min_bytes(m);
-  CHECK(t == 6028);
-  CHECK(gain(static_cast<double>(t)) > 0);
-  CHECK(gain(static_cast<double>(t - 1)) <= 0);
-  // Dearer per byte too: never.
-  m.pipeline_us_per_byte = 0.0002;
-  CHECK(trailer_min_bytes(m) == -1);
-  // Cheaper for small messages only: not a threshold, so none.
-  m.pipeline_us = 0.5;
-  CHECK(trailer_min_bytes(m) == -1);
-}
-
 TEST_CASE("lower: wrong layouts are errors that name what is wrong") {
   const ir::Plan plan = plan_combining(ir::Op::kAlltoall, testing::moore9(), {0, 1});
   const Grid grid = *Grid::create({3, 3}, {true, true});

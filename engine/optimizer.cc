@@ -25,11 +25,17 @@ std::vector<std::int64_t> sizes_of(const PlanOptions& o) {
   return o.block_sizes.empty() ? std::vector<std::int64_t>{o.block_bytes} : o.block_sizes;
 }
 
-// A plan's prediction for the options' blocks, grid and model.
-CostBreakdown price(const ir::Plan& plan, const PlanOptions& o) {
+// How predictions lower: the options' block layout and lowering.
+PredictOptions predict_options(const PlanOptions& o) {
   PredictOptions po;
   po.contiguous = o.block_contiguous;
-  return predict(plan, sizes_of(o), o.model, o.grid, po);
+  po.lowering = o.lowering;
+  return po;
+}
+
+// A plan's prediction for the options' blocks, grid, model and lowering.
+CostBreakdown price(const ir::Plan& plan, const PlanOptions& o) {
+  return predict(plan, sizes_of(o), o.model, o.grid, predict_options(o));
 }
 
 }  // namespace
@@ -107,7 +113,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
                             const std::function<ir::Plan(const std::vector<int>&)>& build) {
     if (!search) return;
     std::optional<OrderChoice> best =
-        cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid, options.block_contiguous);
+        cheapest_order(nbh.ndims(), build, sizes, options.model, options.grid, predict_options(options));
     if (best && best->order != order && clearly_cheaper(best->cost.total_us(), base.cost.total_us()))
       out.push_back(Candidate{name + ", best order", std::move(best->plan), best->cost, kRefinementGain});
   };
@@ -136,7 +142,7 @@ Result<std::vector<Candidate>> plan_candidates(ir::Op op, const Neighborhood& nb
   if (supports_hybrid(op) && (all || options.algo == AlgoChoice::kHybrid)) {
     // The greedy direct set for these block sizes, combining the rest in `order`.
     std::optional<HybridChoice> h =
-        search_hybrid(op, nbh, order, sizes, options.model, options.grid, options.block_contiguous);
+        search_hybrid(op, nbh, order, sizes, options.model, options.grid, predict_options(options));
     if (h) {
       out.push_back(Candidate{"hybrid", std::move(h->plan), h->cost, kHybridGain});
     } else if (options.algo == AlgoChoice::kHybrid) {

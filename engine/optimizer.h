@@ -43,6 +43,10 @@ struct PlanOptions {
   // subarray), so its messages go by datatype and, above the eager limit, pipeline (features.h).
   std::vector<bool> block_contiguous;
   CostModel model;
+  // The lowering the plans will run with, which predictions count (PredictOptions::lowering):
+  // the engine's transport-neutral defaults, or a transport profile's thresholds for `model`
+  // (backends/mpi/openmpi_profile.h) and the Info overrides, as the MPI backend lowers.
+  LowerOptions lowering;
   // The grid the plan will run on, if known. Then a round whose shift wraps around to the
   // process itself on every rank (a multiple of the dimension on periodic dimensions, e.g. any
   // shift along a dimension of size 1) is a local copy and costs no message in the prediction.

@@ -291,8 +291,8 @@ TEST_CASE("strided blocks: above the eager limit they pipeline, and the choice f
   // Moore-9 with 8000-byte blocks and a model where the single copy is dear: contiguous, direct
   // pays 8 x rendezvous and combining (struct datatype messages) wins; strided, direct
   // pipelines its messages too and wins with one phase. The pipeline is dearer per byte than
-  // the single copy, so the model wants no trailers (lower.h), which would pipeline direct's
-  // contiguous messages as well.
+  // the single copy, so a transport profile lowers without trailers (the engine's default),
+  // which would pipeline direct's contiguous messages as well.
   PlanOptions o;
   o.block_bytes = 8000;
   o.model = CostModel::linear(0.5, 0.0001);
@@ -300,13 +300,13 @@ TEST_CASE("strided blocks: above the eager limit they pipeline, and the choice f
   o.model.rendezvous_us = 10;
   o.model.pipeline_us = 1;
   o.model.pipeline_us_per_byte = 0.0002;
-  REQUIRE(trailer_min_bytes(o.model) == -1);
   {
-    // With a pipeline as cheap per byte as the single copy, trailers from the first
-    // rendezvous message on: direct pipelines its contiguous messages and wins again.
+    // With trailers from the first rendezvous message on (the lowering a transport profile
+    // chooses where the pipeline is as cheap per byte as the single copy), direct pipelines
+    // its contiguous messages and wins again.
     PlanOptions t = o;
     t.model.pipeline_us_per_byte = 0;
-    REQUIRE(trailer_min_bytes(t.model) == t.model.eager_limit_bytes + 1);
+    t.lowering.trailer_min_bytes = t.model.eager_limit_bytes + 1;
     Result<ir::Plan> trailed = make_plan(ir::Op::kAlltoall, testing::moore9(), t);
     REQUIRE(trailed.ok());
     CHECK(trailed->algorithm() == ir::Algorithm::kDirect);

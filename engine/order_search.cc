@@ -11,13 +11,11 @@ bool clearly_cheaper(double a, double b) { return a < b - 1e-9 * std::max(1.0, s
 
 std::optional<OrderChoice> cheapest_order(int ndims, const std::function<ir::Plan(const std::vector<int>&)>& build,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous) {
+                                          const std::optional<Grid>& grid, const PredictOptions& options) {
   if (ndims < 1 || ndims > kMaxOrderSearchDims) return std::nullopt;
   std::vector<int> order(ndims);
   std::iota(order.begin(), order.end(), 0);
   std::optional<OrderChoice> best;
-  PredictOptions options;
-  options.contiguous = contiguous;
   do {
     ir::Plan plan = build(order);
     const CostBreakdown cost = predict(plan, block_bytes, model, grid, options);

@@ -34,9 +34,9 @@ struct OrderChoice {
 bool clearly_cheaper(double a, double b);
 
 // The cheapest plan `build` makes over all orders of 0..ndims-1; nullopt when ndims is not in
-// [1, kMaxOrderSearchDims]. block_bytes and contiguous as for predict().
+// [1, kMaxOrderSearchDims]. block_bytes and options as for predict().
 std::optional<OrderChoice> cheapest_order(int ndims, const std::function<ir::Plan(const std::vector<int>&)>& build,
                                           const std::vector<std::int64_t>& block_bytes, const CostModel& model,
-                                          const std::optional<Grid>& grid, const std::vector<bool>& contiguous = {});
+                                          const std::optional<Grid>& grid, const PredictOptions& options = {});
 
 }  // namespace cartplan::engine

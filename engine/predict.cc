@@ -50,11 +50,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   for (auto* side : {&layout.send, &layout.recv})
     for (std::size_t i = 0; i < side->size() && !flags.empty(); ++i) (*side)[i].contiguous = flags[flags.size() == 1 ? 0 : i];
   if (!flags.empty()) layout.unit.contiguous = flags[0];
-  LowerOptions lo;
-  lo.struct_min_bytes = options.struct_min_bytes;
-  lo.trailer_min_bytes = options.trailer_min_bytes ? *options.trailer_min_bytes : trailer_min_bytes(model);
-  lo.home_max_message_bytes = home_max_message_bytes(model, lo.trailer_min_bytes);
-  Result<Program> program = lower(plan, *bound, layout, lo);
+  Result<Program> program = lower(plan, *bound, layout, options.lowering);
   if (!program) return unpriced();
   return price(count_features(*program, round_weights(plan, g), model.eager_limit_bytes), model);
 }

@@ -42,21 +42,20 @@ struct CostBreakdown {
 
 // The lowering's choices a prediction needs beyond the model.
 struct PredictOptions {
-  // LowerOptions::struct_min_bytes of the lowering the counts are for.
-  std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes;
+  // The options of the lowering the counts are for. The engine's defaults are transport-neutral
+  // (no trailers, homes in every message); the MPI backend lowers with its profile's thresholds
+  // (backends/mpi/openmpi_profile.h: openmpi::lower_options(model)), which callers pass here
+  // to predict what it runs.
+  LowerOptions lowering;
   // Whether each block (one flag for all, or one per plan block; empty: all) is contiguous in the
   // caller's memory on every rank: the layout the program is lowered with.
   std::vector<bool> contiguous;
-  // LowerOptions::trailer_min_bytes (nullopt: trailer_min_bytes(model), as the MPI backend lowers
-  // without Info).
-  std::optional<std::int64_t> trailer_min_bytes;
 };
 
 // block_bytes: one size for every block, or one per block (size t). With `grid` (of the plan's
 // dimension), rounds whose shift wraps to the process itself are local copies, and on meshes
 // each round counts for the share of processes that have its peer (features.h); without one, a
-// torus large enough that no shift wraps. The home limit is home_max_message_bytes(model, the
-// trailer threshold), as the MPI backend lowers.
+// torus large enough that no shift wraps. The program is lowered with options.lowering.
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid, const PredictOptions& options = {});
 

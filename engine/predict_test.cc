@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <limits>
-
 #include "engine/bind.h"
 #include "engine/lower.h"
 #include "engine/planner.h"
@@ -26,13 +25,30 @@ CostModel unit_model() {
   return m;
 }
 
-// predict() for a lowering without trailers (Info cartplan_trailer_min_bytes = -1): most cases
-// below are about which messages Open MPI reads with a single copy, and unit_model() prices the
-// pipeline so far below it that its default lowering would trail every message above 100 bytes.
+// predict() lowered without trailers and with blocks at home only in messages up to the eager
+// limit (the lowering where the single copy is priced dearer than the pipeline: most cases below
+// are about which messages are one run of memory, read with the single copy).
 CostBreakdown untrailed(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                         const std::optional<Grid>& grid, std::int64_t struct_min_bytes = LowerOptions::kDefaultStructMinBytes,
                         const std::vector<bool>& contiguous = {}) {
-  return predict(plan, block_bytes, model, grid, PredictOptions{struct_min_bytes, contiguous, -1});
+  PredictOptions o;
+  o.lowering.struct_min_bytes = struct_min_bytes;
+  o.lowering.home_max_message_bytes = model.eager_limit_bytes;
+  o.contiguous = contiguous;
+  return predict(plan, block_bytes, model, grid, o);
+}
+
+// The same with blocks at home in every message (the lowering where the single copy is cheap).
+CostBreakdown homed_everywhere(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
+                               const std::optional<Grid>& grid) {
+  return predict(plan, block_bytes, model, grid);
+}
+
+// PredictOptions of a lowering with trailers from `trailer_min_bytes` on.
+PredictOptions trailed_from(std::int64_t trailer_min_bytes) {
+  PredictOptions o;
+  o.lowering.trailer_min_bytes = trailer_min_bytes;
+  return o;
 }
 
 TEST_CASE("direct Moore-9 alltoall: one phase, 8 single-entry messages, the zero offset copied") {
@@ -131,7 +147,7 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   // struct datatype above the eager limit. Natural order: dimension 0 first, from send[0..2]
   // (one run) into a temp, a final block and a temp: not one run, pipelined. Reversed order:
   // dimension 1 wraps to the process itself and aliases its temps to the send blocks, then
-  // dimension 0 sends send[0..2] into recv[0..2]: one run on both sides, Open MPI's single copy
+  // dimension 0 sends send[0..2] into recv[0..2]: one run on both sides, the single copy
   // (what `cartplan lower --dim-order 1,0` shows).
   const Neighborhood n = *stencils::box(2, 3, -1);
   const Grid g = *Grid::create({2, 1}, {true, true});
@@ -139,14 +155,6 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
   m.single_copy_us_per_byte = 0.5;
-  REQUIRE(home_max_message_bytes(m, -1) == 4064);  // the single copy is dearer: no homes above the limit
-  {
-    // Unless the pipeline's per-byte price outweighs it: 300 + (0.8 + 0.001) x 4065 us pipelined
-    // against 1000 + 0.5 x 4065 us by single copy (unit_model copies at 0.001 us per byte).
-    CostModel dear_pipeline = m;
-    dear_pipeline.pipeline_us_per_byte = 0.8;
-    CHECK(home_max_message_bytes(dear_pipeline, -1) == -1);
-  }
   const CostBreakdown natural = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, m, g);
   CHECK(natural.counts.messages == 2);
   CHECK(natural.counts.pipelined == 2);
@@ -163,13 +171,12 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
   CostModel cheap = m;
   cheap.rendezvous_us = 1;
   cheap.single_copy_us_per_byte = 0;
-  REQUIRE(home_max_message_bytes(cheap, -1) == -1);
-  const CostBreakdown homed = untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
+  const CostBreakdown homed = homed_everywhere(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, g);
   CHECK(homed.counts.pipelined == 0);
   CHECK(homed.counts.rendezvous == 2);
   CHECK(homed.counts.copy_bytes == 3 * 2048);  // the blocks with x = 0 only
   // On a 3x3 torus the temps go on to other processes: not one run, pipelined.
-  CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, *Grid::create({3, 3}, {true, true})).counts.pipelined == 4);
+  CHECK(homed_everywhere(plan_combining(ir::Op::kAlltoall, n, {0, 1}), {2048}, cheap, *Grid::create({3, 3}, {true, true})).counts.pipelined == 4);
   // The same plan over strided caller blocks is not one run: pipelined.
   const CostBreakdown strided = untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g,
                                         LowerOptions::kDefaultStructMinBytes, {false});
@@ -191,8 +198,8 @@ TEST_CASE("a struct message that is one run of memory on both sides takes the si
 }
 
 TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
-  // Box d=2 n=3 on a 2x1 torus. A model whose pipeline is far cheaper than the single copy
-  // trails every message above the eager limit (lower.h), so nothing is read with the single
+  // Box d=2 n=3 on a 2x1 torus. A model whose pipeline is far cheaper than the single copy,
+  // lowered with a trailer on every message above the eager limit, so nothing is read with the single
   // copy: not direct's contiguous 4096-byte blocks, not the reversed order's struct messages
   // that are one run on both sides (the case above).
   const Neighborhood n = *stencils::box(2, 3, -1);
@@ -200,9 +207,10 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
   CostModel m = unit_model();
   m.eager_limit_bytes = 4064;
   m.pipeline_us = 300;
-  REQUIRE(trailer_min_bytes(m) == 4065);
-  REQUIRE(home_max_message_bytes(m) == -1);  // no message above the limit is one run: homes everywhere
-  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
+  // Trailers from the first rendezvous size on (the pipeline is priced far below the single
+  // copy); then no message above the limit is one run: homes everywhere.
+  const PredictOptions trailed = trailed_from(m.eager_limit_bytes + 1);
+  const CostBreakdown d = predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, trailed);
   CHECK(d.counts.messages == 6);  // the two offsets along dimension 1 wrap to the process itself
   CHECK(d.counts.rendezvous == 0);
   CHECK(d.counts.pipelined == 6);
@@ -211,18 +219,18 @@ TEST_CASE("trailers: messages from the threshold on pipeline, one byte more") {
   const CostBreakdown untrailed_d = untrailed(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g);
   CHECK(untrailed_d.counts.rendezvous == 6);
   CHECK(d.total_us() < untrailed_d.total_us());
-  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g);
+  const CostBreakdown reversed = predict(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g, trailed);
   CHECK(reversed.counts.rendezvous == 0);
   CHECK(reversed.counts.pipelined == 2);
   CHECK(untrailed(plan_combining(ir::Op::kAlltoall, n, {1, 0}), {2048}, m, g).counts.rendezvous == 2);
   // An explicit threshold above the messages: as without trailers.
-  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 4098}).counts.rendezvous == 6);
+  CHECK(predict(plan_direct(ir::Op::kAlltoall, n), {4096}, m, g, trailed_from(4098)).counts.rendezvous == 6);
   // Below the threshold eager messages with a trailer only carry its byte.
-  const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, PredictOptions{LowerOptions::kDefaultStructMinBytes, {}, 0});
+  const CostBreakdown small = predict(plan_direct(ir::Op::kAlltoall, n), {100}, m, g, trailed_from(0));
   CHECK(small.counts.pipelined == 0);
   CHECK(small.counts.wire_bytes == 6 * 101);
   // Reductions are lowered without trailers.
-  const CostBreakdown reduce = predict(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g);
+  const CostBreakdown reduce = predict(plan_direct(ir::Op::kAllreduce, n), {8192}, m, g, trailed);
   CHECK(reduce.counts.wire_bytes == 6 * 8192);
 }
 
@@ -267,11 +275,11 @@ TEST_CASE("predict counts the program a torus rank runs, whatever rule of the lo
               LowerOptions lo;
               lo.struct_min_bytes = struct_min;
               lo.trailer_min_bytes = trailer;
-              lo.home_max_message_bytes = home_max_message_bytes(model, trailer);
+              lo.home_max_message_bytes = trailer == 1001 ? model.eager_limit_bytes : -1;
               const Result<Program> prog = lower(plan, *bound, contiguous_layout(plan, *bound), lo);
               REQUIRE(prog.ok());
               const ProgramCounts runs = count(*prog);
-              const CostBreakdown priced = predict(plan, {b}, model, g, PredictOptions{struct_min, {}, trailer});
+              const CostBreakdown priced = predict(plan, {b}, model, g, PredictOptions{lo, {}});
               REQUIRE(priced.priced);
               CHECK(2 * priced.counts.messages == static_cast<double>(runs.messages));  // a send and a receive each
               CHECK(priced.counts.wire_bytes == static_cast<double>(runs.sent_bytes));    // trailers included

@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/mpi/openmpi_profile.h"
 #include "backends/sim/program_sim.h"
 #include "backends/sim/simulator.h"
 #include "engine/cost_model.h"
@@ -56,6 +57,7 @@ using cartplan::fail;
 using cartplan::Result;
 namespace engine = cartplan::engine;
 namespace ir = cartplan::ir;
+namespace openmpi = cartplan::openmpi;
 namespace sim = cartplan::sim;
 
 constexpr int kExitOk = 0;
@@ -316,6 +318,7 @@ Result<PlanRequest> parse_plan_request(const Options& o, bool allow_dot) {
   Result<engine::CostModel> model = parse_model(o);
   if (!model) return ErrorMessage{model.error()};
   req.options.model = *model;
+  req.options.lowering = openmpi::lower_options(*model);  // predict and lower as the MPI backend does
   Result<engine::Neighborhood> nbh = engine::parse_spec(*o.get("stencil"));
   if (!nbh) return fail("--stencil: " + nbh.error());
   req.nbh = std::move(*nbh);
@@ -531,8 +534,9 @@ Result<sim::ProgramSimReport> simulate_as_programs(const ir::Plan& plan, const e
   sim::ProgramSimOptions po;
   po.block_bytes = sim_options.block_bytes;
   po.root = sim_options.root;
-  po.home_max_message_bytes = engine::home_max_message_bytes(model);  // as the backend lowers
-  po.trailer_min_bytes = engine::trailer_min_bytes(model);
+  const engine::LowerOptions lo = openmpi::lower_options(model);  // as the backend lowers
+  po.home_max_message_bytes = lo.home_max_message_bytes;
+  po.trailer_min_bytes = lo.trailer_min_bytes;
   Result<sim::ProgramSimReport> r = sim::simulate_programs(plan, grid, po);
   if (!r) return fail("simulate --programs: " + r.error());
   return r;
@@ -671,10 +675,8 @@ Result<int> cmd_lower(const Options& o) {
   Result<engine::BoundPlan> bound =
       binder->bind(grid, grid.coords(static_cast<int>(*rank)), *sizes, root);
   if (!bound) return fail("lower: " + bound.error());
-  engine::LowerOptions lo;
-  lo.home_max_message_bytes = engine::home_max_message_bytes(req->options.model);  // as the backend lowers
-  lo.trailer_min_bytes = engine::trailer_min_bytes(req->options.model);
-  Result<engine::Program> program = engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound), lo);
+  Result<engine::Program> program =
+      engine::lower(*plan, *bound, engine::contiguous_layout(*plan, *bound), req->options.lowering);
   if (!program) return fail("lower: " + program.error());
   if (req->format == Format::kJson)
     std::cout << engine::to_json(*program).dump(2) << "\n";

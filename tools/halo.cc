@@ -40,6 +40,7 @@
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/model_in_use.h"
+#include "backends/mpi/openmpi_profile.h"
 #include "engine/grid.h"
 #include "engine/predict.h"
 #include "engine/program_print.h"
@@ -752,6 +753,7 @@ struct Pricing {
   double predict(const cartplan::ir::Plan& plan) const {
     cartplan::engine::PredictOptions options;
     options.contiguous = contiguous;
+    options.lowering = cartplan::openmpi::lower_options(model);  // as the backend lowers without Info
     return cartplan::engine::predict(plan, sizes, model, grid, options).total_us();
   }
 };

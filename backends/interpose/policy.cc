@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/mpi/info_options.h"
 #include "engine/bind.h"
 #include "engine/features.h"
 #include "engine/lower.h"
@@ -134,7 +135,9 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
   if (nc.options().algo != engine::AlgoChoice::kAuto || nc.options().given_plan)
     return {true, "asked for by the graph's Info (cartplan_algorithm or cartplan_plan)"};
   const engine::CostModel& model = nc.options().model;
-  const double mine = engine::predict(plan, block_bytes, model, nc.grid()).total_us() +
+  engine::PredictOptions lowering;  // as the executor lowers (trailers, homes)
+  lowering.lowering = mpi::lower_options(nc.options());
+  const double mine = engine::predict(plan, block_bytes, model, nc.grid(), lowering).total_us() +
                       cartplan_fragments(plan, block_bytes, nc.grid()) * model.alpha_us;
   const double theirs = open_mpi_us(nc, model, block_bytes);
   const double overhead = overhead_messages(form) * model.alpha_us;

@@ -61,17 +61,6 @@ engine::Layout layout_of_call(const ExchangeSpec& spec, const std::vector<std::i
   return layout;
 }
 
-engine::LowerOptions lower_options_of(const Options& options) {
-  engine::LowerOptions lo;
-  lo.struct_min_bytes = options.struct_min_bytes;
-  // Not local: the trailer travels, and ranks agreed on the model and this option at init.
-  lo.trailer_min_bytes = options.trailer_min_bytes.value_or(engine::trailer_min_bytes(options.model));
-  // Local (where this rank receives what it receives); by default from the model and trailers.
-  lo.home_max_message_bytes =
-      options.home_max_message_bytes.value_or(engine::home_max_message_bytes(options.model, lo.trailer_min_bytes));
-  return lo;
-}
-
 }  // namespace
 
 // One build: the exchange under construction and what its steps share.
@@ -251,7 +240,7 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
       return mpi_error(MPI_ERR_TAG, "round tag " + std::to_string(br.tag) + " does not fit in this communicator's tag space (" +
                                         std::to_string(lanes.max_rounds()) + " rounds at most)");
   const engine::Layout layout = layout_of_call(spec, agreed.block_bytes, agreed.send_used, agreed.recv_used);
-  Result<engine::Program> lowered = engine::lower(plan, bound, layout, lower_options_of(options));
+  Result<engine::Program> lowered = engine::lower(plan, bound, layout, lower_options(options));
   assert(lowered && "the backend's blocks fit the plan it bound");
   if (!lowered) return mpi_error(MPI_ERR_INTERN, "cartplan could not lower its plan: " + lowered.error());
   x->program_ = std::move(*lowered);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backends/mpi/info_options.h"
+#include "backends/mpi/openmpi_profile.h"
 #include "backends/mpi/plan_dump.h"
 #include "engine/cost_model_file.h"
 #include "engine/planner.h"
@@ -210,6 +211,17 @@ MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, st
     return mpi_error(MPI_ERR_ARG, key + "the plan is for " + ir::to_string(plan.op()) + ", the request is " +
                                       ir::to_string(*op));
   return {};
+}
+
+engine::LowerOptions lower_options(const Options& options) {
+  engine::LowerOptions lo;
+  lo.struct_min_bytes = options.struct_min_bytes;
+  // Not local: the trailer travels, and ranks agreed on the model and this option at init.
+  lo.trailer_min_bytes = options.trailer_min_bytes.value_or(openmpi::trailer_min_bytes(options.model));
+  // Local (where this rank receives what it receives); by default from the model and trailers.
+  lo.home_max_message_bytes =
+      options.home_max_message_bytes.value_or(openmpi::home_max_message_bytes(options.model, lo.trailer_min_bytes));
+  return lo;
 }
 
 }  // namespace cartplan::mpi

@@ -46,11 +46,12 @@ struct Options {
   std::int64_t struct_min_bytes = engine::LowerOptions::kDefaultStructMinBytes;
   // engine::LowerOptions::home_max_message_bytes (Info cartplan_home_max_bytes): blocks go
   // straight into their recv blocks in messages of at most this many bytes (-1: every
-  // message); nullopt: engine::home_max_message_bytes(model). Local, like struct_min_bytes.
+  // message); nullopt: the Open MPI profile's for the model (openmpi_profile.h). Local, like
+  // struct_min_bytes.
   std::optional<std::int64_t> home_max_message_bytes;
   // engine::LowerOptions::trailer_min_bytes (Info cartplan_trailer_min_bytes): messages of at
   // least this many bytes carry a one-byte trailer, so that Open MPI pipelines them instead of
-  // reading them with a single copy (-1: none); nullopt: engine::trailer_min_bytes(model).
+  // reading them with a single copy (-1: none); nullopt: the Open MPI profile's for the model.
   // It changes what travels, so ranks agree on it like on the model.
   std::optional<std::int64_t> trailer_min_bytes;
   // Info cartplan_tune = measure (or CARTPLAN_TUNE=measure): persistent init of alltoall and
@@ -67,6 +68,11 @@ struct Options {
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
 // order, model, checking mode): ranks agree on it at init and in checking mode.
 std::int64_t options_fingerprint(const Options& options);
+
+// The lowering `options` ask for: their struct_min_bytes, and the Info trailer and home
+// thresholds, else the Open MPI profile's for the model (openmpi_profile.h). The executor
+// lowers with it, and the planner predicts with it, so that auto prices what runs.
+engine::LowerOptions lower_options(const Options& options);
 
 // Every price of the model, in one list (info_options.cc): the description ranks agree on at
 // creation, the options' fingerprint and the plan cache key all change when any of them does.

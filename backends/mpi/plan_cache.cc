@@ -36,7 +36,11 @@ MpiStatus PlanCache::plan_for(ir::Op op, const Options& o, const std::vector<std
     block_sizes.assign(1, 0);
     block_contiguous.clear();
   }
-  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), model_prices(o.model),
+  // The model's prices and the lowering's thresholds: predictions depend on both.
+  std::vector<double> prices = model_prices(o.model);
+  const engine::LowerOptions lo = lower_options(o);
+  for (std::int64_t v : {lo.struct_min_bytes, lo.trailer_min_bytes, lo.home_max_message_bytes}) prices.push_back(static_cast<double>(v));
+  const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), prices,
                     o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
                     o.given_plan ? o.given_plan->fingerprint : 0, block_contiguous};
   if (auto it = cache_.find(key); it != cache_.end()) {
@@ -69,6 +73,7 @@ engine::PlanOptions PlanCache::planner_options(const Options& o, const std::vect
   po.algo = o.algo;
   po.dim_order = o.dim_order;
   po.model = o.model;
+  po.lowering = lower_options(o);  // as exchange_build.cc lowers: the Info overrides included
   if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
   else po.block_sizes = block_sizes;
   po.block_contiguous = contiguous;

@@ -75,6 +75,28 @@ TEST_CASE("sizes and contiguity flags that do not fit the neighbourhood are our 
   CHECK(w.plans.plan_for(ir::Op::kAlltoall, o, nine, &e).ok());
 }
 
+TEST_CASE("the optimizer predicts the lowering that runs: Info's trailer threshold counts and keys") {
+  World w;
+  Options o;
+  Options trailed = o;
+  trailed.trailer_min_bytes = 0;  // Info cartplan_trailer_min_bytes = 0: a trailer on every message
+  CHECK(plan(w, trailed, 64) != plan(w, o, 64));  // the lowering is part of the key
+  const std::vector<std::int64_t> sizes(9, 8000);
+  std::vector<PlanCache::CandidateEntry> plain, with;
+  REQUIRE(w.plans.candidate_entries(ir::Op::kAlltoall, o, sizes, {}, &plain).ok());
+  REQUIRE(w.plans.candidate_entries(ir::Op::kAlltoall, trailed, sizes, {}, &with).ok());
+  // Every message carries one byte more on the wire, so every candidate is predicted dearer.
+  int matched = 0;
+  for (const auto& c : with)
+    for (const auto& p : plain)
+      if (p.name == c.name) {
+        CAPTURE(c.name);
+        CHECK(c.predicted_us > p.predicted_us);
+        ++matched;
+      }
+  CHECK(matched > 0);
+}
+
 TEST_CASE("candidates: the model's pick first, distinct plans, within range and bounded") {
   World w;
   Options o;
