@@ -34,7 +34,9 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -609,22 +611,30 @@ class Runner {
 
   // Times the variants' exchanges on the converged array (an exchange then rewrites the halos
   // with the values they already hold): 5 warm-up exchanges each, then c.iters rounds in which
-  // every variant exchanges once, the first variant of a round rotating. Interleaving keeps a
-  // drift of the machine (other processes, frequency, an oversubscribed node's scheduling)
-  // from favouring whichever variant happens to run first. v[j].us: the max over ranks of the
-  // per-rank median.
+  // every variant exchanges once, in an order shuffled per round (the same on every rank: one
+  // seed). Interleaving keeps a drift of the machine (other processes, frequency, an
+  // oversubscribed node's scheduling) from favouring whichever variant happens to run first.
+  // The shuffle keeps any variant from always following the same one: on an oversubscribed
+  // node, ranks that have moved on to a variant that computes before it communicates
+  // (cartplan auto blocking builds its plan per call) hold the cores that ranks still in the
+  // previous exchange need, and with a fixed order that variant always paid (twice its time).
+  // v[j].us: the max over ranks of the per-rank median.
   void time_round_robin(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
     const std::size_t nv = exchanges.size();
     for (int w = 0; w < 5; ++w)
       for (const auto& e : exchanges) e();
     std::vector<std::vector<double>> times(nv, std::vector<double>(static_cast<std::size_t>(c_.iters)));
-    for (int r = 0; r < c_.iters; ++r)
-      for (std::size_t q = 0; q < nv; ++q) {
-        const std::size_t j = (q + static_cast<std::size_t>(r)) % nv;
+    std::vector<std::size_t> order(nv);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937 shuffle_rng(20261126);  // std::mt19937 and std::shuffle: the same sequence on every rank of one build
+    for (int r = 0; r < c_.iters; ++r) {
+      std::shuffle(order.begin(), order.end(), shuffle_rng);
+      for (const std::size_t j : order) {
         const double t0 = MPI_Wtime();
         exchanges[j]();
         times[j][static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
       }
+    }
     for (std::size_t j = 0; j < nv; ++j) {
       double med = median(times[j]) * 1e6, worst = 0.0;
       MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
@@ -761,13 +771,14 @@ std::int64_t sent_bytes_of(Cart_Request req) {
   return j["counts"].value("sent_bytes", std::int64_t{-1});
 }
 
-// The bytes of the send types whose targets exist (the linear loop, MPI_Neighbor_alltoallw).
-std::int64_t type_bytes(const std::vector<MPI_Datatype>& types, const std::vector<int>& targets) {
+// The bytes of the send types whose targets are other ranks (the linear loop,
+// MPI_Neighbor_alltoallw): what cartplan's counts call bytes sent.
+std::int64_t type_bytes(const Problem& p, const std::vector<MPI_Datatype>& types, const std::vector<int>& targets) {
   std::int64_t b = 0;
   for (std::size_t i = 0; i < types.size(); ++i) {
     int size = 0;
     MPI_Type_size(types[i], &size);
-    if (targets[i] != MPI_PROC_NULL) b += size;
+    if (targets[i] != MPI_PROC_NULL && targets[i] != p.me) b += size;
   }
   return b;
 }
@@ -972,10 +983,10 @@ void add_baselines(const Problem& p, Datatypes& dt, double* grid, double direct_
                         dt.rtypes.data(), p.cart));
   });
   auto reqs = std::make_shared<std::vector<MPI_Request>>(2 * static_cast<std::size_t>(p.t));
-  variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted, type_bytes(dt.stypes, dt.targets)});
+  variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted, type_bytes(p, dt.stypes, dt.targets)});
   exchanges->push_back([&p, &dt, grid, reqs] { linear_exchange(p, dt, grid, reqs.get()); });
   if (dt.graph == MPI_COMM_NULL) return;
-  variants->push_back({"MPI_Neighbor_alltoallw", "-", 0.0, "", std::nan(""), type_bytes(dt.stypes, dt.targets)});
+  variants->push_back({"MPI_Neighbor_alltoallw", "-", 0.0, "", std::nan(""), type_bytes(p, dt.stypes, dt.targets)});
   exchanges->push_back([&dt, grid] {
     MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
                            dt.grdispls.data(), dt.grtypes.data(), dt.graph);
@@ -1063,8 +1074,8 @@ int print_report(const Config& c, const std::vector<Variant>& variants, const st
     std::printf("(us/exchange: max over ranks of the per-rank mean of %d back-to-back exchanges per variant, after 5\n"
                 " warm-up exchanges;\n", c.iters);
   else
-    std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed round-robin\n"
-                " across the variants after 5 warm-up exchanges each;\n", c.iters);
+    std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed in rounds\n"
+                " of every variant once, shuffled per round, after 5 warm-up exchanges each;\n", c.iters);
   std::printf(" predicted: the cost model's price of the plan the variant runs (Cart_alltoallw plans: engine::predict;\n"
               " halo API plans: price_halo, the busiest rank), the linear loop priced as the direct plan, the\n"
               " hand-written exchange as the halo API's dimwise plan; bytes/rank: the most any rank sends to others)\n");

@@ -29,6 +29,8 @@ MPI_Datatype slab(int d, int n, int k, int j, int at) {
 }  // namespace
 
 HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k) : comm_(cart), d_(d), sides_(d) {
+  int me = 0;
+  MPI_Comm_rank(cart, &me);
   for (int j = 0; j < d; ++j)
     for (int s = 0; s < 2; ++s) {
       Side& side = sides_[j][s];
@@ -40,7 +42,7 @@ HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k) : comm_(cart), d_(d
       Cart_relative_shift(cart, towards.data(), &side.source, &side.peer);
       side.face = slab(d, n, k, j, s == 0 ? k : n);
       side.ghost = slab(d, n, k, j, s == 0 ? n + k : 0);
-      if (side.peer != MPI_PROC_NULL) {
+      if (side.peer != MPI_PROC_NULL && side.peer != me) {  // bytes to other ranks
         int size = 0;
         MPI_Type_size(side.face, &size);
         bytes_ += size;

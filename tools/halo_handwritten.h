@@ -12,7 +12,7 @@
 //
 //   HandWritten h(cart, 3, 16, 1);        // d, interior n per dimension, ghost width k; doubles, C order
 //   h.exchange(array);                    // array: (n + 2k)^d doubles
-//   long long b = h.bytes_sent();         // bytes this rank sends per exchange
+//   long long b = h.bytes_sent();         // bytes this rank sends to other ranks per exchange
 #pragma once
 
 #include <mpi.h>
