@@ -98,8 +98,9 @@ def main(paths):
     print("| platform | d | n | k | p | halo API auto: us (predicted) | best variant: us (predicted) | auto / best | within 5 % | "
           "hand-written dimwise | MPI_Neighbor_alltoallw | bytes/rank auto / hand-written | check |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for path in paths:
-        r = row(parse(path))
+    runs = sorted((parse(path) for path in paths), key=lambda r: (r.get("np", 0), r.get("d", 0), r.get("n", 0), r.get("k", 0), r["platform"]))
+    for run in runs:
+        r = row(run)
         if r:
             print(r)
 
