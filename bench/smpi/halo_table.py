@@ -89,6 +89,23 @@ def runs_table(paths):
         print()
         print(f"halo API auto / best ({best}): {auto / med[best]:.3f}" +
               (f"; halo API auto / MPI_Neighbor_alltoallw: {auto / nbr:.3f}" if nbr else ""))
+        paired_ratios(runs, first)
+
+
+def paired_ratios(runs, first):
+    """Ratios taken within each run, then their median and range over the runs: the halo API's auto
+    against MPI_Neighbor_alltoallw and against the best variant of that run, and the noise floor
+    (auto against the halo API forced to the plan auto chose: one program, two requests)."""
+    twin = "halo API " + first["variants"]["cartplan halo API"][0]
+    pairs = [("halo API auto / MPI_Neighbor_alltoallw", lambda v: v["cartplan halo API"][1] / v["MPI_Neighbor_alltoallw"][1]),
+             ("halo API auto / best of the run", lambda v: v["cartplan halo API"][1] / min(x[1] for x in v.values())),
+             (f"noise floor: halo API auto / {twin} (the same plan)", lambda v: v["cartplan halo API"][1] / v[twin][1])]
+    for label, f in pairs:
+        try:
+            ratios = sorted(f(r["variants"]) for r in runs)
+        except KeyError:
+            continue
+        print(f"per-run {label}: median {statistics.median(ratios):.3f}, range {ratios[0]:.3f}-{ratios[-1]:.3f}")
 
 
 def main(paths):
