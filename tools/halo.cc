@@ -1,4 +1,4 @@
-// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), cartplan's halo API (Cart_halo_*, persistent and blocking), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each timed, checked bit-for-bit against a serial run and printed beside the cost model's prediction.
+// halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan's halo API (Cart_halo_*: the plan auto picks, persistent and blocking, and the direct, combining and dimwise plans forced), cartplan's Cart_alltoallw (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), a hand-written dimension-by-dimension exchange (halo_handwritten.h), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each checked bit-for-bit against a serial run, timed and printed beside the cost model's prediction and the bytes each rank sends.
 //
 //   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
 //                                     [--periodic 0|1] [--procs P,Q[,R]] [--timing interleaved|blocks]
@@ -34,18 +34,27 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/model_in_use.h"
 #include "backends/mpi/openmpi_profile.h"
+#include "engine/halo/bind.h"
+#include "engine/halo/price.h"
+#include "engine/halo/program.h"
 #include "engine/grid.h"
 #include "engine/predict.h"
 #include "engine/program_print.h"
 #include "ir/json.h"
+#include "ir/halo/json.h"
 #include "ir/parse_number.h"
+#include "tools/halo_handwritten.h"
 
 namespace {
 
@@ -343,6 +352,9 @@ struct Variant {
   // The cost model's prediction of the plan the variant runs (the linear loop: direct's, whose
   // messages it sends); NaN where there is none (MPI_Neighbor_alltoallw).
   double predicted_us = std::nan("");
+  // Bytes this rank sends to other ranks per exchange (rank 0's report: the max over ranks); -1
+  // where the variant's messages are not known here (cartplan's blocking Cart_alltoallw).
+  std::int64_t bytes = -1;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -600,22 +612,30 @@ class Runner {
 
   // Times the variants' exchanges on the converged array (an exchange then rewrites the halos
   // with the values they already hold): 5 warm-up exchanges each, then c.iters rounds in which
-  // every variant exchanges once, the first variant of a round rotating. Interleaving keeps a
-  // drift of the machine (other processes, frequency, an oversubscribed node's scheduling)
-  // from favouring whichever variant happens to run first. v[j].us: the max over ranks of the
-  // per-rank median.
+  // every variant exchanges once, in an order shuffled per round (the same on every rank: one
+  // seed). Interleaving keeps a drift of the machine (other processes, frequency, an
+  // oversubscribed node's scheduling) from favouring whichever variant happens to run first.
+  // The shuffle keeps any variant from always following the same one: on an oversubscribed
+  // node, ranks that have moved on to a variant that computes before it communicates
+  // (cartplan auto blocking builds its plan per call) hold the cores that ranks still in the
+  // previous exchange need, and with a fixed order that variant always paid (twice its time).
+  // v[j].us: the max over ranks of the per-rank median.
   void time_round_robin(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {
     const std::size_t nv = exchanges.size();
     for (int w = 0; w < 5; ++w)
       for (const auto& e : exchanges) e();
     std::vector<std::vector<double>> times(nv, std::vector<double>(static_cast<std::size_t>(c_.iters)));
-    for (int r = 0; r < c_.iters; ++r)
-      for (std::size_t q = 0; q < nv; ++q) {
-        const std::size_t j = (q + static_cast<std::size_t>(r)) % nv;
+    std::vector<std::size_t> order(nv);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937 shuffle_rng(20261126);  // std::mt19937 and std::shuffle: the same sequence on every rank of one build
+    for (int r = 0; r < c_.iters; ++r) {
+      std::shuffle(order.begin(), order.end(), shuffle_rng);
+      for (const std::size_t j : order) {
         const double t0 = MPI_Wtime();
         exchanges[j]();
         times[j][static_cast<std::size_t>(r)] = MPI_Wtime() - t0;
       }
+    }
     for (std::size_t j = 0; j < nv; ++j) {
       double med = median(times[j]) * 1e6, worst = 0.0;
       MPI_Reduce(&med, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, p_.cart);
@@ -742,6 +762,28 @@ std::string program_of(Cart_Request req) {
   return text;
 }
 
+// The bytes this rank sends to other ranks per exchange of a request (its program's count).
+std::int64_t sent_bytes_of(Cart_Request req) {
+  char* json = nullptr;
+  CART(Cart_request_program(req, &json));
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  Cart_free_plan_json(json);
+  if (j.is_discarded() || !j.contains("counts")) return -1;
+  return j["counts"].value("sent_bytes", std::int64_t{-1});
+}
+
+// The bytes of the send types whose targets are other ranks (the linear loop,
+// MPI_Neighbor_alltoallw): what cartplan's counts call bytes sent.
+std::int64_t type_bytes(const Problem& p, const std::vector<MPI_Datatype>& types, const std::vector<int>& targets) {
+  std::int64_t b = 0;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    int size = 0;
+    MPI_Type_size(types[i], &size);
+    if (targets[i] != MPI_PROC_NULL && targets[i] != p.me) b += size;
+  }
+  return b;
+}
+
 // What the cost model needs to predict a plan of this exchange: the model the backend plans with
 // (backends/mpi/model_in_use.h), the grid, and every block's size and layout, as the backend sees
 // them (a block is contiguous when its send and recv types are one run of memory).
@@ -807,6 +849,7 @@ void add_cart_variants(const Problem& p, Datatypes& dt, double* grid, const Pric
     v.name = std::string("cartplan ") + algo;
     v.algorithm = cartplan::ir::plan_shape(plan);
     v.predicted_us = pr.predict(plan);
+    v.bytes = sent_bytes_of(req);
     requests->push_back(req);
     variants->push_back(v);
   }
@@ -824,33 +867,99 @@ std::string auto_twin_of(const Problem& p, const std::vector<Variant>& variants,
 }
 
 // The halo API (Cart_halo_*) on the same array: the array is described (interior n^d, k ghost
-// cells per side, doubles, C order), not its datatypes; the stencil is the communicator's, and
-// the plan the halo planner's choice (direct, combining, dimwise, ...). With --points 5 and
-// k > 1 it fills the whole k x k corners, where the triangles suffice: more cells, same check.
+// cells per side, doubles, C order), not its datatypes; the stencil is the communicator's. The
+// variants: the persistent exchange of the halo planner's choice (auto), its blocking form on the
+// same halo, and persistent exchanges of the plans auto chooses among (Info cartplan_algorithm).
+// With --points 5 and k > 1 they fill the whole k x k corners, where the triangles suffice: more
+// cells, same check.
 struct HaloApi {
-  Cart_Halo halo = CART_HALO_NULL;
-  Cart_Request request = CART_REQUEST_NULL;
+  std::vector<Cart_Halo> halos;        // [0]: auto
+  std::vector<Cart_Request> requests;  // one per halo
+  double dimwise_predicted = std::nan("");
+  std::int64_t dimwise_bytes = -1;
+  void free() {
+    for (Cart_Request& r : requests) CART(Cart_request_free(&r));
+    for (Cart_Halo& h : halos) CART(Cart_halo_free(&h));
+  }
 };
 
-void add_halo_api_variants(const Problem& p, double* grid, HaloApi* h, std::vector<Variant>* variants,
+// A halo's plan as the library sees it: its algorithm, the model's price (price_halo, what the
+// planner's choice minimises: the busiest rank on this grid) and this rank's bytes sent (its
+// program's count).
+template <class T>
+T plan_step(cartplan::Result<T> r) {
+  if (!r) {  // our own bug: the library's plan does not read back, bind, price or lower
+    std::fprintf(stderr, "halo: the halo's plan: %s\n", r.error().c_str());
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  return std::move(*r);
+}
+
+void halo_plan_facts(const Problem& p, Cart_Halo halo, const Pricing& pr, Variant* v) {
+  namespace eh = cartplan::engine::halo;
+  char* json = nullptr;
+  CART(Cart_halo_plan(halo, &json));
+  const std::string text = json;
+  Cart_free_plan_json(json);
+  const cartplan::ir::halo::HaloPlan plan = plan_step(cartplan::ir::halo::halo_plan_from_json_string(text));
+  const eh::HaloBinder binder = plan_step(eh::HaloBinder::create(plan));
+  const cartplan::engine::Coords coords(p.coords, p.coords + p.c.d);
+  v->algorithm = cartplan::ir::halo::to_string(plan.algorithm());
+  v->predicted_us = plan_step(eh::price_halo(binder, pr.model, pr.grid)).us;
+  v->bytes = eh::count(plan_step(eh::lower_halo(binder, *pr.grid, coords))).sent_bytes;
+}
+
+void add_halo_api_variants(const Problem& p, double* grid, const Pricing& pr, HaloApi* h, std::vector<Variant>* variants,
                            std::vector<std::function<void()>>* exchanges) {
   const int d = p.c.d, n = p.c.n, k = p.c.k;
   const std::vector<int> interior(d, n), ghost(d, k);
-  CART(Cart_halo_create(p.cart, d, interior.data(), ghost.data(), ghost.data(), MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &h->halo));
-  CART(Cart_halo_exchange_init(grid, h->halo, MPI_INFO_NULL, &h->request));
-  char* json = nullptr;
-  CART(Cart_halo_plan(h->halo, &json));
-  const std::string text = json, key = "\"algorithm\": \"";
-  Cart_free_plan_json(json);
-  const std::size_t at = text.find(key) + key.size();
-  const std::string algorithm = text.substr(at, text.find('"', at) - at);
-  variants->push_back({"cartplan halo API", algorithm, 0.0, "", std::nan("")});
-  exchanges->push_back([h] {
-    CART(Cart_start(&h->request));
-    CART(Cart_wait(&h->request));
-  });
-  variants->push_back({"cartplan halo blocking", algorithm, 0.0, "", std::nan("")});
-  exchanges->push_back([h, grid] { CART(Cart_halo_exchange(grid, h->halo)); });
+  h->halos.reserve(4);
+  h->requests.reserve(4);
+  for (const char* algo : {"auto", "direct", "combining", "dimwise"}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+    Cart_Halo halo = CART_HALO_NULL;
+    CART(Cart_halo_create(p.cart, d, interior.data(), ghost.data(), ghost.data(), MPI_DOUBLE, MPI_ORDER_C, info, &halo));
+    MPI_Info_free(&info);
+    Cart_Request req = CART_REQUEST_NULL;
+    CART(Cart_halo_exchange_init(grid, halo, MPI_INFO_NULL, &req));
+    const std::size_t i = h->halos.size();
+    h->halos.push_back(halo);
+    h->requests.push_back(req);
+    Variant v;
+    v.name = i == 0 ? "cartplan halo API" : std::string("halo API ") + algo;
+    halo_plan_facts(p, halo, pr, &v);
+    if (std::string(algo) == "dimwise") {
+      h->dimwise_predicted = v.predicted_us;
+      h->dimwise_bytes = v.bytes;
+    }
+    variants->push_back(v);
+    exchanges->push_back([h, i] {
+      CART(Cart_start(&h->requests[i]));
+      CART(Cart_wait(&h->requests[i]));
+    });
+    if (i != 0) continue;
+    v.name = "cartplan halo blocking";  // the same halo, hence the same plan
+    variants->push_back(v);
+    exchanges->push_back([h, grid] { CART(Cart_halo_exchange(grid, h->halos[0])); });
+  }
+}
+
+// The hand-written dimension-by-dimension exchange (halo_handwritten.h), priced as the halo API's
+// dimwise plan, whose messages it sends. It fills every ghost region, so it serves the stencils
+// whose halo is the whole box: not the 5-point stencil with k = 1 (no corners).
+void add_handwritten(const Problem& p, double* grid, const HaloApi& h, std::unique_ptr<halo_tool::HandWritten>* hw,
+                     std::vector<Variant>* variants, std::vector<std::function<void()>>* exchanges) {
+  if (p.star && p.c.k == 1) {
+    if (p.me == 0) std::printf("note: hand-written dimwise left out: it fills the corners, which the 5-point stencil with --halo 1 does not have\n");
+    return;
+  }
+  *hw = std::make_unique<halo_tool::HandWritten>(p.cart, p.c.d, p.c.n, p.c.k);
+  halo_tool::HandWritten* x = hw->get();
+  Variant v{"hand-written dimwise", "dimwise", 0.0, "", h.dimwise_predicted, x->bytes_sent()};
+  variants->push_back(v);
+  exchanges->push_back([x, grid] { x->exchange(grid); });
 }
 
 // The linear loop of Open MPI's and MPICH's neighbourhood collectives: every receive posted, then
@@ -876,10 +985,10 @@ void add_baselines(const Problem& p, Datatypes& dt, double* grid, double direct_
                         dt.rtypes.data(), p.cart));
   });
   auto reqs = std::make_shared<std::vector<MPI_Request>>(2 * static_cast<std::size_t>(p.t));
-  variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted});
+  variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted, type_bytes(p, dt.stypes, dt.targets)});
   exchanges->push_back([&p, &dt, grid, reqs] { linear_exchange(p, dt, grid, reqs.get()); });
   if (dt.graph == MPI_COMM_NULL) return;
-  variants->push_back({"MPI_Neighbor_alltoallw", "-", 0.0, "", std::nan("")});
+  variants->push_back({"MPI_Neighbor_alltoallw", "-", 0.0, "", std::nan(""), type_bytes(p, dt.stypes, dt.targets)});
   exchanges->push_back([&dt, grid] {
     MPI_Neighbor_alltoallw(grid, dt.gscounts.data(), dt.gsdispls.data(), dt.gstypes.data(), grid, dt.grcounts.data(),
                            dt.grdispls.data(), dt.grtypes.data(), dt.graph);
@@ -909,7 +1018,9 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
   for (const Variant& v : variants)
     if (v.name == "cartplan direct") direct_predicted = v.predicted_us;
   HaloApi halo_api;
-  add_halo_api_variants(p, grid, &halo_api, &variants, &exchanges);
+  add_halo_api_variants(p, grid, pricing, &halo_api, &variants, &exchanges);
+  std::unique_ptr<halo_tool::HandWritten> handwritten;
+  add_handwritten(p, grid, halo_api, &handwritten, &variants, &exchanges);
   add_baselines(p, dt, grid, direct_predicted, &variants, &exchanges);
   for (std::size_t j = 0; j < variants.size(); ++j) {
     const std::string m = runner.run(variants[j], exchanges[j]);
@@ -919,9 +1030,30 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
   else if (p.c.timing == "sync") runner.time_sync(variants, exchanges);
   else runner.time_round_robin(variants, exchanges);
   for (Cart_Request& req : requests) CART(Cart_request_free(&req));
-  CART(Cart_request_free(&halo_api.request));
-  CART(Cart_halo_free(&halo_api.halo));
+  halo_api.free();
+  for (Variant& v : variants) {  // rank 0 reports the busiest rank's bytes
+    std::int64_t most = 0;
+    MPI_Reduce(&v.bytes, &most, 1, MPI_INT64_T, MPI_MAX, 0, p.cart);
+    v.bytes = most;
+  }
   return variants;
+}
+
+// The halo API's auto (the main job's cartplan path) against the best variant and MPI_Neighbor_alltoallw.
+void print_halo_summary(const std::vector<Variant>& variants) {
+  const Variant* halo = nullptr;
+  const Variant* best = nullptr;
+  const Variant* neighbor = nullptr;
+  for (const Variant& v : variants) {
+    if (v.name == "cartplan halo API") halo = &v;
+    if (v.name == "MPI_Neighbor_alltoallw") neighbor = &v;
+    if (!best || v.us < best->us) best = &v;
+  }
+  if (!halo || !best) return;
+  std::printf("halo API (the cartplan path) chose %s: %.2f us, %.3f x the best variant (%s, %.2f us)", halo->algorithm.c_str(),
+              halo->us, halo->us / best->us, best->name.c_str(), best->us);
+  if (neighbor) std::printf(", %.3f x MPI_Neighbor_alltoallw", halo->us / neighbor->us);
+  std::printf("\n");
 }
 
 // Rank 0's table; returns the exit status (1 on a mismatch).
@@ -930,24 +1062,26 @@ int print_report(const Config& c, const std::vector<Variant>& variants, const st
   int status = 0;
   std::printf("auto chose: %s\n", auto_choice.c_str());
   std::printf("auto runs the program of: %s\n", auto_twin.empty() ? "none of the other variants" : auto_twin.c_str());
-  std::printf("%-24s %-10s %14s %14s  %s\n", "variant", "algorithm", "us/exchange", "predicted us", "check");
+  std::printf("%-24s %-10s %14s %14s %12s  %s\n", "variant", "algorithm", "us/exchange", "predicted us", "bytes/rank", "check");
   for (const Variant& v : variants) {
-    char predicted[32] = "-";
+    char predicted[32] = "-", bytes[32] = "-";
     if (!std::isnan(v.predicted_us)) std::snprintf(predicted, sizeof predicted, "%.2f", v.predicted_us);
-    std::printf("%-24s %-10s %14.2f %14s  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, predicted, v.check.c_str());
+    if (v.bytes >= 0) std::snprintf(bytes, sizeof bytes, "%lld", static_cast<long long>(v.bytes));
+    std::printf("%-24s %-10s %14.2f %14s %12s  %s\n", v.name.c_str(), v.algorithm.c_str(), v.us, predicted, bytes, v.check.c_str());
   }
   if (c.timing == "sync")
     std::printf("(us/exchange: median of %d exchanges per variant, each after a barrier, from the last rank's entry\n"
-                " to the last rank's exit on the simulated clock; predicted: the cost model's price of the plan the\n"
-                " variant runs, the linear loop priced as the direct plan)\n", c.iters);
+                " to the last rank's exit on the simulated clock;\n", c.iters);
   else if (c.timing == "blocks")
     std::printf("(us/exchange: max over ranks of the per-rank mean of %d back-to-back exchanges per variant, after 5\n"
-                " warm-up exchanges; predicted: the cost model's price of the plan the variant runs, the linear loop\n"
-                " priced as the direct plan)\n", c.iters);
+                " warm-up exchanges;\n", c.iters);
   else
-    std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed round-robin\n"
-                " across the variants after 5 warm-up exchanges each; predicted: the cost model's price of the plan\n"
-                " the variant runs, the linear loop priced as the direct plan)\n", c.iters);
+    std::printf("(us/exchange: max over ranks of the per-rank median of %d exchanges per variant, timed in rounds\n"
+                " of every variant once, shuffled per round, after 5 warm-up exchanges each;\n", c.iters);
+  std::printf(" predicted: the cost model's price of the plan the variant runs (Cart_alltoallw plans: engine::predict;\n"
+              " halo API plans: price_halo, the busiest rank), the linear loop priced as the direct plan, the\n"
+              " hand-written exchange as the halo API's dimwise plan; bytes/rank: the most any rank sends to others)\n");
+  print_halo_summary(variants);
   if (first_mismatch.empty()) {
     std::printf("check: OK (bit-for-bit)\n");
   } else {

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Tables of tools/halo runs (bench/smpi/halo_sweep.sh's files, or any saved `halo` output with the
+bytes/rank column): per run the halo API's auto against the best variant, the hand-written
+dimension-by-dimension exchange and MPI_Neighbor_alltoallw where present, each as measured us
+(predicted us) and bytes sent per rank.
+
+    python3 bench/smpi/halo_table.py bench/results/smpi/halo_*_d*_n*_k*.txt > bench/results/smpi/halo_api.md
+    python3 bench/smpi/halo_table.py --runs RUN1.txt RUN2.txt ...   # repeated runs of one configuration:
+        # every variant's median over the runs, min-max, predicted us, bytes/rank, and auto against the best
+"""
+import statistics
+import re
+import sys
+
+HEADER = re.compile(r"^halo: (\d)-D (\d+)-point Jacobi, np=(\d+), process grid (\S+?),.* n=(\d+) .*halo k=(\d+)")
+
+
+def parse(path):
+    """The run's header fields and its variants {name: (algorithm, us, predicted, bytes, check)}."""
+    run = {"path": path, "variants": {}, "order": []}
+    in_table = False
+    for line in open(path):
+        m = HEADER.match(line)
+        if m:
+            run.update(d=int(m[1]), np=int(m[3]), grid=m[4].rstrip(","), n=int(m[5]), k=int(m[6]))
+        if line.startswith("variant ") and "bytes/rank" in line:
+            in_table = True
+            continue
+        if in_table:
+            if line.startswith("("):
+                in_table = False
+                continue
+            name, rest = line[:24].strip(), line[24:].split()
+            if len(rest) < 5:
+                continue
+            algo, us, pred, nbytes, check = rest[0], float(rest[1]), rest[2], rest[3], rest[4]
+            run["variants"][name] = (algo, us, None if pred == "-" else float(pred), None if nbytes == "-" else int(nbytes), check)
+            run["order"].append(name)
+        if line.startswith("check: "):
+            run["check"] = line.split(":", 1)[1].strip()
+    m = re.search(r"halo_([a-z]+)_p", path)
+    run["platform"] = m[1] if m else "-"
+    return run
+
+
+def cell(v):
+    if v is None:
+        return "-"
+    algo, us, pred, _, _ = v
+    return f"{us:.2f} ({pred:.2f})" if pred is not None else f"{us:.2f}"
+
+
+def row(run):
+    vs = run["variants"]
+    auto = vs.get("cartplan halo API")
+    if auto is None:
+        return None
+    best_name = min(vs, key=lambda name: vs[name][1])
+    best = vs[best_name]
+    hand = vs.get("hand-written dimwise")
+    nbr = vs.get("MPI_Neighbor_alltoallw")
+    ratio = auto[1] / best[1]
+    return "| {} | {} | {} | {} | {} | {} | {} ({}) | {:.3f} | {} | {} | {} | {} | {} |".format(
+        run["platform"], run["d"], run["n"], run["k"], run["np"], f"{auto[0]}: {cell(auto)}", best_name, cell(best), ratio,
+        "yes" if ratio <= 1.05 else "**no**", cell(hand), cell(nbr), f"{auto[3]} / {hand[3] if hand else '-'}",
+        run.get("check", "?"))
+
+
+def runs_table(paths):
+    """Repeated runs of one configuration (this machine): per variant the median of the runs' times and their range."""
+    runs = [parse(p) for p in paths]
+    first = runs[0]
+    print(f"{len(runs)} runs: {first.get('d')}-D, np={first.get('np')}, grid {first.get('grid')}, n={first.get('n')}, k={first.get('k')}; "
+          f"checks: {', '.join(sorted(set(r.get('check', '?') for r in runs)))}")
+    print()
+    print("| variant | algorithm | median us | min-max us | predicted us | bytes/rank |")
+    print("|---|---|---|---|---|---|")
+    med = {}
+    for name in first["order"]:
+        times = [r["variants"][name][1] for r in runs if name in r["variants"]]
+        algo, _, pred, nbytes, _ = first["variants"][name]
+        med[name] = statistics.median(times)
+        print(f"| {name} | {algo} | {med[name]:.2f} | {min(times):.2f}-{max(times):.2f} | "
+              f"{'-' if pred is None else f'{pred:.2f}'} | {'-' if nbytes is None else nbytes} |")
+    best = min(med, key=med.get)
+    auto = med.get("cartplan halo API")
+    if auto is not None:
+        nbr = med.get("MPI_Neighbor_alltoallw")
+        print()
+        print(f"halo API auto / best ({best}): {auto / med[best]:.3f}" +
+              (f"; halo API auto / MPI_Neighbor_alltoallw: {auto / nbr:.3f}" if nbr else ""))
+        paired_ratios(runs, first)
+
+
+def paired_ratios(runs, first):
+    """Ratios taken within each run, then their median and range over the runs: the halo API's auto
+    against MPI_Neighbor_alltoallw and against the best variant of that run, and the noise floor
+    (auto against the halo API forced to the plan auto chose: one program, two requests)."""
+    twin = "halo API " + first["variants"]["cartplan halo API"][0]
+    pairs = [("halo API auto / MPI_Neighbor_alltoallw", lambda v: v["cartplan halo API"][1] / v["MPI_Neighbor_alltoallw"][1]),
+             ("halo API auto / best of the run", lambda v: v["cartplan halo API"][1] / min(x[1] for x in v.values())),
+             (f"noise floor: halo API auto / {twin} (the same plan)", lambda v: v["cartplan halo API"][1] / v[twin][1])]
+    for label, f in pairs:
+        try:
+            ratios = sorted(f(r["variants"]) for r in runs)
+        except KeyError:
+            continue
+        print(f"per-run {label}: median {statistics.median(ratios):.3f}, range {ratios[0]:.3f}-{ratios[-1]:.3f}")
+
+
+def main(paths):
+    if paths and paths[0] == "--runs":
+        runs_table(paths[1:])
+        return
+    print("| platform | d | n | k | p | halo API auto: us (predicted) | best variant: us (predicted) | auto / best | within 5 % | "
+          "hand-written dimwise | MPI_Neighbor_alltoallw | bytes/rank auto / hand-written | check |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    runs = sorted((parse(path) for path in paths), key=lambda r: (r.get("np", 0), r.get("d", 0), r.get("n", 0), r.get("k", 0), r["platform"]))
+    for run in runs:
+        r = row(run)
+        if r:
+            print(r)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
