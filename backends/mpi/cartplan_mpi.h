@@ -583,7 +583,9 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
  * for every array when types is NULL. The plan is the one chosen at creation (priced for the
  * halo's element type). The _init form agrees on the number of arrays and their element sizes
  * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
- * other ranks' types.
+ * other ranks' types. The blocking forms keep their exchange for the next call with the same
+ * arrays only when the element types are predefined (a derived type's handle may be freed and
+ * reused); with derived types they build it per call, so use the _init form in a loop.
  *   void* fields[4] = {u, v, w, flags};
  *   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_INT};
  *   Cart_halo_exchange_fields(4, fields, types, halo); */

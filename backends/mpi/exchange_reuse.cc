@@ -3,16 +3,11 @@
 #include "backends/mpi/exchange_reuse.h"
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/predefined.h"
 
 namespace cartplan::mpi {
 
 namespace {
-
-bool named_type(MPI_Datatype type) {
-  int ni = 0, na = 0, nd = 0, combiner = 0;
-  return type != MPI_DATATYPE_NULL && MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-         combiner == MPI_COMBINER_NAMED;
-}
 
 bool predefined_op(MPI_Op op) {
   for (MPI_Op p : {MPI_OP_NULL, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
@@ -25,7 +20,7 @@ bool predefined_op(MPI_Op op) {
 // predefined. `last_named`: the last datatype found predefined (most blocks share one).
 inline bool add_block(const BlockSpec& b, MPI_Datatype* last_named, std::vector<std::uintptr_t>* key) {
   if (b.count > 0 && b.type != *last_named) {
-    if (!named_type(b.type)) return false;
+    if (!predefined_type(b.type)) return false;
     *last_named = b.type;
   }
   key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));

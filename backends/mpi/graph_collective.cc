@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/mpi/graph_sizes.h"
+#include "backends/mpi/predefined.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -124,14 +125,8 @@ struct GraphBlockingCache {
   std::unique_ptr<GraphExchange> exchange;
 };
 
-bool predefined(MPI_Datatype type) {
-  int ni = 0, na = 0, nt = 0, combiner = 0;
-  return type != MPI_DATATYPE_NULL && MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) == MPI_SUCCESS &&
-         combiner == MPI_COMBINER_NAMED;
-}
-
 std::vector<std::uintptr_t> call_key(const GraphCall& c) {
-  if (!predefined(c.sendtype) || !predefined(c.recvtype)) return {};
+  if (!predefined_type(c.sendtype) || !predefined_type(c.recvtype)) return {};
   return {static_cast<std::uintptr_t>(c.op), reinterpret_cast<std::uintptr_t>(c.sendbuf), static_cast<std::uintptr_t>(c.sendcount),
           reinterpret_cast<std::uintptr_t>(c.sendtype), reinterpret_cast<std::uintptr_t>(c.recvbuf),
           static_cast<std::uintptr_t>(c.recvcount), reinterpret_cast<std::uintptr_t>(c.recvtype)};

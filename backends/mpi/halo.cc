@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/predefined.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
@@ -372,14 +373,28 @@ MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std:
   return {};
 }
 
+MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                      std::unique_ptr<Exchange>* out) const {
+  Exchange::Schedule schedule;
+  const MpiStatus s = schedule_for(arrays, types, &schedule);
+  if (s.ok()) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kBlocking, 0, out);
+  free_all(&schedule.owned_types);
+  return s;
+}
+
 MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  // Exchanges are kept by the caller's handles, so only for predefined element types (or the
+  // halo's own duplicate, types empty): a derived type may be freed and its handle come back for
+  // another layout, which a kept exchange would silently misread. Others are built per call.
+  if (!std::all_of(types.begin(), types.end(), predefined_type)) {
+    std::unique_ptr<Exchange> once;
+    const MpiStatus s = build_blocking(arrays, types, &once);
+    return s.ok() ? once->run_once() : s;
+  }
   auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == types; });
   if (it == blocking_.end()) {
-    Exchange::Schedule schedule;
-    MpiStatus s = schedule_for(arrays, types, &schedule);
     std::unique_ptr<Exchange> x;
-    if (s.ok()) s = Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kBlocking, 0, &x);
-    else free_all(&schedule.owned_types);
+    const MpiStatus s = build_blocking(arrays, types, &x);
     if (!s.ok()) return s;
     if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
     blocking_.push_back(Blocking{arrays, types, std::move(x)});

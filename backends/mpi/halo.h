@@ -78,6 +78,8 @@ class HaloContext {
  private:
   HaloContext() = default;
   MpiStatus schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
+  MpiStatus build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                           std::unique_ptr<Exchange>* out) const;
 
   MPI_Comm report_ = MPI_COMM_NULL;
   std::unique_ptr<NeighborhoodComm> nc_;  // owns cartplan's internal communicator
