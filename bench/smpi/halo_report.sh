@@ -8,7 +8,7 @@ cd "$root"
 r=bench/results/smpi
 { echo "# Issue 33 under SMPI: the halo API's auto against every variant"
   echo
-  echo "\`bash bench/smpi/halo_report.sh\` over the runs of \`bash bench/smpi/halo_sweep.sh P\` (each file starts with its"
+  echo "\`bash bench/smpi/halo_report.sh\` over the runs of \`bash bench/smpi/halo_sweep.sh P\` (each raw output starts with its"
   echo "command; wall times in \`scale_log.md\`). Simulated us per exchange, back to back (max over ranks of the mean of"
   echo "4 exchanges after 5 warm-ups and an untimed barrier), \`measured (predicted)\`; the model is the platform's p = 256"
   echo "calibration. Variants: the halo API's auto (persistent), its blocking form, the halo API forced to direct,"
