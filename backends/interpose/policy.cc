@@ -135,8 +135,8 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
   if (nc.options().algo != engine::AlgoChoice::kAuto || nc.options().given_plan)
     return {true, "asked for by the graph's Info (cartplan_algorithm or cartplan_plan)"};
   const engine::CostModel& model = nc.options().model;
-  engine::PredictOptions lowering;  // as the executor lowers (trailers, homes)
-  lowering.lowering = mpi::lower_options(nc.options());
+  engine::PredictOptions lowering;  // as the executor lowers, from what ranks agreed on (the verdict must be the same everywhere)
+  lowering.lowering = mpi::agreed_lower_options(nc.options());
   const double mine = engine::predict(plan, block_bytes, model, nc.grid(), lowering).total_us() +
                       cartplan_fragments(plan, block_bytes, nc.grid()) * model.alpha_us;
   const double theirs = open_mpi_us(nc, model, block_bytes);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <system_error>
 #include <thread>
@@ -18,15 +19,25 @@ constexpr std::size_t kRemembered = 32;
 // long-lived chunks in the program's heap; in such holes Open MPI's libnbc, which grows each
 // call's schedule with realloc, has to copy instead of growing in place, and a passed-through
 // MPI_Ineighbor_* became slower than without the library (docs/dropin.md, "Do no harm").
-// The thread makes no MPI call, so any thread level allows it; where no thread can be
-// created, planning runs here.
+// The thread makes no MPI call (Open MPI runs threads of its own in every process, whatever the
+// thread level); where no thread can be created, planning runs here. An exception thrown by the
+// planning (bad_alloc) reaches the caller as it would without the thread.
 void away_from_program_heap(const std::function<void()>& f) {
+  std::exception_ptr thrown;
   try {
-    std::thread helper(f);
+    std::thread helper([&] {
+      try {
+        f();
+      } catch (...) {
+        thrown = std::current_exception();
+      }
+    });
     helper.join();
   } catch (const std::system_error&) {
     f();
+    return;
   }
+  if (thrown) std::rethrow_exception(thrown);
 }
 
 std::string shape(ir::Op op, Form form, const std::vector<std::int64_t>& block_bytes) {

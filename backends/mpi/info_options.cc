@@ -224,4 +224,11 @@ engine::LowerOptions lower_options(const Options& options) {
   return lo;
 }
 
+engine::LowerOptions agreed_lower_options(const Options& options) {
+  engine::LowerOptions lo;
+  lo.trailer_min_bytes = options.trailer_min_bytes.value_or(openmpi::trailer_min_bytes(options.model));
+  lo.home_max_message_bytes = openmpi::home_max_message_bytes(options.model, lo.trailer_min_bytes);
+  return lo;
+}
+
 }  // namespace cartplan::mpi

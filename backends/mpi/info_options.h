@@ -71,8 +71,15 @@ std::int64_t options_fingerprint(const Options& options);
 
 // The lowering `options` ask for: their struct_min_bytes, and the Info trailer and home
 // thresholds, else the Open MPI profile's for the model (openmpi_profile.h). The executor
-// lowers with it, and the planner predicts with it, so that auto prices what runs.
+// lowers with it.
 engine::LowerOptions lower_options(const Options& options);
+
+// The lowering the planner and the drop-in's verdicts predict with: lower_options without the
+// local keys (struct_min_bytes and the home threshold may differ between ranks, docs/info-keys.md),
+// so that it depends only on what ranks agreed on (the model and the trailer threshold) and every
+// rank picks the same plan. Where a rank sets a local key, it runs a lowering the prediction did
+// not price; what travels is the same.
+engine::LowerOptions agreed_lower_options(const Options& options);
 
 // Every price of the model, in one list (info_options.cc): the description ranks agree on at
 // creation, the options' fingerprint and the plan cache key all change when any of them does.

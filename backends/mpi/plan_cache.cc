@@ -38,7 +38,7 @@ MpiStatus PlanCache::plan_for(ir::Op op, const Options& o, const std::vector<std
   }
   // The model's prices and the lowering's thresholds: predictions depend on both.
   std::vector<double> prices = model_prices(o.model);
-  const engine::LowerOptions lo = lower_options(o);
+  const engine::LowerOptions lo = agreed_lower_options(o);
   for (std::int64_t v : {lo.struct_min_bytes, lo.trailer_min_bytes, lo.home_max_message_bytes}) prices.push_back(static_cast<double>(v));
   const PlanKey key{static_cast<int>(op), static_cast<int>(o.algo), prices,
                     o.dim_order ? *o.dim_order : std::vector<int>{-1}, block_sizes, root,
@@ -73,7 +73,7 @@ engine::PlanOptions PlanCache::planner_options(const Options& o, const std::vect
   po.algo = o.algo;
   po.dim_order = o.dim_order;
   po.model = o.model;
-  po.lowering = lower_options(o);  // as exchange_build.cc lowers: the Info overrides included
+  po.lowering = agreed_lower_options(o);  // every rank must pick the same plan: agreed inputs only
   if (block_sizes.size() == 1) po.block_bytes = block_sizes[0];
   else po.block_sizes = block_sizes;
   po.block_contiguous = contiguous;

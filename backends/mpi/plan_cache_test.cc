@@ -97,6 +97,27 @@ TEST_CASE("the optimizer predicts the lowering that runs: Info's trailer thresho
   CHECK(matched > 0);
 }
 
+TEST_CASE("local lowering keys (struct, homes) change neither the plan nor the predictions: ranks may differ in them") {
+  World w;
+  Options o;
+  Options local = o;
+  local.struct_min_bytes = -1;         // Info cartplan_struct_min_bytes=-1 on this rank only
+  local.home_max_message_bytes = 0;    // Info cartplan_home_max_bytes=0 on this rank only
+  for (std::int64_t bytes : {8, 800, 8000}) {
+    CAPTURE(bytes);
+    CHECK(plan(w, local, bytes) == plan(w, o, bytes));  // the same cache entry: the same plan
+  }
+  const std::vector<std::int64_t> sizes(9, 8000);
+  std::vector<PlanCache::CandidateEntry> here, there;
+  REQUIRE(w.plans.candidate_entries(ir::Op::kAlltoall, o, sizes, {}, &here).ok());
+  REQUIRE(w.plans.candidate_entries(ir::Op::kAlltoall, local, sizes, {}, &there).ok());
+  REQUIRE(here.size() == there.size());  // measuring mode times the same list everywhere
+  for (std::size_t i = 0; i < here.size(); ++i) {
+    CHECK(here[i].name == there[i].name);
+    CHECK(here[i].predicted_us == there[i].predicted_us);
+  }
+}
+
 TEST_CASE("candidates: the model's pick first, distinct plans, within range and bounded") {
   World w;
   Options o;
