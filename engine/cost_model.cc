@@ -16,7 +16,8 @@ std::string price_error(const CostTerm& t, const CostModel& m) {
 std::string cost_model_error(const CostModel& m) {
   for (const CostTerm& t : kCostTerms)
     if (std::string e = price_error(t, m); !e.empty()) return std::string(t.name) + " " + e;
-  if (m.eager_limit_bytes < 0) return "eager_limit_bytes must be an integer >= 0";
+  if (m.eager_limit_bytes < 0 || m.eager_limit_bytes > CostModel::kMaxEagerLimitBytes)
+    return "eager_limit_bytes must be an integer from 0 to 2^40";
   return "";
 }
 

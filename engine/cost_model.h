@@ -44,6 +44,9 @@ struct CostModel {
   // Messages above it take the rendezvous step. Where the built-in value comes from:
   // docs/cost-model.md.
   static constexpr std::int64_t kDefaultEagerLimitBytes = 4064;
+  // The largest eager limit a model may have (1 TiB): thresholds derived from it (limit + 1,
+  // sizes above it) stay far from integer overflow.
+  static constexpr std::int64_t kMaxEagerLimitBytes = std::int64_t{1} << 40;
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
       pipeline_us_per_byte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;

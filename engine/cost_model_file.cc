@@ -56,8 +56,9 @@ Result<CostModel> read_prices(const nlohmann::json& j, bool v1) {
   }
   if (!v1) {
     const char* key = "eager_limit_bytes";
-    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0)
-      return fail(std::string("\"") + key + "\" must be an integer >= 0");
+    if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < 0 ||
+        j[key].get<std::int64_t>() > CostModel::kMaxEagerLimitBytes)
+      return fail(std::string("\"") + key + "\" must be an integer from 0 to 2^40");
     m.eager_limit_bytes = j[key].get<std::int64_t>();
   }
   for (const CostTerm& t : kCostTerms)

@@ -67,6 +67,10 @@ TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezv
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
       "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, "single_copy_us_per_byte": "fast"})")
             .error() == "\"single_copy_us_per_byte\" must be a number");
+  for (const char* limit : {"-1", "1099511627777", "9223372036854775807", "18446744073709551615", "4064.5"})
+    CHECK(parse_cost_model(std::string(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001,
+      "phase_us": 2, "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": )") + limit + "}")
+              .error() == "\"eager_limit_bytes\" must be an integer from 0 to 2^40");
   // The pipeline's per-byte term may be negative, but a pipelined byte never costs less than nothing.
   const std::string head = R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001, "phase_us": 2,
       "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064, )";
@@ -107,7 +111,7 @@ TEST_CASE("bad files are errors naming the problem") {
         "\"phase_us\" must be a number");
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 1, "phase_us": 1,
         "copy_us_per_byte": 0, "rendezvous_us": 0, "eager_limit_bytes": 1.5})")
-            .error() == "\"eager_limit_bytes\" must be an integer >= 0");
+            .error() == "\"eager_limit_bytes\" must be an integer from 0 to 2^40");
   CHECK(load_cost_model("/nonexistent/cm.json").error() ==
         "cannot read '/nonexistent/cm.json': No such file or directory");
   // Read through the bounded reader: an endless file fails quickly instead of filling memory.
