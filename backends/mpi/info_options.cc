@@ -214,18 +214,16 @@ MpiStatus check_given_plan(const Options& o, const engine::Neighborhood& nbh, st
 }
 
 engine::LowerOptions lower_options(const Options& options) {
-  engine::LowerOptions lo;
+  engine::LowerOptions lo = agreed_lower_options(options);
+  // Local (where this rank receives what it receives): the Info keys override the agreed values.
   lo.struct_min_bytes = options.struct_min_bytes;
-  // Not local: the trailer travels, and ranks agreed on the model and this option at init.
-  lo.trailer_min_bytes = options.trailer_min_bytes.value_or(openmpi::trailer_min_bytes(options.model));
-  // Local (where this rank receives what it receives); by default from the model and trailers.
-  lo.home_max_message_bytes =
-      options.home_max_message_bytes.value_or(openmpi::home_max_message_bytes(options.model, lo.trailer_min_bytes));
+  if (options.home_max_message_bytes) lo.home_max_message_bytes = *options.home_max_message_bytes;
   return lo;
 }
 
 engine::LowerOptions agreed_lower_options(const Options& options) {
   engine::LowerOptions lo;
+  // Not local: the trailer travels, and ranks agreed on the model and this option at init.
   lo.trailer_min_bytes = options.trailer_min_bytes.value_or(openmpi::trailer_min_bytes(options.model));
   lo.home_max_message_bytes = openmpi::home_max_message_bytes(options.model, lo.trailer_min_bytes);
   return lo;
