@@ -617,7 +617,7 @@ class Runner {
   // oversubscribed node's scheduling) from favouring whichever variant happens to run first.
   // The shuffle keeps any variant from always following the same one: on an oversubscribed
   // node, ranks that have moved on to a variant that computes before it communicates
-  // (cartplan auto blocking builds its plan per call) hold the cores that ranks still in the
+  // (cartplan auto blocking built its plan per call before its cache keyed derived datatypes) hold the cores that ranks still in the
   // previous exchange need, and with a fixed order that variant always paid (twice its time).
   // v[j].us: the max over ranks of the per-rank median.
   void time_round_robin(std::vector<Variant>& v, const std::vector<std::function<void()>>& exchanges) {

@@ -101,9 +101,10 @@ class Exchange {
   static MpiStatus create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
                                       std::unique_ptr<Exchange>* out);
   // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
-  // call on this communicator when buffers, counts and predefined datatypes are unchanged
-  // (then no argument is checked again and no datatype or message is built). `make` builds
-  // the spec only when needed; `key`, if given, identifies a uniform call without it.
+  // call on this communicator when buffers, counts and datatypes are unchanged (predefined
+  // ones by handle, derived ones by layout once vouched for: exchange_reuse.h,
+  // datatype_layout.h); then no datatype or message is built. `make` builds the spec only
+  // when needed; `key`, if given, identifies a uniform call with predefined datatypes without it.
   static MpiStatus run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* key);
   // A schedule given message by message instead of lowered from an ir::Plan (the halo API,
   // backends/mpi/halo.h): phases of point-to-point messages with fixed arguments and no local
@@ -205,6 +206,8 @@ class Exchange {
   // Realizes the lowered program with addresses and datatypes (exchange_build.cc).
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
+  static MpiStatus build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,
+                                  bool derived, BlockingCache& cache);
   friend class ExchangeBuilder;
   friend class ExchangePool;  // reads pool_key_, call_ and entry_
   // Measuring mode builds its trials here and marks their sizes agreed (exchange_measure.cc).

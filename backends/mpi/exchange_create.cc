@@ -3,7 +3,9 @@
 #include <memory>
 #include <string>
 
+#include "backends/mpi/datatype_layout.h"
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/exchange_reuse.h"
 
 namespace cartplan::mpi {
 
@@ -117,6 +119,38 @@ void Exchange::recycle(std::unique_ptr<Exchange> x) {
   dropped = shared.pool->put(std::move(x));
 }
 
+// Settles a blocking call and, unless it reuses the cached exchange for the plan agreed,
+// builds a new one into the cache. With derived datatypes the exchange owns duplicates of them
+// (with_own_types): it is reused for any datatypes of the same layouts, whatever their handles,
+// and the program may free the ones it was built with.
+MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,
+                                   bool derived, BlockingCache& cache) {
+  Settlement agreed;
+  MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
+  if (!s.ok()) return s;
+  if (!reuse || cache.exchange->entry_ != agreed.entry) {
+    cache.exchange.reset();
+    ExchangeSpec own;
+    std::vector<MPI_Datatype> owned;
+    if (derived) s = with_own_types(spec, &own, &owned);
+    if (s.ok()) s = build(nc, derived ? own : spec, options, agreed, Lanes::blocking_lane(), &cache.exchange);
+    if (cache.exchange) {
+      cache.exchange->owned_types_.insert(cache.exchange->owned_types_.end(), owned.begin(), owned.end());
+    } else {
+      for (MPI_Datatype& t : owned) MPI_Type_free(&t);
+    }
+  }
+  // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
+  // can differ there): the collectives must match.
+  if (agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+  if (!s.ok()) {
+    cache.exchange.reset();
+    return s;
+  }
+  cache.exchange->kind_ = Kind::kBlocking;
+  return {};
+}
+
 MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
   std::shared_ptr<BlockingCache>& slot = nc.blocking_cache();
   if (!slot) slot = std::make_shared<BlockingCache>();  // once per communicator
@@ -125,38 +159,31 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
   // The fast path of a repeated uniform call: the same few words as the call the cached
   // exchange was built (and checked) for, whose datatypes were predefined.
   const bool same_call = cache.repeats(call) && !options.check_collective;
+  DerivedTypes derived;
   if (!same_call) {
     const ExchangeSpec spec = make();
     std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
                                       : spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
-                                          ? reuse_key(nc, spec)
+                                          ? reuse_key(nc, spec, &derived)
                                           : std::vector<std::uintptr_t>{};
-    // The same buffers, counts and predefined types as a call that was checked and built before:
-    // run it again. In checking mode every call still agrees first (that is the mode's point).
-    const bool reuse = !key.empty() && cache.exchange && cache.key == key;
+    // The same buffers, counts and datatypes (predefined, or derived of the same layouts and
+    // vouched for) as a call that was checked and built before: run it again. In checking mode
+    // every call still agrees first (that is the mode's point).
+    const bool reuse = !key.empty() && derived.unvouched.empty() && cache.exchange && cache.key == key;
     if (!reuse || agrees_every_call(nc, spec, options)) {
-      Settlement agreed;
-      MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
+      MpiStatus s = build_blocking(nc, spec, options, reuse, derived.any, cache);
       if (!s.ok()) return s;
-      if (!reuse || cache.exchange->entry_ != agreed.entry) {
-        cache.exchange.reset();
-        s = build(nc, spec, options, agreed, Lanes::blocking_lane(), &cache.exchange);
-      }
-      // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
-      // can differ there): the collectives must match.
-      if (agrees_every_call(nc, spec, options)) s = confirm(nc, s);
-      if (!s.ok()) {
-        cache.exchange.reset();
-        return s;
-      }
-      cache.exchange->kind_ = Kind::kBlocking;
     }
     cache.key = std::move(key);
     cache.call.reset();
-    if (call && !cache.key.empty()) cache.call = *call;
+    if (call && !cache.key.empty() && !derived.any) cache.call = *call;
   }
   MpiStatus s = cache.exchange->run_once();
-  // Derived datatypes may be freed after the call, and a failed exchange is not reused.
+  // This call's derived datatypes passed MPI's checks (committed, valid) in an exchange built
+  // for them: a later call may reuse the exchange for them. (A failed vouch only costs a rebuild.)
+  if (s.ok())
+    for (const auto& [type, id] : derived.unvouched) (void)vouch_layout(type, id);
+  // A failed exchange is not reused.
   if (cache.key.empty() || !s.ok()) cache.forget();
   return s;
 }

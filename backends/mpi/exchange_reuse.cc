@@ -2,6 +2,9 @@
 // cache (exchange_reuse.h). Exchange::recycle and Exchange::create_* use them.
 #include "backends/mpi/exchange_reuse.h"
 
+#include <map>
+
+#include "backends/mpi/datatype_layout.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/predefined.h"
 
@@ -16,32 +19,59 @@ bool predefined_op(MPI_Op op) {
   return false;
 }
 
-// Appends a used block (address, count, datatype) to `key`; false when its datatype is not
-// predefined. `last_named`: the last datatype found predefined (most blocks share one).
-inline bool add_block(const BlockSpec& b, MPI_Datatype* last_named, std::vector<std::uintptr_t>* key) {
-  if (b.count > 0 && b.type != *last_named) {
-    if (!predefined_type(b.type)) return false;
-    *last_named = b.type;
+// The words that key a datatype: its handle for a predefined one or MPI_DATATYPE_NULL (kind
+// 0), its layout id for a derived one (kind 1, `derived` only). False: not reusable.
+bool type_words(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, std::uintptr_t* kind) {
+  *word = reinterpret_cast<std::uintptr_t>(type);
+  *kind = 0;
+  if (type == MPI_DATATYPE_NULL || predefined_type(type)) return true;  // as cheap as before for predefined ones
+  if (!derived) return false;
+  std::uint64_t id = vouched_layout(type);  // one attribute lookup when vouched
+  if (id == 0) {
+    if (!layout_id(type, &id).ok()) return false;
+    derived->unvouched.emplace_back(type, id);
+  }
+  derived->any = true;
+  *word = static_cast<std::uintptr_t>(id);
+  *kind = 1;
+  return true;
+}
+
+// The last datatype keyed and its words: most calls use one datatype for many blocks.
+struct TypeMemo {
+  bool set = false;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::uintptr_t word = 0, kind = 0;
+};
+
+// Appends a used block (address, count, datatype words) to `key`; false when its datatype
+// cannot be keyed. Also at count 0: an exchange may still name the datatype in its messages.
+inline bool add_block(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+  if (!memo->set || b.type != memo->type) {
+    if (!type_words(b.type, derived, &memo->word, &memo->kind)) return false;
+    memo->set = true;
+    memo->type = b.type;
   }
   key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));
   key->push_back(static_cast<std::uintptr_t>(b.count));
-  key->push_back(reinterpret_cast<std::uintptr_t>(b.type));
+  key->push_back(memo->word);
+  key->push_back(memo->kind);
   return true;
 }
 
 }  // namespace
 
-std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec) {
+std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};
-  key.reserve(1 + 3 * (spec.send.size() + spec.recv.size()));
-  MPI_Datatype last_named = MPI_DATATYPE_NULL;
+  key.reserve(1 + 4 * (spec.send.size() + spec.recv.size()));
+  TypeMemo memo;
   const bool gather = spec.op == ir::Op::kAllgather;
   auto add = [&](const BlockSpec& b, bool used) {
     if (!used) {
       key.push_back(0);
       return true;
     }
-    return add_block(b, &last_named, &key);
+    return add_block(b, &memo, derived, &key);
   };
   for (std::size_t i = 0; i < spec.send.size(); ++i)
     if (!add(spec.send[i], gather || nc.has_target(static_cast<int>(i)))) return {};
@@ -56,8 +86,8 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
   if (!spec.invalid.ok() || !predefined_op(spec.reduce_op)) return {};
   std::vector<std::uintptr_t> key{100 + static_cast<std::uintptr_t>(spec.op), static_cast<std::uintptr_t>(spec.root + 1),
                                   reinterpret_cast<std::uintptr_t>(spec.reduce_op)};
-  MPI_Datatype last_named = MPI_DATATYPE_NULL;
-  auto add = [&](const BlockSpec& b) { return add_block(b, &last_named, &key); };
+  TypeMemo memo;
+  auto add = [&](const BlockSpec& b) { return add_block(b, &memo, nullptr, &key); };
   if (!add(spec.unit)) return {};
   for (const BlockSpec& b : spec.send)
     if (!add(b)) return {};
@@ -66,6 +96,22 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
     key.push_back(spec.recv_user[j]);
   }
   return key;
+}
+
+MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vector<MPI_Datatype>* owned) {
+  *out = spec;
+  std::map<MPI_Datatype, MPI_Datatype> dups;  // a datatype used by several blocks is duplicated once
+  for (std::vector<BlockSpec>* side : {&out->send, &out->recv})
+    for (BlockSpec& b : *side) {
+      if (b.type == MPI_DATATYPE_NULL || predefined_type(b.type)) continue;
+      auto [it, added] = dups.emplace(b.type, MPI_DATATYPE_NULL);
+      if (added) {
+        CARTPLAN_MPI_CALL(MPI_Type_dup(b.type, &it->second));
+        owned->push_back(it->second);
+      }
+      b.type = it->second;
+    }
+  return {};
 }
 
 ExchangePool::ExchangePool() = default;

@@ -1,7 +1,8 @@
 // Reuse of built exchanges: the keys a call's exchange is bound to, the pool of completed
 // non-blocking exchanges of a communicator, and the cache of its last blocking exchange. A
-// repeated call with the same buffers, counts and predefined datatypes runs an exchange built
-// before instead of building datatypes and staging again.
+// repeated call with the same buffers, counts and datatypes (the non-blocking pool: predefined
+// ones only; the blocking cache: derived ones too, by layout) runs an exchange built before
+// instead of building datatypes and staging again.
 //
 //   std::vector<std::uintptr_t> key = reuse_key(nc, spec);   // empty: not reusable
 //   PoolLock lock(*nc.shared());
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "backends/mpi/exchange_spec.h"
@@ -22,11 +24,26 @@ namespace cartplan::mpi {
 
 class Exchange;
 
+// The derived datatypes of a call keyed by layout (reuse_key with `derived`).
+struct DerivedTypes {
+  bool any = false;  // some block of the call has a derived datatype
+  // Those without a vouch (datatype_layout.h) and their layout ids: a call with any of them
+  // builds its exchange again, and vouches for them once it succeeded.
+  std::vector<std::pair<MPI_Datatype, std::uint64_t>> unvouched;
+};
+
 // What a blocking or non-blocking call's exchange is bound to: the op, and addresses, counts
-// and datatypes of the blocks this rank uses. Empty when a datatype is derived: a freed handle
-// can come back for a different layout, so only calls with predefined datatypes (whose handles
-// never change meaning) are reused.
-std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec);
+// and datatypes of the blocks this rank uses. A freed datatype handle can come back for a
+// different layout, so a predefined datatype is keyed by its handle (it never changes
+// meaning) and a derived one, with `derived` only, by its layout id (datatype_layout.h); with
+// `derived` null a derived datatype makes the key empty (not reusable). Empty also for
+// MPI_DATATYPE_NULL or a datatype whose layout cannot be read.
+std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived = nullptr);
+// `spec` with every derived datatype replaced by a duplicate (MPI_Type_dup) appended to
+// `owned`, which the caller frees (an exchange: in owned_types_). An exchange reused for
+// datatypes of the same layout must not depend on the handles it was built with, which the
+// program may have freed since.
+MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vector<MPI_Datatype>* owned);
 // The same for reductions and rooted ops (extended_op): also the root and the op, which must be
 // predefined; empty for invalid arguments.
 std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);
@@ -60,7 +77,9 @@ struct BlockingCache {
   BlockingCache();
   ~BlockingCache();
   std::vector<std::uintptr_t> key;  // reuse_key of the call; empty: not to be reused
-  std::optional<CallKey> call;      // set when the exchange was built from a call with this key
+  // Set when the exchange was built from a call with this key and only predefined datatypes
+  // (raw handles of derived ones say nothing about their layout).
+  std::optional<CallKey> call;
   std::unique_ptr<Exchange> exchange;
   // Whether `c` names the same buffers, counts and datatypes as the call the cached exchange
   // was built and checked for (then nothing needs to be looked at again).
