@@ -6,10 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include <unistd.h>
-
 #include "backends/interpose/cart_records.h"
 #include "backends/interpose/policy.h"
+#include "backends/mpi/oversubscribed.h"
 #include "engine/cost_model_locate.h"
 #include "engine/neighborhood.h"
 #include "ir/parse_number.h"
@@ -283,14 +282,9 @@ Local local_facts(MPI_Comm comm, int p) {
   Result<engine::LocatedModel> found = engine::locate_cost_model(std::nullopt, p, std::getenv);
   if (found) l.base.model = found->model;
   else l.model_error = found.error();
-  MPI_Comm node = MPI_COMM_NULL;
-  int on_node = 1;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    PMPI_Comm_size(node, &on_node);
-    PMPI_Comm_free(&node);
-  }
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores > 0 && on_node > cores) l.per_core_milli = static_cast<std::int64_t>(on_node) * 1000 / cores;
+  int on_node = 1, cores = 1;  // the cores the node's processes may use (affinity), as the native API counts them
+  if (mpi::node_load(comm, &on_node, &cores) == MPI_SUCCESS && on_node > cores)
+    l.per_core_milli = static_cast<std::int64_t>(on_node) * 1000 / cores;
   return l;
 }
 
