@@ -360,8 +360,8 @@ int Cart_request_algorithm(Cart_Request request, int* combining);
  * Errors: MPI_ERR_REQUEST for a NULL request, MPI_ERR_ARG for json NULL. Such a file can be
  * given back with the Info key cartplan_plan. The environment variable
  * CARTPLAN_DUMP_PLANS=DIR writes every new plan a process runs to DIR once, as
- * cartplan-OP-ALGORITHM-FINGERPRINT.json (the fingerprint is a hash of the text); a call that
- * cannot write there fails with MPI_ERR_IO. */
+ * cartplan-OP-ALGORITHM-FINGERPRINT.json (the fingerprint is a hash of the text); a process
+ * that cannot write there says so once on stderr and runs its calls as without the variable. */
 int Cart_request_plan(Cart_Request request, char** json);
 /* The program a request runs on this rank: the plan lowered for this rank's buffers (peers,
  * messages over byte segments, packing, staging, local copies), as the JSON of

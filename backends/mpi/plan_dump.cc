@@ -48,10 +48,17 @@ Result<std::string> dump_plan(const std::string& dir, const ir::Plan& plan) {
   return path;
 }
 
-Result<std::string> dump_plan_if_requested(const ir::Plan& plan) {
+std::string dump_plan_if_requested(const ir::Plan& plan) {
   const char* dir = std::getenv("CARTPLAN_DUMP_PLANS");
   if (!dir || !*dir) return std::string();
-  return dump_plan(dir, plan);
+  Result<std::string> written = dump_plan(dir, plan);
+  if (written) return *written;
+  static std::once_flag reported;
+  std::call_once(reported, [&] {
+    std::fprintf(stderr, "cartplan: %s (this process dumps no plan it cannot write; the run goes on)\n",
+                 written.error().c_str());
+  });
+  return std::string();
 }
 
 }  // namespace cartplan::mpi

@@ -2,7 +2,7 @@
 // DIR once per process, under a name derived from its content, so that a user can inspect
 // what a production run did. MPI-free: only files and the canonical JSON printer.
 //
-//   Result<std::string> written = dump_plan_if_requested(plan);  // "" when nothing was written
+//   std::string written = dump_plan_if_requested(plan);  // "" when nothing was written
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,11 @@ std::string dump_file_name(const ir::Plan& plan, const std::string& canonical_js
 // the directory (missing, not writable).
 Result<std::string> dump_plan(const std::string& dir, const ir::Plan& plan);
 
-// dump_plan into $CARTPLAN_DUMP_PLANS when that variable is set and not empty; else "".
-Result<std::string> dump_plan_if_requested(const ir::Plan& plan);
+// dump_plan into $CARTPLAN_DUMP_PLANS when that variable is set and not empty. A dump is a
+// debugging aid local to this process, so a failure never reaches the caller: what a rank does
+// collectively must not depend on its file system (a call that failed, or a drop-in verdict that
+// passed through, on one rank only would leave its peers waiting). The first failure of the
+// process is reported on stderr, once; later ones silently. Returns the path written, or "".
+std::string dump_plan_if_requested(const ir::Plan& plan);
 
 }  // namespace cartplan::mpi
