@@ -65,16 +65,17 @@ double open_mpi_us(const mpi::NeighborhoodComm& nc, const engine::CostModel& mod
   return us;
 }
 
-// The fragments of cartplan's plan: the sends above the inline limit in the program of a process
-// with all its neighbours (engine/bind.h, bind_representative), each with its round's weight
-// (the share of processes that send it on a mesh). Every round has a peer of its own there, so
-// no fast box fills up with several of them. Rank-independent, like every input of the rule.
-double cartplan_fragments(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const engine::Grid& grid) {
+}  // namespace
+
+// The program of a process with all its neighbours (engine/bind.h, bind_representative): every
+// round has a peer of its own there, so no fast box fills up with several of them.
+double cartplan_fragments(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const engine::Grid& grid,
+                          const engine::LowerOptions& lowering) {
   const std::vector<std::int64_t> sizes =
       ir::blocks_have_own_shape(plan.op()) ? block_bytes : std::vector<std::int64_t>{block_bytes.at(0)};
   Result<engine::BoundPlan> rep = engine::bind_representative(plan, grid, sizes);
   if (!rep) return 0;
-  Result<engine::Program> program = engine::lower(plan, *rep, engine::contiguous_layout(plan, *rep));
+  Result<engine::Program> program = engine::lower(plan, *rep, engine::contiguous_layout(plan, *rep), lowering);
   if (!program) return 0;
   const std::vector<std::vector<double>> weights = engine::round_weights(plan, grid);
   double n = 0;
@@ -83,8 +84,6 @@ double cartplan_fragments(const ir::Plan& plan, const std::vector<std::int64_t>&
       if (!m.recv && m.bytes > kInlineLimitBytes) n += weights[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)];
   return n;
 }
-
-}  // namespace
 
 const char* form_name(Form form) {
   switch (form) {
@@ -138,7 +137,7 @@ Verdict judge(const mpi::NeighborhoodComm& nc, const ir::Plan& plan, const std::
   engine::PredictOptions lowering;  // as the executor lowers, from what ranks agreed on (the verdict must be the same everywhere)
   lowering.lowering = mpi::agreed_lower_options(nc.options());
   const double mine = engine::predict(plan, block_bytes, model, nc.grid(), lowering).total_us() +
-                      cartplan_fragments(plan, block_bytes, nc.grid()) * model.alpha_us;
+                      cartplan_fragments(plan, block_bytes, nc.grid(), lowering.lowering) * model.alpha_us;
   const double theirs = open_mpi_us(nc, model, block_bytes);
   const double overhead = overhead_messages(form) * model.alpha_us;
   const double completion = completion_us(form, per_core);

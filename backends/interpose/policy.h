@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "backends/mpi/neighborhood_comm.h"
+#include "engine/grid.h"
+#include "engine/lower.h"
 #include "ir/plan.h"
 
 namespace cartplan::interpose {
@@ -77,6 +79,14 @@ struct Verdict {
   bool accelerate = false;
   std::string why;
 };
+
+// How many of the messages of cartplan's `plan` Open MPI sends as fragments (above the fast
+// box's inline limit) in the program of a process with all its neighbours, each weighted by the
+// share of processes that send it on a mesh; rank-independent. `lowering` must be the one the
+// verdict predicts with and the executor agrees on (mpi::agreed_lower_options of the
+// communicator's options): a trailer byte can push a message over the limit.
+double cartplan_fragments(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const engine::Grid& grid,
+                          const engine::LowerOptions& lowering);
 
 // The decision for one call shape: `plan` is what cartplan would run (auto's pick, or the
 // forced plan), `block_bytes` one size or one per block, `per_core` as agreed at detection.
