@@ -1,6 +1,9 @@
 // Remembering and reporting the do-no-harm verdicts per call shape.
 #include "backends/interpose/verdicts.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -22,8 +25,18 @@ constexpr std::size_t kRemembered = 32;
 // The thread makes no MPI call (Open MPI runs threads of its own in every process, whatever the
 // thread level); where no thread can be created, planning runs here. An exception thrown by the
 // planning (bad_alloc) reaches the caller as it would without the thread.
+//
+// The helper blocks every signal: a process-directed signal (SIGINT, SIGTERM, SIGALRM, a
+// profiler's SIGPROF, a checkpointer's SIGUSR1) goes to any thread that does not block it, and
+// the program's handlers expect to run on the program's own threads (a handler that reads
+// thread-local state, a sigwait thread that never sees its signal, a handler that longjmps).
+// A new thread inherits its creator's mask, so the mask is set around the creation only and
+// the program's thread gets its own back at once.
 void away_from_program_heap(const std::function<void()>& f) {
   std::exception_ptr thrown;
+  sigset_t all, program;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &program);
   try {
     std::thread helper([&] {
       try {
@@ -32,8 +45,10 @@ void away_from_program_heap(const std::function<void()>& f) {
         thrown = std::current_exception();
       }
     });
+    pthread_sigmask(SIG_SETMASK, &program, nullptr);
     helper.join();
   } catch (const std::system_error&) {
+    pthread_sigmask(SIG_SETMASK, &program, nullptr);
     f();
     return;
   }
