@@ -75,25 +75,8 @@ void native_calls(Harness& h) {
 // process is a neighbour several times, MPI matches its messages in order: block i still comes
 // from sources[i]'s block i), accelerated on every rank.
 void dropin_calls(Harness& h) {
-  int dims[2] = {0, 0};
-  MPI_Dims_create(h.size, 2, dims);
-  const int x = h.rank / dims[1], y = h.rank % dims[1];
-  auto at = [&](int dx, int dy) { return ((x + dx + dims[0]) % dims[0]) * dims[1] + (y + dy + dims[1]) % dims[1]; };
-  std::vector<int> sources, dests;
-  for (int dx = -1; dx <= 1; ++dx)
-    for (int dy = -1; dy <= 1; ++dy)
-      if (dx || dy) {
-        dests.push_back(at(dx, dy));
-        sources.push_back(at(-dx, -dy));
-      }
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_dims", (std::to_string(dims[0]) + "," + std::to_string(dims[1])).c_str());
-  MPI_Info_set(info, "cartplan_periods", "1,1");
-  MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 8, sources.data(), MPI_UNWEIGHTED, 8, dests.data(), MPI_UNWEIGHTED, info, 0,
-                                 &graph);
-  MPI_Info_free(&info);
+  std::vector<int> sources;
+  MPI_Comm graph = cartplan::mpitest::open_moore_graph(h.rank, h.size, &sources);
   const int t = 8, c = 3;
   std::vector<int> send(t * c), recv(t * c, -1);
   for (int i = 0; i < t; ++i)

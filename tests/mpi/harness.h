@@ -80,4 +80,31 @@ inline MPI_Comm open_cart(int d, const std::vector<int>& dims, const std::vector
   return cart;
 }
 
+// A distributed graph over MPI_COMM_WORLD of the periodic 2-D Moore torus (grid from
+// MPI_Dims_create, named to the drop-in by the Info hints cartplan_dims / cartplan_periods), as
+// a plain MPI program builds it; *sources: the source of each of the 8 blocks, in order.
+inline MPI_Comm open_moore_graph(int rank, int size, std::vector<int>* sources) {
+  int dims[2] = {0, 0};
+  MPI_Dims_create(size, 2, dims);
+  const int x = rank / dims[1], y = rank % dims[1];
+  auto at = [&](int dx, int dy) { return ((x + dx + dims[0]) % dims[0]) * dims[1] + (y + dy + dims[1]) % dims[1]; };
+  std::vector<int> dests;
+  sources->clear();
+  for (int dx = -1; dx <= 1; ++dx)
+    for (int dy = -1; dy <= 1; ++dy)
+      if (dx || dy) {
+        dests.push_back(at(dx, dy));
+        sources->push_back(at(-dx, -dy));
+      }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_dims", (std::to_string(dims[0]) + "," + std::to_string(dims[1])).c_str());
+  MPI_Info_set(info, "cartplan_periods", "1,1");
+  MPI_Comm graph = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 8, sources->data(), MPI_UNWEIGHTED, 8, dests.data(), MPI_UNWEIGHTED, info, 0,
+                                 &graph);
+  MPI_Info_free(&info);
+  return graph;
+}
+
 }  // namespace cartplan::mpitest
