@@ -7,6 +7,7 @@
 // themselves (datatype_layout.h) are checked under a reused handle value.
 #include <mpi.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,18 @@ extern "C" int MPI_Type_dup(MPI_Datatype type, MPI_Datatype* out) {
 namespace {
 
 using cartplan::mpitest::Harness;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kQuarantine = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kQuarantine = true;
+#else
+constexpr bool kQuarantine = false;
+#endif
+#else
+constexpr bool kQuarantine = false;
+#endif
 
 constexpr int kElems = 4;    // elements per block
 constexpr int kSpacing = 100;  // block i of a send buffer starts at element kSpacing * i
@@ -159,8 +172,12 @@ void same_handle_case(Harness& h) {
     else others.push_back(t);
   }
   for (MPI_Datatype& t : others) MPI_Type_free(&t);
-  h.check(b != MPI_DATATYPE_NULL, "the allocator gave the freed handle value to a new datatype");
-  if (b == MPI_DATATYPE_NULL) return;
+  // AddressSanitizer keeps freed memory in quarantine: there the value does not come back.
+  h.check(b != MPI_DATATYPE_NULL || kQuarantine, "the allocator gave the freed handle value to a new datatype");
+  if (b == MPI_DATATYPE_NULL) {
+    if (h.rank == 0) std::printf("derived_reuse_test: the freed handle value did not come back (ASan); case skipped\n");
+    return;
+  }
   h.check(cartplan::mpi::vouched_layout(b) == 0, "a new datatype under a freed handle carries no vouch");
   h.check(cartplan::mpi::layout_id(b, &b_id).ok() && b_id != a_id, "another layout has another id");
   MPI_Datatype c = strided(2);
