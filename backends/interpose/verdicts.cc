@@ -32,26 +32,40 @@ constexpr std::size_t kRemembered = 32;
 // thread-local state, a sigwait thread that never sees its signal, a handler that longjmps).
 // A new thread inherits its creator's mask, so the mask is set around the creation only and
 // the program's thread gets its own back at once.
+// Blocks every signal while it lives and restores the creator's mask when it goes, on every
+// path out (a thread that cannot be created, a bad_alloc from std::thread's constructor).
+class SignalsBlocked {
+ public:
+  SignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &program_);
+  }
+  ~SignalsBlocked() { pthread_sigmask(SIG_SETMASK, &program_, nullptr); }
+  SignalsBlocked(const SignalsBlocked&) = delete;
+  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+
+ private:
+  sigset_t program_;
+};
+
 void away_from_program_heap(const std::function<void()>& f) {
   std::exception_ptr thrown;
-  sigset_t all, program;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &program);
+  std::thread helper;
   try {
-    std::thread helper([&] {
+    SignalsBlocked during_creation;
+    helper = std::thread([&] {
       try {
         f();
       } catch (...) {
         thrown = std::current_exception();
       }
     });
-    pthread_sigmask(SIG_SETMASK, &program, nullptr);
-    helper.join();
   } catch (const std::system_error&) {
-    pthread_sigmask(SIG_SETMASK, &program, nullptr);
     f();
     return;
   }
+  helper.join();
   if (thrown) std::rethrow_exception(thrown);
 }
 

@@ -12,14 +12,20 @@ namespace cartplan::mpi {
 
 namespace {
 
-// Every layout this process has seen, by its canonical words; ids count from 1. It grows with
-// the number of distinct layouts, not with the number of datatypes.
+// At most this many layouts are interned. A program that builds a new layout every step (an
+// hindexed type of moving particles) would otherwise grow the table for the life of the process;
+// past the bound, new layouts get no id and their calls build as they did before the cache.
+constexpr std::size_t kMaxLayouts = std::size_t{1} << 14;
+
+// Every layout this process has seen, by its canonical words; ids count from 1; 0: a new layout
+// once the table is full.
 std::uint64_t intern(const std::vector<std::int64_t>& words) {
   static std::mutex mutex;
   static std::map<std::vector<std::int64_t>, std::uint64_t> ids;
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, added] = ids.emplace(words, ids.size() + 1);
-  return it->second;
+  if (auto it = ids.find(words); it != ids.end()) return it->second;
+  if (ids.size() >= kMaxLayouts) return 0;
+  return ids.emplace(words, ids.size() + 1).first->second;
 }
 
 // The attribute that carries a vouched layout id. MPI_TYPE_DUP_FN: a duplicate has the same

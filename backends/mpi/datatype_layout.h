@@ -18,7 +18,8 @@ namespace cartplan::mpi {
 // A number for the layout of `type`, the same for every datatype of this process built by the
 // same constructors with the same arguments from types of equal layout (MPI_Type_dup is
 // transparent), and different for any other. Read recursively with MPI_Type_get_envelope and
-// MPI_Type_get_contents; not cached, so it costs a walk of the type's construction.
+// MPI_Type_get_contents; not cached, so it costs a walk of the type's construction. 0: a new
+// layout after the process has interned its bound of layouts (datatype_layout.cc); not keyable.
 MpiStatus layout_id(MPI_Datatype type, std::uint64_t* id);
 
 // The layout id of `type` if this very datatype object was vouched for, else 0. A vouch is an

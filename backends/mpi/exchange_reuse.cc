@@ -28,7 +28,7 @@ bool type_words(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, 
   if (!derived) return false;
   std::uint64_t id = vouched_layout(type);  // one attribute lookup when vouched
   if (id == 0) {
-    if (!layout_id(type, &id).ok()) return false;
+    if (!layout_id(type, &id).ok() || id == 0) return false;
     derived->unvouched.emplace_back(type, id);
   }
   derived->any = true;
