@@ -36,8 +36,9 @@ struct DerivedTypes {
 // and datatypes of the blocks this rank uses. A freed datatype handle can come back for a
 // different layout, so a predefined datatype is keyed by its handle (it never changes
 // meaning) and a derived one, with `derived` only, by its layout id (datatype_layout.h); with
-// `derived` null a derived datatype makes the key empty (not reusable). Empty also for
-// MPI_DATATYPE_NULL or a datatype whose layout cannot be read.
+// `derived` null a derived datatype makes the key empty (not reusable). MPI_DATATYPE_NULL is
+// keyed by its handle like a predefined one; empty for a datatype whose layout cannot be read
+// or gets no id (datatype_layout.h).
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived = nullptr);
 // `spec` with every derived datatype replaced by a duplicate (MPI_Type_dup) appended to
 // `owned`, which the caller frees (an exchange: in owned_types_). An exchange reused for
