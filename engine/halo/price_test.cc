@@ -30,7 +30,7 @@ TEST_CASE("dimwise 64x64, ghost 2: four messages in two phases, the ghost volume
   CHECK(c->counts.sends == 4);
   CHECK(c->counts.phases == 2);
   // Every face is above the eager limit (64 x 2 x 8 = 1024 B: no; 68 x 2 x 8 = 1088 B: no).
-  CHECK(c->rendezvous_us == 0);
+  CHECK(c->terms.us(&CostModel::rendezvous_us) == 0);
   CHECK(c->us == doctest::Approx(4 * m.alpha_us + m.beta_us_per_byte * bytes + 2 * m.phase_us));
 }
 
@@ -43,12 +43,12 @@ TEST_CASE("rendezvous above the eager limit; the direct plan sends more messages
   Result<HaloCost> a = price_halo(*dim, m, std::nullopt), b = price_halo(*direct, m, std::nullopt);
   REQUIRE(a);
   REQUIRE(b);
-  CHECK(a->rendezvous_us == 4 * m.rendezvous_us);  // faces of 256 x 3 x 8 bytes
-  CHECK(b->rendezvous_us == 4 * m.rendezvous_us);
+  CHECK(a->terms.us(&CostModel::rendezvous_us) == 4 * m.rendezvous_us);  // faces of 256 x 3 x 8 bytes
+  CHECK(b->terms.us(&CostModel::rendezvous_us) == 4 * m.rendezvous_us);
   CHECK(b->counts.sends == 8);
   CHECK(a->counts.sent_bytes == b->counts.sent_bytes);
   CHECK(a->us < b->us);
-  CHECK(explain(*a, m).find("messages 4 x 1 = 4.000") == 0);
+  CHECK(explain(*a, m).find("messages 4 x 1.000 = 4.000") == 0);
 }
 
 TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
@@ -67,6 +67,26 @@ TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
   CHECK(c->counts.sends == 0);
   CHECK(c->counts.self_bytes == (10 * 10 - 64) * 8);
   CHECK(c->us == doctest::Approx(CostModel{}.copy_us_per_byte * (10 * 10 - 64) * 8));
+}
+
+TEST_CASE("each phase's largest message: the dimwise plan's extended faces follow each other, direct's go side by side") {
+  Result<HaloBinder> dim = HaloBinder::create(plan_halo_dimwise(moore2(64, 1), {0, 1}));
+  Result<HaloBinder> direct = HaloBinder::create(plan_halo_direct(moore2(64, 1)));
+  REQUIRE(dim);
+  REQUIRE(direct);
+  CostModel m;
+  Result<HaloCost> a = price_halo(*dim, m, std::nullopt), b = price_halo(*direct, m, std::nullopt);
+  REQUIRE(a);
+  REQUIRE(b);
+  // Phase 0: faces of 64 x 1 x 8 bytes; phase 1: faces extended over the ghost layer, 66 x 8.
+  CHECK(a->terms.counts.phase_max_bytes == 64 * 8 + 66 * 8);
+  CHECK(b->terms.counts.phase_max_bytes == 64 * 8);
+  CHECK(a->terms.us(&CostModel::phase_max_us_per_byte) == 0);  // the built-in price
+  const double before = a->us;
+  m.phase_max_us_per_byte = 0.001;
+  a = price_halo(*dim, m, std::nullopt);
+  REQUIRE(a);
+  CHECK(a->us == doctest::Approx(before + 0.001 * (64 + 66) * 8));
 }
 
 }  // namespace cartplan::engine::halo
