@@ -6,9 +6,14 @@ log-round), auto's pick with the model as calibrated against its pick with the t
 model_replay.py asks it). Where the two picks differ and both were measured, the term helps if
 the calibrated pick ran faster by more than NOISE, hurts if slower by more, else a tie.
 
-Usage: term_evidence.py --cartplan BIN [--list] [--terms T,T,..]
+Usage: term_evidence.py --cartplan BIN [--list] [--terms T,T,..] [--set NAME=PRICE,..] [--smpi-only]
   (BIN prints the model line of the term table, commit 10d961f on; a term the binary no longer
   has changes nothing: replay dropped terms with a build from before their drop)
+  --set: price NAME at PRICE in every model first (a term that calibrations do not carry yet,
+  e.g. --set phase_max_us_per_byte=0.002 --terms phase_max_us_per_byte: with it against without).
+  --smpi-only: the SMPI sweeps alone. Points of a sweep table that a later table (in name order)
+  times again count once, with the later times (sweep_p256_b2b.md's back-to-back rows replace
+  sweep_p256.md's sync rows of the same points).
 Prints one line per term: points compared, picks changed, helps, hurts, ties, unmeasured, and
 the summed measured time of the picks with and without the term (changed points only)."""
 import argparse
@@ -32,6 +37,7 @@ TERMS = {
     "pipeline_us(+per_byte)": ["pipeline_us", "pipeline_us_per_byte"],
     "segment_us": ["segment_us"],
     "scatter_us_per_byte": ["scatter_us_per_byte"],
+    "phase_max_us_per_byte": ["phase_max_us_per_byte"],
     # Not zero but merged: struct messages above the limit priced as the single-copy ones.
     "pipeline as rendezvous": ["pipeline_us=rendezvous_us", "pipeline_us_per_byte=single_copy_us_per_byte"],
 }
@@ -95,6 +101,24 @@ def smpi_points():
     return out
 
 
+def with_prices(points, assignments, tmp):
+    """`points` with every model replaced by a copy that sets the NAME=PRICE `assignments`."""
+    if not assignments:
+        return points
+    copies, out = {}, {}
+    for key, measured in points.items():
+        model = key[0]
+        if model not in copies:
+            with open(model) as f:
+                j = json.load(f)
+            j.update({a.split("=")[0]: float(a.split("=")[1]) for a in assignments})
+            copies[model] = os.path.join(tmp, "set." + os.path.basename(model))
+            with open(copies[model], "w") as f:
+                json.dump(j, f)
+        out[(copies[model],) + key[1:]] = measured
+    return out
+
+
 def pick(cartplan, model_path, dims, stencil, op, m, cache):
     key = (model_path, dims, stencil, op, m)
     if key not in cache:
@@ -155,10 +179,13 @@ def main():
     ap.add_argument("--cartplan", required=True)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--terms", default=",".join(TERMS))
+    ap.add_argument("--set", default="")
+    ap.add_argument("--smpi-only", action="store_true")
     a = ap.parse_args()
     cache = {}
     with tempfile.TemporaryDirectory() as tmp:
-        points = {**cpp_points(builtin_model(a.cartplan, tmp)), **smpi_points()}
+        points = {} if a.smpi_only else cpp_points(builtin_model(a.cartplan, tmp))
+        points = with_prices({**points, **smpi_points()}, [x for x in a.set.split(",") if x], tmp)
         rows = [judge(a.cartplan, points, term, tmp, cache, a.list) for term in a.terms.split(",")]
     print("| term | points | term 0 (unchanged) in model | picks changed | helps | hurts | ties | unmeasured | "
           "us with / without (changed) |")
