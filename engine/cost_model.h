@@ -33,8 +33,6 @@ struct Features {
   double pipelined = 0;          // messages above the eager limit that are not (a struct datatype, a
                                  // strided block, a trailer): the library pipelines them
   double pipelined_bytes = 0;    // bytes of those
-  double phase_max_bytes = 0;    // per phase, the bytes of its largest message, summed over phases:
-                                 // the transfers that follow each other on the critical path
 };
 
 // The prices (default-constructed: the built-in ones, kCostTerms' defaults).
@@ -50,7 +48,7 @@ struct CostModel {
   // sizes above it) stay far from integer overflow.
   static constexpr std::int64_t kMaxEagerLimitBytes = std::int64_t{1} << 40;
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
-      pipeline_us_per_byte, phase_max_us_per_byte;
+      pipeline_us_per_byte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;
 
   CostModel();
@@ -83,7 +81,7 @@ struct CostTerm {
 };
 
 // In the order of files, of the agreement's fingerprint and of --explain.
-inline constexpr std::array<CostTerm, 9> kCostTerms = {{
+inline constexpr std::array<CostTerm, 8> kCostTerms = {{
     // per message (a round to another process)
     {"alpha_us", "us", "messages", &CostModel::alpha_us, &Features::messages, 1.0, true},
     // per phase with messages: a phase cannot start before the previous one has arrived
@@ -106,11 +104,6 @@ inline constexpr std::array<CostTerm, 9> kCostTerms = {{
     // the sender's copy with the receiver's, which an eager message cannot)
     {"pipeline_us_per_byte", "us/B", "pipelined", &CostModel::pipeline_us_per_byte, &Features::pipelined_bytes,
      0.0, false, true, nullptr, &CostModel::beta_us_per_byte},
-    // per byte of each phase's largest message, on top of beta: where a network carries a rank's
-    // messages side by side, a phase lasts about as long as its largest transfer, and the next
-    // phase waits for it. 0 in the built-in model and in files without it (calibrations fit it)
-    {"phase_max_us_per_byte", "us/B", "phase-max", &CostModel::phase_max_us_per_byte, &Features::phase_max_bytes, 0.0,
-     false, true},
 }};
 
 // The index in kCostTerms of the term whose price is `price` (a CostModel member of the table).

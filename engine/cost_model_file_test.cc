@@ -39,7 +39,6 @@ TEST_CASE("a version-2 file round-trips every term, extra members kept") {
   m.pipeline_us = 1.75;
   m.pipeline_us_per_byte = -0.000125;  // signed, down to -beta
   m.single_copy_us_per_byte = 0.0000375;
-  m.phase_max_us_per_byte = 0.0015;
   const std::string text = cost_model_to_json(m, R"({"np": 4, "r2": 0.9})");
   CHECK(text.find("\"schema\": \"cartplan.cost_model/2\"") != std::string::npos);
   CHECK(text.find("\"np\": 4") != std::string::npos);
@@ -55,7 +54,6 @@ TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezv
   CHECK(m->pipeline_us == 4.5);
   CHECK(m->pipeline_us_per_byte == 0);
   CHECK(m->single_copy_us_per_byte == CostModel{}.single_copy_us_per_byte);
-  CHECK(m->phase_max_us_per_byte == 0);  // files fitted before the term: it prices nothing
   // The dropped fast-box term's members, in files written before it was dropped: ignored.
   const Result<CostModel> old_file = parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1,
       "beta_us_per_byte": 0.001, "phase_us": 2, "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5,

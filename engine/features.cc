@@ -91,7 +91,6 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       if (m.recv) received[{m.phase, m.round}] = &m;
     }
     bool sends = false;
-    double largest = 0;  // the phase's largest message (with its weight on meshes)
     for (const Message& m : ph.messages) {
       const double w = weight_of(m, weights);
       if (m.recv || w == 0) continue;
@@ -102,7 +101,6 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       const bool contiguous = one_run(m.parts) && (!other || one_run(other->parts));
       const double bytes = static_cast<double>(m.bytes);
       f.wire_bytes += w * bytes;
-      largest = std::max(largest, w * bytes);
       if (m.bytes <= eager_limit_bytes) continue;
       if (contiguous) {
         f.rendezvous += w;
@@ -113,7 +111,6 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       }
     }
     f.phases += sends;
-    f.phase_max_bytes += largest;
   }
   step_weights.sort();
   auto copies = [&](const std::vector<Step>& steps) {

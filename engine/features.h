@@ -8,8 +8,7 @@
 // its message (peer_share in grid.h: 1 on a torus). The program is the representative
 // process's (bind_representative in bind.h: every entry travels), and each message, and each
 // packing or unpacking step of its staging region (or combine of the scratch block it filled),
-// counts with its round's weight: the mean over ranks, the same on every rank. A phase's largest
-// message (phase_max_bytes) is the largest of its messages' weight x bytes.
+// counts with its round's weight: the mean over ranks, the same on every rank.
 //
 //   Result<BoundPlan> rep = bind_representative(plan, grid, sizes);
 //   Result<Program> prog = lower(plan, *rep, contiguous_layout(plan, *rep), options);

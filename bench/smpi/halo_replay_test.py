@@ -2,7 +2,7 @@
 """Tests of halo_replay.py against the real `cartplan halo explain`, on made-up tools/halo output: the
 model's pick is judged by the run's time of the halo API forced to that plan against the best variant,
 the same-message spread compares the variants that send one message per neighbour, and --suffix picks
-another model (one that prices each phase's largest message turns the pick from dimwise to direct)."""
+another model (one that prices phases alone turns the pick from dimwise to direct)."""
 import os
 import subprocess
 import sys
@@ -15,11 +15,11 @@ from test_support import cartplan_binary  # noqa: E402
 
 TIMES = {"cartplan halo API": 10.0, "halo API direct": 5.0, "halo API combining": 9.0, "halo API dimwise": 10.0,
          "cartplan direct": 5.5, "linear Isend/Irecv": 6.0, "hand-written dimwise": 9.5}
-# Linear (1 us per message): dimwise's 4 messages beat direct's 8. Phase-max only: direct's single
-# phase (its largest message one face) beats dimwise's two phases of faces.
+# Linear (1 us per message): dimwise's 4 messages beat direct's 8. Phases alone: direct's single
+# phase beats dimwise's two.
 LINEAR = '{"schema": "cartplan.cost_model/1", "alpha_us": 1.0, "beta_us_per_byte": 0.001}'
-PHASE_MAX = ('{"schema": "cartplan.cost_model/2", "alpha_us": 0, "beta_us_per_byte": 0, "phase_us": 0, '
-             '"copy_us_per_byte": 0, "rendezvous_us": 0, "eager_limit_bytes": 8192, "phase_max_us_per_byte": 0.01}')
+PHASES = ('{"schema": "cartplan.cost_model/2", "alpha_us": 0, "beta_us_per_byte": 0, "phase_us": 1, '
+          '"copy_us_per_byte": 0, "rendezvous_us": 0, "eager_limit_bytes": 8192}')
 
 
 def halo_output(times):
@@ -34,7 +34,7 @@ def halo_output(times):
 class HaloReplayTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
-        for name, text in [("cost_model_torus_p256.json", LINEAR), ("cost_model_torus_p256_pm.json", PHASE_MAX)]:
+        for name, text in [("cost_model_torus_p256.json", LINEAR), ("cost_model_torus_p256_ph.json", PHASES)]:
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
         self.run_file = os.path.join(self.dir, "halo_torus_p64_d2_n64_k1.txt")
@@ -51,8 +51,8 @@ class HaloReplayTest(unittest.TestCase):
         self.assertIn("| 10.00 | halo API direct 5.00 | 2.000 **miss** | 1.20 |", out)
         self.assertIn("within 5 % of the best variant at 0 of 1 runs", out)
 
-    def test_phase_max_model_picks_direct(self):
-        out = self.replay("--suffix", "_pm")
+    def test_phases_model_picks_direct(self):
+        out = self.replay("--suffix", "_ph")
         self.assertIn("| direct (", out)
         self.assertIn("| 5.00 | halo API direct 5.00 | 1.000 | 1.20 |", out)
         self.assertIn("within 5 % of the best variant at 1 of 1 runs", out)

@@ -11,10 +11,8 @@ cd "$root"
 pl=$1 np=$2 n=$3 k=$4 limit=${5:-300}
 d=${DIMS:-3}
 r=bench/results/smpi
-# MODEL_TAG (environment): plan with cost_model_<platform>_p256<TAG>.json and write halo_..._k<HALO><TAG>.txt.
-tag=${MODEL_TAG:-}
-out="$r/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}${tag}.txt"
-model="$r/cost_model_${pl}_p256${tag}.json"
+out="$r/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}.txt"
+model="$r/cost_model_${pl}_p256.json"
 # HALO_BIN_DIR: a directory holding an SMPI build's tools/halo (a sweep builds once; no bazel here).
 if [ -n "${HALO_BIN_DIR:-}" ]; then
   bin="$HALO_BIN_DIR"
@@ -29,5 +27,5 @@ t0=$(date +%s) status=0
   CARTPLAN_COST_MODEL="$model" timeout -k 30 "$limit" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" "${plat[@]}" \
     "$bin/tools/halo" --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters 4 --timing blocks || status=$?
   echo "# wall $(($(date +%s) - t0)) s, exit status $status$([ "$status" = 124 ] && echo ": DID NOT FINISH within $limit s")"; } >"$out" 2>&1
-printf '| %s | halo %s p=%s n=%s k=%s%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$n" "$k" "${tag:+ model $tag}" $(($(date +%s) - t0)) \
+printf '| %s | halo %s p=%s n=%s k=%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$n" "$k" $(($(date +%s) - t0)) \
   "$([ "$status" = 0 ] && echo done || echo "DID NOT FINISH (status $status, limit $limit s)")" >>"$r/scale_log.md"

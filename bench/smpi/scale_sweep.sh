@@ -37,14 +37,8 @@ log="$results/scale_log.md"
 late() { [ -n "${STOP_AT:-}" ] && [ "$(date +%s)" -ge "$STOP_AT" ]; }
 note() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$log"; }
 
-# SMPI_BIN_DIR (environment): a directory holding an SMPI build's bench/calibrate and
-# bench/collective_bench (passed on to sweep.sh; no bazel here).
-if [ -n "${SMPI_BIN_DIR:-}" ]; then
-  bin="$SMPI_BIN_DIR"
-else
-  bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //bench:calibrate //bench:collective_bench
-  bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
-fi
+bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //bench:calibrate //bench:collective_bench
+bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
 python3 bench/smpi/platforms.py "$platform" --np "$np" --out-dir out/smpi/platforms >/dev/null
 plat=(-platform "out/smpi/platforms/${platform}_p${np}.xml" -hostfile "out/smpi/platforms/${platform}_p${np}.hosts")
 model="${model_file:-$results/cost_model_${platform}_p${np}.json}"

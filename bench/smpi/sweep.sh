@@ -38,13 +38,8 @@ if [ -z "$model" ]; then
 fi
 [ "$model" = builtin ] || [ -f "$model" ] || { echo "sweep.sh: --model $model does not exist" >&2; exit 2; }
 
-# SMPI_BIN_DIR (environment): a directory holding an SMPI build's bench/collective_bench (no bazel here).
-if [ -n "${SMPI_BIN_DIR:-}" ]; then
-  bin="$SMPI_BIN_DIR"
-else
-  bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //bench:collective_bench
-  bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
-fi
+bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //bench:collective_bench
+bin="$(bazel info --config=smpi bazel-bin 2>/dev/null)"
 plat="$root/out/smpi/platforms"
 mkdir -p "$plat" "$(dirname "$out")"
 python3 bench/smpi/platforms.py "$platform" --np "$np" --out-dir "$plat" >/dev/null

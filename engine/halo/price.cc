@@ -1,8 +1,6 @@
 // Pricing halo programs through the cost model's term table.
 #include "engine/halo/price.h"
 
-#include <algorithm>
-
 namespace cartplan::engine::halo {
 
 namespace {
@@ -40,15 +38,9 @@ Features halo_features(const HaloProgram& program, std::int64_t eager_limit_byte
   f.phases = n.phases;
   f.wire_bytes = static_cast<double>(n.sent_bytes);
   f.copy_bytes = static_cast<double>(n.self_bytes);
-  for (const HaloPhaseProgram& ph : program.phases) {
-    std::int64_t largest = 0;
-    for (const HaloTransfer& t : ph.sends) {
-      if (t.peer == program.rank) continue;
-      largest = std::max(largest, t.cells * e);
-      if (t.cells * e > eager_limit_bytes) f.rendezvous += 1;
-    }
-    f.phase_max_bytes += static_cast<double>(largest);
-  }
+  for (const HaloPhaseProgram& ph : program.phases)
+    for (const HaloTransfer& t : ph.sends)
+      if (t.peer != program.rank && t.cells * e > eager_limit_bytes) f.rendezvous += 1;
   return f;
 }
 

@@ -1,9 +1,9 @@
 // The model's price of a halo plan through the cost model's term table (engine/cost_model.h,
 // kCostTerms): a halo program's counts are engine::Features, priced by engine::price like every
 // other plan, so a new term of the table prices halos as soon as halo_features counts it.
-// Counted: messages to another rank, phases with such messages, bytes on the wire, each phase's
-// largest message (phase_max_bytes), bytes a rank moves to itself (a periodic dimension of size
-// 1: copy_bytes), and messages above eager_limit_bytes as the rendezvous step alone. Halo
+// Counted: messages to another rank, phases with such messages, bytes on the wire, bytes a rank
+// moves to itself (a periodic dimension of size 1: copy_bytes), and messages above
+// eager_limit_bytes as the rendezvous step alone. Halo
 // messages are subarray datatypes received where they belong: nothing else is copied, and no
 // per-byte price of the step (single copy, pipeline) is counted for them (the transport-neutral
 // terms only). Receives are not priced apart (every rank sends as much as it receives).

@@ -69,24 +69,25 @@ TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
   CHECK(c->us == doctest::Approx(CostModel{}.copy_us_per_byte * (10 * 10 - 64) * 8));
 }
 
-TEST_CASE("each phase's largest message: the dimwise plan's extended faces follow each other, direct's go side by side") {
-  Result<HaloBinder> dim = HaloBinder::create(plan_halo_dimwise(moore2(64, 1), {0, 1}));
-  Result<HaloBinder> direct = HaloBinder::create(plan_halo_direct(moore2(64, 1)));
-  REQUIRE(dim);
-  REQUIRE(direct);
-  CostModel m;
-  Result<HaloCost> a = price_halo(*dim, m, std::nullopt), b = price_halo(*direct, m, std::nullopt);
-  REQUIRE(a);
+TEST_CASE("the price is the term table's: engine::price of the program's features, every term") {
+  Result<HaloBinder> b = HaloBinder::create(plan_halo_dimwise(moore2(256, 3), {0, 1}));
   REQUIRE(b);
-  // Phase 0: faces of 64 x 1 x 8 bytes; phase 1: faces extended over the ghost layer, 66 x 8.
-  CHECK(a->terms.counts.phase_max_bytes == 64 * 8 + 66 * 8);
-  CHECK(b->terms.counts.phase_max_bytes == 64 * 8);
-  CHECK(a->terms.us(&CostModel::phase_max_us_per_byte) == 0);  // the built-in price
-  const double before = a->us;
-  m.phase_max_us_per_byte = 0.001;
-  a = price_halo(*dim, m, std::nullopt);
-  REQUIRE(a);
-  CHECK(a->us == doctest::Approx(before + 0.001 * (64 + 66) * 8));
+  CostModel m;
+  m.copy_us_per_byte = 0.5;  // no self copies on this grid: prices nothing
+  Result<Grid> torus = Grid::create({4, 4}, {true, true});
+  REQUIRE(torus);
+  Result<HaloCost> c = price_halo(*b, m, *torus);
+  REQUIRE(c);
+  Result<HaloProgram> p = lower_halo(*b, *torus, {0, 0});
+  REQUIRE(p);
+  const Features f = halo_features(*p, m.eager_limit_bytes);
+  CHECK(f.messages == 4);
+  CHECK(f.phases == 2);
+  CHECK(f.wire_bytes == static_cast<double>(c->counts.sent_bytes));
+  CHECK(f.rendezvous == 4);
+  CHECK(f.copy_bytes == 0);
+  CHECK(c->us == doctest::Approx(price(f, m).total_us()));
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) CHECK(c->terms.term_us[i] == price(f, m).term_us[i]);
 }
 
 }  // namespace cartplan::engine::halo
