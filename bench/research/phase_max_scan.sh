@@ -11,7 +11,8 @@
 #   bash bench/research/phase_max_scan.sh /tmp/cp-2fa4fde/bazel-bin/tools/cartplan [PRICES]   # "0.0005 0.001 .."
 # MODELS_DIR (environment): replay DIR/cost_model_<platform>_p256.json instead (a model fitted with the
 # term, e.g. by phase_max_run.sh, copied to the committed model's name), priced as fitted: one row
-# per platform that has one.
+# per platform that has one. LIST=1: also every changed collective pick (term_evidence.py --list) and
+# every halo run the pick misses, after the table.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -37,9 +38,13 @@ for pl in torus fattree dragonfly; do
           "$f" "$price" "$dir/$(basename "$f")"
       done
     fi
-    sweeps=$(PYTHONPATH=bench python3 bench/term_evidence.py --cartplan "$bin" --smpi-only --smpi-models "$dir" \
-      --terms phase_max_us_per_byte | tail -1 | sed -E 's/.*with the term at ([0-9]+ of [0-9]+) points, without it at ([0-9]+ of [0-9]+)/\1 \/ \2/')
-    halo=$(python3 bench/smpi/halo_replay.py --cartplan "$bin" --model-dir "$dir" $(echo "$halo_runs" | grep "halo_${pl}_") | tail -1 | grep -oE "[0-9]+ of [0-9]+")
+    PYTHONPATH=bench python3 bench/term_evidence.py --cartplan "$bin" --smpi-only --smpi-models "$dir" \
+      --terms phase_max_us_per_byte ${LIST:+--list} >"$tmp/sweeps.txt"
+    python3 bench/smpi/halo_replay.py --cartplan "$bin" --model-dir "$dir" $(echo "$halo_runs" | grep "halo_${pl}_") >"$tmp/halo.txt"
+    [ -z "${LIST:-}" ] || { echo "$pl at $price:"; grep "^  " "$tmp/sweeps.txt" || true; grep miss "$tmp/halo.txt" || true; } >>"$tmp/list.txt"
+    sweeps=$(tail -1 "$tmp/sweeps.txt" | sed -E 's/.*with the term at ([0-9]+ of [0-9]+) points, without it at ([0-9]+ of [0-9]+)/\1 \/ \2/')
+    halo=$(tail -1 "$tmp/halo.txt" | grep -oE "[0-9]+ of [0-9]+")
     echo "| $pl | $price | $sweeps | $halo / $without |"
   done
 done
+[ -z "${LIST:-}" ] || { echo; cat "$tmp/list.txt"; }
