@@ -3,10 +3,10 @@
 // other plan, so a new term of the table prices halos as soon as halo_features counts it.
 // Counted: messages to another rank, phases with such messages, bytes on the wire, bytes a rank
 // moves to itself (a periodic dimension of size 1: copy_bytes), and messages above
-// eager_limit_bytes as the rendezvous step alone. Halo
-// messages are subarray datatypes received where they belong: nothing else is copied, and no
-// per-byte price of the step (single copy, pipeline) is counted for them (the transport-neutral
-// terms only). Receives are not priced apart (every rank sends as much as it receives).
+// eager_limit_bytes as the rendezvous step alone. Halo messages are subarray datatypes received
+// where they belong: nothing else is copied, and no per-byte price of the step (single copy,
+// pipeline) is counted for them (the transport-neutral terms only). Receives are not priced
+// apart (every rank sends as much as it receives).
 //
 // A plan is priced per rank on the grid and the busiest rank counts: every rank's program
 // depends only on whether it is first, last or inside each non-periodic dimension, so a few
