@@ -246,7 +246,7 @@ Result<int> cmd_explain(const Options& o) {
   if (!cands) return fail(cands.error());
   const std::size_t pick = eh::pick_halo_candidate(*cands);
   if (format == "json") {
-    nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/1"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
+    nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/2"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
                                 {"regions", h->neighborhood.size()}, {"candidates", nlohmann::ordered_json::array()}};
     for (std::size_t i = 0; i < cands->size(); ++i) j["candidates"].push_back(candidate_json((*cands)[i], i == pick));
     std::cout << ir::graph::canonical_text(j);
