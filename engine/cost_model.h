@@ -4,8 +4,9 @@
 // memory on both sides, else pipeline_us (features.h decides which, counting it). The table
 // drives the file format (cost_model_file.h), validation (check_cost_model), the agreement of
 // ranks on a model (backends/mpi), `cartplan plan --explain` and predict's prices (predict.h)
-// and calibrate's columns (bench/calibrate.cc). Adding a term: a member of Features and of
-// CostModel and a row here, and its count in features.cc. docs/cost-model.md defines the terms
+// and calibrate's columns (bench/calibrate.cc), and prices halo plans (halo/price.h). Adding a
+// term: a member of Features and of CostModel and a row here, and its count in features.cc (and in
+// halo/price.cc's halo_features where halos have it). docs/cost-model.md defines the terms
 // and says why terms were dropped.
 //
 //   CostModel m;                       // the built-in prices (kCostTerms' defaults)

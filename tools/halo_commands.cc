@@ -207,13 +207,19 @@ Result<int> cmd_plan(const Options& o) {
   return kExitOk;
 }
 
+// Each term of the table by its name in cost-model files ("alpha_us": its price x count).
+nlohmann::ordered_json terms_json(const engine::CostBreakdown& terms) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < engine::kCostTerms.size(); ++i) j[engine::kCostTerms[i].name] = terms.term_us[i];
+  return j;
+}
+
 nlohmann::ordered_json candidate_json(const eh::HaloCandidate& c, bool picked) {
   const eh::HaloCost& k = c.cost;
   return {{"algorithm", ih::to_string(c.plan.algorithm())}, {"dim_order", c.plan.dim_order()}, {"picked", picked},
           {"predicted_us", k.us}, {"messages", k.counts.sends}, {"phases", k.counts.phases},
           {"bytes_sent", k.counts.sent_bytes + k.counts.self_bytes}, {"ghost_bytes", c.plan.stats().ghost_cells * c.plan.array().elem_bytes},
-          {"temp_bytes", k.temp_bytes}, {"rank", k.rank},
-          {"terms_us", {{"messages", k.message_us}, {"wire", k.wire_us}, {"rendezvous", k.rendezvous_us}, {"phases", k.phase_us}, {"copies", k.copy_us}}}};
+          {"temp_bytes", k.temp_bytes}, {"rank", k.rank}, {"terms_us", terms_json(k.terms)}};
 }
 
 void print_candidates(const std::vector<eh::HaloCandidate>& cands, std::size_t pick, const engine::CostModel& model) {
@@ -240,7 +246,7 @@ Result<int> cmd_explain(const Options& o) {
   if (!cands) return fail(cands.error());
   const std::size_t pick = eh::pick_halo_candidate(*cands);
   if (format == "json") {
-    nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/1"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
+    nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/2"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
                                 {"regions", h->neighborhood.size()}, {"candidates", nlohmann::ordered_json::array()}};
     for (std::size_t i = 0; i < cands->size(); ++i) j["candidates"].push_back(candidate_json((*cands)[i], i == pick));
     std::cout << ir::graph::canonical_text(j);

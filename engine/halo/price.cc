@@ -1,7 +1,5 @@
-// Pricing halo programs with the cost model's transport-neutral terms.
+// Pricing halo programs through the cost model's term table.
 #include "engine/halo/price.h"
-
-#include <cstdio>
 
 namespace cartplan::engine::halo {
 
@@ -30,35 +28,33 @@ std::vector<Coords> representatives(const Grid& grid) {
   return out;
 }
 
-std::string term(const char* name, double count, const char* unit, double price, double us) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s %.0f%s x %.4g = %.3f", name, count, unit, price, us);
-  return buf;
-}
-
 }  // namespace
+
+Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes) {
+  Features f;
+  const std::int64_t e = program.array.elem_bytes;
+  const HaloCounts n = count(program);
+  f.messages = static_cast<double>(n.sends);
+  f.phases = n.phases;
+  f.wire_bytes = static_cast<double>(n.sent_bytes);
+  f.copy_bytes = static_cast<double>(n.self_bytes);
+  for (const HaloPhaseProgram& ph : program.phases)
+    for (const HaloTransfer& t : ph.sends)
+      if (t.peer != program.rank && t.cells * e > eager_limit_bytes) f.rendezvous += 1;
+  return f;
+}
 
 HaloCost price_program(const HaloProgram& program, const CostModel& model) {
   HaloCost c;
   c.rank = program.rank;
   c.counts = count(program);
-  const std::int64_t e = program.array.elem_bytes;
-  for (const HaloPhaseProgram& ph : program.phases) {
-    for (const HaloTransfer& t : ph.sends) {
-      if (t.peer == program.rank) continue;
-      if (t.cells * e > model.eager_limit_bytes) c.rendezvous_us += model.rendezvous_us;
-    }
-  }
   for (const std::vector<int>& ext : program.temp_extents) {
     std::int64_t cells = 1;
     for (int x : ext) cells *= x;
-    c.temp_bytes += cells * e;
+    c.temp_bytes += cells * program.array.elem_bytes;
   }
-  c.message_us = model.alpha_us * static_cast<double>(c.counts.sends);
-  c.wire_us = model.beta_us_per_byte * static_cast<double>(c.counts.sent_bytes);
-  c.phase_us = model.phase_us * c.counts.phases;
-  c.copy_us = model.copy_us_per_byte * static_cast<double>(c.counts.self_bytes);
-  c.us = c.message_us + c.wire_us + c.rendezvous_us + c.phase_us + c.copy_us;
+  c.terms = price(halo_features(program, model.eager_limit_bytes), model);
+  c.us = c.terms.total_us();
   return c;
 }
 
@@ -80,14 +76,6 @@ Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, co
   return *best;
 }
 
-std::string explain(const HaloCost& c, const CostModel& m) {
-  const HaloCounts& n = c.counts;
-  std::string s = term("messages", static_cast<double>(n.sends), "", m.alpha_us, c.message_us);
-  s += " | " + term("wire", static_cast<double>(n.sent_bytes), " B", m.beta_us_per_byte, c.wire_us);
-  s += " | " + term("rendezvous", m.rendezvous_us > 0 ? c.rendezvous_us / m.rendezvous_us : 0.0, "", m.rendezvous_us, c.rendezvous_us);
-  s += " | " + term("phases", n.phases, "", m.phase_us, c.phase_us);
-  s += " | " + term("self copies", static_cast<double>(n.self_bytes), " B", m.copy_us_per_byte, c.copy_us);
-  return s;
-}
+std::string explain(const HaloCost& c, const CostModel& m) { return engine::explain(c.terms, m); }
 
 }  // namespace cartplan::engine::halo

@@ -1,9 +1,12 @@
-// The model's price of a halo plan, from the cost model's transport-neutral terms only
-// (engine/cost_model.h): alpha_us per message to another rank, beta_us_per_byte per byte on the
-// wire, rendezvous_us per message above eager_limit_bytes, phase_us per phase with such
-// messages, copy_us_per_byte per byte a rank moves to itself (a periodic dimension of size 1).
-// Halo programs copy nothing else: every region goes by subarray datatype, received where it
-// belongs. Receives are not priced apart (every rank sends as much as it receives).
+// The model's price of a halo plan through the cost model's term table (engine/cost_model.h,
+// kCostTerms): a halo program's counts are engine::Features, priced by engine::price like every
+// other plan, so a new term of the table prices halos as soon as halo_features counts it.
+// Counted: messages to another rank, phases with such messages, bytes on the wire, bytes a rank
+// moves to itself (a periodic dimension of size 1: copy_bytes), and messages above
+// eager_limit_bytes as the rendezvous step alone. Halo messages are subarray datatypes received
+// where they belong: nothing else is copied, and no per-byte price of the step (single copy,
+// pipeline) is counted for them (the transport-neutral terms only). Receives are not priced
+// apart (every rank sends as much as it receives).
 //
 // A plan is priced per rank on the grid and the busiest rank counts: every rank's program
 // depends only on whether it is first, last or inside each non-periodic dimension, so a few
@@ -11,7 +14,7 @@
 // other process (a large torus).
 //
 //   HaloCost c = price_halo(binder, CostModel{}, grid);   // grid: std::optional<Grid>
-//   std::printf("%.2f us, %lld bytes sent\n", c.us, (long long)c.sent_bytes);
+//   std::printf("%.2f us, %lld bytes sent\n", c.us, (long long)c.counts.sent_bytes);
 #pragma once
 
 #include <cstdint>
@@ -22,23 +25,27 @@
 #include "engine/grid.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/program.h"
+#include "engine/predict.h"
 
 namespace cartplan::engine::halo {
 
 struct HaloCost {
-  double us = 0;  // the sum of the terms below
-  double message_us = 0, wire_us = 0, rendezvous_us = 0, phase_us = 0, copy_us = 0;
+  double us = 0;       // terms.total_us()
+  CostBreakdown terms;  // the table's counts (halo_features) and their prices
   int rank = 0;  // the rank priced (the busiest representative)
   HaloCounts counts;
   std::int64_t temp_bytes = 0;  // scratch memory of the plan's temps
 };
+
+// The table's counts of `program` (see above).
+Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes);
 
 HaloCost price_program(const HaloProgram& program, const CostModel& model);
 
 // The busiest rank's cost (the lowest rank on ties).
 Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid);
 
-// "messages 4 x 1.000 = 4.000 | wire 1088 B x 0.0005 = 0.544 | ..."
+// engine::explain's line: "messages 4 x 1.000 = 4.000 | phases 2 x 0.500 = 1.000 | ... | total 5.6 us"
 std::string explain(const HaloCost& cost, const CostModel& model);
 
 }  // namespace cartplan::engine::halo

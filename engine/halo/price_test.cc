@@ -30,7 +30,7 @@ TEST_CASE("dimwise 64x64, ghost 2: four messages in two phases, the ghost volume
   CHECK(c->counts.sends == 4);
   CHECK(c->counts.phases == 2);
   // Every face is above the eager limit (64 x 2 x 8 = 1024 B: no; 68 x 2 x 8 = 1088 B: no).
-  CHECK(c->rendezvous_us == 0);
+  CHECK(c->terms.us(&CostModel::rendezvous_us) == 0);
   CHECK(c->us == doctest::Approx(4 * m.alpha_us + m.beta_us_per_byte * bytes + 2 * m.phase_us));
 }
 
@@ -43,12 +43,12 @@ TEST_CASE("rendezvous above the eager limit; the direct plan sends more messages
   Result<HaloCost> a = price_halo(*dim, m, std::nullopt), b = price_halo(*direct, m, std::nullopt);
   REQUIRE(a);
   REQUIRE(b);
-  CHECK(a->rendezvous_us == 4 * m.rendezvous_us);  // faces of 256 x 3 x 8 bytes
-  CHECK(b->rendezvous_us == 4 * m.rendezvous_us);
+  CHECK(a->terms.us(&CostModel::rendezvous_us) == 4 * m.rendezvous_us);  // faces of 256 x 3 x 8 bytes
+  CHECK(b->terms.us(&CostModel::rendezvous_us) == 4 * m.rendezvous_us);
   CHECK(b->counts.sends == 8);
   CHECK(a->counts.sent_bytes == b->counts.sent_bytes);
   CHECK(a->us < b->us);
-  CHECK(explain(*a, m).find("messages 4 x 1 = 4.000") == 0);
+  CHECK(explain(*a, m).find("messages 4 x 1.000 = 4.000") == 0);
 }
 
 TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
@@ -67,6 +67,27 @@ TEST_CASE("on a mesh the busiest rank is an inner one; a 1-wide torus copies") {
   CHECK(c->counts.sends == 0);
   CHECK(c->counts.self_bytes == (10 * 10 - 64) * 8);
   CHECK(c->us == doctest::Approx(CostModel{}.copy_us_per_byte * (10 * 10 - 64) * 8));
+}
+
+TEST_CASE("the price is the term table's: engine::price of the program's features, every term") {
+  Result<HaloBinder> b = HaloBinder::create(plan_halo_dimwise(moore2(256, 3), {0, 1}));
+  REQUIRE(b);
+  CostModel m;
+  m.copy_us_per_byte = 0.5;  // no self copies on this grid: prices nothing
+  Result<Grid> torus = Grid::create({4, 4}, {true, true});
+  REQUIRE(torus);
+  Result<HaloCost> c = price_halo(*b, m, *torus);
+  REQUIRE(c);
+  Result<HaloProgram> p = lower_halo(*b, *torus, {0, 0});
+  REQUIRE(p);
+  const Features f = halo_features(*p, m.eager_limit_bytes);
+  CHECK(f.messages == 4);
+  CHECK(f.phases == 2);
+  CHECK(f.wire_bytes == static_cast<double>(c->counts.sent_bytes));
+  CHECK(f.rendezvous == 4);
+  CHECK(f.copy_bytes == 0);
+  CHECK(c->us == doctest::Approx(price(f, m).total_us()));
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) CHECK(c->terms.term_us[i] == price(f, m).term_us[i]);
 }
 
 }  // namespace cartplan::engine::halo

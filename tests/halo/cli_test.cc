@@ -75,7 +75,7 @@ TEST_CASE("halo explain: every candidate with its prediction and bytes per rank,
   CHECK(contains(r.out, "  combining "));
   r = run("halo explain --interior 8,8,8 --ghost 1 --stencil 'offsets:1,1,1;-1,-1,-1;1,0,0;-1,0,0;0,1,0;0,-1,0;0,0,1;0,0,-1' --format json");
   REQUIRE(r.status == 0);
-  CHECK(r.out.rfind("{\n  \"schema\": \"cartplan.halo_explain/1\",", 0) == 0);
+  CHECK(r.out.rfind("{\n  \"schema\": \"cartplan.halo_explain/2\",", 0) == 0);
   CHECK(contains(r.out, "\"algorithm\": \"split\""));
   CHECK(contains(r.out, "\"algorithm\": \"hybrid\""));
   CHECK_FALSE(contains(r.out, "\"algorithm\": \"dimwise\""));
