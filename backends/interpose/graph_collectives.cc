@@ -67,14 +67,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
   if (bytes < 0 || bytes != type_bytes(recvtype, recvcount)) return false;
   const GraphPick pick = graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial);
   if (!pick.accelerate) return false;
-  mpi::GraphCall call;
-  call.op = op;
-  call.sendbuf = sendbuf;
-  call.sendcount = sendcount;
-  call.sendtype = sendtype;
-  call.recvbuf = recvbuf;
-  call.recvcount = recvcount;
-  call.recvtype = recvtype;
+  const mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
   return run(a, form, pick.algorithm, call, comm, info, request, rc);
 }
 

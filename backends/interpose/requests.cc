@@ -130,6 +130,18 @@ Operation* find_persistent(MPI_Request request) {
   return it == p.ops.end() ? nullptr : it->second;
 }
 
+Operation* operation_of(std::unique_ptr<mpi::Exchange> x) {
+  auto* op = new Operation;
+  op->x = std::move(x);
+  return op;
+}
+
+Operation* operation_of(std::unique_ptr<mpi::GraphExchange> x) {
+  auto* op = new Operation;
+  op->g = std::move(x);
+  return op;
+}
+
 int issue_nonblocking(Operation* op, MPI_Request* request) {
   const int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
   if (rc != MPI_SUCCESS) {
@@ -179,28 +191,21 @@ int register_persistent(Operation* op, MPI_Request* request) {
 }  // namespace
 
 int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
-  auto* op = new Operation;
-  op->x = std::move(x);
-  return issue_nonblocking(op, request);
+  return issue_nonblocking(operation_of(std::move(x)), request);
 }
 
 int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request) {
-  auto* op = new Operation;
-  op->g = std::move(x);
-  return issue_nonblocking(op, request);
+  return issue_nonblocking(operation_of(std::move(x)), request);
 }
 
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
-  auto* op = new Operation;
-  op->x = std::move(x);
-  return register_persistent(op, request);
+  return register_persistent(operation_of(std::move(x)), request);
 }
 
 int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request) {
-  auto* op = new Operation;
-  op->g = std::move(x);
-  return register_persistent(op, request);
+  return register_persistent(operation_of(std::move(x)), request);
 }
+
 
 void pump() {
   if (!in_flight()) return;
