@@ -2,8 +2,8 @@
 # The drop-in on distributed graphs that are not a stencil (cartplan's graph collectives, issue
 # 32) and on the OSU-style graph configurations it already took as stencils, against plain Open
 # MPI, alternating in one run: bench/osu_neighbor (standard API) with --holes (a Moore graph with
-# about a quarter of its edges dropped: no stencil) and without (graph 1-D Moore r=1 at np=2,
-# graph 1-D ring r=2 at np=4), allgather and alltoall, blocking, non-blocking and persistent.
+# about a quarter of its edges dropped: no stencil; 3-D r=1 at np=2, 2-D r=1 at np=4) and
+# without (graph 1-D Moore r=1 at np=2, graph 1-D ring r=2 at np=4), allgather and alltoall, blocking, non-blocking and persistent.
 # Modes per alternation: plain (no library), disabled (the library preloaded and switched off,
 # CARTPLAN_INTERPOSE=0: the A/A control, this machine's noise), auto (the library as shipped:
 # the do-no-harm verdicts), combining (forced: what the graph collectives cost where auto passes
@@ -40,10 +40,10 @@ modes="plain disabled auto combining"
 [ -n "$baseline" ] && modes="$modes baseline"
 # name np iterations osu_neighbor flags
 configs=(
-  "holes-2d-r1-np4 4 500 --topo graph --d 2 --r 1 --holes"
-  "holes-2d-r1-np2 2 2000 --topo graph --d 2 --r 1 --holes"
-  "graph-1d-r1-np2 2 2000 --topo graph --d 1 --r 1"
-  "graph-1d-r2-np4 4 500 --topo graph --d 1 --r 2"
+  "holes-3d-r1-np2 2 1000 --topo graph --d 3 --r 1 --holes"
+  "holes-2d-r1-np4 4 200 --topo graph --d 2 --r 1 --holes"
+  "graph-1d-r1-np2 2 1000 --topo graph --d 1 --r 1"
+  "graph-1d-r2-np4 4 200 --topo graph --d 1 --r 2"
 )
 echo "config,np,op,form,mode,pair,bytes,avg_us,min_us,max_us,median_us" > "$csv"
 { echo "# CARTPLAN_VERBOSE=1 of the first auto run of each configuration"; uptime; } > "$verdicts"

@@ -18,6 +18,15 @@ using ir::graph::GraphOp;
 
 constexpr GraphOp kOps[] = {GraphOp::kAllgather, GraphOp::kAlltoall};
 
+// A non-blocking graph call builds its exchange (datatypes, lane, registry) on every call: the
+// graph collectives keep no pool of completed exchanges as the stencil's do, while blocking calls
+// reuse a cached exchange and persistent ones build it at init. Measured on this machine at
+// np = 2 (not oversubscribed), graph 3-D Moore r=1 with holes, allgather 8 B, forced combining:
+// non-blocking 3.13 us against persistent 0.53 us per call (bench/osu_neighbor --topo graph --d 3
+// --r 1 --holes --form nonblocking|persistent, docs/dropin.md): 2.6 us, over the 0.173 us alpha
+// bench/calibrate fitted there, about 15 messages (counted in messages as policy.h's overheads).
+constexpr double kNonblockingBuildMessages = 15.0;
+
 // CARTPLAN_INTERPOSE_GRAPHS=0: graphs that are not a stencil pass through without any set-up.
 bool graphs_enabled() {
   static const bool on = [] {
@@ -91,7 +100,8 @@ std::string us(double v) {
 // policy.h's rule on the agreed prices: cartplan's cost with its per-call overhead and
 // completion against Open MPI's (linear).
 bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double* cost) {
-  *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + overhead_messages(form) * v.model.alpha_us +
+  const double build = form == Form::kNonblocking ? kNonblockingBuildMessages : 0.0;
+  *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + (overhead_messages(form) + build) * v.model.alpha_us +
           completion_us(form, v.per_core);
   return *cost <= (1 - kClearMargin) * p[0];
 }

@@ -14,7 +14,7 @@
 // Per call shape (op, form, block size), from the agreed table alone, so every rank decides alike:
 //     price(best combining) + overhead(form) + completion(form)  <=  (1 - kClearMargin) * price(linear)
 // where linear is Open MPI's algorithm (one message per edge) and overhead/completion are
-// policy.h's. Linear through cartplan is Open MPI's algorithm plus overhead: never taken in auto.
+// policy.h's, plus, for non-blocking calls, the exchange a graph request builds on every call. Linear through cartplan is Open MPI's algorithm plus overhead: never taken in auto.
 // The v forms of blocking and non-blocking calls have sizes that differ per rank, so their
 // verdict cannot depend on the size: they are taken only where one combining candidate passes
 // the rule at every size of the table. CARTPLAN_INTERPOSE_ALGORITHM=combining takes every call
