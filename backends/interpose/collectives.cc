@@ -228,6 +228,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
                         MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf)) return false;
+  if (a->graph && !graph_taken(*a, GraphOp::kAlltoall, form, -1)) return false;  // the verdict first: a pass-through stays cheap
   if ((a->outdegree && (!sendcounts || !sdispls)) || (a->indegree && (!recvcounts || !rdispls))) return false;
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
@@ -275,6 +276,7 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
                          MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (a->graph && !graph_taken(*a, GraphOp::kAllgather, form, -1)) return false;
   if (a->indegree && (!recvcounts || !displs)) return false;
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;

@@ -23,7 +23,7 @@
 
 namespace cartplan::interpose {
 
-// Whether a uniform call (allgather, alltoall) of this shape runs through cartplan (the verdict).
+// Whether a call of this shape runs through cartplan (the verdict; `bytes` -1 for the v forms).
 bool graph_taken(AcceleratedComm& a, ir::graph::GraphOp op, Form form, std::int64_t bytes);
 
 bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const void* sendbuf, int sendcount,
