@@ -48,7 +48,8 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
              //tests/mpi:reductions_test_np3_test //tests/mpi:reduction_errors_test_np2_test
              //tests/mpi:interpose_np4_test //tests/mpi:interpose_combining_np4_test
              //tests/mpi:progress_linked_combining_np4_test //tests/mpi:interpose_threads_linked_combining_np4_test
-             //tests/mpi:progress_native_combining_np4_test)
+             //tests/mpi:progress_native_combining_np4_test
+             //tests/mpi:interpose_graph_combining_np4_test //tests/mpi:progress_linked_combining_holes_np4_test)
   bazel_stage "AddressSanitizer" --config=asan "${sanitized[@]}"
   bazel_stage "UndefinedBehaviorSanitizer" --config=ubsan "${sanitized[@]}"
 fi

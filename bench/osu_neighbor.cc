@@ -21,7 +21,9 @@
 // the same messages in Open MPI and in any cartplan plan: what the per-call overhead is measured on).
 // --topo cart: an MPI_Cart_create of the grid first, neighbours by MPI_Cart_rank, the graph on
 // MPI_COMM_WORLD (the drop-in reads the grid from the Cartesian communicator); --topo graph:
-// neighbours computed by hand, no Cartesian communicator.
+// neighbours computed by hand, no Cartesian communicator. --holes (graph, standard API only):
+// each rank drops about a quarter of its edges (the receiver drops the matching source), so the
+// graph is no stencil: the drop-in then judges it for cartplan's graph collectives.
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
 //                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check]
@@ -45,7 +47,7 @@ namespace {
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
   int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20;
-  bool self = false, check = false, shift = false;
+  bool self = false, check = false, shift = false, holes = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
 
@@ -56,6 +58,7 @@ Config parse(int argc, char** argv) {
     if (a == "--self") c.self = true;
     else if (a == "--shift") c.shift = true;
     else if (a == "--check") c.check = true;
+    else if (a == "--holes") c.holes = true;
     else if (i + 1 == argc) break;  // every other option takes a value
     else if (a == "--topo") c.topo = argv[++i];
     else if (a == "--op") c.op = argv[++i];
@@ -105,8 +108,12 @@ int row_major(const std::vector<int>& dims, const std::vector<int>& coords) {
 
 struct Neighbourhood {
   std::vector<int> dims, sources, dests;
+  std::vector<int> send_index, recv_index;  // the offset of each destination / source
   std::vector<std::vector<int>> offs;
 };
+
+// --holes: rank r does not send over offset i (tests/mpi/progress_test.cc's rule).
+bool hole(const Config& c, int r, int i) { return c.holes && ((r * 2654435761u + i * 40503u + 12345u) >> 7) % 4 == 0; }
 
 Neighbourhood neighbourhood(const Config& c, int p, int rank) {
   Neighbourhood n;
@@ -118,14 +125,20 @@ Neighbourhood neighbourhood(const Config& c, int p, int rank) {
     me[k] = q % n.dims[k];
     q /= n.dims[k];
   }
-  for (const std::vector<int>& o : n.offs) {
+  for (int i = 0; i < static_cast<int>(n.offs.size()); ++i) {
     std::vector<int> to(me), from(me);
     for (int k = 0; k < c.d; ++k) {
-      to[k] += o[k];
-      from[k] -= o[k];
+      to[k] += n.offs[i][k];
+      from[k] -= n.offs[i][k];
     }
-    n.dests.push_back(row_major(n.dims, to));
-    n.sources.push_back(row_major(n.dims, from));
+    if (!hole(c, rank, i)) {
+      n.dests.push_back(row_major(n.dims, to));
+      n.send_index.push_back(i);
+    }
+    if (!hole(c, row_major(n.dims, from), i)) {
+      n.sources.push_back(row_major(n.dims, from));
+      n.recv_index.push_back(i);
+    }
   }
   return n;
 }
@@ -136,6 +149,10 @@ Neighbourhood neighbourhood(const Config& c, int p, int rank) {
 using Request = Cart_Request;
 
 MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
+  if (c.holes) {
+    std::fprintf(stderr, "osu_neighbor_native: --holes needs the standard API (the native stencil API has no holes)\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   std::vector<int> periods(c.d, 1), flat;
   for (const auto& o : n.offs) flat.insert(flat.end(), o.begin(), o.end());
   MPI_Info info;
@@ -219,7 +236,7 @@ long errors(const Neighbourhood& n, bool gather, const std::vector<char>& recv, 
   long bad = 0;
   for (std::size_t j = 0; j < n.sources.size(); ++j)
     for (int b = 0; b < m; ++b)
-      bad += recv[j * m + b] != static_cast<char>(n.sources[j] * 31 + (gather ? 0 : static_cast<int>(j)) * 7 + b);
+      bad += recv[j * m + b] != static_cast<char>(n.sources[j] * 31 + (gather ? 0 : n.recv_index[j]) * 7 + b);
   return bad;
 }
 
@@ -234,12 +251,12 @@ int main(int argc, char** argv) {
   const Neighbourhood n = neighbourhood(c, p, rank);
   MPI_Comm comm = open_comm(c, n);
   const bool gather = c.op == "allgather";
-  const int t = static_cast<int>(n.offs.size());
+  const std::size_t out = n.dests.size(), in = n.sources.size();
   long bad = 0;
   for (int m : c.sizes) {
-    std::vector<char> send(static_cast<std::size_t>(gather ? 1 : t) * m), recv(static_cast<std::size_t>(t) * m, 0);
-    for (std::size_t k = 0; k < send.size() / std::max(m, 1); ++k)
-      for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + static_cast<int>(k) * 7 + b);
+    std::vector<char> send((gather ? 1 : std::max<std::size_t>(out, 1)) * m), recv(std::max<std::size_t>(in, 1) * m, 0);
+    for (std::size_t k = 0; k < (gather ? 1 : out); ++k)
+      for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + (gather ? 0 : n.send_index[k]) * 7 + b);
     Request persistent{};
     if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
     calls(c, gather, send, recv, m, comm, &persistent, c.warmup);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "backends/interpose/comm_table.h"
+#include "backends/interpose/graph_collectives.h"
 #include "backends/interpose/guard.h"
 #include "backends/interpose/requests.h"
 #include "backends/interpose/verdicts.h"
@@ -16,6 +17,9 @@ namespace cartplan::interpose {
 namespace {
 
 using mpi::BlockSpec;
+using ir::graph::GraphOp;
+
+GraphOp graph_op(ir::Op op) { return op == ir::Op::kAllgather ? GraphOp::kAllgather : GraphOp::kAlltoall; }
 
 const void* at(const void* buf, MPI_Aint bytes) { return static_cast<const char*>(buf) + bytes; }
 
@@ -45,11 +49,6 @@ mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec
   return s;
 }
 
-int raise(MPI_Comm comm, const mpi::MpiStatus& s) {
-  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
-  return s.code;
-}
-
 // A persistent init: the do-no-harm verdict is taken after init's agreement (on the agreed
 // plan and block sizes, so every rank takes the same one); a declined init returns false and
 // goes to Open MPI. `fallback`: so does a failure of the agreement itself (v/w forms, whose
@@ -71,7 +70,7 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
   }
   if (!s.ok() && fallback) return false;
   if (s.ok()) ++a.calls;
-  *rc = raise(comm, s);
+  *rc = raise_status(comm, s);
   return true;
 }
 
@@ -110,7 +109,7 @@ bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const std
     }
   }
   ++a.calls;
-  *rc = raise(comm, s);
+  *rc = raise_status(comm, s);
   return true;
 }
 
@@ -184,8 +183,9 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
   if (a.last_shape_valid && a.last_shape == shape) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
   bool yes = usable_arguments(u, &bytes);
-  if (yes && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
-  if (yes) yes = accelerated(a, u.op, form, bytes);
+  if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, bytes);
+  if (yes && !a.graph && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
+  if (yes && !a.graph) yes = accelerated(a, u.op, form, bytes);
   a.last_shape_valid = named(u.sendtype) && named(u.recvtype);
   a.last_shape = shape;
   a.last_shape_accelerated = yes;
@@ -196,9 +196,13 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
 bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a) return false;
-  if (form == Form::kPersistent) {
+  if (form == Form::kPersistent || a->graph) {
     std::int64_t bytes = 0;
-    return usable_arguments(u, &bytes) && run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
+    if (!usable_arguments(u, &bytes) || (form != Form::kPersistent && !taken(*a, form, u))) return false;
+    if (a->graph)
+      return graph_uniform(*a, form, graph_op(u.op), u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype,
+                           comm, info, request, rc);
+    return run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
   }
   if (!taken(*a, form, u)) return false;
   const int code = (u.op == ir::Op::kAlltoall ? 100 : 101) + (form == Form::kNonblocking ? 10 : 0);
@@ -207,6 +211,11 @@ bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info,
 }
 
 }  // namespace
+
+int raise_status(MPI_Comm comm, const mpi::MpiStatus& s) {
+  if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
+  return s.code;
+}
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
@@ -218,7 +227,8 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
                         void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
-  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf)) return false;
+  if (a->graph && !graph_taken(*a, GraphOp::kAlltoall, form, -1)) return false;  // the verdict first: a pass-through stays cheap
   if ((a->outdegree && (!sendcounts || !sdispls)) || (a->indegree && (!recvcounts || !rdispls))) return false;
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
@@ -226,6 +236,10 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
     if (sendcounts[k] < 0) return false;
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0) return false;
+  if (a->graph) {
+    mpi::GraphCall c{GraphOp::kAlltoall, sendbuf, 0, sendtype, recvbuf, 0, recvtype, true, sendcounts, sdispls, recvcounts, rdispls};
+    return graph_varied(*a, form, c, comm, info, request, rc);
+  }
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
   for (int k = 0; k < a->outdegree; ++k)
     s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
@@ -238,7 +252,7 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
-  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;
+  if (!a || a->graph || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;  // graphs: no w form
   if ((a->outdegree && (!sendcounts || !sdispls || !sendtypes)) || (a->indegree && (!recvcounts || !rdispls || !recvtypes)))
     return false;
   for (int k = 0; k < a->outdegree; ++k)
@@ -261,12 +275,17 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
-  if (!a || !vw_accelerated(form) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (a->graph && !graph_taken(*a, GraphOp::kAllgather, form, -1)) return false;
   if (a->indegree && (!recvcounts || !displs)) return false;
   MPI_Aint sext = 0, rext = 0;
   if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0) return false;
+  if (a->graph) {
+    mpi::GraphCall c{GraphOp::kAllgather, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, true, nullptr, nullptr, recvcounts, displs};
+    return graph_varied(*a, form, c, comm, info, request, rc);
+  }
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};

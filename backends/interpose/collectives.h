@@ -12,7 +12,8 @@
 // or the do-no-harm rule (policy.h) finds cartplan's plan not clearly cheaper for this call
 // shape (decided before the call for uniform calls, after init's agreement for persistent ones).
 // Otherwise it returns true with the MPI return code in *rc (errors raised through the
-// communicator's error handler).
+// communicator's error handler). On a graph that is not a stencil the calls go to cartplan's
+// graph collectives instead (graph_collectives.h), the v forms included (not the w forms).
 //
 //   int rc;
 //   if (!neighbor_alltoall(Form::kBlocking, sb, 1, MPI_INT, rb, 1, MPI_INT, comm, MPI_INFO_NULL, nullptr, &rc))
@@ -45,6 +46,9 @@ inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
   const AcceleratedComm* a = find_comm_fast(comm);
   return !a || (a->last_shape_valid && !a->last_shape_accelerated && a->last_shape == shape);
 }
+
+// Raises a failed status through `comm`'s error handler; returns its MPI code.
+int raise_status(MPI_Comm comm, const mpi::MpiStatus& s);
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);

@@ -59,28 +59,56 @@ std::string join(const std::vector<int>& v, const char* sep) {
 }
 
 // Rank 0 with CARTPLAN_VERBOSE=1: one line per distributed-graph communicator; the verdicts of
-// its calls follow, one line per call shape (verdicts.cc).
-void report(MPI_Comm graph, const Detection& det, AcceleratedComm* acc, int serial) {
+// its calls follow, one line per call shape (verdicts.cc, graph_verdicts.cc).
+void report(MPI_Comm graph, const Detection& det, AcceleratedComm* acc, int serial, const std::string& graph_why) {
   if (!verbose()) return;
   int rank = 0, size = 0;
   PMPI_Comm_rank(graph, &rank);
   PMPI_Comm_size(graph, &size);
   if (rank != 0) return;
   std::string line;
-  if (acc) {
+  if (acc && acc->nc) {
     line = "stencil found: grid " + join(det.dims, "x") + " periods " + join(det.periods, ",") + " (from " +
            det.grid_source + "), t=" + std::to_string(acc->nc->nbh().nonzero_count()) + " offsets (" +
            std::to_string(acc->nc->nbh().size()) + " blocks); each call shape is accelerated or passed through as below";
+  } else if (acc) {
+    line = "no stencil (" + det.why + "); cartplan's graph collectives (theta " + std::to_string(acc->graph->options.theta) +
+           "): each call shape is accelerated or passed through as below";
   } else {
-    line = "not accelerated: " + det.why;
+    line = "not accelerated: " + det.why + (graph_why.empty() ? "" : "; graph collectives: " + graph_why);
   }
   std::fprintf(stderr, "cartplan_interpose: communicator %d (%d ranks) %s\n", serial, size, line.c_str());
 }
 
+// A stencil's entry: cartplan addresses peers by row-major grid rank on its internal communicator.
+std::unique_ptr<AcceleratedComm> stencil_entry(MPI_Comm graph, Detection& det) {
+  MPI_Comm internal = MPI_COMM_NULL;
+  const int rc = det.row_major ? PMPI_Comm_dup(graph, &internal) : PMPI_Comm_split(graph, 0, det.grid_rank, &internal);
+  if (rc != MPI_SUCCESS) {
+    det.why = "MPI_Comm_dup of the graph communicator failed";
+    return nullptr;
+  }
+  PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
+  std::vector<bool> per(det.periods.begin(), det.periods.end());
+  engine::Grid grid = *engine::Grid::create(det.dims, per);
+  engine::Neighborhood nbh = *engine::Neighborhood::create(static_cast<int>(det.dims.size()), det.nbh);
+  auto acc = std::make_unique<AcceleratedComm>();
+  acc->nc = std::make_unique<mpi::NeighborhoodComm>(internal, std::move(nbh), std::move(grid), det.coords, det.options);
+  acc->nc->shared()->user = graph;
+  acc->order = std::move(det.order);
+  return acc;
+}
+
+// The duplicate's entry. A stencil's gets `internal`; a graph's copies the verdicts (the same
+// graph), its native state is made by the caller or at its first accelerated call.
 std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm internal, MPI_Comm user) {
   auto acc = std::make_unique<AcceleratedComm>();
-  acc->nc = std::make_unique<mpi::NeighborhoodComm>(*old.nc, internal);
-  acc->nc->shared()->user = user;
+  if (old.graph) {
+    acc->graph = std::make_unique<GraphVerdicts>(*old.graph);
+  } else {
+    acc->nc = std::make_unique<mpi::NeighborhoodComm>(*old.nc, internal);
+    acc->nc->shared()->user = user;
+  }
   acc->order = old.order;
   acc->indegree = old.indegree;
   acc->outdegree = old.outdegree;
@@ -97,31 +125,24 @@ void on_graph_created(MPI_Comm graph, MPI_Info info) {
   Detection det = detect(graph, info);
   const int serial = ++table().serial;
   std::unique_ptr<AcceleratedComm> acc;
+  std::unique_ptr<GraphVerdicts> verdicts;
+  std::string graph_why;
   if (det.accelerated) {
-    // cartplan addresses peers by row-major grid rank on its internal communicator.
-    MPI_Comm internal = MPI_COMM_NULL;
-    const int rc = det.row_major ? PMPI_Comm_dup(graph, &internal) : PMPI_Comm_split(graph, 0, det.grid_rank, &internal);
-    if (rc == MPI_SUCCESS) {
-      PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
-      std::vector<bool> per(det.periods.begin(), det.periods.end());
-      engine::Grid grid = *engine::Grid::create(det.dims, per);
-      engine::Neighborhood nbh = *engine::Neighborhood::create(static_cast<int>(det.dims.size()), det.nbh);
-      acc = std::make_unique<AcceleratedComm>();
-      acc->nc = std::make_unique<mpi::NeighborhoodComm>(internal, std::move(nbh), std::move(grid), det.coords, det.options);
-      acc->nc->shared()->user = graph;
-      acc->order = std::move(det.order);
-      acc->indegree = det.indegree;
-      acc->outdegree = det.outdegree;
-      acc->serial = serial;
-      acc->per_core = det.per_core;
-      int rank = 0;
-      PMPI_Comm_rank(graph, &rank);
-      acc->reporter = verbose() && rank == 0;
-    } else {
-      det.why = "MPI_Comm_dup of the graph communicator failed";
-    }
+    acc = stencil_entry(graph, det);
+  } else if (graph_detect(graph, info, det, &verdicts, &graph_why)) {  // collective, agreed: all ranks or none
+    acc = std::make_unique<AcceleratedComm>();
+    acc->graph = std::move(verdicts);
   }
-  report(graph, det, acc.get(), serial);
+  if (acc) {
+    acc->indegree = det.indegree;
+    acc->outdegree = det.outdegree;
+    acc->serial = serial;
+    acc->per_core = det.per_core;
+    int rank = 0;
+    PMPI_Comm_rank(graph, &rank);
+    acc->reporter = verbose() && rank == 0;
+  }
+  report(graph, det, acc.get(), serial, graph_why);
   if (acc) insert(graph, std::move(acc));
 }
 
@@ -129,6 +150,14 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
   AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
+  if (old->graph) {
+    // The duplicate's native state now, while every rank is here (should it fail, the first
+    // accelerated call tries again and reports the error, on every rank alike).
+    mpi::GraphComm* g = nullptr;
+    (void)mpi::require_graph(new_comm, &g);
+    insert(new_comm, copy_of(*old, MPI_COMM_NULL, new_comm));
+    return;
+  }
   MPI_Comm internal = MPI_COMM_NULL;
   if (PMPI_Comm_dup(old->nc->internal(), &internal) != MPI_SUCCESS) return;
   PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
@@ -139,6 +168,10 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
+  if (old->graph) {  // nothing may wait here: the native state is made at the first accelerated call
+    insert(new_comm, copy_of(*old, MPI_COMM_NULL, new_comm));
+    return;
+  }
   MPI_Comm internal = MPI_COMM_NULL;
   MPI_Request pending = MPI_REQUEST_NULL;
   if (PMPI_Comm_idup(old->nc->internal(), &internal, &pending) != MPI_SUCCESS) return;

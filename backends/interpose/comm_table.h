@@ -1,6 +1,7 @@
 // The table of accelerated communicators: for each distributed-graph communicator that
 // detection accepted, cartplan's neighbourhood state (with its private internal communicator)
-// and the block orders that map the program's list positions to the neighbourhood. Kept up to
+// and the block orders that map the program's list positions to the neighbourhood; for each
+// other graph the graph collectives may take (graph_verdicts.h), their agreed verdicts. Kept up to
 // date by the interposed MPI_Dist_graph_create[_adjacent], MPI_Comm_dup[_with_info],
 // MPI_Comm_free and MPI_Finalize.
 //
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/interpose/graph_verdicts.h"
 #include "backends/interpose/policy.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/edge_match.h"
@@ -25,7 +27,10 @@
 namespace cartplan::interpose {
 
 struct AcceleratedComm {
+  // A Cartesian stencil (nc, order, scratch) or, for a graph that is none, the graph
+  // collectives' verdicts (graph; nc is then null).
   std::unique_ptr<mpi::NeighborhoodComm> nc;
+  std::unique_ptr<GraphVerdicts> graph;
   engine::EdgeOrder order;  // user position -> neighbourhood index
   int indegree = 0, outdegree = 0;
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)

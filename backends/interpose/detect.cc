@@ -345,6 +345,8 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
   }
   det.per_core = std::max(1.0, static_cast<double>(all[2]) / 1000.0);
   local.base.model.phase_us = oversubscribed_phase_us(local.base.model.phase_us, det.per_core);
+  det.graph_candidate = true;
+  det.model = local.base.model;
   std::vector<std::int64_t> tried;
   det.why = "no grid fits (no Info hints cartplan_dims, no MPI_Cart_create over the same processes, no MPI_Dims_create factorization)";
   for (int s = 0; s < kCandidates; ++s) {

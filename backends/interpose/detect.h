@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "backends/mpi/neighborhood_comm.h"
+#include "engine/cost_model.h"
 #include "engine/edge_match.h"
 #include "engine/grid.h"
 
@@ -53,6 +54,12 @@ struct Detection {
   int indegree = 0, outdegree = 0;
   mpi::Options options;
   double per_core = 1.0;  // processes of the job per core on the fullest node (agreed), at least 1
+  // Set once step 2 agreed that every rank read its lists and loaded its cost model and that
+  // the graph has edges (the same on every rank): a graph that is then not a stencil may still
+  // take the graph collectives (graph_verdicts.h), priced with `model` (the located model, its
+  // phase term scaled for oversubscription as for the stencil's verdicts).
+  bool graph_candidate = false;
+  engine::CostModel model;
 };
 
 // Collective over `comm` (a distributed-graph communicator). Never fails the program: anything

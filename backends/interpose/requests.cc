@@ -12,13 +12,17 @@
 namespace cartplan::interpose {
 namespace {
 
+// A request's exchange: a Cartesian one (x) or a graph one (g).
 struct Operation {
   std::unique_ptr<mpi::Exchange> x;
+  std::unique_ptr<mpi::GraphExchange> g;
   MPI_Request handle = MPI_REQUEST_NULL;
   bool persistent = false;
   int tag = 0;                        // persistent: the tag of its self message
   std::atomic<int> error{MPI_SUCCESS};  // of the last completed start
   std::atomic<bool> active{false};      // started and not yet signalled
+  mpi::MpiStatus start() { return x ? x->start() : g->start(); }
+  mpi::MpiStatus wait() { return x ? x->wait() : g->wait(); }
 };
 
 
@@ -79,7 +83,7 @@ int query_fn(void* extra, MPI_Status* status) {
 int free_fn(void* extra) {
   Inside inside;
   auto* op = static_cast<Operation*>(extra);
-  mpi::Exchange::recycle(std::move(op->x));
+  if (op->x) mpi::Exchange::recycle(std::move(op->x));
   delete op;
   return MPI_SUCCESS;
 }
@@ -92,7 +96,7 @@ int cancel_fn(void*, int) { return MPI_SUCCESS; }
 void finished(void* ctx) {
   Inside inside;
   auto* op = static_cast<Operation*>(ctx);
-  set_error(op, op->x->wait().code);  // the exchange has finished: this only takes its outcome
+  set_error(op, op->wait().code);  // the exchange has finished: this only takes its outcome
   op->active = false;
   flying.fetch_sub(1, std::memory_order_relaxed);
   if (op->persistent) {
@@ -110,7 +114,13 @@ void launch(Operation* op) {
   set_error(op, MPI_SUCCESS);
   flying.fetch_add(1, std::memory_order_relaxed);
   Inside inside;
-  op->x->start();  // never fails on an inactive exchange; errors are reported by its finish
+  op->start();  // never fails on an inactive exchange; errors are reported by its finish
+}
+
+// The exchange signals `op` when it finishes (finished, above).
+void watch(Operation* op) {
+  if (op->x) op->x->on_finish(finished, op);
+  else op->g->on_finish(finished, op);
 }
 
 Operation* find_persistent(MPI_Request request) {
@@ -120,18 +130,19 @@ Operation* find_persistent(MPI_Request request) {
   return it == p.ops.end() ? nullptr : it->second;
 }
 
-}  // namespace
-
-
-void pump() {
-  if (!in_flight()) return;
-  Inside inside;
-  mpi::Exchange::progress_all();
-}
-
-int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
+Operation* operation_of(std::unique_ptr<mpi::Exchange> x) {
   auto* op = new Operation;
   op->x = std::move(x);
+  return op;
+}
+
+Operation* operation_of(std::unique_ptr<mpi::GraphExchange> x) {
+  auto* op = new Operation;
+  op->g = std::move(x);
+  return op;
+}
+
+int issue_nonblocking(Operation* op, MPI_Request* request) {
   const int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
   if (rc != MPI_SUCCESS) {
     Inside inside;
@@ -139,12 +150,12 @@ int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
     return rc;
   }
   op->handle = *request;
-  op->x->on_finish(finished, op);
+  watch(op);
   launch(op);
   return MPI_SUCCESS;
 }
 
-int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
+int register_persistent(Operation* op, MPI_Request* request) {
   Persistents& p = persistents();
   int tag = 0;
   {
@@ -155,6 +166,8 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
     } else if (p.next_tag < 32767) {
       tag = p.next_tag++;
     } else {
+      Inside inside;
+      delete op;
       return MPI_ERR_INTERN;  // 32767 persistent requests alive at once
     }
   }
@@ -162,17 +175,42 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
   Locked lock;
   if (rc != MPI_SUCCESS) {
     p.free_tags.push_back(tag);
+    Inside inside;
+    delete op;
     return rc;
   }
-  auto* op = new Operation;
-  op->x = std::move(x);
   op->persistent = true;
   op->tag = tag;
   op->handle = *request;
-  op->x->on_finish(finished, op);
+  watch(op);
   p.ops[*request] = op;
   persistent_count.fetch_add(1, std::memory_order_relaxed);
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
+  return issue_nonblocking(operation_of(std::move(x)), request);
+}
+
+int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request) {
+  return issue_nonblocking(operation_of(std::move(x)), request);
+}
+
+int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
+  return register_persistent(operation_of(std::move(x)), request);
+}
+
+int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request) {
+  return register_persistent(operation_of(std::move(x)), request);
+}
+
+
+void pump() {
+  if (!in_flight()) return;
+  Inside inside;
+  mpi::Exchange::progress_all();
 }
 
 bool is_persistent(MPI_Request request) { return any_persistent() && find_persistent(request) != nullptr; }
@@ -198,7 +236,7 @@ int free_persistent(MPI_Request* request) {
   {
     // Freeing an active persistent collective is erroneous; finish it rather than leave peers waiting.
     Inside inside;
-    if (op->active) op->x->wait();  // its finish callback sends the self message
+    if (op->active) op->wait();  // its finish callback sends the self message
   }
   {
     Locked lock;

@@ -11,6 +11,9 @@
 //   send to self completes the receive. So the handle stays valid across starts, becomes
 //   inactive on completion, and can be freed, exactly as MPI's persistent requests.
 //
+// Graph exchanges (backends/mpi/graph_exchange.h, for graphs that are not a stencil) get the
+// same two kinds of request.
+//
 // Progress: the exchange signals its request from its finish callback (Exchange::on_finish),
 // which runs on whichever thread advanced it last: a cartplan call, or Open MPI's progress
 // engine inside any MPI call the program makes (backends/mpi/exchange_progress.cc: MPI_Recv,
@@ -28,14 +31,17 @@
 #include <memory>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/graph_exchange.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::interpose {
 
-// Starts `x` (a non-blocking exchange) and returns its generalized request.
+// Starts `x` (a non-blocking exchange, Cartesian or graph) and returns its generalized request.
 int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
+int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
 // Wraps `x` (a persistent exchange, inactive) in a persistent request.
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
+int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
 
 // Counters the completion calls test on every call (inline: they are read far more often than
 // written): requests started and not yet signalled, persistent requests alive, and those whose

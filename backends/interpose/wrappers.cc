@@ -399,6 +399,11 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 // For tests and tools: whether the drop-in found a stencil behind `comm` (its calls may then be
 // accelerated, call shape by call shape: verdicts.h)...
 int CARTPLAN_Interposed(MPI_Comm comm) { return find_comm(comm) != nullptr; }
+// ... whether those are cartplan's graph collectives (a graph that is not a stencil) ...
+int CARTPLAN_Graph_collectives(MPI_Comm comm) {
+  AcceleratedComm* a = find_comm(comm);
+  return a && a->graph ? 1 : 0;
+}
 // ... and how many collective calls on `comm` cartplan ran itself (blocking and non-blocking
 // calls, persistent inits; -1 if the drop-in found no stencil behind `comm`).
 long CARTPLAN_Accelerated_calls(MPI_Comm comm) {

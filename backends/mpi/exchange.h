@@ -170,6 +170,11 @@ class Exchange {
   // finish callback asks for the progress hook until it finishes.
   using FinishFn = void (*)(void* ctx);
   void on_finish(FinishFn fn, void* ctx);
+  // The queue behind those notifications, shared with graph exchanges (graph_exchange.h):
+  // defer_finish queues fn(ctx) on this thread; run_deferred_finishes runs the queue once this
+  // thread holds neither registry's lock (else the release of the Cartesian one runs it).
+  static void defer_finish(FinishFn fn, void* ctx);
+  static void run_deferred_finishes();
   // Whether this exchange, once started, advances inside any MPI call (the hook, where the
   // MPI library has one) or only inside cartplan's calls (Info cartplan_progress).
   void set_progress_anywhere(bool anywhere) { hook_phases_ = anywhere; }

@@ -173,6 +173,15 @@ void Exchange::on_finish(FinishFn fn, void* ctx) {
   finish_ctx_ = ctx;
 }
 
+void Exchange::defer_finish(FinishFn fn, void* ctx) {
+  mine().finished.emplace_back(fn, ctx);
+  notes_waiting = true;
+}
+
+void Exchange::run_deferred_finishes() {
+  if (notes_waiting && held == 0) run_finished();
+}
+
 void Exchange::set_pending(bool pending) {
   assert(held > 0 && "the registry is held");
   Registry& r = registry();
@@ -183,10 +192,7 @@ void Exchange::set_pending(bool pending) {
       hooked_ = false;
       if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
     }
-    if (finish_fn_) {
-      mine().finished.emplace_back(finish_fn_, finish_ctx_);
-      notes_waiting = true;
-    }
+    if (finish_fn_) defer_finish(finish_fn_, finish_ctx_);
   }
   pending_ = pending;
 }

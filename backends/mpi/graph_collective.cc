@@ -113,7 +113,7 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 // The options a call runs with: auto on a v form that is not persistent runs linear, since
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
 GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
-  GraphOptions o = g.options();
+  GraphOptions o = c.options ? *c.options : g.options();
   if (c.varied && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
   return o;
 }
@@ -181,7 +181,7 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
 
 MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiStatus& caller_error,
                      std::unique_ptr<GraphExchange>* out) {
-  GraphOptions o = g.options();
+  GraphOptions o = c.options ? *c.options : g.options();
   MpiStatus local = parse_graph_info(info, &o);
   GraphBuffers b;
   if (local.ok()) local = make_buffers(g, c, &b);
@@ -244,7 +244,7 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
 }
 
 MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphExchange::Kind kind,
-                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error) {
+                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error, bool start) {
   GraphComm* g = nullptr;
   MpiStatus s = require_graph(comm, &g);
   if (!s.ok()) return s;
@@ -264,7 +264,7 @@ MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphE
   if (s.ok()) s = build(*g, c, o, kind, lane, std::move(b), bytes, out);
   if (!s.ok()) return s;
   (*out)->take_lane(lane);
-  return (*out)->start();
+  return start ? (*out)->start() : MpiStatus{};
 }
 
 }  // namespace cartplan::mpi

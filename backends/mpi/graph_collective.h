@@ -40,13 +40,16 @@ struct GraphCall {
   const int* sdispls = nullptr;
   const int* recvcounts = nullptr;
   const int* rdispls = nullptr;
+  // Replaces the communicator's options (algorithm, theta, progress) for this call; the
+  // drop-in runs the algorithm its verdict picked (backends/interpose/graph_verdicts.h).
+  const GraphOptions* options = nullptr;
 };
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);
-// kNonblocking (started) or kPersistent (inactive); `info` overrides the communicator's keys
-// (persistent only; MPI_INFO_NULL for none). `caller_error` (a NULL request pointer) takes part
-// in init's agreement.
+// kNonblocking (started, unless `start` is false: the caller starts it) or kPersistent
+// (inactive); `info` overrides the communicator's keys (persistent only; MPI_INFO_NULL for
+// none). `caller_error` (a NULL request pointer) takes part in init's agreement.
 MpiStatus graph_request(MPI_Comm comm, const GraphCall& call, MPI_Info info, GraphExchange::Kind kind,
-                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error = {});
+                        std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error = {}, bool start = true);
 
 }  // namespace cartplan::mpi

@@ -11,6 +11,7 @@
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/cost_model_locate.h"
 #include "engine/graph/price.h"
+#include "engine/graph/price_table.h"
 #include "engine/graph/schedule.h"
 #include "engine/graph/sizes.h"
 #include "ir/parse_number.h"
@@ -43,10 +44,6 @@ std::int64_t tag_ub() {
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
   return flag && ub ? *ub : 32767;
 }
-
-std::int64_t table_bytes(int i) { return i == 0 ? 0 : std::int64_t{1} << (i - 1); }
-
-int candidate_index(GraphAlgorithm a) { return a == GraphAlgorithm::kLinear ? 0 : a == GraphAlgorithm::kPairing ? 1 : 2; }
 
 MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
   int indegree = 0, outdegree = 0, weighted = 0;
@@ -150,11 +147,7 @@ MpiStatus GraphComm::table(int theta, const Table** out) {
         ir::graph::RankSchedule sched;
         MpiStatus s = schedule(op, a, theta, &sched);
         if (!s.ok()) return s;
-        for (int i = 0; i < kTableSizes; ++i) {
-          const engine::graph::BlockSizes sizes = engine::graph::BlockSizes::constant(op, table_bytes(i));
-          mine[static_cast<std::size_t>(((op == GraphOp::kAlltoall) * 3 + candidate_index(a)) * kTableSizes + i)] =
-              engine::graph::schedule_us(sched, sizes, model_);
-        }
+        engine::graph::add_prices(op, a, sched, model_, &mine);
       }
     }
     Table all{};
@@ -175,22 +168,8 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   const Table* t = nullptr;
   MpiStatus s = table(o.theta, &t);
   if (!s.ok()) return s;
-  // Between two sizes of the table each price is interpolated linearly (beyond 2^24 bytes,
-  // extrapolated from the last two): the model's terms are affine in the bytes between its
-  // thresholds. Every rank has the same table and size, hence the same answer.
-  int hi = 1;
-  while (hi < kTableSizes - 1 && table_bytes(hi) < block_bytes) ++hi;
-  const int lo = hi - 1;
-  const double f = static_cast<double>(block_bytes - table_bytes(lo)) / static_cast<double>(table_bytes(hi) - table_bytes(lo));
-  std::array<double, 3> us{};
-  for (int c = 0; c < 3; ++c) {
-    const std::size_t base = static_cast<std::size_t>(((op == GraphOp::kAlltoall) * 3 + c) * kTableSizes);
-    us[static_cast<std::size_t>(c)] = (*t)[base + lo] + f * ((*t)[base + hi] - (*t)[base + lo]);
-  }
-  // engine/graph/choose.h's rule: the cheaper combining schedule only if at least kGraphGain cheaper.
-  const int best = us[2] < us[1] ? 2 : 1;
-  const bool combine = us[static_cast<std::size_t>(best)] <= (1.0 - engine::graph::kGraphGain) * us[0];
-  *out = !combine ? GraphAlgorithm::kLinear : best == 2 ? GraphAlgorithm::kCumulative : GraphAlgorithm::kPairing;
+  // Every rank has the same table and size, hence the same answer (price_table.h).
+  *out = engine::graph::pick_from_prices(engine::graph::table_prices(*t, op, block_bytes));
   return {};
 }
 

@@ -34,6 +34,7 @@
 #include "engine/cost_model.h"
 #include "engine/graph/choose.h"
 #include "engine/graph/pattern.h"
+#include "engine/graph/price_table.h"
 #include "ir/graph/plan.h"
 
 namespace cartplan::mpi {
@@ -96,9 +97,7 @@ class GraphComm {
   std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
 
  private:
-  // Sizes of auto's table: 0, then 2^0 .. 2^24 bytes.
-  static constexpr int kTableSizes = 26;
-  using Table = std::array<double, 2 * 3 * kTableSizes>;  // [op][candidate][size]: max-over-ranks us
+  using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus table(int theta, const Table** out);
 

@@ -91,6 +91,15 @@ class GraphExchange {
   // The user's communicator while it exists, else MPI_COMM_SELF (for error handlers).
   MPI_Comm error_comm() const;
 
+  // `fn(ctx)` runs each time this exchange's communication finishes, on whichever thread
+  // progressed it, after the registries are released (as Exchange::on_finish; the drop-in
+  // completes its MPI requests there). An exchange with a finish callback asks for the
+  // progress hook until it finishes, even with a single phase.
+  void on_finish(Exchange::FinishFn fn, void* ctx) {
+    finish_fn_ = fn;
+    finish_ctx_ = ctx;
+  }
+
   // Advances every pending exchange of the process once, Cartesian and graph.
   static void progress_all();
   // One round over the pending graph exchanges (the registry held by the caller).
@@ -155,6 +164,8 @@ class GraphExchange {
   MpiStatus build_error_;
   int messaging_phases_ = 0;
   bool hook_phases_ = true, hooked_ = false;
+  Exchange::FinishFn finish_fn_ = nullptr;
+  void* finish_ctx_ = nullptr;
   std::unique_ptr<SizePass> sizes_;       // create_learning_sizes: the pass still to run
   std::unique_ptr<GraphBuffers> unbuilt_;  // and the buffers to build with afterwards
 };

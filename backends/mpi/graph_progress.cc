@@ -35,7 +35,9 @@ class Hold {
     if (held++ == 0 && multiple_) the_registry.mu.lock();
   }
   ~Hold() {
-    if (--held == 0 && multiple_) the_registry.mu.unlock();
+    if (--held > 0) return;
+    if (multiple_) the_registry.mu.unlock();
+    Exchange::run_deferred_finishes();  // finish callbacks run outside the registry
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
@@ -84,6 +86,7 @@ int GraphExchange::progress_poll() {
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
   --held;
   if (multiple) r.mu.unlock();
+  Exchange::run_deferred_finishes();
   return events;
 }
 
@@ -109,13 +112,15 @@ void GraphExchange::set_pending(bool pending) {
       hooked_ = false;
       if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
     }
+    if (finish_fn_) Exchange::defer_finish(finish_fn_, finish_ctx_);
   }
   pending_ = pending;
 }
 
-// An exchange with a later phase still to post asks for the hook once its first phase is posted.
+// An exchange with a later phase still to post, or whose owner must hear of its end (the
+// drop-in's MPI requests), asks for the hook once its first phase is posted.
 void GraphExchange::request_hook() {
-  if (!pending_ || hooked_ || !hook_phases_ || messaging_phases_ < 2 || !progress_hook_available()) return;
+  if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ >= 2)) || !progress_hook_available()) return;
   hooked_ = true;
   if (the_registry.hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
 }

@@ -17,7 +17,11 @@
 //  - progress_test_native (CARTPLAN_NATIVE_API): the same patterns with cartplan's own API
 //    (Cart_neighborhood_create, Cart_i*, Cart_*_init + Cart_start, Cart_wait / Cart_test).
 //
-//   progress_test [--iterations N] [--expect-accelerated] [--algorithm auto|direct|combining] [--cart]
+// --holes (standard MPI build only): each rank drops about a quarter of its edges (the receiver
+// drops the matching source), so the graph is no stencil and the drop-in runs it with cartplan's
+// graph collectives (Info cartplan_theta = 2: combining schedules with several phases).
+//
+//   progress_test [--iterations N] [--expect-accelerated] [--algorithm auto|direct|combining] [--cart] [--holes]
 // --expect-accelerated: the drop-in must be present (found with dlsym) and must have run every
 // collective of the test through cartplan (CARTPLAN_Accelerated_calls), or, natively, every
 // request must run a combining plan (Cart_request_plan). --algorithm: the native API's Info
@@ -56,12 +60,13 @@ const char* name(Pattern p) {
 
 struct Setup {
   int rank = 0, size = 1, iterations = 30;
-  bool expect_accelerated = false, cart = false;
+  bool expect_accelerated = false, cart = false, holes = false;
   std::string algorithm = "combining";
   std::vector<int> dims{0, 0};
   std::vector<int> offsets;  // t x 2, Moore r=1 without the zero offset
   std::vector<int> sources;  // row-major rank at -offset[i]
   std::vector<int> dests;    // row-major rank at +offset[i]
+  std::vector<int> send_index, recv_index;  // the offset of each destination / source (holes drop some)
   long checks = 0, failures = 0;
   long collective_calls = 0;  // non-blocking calls and persistent inits on the test's communicator
   void check(bool ok, const std::string& what) {
@@ -85,9 +90,17 @@ void make_grid(Setup& s) {
     for (int b = -1; b <= 1; ++b)
       if (a || b) s.offsets.insert(s.offsets.end(), {a, b});
   const int t = static_cast<int>(s.offsets.size() / 2);
+  // A hole: rank r does not send over offset i (nor does r + offset i list r as a source there).
+  auto hole = [&](int r, int i) { return s.holes && ((r * 2654435761u + i * 40503u + 12345u) >> 7) % 4 == 0; };
   for (int i = 0; i < t; ++i) {
-    s.sources.push_back(at(s, -1, i));
-    s.dests.push_back(at(s, +1, i));
+    if (!hole(at(s, -1, i), i)) {
+      s.sources.push_back(at(s, -1, i));
+      s.recv_index.push_back(i);
+    }
+    if (!hole(s.rank, i)) {
+      s.dests.push_back(at(s, +1, i));
+      s.send_index.push_back(i);
+    }
   }
 }
 
@@ -174,9 +187,12 @@ Comm open_comm(Setup& s) {
     MPI_Comm_free(&cart);
   }
   MPI_Comm graph = MPI_COMM_NULL;
-  const int t = static_cast<int>(s.sources.size());
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, t, s.sources.data(), MPI_UNWEIGHTED, t, s.dests.data(), MPI_UNWEIGHTED,
-                                 MPI_INFO_NULL, 0, &graph);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  if (s.holes) MPI_Info_set(info, "cartplan_theta", "2");
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(s.sources.size()), s.sources.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(s.dests.size()), s.dests.data(), MPI_UNWEIGHTED, info, 0, &graph);
+  MPI_Info_free(&info);
   return graph;
 }
 
@@ -218,14 +234,14 @@ void check_accelerated(Setup& s, Comm comm) {
 // ---- the patterns -----------------------------------------------------------------------------
 
 void fill(const Setup& s, Collective& c, int iter) {
-  for (std::size_t i = 0; i < c.send.size(); ++i) c.send[i] = value(s.rank, c.gather ? 0 : static_cast<int>(i), iter, 1);
+  for (std::size_t i = 0; i < c.send.size(); ++i) c.send[i] = value(s.rank, c.gather ? 0 : s.send_index[i], iter, 1);
   std::fill(c.recv.begin(), c.recv.end(), -1);
 }
 
 void verify(Setup& s, const Collective& c, int iter, Pattern p) {
   bool ok = true;
   for (std::size_t i = 0; i < c.recv.size(); ++i)
-    ok = ok && c.recv[i] == value(s.sources[i], c.gather ? 0 : static_cast<int>(i), iter, 1);
+    ok = ok && c.recv[i] == value(s.sources[i], c.gather ? 0 : s.recv_index[i], iter, 1);
   s.check(ok, std::string(name(p)) + (c.persistent ? " persistent " : " non-blocking ") +
                   (c.gather ? "allgather" : "alltoall") + " iteration " + std::to_string(iter) + ": wrong data");
 }
@@ -328,12 +344,11 @@ void iteration(Setup& s, Comm comm, Collective& c, Pattern p, int iter) {
 }
 
 void run(Setup& s, Comm comm, bool gather, bool persistent) {
-  const std::size_t t = s.sources.size();
   Collective c;
   c.gather = gather;
   c.persistent = persistent;
-  c.send.assign(gather ? 1 : t, 0);
-  c.recv.assign(t, -1);
+  c.send.assign(gather ? 1 : s.dests.size(), 0);
+  c.recv.assign(s.sources.size(), -1);
   if (persistent) {
     init(comm, c);
     ++s.collective_calls;
@@ -352,7 +367,14 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) s.algorithm = argv[++i];
     else if (!std::strcmp(argv[i], "--expect-accelerated")) s.expect_accelerated = true;
     else if (!std::strcmp(argv[i], "--cart")) s.cart = true;
+    else if (!std::strcmp(argv[i], "--holes")) s.holes = true;
   }
+#ifdef CARTPLAN_NATIVE_API
+  if (s.holes) {
+    std::fprintf(stderr, "progress_test: --holes is for the standard MPI build (the native API here is Cartesian)\n");
+    return 2;
+  }
+#endif
 #ifndef CARTPLAN_NATIVE_API
   // The drop-in linked in (progress_test_linked) reads it at its first accelerated call.
   for (int i = 1; i < argc; ++i)

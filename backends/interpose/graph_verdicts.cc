@@ -1,0 +1,184 @@
+// The graph collectives' verdicts of the drop-in: the agreed price table at creation, and the
+// do-no-harm rule per call shape.
+#include "backends/interpose/graph_verdicts.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/interpose/guard.h"
+
+namespace cartplan::interpose {
+namespace {
+
+using engine::graph::CandidatePrices;
+using engine::graph::GraphAlgoChoice;
+using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
+
+constexpr GraphOp kOps[] = {GraphOp::kAllgather, GraphOp::kAlltoall};
+
+// A non-blocking graph call builds its exchange (datatypes, lane, registry) on every call: the
+// graph collectives keep no pool of completed exchanges as the stencil's do, while blocking calls
+// reuse a cached exchange and persistent ones build it at init. Measured on this machine at
+// np = 2 (not oversubscribed), graph 3-D Moore r=1 with holes, allgather 8 B, forced combining:
+// non-blocking 3.13 us against persistent 0.53 us per call (bench/osu_neighbor --topo graph --d 3
+// --r 1 --holes --form nonblocking|persistent, docs/dropin.md): 2.6 us, over the 0.173 us alpha
+// bench/calibrate fitted there, about 15 messages (counted in messages as policy.h's overheads).
+constexpr double kNonblockingBuildMessages = 15.0;
+
+// CARTPLAN_INTERPOSE_GRAPHS=0: graphs that are not a stencil pass through without any set-up.
+bool graphs_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE_GRAPHS");
+    return !v || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
+  return c == GraphAlgoChoice::kPairing ? GraphAlgorithm::kPairing
+         : c == GraphAlgoChoice::kCumulative ? GraphAlgorithm::kCumulative
+                                             : GraphAlgorithm::kLinear;
+}
+
+// The candidates whose patterns are built and priced: linear always; the combining ones unless
+// linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
+// Info names one.
+std::vector<GraphAlgorithm> candidates(const mpi::GraphOptions& o) {
+  if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {GraphAlgorithm::kLinear};
+  if (o.algo != GraphAlgoChoice::kAuto) return {GraphAlgorithm::kLinear, algorithm_of(o.algo)};
+  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative};
+}
+
+// The first agreement: every rank has the native state and the same theta and algorithm
+// (they decide which patterns are constructed, among neighbours, in the same order everywhere).
+bool agree_options(MPI_Comm graph, const mpi::MpiStatus& local, const mpi::GraphOptions& o, std::string* why) {
+  const std::int64_t algo = static_cast<std::int64_t>(o.algo);
+  std::int64_t mine[5] = {local.ok() ? 0 : 1, o.theta, -o.theta, algo, -algo}, all[5] = {};
+  if (PMPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, graph) != MPI_SUCCESS) {
+    *why = "the graph options' agreement failed";
+    return false;
+  }
+  if (all[0]) *why = local.ok() ? "another rank's graph state or Info failed" : "graph state: " + local.message;
+  else if (all[1] != -all[2] || all[3] != -all[4]) *why = "ranks gave different cartplan_theta or cartplan_algorithm values";
+  return all[0] == 0 && all[1] == -all[2] && all[3] == -all[4];
+}
+
+// This rank's prices (constructing the patterns), then the second agreement: the max over ranks.
+bool agree_prices(MPI_Comm graph, mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::CostModel& model,
+                  GraphVerdicts* v, std::string* why) {
+  std::vector<double> mine(v->prices.size() + 1, 0.0), all(mine.size(), 0.0);
+  engine::graph::PriceTable table{};
+  mpi::MpiStatus s;
+  for (GraphOp op : kOps)
+    for (GraphAlgorithm a : candidates(o)) {
+      ir::graph::RankSchedule sched;
+      if (s.ok()) s = g.schedule(op, a, o.theta, &sched);
+      if (s.ok()) engine::graph::add_prices(op, a, sched, model, &table);
+    }
+  std::copy(table.begin(), table.end(), mine.begin());
+  mine.back() = s.ok() ? 0.0 : 1.0;
+  if (PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, graph) != MPI_SUCCESS) {
+    *why = "the price agreement failed";
+    return false;
+  }
+  if (all.back() != 0.0) {
+    *why = s.ok() ? "another rank's pattern construction failed" : "pattern construction: " + s.message;
+    return false;
+  }
+  std::copy(all.begin(), all.end() - 1, v->prices.begin());
+  return true;
+}
+
+std::string us(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f us", v);
+  return buf;
+}
+
+// policy.h's rule on the agreed prices: cartplan's cost with its per-call overhead and
+// completion against Open MPI's (linear).
+bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double* cost) {
+  const double build = form == Form::kNonblocking ? kNonblockingBuildMessages : 0.0;
+  *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + (overhead_messages(form) + build) * v.model.alpha_us +
+          completion_us(form, v.per_core);
+  return *cost <= (1 - kClearMargin) * p[0];
+}
+
+// Auto on a v form: a combining candidate that pays at every size of the table (the one cheaper
+// at 0 bytes if both do), else linear (pass through).
+GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* why) {
+  GraphPick pick;
+  double best = 0;
+  for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
+    bool all = true;
+    double at0 = 0, cost = 0;
+    for (int i = 0; all && i < engine::graph::kPriceTableSizes; ++i) {
+      all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, &cost);
+      if (i == 0) at0 = cost;
+    }
+    if (all && (!pick.accelerate || at0 < best)) pick = {true, a}, best = at0;
+  }
+  *why = pick.accelerate ? std::string(ir::graph::to_string(pick.algorithm)) + " schedule pays at every block size"
+                         : "no combining schedule is predicted 10 % cheaper than Open MPI's at every block size";
+  return pick;
+}
+
+GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, std::string* why) {
+  if (forced_algorithm() == Forced::kDirect) {
+    *why = "linear schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
+    return {true, GraphAlgorithm::kLinear};
+  }
+  if (v.options.algo != GraphAlgoChoice::kAuto) {
+    *why = "asked for by the graph's Info (cartplan_algorithm)";
+    return {true, algorithm_of(v.options.algo)};
+  }
+  const CandidatePrices p = engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes);
+  if (forced_algorithm() == Forced::kCombining) {
+    const GraphAlgorithm a = engine::graph::cheaper_combining(p);
+    *why = std::string(ir::graph::to_string(a)) + " schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
+    return {true, a};
+  }
+  if (bytes < 0) return any_size(v, op, form, why);
+  const GraphAlgorithm a = engine::graph::cheaper_combining(p);
+  double cost = 0;
+  const bool yes = pays(v, p, a, form, &cost);
+  *why = std::string(ir::graph::to_string(a)) + " schedule: " + us(cost) + " with cartplan's per-call costs against " +
+         us(p[0]) + " for Open MPI's one message per edge" + (yes ? "" : " (not 10 % less)");
+  return {yes, yes ? a : GraphAlgorithm::kLinear};
+}
+
+}  // namespace
+
+bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why) {
+  if (!det.graph_candidate || !graphs_enabled()) return false;
+  mpi::GraphComm* g = nullptr;
+  mpi::MpiStatus s = mpi::require_graph(graph, &g);  // collective: two MPI_Comm_dup
+  auto v = std::make_unique<GraphVerdicts>();
+  if (s.ok()) v->options = g->options();
+  if (s.ok()) s = mpi::parse_graph_info(info, &v->options);
+  if (!agree_options(graph, s, v->options, why)) return false;
+  if (!agree_prices(graph, *g, v->options, det.model, v.get(), why)) return false;
+  v->model = det.model;
+  v->per_core = det.per_core;
+  *out = std::move(v);
+  return true;
+}
+
+GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial) {
+  for (auto it = v.decisions.rbegin(); it != v.decisions.rend(); ++it)
+    if (it->op == op && it->form == form && it->bytes == bytes) return it->pick;
+  std::string why;
+  const GraphPick pick = decide(v, op, form, bytes, &why);
+  if (v.decisions.size() >= 32) v.decisions.erase(v.decisions.begin());
+  v.decisions.push_back({op, form, bytes, pick});
+  if (reporter) {
+    const std::string size = bytes < 0 ? "blocks of any size (v form)" : std::to_string(bytes) + "-byte blocks";
+    std::fprintf(stderr, "cartplan_interpose: communicator %d graph %s %s %s: %s (%s)\n", serial, ir::graph::to_string(op),
+                 form_name(form), size.c_str(), pick.accelerate ? "accelerated" : "passed through", why.c_str());
+  }
+  return pick;
+}
+
+}  // namespace cartplan::interpose

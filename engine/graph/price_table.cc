@@ -1,0 +1,59 @@
+// The agreed price table of graph auto: filling, interpolating and picking.
+#include "engine/graph/price_table.h"
+
+#include "engine/graph/choose.h"
+#include "engine/graph/price.h"
+#include "engine/graph/sizes.h"
+
+namespace cartplan::engine::graph {
+
+using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
+
+namespace {
+
+std::size_t row(GraphOp op, int candidate) {
+  return static_cast<std::size_t>(((op == GraphOp::kAlltoall ? 1 : 0) * 3 + candidate) * kPriceTableSizes);
+}
+
+}  // namespace
+
+std::int64_t price_table_bytes(int i) { return i == 0 ? 0 : std::int64_t{1} << (i - 1); }
+
+int candidate_index(GraphAlgorithm a) { return a == GraphAlgorithm::kLinear ? 0 : a == GraphAlgorithm::kPairing ? 1 : 2; }
+
+GraphAlgorithm candidate_at(int index) {
+  return index == 0 ? GraphAlgorithm::kLinear : index == 1 ? GraphAlgorithm::kPairing : GraphAlgorithm::kCumulative;
+}
+
+void add_prices(GraphOp op, GraphAlgorithm a, const ir::graph::RankSchedule& schedule, const CostModel& model,
+                PriceTable* table) {
+  const std::size_t base = row(op, candidate_index(a));
+  for (int i = 0; i < kPriceTableSizes; ++i)
+    (*table)[base + static_cast<std::size_t>(i)] = schedule_us(schedule, BlockSizes::constant(op, price_table_bytes(i)), model);
+}
+
+CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t block_bytes) {
+  int hi = 1;
+  while (hi < kPriceTableSizes - 1 && price_table_bytes(hi) < block_bytes) ++hi;
+  const int lo = hi - 1;
+  const double f = static_cast<double>(block_bytes - price_table_bytes(lo)) /
+                   static_cast<double>(price_table_bytes(hi) - price_table_bytes(lo));
+  CandidatePrices us{};
+  for (int c = 0; c < 3; ++c) {
+    const std::size_t base = row(op, c);
+    us[static_cast<std::size_t>(c)] = table[base + lo] + f * (table[base + hi] - table[base + lo]);
+  }
+  return us;
+}
+
+GraphAlgorithm cheaper_combining(const CandidatePrices& us) {
+  return us[2] < us[1] ? GraphAlgorithm::kCumulative : GraphAlgorithm::kPairing;
+}
+
+GraphAlgorithm pick_from_prices(const CandidatePrices& us) {
+  const GraphAlgorithm best = cheaper_combining(us);
+  return us[static_cast<std::size_t>(candidate_index(best))] <= (1.0 - kGraphGain) * us[0] ? best : GraphAlgorithm::kLinear;
+}
+
+}  // namespace cartplan::engine::graph

@@ -1,0 +1,50 @@
+// The price table behind a graph communicator's agreed choice of algorithm: every rank prices
+// its own schedule of each candidate (linear, pairing, cumulative) for both operations at block
+// sizes 0, 1, 2, 4, ..., 2^24 bytes (price.h's schedule_us); one max-reduction of the table (done
+// by the caller, over MPI) gives every rank the same max-over-ranks prices, from which any block
+// size is priced by interpolation without talking again. Used by the MPI backend's graph auto
+// (backends/mpi/graph_comm.h) and by the drop-in's verdicts (backends/interpose).
+//
+//   PriceTable t{};
+//   add_prices(GraphOp::kAllgather, GraphAlgorithm::kLinear, my_linear_schedule, model, &t);
+//   ...                                                    // MPI_Allreduce(MAX) of t
+//   CandidatePrices us = table_prices(t, GraphOp::kAllgather, 24);
+//   GraphAlgorithm a = pick_from_prices(us);              // graph auto's rule (kGraphGain)
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/cost_model.h"
+#include "ir/graph/plan.h"
+
+namespace cartplan::engine::graph {
+
+// Sizes of the table: 0, then 2^0 .. 2^24 bytes.
+inline constexpr int kPriceTableSizes = 26;
+// [op][candidate][size]: microseconds (max over ranks once reduced).
+using PriceTable = std::array<double, 2 * 3 * kPriceTableSizes>;
+// Linear, pairing, cumulative (candidate_index order).
+using CandidatePrices = std::array<double, 3>;
+
+std::int64_t price_table_bytes(int i);
+int candidate_index(ir::graph::GraphAlgorithm a);
+ir::graph::GraphAlgorithm candidate_at(int index);
+
+// Fills the row of (op, a) with this rank's price of `schedule` at every table size.
+void add_prices(ir::graph::GraphOp op, ir::graph::GraphAlgorithm a, const ir::graph::RankSchedule& schedule,
+                const CostModel& model, PriceTable* table);
+
+// The three candidates' prices at `block_bytes`: linear interpolation between two table sizes
+// (the model's terms are affine in the bytes between its thresholds), extrapolated beyond 2^24
+// from the last two.
+CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std::int64_t block_bytes);
+
+// The cheaper combining candidate (pairing or cumulative; pairing on ties).
+ir::graph::GraphAlgorithm cheaper_combining(const CandidatePrices& us);
+
+// Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
+// cheaper than linear, else linear.
+ir::graph::GraphAlgorithm pick_from_prices(const CandidatePrices& us);
+
+}  // namespace cartplan::engine::graph
