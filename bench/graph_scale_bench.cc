@@ -8,9 +8,12 @@
 // anything is timed. Per variant: the init time (slowest rank, pattern construction and auto's
 // agreement included), the slowest rank's time per call (median and quartiles over repetitions,
 // the first one dropped as warm-up, variants interleaved) and the break-even number of calls,
-// init / (linear - variant). Prints a markdown table (bench/smpi/graph_sweep.sh parses it).
+// set-up / (linear - variant), where set-up is the variant's first init on its communicator (its
+// patterns are built there; later points on the same communicator reuse them, so their init is
+// smaller). Several ops and block sizes run in one simulation; a markdown table per point
+// (bench/smpi/graph_report.py parses them).
 //
-//   smpirun -np 256 ... graph_scale_bench --graph moore:dims=16x16,r=2 --op allgather --bytes 4
+//   smpirun -np 256 ... graph_scale_bench --graph moore:dims=16x16,r=2 --ops allgather,alltoallv --bytes 4,1024
 #include <mpi.h>
 
 #include <cstdint>
@@ -28,8 +31,10 @@ namespace {
 using cartplan::bench::Summary;
 
 struct Args {
-  std::string graph = "moore:dims=4x2,r=1", op = "allgather", variants = "linear,pairing,cumulative,auto";
-  int bytes = 4, iters = 5, reps = 3, theta = 4;
+  std::string graph = "moore:dims=4x2,r=1", ops = "allgather", sizes = "4", variants = "linear,pairing,cumulative,auto";
+  int iters = 3, reps = 2, theta = 4;
+  std::string op;  // of the point being run
+  int bytes = 0;
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -37,15 +42,15 @@ bool parse(int argc, char** argv, Args* a) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--graph") a->graph = v;
-    else if (k == "--op") a->op = v;
-    else if (k == "--bytes") a->bytes = std::stoi(v);
+    else if (k == "--ops") a->ops = v;
+    else if (k == "--bytes") a->sizes = v;
     else if (k == "--iters") a->iters = std::stoi(v);
     else if (k == "--reps") a->reps = std::stoi(v);
     else if (k == "--theta") a->theta = std::stoi(v);
     else if (k == "--variants") a->variants = v;
     else return false;
   }
-  return (a->op == "allgather" || a->op == "alltoall" || a->op == "alltoallv") && a->bytes >= 0 && a->iters > 0 && a->reps > 1;
+  return a->iters > 0 && a->reps > 1;
 }
 
 // This rank's lists, and for recv block j the index k of the send block its source sends over
@@ -159,13 +164,14 @@ double slowest(double us) {
   return us;
 }
 
-// One variant's communicator, request and buffers, set up and checked (collective).
+// One variant's communicator (kept over the points: its first init builds the patterns, and
+// that init's time is the variant's set-up), and the current point's request and buffers.
 struct Variant {
   std::string name;
   MPI_Comm comm = MPI_COMM_NULL;
   Cart_Request req = CART_REQUEST_NULL;
   Buffers buf;
-  double create_us = 0, init_us = 0;
+  double create_us = 0, setup_us = -1, init_us = 0;
   int ran = -1;
   long wrong = 0;
   std::vector<double> times;
@@ -177,15 +183,22 @@ bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
   MPI_Info_set(info, "cartplan_algorithm", v->name.c_str());
   MPI_Info_set(info, "cartplan_theta", std::to_string(a.theta).c_str());
   v->buf = make_buffers(a, l, rank);
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  int rc = Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, static_cast<int>(l.in.size()), l.in.data(), static_cast<int>(l.out.size()),
-                                           l.out.data(), info, &v->comm);
-  v->create_us = slowest((MPI_Wtime() - t0) * 1e6);
+  v->times.clear();
+  v->wrong = 0;
+  int rc = MPI_SUCCESS;
+  double t0 = 0;
+  if (v->comm == MPI_COMM_NULL) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    rc = Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, static_cast<int>(l.in.size()), l.in.data(), static_cast<int>(l.out.size()),
+                                         l.out.data(), info, &v->comm);
+    v->create_us = slowest((MPI_Wtime() - t0) * 1e6);
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   t0 = MPI_Wtime();
   if (rc == MPI_SUCCESS) rc = init(a, v->buf, v->comm, info, &v->req);
   v->init_us = slowest((MPI_Wtime() - t0) * 1e6);
+  if (v->setup_us < 0) v->setup_us = v->init_us;
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) {
     std::fprintf(stderr, "graph_scale_bench: rank %d, %s: %s\n", rank, v->name.c_str(), Cart_error_message());
@@ -220,17 +233,18 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
   std::printf("# graph %s, %s, %d-byte blocks%s, np %d, %ld edges, max out-degree %ld, theta %d, %d reps x %d calls (us per call, slowest rank)\n",
               a.graph.c_str(), a.op.c_str(), a.bytes, a.op == "alltoallv" ? " (mean; each in [b/2, 3b/2])" : "", size, edges[0], edges[1],
               a.theta, a.reps - 1, a.iters);
-  std::printf("| variant | ran | median us | q1 | q3 | vs linear | create us | init us | break-even calls | wrong bytes |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| variant | ran | median us | q1 | q3 | vs linear | create us | set-up us | init us | break-even calls | wrong bytes |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   const char* kinds[] = {"linear", "pairing", "cumulative"};
   const double lin = vs.front().name == "linear" ? cartplan::bench::summarize(vs.front().times).median : 0;
   for (const Variant& v : vs) {
     const Summary s = cartplan::bench::summarize(v.times);
     std::string ratio = "-", even = "-";
     if (lin > 0) ratio = std::to_string(s.median / lin).substr(0, 5);
-    if (lin > 0 && v.name != "linear") even = s.median < lin ? std::to_string(static_cast<long>(v.init_us / (lin - s.median) + 0.999)) : "never";
-    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %s | %ld |\n", v.name.c_str(), v.ran >= 0 ? kinds[v.ran] : "?", s.median, s.q1,
-                s.q3, ratio.c_str(), v.create_us, v.init_us, even.c_str(), v.wrong);
+    // Break-even only for a variant that combines and is faster; auto running linear has none.
+    if (lin > 0 && v.ran > 0) even = s.median < lin ? std::to_string(static_cast<long>(v.setup_us / (lin - s.median) + 0.999)) : "never";
+    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %.0f | %s | %ld |\n", v.name.c_str(), v.ran >= 0 ? kinds[v.ran] : "?", s.median,
+                s.q1, s.q3, ratio.c_str(), v.create_us, v.setup_us, v.init_us, even.c_str(), v.wrong);
   }
 }
 
@@ -251,6 +265,20 @@ void time_all(const Args& a, std::vector<Variant>& vs) {
 
 }  // namespace
 
+// One point (op, block size) for every variant: set up on the variant's communicator, checked,
+// timed if every variant delivered the right bytes, printed. Returns the wrong bytes.
+long run_point(const Args& a, const Lists& l, int rank, int size, std::vector<Variant>& vs) {
+  long wrong = 0;
+  for (Variant& v : vs) {
+    if (!set_up(a, l, rank, &v)) MPI_Abort(MPI_COMM_WORLD, 3);
+    wrong += v.wrong;
+  }
+  if (wrong == 0) time_all(a, vs);  // nothing is timed unless every variant delivered the right bytes
+  print(a, size, l, vs);
+  for (Variant& v : vs) Cart_request_free(&v.req);
+  return wrong;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
@@ -258,9 +286,11 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   Args a;
   Lists l;
-  if (!parse(argc, argv, &a)) {
+  bool ok = parse(argc, argv, &a);
+  for (const std::string& op : split(a.ops)) ok = ok && (op == "allgather" || op == "alltoall" || op == "alltoallv");
+  if (!ok) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--op allgather|alltoall|alltoallv] [--bytes B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,auto]\n");
+      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,auto]\n");
     MPI_Finalize();
     return 2;
   }
@@ -272,16 +302,16 @@ int main(int argc, char** argv) {
   for (const std::string& name : split(a.variants)) {
     vs.emplace_back();
     vs.back().name = name;
-    if (!set_up(a, l, rank, &vs.back())) MPI_Abort(MPI_COMM_WORLD, 3);
   }
   long wrong = 0;
-  for (const Variant& v : vs) wrong += v.wrong;
-  if (wrong == 0) time_all(a, vs);  // nothing is timed unless every variant delivered the right bytes
-  print(a, size, l, vs);
-  for (Variant& v : vs) {
-    Cart_request_free(&v.req);
-    MPI_Comm_free(&v.comm);
+  for (const std::string& op : split(a.ops)) {
+    for (const std::string& bytes : split(a.sizes)) {
+      a.op = op;
+      a.bytes = std::stoi(bytes);
+      wrong += run_point(a, l, rank, size, vs);
+    }
   }
+  for (Variant& v : vs) MPI_Comm_free(&v.comm);
   MPI_Finalize();
   return wrong == 0 ? 0 : 1;
 }
