@@ -275,6 +275,7 @@ long run_point(const Args& a, const Lists& l, int rank, int size, std::vector<Va
   }
   if (wrong == 0) time_all(a, vs);  // nothing is timed unless every variant delivered the right bytes
   print(a, size, l, vs);
+  std::fflush(stdout);  // a simulation stopped by a time limit keeps the points it finished
   for (Variant& v : vs) Cart_request_free(&v.req);
   return wrong;
 }

@@ -7,7 +7,7 @@
 #
 #   bash bench/smpi/graph_sweep.sh --platform fattree --graph random:p=256,q=0.05,seed=1 --ops allgather,alltoallv --bytes 4,1024
 #        [--iters 3] [--reps 2] [--theta 4] [--model FILE|builtin] [--limit SECONDS] [--out bench/results/smpi/graph_raw.txt]
-#        [--bin-dir DIR]
+#        [--variants linear,pairing,cumulative,auto] [--bin-dir DIR]
 #
 # The rank count is the graph's (`cartplan graph explain` reports it; Moore graphs with holes have
 # fewer ranks than cells). --model: the cost model auto prices with (CARTPLAN_COST_MODEL); default
@@ -20,12 +20,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-platform="" graph="" ops="allgather" bytes=4 iters=3 reps=2 theta=4 model="" limit="" out="bench/results/smpi/graph_raw.txt" bindir=""
+platform="" graph="" ops="allgather" bytes=4 iters=3 reps=2 theta=4 model="" limit="" out="bench/results/smpi/graph_raw.txt" bindir="" variants=""
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "graph_sweep.sh: $1 needs a value" >&2; exit 2; }
   case "$1" in
     --platform) platform=$2 ;; --graph) graph=$2 ;; --ops) ops=$2 ;; --bytes) bytes=$2 ;; --iters) iters=$2 ;; --reps) reps=$2 ;;
-    --theta) theta=$2 ;; --model) model=$2 ;; --limit) limit=$2 ;; --out) out=$2 ;; --bin-dir) bindir=$2 ;;
+    --theta) theta=$2 ;; --model) model=$2 ;; --limit) limit=$2 ;; --out) out=$2 ;; --bin-dir) bindir=$2 ;; --variants) variants=$2 ;;
     *) echo "graph_sweep.sh: unknown option $1 (see the header of bench/smpi/graph_sweep.sh)" >&2; exit 2 ;;
   esac
   shift 2
@@ -52,6 +52,8 @@ plat="$root/out/smpi/platforms"
 mkdir -p "$plat" "$(dirname "$out")"
 python3 bench/smpi/platforms.py "$platform" --np "$np" --out-dir "$plat" >/dev/null
 command="bash bench/smpi/graph_sweep.sh --platform $platform --graph $graph --ops $ops --bytes $bytes --iters $iters --reps $reps --theta $theta --model $model"
+extra=()
+[ -z "$variants" ] || { extra=(--variants "$variants"); command+=" --variants $variants"; }
 env=()
 [ "$model" = builtin ] || env=(CARTPLAN_COST_MODEL="$root/$model")
 limiter=()
@@ -61,7 +63,7 @@ trap 'rm -f "$tmp"' EXIT
 start=$(date +%s) status=0
 env "${env[@]}" "${limiter[@]}" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" \
   -platform "$plat/${platform}_p${np}.xml" -hostfile "$plat/${platform}_p${np}.hosts" "$bin" \
-  --graph "$graph" --ops "$ops" --bytes "$bytes" --iters "$iters" --reps "$reps" --theta "$theta" >"$tmp" 2>&1 || status=$?
+  --graph "$graph" --ops "$ops" --bytes "$bytes" --iters "$iters" --reps "$reps" --theta "$theta" "${extra[@]}" >"$tmp" 2>&1 || status=$?
 wall=$(($(date +%s) - start))
 verdict=ok
 [ "$status" = 0 ] || verdict="exit $status"
