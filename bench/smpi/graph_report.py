@@ -126,12 +126,12 @@ def targets(points):
     ag = [p for p in points if p["op"] == "allgather" and p["bytes"] == "4"]
     for p in ag:
         name, r = best_combining(p)
-        lines.append(f"* allgather 4 B, {p['platform']}, `{p['graph']}`: best combining {name} {r:.2f}x linear "
-                     f"({'meets' if r <= 0.5 else 'misses'} the 0.5x target); auto {ratio(p['variants']['auto'], p_lin(p)):.2f}x."
-                     if "auto" in p["variants"] else "")
+        auto = f"auto {ratio(p['variants']['auto'], p_lin(p)):.2f}x" if "auto" in p["variants"] else "auto not run"
+        lines.append(f"* allgather 4 B, {p['platform']}, p = {p['np']}, `{p['graph']}`: best combining {name} {r:.2f}x linear "
+                     f"({'meets' if r <= 0.5 else 'misses'} the 0.5x target); {auto}.")
     for p in (p for p in points if p["op"] == "alltoallv"):
         name, r = best_combining(p)
-        lines.append(f"* alltoallv {p['bytes']} B, {p['platform']}, `{p['graph']}`: linear / best ({name}) = {1 / r:.2f} "
+        lines.append(f"* alltoallv {p['bytes']} B, {p['platform']}, p = {p['np']}, `{p['graph']}`: linear / best ({name}) = {1 / r:.2f} "
                      f"({'meets' if 1 / r >= 1.3 else 'misses'} the 1.3x target).")
     return "\n".join(lines) + "\n"
 
@@ -157,6 +157,7 @@ set xtics ({labels}) rotate by -60 font ",7"
 set xrange [-0.5:{len(points) - 0.5}]
 set ylabel "time / linear"
 set logscale y
+set yrange [0.25:4]
 set key top left
 plot 1.05 with lines dt 2 lc rgb "gray" notitle, 0.5 with lines dt 2 lc rgb "gray" notitle, \\
   for [pl in "fattree torus dragonfly"] "{dat}" using 1:(strcol(2) eq pl ? $7 : 1/0) with points pt 7 ps 1.2 title "auto, ".pl, \\
@@ -184,8 +185,8 @@ def main():
         lines += [row(p, predict(a.cartplan, p["graph"], p["op"], p["bytes"], model_of(p["command"]), cache)) for p in points if nominal(p) == np_]
         lines.append("")
     lines.append("Commands (one simulation each, all its rows):\n")
-    for c in dict.fromkeys(p["command"] for p in points):
-        lines.append(f"* `{c}`")
+    for c, verdict, wall in dict.fromkeys((p["command"], p["verdict"], p["wall"]) for p in points):
+        lines.append(f"* `{c}` ({wall} s wall; {verdict if verdict == 'ok' else verdict + ': stopped, only the points it finished are above'})")
     lines += ["", targets(points)]
     with open(os.path.join(out_dir, "graph_sweep.md"), "w") as f:
         f.write("\n".join(lines))
