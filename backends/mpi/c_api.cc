@@ -9,6 +9,7 @@
 #include "backends/mpi/api_guard.h"
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_collective.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
@@ -470,6 +471,11 @@ int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info 
 CART_GRAPH_COLLECTIVE(allgather, cartplan::ir::graph::GraphOp::kAllgather)
 CART_GRAPH_COLLECTIVE(alltoall, cartplan::ir::graph::GraphOp::kAlltoall)
 #undef CART_GRAPH_COLLECTIVE
+
+int Cart_graph_comm_create_adjacent(MPI_Comm comm, int indegree, const int sources[], int outdegree, const int destinations[],
+                                    MPI_Info info, MPI_Comm* graphcomm) {
+  return guarded(comm, [&] { return cartplan::mpi::create_adjacent(comm, indegree, sources, outdegree, destinations, info, graphcomm); });
+}
 
 namespace {
 

@@ -374,7 +374,8 @@ void Cart_free_plan_json(char* json);
 /* ---------------------------------------------------------------------------------------
  * Graph collectives on any distributed-graph communicator (docs/graphs.md, issue 32).
  *
- * comm is a communicator made by MPI_Dist_graph_create_adjacent (or MPI_Dist_graph_create):
+ * comm is a communicator made by Cart_graph_comm_create_adjacent (below), MPI_Dist_graph_create_adjacent
+ * or MPI_Dist_graph_create:
  * each rank names its own sources and destinations, duplicates and self edges allowed. The
  * functions have MPI_Neighbor_allgather / MPI_Neighbor_alltoall's signatures and deliver
  * exactly what those deliver: blocks in the order MPI_Dist_graph_neighbors returns, send block
@@ -426,6 +427,35 @@ void Cart_free_plan_json(char* json);
  *   Cart_request_free(&req);
  *   MPI_Info_free(&info); MPI_Comm_free(&g);
  * --------------------------------------------------------------------------------------- */
+/* A communicator for the graph collectives, also where MPI has no distributed graphs (SimGrid's
+ * SMPI 3.32 declares MPI_Dist_graph_create_adjacent but aborts in it). Collective over comm.
+ * With Open MPI (Info cartplan_graph_comm = auto, the default, or dist_graph) it is
+ * MPI_Dist_graph_create_adjacent(comm, indegree, sources, MPI_UNWEIGHTED, outdegree,
+ * destinations, MPI_UNWEIGHTED, info, 0, graphcomm): a real distributed graph, MPI_Neighbor_*
+ * work on it too. Under SMPI (auto) or with cartplan_graph_comm = attribute it duplicates comm
+ * and attaches the lists and a copy of info to the duplicate: Cart_graph_* read them from there
+ * (the same blocks, k-th edge rule, parallel and self edges as on a distributed graph), while
+ * MPI's own topology functions see no topology (MPI_Topo_test gives MPI_UNDEFINED).
+ * MPI_Comm_dup of the result copies the lists; MPI_Comm_free frees them. The lists are kept in
+ * the caller's order, unweighted, ranks never reordered.
+ * Both ways first check, with one MPI_Allreduce (so every rank returns the same class):
+ * MPI_ERR_COMM (MPI_COMM_NULL, intercommunicator), MPI_ERR_ARG (negative degree, NULL array with
+ * entries, NULL graphcomm), MPI_ERR_RANK (an entry outside [0, size); MPI_PROC_NULL is refused,
+ * a distributed graph names ranks only), MPI_ERR_INFO_VALUE (cartplan_graph_comm not auto,
+ * dist_graph or attribute), MPI_ERR_UNSUPPORTED_OPERATION (dist_graph under SMPI); then, with a
+ * second MPI_Allreduce, MPI_ERR_TOPOLOGY when the ranks' lists are not one graph (an edge a -> b
+ * listed a different number of times among a's destinations and b's sources; compared by a
+ * 64-bit hash of the edge multisets). A rank whose own arguments are fine is told which rank's
+ * were not (Cart_error_message()). The other Info keys (cartplan_algorithm, _theta, _progress)
+ * are read by the first graph collective, as on a distributed graph.
+ *
+ *   int src[2] = {left, right}, dst[2] = {left, right};
+ *   MPI_Comm g;
+ *   Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, src, 2, dst, MPI_INFO_NULL, &g);
+ *   Cart_graph_neighbor_allgather(mine, 4, MPI_DOUBLE, theirs, 4, MPI_DOUBLE, g);
+ *   MPI_Comm_free(&g); */
+int Cart_graph_comm_create_adjacent(MPI_Comm comm, int indegree, const int sources[], int outdegree, const int destinations[],
+                                    MPI_Info info, MPI_Comm* graphcomm);
 int Cart_graph_neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                   MPI_Datatype recvtype, MPI_Comm comm);
 int Cart_graph_neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/cost_model_locate.h"
@@ -54,6 +55,28 @@ MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
   CARTPLAN_MPI_CALL(MPI_Dist_graph_neighbors(comm, indegree, edges->in.data(), weighted ? in_w.data() : MPI_UNWEIGHTED,
                                              outdegree, edges->out.data(), weighted ? out_w.data() : MPI_UNWEIGHTED));
   return {};
+}
+
+// The lists and Info of Cart_graph_comm_create_adjacent's attribute (graph_adjacent.h) if comm
+// carries one, else of MPI's distributed-graph topology. A bad Info value is returned after the
+// edges are read (MPI_ERR_INFO_VALUE; the caller still makes its collective calls).
+MpiStatus read_graph(MPI_Comm comm, ir::graph::RankEdges* edges, GraphOptions* options) {
+  if (const AdjacentLists* lists = adjacent_lists(comm)) {
+    *edges = lists->edges;
+    return lists->info == MPI_INFO_NULL ? MpiStatus{} : parse_graph_info(lists->info, options);
+  }
+  int topo = MPI_UNDEFINED;
+  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
+  if (topo != MPI_DIST_GRAPH)
+    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator is not a distributed-graph communicator (make it with Cart_graph_comm_create_adjacent, MPI_Dist_graph_create_adjacent or MPI_Dist_graph_create)");
+  MpiStatus s = read_edges(comm, edges);
+  if (!s.ok()) return s;
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_Comm_get_info(comm, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
+    s = parse_graph_info(info, options);
+    MPI_Info_free(&info);
+  }
+  return s;
 }
 
 }  // namespace
@@ -182,19 +205,10 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
     *out = static_cast<GraphComm*>(attr);
     return {};
   }
-  int topo = MPI_UNDEFINED;
-  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
-  if (topo != MPI_DIST_GRAPH)
-    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator is not a distributed-graph communicator (make it with MPI_Dist_graph_create_adjacent or MPI_Dist_graph_create)");
   ir::graph::RankEdges edges;
-  MpiStatus s = read_edges(comm, &edges);
-  if (!s.ok()) return s;
   GraphOptions options;
-  MPI_Info info = MPI_INFO_NULL;
-  if (MPI_Comm_get_info(comm, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
-    s = parse_graph_info(info, &options);
-    MPI_Info_free(&info);
-  }
+  MpiStatus s = read_graph(comm, &edges, &options);
+  if (!s.ok() && s.code != MPI_ERR_INFO_VALUE) return s;
   if (const char* p = std::getenv("CARTPLAN_PROGRESS"); p && std::string(p) == "cartplan") options.progress_anywhere = false;
   int rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &rank));

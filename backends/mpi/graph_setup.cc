@@ -17,6 +17,11 @@ using engine::graph::SetupMessage;
 constexpr int kKinds = 5;
 constexpr int kSubs = 34;  // sub-rounds 0..33 (PairingOptions caps them at max_match_rounds <= 32)
 constexpr int kPerConstruction = kSubs * kSubs * kKinds;
+#ifdef CARTPLAN_SMPI
+constexpr int kFramed = 1;  // one construction's tag range kept free for the frame tag
+#else
+constexpr int kFramed = 0;
+#endif
 
 // The tag carries (construction, kind, iteration, sub-round), as docs/graphs.md says; the
 // payload only the message's integers. Iterations run from -1 (the first in-lists) to
@@ -67,13 +72,77 @@ struct Outbox {
   std::vector<MPI_Request> requests;
 };
 
-MpiStatus post(MPI_Comm comm, int seq, std::vector<SetupMessage>&& messages, Outbox* box, SetupCounts* counts) {
+MpiStatus send_words(MPI_Comm comm, int to, int tag, std::vector<int>&& words, Outbox* box) {
+  box->buffers.push_back(std::move(words));
+  const std::vector<int>& w = box->buffers.back();
+  if (w.size() > static_cast<std::size_t>(INT_MAX)) return mpi_error(MPI_ERR_COUNT, "a set-up message is too large");
+  box->requests.emplace_back(MPI_REQUEST_NULL);
+  CARTPLAN_MPI_CALL(MPI_Isend(w.data(), static_cast<int>(w.size()), MPI_INT, to, tag, comm, &box->requests.back()));
+  return {};
+}
+
+#ifdef CARTPLAN_SMPI
+// SMPI 3.32 has no MPI_Mprobe, and its MPI_Probe polls (an MPI_Iprobe every smpi/iprobe of
+// simulated time), which makes a construction over hundreds of ranks take hours of wall time.
+// There every message travels framed on one tag, [tag, n, up to kInline words], received by a
+// blocking MPI_Recv(MPI_ANY_SOURCE) into a buffer of fixed size; a longer payload follows as a
+// second message from the same rank on its own tag. The frame adds 8 bytes per message.
+constexpr int kInline = 64;
+
+MpiStatus post_one(MPI_Comm comm, int tag, int frame_tag, const SetupMessage& m, Outbox* box) {
+  std::vector<int> w = words_of(m);
+  const int n = static_cast<int>(w.size());
+  std::vector<int> frame = {tag, n};
+  if (n <= kInline) frame.insert(frame.end(), w.begin(), w.end());
+  MpiStatus s = send_words(comm, m.to, frame_tag, std::move(frame), box);
+  if (s.ok() && n > kInline) s = send_words(comm, m.to, tag, std::move(w), box);
+  return s;
+}
+
+// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender and tag.
+MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
+  if (!block) {
+    CARTPLAN_MPI_CALL(MPI_Iprobe(MPI_ANY_SOURCE, frame_tag, comm, found, status));
+    if (!*found) return {};
+  }
+  std::vector<int> frame(2 + kInline);
+  CARTPLAN_MPI_CALL(MPI_Recv(frame.data(), 2 + kInline, MPI_INT, block ? MPI_ANY_SOURCE : status->MPI_SOURCE, frame_tag, comm, status));
+  const int tag = frame[0], n = frame[1];
+  status->MPI_TAG = tag;
+  if (n <= kInline) {
+    words->assign(frame.begin() + 2, frame.begin() + 2 + n);
+  } else {
+    words->assign(static_cast<std::size_t>(n), 0);
+    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE));
+  }
+  *found = 1;
+  return {};
+}
+#else
+MpiStatus post_one(MPI_Comm comm, int tag, int, const SetupMessage& m, Outbox* box) { return send_words(comm, m.to, tag, words_of(m), box); }
+
+// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender and tag.
+MpiStatus take(MPI_Comm comm, int, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
+  MPI_Message handle = MPI_MESSAGE_NULL;
+  if (block) {
+    CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &handle, status));
+  } else {
+    CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, found, &handle, status));
+    if (!*found) return {};
+  }
+  int n = 0;
+  CARTPLAN_MPI_CALL(MPI_Get_count(status, MPI_INT, &n));
+  words->assign(static_cast<std::size_t>(n), 0);
+  CARTPLAN_MPI_CALL(MPI_Mrecv(words->data(), n, MPI_INT, &handle, MPI_STATUS_IGNORE));
+  *found = 1;
+  return {};
+}
+#endif
+
+MpiStatus post(MPI_Comm comm, int seq, int frame_tag, std::vector<SetupMessage>&& messages, Outbox* box, SetupCounts* counts) {
   for (const SetupMessage& m : messages) {
-    box->buffers.push_back(words_of(m));
-    const std::vector<int>& w = box->buffers.back();
-    if (w.size() > static_cast<std::size_t>(INT_MAX)) return mpi_error(MPI_ERR_COUNT, "a set-up message is too large");
-    box->requests.emplace_back(MPI_REQUEST_NULL);
-    CARTPLAN_MPI_CALL(MPI_Isend(w.data(), static_cast<int>(w.size()), MPI_INT, m.to, tag_of(seq, m), comm, &box->requests.back()));
+    MpiStatus s = post_one(comm, tag_of(seq, m), frame_tag, m, box);
+    if (!s.ok()) return s;
     ++counts->sent;
     counts->sent_bytes += m.bytes();
   }
@@ -82,26 +151,19 @@ MpiStatus post(MPI_Comm comm, int seq, std::vector<SetupMessage>&& messages, Out
 
 }  // namespace
 
+// Under SMPI the tag range after the last construction's frames every message (see take()).
 SetupChannel::SetupChannel(MPI_Comm comm, std::int64_t tag_ub)
-    : comm_(comm), slots_(static_cast<int>(std::max<std::int64_t>(tag_ub / kPerConstruction, 1))) {}
+    : comm_(comm), slots_(static_cast<int>(std::max<std::int64_t>(tag_ub / kPerConstruction - kFramed, 1))) {}
 
 // One message of the running construction, whichever arrives first (`block`), or none if
 // nothing is there. A message of a later construction is kept for it.
 MpiStatus SetupChannel::receive(int rank, bool block, std::vector<SetupMessage>* inbox) {
   for (;;) {
-    MPI_Message handle = MPI_MESSAGE_NULL;
     MPI_Status status;
     int found = 1;
-    if (block) {
-      CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &handle, &status));
-    } else {
-      CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &found, &handle, &status));
-      if (!found) return {};
-    }
-    int n = 0;
-    CARTPLAN_MPI_CALL(MPI_Get_count(&status, MPI_INT, &n));
-    std::vector<int> words(static_cast<std::size_t>(n));
-    CARTPLAN_MPI_CALL(MPI_Mrecv(words.data(), n, MPI_INT, &handle, MPI_STATUS_IGNORE));
+    std::vector<int> words;
+    MpiStatus s = take(comm_, slots_ * kPerConstruction, block, &found, &words, &status);
+    if (!s.ok() || !found) return s;
     SetupMessage m;
     m.from = status.MPI_SOURCE;
     m.to = rank;
@@ -121,7 +183,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     return mpi_error(MPI_ERR_INTERN, "the set-up caps exceed the tag encoding");
   engine::graph::RankBuilder builder(rank, edges.out, edges.in, options);
   Outbox box;
-  MpiStatus s = post(comm_, seq_, builder.start(), &box, counts);
+  MpiStatus s = post(comm_, seq_, slots_ * kPerConstruction, builder.start(), &box, counts);
   std::vector<SetupMessage> inbox;
   if (auto it = early_.find(seq_); it != early_.end()) {  // what arrived during an earlier construction
     inbox = std::move(it->second);
@@ -129,7 +191,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
   }
   if (s.ok() && !inbox.empty()) {
     counts->received += static_cast<std::int64_t>(inbox.size());
-    s = post(comm_, seq_, builder.step(std::move(inbox)), &box, counts);
+    s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
   }
   // The builder waits only for messages it knows are coming (setup_rank.h), and a finished rank
   // is never sent another one (engine/graph/setup_run.cc checks that on every graph the tests
@@ -144,7 +206,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     }
     if (!s.ok()) break;
     counts->received += static_cast<std::int64_t>(inbox.size());
-    s = post(comm_, seq_, builder.step(std::move(inbox)), &box, counts);
+    s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
   }
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
