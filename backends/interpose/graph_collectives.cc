@@ -15,12 +15,6 @@ namespace {
 using engine::graph::GraphAlgoChoice;
 using ir::graph::GraphAlgorithm;
 
-GraphAlgoChoice choice_of(GraphAlgorithm a) {
-  return a == GraphAlgorithm::kPairing ? GraphAlgoChoice::kPairing
-         : a == GraphAlgorithm::kCumulative ? GraphAlgoChoice::kCumulative
-                                            : GraphAlgoChoice::kLinear;
-}
-
 // One call with the verdict's algorithm. A persistent init whose agreement fails or declines
 // (on every rank alike: graph_collective.h) goes to Open MPI, which reports its own errors.
 bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall call, MPI_Comm comm, MPI_Info info,

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include <utility>
+
 #include "backends/interpose/guard.h"
 
 namespace cartplan::interpose {
@@ -24,12 +26,6 @@ constexpr GraphOp kOps[] = {GraphOp::kAllgather, GraphOp::kAlltoall};
 // --r 1 --holes --form nonblocking|persistent, docs/dropin.md): 2.6 us, over the 0.173 us alpha
 // bench/calibrate fitted there, about 15 messages (counted in messages as policy.h's overheads).
 constexpr double kNonblockingBuildMessages = 15.0;
-
-GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
-  return c == GraphAlgoChoice::kPairing ? GraphAlgorithm::kPairing
-         : c == GraphAlgoChoice::kCumulative ? GraphAlgorithm::kCumulative
-                                             : GraphAlgorithm::kLinear;
-}
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
@@ -139,6 +135,23 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
 }
 
 }  // namespace
+
+// The one table between an Info choice and an algorithm (auto has none: linear).
+constexpr std::pair<GraphAlgoChoice, GraphAlgorithm> kChoices[] = {{GraphAlgoChoice::kLinear, GraphAlgorithm::kLinear},
+                                                                   {GraphAlgoChoice::kPairing, GraphAlgorithm::kPairing},
+                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative}};
+
+GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
+  for (const auto& [choice, algorithm] : kChoices)
+    if (choice == c) return algorithm;
+  return GraphAlgorithm::kLinear;
+}
+
+GraphAlgoChoice choice_of(GraphAlgorithm a) {
+  for (const auto& [choice, algorithm] : kChoices)
+    if (algorithm == a) return choice;
+  return GraphAlgoChoice::kLinear;
+}
 
 bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why) {
   if (!det.graph_candidate) {  // agreed in detection (model, CARTPLAN_INTERPOSE_GRAPHS)

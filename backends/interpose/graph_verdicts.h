@@ -69,6 +69,10 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
 // pick, so that no later call constructs one (a non-blocking call must not wait for peers).
 mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v);
 
+// An Info's algorithm choice and an algorithm, both ways (auto: linear).
+ir::graph::GraphAlgorithm algorithm_of(engine::graph::GraphAlgoChoice c);
+engine::graph::GraphAlgoChoice choice_of(ir::graph::GraphAlgorithm a);
+
 // The verdict for one call shape (`bytes` -1: sizes that may differ by rank, the blocking and
 // non-blocking calls); remembered, and with
 // `reporter` printed once on stderr with its numbers.
