@@ -174,6 +174,16 @@ bool usable_arguments(const Uniform& u, std::int64_t* bytes) {
          extent_of(u.recvtype, &rext) && block_bytes(u.sendtype, u.sendcount, bytes);
 }
 
+// On a graph only the sides this rank uses are looked at: MPI ignores the send side of a rank
+// without out-edges (a sink may pass 0 or MPI_DATATYPE_NULL) and the receive side of one
+// without in-edges, and a rank that passed the call to Open MPI on that ground alone would
+// leave its peers waiting in cartplan's messages.
+bool usable_graph_arguments(const AcceleratedComm& a, const Uniform& u) {
+  MPI_Aint ext = 0;
+  return !in_place(u.sendbuf, u.recvbuf) && (a.outdegree == 0 || (u.sendcount >= 0 && extent_of(u.sendtype, &ext))) &&
+         (a.indegree == 0 || (u.recvcount >= 0 && extent_of(u.recvtype, &ext)));
+}
+
 // Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
 // the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
 // datatypes are predefined (their handles never change meaning), so that a repeated shape,
@@ -182,8 +192,8 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
   const auto shape = shape_of(u.op == ir::Op::kAllgather, form, u.sendcount, u.sendtype, u.recvcount, u.recvtype);
   if (a.last_shape_valid && a.last_shape == shape) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
-  bool yes = usable_arguments(u, &bytes);
-  if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, bytes);
+  bool yes = a.graph ? usable_graph_arguments(a, u) : usable_arguments(u, &bytes);
+  if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, -1);  // sizes may differ by rank (graph_collectives.cc)
   if (yes && !a.graph && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
   if (yes && !a.graph) yes = accelerated(a, u.op, form, bytes);
   a.last_shape_valid = named(u.sendtype) && named(u.recvtype);
@@ -196,12 +206,14 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
 bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a) return false;
-  if (form == Form::kPersistent || a->graph) {
+  if (a->graph) {
+    if (form == Form::kPersistent ? !usable_graph_arguments(*a, u) : !taken(*a, form, u)) return false;
+    return graph_uniform(*a, form, graph_op(u.op), u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype,
+                         comm, info, request, rc);
+  }
+  if (form == Form::kPersistent) {
     std::int64_t bytes = 0;
-    if (!usable_arguments(u, &bytes) || (form != Form::kPersistent && !taken(*a, form, u))) return false;
-    if (a->graph)
-      return graph_uniform(*a, form, graph_op(u.op), u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype,
-                           comm, info, request, rc);
+    if (!usable_arguments(u, &bytes)) return false;
     return run_persistent(*a, spec_of(*a, u), comm, info, request, rc);
   }
   if (!taken(*a, form, u)) return false;

@@ -151,11 +151,14 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
   if (old->graph) {
-    // The duplicate's native state now, while every rank is here (should it fail, the first
-    // accelerated call tries again and reports the error, on every rank alike).
-    mpi::GraphComm* g = nullptr;
-    (void)mpi::require_graph(new_comm, &g);
-    insert(new_comm, copy_of(*old, MPI_COMM_NULL, new_comm));
+    // The duplicate's native state and the patterns its verdicts may pick now, while every
+    // rank is here: built inside a later non-blocking call, their set-up messages could wait
+    // for a peer that waits for this rank (rank 0: MPI_Ineighbor_*, MPI_Send to 1; rank 1:
+    // MPI_Recv from 0, then MPI_Ineighbor_*). Pattern construction talks to neighbours,
+    // friends and partners only (graph_setup.h).
+    std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
+    acc->graph_state = graph_prepare(new_comm, *acc->graph).ok();
+    insert(new_comm, std::move(acc));
     return;
   }
   MPI_Comm internal = MPI_COMM_NULL;
@@ -168,8 +171,10 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
-  if (old->graph) {  // nothing may wait here: the native state is made at the first accelerated call
-    insert(new_comm, copy_of(*old, MPI_COMM_NULL, new_comm));
+  if (old->graph) {  // nothing may wait here: graph_collectives.cc's state_ready makes the state
+    std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
+    acc->graph_state = false;
+    insert(new_comm, std::move(acc));
     return;
   }
   MPI_Comm internal = MPI_COMM_NULL;

@@ -275,7 +275,18 @@ struct Local {
   mpi::Options base;
   std::string model_error;
   std::int64_t per_core_milli = 1000;
+  std::int64_t graphs_off = 0;  // CARTPLAN_INTERPOSE_GRAPHS=0 on this rank
 };
+
+// CARTPLAN_INTERPOSE_GRAPHS=0: graphs that are not a stencil pass through without any set-up
+// (read per rank; agreed in step 2, so a rank that differs turns them off everywhere).
+bool graphs_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE_GRAPHS");
+    return !v || std::string(v) != "0";
+  }();
+  return on;
+}
 
 Local local_facts(MPI_Comm comm, int p) {
   Local l;
@@ -285,20 +296,28 @@ Local local_facts(MPI_Comm comm, int p) {
   int on_node = 1, cores = 1;  // the cores the node's processes may use (affinity), as the native API counts them
   if (mpi::node_load(comm, &on_node, &cores) == MPI_SUCCESS && on_node > cores)
     l.per_core_milli = static_cast<std::int64_t>(on_node) * 1000 / cores;
+  l.graphs_off = graphs_enabled() ? 0 : 1;
   return l;
 }
 
-// Step 2: one reduction (MAX) over every candidate, with the vetoes, the largest degree and the
-// most oversubscribed node.
-std::vector<std::int64_t> agree_candidates(MPI_Comm comm, std::int64_t veto, std::int64_t degree, std::int64_t per_core_milli,
+// The words of step 2 before the candidates': veto, largest degree, most oversubscribed node,
+// graph collectives off on some rank, the cost model's fingerprint (max, -max).
+constexpr int kHeadWords = 6;
+
+// Step 2: one reduction (MAX) over every candidate, with the vetoes, the largest degree, the
+// most oversubscribed node and what the graph collectives' verdicts need alike on every rank.
+std::vector<std::int64_t> agree_candidates(MPI_Comm comm, std::int64_t veto, std::int64_t degree, const Local& local,
                                            const std::vector<Candidate>& cands, bool* ok) {
-  std::vector<std::int64_t> agree(3 + 5 * static_cast<std::size_t>(kCandidates));
+  std::vector<std::int64_t> agree(kHeadWords + 5 * static_cast<std::size_t>(kCandidates));
   agree[0] = veto;
   agree[1] = degree;
-  agree[2] = per_core_milli;
+  agree[2] = local.per_core_milli;
+  agree[3] = local.graphs_off;
+  agree[4] = mpi::options_fingerprint(local.base);
+  agree[5] = -agree[4];
   for (int s = 0; s < kCandidates; ++s) {
     const Candidate& c = cands[s];
-    std::int64_t* a = agree.data() + 3 + 5 * s;
+    std::int64_t* a = agree.data() + kHeadWords + 5 * s;
     a[0] = c.descriptor;
     a[1] = -c.descriptor;
     a[2] = c.valid ? 0 : 1;
@@ -329,7 +348,7 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
       if (c.descriptor) evaluate(c, p, me, sources, dests);
   bool ok = false;
   const std::vector<std::int64_t> all =
-      agree_candidates(comm, veto, std::max(det.indegree, det.outdegree), local.per_core_milli, cands, &ok);
+      agree_candidates(comm, veto, std::max(det.indegree, det.outdegree), local, cands, &ok);
   if (!ok) {
     det.why = "the agreement failed";
     return det;
@@ -345,12 +364,16 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
   }
   det.per_core = std::max(1.0, static_cast<double>(all[2]) / 1000.0);
   local.base.model.phase_us = oversubscribed_phase_us(local.base.model.phase_us, det.per_core);
-  det.graph_candidate = true;
+  // The graph collectives' verdicts price calls with this model on every rank: they need the
+  // same one everywhere, and nobody who turned them off.
+  det.graph_candidate = all[3] == 0 && all[4] == -all[5];
+  if (all[3] == 0 && all[4] != -all[5]) det.graph_refusal = "ranks located different cost models";
+  else if (all[3] != 0 && !local.graphs_off) det.graph_refusal = "another rank set CARTPLAN_INTERPOSE_GRAPHS=0";
   det.model = local.base.model;
   std::vector<std::int64_t> tried;
   det.why = "no grid fits (no Info hints cartplan_dims, no MPI_Cart_create over the same processes, no MPI_Dims_create factorization)";
   for (int s = 0; s < kCandidates; ++s) {
-    const std::int64_t* a = all.data() + 3 + 5 * s;
+    const std::int64_t* a = all.data() + kHeadWords + 5 * s;
     const Candidate& c = cands[s];
     if (a[0] == 0 || a[0] != -a[1] || a[2] != 0) continue;  // absent, different on some rank, or unusable
     bool torus = true;

@@ -54,11 +54,15 @@ struct Detection {
   int indegree = 0, outdegree = 0;
   mpi::Options options;
   double per_core = 1.0;  // processes of the job per core on the fullest node (agreed), at least 1
-  // Set once step 2 agreed that every rank read its lists and loaded its cost model and that
-  // the graph has edges (the same on every rank): a graph that is then not a stencil may still
-  // take the graph collectives (graph_verdicts.h), priced with `model` (the located model, its
-  // phase term scaled for oversubscription as for the stencil's verdicts).
+  // Set once step 2 agreed that every rank read its lists and loaded its cost model, that
+  // the graph has edges, that no rank turned the graph collectives off
+  // (CARTPLAN_INTERPOSE_GRAPHS=0) and that every rank located the same cost model (the same on
+  // every rank): a graph that is then not a stencil may still take the graph collectives
+  // (graph_verdicts.h), priced with `model` (the located model, its phase term scaled for
+  // oversubscription as for the stencil's verdicts). Otherwise `graph_refusal` says why (empty
+  // when the graph collectives were turned off everywhere).
   bool graph_candidate = false;
+  std::string graph_refusal;
   engine::CostModel model;
 };
 

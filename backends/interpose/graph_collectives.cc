@@ -1,6 +1,8 @@
 // Running the drop-in's graph calls through cartplan's graph collectives.
 #include "backends/interpose/graph_collectives.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "backends/interpose/collectives.h"
@@ -13,14 +15,8 @@ namespace {
 using engine::graph::GraphAlgoChoice;
 using ir::graph::GraphAlgorithm;
 
-GraphAlgoChoice choice_of(GraphAlgorithm a) {
-  return a == GraphAlgorithm::kPairing ? GraphAlgoChoice::kPairing
-         : a == GraphAlgorithm::kCumulative ? GraphAlgoChoice::kCumulative
-                                            : GraphAlgoChoice::kLinear;
-}
-
-// One call with the verdict's algorithm. A persistent init whose agreement fails (it fails on
-// every rank alike: graph_collective.h) goes to Open MPI, which reports its own errors.
+// One call with the verdict's algorithm. A persistent init whose agreement fails or declines
+// (on every rank alike: graph_collective.h) goes to Open MPI, which reports its own errors.
 bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall call, MPI_Comm comm, MPI_Info info,
          MPI_Request* request, int* rc) {
   Inside inside;
@@ -36,7 +32,7 @@ bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall
     s = mpi::graph_request(comm, call, persistent ? info : MPI_INFO_NULL,
                            persistent ? mpi::GraphExchange::Kind::kPersistent : mpi::GraphExchange::Kind::kNonblocking, &x, {},
                            /*start=*/false);
-    if (!s.ok() && persistent) return false;
+    if (persistent && (!s.ok() || !x)) return false;
     if (s.ok()) {
       const int code = persistent ? make_persistent(std::move(x), request) : start_nonblocking(std::move(x), request);
       if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
@@ -47,9 +43,28 @@ bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall
   return true;
 }
 
-std::int64_t type_bytes(MPI_Datatype type, int count) {
-  int size = 0;
-  return PMPI_Type_size(type, &size) == MPI_SUCCESS ? static_cast<std::int64_t>(size) * count : -1;
+// A persistent init's verdict, taken inside init after its agreement on the block sizes of
+// every rank (so the same everywhere): one size on every rank, priced at that size; sizes that
+// differ between ranks go to Open MPI (linear through cartplan never pays).
+std::function<bool(std::int64_t, std::int64_t, mpi::GraphOptions*)> persistent_verdict(AcceleratedComm& a, ir::graph::GraphOp op) {
+  return [&a, op](std::int64_t lo, std::int64_t hi, mpi::GraphOptions* o) {
+    if (lo != hi) return false;
+    const GraphPick pick = graph_pick(*a.graph, op, Form::kPersistent, std::max<std::int64_t>(hi, 0), a.reporter, a.serial);
+    o->algo = choice_of(pick.algorithm);
+    return pick.accelerate;
+  };
+}
+
+// MPI_Comm_idup: the duplicate's native state and patterns need collective set-up, which a
+// non-blocking call must not do (a rank may wait for a peer that first waits for it: see
+// comm_table.cc). Its non-blocking calls pass through until a blocking or persistent call
+// (every rank makes the same calls in the same order, so all see the same state) built them.
+bool state_ready(AcceleratedComm& a, Form form, MPI_Comm comm) {
+  if (a.graph_state) return true;
+  if (form == Form::kNonblocking) return false;
+  Inside inside;
+  a.graph_state = graph_prepare(comm, *a.graph).ok();
+  return a.graph_state;
 }
 
 }  // namespace
@@ -58,21 +73,29 @@ bool graph_taken(AcceleratedComm& a, ir::graph::GraphOp op, Form form, std::int6
   return graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial).accelerate;
 }
 
+// MPI lets block sizes differ between ranks on a graph (a sink passes sendcount 0, a rank may
+// send 16 bytes and receive 8), so no rank may decide from its own sizes: a persistent init
+// decides after its agreement (persistent_verdict); blocking and non-blocking calls take the
+// size-free verdict of the v forms and run as their v form (learn_sizes), which is right for
+// any sizes MPI allows.
 bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const void* sendbuf, int sendcount,
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request, int* rc) {
-  // cartplan's graph collectives need one block size on both sides (a combining schedule
-  // forwards blocks); a rank whose sides differ leaves the call to Open MPI.
-  const std::int64_t bytes = type_bytes(sendtype, sendcount);
-  if (bytes < 0 || bytes != type_bytes(recvtype, recvcount)) return false;
-  const GraphPick pick = graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial);
+  if (!state_ready(a, form, comm)) return false;
+  mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
+  if (form == Form::kPersistent) {
+    call.decide = persistent_verdict(a, op);
+    return run(a, form, GraphAlgorithm::kLinear, call, comm, info, request, rc);  // the algorithm: decide's
+  }
+  const GraphPick pick = graph_pick(*a.graph, op, form, -1, a.reporter, a.serial);
   if (!pick.accelerate) return false;
-  const mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
+  call.learn_sizes = true;
   return run(a, form, pick.algorithm, call, comm, info, request, rc);
 }
 
 bool graph_varied(AcceleratedComm& a, Form form, const mpi::GraphCall& call, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request, int* rc) {
+  if (!state_ready(a, form, comm)) return false;
   const GraphPick pick = graph_pick(*a.graph, call.op, form, -1, a.reporter, a.serial);
   return pick.accelerate && run(a, form, pick.algorithm, call, comm, info, request, rc);
 }

@@ -3,8 +3,8 @@
 #include "backends/interpose/graph_verdicts.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+
+#include <utility>
 
 #include "backends/interpose/guard.h"
 
@@ -26,21 +26,6 @@ constexpr GraphOp kOps[] = {GraphOp::kAllgather, GraphOp::kAlltoall};
 // --r 1 --holes --form nonblocking|persistent, docs/dropin.md): 2.6 us, over the 0.173 us alpha
 // bench/calibrate fitted there, about 15 messages (counted in messages as policy.h's overheads).
 constexpr double kNonblockingBuildMessages = 15.0;
-
-// CARTPLAN_INTERPOSE_GRAPHS=0: graphs that are not a stencil pass through without any set-up.
-bool graphs_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("CARTPLAN_INTERPOSE_GRAPHS");
-    return !v || std::strcmp(v, "0") != 0;
-  }();
-  return on;
-}
-
-GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
-  return c == GraphAlgoChoice::kPairing ? GraphAlgorithm::kPairing
-         : c == GraphAlgoChoice::kCumulative ? GraphAlgorithm::kCumulative
-                                             : GraphAlgorithm::kLinear;
-}
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
@@ -151,8 +136,28 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
 
 }  // namespace
 
+// The one table between an Info choice and an algorithm (auto has none: linear).
+constexpr std::pair<GraphAlgoChoice, GraphAlgorithm> kChoices[] = {{GraphAlgoChoice::kLinear, GraphAlgorithm::kLinear},
+                                                                   {GraphAlgoChoice::kPairing, GraphAlgorithm::kPairing},
+                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative}};
+
+GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
+  for (const auto& [choice, algorithm] : kChoices)
+    if (choice == c) return algorithm;
+  return GraphAlgorithm::kLinear;
+}
+
+GraphAlgoChoice choice_of(GraphAlgorithm a) {
+  for (const auto& [choice, algorithm] : kChoices)
+    if (algorithm == a) return choice;
+  return GraphAlgoChoice::kLinear;
+}
+
 bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why) {
-  if (!det.graph_candidate || !graphs_enabled()) return false;
+  if (!det.graph_candidate) {  // agreed in detection (model, CARTPLAN_INTERPOSE_GRAPHS)
+    *why = det.graph_refusal;
+    return false;
+  }
   mpi::GraphComm* g = nullptr;
   mpi::MpiStatus s = mpi::require_graph(graph, &g);  // collective: two MPI_Comm_dup
   auto v = std::make_unique<GraphVerdicts>();
@@ -166,6 +171,16 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
   return true;
 }
 
+mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v) {
+  mpi::GraphComm* g = nullptr;
+  mpi::MpiStatus s = mpi::require_graph(comm, &g);  // collective: two MPI_Comm_dup
+  for (GraphAlgorithm a : candidates(v.options)) {
+    ir::graph::RankSchedule unused;
+    if (s.ok()) s = g->schedule(GraphOp::kAllgather, a, v.options.theta, &unused);  // constructs the pattern
+  }
+  return s;
+}
+
 GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial) {
   for (auto it = v.decisions.rbegin(); it != v.decisions.rend(); ++it)
     if (it->op == op && it->form == form && it->bytes == bytes) return it->pick;
@@ -174,7 +189,7 @@ GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes
   if (v.decisions.size() >= 32) v.decisions.erase(v.decisions.begin());
   v.decisions.push_back({op, form, bytes, pick});
   if (reporter) {
-    const std::string size = bytes < 0 ? "blocks of any size (v form)" : std::to_string(bytes) + "-byte blocks";
+    const std::string size = bytes < 0 ? "blocks of any size (sizes may differ by rank)" : std::to_string(bytes) + "-byte blocks";
     std::fprintf(stderr, "cartplan_interpose: communicator %d graph %s %s %s: %s (%s)\n", serial, ir::graph::to_string(op),
                  form_name(form), size.c_str(), pick.accelerate ? "accelerated" : "passed through", why.c_str());
   }

@@ -64,7 +64,17 @@ struct GraphVerdicts {
 // reason (the same on every rank) when the graph collectives cannot take it.
 bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why);
 
-// The verdict for one call shape (`bytes` -1 for the v forms of any form); remembered, and with
+// Collective over `comm`, a graph with these verdicts (MPI_Comm_dup, or the first blocking or
+// persistent call after MPI_Comm_idup): the native state and every pattern the verdicts may
+// pick, so that no later call constructs one (a non-blocking call must not wait for peers).
+mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v);
+
+// An Info's algorithm choice and an algorithm, both ways (auto: linear).
+ir::graph::GraphAlgorithm algorithm_of(engine::graph::GraphAlgoChoice c);
+engine::graph::GraphAlgoChoice choice_of(ir::graph::GraphAlgorithm a);
+
+// The verdict for one call shape (`bytes` -1: sizes that may differ by rank, the blocking and
+// non-blocking calls); remembered, and with
 // `reporter` printed once on stderr with its numbers.
 GraphPick graph_pick(GraphVerdicts& v, ir::graph::GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial);
 

@@ -171,10 +171,14 @@ class Exchange {
   using FinishFn = void (*)(void* ctx);
   void on_finish(FinishFn fn, void* ctx);
   // The queue behind those notifications, shared with graph exchanges (graph_exchange.h):
-  // defer_finish queues fn(ctx) on this thread; run_deferred_finishes runs the queue once this
-  // thread holds neither registry's lock (else the release of the Cartesian one runs it).
+  // defer_finish queues fn(ctx) on this thread; the queue runs once this thread holds neither
+  // registry. Both registries' holds count in one thread-local depth (enter_hold/leave_hold:
+  // graph_progress.cc's Hold and poll call them), so releasing one while the other is held
+  // runs nothing; the release that brings the depth to 0 runs the queue.
   static void defer_finish(FinishFn fn, void* ctx);
   static void run_deferred_finishes();
+  static void enter_hold();
+  static void leave_hold();
   // Whether this exchange, once started, advances inside any MPI call (the hook, where the
   // MPI library has one) or only inside cartplan's calls (Info cartplan_progress).
   void set_progress_anywhere(bool anywhere) { hook_phases_ = anywhere; }

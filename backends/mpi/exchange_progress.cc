@@ -57,6 +57,9 @@ bool others_pending() { return other_progress.pending && other_progress.pending(
 // be released, and the lists behind them (looked up only when they are needed).
 thread_local int held = 0;
 thread_local bool notes_waiting = false;
+// Holds of either registry (this one and graph_progress.cc's) on this thread: finish
+// notifications run only at 0, never while some registry is held.
+thread_local int depth = 0;
 
 struct ThreadState {
   bool draining = false;
@@ -91,12 +94,12 @@ void run_finished() {
 class Hold {
  public:
   Hold() : multiple_(thread_multiple()) {
+    ++depth;
     if (held++ == 0 && multiple_) registry().mu.lock();
   }
   ~Hold() {
-    if (--held > 0) return;
-    if (multiple_) registry().mu.unlock();
-    if (notes_waiting) run_finished();
+    if (--held == 0 && multiple_) registry().mu.unlock();
+    Exchange::leave_hold();
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
@@ -142,11 +145,12 @@ int Exchange::progress_poll() {
   const bool multiple = thread_multiple();
   if (multiple && !r.mu.try_lock()) return 0;
   ++held;
+  ++depth;
   const int events = step_all();
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
   --held;
   if (multiple) r.mu.unlock();
-  if (notes_waiting) run_finished();
+  leave_hold();
   return events;
 }
 
@@ -179,7 +183,13 @@ void Exchange::defer_finish(FinishFn fn, void* ctx) {
 }
 
 void Exchange::run_deferred_finishes() {
-  if (notes_waiting && held == 0) run_finished();
+  if (notes_waiting && depth == 0) run_finished();
+}
+
+void Exchange::enter_hold() { ++depth; }
+
+void Exchange::leave_hold() {
+  if (--depth == 0 && notes_waiting) run_finished();
 }
 
 void Exchange::set_pending(bool pending) {

@@ -55,7 +55,7 @@ MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, cons
 MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
   const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
   const std::size_t sends = outdeg == 0 ? 0 : c.op == GraphOp::kAllgather ? 1 : outdeg;
-  out->varied = c.varied;
+  out->varied = c.varied || c.learn_sizes;
   const bool v_send = c.varied && c.op == GraphOp::kAlltoall;  // allgatherv sends one block of sendcount
   MpiStatus s = side_blocks("send", c.sendbuf, c.sendcount, v_send, c.sendcounts, c.sdispls, c.sendtype, sends, &out->send, &out->send_bytes);
   if (s.ok())
@@ -65,7 +65,7 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
   for (const auto* list : {&out->send_bytes, &out->recv_bytes})
     for (std::int64_t b : *list) largest = std::max(largest, b);
   out->block_bytes = largest;
-  if (c.varied) return {};
+  if (out->varied) return {};
   const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
   if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
     return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
@@ -114,7 +114,7 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
 GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
   GraphOptions o = c.options ? *c.options : g.options();
-  if (c.varied && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
+  if ((c.varied || c.learn_sizes) && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
   return o;
 }
 
@@ -190,6 +190,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   Agreed agreed;
   MpiStatus s = agree_init(g, local, o, mine, &agreed);
   if (!s.ok()) return s;
+  if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
   // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
   // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
@@ -222,7 +223,8 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   std::shared_ptr<void>& slot = g->blocking_slot();
   if (!slot) slot = std::make_shared<GraphBlockingCache>();
   auto& cache = *static_cast<GraphBlockingCache*>(slot.get());
-  std::vector<std::uintptr_t> key = c.varied ? std::vector<std::uintptr_t>{} : call_key(c);  // v forms: counts may change
+  // v forms: counts may change; learn_sizes: so may other ranks' sizes, which size the temp slots
+  std::vector<std::uintptr_t> key = c.varied || c.learn_sizes ? std::vector<std::uintptr_t>{} : call_key(c);
   if (key.empty() || key != cache.key || !cache.exchange) {
     cache.exchange.reset();
     cache.key.clear();

@@ -17,6 +17,8 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "backends/mpi/graph_exchange.h"
@@ -43,6 +45,14 @@ struct GraphCall {
   // Replaces the communicator's options (algorithm, theta, progress) for this call; the
   // drop-in runs the algorithm its verdict picked (backends/interpose/graph_verdicts.h).
   const GraphOptions* options = nullptr;
+  // A uniform call (one count per side) whose block sizes may differ between ranks, as MPI
+  // allows on a graph (a rank that sends 16 bytes and receives 8): it runs as its v form, a
+  // combining schedule after the size pass (graph_sizes.h), and is never cached.
+  bool learn_sizes = false;
+  // Persistent init only: called on every rank after init's agreement with the agreed range
+  // of block sizes over ranks with significant blocks (-1, -1: none); sets the algorithm in
+  // *options, or returns false: init declines on every rank alike (ok, *out stays empty).
+  std::function<bool(std::int64_t bytes_min, std::int64_t bytes_max, GraphOptions* options)> decide = nullptr;
 };
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);

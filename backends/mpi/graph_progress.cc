@@ -28,16 +28,18 @@ struct Registry {
 Registry the_registry;
 thread_local int held = 0;  // this thread's depth inside the registry
 
-// Holds the registry: the mutex under MPI_THREAD_MULTIPLE, reentrant on one thread.
+// Holds the registry: the mutex under MPI_THREAD_MULTIPLE, reentrant on one thread. The
+// depth shared with the Cartesian registry (Exchange::enter_hold) keeps finish callbacks from
+// running while either is held; the last release runs them.
 class Hold {
  public:
   Hold() : multiple_(thread_multiple()) {
+    Exchange::enter_hold();
     if (held++ == 0 && multiple_) the_registry.mu.lock();
   }
   ~Hold() {
-    if (--held > 0) return;
-    if (multiple_) the_registry.mu.unlock();
-    Exchange::run_deferred_finishes();  // finish callbacks run outside the registry
+    if (--held == 0 && multiple_) the_registry.mu.unlock();
+    Exchange::leave_hold();  // finish callbacks run outside both registries
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
@@ -82,11 +84,12 @@ int GraphExchange::progress_poll() {
   const bool multiple = thread_multiple();
   if (multiple && !r.mu.try_lock()) return 0;
   ++held;
+  Exchange::enter_hold();
   const int events = step_all();
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
   --held;
   if (multiple) r.mu.unlock();
-  Exchange::run_deferred_finishes();
+  Exchange::leave_hold();
   return events;
 }
 
