@@ -97,12 +97,19 @@ MpiStatus agree(MpiStatus local, int rank, MPI_Comm comm) {
   return mpi_error(first[0], "rank " + std::to_string(first[1]) + " passed bad arguments to Cart_graph_comm_create_adjacent");
 }
 
-MpiStatus check_one_graph(int rank, int indegree, const int sources[], int outdegree, const int destinations[], MPI_Comm comm) {
-  std::uint64_t diff = 0, sum = 0;  // sum over out-edges minus sum over in-edges, modulo 2^64
-  for (int k = 0; k < outdegree; ++k) diff += edge_hash(rank, destinations[k]);
-  for (int j = 0; j < indegree; ++j) diff -= edge_hash(sources[j], rank);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&diff, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
-  if (sum != 0)
+// The lists describe one graph, and every rank makes the communicator the same way (an Info
+// value that differs between ranks would send some into MPI_Dist_graph_create_adjacent and
+// others into MPI_Comm_dup: a hang). One reduction checks both.
+MpiStatus check_one_graph(int rank, int size, int indegree, const int sources[], int outdegree, const int destinations[],
+                          bool attribute, MPI_Comm comm) {
+  std::uint64_t mine[2] = {0, attribute ? 1u : 0u}, sum[2] = {0, 0};  // [0]: out-edges minus in-edges, mod 2^64
+  for (int k = 0; k < outdegree; ++k) mine[0] += edge_hash(rank, destinations[k]);
+  for (int j = 0; j < indegree; ++j) mine[0] -= edge_hash(sources[j], rank);
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
+  if (sum[1] != 0 && sum[1] != static_cast<std::uint64_t>(size))
+    return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_graph_comm: " + std::to_string(sum[1]) + " of " + std::to_string(size) +
+                                             " ranks make the communicator as an attribute, the others with MPI_Dist_graph_create_adjacent (give every rank the same value)");
+  if (sum[0] != 0)
     return mpi_error(MPI_ERR_TOPOLOGY, "the ranks' lists do not describe one graph: some edge a -> b appears a different number of times among a's destinations and among b's sources");
   return {};
 }
@@ -137,8 +144,9 @@ MpiStatus create_adjacent(MPI_Comm comm, int indegree, const int sources[], int 
   CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &rank));
   CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
   bool attribute = false;
+  if (graphcomm) *graphcomm = MPI_COMM_NULL;  // what the caller holds after an error
   MpiStatus s = agree(check_local(indegree, sources, outdegree, destinations, info, graphcomm, size, &attribute), rank, comm);
-  if (s.ok()) s = check_one_graph(rank, indegree, sources, outdegree, destinations, comm);
+  if (s.ok()) s = check_one_graph(rank, size, indegree, sources, outdegree, destinations, attribute, comm);
   if (!s.ok()) return s;
   if (attribute) return attach(comm, indegree, sources, outdegree, destinations, info, graphcomm);
   int dummy = 0;

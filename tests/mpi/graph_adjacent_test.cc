@@ -201,6 +201,8 @@ void errors(Harness& h) {
   expect_error(h, r0 ? Edges{{h.size}, {right}} : ok, nullptr, MPI_ERR_RANK, "rank out of range on rank 0");
   expect_error(h, Edges{{left}, {right, right}}, nullptr, MPI_ERR_TOPOLOGY, "a destination without its source");
   expect_error(h, Edges{{left}, {right}}, "sideways", MPI_ERR_INFO_VALUE, "bad cartplan_graph_comm");
+  if (h.size > 1)  // one rank asks for the attribute, the others for MPI's graph: refused on every rank
+    expect_error(h, ok, r0 ? "attribute" : "dist_graph", MPI_ERR_INFO_VALUE, "cartplan_graph_comm differing between ranks");
   MPI_Comm g = MPI_COMM_NULL;
   int src = left, dst = right;
   h.check(Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, r0 ? -1 : 1, &src, 1, &dst, MPI_INFO_NULL, &g) == MPI_ERR_ARG, "negative indegree");
