@@ -83,11 +83,14 @@ std::string us(double v) {
 }
 
 // policy.h's rule on the agreed prices: cartplan's cost with its per-call overhead and
-// completion against Open MPI's (linear).
-bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double* cost) {
-  const double build = form == Form::kNonblocking ? kNonblockingBuildMessages : 0.0;
+// completion against Open MPI's (linear). `size_pass`: the call learns its sizes first (v forms,
+// and uniform blocking and non-blocking calls, which run as their v form): one message per edge
+// before the schedule (linear's price at 0 bytes), and an exchange built for that call's sizes.
+bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double size_pass_us, double* cost) {
+  const bool builds = form == Form::kNonblocking || size_pass_us > 0;
+  const double build = builds ? kNonblockingBuildMessages : 0.0;
   *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + (overhead_messages(form) + build) * v.model.alpha_us +
-          completion_us(form, v.per_core);
+          completion_us(form, v.per_core) + size_pass_us;
   return *cost <= (1 - kClearMargin) * p[0];
 }
 
@@ -96,11 +99,12 @@ bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Fo
 GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* why) {
   GraphPick pick;
   double best = 0;
+  const double size_pass_us = engine::graph::table_prices(v.prices, op, 0)[0];
   for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
     bool all = true;
     double at0 = 0, cost = 0;
     for (int i = 0; all && i < engine::graph::kPriceTableSizes; ++i) {
-      all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, &cost);
+      all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, size_pass_us, &cost);
       if (i == 0) at0 = cost;
     }
     if (all && (!pick.accelerate || at0 < best)) pick = {true, a}, best = at0;
@@ -128,7 +132,7 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
   if (bytes < 0) return any_size(v, op, form, why);
   const GraphAlgorithm a = engine::graph::cheaper_combining(p);
   double cost = 0;
-  const bool yes = pays(v, p, a, form, &cost);
+  const bool yes = pays(v, p, a, form, 0.0, &cost);
   *why = std::string(ir::graph::to_string(a)) + " schedule: " + us(cost) + " with cartplan's per-call costs against " +
          us(p[0]) + " for Open MPI's one message per edge" + (yes ? "" : " (not 10 % less)");
   return {yes, yes ? a : GraphAlgorithm::kLinear};
