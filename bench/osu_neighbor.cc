@@ -280,6 +280,12 @@ int main(int argc, char** argv) {
     MPI_Reduce(&us, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&median, &median_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) std::printf("%d %.3f %.3f %.3f %.3f\n", m, sum / p, lo, hi, median_sum / p);
+    // No rank starts the next size before every rank has left this one's timed loop (OSU OMB
+    // barriers after every call). Without it, a rank that finished early runs the next size's
+    // warm-up while others still time this size: with the drop-in, that first call of a new
+    // shape plans it (milliseconds of CPU), and on an oversubscribed node that planning took the
+    // cores from the ranks still timing, which charged it to the wrong size.
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   long all_bad = 0;
   MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
