@@ -264,13 +264,19 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
-  if (!a || a->graph || !vw_accelerated(form) || in_place(sendbuf, recvbuf)) return false;  // graphs: no w form
+  if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf)) return false;
+  // On a graph alltoallw has alltoallv's verdict (the same schedules, sizes learned alike).
+  if (a->graph && !graph_taken(*a, GraphOp::kAlltoall, form, -1)) return false;
   if ((a->outdegree && (!sendcounts || !sdispls || !sendtypes)) || (a->indegree && (!recvcounts || !rdispls || !recvtypes)))
     return false;
   for (int k = 0; k < a->outdegree; ++k)
     if (sendcounts[k] < 0 || sendtypes[k] == MPI_DATATYPE_NULL) return false;
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0 || recvtypes[j] == MPI_DATATYPE_NULL) return false;
+  if (a->graph) {
+    const mpi::GraphCall c = mpi::graph_alltoallw_call(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+    return graph_varied(*a, form, c, comm, info, request, rc);
+  }
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
   for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
   for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};

@@ -13,7 +13,7 @@
 // shape (decided before the call for uniform calls, after init's agreement for persistent ones).
 // Otherwise it returns true with the MPI return code in *rc (errors raised through the
 // communicator's error handler). On a graph that is not a stencil the calls go to cartplan's
-// graph collectives instead (graph_collectives.h), the v forms included (not the w forms).
+// graph collectives instead (graph_collectives.h), the v and w forms included.
 //
 //   int rc;
 //   if (!neighbor_alltoall(Form::kBlocking, sb, 1, MPI_INT, rb, 1, MPI_INT, comm, MPI_INFO_NULL, nullptr, &rc))

@@ -30,7 +30,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request, int* rc);
 
-// allgatherv and alltoallv (`call.varied` set, its arrays in MPI's order).
+// allgatherv, alltoallv and alltoallw (`call.varied` set, its arrays in MPI's order).
 bool graph_varied(AcceleratedComm& a, Form form, const mpi::GraphCall& call, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request, int* rc);
 

@@ -531,6 +531,22 @@ int Cart_graph_neighbor_alltoallv_init(const void* sb, const int sc[], const int
   return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
 }
 
+int Cart_graph_neighbor_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
+                                  const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)); });
+}
+
+int Cart_graph_ineighbor_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
+                                   const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, Cart_Request* r) {
+  return graph_request(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+}
+
+int Cart_graph_neighbor_alltoallw_init(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
+                                       const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info,
+                                       Cart_Request* r) {
+  return graph_request(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
+}
+
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request || !algorithm) return mpi_error(MPI_ERR_ARG, "Cart_graph_request_algorithm: request or algorithm is NULL");

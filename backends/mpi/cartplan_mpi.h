@@ -377,8 +377,8 @@ void Cart_free_plan_json(char* json);
  * comm is a communicator made by Cart_graph_comm_create_adjacent (below), MPI_Dist_graph_create_adjacent
  * or MPI_Dist_graph_create:
  * each rank names its own sources and destinations, duplicates and self edges allowed. The
- * functions have MPI_Neighbor_allgather / MPI_Neighbor_alltoall's signatures and deliver
- * exactly what those deliver: blocks in the order MPI_Dist_graph_neighbors returns, send block
+ * functions have MPI_Neighbor_allgather / MPI_Neighbor_alltoall's signatures (and their v and w
+ * forms, below) and deliver exactly what those deliver: blocks in the order MPI_Dist_graph_neighbors returns, send block
  * k (alltoall) to destination k, recv block j from source j, and when a rank lists another
  * several times the k-th edge between them carries the k-th block (MPI's k-th edge rule).
  * Algorithms (Info cartplan_algorithm): linear (one message per edge, what MPI libraries do),
@@ -502,6 +502,35 @@ int Cart_graph_neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_
 int Cart_graph_neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, Cart_Request* request);
+/* The w form, with MPI_Neighbor_alltoallw's signature: edge k (MPI_Dist_graph_neighbors order)
+ * has its own count and datatype, and its displacement is in bytes from the buffer. The types
+ * of the two ends of an edge need equal type signatures only (a vector may be received as a
+ * subarray). A combining schedule forwards a block through other ranks as the bytes of its
+ * type signature: MPI packs it with the origin's type and the target unpacks it with its own,
+ * so intermediates never see the user's types; they learn each block's size by the same size
+ * pass as the v forms (per call for blocking and non-blocking, once for _init; auto runs
+ * linear for blocking and non-blocking calls). Errors as for alltoallv, plus MPI_ERR_TYPE
+ * naming sendtypes[k] or recvtypes[j] (MPI_DATATYPE_NULL or invalid, even for an empty block);
+ * NULL count, displacement or type arrays on a rank with edges on that side: MPI_ERR_ARG.
+ *
+ *   double a[n][ld], halo[2 * n];             // destinations and sources: 2 each
+ *   MPI_Datatype col;  MPI_Type_vector(n, 1, ld, MPI_DOUBLE, &col);  MPI_Type_commit(&col);
+ *   int sc[2] = {1, n}, rc[2] = {n, n};        // column 0 to destination 0, row 1 to destination 1
+ *   MPI_Aint sd[2] = {0, ld * sizeof(double)}, rd[2] = {0, n * sizeof(double)};
+ *   MPI_Datatype st[2] = {col, MPI_DOUBLE}, rt[2] = {MPI_DOUBLE, MPI_DOUBLE};
+ *   Cart_graph_neighbor_alltoallw_init(a, sc, sd, st, halo, rc, rd, rt, g, MPI_INFO_NULL, &req);
+ *   for (int it = 0; it < n_it; ++it) { Cart_start(&req); Cart_wait(&req); } */
+int Cart_graph_neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int Cart_graph_ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   Cart_Request* request);
+int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                       MPI_Info info, Cart_Request* request);
 /* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING or _CUMULATIVE.
  * MPI_ERR_REQUEST for a Cartesian request (Cart_request_plan and Cart_request_program refuse
  * graph requests likewise). */

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "backends/mpi/exchange_reuse.h"
 #include "backends/mpi/graph_sizes.h"
 #include "backends/mpi/predefined.h"
 
@@ -30,6 +32,17 @@ MpiStatus side_type(const char* side, const void* buf, MPI_Datatype type, bool s
   return {};
 }
 
+// Block i of one side: `c` elements of a type of `size` bytes at buf + at (bytes).
+MpiStatus add_block(const char* side, const std::string& count_name, const void* buf, int c, MPI_Aint at, MPI_Count size, MPI_Datatype type,
+                    std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+  if (c < 0) return mpi_error(MPI_ERR_COUNT, count_name + " is negative (" + std::to_string(c) + ")");
+  const std::int64_t b = static_cast<std::int64_t>(size) * c;
+  if (!buf && b > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
+  blocks->push_back(BlockSpec{static_cast<const char*>(buf) + at, c, type});
+  bytes->push_back(b);
+  return {};
+}
+
 // Blocks of one side: block i has counts[i] elements at buf + displs[i] * extent (`v`, the v
 // forms), or `count` elements at buf + i * count * extent.
 MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, const int* counts, const int* displs,
@@ -39,27 +52,48 @@ MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, cons
   MpiStatus s = side_type(side, buf, type, n > 0, &size, &extent);
   if (!s.ok() || n == 0) return s;
   if (v && (!counts || !displs)) return mpi_error(MPI_ERR_ARG, std::string(side) + "counts or " + side + "displs is NULL");
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; s.ok() && i < n; ++i) {
     const int c = v ? counts[i] : count;
-    if (c < 0) return mpi_error(MPI_ERR_COUNT, std::string(side) + "count" + (v ? "s[" + std::to_string(i) + "]" : "") + " is negative (" + std::to_string(c) + ")");
     const MPI_Aint at = v ? static_cast<MPI_Aint>(displs[i]) * extent : static_cast<MPI_Aint>(i) * count * extent;
-    const std::int64_t b = static_cast<std::int64_t>(size) * c;
-    if (!buf && b > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
-    blocks->push_back(BlockSpec{static_cast<const char*>(buf) + at, c, type});
-    bytes->push_back(b);
+    s = add_block(side, std::string(side) + "count" + (v ? "s[" + std::to_string(i) + "]" : ""), buf, c, at, size, type, blocks, bytes);
   }
-  return {};
+  return s;
 }
 
-// The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v) lay them out.
+// Blocks of one side of alltoallw: block i has counts[i] elements of types[i] at buf + displs[i]
+// bytes. Every type is looked at (a datatype must be valid even for an empty block, as in MPI).
+MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types,
+                        std::size_t n, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+  if (n == 0) return {};
+  if (!counts || !displs || !types)
+    return mpi_error(MPI_ERR_ARG, std::string(side) + "counts, " + side + "displs or " + side + "types is NULL");
+  MpiStatus s;
+  for (std::size_t i = 0; s.ok() && i < n; ++i) {
+    MPI_Count size = 0;
+    MPI_Aint extent = 0;
+    const std::string at = "[" + std::to_string(i) + "]";
+    s = side_type(side, buf, types[i], true, &size, &extent);
+    if (s.code == MPI_ERR_TYPE) s.message.replace(0, std::strlen(side) + 4, std::string(side) + "types" + at);  // "sendtypes[i] is ..."
+    if (s.ok()) s = add_block(side, std::string(side) + "counts" + at, buf, counts[i], displs[i], size, types[i], blocks, bytes);
+  }
+  return s;
+}
+
+// The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v/w) lay them out.
 MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
   const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
   const std::size_t sends = outdeg == 0 ? 0 : c.op == GraphOp::kAllgather ? 1 : outdeg;
   out->varied = c.varied || c.learn_sizes;
   const bool v_send = c.varied && c.op == GraphOp::kAlltoall;  // allgatherv sends one block of sendcount
-  MpiStatus s = side_blocks("send", c.sendbuf, c.sendcount, v_send, c.sendcounts, c.sdispls, c.sendtype, sends, &out->send, &out->send_bytes);
-  if (s.ok())
-    s = side_blocks("recv", c.recvbuf, c.recvcount, c.varied, c.recvcounts, c.rdispls, c.recvtype, indeg, &out->recv, &out->recv_bytes);
+  MpiStatus s;
+  if (c.per_edge_types) {
+    s = side_blocks_w("send", c.sendbuf, c.sendcounts, c.sdispls_bytes, c.sendtypes, sends, &out->send, &out->send_bytes);
+    if (s.ok()) s = side_blocks_w("recv", c.recvbuf, c.recvcounts, c.rdispls_bytes, c.recvtypes, indeg, &out->recv, &out->recv_bytes);
+  } else {
+    s = side_blocks("send", c.sendbuf, c.sendcount, v_send, c.sendcounts, c.sdispls, c.sendtype, sends, &out->send, &out->send_bytes);
+    if (s.ok())
+      s = side_blocks("recv", c.recvbuf, c.recvcount, c.varied, c.recvcounts, c.rdispls, c.recvtype, indeg, &out->recv, &out->recv_bytes);
+  }
   if (!s.ok()) return s;
   std::int64_t largest = 0;
   for (const auto* list : {&out->send_bytes, &out->recv_bytes})
@@ -107,6 +141,28 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
   }
   s = GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
   if (s.ok()) (*out)->set_build_error(sizes);
+  return s;
+}
+
+// Non-blocking and persistent requests outlive their call, and MPI lets the caller free its
+// datatypes right after it (pending communication completes normally; a non-blocking v or w
+// call even builds its messages later, after its size pass): such a request runs on
+// duplicates of the caller's derived datatypes (MPI_Type_dup), which it owns.
+MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                        std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
+  ExchangeSpec spec, own;
+  spec.send = std::move(b.send);
+  spec.recv = std::move(b.recv);
+  std::vector<MPI_Datatype> owned;
+  MpiStatus s = with_own_types(spec, &own, &owned);
+  b.send = std::move(own.send);
+  b.recv = std::move(own.recv);
+  if (s.ok()) s = build(g, c, o, kind, lane, std::move(b), bytes, out);
+  if (s.ok() && *out) {
+    (*out)->adopt_types(owned);
+    return s;
+  }
+  for (MPI_Datatype& t : owned) MPI_Type_free(&t);
   return s;
 }
 
@@ -201,7 +257,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
                                         std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
-  s = build(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
   if (!c.varied) return s;
   // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
   // every rank together (persistent v forms agree on sizes at init).
@@ -215,6 +271,23 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
 }
 
 }  // namespace
+
+GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
+  GraphCall c;
+  c.op = GraphOp::kAlltoall;
+  c.sendbuf = sendbuf;
+  c.recvbuf = recvbuf;
+  c.varied = true;
+  c.per_edge_types = true;
+  c.sendcounts = sendcounts;
+  c.sdispls_bytes = sdispls;
+  c.sendtypes = sendtypes;
+  c.recvcounts = recvcounts;
+  c.rdispls_bytes = rdispls;
+  c.recvtypes = recvtypes;
+  return c;
+}
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   GraphComm* g = nullptr;
@@ -263,7 +336,7 @@ MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphE
   GraphBuffers b;
   s = make_buffers(*g, c, &b);
   const std::int64_t bytes = b.block_bytes;
-  if (s.ok()) s = build(*g, c, o, kind, lane, std::move(b), bytes, out);
+  if (s.ok()) s = build_request(*g, c, o, kind, lane, std::move(b), bytes, out);
   if (!s.ok()) return s;
   (*out)->take_lane(lane);
   return start ? (*out)->start() : MpiStatus{};

@@ -27,8 +27,10 @@
 
 namespace cartplan::mpi {
 
-// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v): the v forms set
-// `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv: all four).
+// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v/w): the v forms set
+// `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv: all four); alltoallw
+// also sets `per_edge_types` and the arrays at the end (sendtype, recvtype, sdispls and rdispls
+// are then not used).
 struct GraphCall {
   ir::graph::GraphOp op = ir::graph::GraphOp::kAllgather;
   const void* sendbuf = nullptr;
@@ -53,7 +55,19 @@ struct GraphCall {
   // of block sizes over ranks with significant blocks (-1, -1: none); sets the algorithm in
   // *options, or returns false: init declines on every rank alike (ok, *out stays empty).
   std::function<bool(std::int64_t bytes_min, std::int64_t bytes_max, GraphOptions* options)> decide = nullptr;
+  // alltoallw (with `varied`): edge k's datatype and its displacement in bytes from the buffer,
+  // as MPI_Neighbor_alltoallw has them. Blocks forwarded by a combining schedule travel as the
+  // bytes of their type signature (packed by MPI at the origin, unpacked at the target).
+  bool per_edge_types = false;
+  const MPI_Datatype* sendtypes = nullptr;
+  const MPI_Datatype* recvtypes = nullptr;
+  const MPI_Aint* sdispls_bytes = nullptr;
+  const MPI_Aint* rdispls_bytes = nullptr;
 };
+
+// MPI_Neighbor_alltoallw's arguments as a call (per-edge types, byte displacements).
+GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]);
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);
 // kNonblocking (started, unless `start` is false: the caller starts it) or kPersistent

@@ -183,6 +183,42 @@ void v_errors(Harness& h, const char* algo) {
   MPI_Comm_free(&r.comm);
 }
 
+// The w form: per-edge datatypes and byte displacements. A bad type names its edge; a bad
+// argument on rank 0 only fails init on every rank; counts that differ between the ends of an
+// edge are MPI_ERR_TRUNCATE on the receiving rank, as for alltoallv.
+void w_errors(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo);
+  const std::string a = std::string(algo) + " w: ";
+  int sbuf[6] = {1, 2, 3, 4, 5, 6}, rbuf[12] = {0};
+  int ones[3] = {1, 1, 1}, rcounts[3] = {1, 1, 1};
+  const MPI_Aint displs[3] = {0, 8, 16};
+  MPI_Datatype ints[3] = {MPI_INT, MPI_INT, MPI_INT}, bad[3] = {MPI_INT, MPI_DATATYPE_NULL, MPI_INT};
+  expect(h, Cart_graph_neighbor_alltoallw(sbuf, ones, displs, bad, rbuf, rcounts, displs, ints, r.comm), MPI_ERR_TYPE,
+         a + "sendtypes[1] is MPI_DATATYPE_NULL");
+  h.check(std::string(Cart_error_message()).find("sendtypes[1]") != std::string::npos, a + "the message names sendtypes[1]");
+  expect(h, Cart_graph_neighbor_alltoallw(sbuf, ones, displs, ints, rbuf, rcounts, displs, nullptr, r.comm), MPI_ERR_ARG,
+         a + "NULL recvtypes");
+  rcounts[2] = -1;
+  Cart_Request req = CART_REQUEST_NULL;
+  expect(h, Cart_graph_ineighbor_alltoallw(sbuf, ones, displs, ints, rbuf, rcounts, displs, ints, r.comm, &req), MPI_ERR_COUNT,
+         a + "negative recvcounts[2]");
+  h.check(req == CART_REQUEST_NULL, a + "no request after an error");
+  rcounts[2] = 1;
+  expect(h, Cart_graph_neighbor_alltoallw_init(sbuf, ones, displs, h.rank == 0 ? bad : ints, rbuf, rcounts, displs, ints, r.comm,
+                                               MPI_INFO_NULL, &req),
+         MPI_ERR_TYPE, a + "init, MPI_DATATYPE_NULL on rank 0 only");
+  h.check(req == CART_REQUEST_NULL, a + "no request after a failed init");
+  if (h.rank == 0) rcounts[0] = rcounts[1] = 2;  // the self edge (block 2) stays 1
+  const int rc = Cart_graph_neighbor_alltoallw(sbuf, ones, displs, ints, rbuf, rcounts, displs, ints, r.comm);
+  if (h.rank == 0 || h.size == 1) {
+    expect(h, rc, MPI_ERR_TRUNCATE, a + "counts that differ between the ends of an edge");
+  } else {
+    h.check(rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE, a + "differing counts: success or MPI_ERR_TRUNCATE elsewhere");
+  }
+  expect_working(h, r.comm, r, a + "after the w errors");
+  MPI_Comm_free(&r.comm);
+}
+
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
@@ -200,6 +236,7 @@ int main(int argc, char** argv) {
   communicator_errors(h);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
+  for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) w_errors(h, algo);
   init_errors(h);
   differing_sizes(h);
   return h.finish("graph_errors_test");

@@ -2,7 +2,7 @@
 // program counts every global collective (count_collectives.h). The first graph collective on
 // a communicator creates cartplan's state there (two MPI_Comm_dup, and with auto one
 // MPI_Allreduce for the price table); after that blocking, non-blocking calls and Cart_start/
-// Cart_wait of persistent requests make none (the v forms included), and each _init exactly one
+// Cart_wait of persistent requests make none (the v and w forms included), and each _init exactly one
 // MPI_Allreduce.
 #include <mpi.h>
 
@@ -72,6 +72,14 @@ void check_algorithm(Harness& h, const char* algo) {
     h.check(Cart_graph_ineighbor_alltoallv(s.data(), counts, displs, MPI_INT, r.data(), counts, displs, MPI_INT, g, &q) == MPI_SUCCESS &&
                 Cart_wait(&q) == MPI_SUCCESS,
             a + "non-blocking alltoallv");
+    // The w form: per-edge types, the same size pass as the v forms.
+    const MPI_Aint bytes[3] = {0, 4, 8};
+    const MPI_Datatype types[3] = {MPI_INT, MPI_INT, MPI_INT};
+    h.check(Cart_graph_neighbor_alltoallw(s.data(), ones, bytes, types, r.data(), ones, bytes, types, g) == MPI_SUCCESS,
+            a + "blocking alltoallw");
+    h.check(Cart_graph_ineighbor_alltoallw(s.data(), ones, bytes, types, r.data(), ones, bytes, types, g, &q) == MPI_SUCCESS &&
+                Cart_wait(&q) == MPI_SUCCESS,
+            a + "non-blocking alltoallw");
   }
   h.check(global_collectives == before, a + "blocking and non-blocking calls make no global collective (" +
                                             std::to_string(global_collectives - before) + " made)");
