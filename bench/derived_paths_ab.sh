@@ -37,7 +37,7 @@ print(f"`bash bench/derived_paths_ab.sh BEFORE AFTER {runs} {np}` ({datetime.dat
 print("without the layout-keyed reuse on these paths (every non-blocking call and every halo exchange with a derived")
 print(f"datatype builds its exchange), AFTER = with it; alternated, each `mpirun -np {np} derived_paths_bench --iters 200`")
 print("(2-D Moore torus, n=64 doubles, one ghost layer, grid from MPI_Dims_create). us: max over ranks of the per-rank")
-print("median time of one call. A shared 2-core machine with other helpers' builds running (load column: 1-minute")
+print("median time of one call. A shared 2-core machine with other helpers' builds running (load: the 1-minute")
 print(f"load average before the run): compare columns within one run. /proc/loadavg at the start: {load_start}; at the end: {load_end}.\n")
 print("| run | build | load | " + " | ".join(variants) + " |")
 print("|---|---|---|" + "---|" * len(variants))
