@@ -643,8 +643,9 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
  * halo's element type). The _init form agrees on the number of arrays and their element sizes
  * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
  * other ranks' types. The blocking forms keep their exchange for the next call with the same
- * arrays only when the element types are predefined (a derived type's handle may be freed and
- * reused); with derived types they build it per call, so use the _init form in a loop.
+ * arrays and element types: predefined ones by handle, derived ones by layout (read with
+ * MPI_Type_get_envelope/get_contents, so a freed handle reused for another layout builds again;
+ * a derived type is reused once a call with it succeeded, docs/mpi-semantics.md).
  *   void* fields[4] = {u, v, w, flags};
  *   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_INT};
  *   Cart_halo_exchange_fields(4, fields, types, halo); */

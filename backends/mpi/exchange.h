@@ -97,7 +97,9 @@ class Exchange {
   // A non-blocking call identified by `call` (its raw arguments, see CallKey): the exchange of
   // an earlier completed call with the same key on this communicator comes back from the pool
   // (recycle) without its arguments being looked at again (they were checked when it was
-  // built); otherwise `make` gives the spec and create() runs. Either way it takes the next lane.
+  // built; only calls whose datatypes are all predefined are found this way); otherwise `make`
+  // gives the spec and create() runs, which may take a pooled exchange by reuse_key (derived
+  // datatypes by layout). Either way it takes the next lane.
   static MpiStatus create_nonblocking(NeighborhoodComm& nc, const CallKey& call, const std::function<ExchangeSpec()>& make,
                                       std::unique_ptr<Exchange>* out);
   // A blocking call. Local in the default mode; reuses the exchange of the previous blocking
@@ -183,7 +185,8 @@ class Exchange {
   // MPI library has one) or only inside cartplan's calls (Info cartplan_progress).
   void set_progress_anywhere(bool anywhere) { hook_phases_ = anywhere; }
   // Takes a completed non-blocking exchange back: a later non-blocking call with the same
-  // arguments on the same communicator reuses it instead of building datatypes and staging
+  // arguments on the same communicator (buffers, counts, and datatypes: predefined by handle,
+  // derived by layout once vouched for) reuses it instead of building datatypes and staging
   // again. Anything that cannot be reused is simply destroyed.
   static void recycle(std::unique_ptr<Exchange> x);
 
@@ -215,6 +218,10 @@ class Exchange {
   // Realizes the lowered program with addresses and datatypes (exchange_build.cc).
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
+  // build() with, if `own`, duplicates of the spec's derived datatypes that the exchange owns
+  // (with_own_types): it then never uses the caller's handles, which may be freed.
+  static MpiStatus build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
+                                int lane, bool own, std::unique_ptr<Exchange>* out);
   static MpiStatus build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,
                                   bool derived, BlockingCache& cache);
   friend class ExchangeBuilder;
@@ -248,6 +255,7 @@ class Exchange {
   int lane_ = 0;
   std::vector<std::uintptr_t> pool_key_;  // non-blocking: the arguments it was built for
   std::optional<CallKey> call_;           // non-blocking: the raw arguments (create_nonblocking)
+  bool layout_keyed_ = false;             // pool_key_ keys some derived datatype by its layout
   std::vector<MPI_Request> requests_;     // per phase: receives, then sends (in flight, else NULL)
   std::vector<Post> posts_;               // how each request was made (to check and remake it)
   std::vector<std::size_t> phase_begin_;  // into requests_, with a final end

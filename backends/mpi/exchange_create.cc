@@ -3,7 +3,6 @@
 #include <memory>
 #include <string>
 
-#include "backends/mpi/datatype_layout.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/exchange_reuse.h"
 
@@ -30,25 +29,35 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
   // Every input of `accept` was agreed (or is the same everywhere): every rank declines alike.
   if (accept && !accept(agreed.entry->plan, agreed.block_bytes)) return {};
   if (kind == Kind::kNonblocking) agreed.lane = nonblocking_lane;
-  // A non-blocking call with the same buffers, counts and predefined types as one completed
-  // before takes that call's exchange from the pool (see recycle) and moves it to its lane.
+  // A non-blocking call with the same buffers, counts and datatypes (predefined ones by handle,
+  // derived ones by layout once vouched for) as one completed before takes that call's exchange
+  // from the pool (see recycle) and moves it to its lane.
   std::vector<std::uintptr_t> key;
-  if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options)) key = reuse_key(nc, spec);
-  if (!key.empty()) {
+  DerivedTypes derived;
+  if (kind == Kind::kNonblocking && !extended_op(spec.op) && !agrees_every_call(nc, spec, options))
+    key = reuse_key(nc, spec, &derived);
+  if (!key.empty() && derived.unvouched.empty()) {
     PoolLock lock(*nc.shared());
     if (nc.shared()->pool)
       if (std::unique_ptr<Exchange> pooled = nc.shared()->pool->take(key, agreed.entry.get())) *out = std::move(pooled);
   }
   if (!*out) {
-    s = build(nc, spec, options, agreed, agreed.lane, out);
+    // A non-blocking exchange posts later phases after the call returned, when the program may
+    // have freed its datatypes: it always runs on duplicates of them.
+    s = build_owning(nc, spec, options, agreed, agreed.lane, kind == Kind::kNonblocking, out);
     if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
     if (!s.ok()) {
       out->reset();
       return s;
     }
+    // The call's new derived datatypes passed every check of a build (the handles are still
+    // the caller's: the call has not returned). Errors found later, in its messages, are the
+    // messages' (sizes, peers); they do not make a datatype of the same layout unusable.
+    vouch_for(derived);
   }
   Exchange& x = **out;
   x.kind_ = kind;
+  x.layout_keyed_ = derived.any;
   x.sizes_agreed_ = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
   x.pool_key_ = std::move(key);
   x.hook_phases_ = options.progress_anywhere;
@@ -70,8 +79,9 @@ MpiStatus Exchange::create_nonblocking(NeighborhoodComm& nc, const CallKey& call
     return {};
   }
   MpiStatus s = create_on_lane(nc, make(), nc.options(), Kind::kNonblocking, lane, out, {});
-  // Only exchanges bound to predefined datatypes (a pool key) may be found by their raw arguments.
-  if (s.ok() && !(*out)->pool_key_.empty()) (*out)->call_ = call;
+  // Only exchanges bound to predefined datatypes (a pool key, not by layout) may be found by
+  // their raw arguments: a derived datatype's handle says nothing about its layout.
+  if (s.ok() && !(*out)->pool_key_.empty() && !(*out)->layout_keyed_) (*out)->call_ = call;
   return s;
 }
 
@@ -119,9 +129,23 @@ void Exchange::recycle(std::unique_ptr<Exchange> x) {
   dropped = shared.pool->put(std::move(x));
 }
 
+MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
+                                 int lane, bool own, std::unique_ptr<Exchange>* out) {
+  ExchangeSpec copy;
+  std::vector<MPI_Datatype> owned;
+  MpiStatus s = own ? with_own_types(spec, &copy, &owned) : MpiStatus{};
+  if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
+  if (*out) {
+    (*out)->owned_types_.insert((*out)->owned_types_.end(), owned.begin(), owned.end());
+  } else {
+    for (MPI_Datatype& t : owned) MPI_Type_free(&t);
+  }
+  return s;
+}
+
 // Settles a blocking call and, unless it reuses the cached exchange for the plan agreed,
 // builds a new one into the cache. With derived datatypes the exchange owns duplicates of them
-// (with_own_types): it is reused for any datatypes of the same layouts, whatever their handles,
+// (build_owning): it is reused for any datatypes of the same layouts, whatever their handles,
 // and the program may free the ones it was built with.
 MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,
                                    bool derived, BlockingCache& cache) {
@@ -130,15 +154,7 @@ MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spe
   if (!s.ok()) return s;
   if (!reuse || cache.exchange->entry_ != agreed.entry) {
     cache.exchange.reset();
-    ExchangeSpec own;
-    std::vector<MPI_Datatype> owned;
-    if (derived) s = with_own_types(spec, &own, &owned);
-    if (s.ok()) s = build(nc, derived ? own : spec, options, agreed, Lanes::blocking_lane(), &cache.exchange);
-    if (cache.exchange) {
-      cache.exchange->owned_types_.insert(cache.exchange->owned_types_.end(), owned.begin(), owned.end());
-    } else {
-      for (MPI_Datatype& t : owned) MPI_Type_free(&t);
-    }
+    s = build_owning(nc, spec, options, agreed, Lanes::blocking_lane(), derived, &cache.exchange);
   }
   // Every rank that agreed confirms, whether it built now or reuses its exchange (ranks
   // can differ there): the collectives must match.
@@ -180,9 +196,8 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
   }
   MpiStatus s = cache.exchange->run_once();
   // This call's derived datatypes passed MPI's checks (committed, valid) in an exchange built
-  // for them: a later call may reuse the exchange for them. (A failed vouch only costs a rebuild.)
-  if (s.ok())
-    for (const auto& [type, id] : derived.unvouched) (void)vouch_layout(type, id);
+  // for them: a later call may reuse the exchange for them.
+  if (s.ok()) vouch_for(derived);
   // A failed exchange is not reused.
   if (cache.key.empty() || !s.ok()) cache.forget();
   return s;

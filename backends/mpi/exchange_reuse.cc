@@ -19,9 +19,31 @@ bool predefined_op(MPI_Op op) {
   return false;
 }
 
-// The words that key a datatype: its handle for a predefined one or MPI_DATATYPE_NULL (kind
-// 0), its layout id for a derived one (kind 1, `derived` only). False: not reusable.
-bool type_words(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, std::uintptr_t* kind) {
+// The last datatype keyed and its words: most calls use one datatype for many blocks.
+struct TypeMemo {
+  bool set = false;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::uintptr_t word = 0, kind = 0;
+};
+
+// Appends a used block (address, count, datatype words) to `key`; false when its datatype
+// cannot be keyed. Also at count 0: an exchange may still name the datatype in its messages.
+inline bool add_block(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+  if (!memo->set || b.type != memo->type) {
+    if (!datatype_key(b.type, derived, &memo->word, &memo->kind)) return false;
+    memo->set = true;
+    memo->type = b.type;
+  }
+  key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));
+  key->push_back(static_cast<std::uintptr_t>(b.count));
+  key->push_back(memo->word);
+  key->push_back(memo->kind);
+  return true;
+}
+
+}  // namespace
+
+bool datatype_key(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, std::uintptr_t* kind) {
   *word = reinterpret_cast<std::uintptr_t>(type);
   *kind = 0;
   if (type == MPI_DATATYPE_NULL || predefined_type(type)) return true;  // as cheap as before for predefined ones
@@ -37,29 +59,9 @@ bool type_words(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, 
   return true;
 }
 
-// The last datatype keyed and its words: most calls use one datatype for many blocks.
-struct TypeMemo {
-  bool set = false;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  std::uintptr_t word = 0, kind = 0;
-};
-
-// Appends a used block (address, count, datatype words) to `key`; false when its datatype
-// cannot be keyed. Also at count 0: an exchange may still name the datatype in its messages.
-inline bool add_block(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
-  if (!memo->set || b.type != memo->type) {
-    if (!type_words(b.type, derived, &memo->word, &memo->kind)) return false;
-    memo->set = true;
-    memo->type = b.type;
-  }
-  key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));
-  key->push_back(static_cast<std::uintptr_t>(b.count));
-  key->push_back(memo->word);
-  key->push_back(memo->kind);
-  return true;
+void vouch_for(const DerivedTypes& derived) {
+  for (const auto& [type, id] : derived.unvouched) (void)vouch_layout(type, id);  // a failed vouch only costs a rebuild
 }
-
-}  // namespace
 
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};

@@ -1,8 +1,8 @@
 // Reuse of built exchanges: the keys a call's exchange is bound to, the pool of completed
 // non-blocking exchanges of a communicator, and the cache of its last blocking exchange. A
-// repeated call with the same buffers, counts and datatypes (the non-blocking pool: predefined
-// ones only; the blocking cache: derived ones too, by layout) runs an exchange built before
-// instead of building datatypes and staging again.
+// repeated call with the same buffers, counts and datatypes (predefined ones by handle, derived
+// ones by layout) runs an exchange built before instead of building datatypes and staging
+// again. The halo API's blocking exchanges key their element types the same way (datatype_key).
 //
 //   std::vector<std::uintptr_t> key = reuse_key(nc, spec);   // empty: not reusable
 //   PoolLock lock(*nc.shared());
@@ -31,6 +31,20 @@ struct DerivedTypes {
   // builds its exchange again, and vouches for them once it succeeded.
   std::vector<std::pair<MPI_Datatype, std::uint64_t>> unvouched;
 };
+
+// The words that key one datatype: its handle for a predefined one or MPI_DATATYPE_NULL (`kind`
+// 0: a predefined handle never changes meaning), its layout id for a derived one (`kind` 1,
+// with `derived` only; one attribute lookup once vouched for, else a walk of its construction,
+// recorded in derived->unvouched). False: not keyable (a derived datatype without `derived`, or
+// one whose layout cannot be read or gets no id).
+//
+//   DerivedTypes d; std::uintptr_t word, kind;
+//   if (datatype_key(t, &d, &word, &kind)) ... key.push_back(word); key.push_back(kind);
+//   // reuse only if d.unvouched.empty(); after a successful call that built: vouch_for(d);
+bool datatype_key(MPI_Datatype type, DerivedTypes* derived, std::uintptr_t* word, std::uintptr_t* kind);
+// Vouches (datatype_layout.h) for the datatypes in derived.unvouched. Called after a call with
+// them succeeded without reuse, while the caller's handles are still the ones it passed.
+void vouch_for(const DerivedTypes& derived);
 
 // What a blocking or non-blocking call's exchange is bound to: the op, and addresses, counts
 // and datatypes of the blocks this rank uses. A freed datatype handle can come back for a

@@ -8,7 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "backends/mpi/predefined.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
@@ -383,26 +382,41 @@ MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const st
 }
 
 MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
-  // Exchanges are kept by the caller's handles, so only for predefined element types (or the
-  // halo's own duplicate, types empty): a derived type may be freed and its handle come back for
-  // another layout, which a kept exchange would silently misread. Others are built per call.
-  if (!std::all_of(types.begin(), types.end(), predefined_type)) {
-    std::unique_ptr<Exchange> once;
-    const MpiStatus s = build_blocking(arrays, types, &once);
-    return s.ok() ? once->run_once() : s;
+  // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
+  // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
+  // be freed and its handle come back for another layout. An exchange does not use the
+  // caller's handles after it was built: its subarray datatypes were made from them and stay
+  // valid when they are freed (MPI_Type_free). A type not vouched for yet builds again (that
+  // checks it); one that cannot be keyed builds per call. With types empty, the halo's own
+  // element type is used (its duplicate, never freed before the halo).
+  DerivedTypes derived;
+  std::vector<std::uintptr_t> key;
+  for (MPI_Datatype t : types) {
+    std::uintptr_t word = 0, kind = 0;
+    if (!datatype_key(t, &derived, &word, &kind)) {
+      std::unique_ptr<Exchange> once;
+      const MpiStatus s = build_blocking(arrays, types, &once);
+      return s.ok() ? once->run_once() : s;
+    }
+    key.insert(key.end(), {word, kind});
   }
-  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == types; });
+  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == key; });
+  if (it != blocking_.end() && !derived.unvouched.empty()) {
+    blocking_.erase(it);
+    it = blocking_.end();
+  }
   if (it == blocking_.end()) {
     std::unique_ptr<Exchange> x;
     const MpiStatus s = build_blocking(arrays, types, &x);
     if (!s.ok()) return s;
     if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
-    blocking_.push_back(Blocking{arrays, types, std::move(x)});
+    blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
   } else {
     std::rotate(it, it + 1, blocking_.end());  // most recently used last
   }
   MpiStatus s = blocking_.back().exchange->run_once();
   if (!s.ok()) blocking_.pop_back();  // a failed exchange is not run again
+  if (s.ok()) vouch_for(derived);      // these types passed the checks of a call that built
   return s;
 }
 

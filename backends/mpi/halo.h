@@ -22,6 +22,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -61,7 +62,8 @@ class HaloContext {
 
   // Fills the ghost cells of every array (one set of messages for all). `types`: one element
   // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
-  // of the last few (arrays, types) lists are kept and run again.
+  // of the last few (arrays, types) lists are kept and run again, derived element types keyed
+  // by layout (exchange_reuse.h) like the collectives' blocking cache.
   MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
@@ -86,9 +88,11 @@ class HaloContext {
   MPI_Datatype elem_ = MPI_DATATYPE_NULL; // a duplicate of the caller's element type
   std::optional<ir::halo::HaloPlan> plan_;
   engine::halo::HaloProgram program_;
+  // A kept blocking exchange: the arrays and the element types' keys (datatype_key: handles of
+  // predefined types, layout ids of derived ones) it was built for.
   struct Blocking {
     std::vector<void*> arrays;
-    std::vector<MPI_Datatype> types;
+    std::vector<std::uintptr_t> types;
     std::unique_ptr<Exchange> exchange;
   };
   std::vector<Blocking> blocking_;  // most recently used last

@@ -13,22 +13,15 @@
 
 #include "backends/mpi/datatype_layout.h"
 #include "tests/mpi/count_collectives.h"
+#include "tests/mpi/count_type_builds.h"
+#include "tests/mpi/derived_case.h"
 #include "tests/mpi/harness.h"
 
 namespace {
 
-long type_dups = 0;  // MPI_Type_dup calls, the library's and the program's
-
-}  // namespace
-
-extern "C" int MPI_Type_dup(MPI_Datatype type, MPI_Datatype* out) {
-  ++type_dups;
-  return PMPI_Type_dup(type, out);
-}
-
-namespace {
-
+using cartplan::mpitest::DerivedCase;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::strided;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kQuarantine = true;
@@ -42,86 +35,36 @@ constexpr bool kQuarantine = false;
 constexpr bool kQuarantine = false;
 #endif
 
-constexpr int kElems = 4;    // elements per block
-constexpr int kSpacing = 100;  // block i of a send buffer starts at element kSpacing * i
-
-struct Case {
-  MPI_Comm cart = MPI_COMM_NULL;
-  int t = 0;
-  std::vector<int> sources;  // per block: the rank it comes from
-  std::vector<int> send;     // rank * 10000 + element index
-  std::vector<int> recv;     // kElems per block; the same buffer every call (the cache keys addresses)
-};
-
-Case make_case(int rank, int size, const char* algo) {
-  int dims[2] = {0, 0};
-  MPI_Dims_create(size, 2, dims);
-  std::vector<int> offsets;
-  for (int x = -1; x <= 1; ++x)
-    for (int y = -1; y <= 1; ++y)
-      if (x || y) offsets.insert(offsets.end(), {x, y});
-  Case c;
-  c.t = static_cast<int>(offsets.size() / 2);
-  c.cart = cartplan::mpitest::open_cart(2, {dims[0], dims[1]}, {1, 1}, c.t, offsets, algo);
-  for (int i = 0; i < c.t; ++i) {
-    int in = 0, out = 0;
-    Cart_relative_shift(c.cart, &offsets[2 * i], &in, &out);
-    c.sources.push_back(in);
-  }
-  c.send.resize(kSpacing * c.t);
-  for (std::size_t e = 0; e < c.send.size(); ++e) c.send[e] = rank * 10000 + static_cast<int>(e);
-  c.recv.resize(kElems * c.t);
-  return c;
-}
-
-// A send datatype: kElems ints `stride` apart, committed.
-MPI_Datatype strided(int stride) {
-  MPI_Datatype t;
-  MPI_Type_vector(kElems, 1, stride, MPI_INT, &t);
-  MPI_Type_commit(&t);
-  return t;
-}
-
 // One Cart_alltoallw with send datatype `stype` (every block) and a contiguous derived receive
 // datatype; true when every received element is the one its source's `stride` selects. `dups`:
 // the MPI_Type_dup calls the call made (the library duplicates each derived datatype it builds
 // an exchange with).
-bool exchange(Harness& h, Case& c, MPI_Datatype stype, MPI_Datatype rtype, int stride, long* dups, const std::string& what) {
-  std::vector<int> counts(c.t, 1);
-  std::vector<int>& recv = c.recv;
+bool exchange(Harness& h, DerivedCase& c, std::vector<int>& recv, MPI_Datatype stype, MPI_Datatype rtype, int stride, long* dups,
+              const std::string& what) {
   recv.assign(recv.size(), -1);
-  std::vector<MPI_Aint> sd(c.t), rd(c.t);
   std::vector<MPI_Datatype> st(c.t, stype), rt(c.t, rtype);
-  for (int i = 0; i < c.t; ++i) {
-    sd[i] = static_cast<MPI_Aint>(sizeof(int)) * kSpacing * i;
-    rd[i] = static_cast<MPI_Aint>(sizeof(int)) * kElems * i;
-  }
   const long before = type_dups;
-  const int rc = Cart_alltoallw(c.send.data(), counts.data(), sd.data(), st.data(), recv.data(), counts.data(), rd.data(),
-                                rt.data(), c.cart);
+  const int rc = Cart_alltoallw(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), recv.data(), c.counts.data(),
+                                c.rdispls.data(), rt.data(), c.cart);
   *dups = type_dups - before;
   h.check(rc == MPI_SUCCESS, what + ": Cart_alltoallw returns MPI_SUCCESS");
-  bool ok = true;
-  for (int i = 0; i < c.t; ++i)
-    for (int k = 0; k < kElems; ++k)
-      ok = ok && recv[kElems * i + k] == c.sources[i] * 10000 + kSpacing * i + stride * k;
+  const bool ok = c.holds(recv, stride);
   h.check(ok, what + ": every block holds its source's elements");
   return ok;
 }
 
 void run(Harness& h, const char* algo) {
-  Case c = make_case(h.rank, h.size, algo);
+  DerivedCase c = cartplan::mpitest::make_derived_case(h.rank, h.size, algo);
+  std::vector<int> recv(cartplan::mpitest::kElems * c.t);  // the same buffer every call (the cache keys addresses)
   const std::string label = std::string(algo) + ": ";
-  MPI_Datatype rtype;
-  MPI_Type_contiguous(kElems, MPI_INT, &rtype);
-  MPI_Type_commit(&rtype);
+  MPI_Datatype rtype = cartplan::mpitest::contiguous_block();
   MPI_Datatype a = strided(2);
   long dups = 0;
-  exchange(h, c, a, rtype, 2, &dups, label + "first call");
+  exchange(h, c, recv, a, rtype, 2, &dups, label + "first call");
   h.check(dups == 2, label + "the first call builds with its 2 derived datatypes (" + std::to_string(dups) + " duplicated)");
   const long collectives = global_collectives;
   for (int it = 0; it < 5; ++it) {
-    exchange(h, c, a, rtype, 2, &dups, label + "repeated call");
+    exchange(h, c, recv, a, rtype, 2, &dups, label + "repeated call");
     h.check(dups == 0, label + "a repeated call reuses the exchange (" + std::to_string(dups) + " datatypes duplicated)");
   }
   h.check(global_collectives == collectives, label + "no global collective per call");
@@ -129,7 +72,7 @@ void run(Harness& h, const char* algo) {
   // The program's duplicate of a used datatype has its layout and committed state: reused.
   MPI_Datatype a2;
   MPI_Type_dup(a, &a2);
-  exchange(h, c, a2, rtype, 2, &dups, label + "program's duplicate");
+  exchange(h, c, recv, a2, rtype, 2, &dups, label + "program's duplicate");
   h.check(dups == 0, label + "a duplicate of a used datatype reuses the exchange");
   MPI_Type_free(&a2);
 
@@ -138,16 +81,16 @@ void run(Harness& h, const char* algo) {
   // same_handle_case below checks that case on the key itself.)
   MPI_Type_free(&a);
   MPI_Datatype b = strided(3);
-  exchange(h, c, b, rtype, 3, &dups, label + "new layout");
+  exchange(h, c, recv, b, rtype, 3, &dups, label + "new layout");
   h.check(dups >= 1, label + "a new layout builds again");
-  exchange(h, c, b, rtype, 3, &dups, label + "new layout again");
+  exchange(h, c, recv, b, rtype, 3, &dups, label + "new layout again");
   h.check(dups == 0, label + "the new layout's exchange is reused");
 
   // The same layout again under a fresh datatype: built once (not yet vouched for), then reused.
   MPI_Type_free(&b);
   MPI_Datatype b2 = strided(3);
-  exchange(h, c, b2, rtype, 3, &dups, label + "same layout, new datatype");
-  exchange(h, c, b2, rtype, 3, &dups, label + "same layout, new datatype again");
+  exchange(h, c, recv, b2, rtype, 3, &dups, label + "same layout, new datatype");
+  exchange(h, c, recv, b2, rtype, 3, &dups, label + "same layout, new datatype again");
   h.check(dups == 0, label + "reused once the new datatype is vouched for");
   MPI_Type_free(&b2);
   MPI_Type_free(&rtype);

@@ -1,0 +1,25 @@
+// The datatype constructors cartplan calls when it builds an exchange, defined by the test
+// program itself (the MPI profiling interface): MPI_Type_dup (a collective's exchange owns a
+// duplicate of each derived datatype it is built with) and MPI_Type_create_subarray (a halo
+// exchange's messages), counted and forwarded to PMPI_*. Include it in exactly one file of a
+// test program.
+//
+//   const long before = type_dups;  Cart_alltoallw(...);  check(type_dups - before == 2);
+#pragma once
+
+#include <mpi.h>
+
+inline long type_dups = 0;       // MPI_Type_dup calls, the library's and the program's
+inline long type_subarrays = 0;  // MPI_Type_create_subarray calls
+
+extern "C" {
+int MPI_Type_dup(MPI_Datatype type, MPI_Datatype* out) {
+  ++type_dups;
+  return PMPI_Type_dup(type, out);
+}
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order, MPI_Datatype old,
+                             MPI_Datatype* out) {
+  ++type_subarrays;
+  return PMPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, old, out);
+}
+}
