@@ -442,6 +442,11 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   const std::vector<double> c = nnls(Xw, yw);
   Fit f;
   f.model = prices_of(c, limits.eager_limit_bytes);
+  // A term no row counts (the placement terms on one node, pipelined bytes where nothing is
+  // pipelined) has no evidence: it stays 0 (unset), not -beta through the undercutting columns.
+  for (std::size_t j = 0; j < c.size(); ++j)
+    if (std::all_of(X.begin(), X.end(), [j](const std::vector<double>& row) { return row[j] == 0; }))
+      f.model.*cartplan::engine::kCostTerms[j].price = 0;
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {

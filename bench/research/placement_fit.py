@@ -89,7 +89,8 @@ def fit(rows, use):
     prices = list(c)
     for term, base in UNDERCUTS.items():
         prices[TERMS.index(term)] -= c[TERMS.index(base)]
-    return prices
+    # A term no row counts (or left out) stays 0, as calibrate leaves it.
+    return [p if j in use and any(x[j] for _, x, _ in rows) else 0.0 for j, p in enumerate(prices)]
 
 
 def judge(rows, prices):
