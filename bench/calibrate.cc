@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/node_map.h"
 #include "backends/mpi/openmpi_profile.h"
 #include "bench/bench_util.h"
 #include "engine/bind.h"
@@ -140,11 +141,13 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
 // (engine::predict's counts, so the fit prices what it counts). A term whose price may undercut
 // another's (pipeline_us_per_byte >= -beta_us_per_byte) is fitted as the sum of the two at a
 // non-negative rate: its count is taken out of the other term's column (prices_of undoes it).
+// `ranks_per_node`: consecutive ranks per node of this run (backends/mpi/node_map.h).
 // `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
 // threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
-                             const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
+                             const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes, int ranks_per_node) {
   cartplan::engine::PredictOptions options;
+  options.ranks_per_node = ranks_per_node;  // placement counts (0 on one node: those terms fit to 0)
   options.lowering = cartplan::openmpi::lower_options(counting);  // as the requests ran (Info)
   options.lowering.struct_min_bytes = struct_min_bytes;
   const cartplan::engine::Features n = cartplan::engine::predict(plan, {block_bytes}, counting, grid, options).counts;
@@ -217,6 +220,7 @@ struct Method {
   std::string timing = "barrier";
   std::vector<int> sizes;
   std::vector<std::string> specs;
+  int ranks_per_node = 0;  // of this run (node_map.h); 0: one node, or not block placement
 };
 
 // The kinds of plan the optimizer chooses between (Info keys of Cart_neighborhood_create).
@@ -377,7 +381,7 @@ void add_rows(const char* spec, const std::vector<Built>& built, const cartplan:
     Cart_free_plan_json(json);
     if (!plan) die("the request's plan does not parse: " + plan.error());
     Cart_request_free(&reqs[i]);
-    rows->X.push_back(features(*plan, grid, std::int64_t{4} * m, counting, built[i].struct_min));
+    rows->X.push_back(features(*plan, grid, std::int64_t{4} * m, counting, built[i].struct_min, method.ranks_per_node));
     rows->y.push_back(times[i]);
     rows->group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
     const std::vector<double>& f = rows->X.back();
@@ -438,6 +442,11 @@ Fit fit(const Rows& rows, const Rows& judged, const cartplan::engine::CostModel&
   const std::vector<double> c = nnls(Xw, yw);
   Fit f;
   f.model = prices_of(c, limits.eager_limit_bytes);
+  // A term no row counts (the placement terms on one node, pipelined bytes where nothing is
+  // pipelined) has no evidence: it stays 0 (unset), not -beta through the undercutting columns.
+  for (std::size_t j = 0; j < c.size(); ++j)
+    if (std::all_of(X.begin(), X.end(), [j](const std::vector<double>& row) { return row[j] == 0; }))
+      f.model.*cartplan::engine::kCostTerms[j].price = 0;
   double ss_res = 0, ss_tot = 0, mean = 0;
   for (double v : y) mean += v / static_cast<double>(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) {
@@ -625,11 +634,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (np < 2) die("needs at least 2 ranks");
-  const Options o = parse_options(argc, argv);
+  Options o = parse_options(argc, argv);
+  // Consecutive ranks per node, as Cart_neighborhood_create learns it: the rows' placement counts.
+  if (cartplan::mpi::ranks_per_node(MPI_COMM_WORLD, &o.method.ranks_per_node) != MPI_SUCCESS) die("MPI_Comm_split_type failed");
   if (rank == 0)
-    std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions, timing %s, eager limit %lld bytes\n", np,
-                o.method.specs.size(), o.method.sizes.size(), o.method.reps,
-                o.method.timing.c_str(), static_cast<long long>(o.eager_limit));
+    std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions, timing %s, eager limit %lld bytes, "
+                "%d ranks per node\n", np, o.method.specs.size(), o.method.sizes.size(), o.method.reps,
+                o.method.timing.c_str(), static_cast<long long>(o.eager_limit), o.method.ranks_per_node);
   std::vector<double> pp_sizes, pp_times;
   ping_pong(rank, o.method.reps, &pp_sizes, &pp_times);
   double pp_alpha = 0, pp_beta = 0;

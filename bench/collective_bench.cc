@@ -35,6 +35,7 @@
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/model_in_use.h"
+#include "backends/mpi/node_map.h"
 #include "backends/mpi/openmpi_profile.h"
 #include "bench/collective_workload.h"
 #include "engine/grid.h"
@@ -152,6 +153,7 @@ class Bench {
     if (!model) die("cost model: " + model.error());
     model_ = model->model;
     grid_ = cartplan::engine::Grid::create(dims_, std::vector<bool>(d, a.periodic != 0)).value();
+    ok(cartplan::mpi::ranks_per_node(carts_[0], &ranks_per_node_), "ranks per node");
   }
   ~Bench() {
     for (MPI_Comm& c : carts_) MPI_Comm_free(&c);
@@ -212,6 +214,7 @@ class Bench {
   double predicted_us(const cartplan::ir::Plan& plan, const std::vector<std::int64_t>& block_bytes) const {
     cartplan::engine::PredictOptions options;
     options.lowering = cartplan::openmpi::lower_options(model_);
+    options.ranks_per_node = cartplan::engine::prices_placement(model_) ? ranks_per_node_ : 0;  // as the backend
     return cartplan::engine::predict(plan, block_bytes, model_, grid_, options).total_us();
   }
 
@@ -222,6 +225,7 @@ class Bench {
   std::vector<MPI_Comm> carts_;
   cartplan::engine::CostModel model_;
   std::optional<cartplan::engine::Grid> grid_;
+  int ranks_per_node_ = 0;  // backends/mpi/node_map.h
 };
 
 // A barrier (untimed: every variant starts from the same skew), the warm-up, then --iters

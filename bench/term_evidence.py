@@ -34,6 +34,9 @@ from collections import defaultdict
 
 import model_replay
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "smpi"))
+import platforms  # noqa: E402
+
 NOISE = 0.03
 RESULTS = "bench/results"
 # Terms and what "set to 0" zeroes (the pipeline's two prices go together).
@@ -44,6 +47,9 @@ TERMS = {
     "scatter_us_per_byte": ["scatter_us_per_byte"],
     # Tried, not kept (docs/cost-model.md): replay with a build of 2fa4fde, which has it.
     "phase_max_us_per_byte": ["phase_max_us_per_byte"],
+    # The placement terms (engine/placement.h) together; SMPI points are priced with their
+    # platform's ranks per node (--ranks-per-node), this machine's on one node.
+    "placement": ["off_node_alpha_us", "off_node_beta_us_per_byte", "node_link_us_per_byte"],
     # Not zero but merged: struct messages above the limit priced as the single-copy ones.
     "pipeline as rendezvous": ["pipeline_us=rendezvous_us", "pipeline_us_per_byte=single_copy_us_per_byte"],
 }
@@ -128,12 +134,19 @@ def with_prices(points, assignments, tmp):
     return out
 
 
+def ranks_per_node_args(model_path):
+    """--ranks-per-node for a model of an SMPI platform (cost_model_<platform>_p<P>...: the
+    platform's cores per node, block placement as its hostfile), else nothing (one node)."""
+    found = re.search(r"cost_model_(torus|fattree|dragonfly)_p\d+", os.path.basename(model_path))
+    return ["--ranks-per-node", str(platforms.value(found.group(1), "cores_per_node"))] if found else []
+
+
 def pick(cartplan, model_path, dims, stencil, op, m, cache):
     key = (model_path, dims, stencil, op, m)
     if key not in cache:
         args = [cartplan, "plan", "--op", "allgather" if op == "allgather" else "alltoall", "--stencil", stencil,
                 "--dims", dims.replace("x", ","), "--cost-model", model_path, "--explain"]
-        args += model_replay.block_args(stencil, op, m, cartplan)
+        args += model_replay.block_args(stencil, op, m, cartplan) + ranks_per_node_args(model_path)
         out = subprocess.run(args, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"term_evidence.py: {' '.join(args)}: {out.stderr.strip()}")

@@ -34,6 +34,12 @@ struct Features {
   double pipelined = 0;          // messages above the eager limit that are not (a struct datatype, a
                                  // strided block, a trailer): the library pipelines them
   double pipelined_bytes = 0;    // bytes of those
+  // Placement (placement.h; 0 without a known grid and ranks per node, or on one node):
+  double off_node_messages = 0;  // messages to a process on another node
+  double off_node_bytes = 0;     // bytes of those
+  double node_link_bytes = 0;    // per phase, the bytes the most loaded node pushes through its
+                                 // link to the network (all its processes' off-node bytes, the
+                                 // larger direction), summed over phases
 };
 
 // The prices (default-constructed: the built-in ones, kCostTerms' defaults).
@@ -49,7 +55,7 @@ struct CostModel {
   // sizes above it) stay far from integer overflow.
   static constexpr std::int64_t kMaxEagerLimitBytes = std::int64_t{1} << 40;
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
-      pipeline_us_per_byte;
+      pipeline_us_per_byte, off_node_alpha_us, off_node_beta_us_per_byte, node_link_us_per_byte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;
 
   CostModel();
@@ -82,7 +88,7 @@ struct CostTerm {
 };
 
 // In the order of files, of the agreement's fingerprint and of --explain.
-inline constexpr std::array<CostTerm, 8> kCostTerms = {{
+inline constexpr std::array<CostTerm, 11> kCostTerms = {{
     // per message (a round to another process)
     {"alpha_us", "us", "messages", &CostModel::alpha_us, &Features::messages, 1.0, true},
     // per phase with messages: a phase cannot start before the previous one has arrived
@@ -105,6 +111,17 @@ inline constexpr std::array<CostTerm, 8> kCostTerms = {{
     // the sender's copy with the receiver's, which an eager message cannot)
     {"pipeline_us_per_byte", "us/B", "pipelined", &CostModel::pipeline_us_per_byte, &Features::pipelined_bytes,
      0.0, false, true, nullptr, &CostModel::beta_us_per_byte},
+    // Placement: 0 in the built-in model and wherever calibration saw no off-node traffic (one
+    // node), so they price nothing there. Per message to another node, on top of alpha
+    {"off_node_alpha_us", "us", "off-node", &CostModel::off_node_alpha_us, &Features::off_node_messages, 0.0,
+     false, true},
+    // per byte to another node, on top of beta; may be negative down to -beta (a NIC can be
+    // faster per byte than a node's loopback)
+    {"off_node_beta_us_per_byte", "us/B", "off-node", &CostModel::off_node_beta_us_per_byte,
+     &Features::off_node_bytes, 0.0, false, true, nullptr, &CostModel::beta_us_per_byte},
+    // per byte through the most loaded node's link, per phase: the node's processes share it
+    {"node_link_us_per_byte", "us/B", "node-link", &CostModel::node_link_us_per_byte, &Features::node_link_bytes,
+     0.0, false, true},
 }};
 
 // The index in kCostTerms of the term whose price is `price` (a CostModel member of the table).
@@ -119,6 +136,12 @@ std::string price_error(const CostTerm& t, const CostModel& m);
 // The first term of `m` with a bad price, as "<name> <price_error>", or "" if none (nor a
 // negative eager limit). Every model used for planning passes it.
 std::string cost_model_error(const CostModel& m);
+
+// Whether `m` prices placement (any of the three placement terms non-zero): only then do
+// planners need the ranks per node (engine/placement.h), whose counts cost O(ranks) per shift.
+inline bool prices_placement(const CostModel& m) {
+  return m.off_node_alpha_us != 0 || m.off_node_beta_us_per_byte != 0 || m.node_link_us_per_byte != 0;
+}
 
 inline CostModel::CostModel() {
   for (const CostTerm& t : kCostTerms) this->*t.price = t.default_price;

@@ -79,9 +79,10 @@ std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::
 }
 
 Features count_features(const Program& program, const std::vector<std::vector<double>>& weights,
-                        std::int64_t eager_limit_bytes) {
+                        std::int64_t eager_limit_bytes, const RoundTraffic& traffic) {
   Features f;
   StepWeights step_weights;
+  PlacementCounter placed;
   for (const PhaseProgram& ph : program.phases) {
     // Both sides of each round: this process's send, and its receive of the same round, which
     // is what the peer receives of that send (every process of a torus looks alike).
@@ -101,6 +102,7 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       const bool contiguous = one_run(m.parts) && (!other || one_run(other->parts));
       const double bytes = static_cast<double>(m.bytes);
       f.wire_bytes += w * bytes;
+      if (!traffic.empty()) placed.add(*traffic[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)], bytes, f);
       if (m.bytes <= eager_limit_bytes) continue;
       if (contiguous) {
         f.rendezvous += w;
@@ -111,6 +113,7 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       }
     }
     f.phases += sends;
+    placed.end_phase(f);
   }
   step_weights.sort();
   auto copies = [&](const std::vector<Step>& steps) {

@@ -12,7 +12,8 @@
 //
 //   Result<BoundPlan> rep = bind_representative(plan, grid, sizes);
 //   Result<Program> prog = lower(plan, *rep, contiguous_layout(plan, *rep), options);
-//   Features f = count_features(*prog, round_weights(plan, grid), model.eager_limit_bytes);
+//   Features f = count_features(*prog, round_weights(plan, grid), model.eager_limit_bytes,
+//                               round_traffic(plan, grid, ranks_per_node));
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 
 #include "engine/cost_model.h"
 #include "engine/grid.h"
+#include "engine/placement.h"
 #include "engine/program.h"
 #include "ir/plan.h"
 
@@ -30,9 +32,13 @@ namespace cartplan::engine {
 // (1 everywhere without a grid, or with one of another dimension).
 std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::optional<Grid>& grid);
 
-// The counts of `program` (the representative process's) with its rounds' `weights`.
+// The counts of `program` (the representative process's) with its rounds' `weights`. With
+// `traffic` (placement.h: per phase and round; empty: every process on one node), also the
+// placement counts: a message counts off-node with its shift's off_share (instead of its
+// weight), and per phase the busiest node's link carries sum over its rounds of message bytes x
+// that node's off-node processes (the larger of out and in).
 Features count_features(const Program& program, const std::vector<std::vector<double>>& weights,
-                        std::int64_t eager_limit_bytes);
+                        std::int64_t eager_limit_bytes, const RoundTraffic& traffic = {});
 
 // Whether a message's parts lie as one run of memory. Several parts are one run when they follow
 // each other: staging regions end to end, or the caller's blocks in consecutive indices, which lie

@@ -52,7 +52,9 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   if (!flags.empty()) layout.unit.contiguous = flags[0];
   Result<Program> program = lower(plan, *bound, layout, options.lowering);
   if (!program) return unpriced();
-  return price(count_features(*program, round_weights(plan, g), model.eager_limit_bytes), model);
+  return price(count_features(*program, round_weights(plan, g), model.eager_limit_bytes,
+                              round_traffic(plan, g, options.ranks_per_node)),
+               model);
 }
 
 double CostBreakdown::us(double CostModel::*price) const {

@@ -129,6 +129,30 @@ TEST_CASE("plan --explain: every candidate's cost term by term, the cheapest mar
   CHECK(contains(bad.err, "option --explain takes no value"));
 }
 
+TEST_CASE("plan --explain --ranks-per-node: the placement counts on a grid, priced 0 by the built-in model") {
+  // 16x16 torus, 16 ranks per node (a node is one row): dimension 0 always leaves the node.
+  // Allgather of 4-KB blocks: combining sends 2 messages off-node in the phase of dimension 0;
+  // with that phase first they carry 1 block each, last 3 (the node's 16 ranks x 2 x 4096 B).
+  const std::string base = "plan --op allgather " + kMoore2 + " --block-bytes 4096 --dims 16,16 --ranks-per-node 16 --explain";
+  const RunResult first = run(base + " --algo combining --dim-order 0,1");
+  REQUIRE(first.status == 0);
+  CHECK(contains(first.out, ", 16 ranks per node,"));
+  CHECK(contains(first.out, "off-node 2 x 0.000 = 0.000 | off-node 8192 B x 0.000000 = 0.000 | node-link 131072 B x"));
+  const RunResult last = run(base + " --algo combining --dim-order 1,0");
+  REQUIRE(last.status == 0);
+  CHECK(contains(last.out, "node-link 393216 B x"));
+  // Without it (or on one node) nothing leaves a node.
+  const RunResult one = run("plan --op allgather " + kMoore2 + " --block-bytes 4096 --dims 16,16 --ranks-per-node 256 --explain");
+  REQUIRE(one.status == 0);
+  CHECK(contains(one.out, "off-node 0 x 0.000 = 0.000 | off-node 0 B x 0.000000 = 0.000 | node-link 0 B x"));
+  const RunResult no_dims = run("plan --op allgather " + kMoore2 + " --ranks-per-node 16");
+  CHECK(no_dims.status == 2);
+  CHECK(contains(no_dims.err, "--ranks-per-node needs --dims"));
+  const RunResult zero = run("plan --op allgather " + kMoore2 + " --dims 4,4 --ranks-per-node 0");
+  CHECK(zero.status == 2);
+  CHECK(contains(zero.err, "--ranks-per-node"));
+}
+
 TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block sizes, as the MPI backend does") {
   // On a 2x1 torus the shifts along dimension 1 wrap to the process itself: direct sends 6
   // messages (not 8) and copies the 2 blocks of (0,+-1); combining sends 2 (dimension 0's).

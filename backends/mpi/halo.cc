@@ -171,6 +171,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
     p->options.model = m->model;
   }
   o.model = p->options.model;
+  o.ranks_per_node = placement_ranks_per_node(p->options);
   Result<eh::HaloDescription> h = eh::describe_halo(shape, p->stencil, p->grid);
   if (!h) return mpi_error(MPI_ERR_ARG, h.error());
   Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, o);

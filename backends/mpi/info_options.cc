@@ -221,6 +221,10 @@ engine::LowerOptions lower_options(const Options& options) {
   return lo;
 }
 
+int placement_ranks_per_node(const Options& options) {
+  return engine::prices_placement(options.model) ? options.ranks_per_node : 0;
+}
+
 engine::LowerOptions agreed_lower_options(const Options& options) {
   engine::LowerOptions lo;
   // Not local: the trailer travels, and ranks agreed on the model and this option at init.

@@ -2,6 +2,7 @@
 // the agreement (neighborhood_agreement.h) and the state attached to the Cartesian communicator.
 #include "backends/mpi/neighborhood_comm.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/neighborhood_agreement.h"
+#include "backends/mpi/node_map.h"
 #include "backends/mpi/oversubscribed.h"
 #include "engine/cost_model_locate.h"
 
@@ -224,9 +226,15 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // Whether any node runs more of these processes than it has cores (see below).
   int oversubscribed = 0;
   CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));
+  // Which ranks share a node (block placement, node_map.h), for the model's placement terms.
+  NodeBlockFlags node;
+  CARTPLAN_MPI_CALL(node_block_flags(comm, &node));
   // The largest error class any rank found: every rank returns the same class.
-  int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed}, all_flags[2] = {0, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));
+  int mine_flags[2 + kNodeBlockWords] = {local.ok() ? 0 : local.code, oversubscribed};
+  int all_flags[2 + kNodeBlockWords] = {};
+  std::copy(node.words, node.words + kNodeBlockWords, mine_flags + 2);
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2 + kNodeBlockWords, MPI_INT, MPI_MAX, comm));
+  options.ranks_per_node = agreed_ranks_per_node(all_flags + 2, size);
   const int any_bad = all_flags[0];
   // Built-in defaults only (no calibration found, none named): on oversubscribed nodes a
   // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.

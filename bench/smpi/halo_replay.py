@@ -22,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import halo_table  # noqa: E402
+import platforms  # noqa: E402
 
 TOLERANCE = 1.05
 SAME_MESSAGES = ["linear Isend/Irecv", "cartplan direct", "halo API direct"]
@@ -31,7 +32,8 @@ def pick(cartplan, run, model):
     """The algorithm the halo API's auto picks under `model` for `run`."""
     d, n, k = run["d"], run["n"], run["k"]
     args = [cartplan, "halo", "explain", "--interior", ",".join([str(n)] * d), "--ghost", str(k), "--elem", "8",
-            "--dims", run["grid"].replace("x", ","), "--cost-model", model, "--format", "json"]
+            "--dims", run["grid"].replace("x", ","), "--cost-model", model, "--format", "json",
+            "--ranks-per-node", str(platforms.value(run["platform"], "cores_per_node"))]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"halo_replay.py: {' '.join(args)}: {out.stderr.strip()}")

@@ -16,10 +16,10 @@ namespace {
 
 constexpr int kMaxSearchDims = 4;
 
-Result<HaloCandidate> priced(ih::HaloPlan plan, const HaloDescription& h, const CostModel& model) {
+Result<HaloCandidate> priced(ih::HaloPlan plan, const HaloDescription& h, const HaloPlanOptions& o) {
   Result<HaloBinder> b = HaloBinder::create(plan);
   if (!b) return fail(b.error());  // a planner bug: every planner's plans verify
-  Result<HaloCost> c = price_halo(*b, model, h.grid);
+  Result<HaloCost> c = price_halo(*b, o.model, h.grid, o.ranks_per_node);
   if (!c) return fail(c.error());
   return HaloCandidate{std::move(plan), *c};
 }
@@ -47,7 +47,7 @@ Result<std::optional<HaloCandidate>> best_over_orders(ih::HaloAlgorithm kind, co
     ih::HaloPlan plan = kind == ih::HaloAlgorithm::kDimwise ? plan_halo_dimwise(h, order)
                         : kind == ih::HaloAlgorithm::kSplit ? plan_halo_split(h, order)
                                                             : plan_halo_hybrid(h, order);
-    Result<HaloCandidate> c = priced(std::move(plan), h, o.model);
+    Result<HaloCandidate> c = priced(std::move(plan), h, o);
     if (!c) return fail(c.error());
     if (!best || c->cost.us < best->cost.us) best = std::move(*c);
   }
@@ -65,12 +65,12 @@ Result<std::vector<HaloCandidate>> halo_candidates(const HaloDescription& h, con
   }
   std::vector<HaloCandidate> out;
   if (wanted(o.algo, HaloAlgoChoice::kDirect)) {
-    Result<HaloCandidate> c = priced(plan_halo_direct(h), h, o.model);
+    Result<HaloCandidate> c = priced(plan_halo_direct(h), h, o);
     if (!c) return fail(c.error());
     out.push_back(std::move(*c));
   }
   if (wanted(o.algo, HaloAlgoChoice::kCombining)) {
-    Result<HaloCandidate> c = priced(plan_halo_combining(h, o.dim_order ? *o.dim_order : combining_dim_order(h)), h, o.model);
+    Result<HaloCandidate> c = priced(plan_halo_combining(h, o.dim_order ? *o.dim_order : combining_dim_order(h)), h, o);
     if (!c) return fail(c.error());
     out.push_back(std::move(*c));
   }

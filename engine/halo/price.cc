@@ -28,9 +28,25 @@ std::vector<Coords> representatives(const Grid& grid) {
   return out;
 }
 
+// The placement counts of `program`'s sends on `grid`.
+void add_placement(const HaloProgram& program, const Grid& grid, int ranks_per_node, Features& f) {
+  const Coords here = grid.coords(program.rank);
+  PlacementCounter placed;
+  for (const HaloPhaseProgram& ph : program.phases) {
+    for (const HaloTransfer& t : ph.sends) {
+      if (t.peer == program.rank) continue;
+      Offset shift = grid.coords(t.peer);
+      for (int k = 0; k < grid.ndims(); ++k) shift[k] -= here[k];
+      placed.add(*shift_traffic(grid, ranks_per_node, shift), static_cast<double>(t.cells * program.array.elem_bytes), f);
+    }
+    placed.end_phase(f);
+  }
+}
+
 }  // namespace
 
-Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes) {
+Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes, const Grid* grid,
+                       int ranks_per_node) {
   Features f;
   const std::int64_t e = program.array.elem_bytes;
   const HaloCounts n = count(program);
@@ -41,10 +57,11 @@ Features halo_features(const HaloProgram& program, std::int64_t eager_limit_byte
   for (const HaloPhaseProgram& ph : program.phases)
     for (const HaloTransfer& t : ph.sends)
       if (t.peer != program.rank && t.cells * e > eager_limit_bytes) f.rendezvous += 1;
+  if (grid && ranks_per_node >= 1 && ranks_per_node < grid->size()) add_placement(program, *grid, ranks_per_node, f);
   return f;
 }
 
-HaloCost price_program(const HaloProgram& program, const CostModel& model) {
+HaloCost price_program(const HaloProgram& program, const CostModel& model, const Grid* grid, int ranks_per_node) {
   HaloCost c;
   c.rank = program.rank;
   c.counts = count(program);
@@ -53,12 +70,13 @@ HaloCost price_program(const HaloProgram& program, const CostModel& model) {
     for (int x : ext) cells *= x;
     c.temp_bytes += cells * program.array.elem_bytes;
   }
-  c.terms = price(halo_features(program, model.eager_limit_bytes), model);
+  c.terms = price(halo_features(program, model.eager_limit_bytes, grid, ranks_per_node), model);
   c.us = c.terms.total_us();
   return c;
 }
 
-Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid) {
+Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid,
+                            int ranks_per_node) {
   const int d = binder.plan().ndims();
   std::optional<Grid> g = grid;
   if (!g) {
@@ -70,7 +88,7 @@ Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, co
   for (const Coords& c : representatives(*g)) {
     Result<HaloProgram> p = lower_halo(binder, *g, c);
     if (!p) return fail(p.error());
-    HaloCost cost = price_program(*p, model);
+    HaloCost cost = price_program(*p, model, grid ? &*g : nullptr, ranks_per_node);
     if (!best || cost.us > best->us || (cost.us == best->us && cost.rank < best->rank)) best = cost;
   }
   return *best;

@@ -23,6 +23,7 @@
 
 #include "engine/cost_model.h"
 #include "engine/grid.h"
+#include "engine/placement.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/program.h"
 #include "engine/predict.h"
@@ -37,13 +38,19 @@ struct HaloCost {
   std::int64_t temp_bytes = 0;  // scratch memory of the plan's temps
 };
 
-// The table's counts of `program` (see above).
-Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes);
+// The table's counts of `program` (see above). With `grid` (the one the program was lowered on)
+// and ranks_per_node >= 1, also the placement counts (engine/placement.h): each send's shift is
+// its peer's coordinates minus the rank's.
+Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes, const Grid* grid = nullptr,
+                       int ranks_per_node = 0);
 
-HaloCost price_program(const HaloProgram& program, const CostModel& model);
+HaloCost price_program(const HaloProgram& program, const CostModel& model, const Grid* grid = nullptr,
+                       int ranks_per_node = 0);
 
-// The busiest rank's cost (the lowest rank on ties).
-Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid);
+// The busiest rank's cost (the lowest rank on ties). ranks_per_node: consecutive ranks per node
+// on `grid` (0: one node, as without a grid).
+Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid,
+                            int ranks_per_node = 0);
 
 // engine::explain's line: "messages 4 x 1.000 = 4.000 | phases 2 x 0.500 = 1.000 | ... | total 5.6 us"
 std::string explain(const HaloCost& cost, const CostModel& model);

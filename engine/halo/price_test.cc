@@ -90,4 +90,32 @@ TEST_CASE("the price is the term table's: engine::price of the program's feature
   for (std::size_t i = 0; i < kCostTerms.size(); ++i) CHECK(c->terms.term_us[i] == price(f, m).term_us[i]);
 }
 
+TEST_CASE("placement: the phase that leaves a node loads its link with the node's ranks' faces") {
+  // 2-D dimwise 256x256, ghost 3, on 16x16 with 16 ranks per node (a node is one row): the
+  // phase of dimension 0 leaves the node with 6144-byte faces, the phase of dimension 1 stays.
+  Result<HaloBinder> b = HaloBinder::create(plan_halo_dimwise(moore2(256, 3), {0, 1}));
+  REQUIRE(b);
+  Result<Grid> torus = Grid::create({16, 16}, {true, true});
+  REQUIRE(torus);
+  Result<HaloProgram> p = lower_halo(*b, *torus, {5, 7});
+  REQUIRE(p);
+  const Features f = halo_features(*p, CostModel{}.eager_limit_bytes, &*torus, 16);
+  CHECK(f.off_node_messages == 2);
+  CHECK(f.off_node_bytes == 2 * 6144);
+  CHECK(f.node_link_bytes == 16 * 2 * 6144);
+  const Features none = halo_features(*p, CostModel{}.eager_limit_bytes);
+  CHECK(none.node_link_bytes == 0);
+  CHECK(none.messages == f.messages);
+  // Priced only where the model has a price: the built-in model's total is unchanged.
+  Result<HaloCost> with = price_halo(*b, CostModel{}, *torus, 16), without = price_halo(*b, CostModel{}, *torus);
+  REQUIRE(with);
+  REQUIRE(without);
+  CHECK(with->us == without->us);
+  CostModel linked;
+  linked.node_link_us_per_byte = 0.001;
+  Result<HaloCost> priced = price_halo(*b, linked, *torus, 16);
+  REQUIRE(priced);
+  CHECK(priced->us == doctest::Approx(without->us + 0.001 * 16 * 2 * 6144));
+}
+
 }  // namespace cartplan::engine::halo

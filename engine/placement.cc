@@ -1,0 +1,108 @@
+// Counting which rounds leave a node under block placement, per node, cached per process.
+#include "engine/placement.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace cartplan::engine {
+namespace {
+
+using Key = std::tuple<std::vector<int>, std::vector<bool>, int, std::vector<int>>;
+
+// The peer of the process at `x` (rank r) at +dir*shift, or kNoRank outside a mesh.
+int peer_of(const Grid& grid, const std::vector<int>& x, const std::vector<int>& strides, const Offset& shift,
+            int dir) {
+  int peer = 0;
+  for (int k = 0; k < grid.ndims(); ++k) {
+    const int n = grid.dims()[k];
+    long c = static_cast<long>(x[k]) + static_cast<long>(dir) * shift[k];
+    if (grid.periods()[k]) {
+      c %= n;
+      if (c < 0) c += n;
+    } else if (c < 0 || c >= n) {
+      return kNoRank;
+    }
+    peer += static_cast<int>(c) * strides[k];
+  }
+  return peer;
+}
+
+ShiftTraffic count_traffic(const Grid& grid, int ranks_per_node, const Offset& shift) {
+  const int d = grid.ndims(), nodes = node_count(grid, ranks_per_node);
+  std::vector<int> strides(d, 1), x(d, 0);
+  for (int k = d - 2; k >= 0; --k) strides[k] = strides[k + 1] * grid.dims()[k + 1];
+  ShiftTraffic t;
+  t.node_out.assign(nodes, 0.0);
+  t.node_in.assign(nodes, 0.0);
+  double off = 0;
+  for (int r = 0; r < grid.size(); ++r) {
+    const int node = r / ranks_per_node;
+    const int to = peer_of(grid, x, strides, shift, +1), from = peer_of(grid, x, strides, shift, -1);
+    if (to != kNoRank && to / ranks_per_node != node) {
+      t.node_out[node] += 1;
+      off += 1;
+    }
+    if (from != kNoRank && from / ranks_per_node != node) t.node_in[node] += 1;
+    for (int k = d - 1; k >= 0 && ++x[k] == grid.dims()[k]; --k) x[k] = 0;  // row-major odometer
+  }
+  t.off_share = off / static_cast<double>(grid.size());
+  return t;
+}
+
+}  // namespace
+
+int node_count(const Grid& grid, int ranks_per_node) {
+  assert(ranks_per_node >= 1);
+  return (grid.size() + ranks_per_node - 1) / ranks_per_node;
+}
+
+std::shared_ptr<const ShiftTraffic> shift_traffic(const Grid& grid, int ranks_per_node, const Offset& shift) {
+  assert(ranks_per_node >= 1 && static_cast<int>(shift.size()) == grid.ndims());
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const ShiftTraffic>> cache;
+  Key key{grid.dims(), grid.periods(), ranks_per_node, shift};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto t = std::make_shared<const ShiftTraffic>(count_traffic(grid, ranks_per_node, shift));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= 4096) cache.clear();  // a bound, not a policy: entries are cheap to recount
+  cache.emplace(std::move(key), t);
+  return t;
+}
+
+RoundTraffic round_traffic(const ir::Plan& plan, const std::optional<Grid>& grid, int ranks_per_node) {
+  if (ranks_per_node <= 0 || !grid || grid->ndims() != plan.ndims() || ranks_per_node >= grid->size()) return {};
+  RoundTraffic out(plan.phases().size());
+  for (std::size_t p = 0; p < plan.phases().size(); ++p)
+    for (const ir::Round& r : plan.phases()[p].rounds) out[p].push_back(shift_traffic(*grid, ranks_per_node, r.shift));
+  return out;
+}
+
+void PlacementCounter::add(const ShiftTraffic& t, double bytes, Features& f) {
+  f.off_node_messages += t.off_share;
+  f.off_node_bytes += t.off_share * bytes;
+  if (out_.empty()) {
+    out_.assign(t.node_out.size(), 0.0);
+    in_.assign(t.node_in.size(), 0.0);
+  }
+  assert(out_.size() == t.node_out.size());
+  for (std::size_t k = 0; k < out_.size(); ++k) {
+    out_[k] += bytes * t.node_out[k];
+    in_[k] += bytes * t.node_in[k];
+  }
+}
+
+void PlacementCounter::end_phase(Features& f) {
+  double most = 0;
+  for (std::size_t k = 0; k < out_.size(); ++k) most = std::max({most, out_[k], in_[k]});
+  f.node_link_bytes += most;
+  out_.clear();
+  in_.clear();
+}
+
+}  // namespace cartplan::engine

@@ -1,0 +1,126 @@
+// Tests of the placement counts: which rounds leave a node, per node, and what predict makes of them.
+#include "engine/placement.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/optimizer.h"
+#include "engine/planner.h"
+#include "engine/predict.h"
+#include "engine/stencils.h"
+
+namespace cartplan::engine {
+namespace {
+
+Grid grid(std::vector<int> dims, std::vector<bool> periods) { return *Grid::create(std::move(dims), std::move(periods)); }
+
+TEST_CASE("shift_traffic: a node is a slab of the last dimensions under block placement") {
+  const Grid torus = grid({16, 16}, {true, true});
+  // 16 ranks per node: a node is one row; dimension 0 always leaves it, dimension 1 never.
+  const auto across = shift_traffic(torus, 16, {1, 0});
+  CHECK(across->off_share == 1.0);
+  CHECK(across->node_out.size() == 16);
+  for (double n : across->node_out) CHECK(n == 16);
+  for (double n : across->node_in) CHECK(n == 16);
+  const auto along = shift_traffic(torus, 16, {0, 1});
+  CHECK(along->off_share == 0.0);
+  for (double n : along->node_out) CHECK(n == 0);
+  // 32 ranks per node: two rows; a shift of one row leaves the node from one row of the two.
+  const auto half = shift_traffic(torus, 32, {-1, 0});
+  CHECK(half->off_share == 0.5);
+  for (double n : half->node_out) CHECK(n == 16);
+  CHECK(shift_traffic(torus, 32, {2, 1})->off_share == 1.0);
+  // A shift that wraps to the process itself never leaves its node.
+  CHECK(shift_traffic(torus, 4, {16, 0})->off_share == 0.0);
+}
+
+TEST_CASE("shift_traffic: meshes have no peer beyond the edge; partial last nodes") {
+  const Grid mesh = grid({4, 4}, {false, false});
+  const auto down = shift_traffic(mesh, 4, {1, 0});
+  CHECK(down->off_share == doctest::Approx(12.0 / 16));
+  CHECK(down->node_out == std::vector<double>{4, 4, 4, 0});  // the last row has no peer below
+  CHECK(down->node_in == std::vector<double>{0, 4, 4, 4});   // the first row none above
+  // 16 ranks in nodes of 6: nodes 0-1 full, node 2 holds 4 ranks. +1 in dimension 1 leaves a
+  // node where its block ends inside a row (rank 5 -> 6); rank 11 ends a row and has no peer.
+  const auto right = shift_traffic(mesh, 6, {0, 1});
+  CHECK(node_count(mesh, 6) == 3);
+  CHECK(right->node_out == std::vector<double>{1, 0, 0});
+  CHECK(right->node_in == std::vector<double>{0, 1, 0});
+}
+
+TEST_CASE("shift_traffic agrees with Grid::relative_rank on every rank") {
+  for (const auto& [dims, periods] : std::vector<std::pair<std::vector<int>, std::vector<bool>>>{
+           {{3, 5, 2}, {true, false, true}}, {{6, 4}, {false, true}}, {{2, 3, 2, 2}, {true, true, false, true}}}) {
+    const Grid g = grid(dims, periods);
+    for (int per_node : {1, 3, 4, 7}) {
+      for (const Offset& shift : std::vector<Offset>{Offset(dims.size(), 1), Offset(dims.size(), -2)}) {
+        std::vector<double> out(node_count(g, per_node), 0.0), in(out.size(), 0.0);
+        for (int r = 0; r < g.size(); ++r) {
+          const int to = g.relative_rank(g.coords(r), shift);
+          Offset back = shift;
+          for (int& s : back) s = -s;
+          const int from = g.relative_rank(g.coords(r), back);
+          if (to != kNoRank && to / per_node != r / per_node) out[r / per_node] += 1;
+          if (from != kNoRank && from / per_node != r / per_node) in[r / per_node] += 1;
+        }
+        const auto t = shift_traffic(g, per_node, shift);
+        CHECK(t->node_out == out);
+        CHECK(t->node_in == in);
+      }
+    }
+  }
+}
+
+TEST_CASE("round_traffic: nothing without a node map, a grid, or with one node") {
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const ir::Plan p = plan_direct(ir::Op::kAlltoall, n);
+  const Grid g = grid({4, 4}, {true, true});
+  CHECK(round_traffic(p, g, 0).empty());
+  CHECK(round_traffic(p, std::nullopt, 4).empty());
+  CHECK(round_traffic(p, g, 16).empty());
+  CHECK(round_traffic(p, g, 4).size() == 1);
+  CHECK(round_traffic(p, g, 4)[0].size() == 8);
+}
+
+TEST_CASE("predict: the dimension that stays on a node decides the node link's bytes") {
+  // Allgather of box d = 2 on 16x16, 16 ranks per node (a row): the phase in dimension 0 leaves
+  // the node. First it forwards 1 block per message, last 3 (the SMPI calibration's rows:
+  // 20.82 against 64.70 us on the torus, bench/results/smpi/placement.md).
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const Grid g = grid({16, 16}, {true, true});
+  PredictOptions o;
+  o.ranks_per_node = 16;
+  const CostModel m;
+  const CostBreakdown first = predict(plan_combining(ir::Op::kAllgather, n, {0, 1}), {4096}, m, g, o);
+  const CostBreakdown last = predict(plan_combining(ir::Op::kAllgather, n, {1, 0}), {4096}, m, g, o);
+  CHECK(first.counts.node_link_bytes == 16 * 2 * 4096);
+  CHECK(last.counts.node_link_bytes == 16 * 2 * 3 * 4096);
+  CHECK(first.counts.off_node_messages == 2);
+  CHECK(first.counts.off_node_bytes == 2 * 4096);
+  CHECK(last.counts.off_node_bytes == 2 * 3 * 4096);
+  // The built-in model prices none of it: the totals are those without a node map.
+  CHECK(first.total_us() == predict(plan_combining(ir::Op::kAllgather, n, {0, 1}), {4096}, m, g).total_us());
+  CHECK(first.total_us() == last.total_us());
+  CostModel linked = m;
+  linked.node_link_us_per_byte = 1.0 / 6900;  // 6.9 GB/s
+  CHECK(predict(plan_combining(ir::Op::kAllgather, n, {0, 1}), {4096}, linked, g, o).total_us() <
+        predict(plan_combining(ir::Op::kAllgather, n, {1, 0}), {4096}, linked, g, o).total_us());
+}
+
+TEST_CASE("plan_candidates: the node link moves auto's dimension order for allgather") {
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  PlanOptions o;
+  o.grid = grid({16, 16}, {true, true});
+  o.block_bytes = 4096;
+  o.model = CostModel::linear(1.0, 0.0005);
+  o.ranks_per_node = 16;
+  const ir::Plan without = *make_plan(ir::Op::kAllgather, n, o);
+  o.model.node_link_us_per_byte = 1.0 / 6900;
+  const ir::Plan with = *make_plan(ir::Op::kAllgather, n, o);
+  CHECK(with.kind() == ir::PlanKind::kCombining);
+  CHECK(predict(with, {4096}, o.model, o.grid, PredictOptions{{}, {}, 16}).counts.node_link_bytes == 16 * 2 * 4096);
+  CHECK(predict(without, {4096}, o.model, o.grid, PredictOptions{{}, {}, 16}).counts.node_link_bytes >=
+        16 * 2 * 4096);
+}
+
+}  // namespace
+}  // namespace cartplan::engine
