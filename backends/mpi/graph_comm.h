@@ -9,7 +9,8 @@
 // friends and partners only, graph_setup.h); auto's table the first time auto runs: both
 // patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
-// prices, so every rank picks alike for any size without talking again.
+// prices, so every rank picks alike for any size without talking again (a rank's failure is in
+// that reduction: agree_prices).
 //
 //   GraphComm* g = nullptr;
 //   MpiStatus s = require_graph(distgraphcomm, &g);      // finds or creates

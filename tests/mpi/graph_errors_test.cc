@@ -1,7 +1,9 @@
 // MPI test of bad input to the graph collectives: every case returns its MPI error class (with
 // MPI_ERRORS_RETURN) and a message, never crashes or hangs, and a correct call afterwards still
 // delivers the right data. Local errors (blocking, non-blocking) are made on every rank; init's
-// agreement is checked with a bad argument on rank 0 only, which every rank must report.
+// agreement is checked with a bad argument on rank 0 only, which every rank must report; a
+// failure injected on the last rank while auto's price table is agreed (CARTPLAN_TEST_FAIL)
+// must be an error on every rank, not a hang.
 #include <mpi.h>
 
 #include <cstdlib>
