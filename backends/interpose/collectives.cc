@@ -184,6 +184,18 @@ bool usable_graph_arguments(const AcceleratedComm& a, const Uniform& u) {
          (a.indegree == 0 || (u.recvcount >= 0 && extent_of(u.recvtype, &ext)));
 }
 
+// A stencil's calls are sized by one block size per rank (the verdict's, the messages'), but MPI
+// ignores the send side of a rank without out-edges and the receive side of one without
+// in-edges (a sink may pass sendcount 7 where its recvcount is 2). So that side takes the used
+// side's count and datatype: every rank decides from the size its edges carry, and no message is
+// sized from an ignored count. (Found by interpose_graph_ranks_test at np 2, where the chain is
+// a stencil: the sink's non-blocking allgather ended in MPI_ERR_TRUNCATE.)
+Uniform used_sides(const AcceleratedComm& a, Uniform u) {
+  if (a.outdegree == 0 && a.indegree > 0) u.sendcount = u.recvcount, u.sendtype = u.recvtype;
+  if (a.indegree == 0 && a.outdegree > 0) u.recvcount = u.sendcount, u.recvtype = u.sendtype;
+  return u;
+}
+
 // Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
 // the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
 // datatypes are predefined (their handles never change meaning), so that a repeated shape,
@@ -203,14 +215,16 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
 }
 
 // Everything but a repeated pass-through (kept out of line: the pass-through stays small).
-bool neighbor_uniform(Form form, const Uniform& u, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
+bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
   if (!a) return false;
   if (a->graph) {
+    const Uniform& u = given;
     if (form == Form::kPersistent ? !usable_graph_arguments(*a, u) : !taken(*a, form, u)) return false;
     return graph_uniform(*a, form, graph_op(u.op), u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype,
                          comm, info, request, rc);
   }
+  const Uniform u = used_sides(*a, given);
   if (form == Form::kPersistent) {
     std::int64_t bytes = 0;
     if (!usable_arguments(u, &bytes)) return false;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "backends/interpose/guard.h"
+#include "backends/mpi/test_failure.h"
 
 namespace cartplan::interpose {
 namespace {
@@ -15,8 +16,6 @@ using engine::graph::CandidatePrices;
 using engine::graph::GraphAlgoChoice;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
-
-constexpr GraphOp kOps[] = {GraphOp::kAllgather, GraphOp::kAlltoall};
 
 // A non-blocking graph call builds its exchange (datatypes, lane, registry) on every call: the
 // graph collectives keep no pool of completed exchanges as the stencil's do, while blocking calls
@@ -50,30 +49,25 @@ bool agree_options(MPI_Comm graph, const mpi::MpiStatus& local, const mpi::Graph
   return all[0] == 0 && all[1] == -all[2] && all[3] == -all[4];
 }
 
-// This rank's prices (constructing the patterns), then the second agreement: the max over ranks.
-bool agree_prices(MPI_Comm graph, mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::CostModel& model,
-                  GraphVerdicts* v, std::string* why) {
-  std::vector<double> mine(v->prices.size() + 1, 0.0), all(mine.size(), 0.0);
-  engine::graph::PriceTable table{};
-  mpi::MpiStatus s;
-  for (GraphOp op : kOps)
-    for (GraphAlgorithm a : candidates(o)) {
-      ir::graph::RankSchedule sched;
-      if (s.ok()) s = g.schedule(op, a, o.theta, &sched);
-      if (s.ok()) engine::graph::add_prices(op, a, sched, model, &table);
-    }
-  std::copy(table.begin(), table.end(), mine.begin());
-  mine.back() = s.ok() ? 0.0 : 1.0;
-  if (PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, graph) != MPI_SUCCESS) {
-    *why = "the price agreement failed";
-    return false;
-  }
-  if (all.back() != 0.0) {
-    *why = s.ok() ? "another rank's pattern construction failed" : "pattern construction: " + s.message;
-    return false;
-  }
-  std::copy(all.begin(), all.end() - 1, v->prices.begin());
-  return true;
+// The second agreement: the price table, as graph auto's (GraphComm::agree_prices: a failure on
+// any rank fails it on every rank, in the same reduction).
+bool agree_prices(mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::CostModel& model, GraphVerdicts* v,
+                  std::string* why) {
+  const mpi::MpiStatus s = g.agree_prices(candidates(o), o.theta, model, &v->prices);
+  if (!s.ok()) *why = "the price table: " + s.message;
+  return s.ok();
+}
+
+// A step of graph_prepare, agreed on the user's communicator (every rank is in the same
+// MPI_Comm_dup, or in the same first blocking or persistent call after MPI_Comm_idup): a rank
+// that failed alone would pass its calls through while the others run them through cartplan,
+// and neither would see the other's messages. So a duplicate is accelerated on every rank or none.
+mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
+  int mine = local.ok() ? 0 : 1, failed = 0;
+  if (PMPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return mpi::mpi_error(MPI_ERR_OTHER, "the agreement on the duplicate's graph state failed");
+  if (failed && local.ok()) return mpi::mpi_error(MPI_ERR_OTHER, "another rank could not make the duplicate's graph state");
+  return local;
 }
 
 std::string us(double v) {
@@ -168,7 +162,7 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
   if (s.ok()) v->options = g->options();
   if (s.ok()) s = mpi::parse_graph_info(info, &v->options);
   if (!agree_options(graph, s, v->options, why)) return false;
-  if (!agree_prices(graph, *g, v->options, det.model, v.get(), why)) return false;
+  if (!agree_prices(*g, v->options, det.model, v.get(), why)) return false;
   v->model = det.model;
   v->per_core = det.per_core;
   *out = std::move(v);
@@ -177,12 +171,15 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
 
 mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v) {
   mpi::GraphComm* g = nullptr;
-  mpi::MpiStatus s = mpi::require_graph(comm, &g);  // collective: two MPI_Comm_dup
+  mpi::MpiStatus s = agreed_outcome(comm, mpi::require_graph(comm, &g));  // collective: two MPI_Comm_dup
+  if (!s.ok()) return s;  // on every rank: nobody constructs a pattern with a peer that has no state
   for (GraphAlgorithm a : candidates(v.options)) {
     ir::graph::RankSchedule unused;
-    if (s.ok()) s = g->schedule(GraphOp::kAllgather, a, v.options.theta, &unused);  // constructs the pattern
+    const mpi::MpiStatus built = g->schedule(GraphOp::kAllgather, a, v.options.theta, &unused);  // constructs the pattern
+    if (!built.ok() && s.ok()) s = built;  // the next construction still needs this rank
   }
-  return s;
+  if (s.ok() && mpi::test_failure("prepare")) s = mpi::injected_failure("prepare");
+  return agreed_outcome(comm, s);
 }
 
 GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial) {

@@ -9,7 +9,9 @@
 // (graph_setup.h), and every rank prices its own schedule of each candidate at block sizes 0, 1,
 // 2, ..., 2^24 bytes (engine/graph/price_table.h) with the cost model detection located, its
 // phase term scaled for oversubscription exactly as for the stencil's verdicts (policy.h); a
-// second MPI_Allreduce (MAX) gives every rank the same table. Nothing global happens per call.
+// second MPI_Allreduce (MAX) gives every rank the same table (mpi::GraphComm::agree_prices, as
+// graph auto's; a failure on one rank is in that reduction: the graph passes through on every
+// rank). Nothing global happens per call.
 //
 // Per call shape (op, form, block size), from the agreed table alone, so every rank decides alike:
 //     price(best combining) + overhead(form) + completion(form)  <=  (1 - kClearMargin) * price(linear)
@@ -67,6 +69,8 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
 // Collective over `comm`, a graph with these verdicts (MPI_Comm_dup, or the first blocking or
 // persistent call after MPI_Comm_idup): the native state and every pattern the verdicts may
 // pick, so that no later call constructs one (a non-blocking call must not wait for peers).
+// Its outcome is agreed (two MPI_Allreduce on `comm`): an error on one rank is an error on every
+// rank, so the duplicate is accelerated everywhere or nowhere.
 mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v);
 
 // An Info's algorithm choice and an algorithm, both ways (auto: linear).

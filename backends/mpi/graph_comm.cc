@@ -1,6 +1,7 @@
 // The state cartplan attaches to a distributed-graph communicator, and auto's agreed table.
 #include "backends/mpi/graph_comm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -10,6 +11,7 @@
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
 #include "engine/graph/price.h"
 #include "engine/graph/price_table.h"
@@ -161,20 +163,38 @@ MpiStatus GraphComm::schedule(GraphOp op, GraphAlgorithm algorithm, int theta, i
 
 // Every rank prices its own schedules; the max over ranks is what each candidate costs
 // (engine/graph/choose.h's max_rank_us), the same numbers everywhere after one MPI_Allreduce.
+MpiStatus GraphComm::agree_prices(const std::vector<GraphAlgorithm>& candidates, int theta, const engine::CostModel& model,
+                                  Table* out) {
+  Table mine{};
+  MpiStatus s;
+  for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
+    for (GraphAlgorithm a : candidates) {
+      ir::graph::RankSchedule sched;
+      MpiStatus built = schedule(op, a, theta, &sched);  // after a failure too: the next pattern's construction needs this rank
+      if (built.ok()) engine::graph::add_prices(op, a, sched, model, &mine);
+      else if (s.ok()) s = built;
+    }
+  }
+  if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
+  // This rank's error class (0: none) travels in the table's reduction, so every rank reaches
+  // the same collective whatever happened here, and the largest class is everyone's answer.
+  std::vector<double> words(mine.begin(), mine.end()), all(mine.size() + 1, 0.0);
+  words.push_back(s.ok() ? 0.0 : static_cast<double>(s.code));
+  CARTPLAN_MPI_CALL(MPI_Allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
+  const int worst = static_cast<int>(all.back());
+  if (worst != MPI_SUCCESS)
+    return mpi_error(worst, s.ok() ? "another rank could not construct or price its graph schedules (error class " + std::to_string(worst) + " there)"
+                                   : s.message);
+  std::copy(all.begin(), all.end() - 1, out->begin());
+  return {};
+}
+
 MpiStatus GraphComm::table(int theta, const Table** out) {
   auto it = tables_.find(theta);
   if (it == tables_.end()) {
-    Table mine{};
-    for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
-      for (GraphAlgorithm a : {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
-        ir::graph::RankSchedule sched;
-        MpiStatus s = schedule(op, a, theta, &sched);
-        if (!s.ok()) return s;
-        engine::graph::add_prices(op, a, sched, model_, &mine);
-      }
-    }
     Table all{};
-    CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
+    MpiStatus s = agree_prices({GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}, theta, model_, &all);
+    if (!s.ok()) return s;  // nothing kept: the next call agrees again
     it = tables_.emplace(theta, all).first;
   }
   *out = &it->second;

@@ -9,7 +9,8 @@
 // friends and partners only, graph_setup.h); auto's table the first time auto runs: both
 // patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
-// prices, so every rank picks alike for any size without talking again.
+// prices, so every rank picks alike for any size without talking again (a rank's failure is in
+// that reduction: agree_prices).
 //
 //   GraphComm* g = nullptr;
 //   MpiStatus s = require_graph(distgraphcomm, &g);      // finds or creates
@@ -91,6 +92,15 @@ class GraphComm {
                    ir::graph::GraphAlgorithm* out);
   // This rank's schedule (pairing and cumulative: collective the first time, see above).
   MpiStatus schedule(ir::graph::GraphOp op, ir::graph::GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out);
+  // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
+  // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
+  // max-over-ranks table in *out (the rows of other candidates stay 0). A rank whose
+  // construction or pricing fails still takes part in every construction and in the reduction,
+  // with its error class in it: no rank waits for it, and every rank returns an error of the
+  // largest class (its own message on a rank that failed). Graph auto's table and the drop-in's
+  // graph verdicts (backends/interpose/graph_verdicts.h) are made by it.
+  MpiStatus agree_prices(const std::vector<ir::graph::GraphAlgorithm>& candidates, int theta, const engine::CostModel& model,
+                         engine::graph::PriceTable* out);
 
   // Storage for the last blocking call's exchange (typed by graph_collective.cc), released
   // with the communicator.

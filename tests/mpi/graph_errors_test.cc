@@ -1,9 +1,12 @@
 // MPI test of bad input to the graph collectives: every case returns its MPI error class (with
 // MPI_ERRORS_RETURN) and a message, never crashes or hangs, and a correct call afterwards still
 // delivers the right data. Local errors (blocking, non-blocking) are made on every rank; init's
-// agreement is checked with a bad argument on rank 0 only, which every rank must report.
+// agreement is checked with a bad argument on rank 0 only, which every rank must report; a
+// failure injected on the last rank while auto's price table is agreed (CARTPLAN_TEST_FAIL)
+// must be an error on every rank, not a hang.
 #include <mpi.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -219,6 +222,33 @@ void w_errors(Harness& h, const char* algo) {
   MPI_Comm_free(&r.comm);
 }
 
+// A failure on one rank only while graph auto's price table is agreed (CARTPLAN_TEST_FAIL=pricing
+// on the last rank, read at that one-time step of each communicator): every rank returns the
+// error instead of waiting in the table's reduction for the rank that failed (run_mpi.sh's time
+// limit turns a hang into a failure), in each form; the next call agrees again and delivers.
+void pricing_failure(Harness& h) {
+  const bool failing = h.rank == h.size - 1;
+  for (int form = 0; form < 3; ++form) {
+    Ring r = make_ring(h, "auto");
+    const std::string what = "pricing failure on rank " + std::to_string(h.size - 1) + ", form " + std::to_string(form);
+    int sbuf[1] = {h.rank}, rbuf[3] = {0};
+    Cart_Request req = CART_REQUEST_NULL;
+    if (failing) setenv("CARTPLAN_TEST_FAIL", "pricing", 1);
+    int rc = MPI_SUCCESS;
+    if (form == 0) rc = Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm);
+    if (form == 1) rc = Cart_graph_ineighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, &req);
+    if (form == 2) rc = Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, MPI_INFO_NULL, &req);
+    const std::string message = Cart_error_message();
+    if (failing) unsetenv("CARTPLAN_TEST_FAIL");
+    expect(h, rc, MPI_ERR_OTHER, what);
+    h.check(!failing || message.find("CARTPLAN_TEST_FAIL") != std::string::npos, what + ": the failing rank names it (" + message + ")");
+    h.check(failing || message.find("another rank") != std::string::npos, what + ": the other ranks name another rank (" + message + ")");
+    h.check(req == CART_REQUEST_NULL, what + ": no request");
+    expect_working(h, r.comm, r, what);
+    MPI_Comm_free(&r.comm);
+  }
+}
+
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
@@ -239,5 +269,6 @@ int main(int argc, char** argv) {
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) w_errors(h, algo);
   init_errors(h);
   differing_sizes(h);
+  pricing_failure(h);
   return h.finish("graph_errors_test");
 }

@@ -1,0 +1,25 @@
+// Failure injection for tests: CARTPLAN_TEST_FAIL names set-up steps that fail on the ranks
+// where it is set, so that tests can show a failure on one rank only is agreed (every rank
+// returns an error or passes through alike) instead of hanging or diverging. Read at those
+// one-time set-up steps only, never on a per-call path. Programs leave it unset.
+//
+//   CARTPLAN_TEST_FAIL=pricing   GraphComm's agreed price table (graph auto, the drop-in's graph verdicts)
+//   CARTPLAN_TEST_FAIL=prepare   the drop-in's graph state of a duplicate (MPI_Comm_dup / idup)
+//   (several: comma-separated)
+//
+//   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
+#pragma once
+
+#include <string_view>
+
+#include "backends/mpi/status.h"
+
+namespace cartplan::mpi {
+
+// Whether CARTPLAN_TEST_FAIL on this rank names `step` (read at every call).
+bool test_failure(std::string_view step);
+
+// The error an injected failure of `step` returns: MPI_ERR_OTHER, naming the variable.
+MpiStatus injected_failure(std::string_view step);
+
+}  // namespace cartplan::mpi
