@@ -42,9 +42,11 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
       if (std::unique_ptr<Exchange> pooled = nc.shared()->pool->take(key, agreed.entry.get())) *out = std::move(pooled);
   }
   if (!*out) {
-    // A non-blocking exchange posts later phases after the call returned, when the program may
-    // have freed its datatypes: it always runs on duplicates of them.
-    s = build_owning(nc, spec, options, agreed, agreed.lane, kind == Kind::kNonblocking, out);
+    // A non-blocking exchange posts later phases after the call returned, and a persistent one
+    // posts every start after its init returned; by then the program may have freed its
+    // datatypes (MPI allows it): both always run on duplicates of them. A blocking exchange is
+    // built by build_blocking, which owns duplicates when it keeps the exchange.
+    s = build_owning(nc, spec, options, agreed, agreed.lane, kind != Kind::kBlocking, out);
     if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
     if (!s.ok()) {
       out->reset();

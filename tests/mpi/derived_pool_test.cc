@@ -6,7 +6,8 @@
 // program's duplicate of a used datatype reuses; a datatype freed and created again with
 // another layout builds again and its data is right; the program frees its datatypes while its
 // requests are in flight (MPI allows it) and the data is still right (the exchange posts later
-// phases on its own duplicates).
+// phases on its own duplicates); a persistent request keeps duplicates of its datatypes, so
+// the program may free them right after init.
 #include <mpi.h>
 
 #include <string>
@@ -114,10 +115,43 @@ void run(Harness& h, const char* algo) {
   MPI_Comm_free(&c.cart);
 }
 
+// A persistent request with derived datatypes that the program frees right after init (MPI
+// allows it): init duplicates both (2 MPI_Type_dup calls), and every start runs on its
+// duplicates, also after the program created types of another layout that may take the freed
+// handles' memory.
+void persistent_freed_types(Harness& h, const char* algo) {
+  DerivedCase c = cartplan::mpitest::make_derived_case(h.rank, h.size, algo);
+  const std::string label = std::string(algo) + ": persistent, types freed after init: ";
+  MPI_Datatype a = strided(2), rtype = cartplan::mpitest::contiguous_block();
+  const std::vector<MPI_Datatype> st(c.t, a), rt(c.t, rtype);
+  std::vector<int> recv(static_cast<std::size_t>(kElems * c.t), -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  const long before = type_dups;
+  const int rc = Cart_alltoallw_init(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), recv.data(), c.counts.data(),
+                                     c.rdispls.data(), rt.data(), c.cart, MPI_INFO_NULL, &req);
+  h.check(rc == MPI_SUCCESS, label + "Cart_alltoallw_init returns MPI_SUCCESS");
+  h.check(type_dups - before == 2, label + "init duplicates both datatypes (" + std::to_string(type_dups - before) + ")");
+  MPI_Type_free(&a);
+  MPI_Type_free(&rtype);
+  std::vector<MPI_Datatype> others;
+  for (int k = 0; k < 4; ++k) others.push_back(strided(3 + k));
+  for (int start = 0; start < 3; ++start) {
+    const int base = 100000 * (start + 1);
+    c.set_send(h.rank, base);
+    recv.assign(recv.size(), -1);
+    h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, label + "start and wait succeed");
+    h.check(c.holds(recv, 2, base), label + "start " + std::to_string(start) + " delivers every block at stride 2");
+  }
+  Cart_request_free(&req);
+  for (MPI_Datatype& t : others) MPI_Type_free(&t);
+  MPI_Comm_free(&c.cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   for (const char* algo : {"direct", "combining"}) run(h, algo);
+  for (const char* algo : {"direct", "combining"}) persistent_freed_types(h, algo);
   return h.finish("derived_pool_test");
 }
