@@ -178,10 +178,15 @@ bool usable_arguments(const Uniform& u, std::int64_t* bytes) {
 // without out-edges (a sink may pass 0 or MPI_DATATYPE_NULL) and the receive side of one
 // without in-edges, and a rank that passed the call to Open MPI on that ground alone would
 // leave its peers waiting in cartplan's messages.
+// The same rule for the datatypes of every form (the v forms too): the extents of the used sides.
+bool used_extents(const AcceleratedComm& a, MPI_Datatype sendtype, MPI_Datatype recvtype, MPI_Aint* sext, MPI_Aint* rext) {
+  return (a.outdegree == 0 || extent_of(sendtype, sext)) && (a.indegree == 0 || extent_of(recvtype, rext));
+}
+
 bool usable_graph_arguments(const AcceleratedComm& a, const Uniform& u) {
-  MPI_Aint ext = 0;
-  return !in_place(u.sendbuf, u.recvbuf) && (a.outdegree == 0 || (u.sendcount >= 0 && extent_of(u.sendtype, &ext))) &&
-         (a.indegree == 0 || (u.recvcount >= 0 && extent_of(u.recvtype, &ext)));
+  MPI_Aint sext = 0, rext = 0;
+  return !in_place(u.sendbuf, u.recvbuf) && (a.outdegree == 0 || u.sendcount >= 0) && (a.indegree == 0 || u.recvcount >= 0) &&
+         used_extents(a, u.sendtype, u.recvtype, &sext, &rext);
 }
 
 // A stencil's calls are sized by one block size per rank (the verdict's, the messages'), but MPI
@@ -257,7 +262,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
   if (a->graph && !graph_taken(*a, GraphOp::kAlltoall, form, -1)) return false;  // the verdict first: a pass-through stays cheap
   if ((a->outdegree && (!sendcounts || !sdispls)) || (a->indegree && (!recvcounts || !rdispls))) return false;
   MPI_Aint sext = 0, rext = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  if (!used_extents(*a, sendtype, recvtype, &sext, &rext)) return false;
   for (int k = 0; k < a->outdegree; ++k)
     if (sendcounts[k] < 0) return false;
   for (int j = 0; j < a->indegree; ++j)
@@ -307,18 +312,21 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request* request, int* rc) {
   AcceleratedComm* a = usable(form, comm, request);
-  if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf) || sendcount < 0) return false;
+  if (!a || (!a->graph && !vw_accelerated(form)) || in_place(sendbuf, recvbuf) || (a->outdegree && sendcount < 0)) return false;
   if (a->graph && !graph_taken(*a, GraphOp::kAllgather, form, -1)) return false;
   if (a->indegree && (!recvcounts || !displs)) return false;
   MPI_Aint sext = 0, rext = 0;
-  if (!extent_of(sendtype, &sext) || !extent_of(recvtype, &rext)) return false;
+  if (!used_extents(*a, sendtype, recvtype, &sext, &rext)) return false;
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0) return false;
   if (a->graph) {
     mpi::GraphCall c{GraphOp::kAllgather, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, true, nullptr, nullptr, recvcounts, displs};
     return graph_varied(*a, form, c, comm, info, request, rc);
   }
-  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, {sendbuf, sendcount, sendtype}, {});
+  // A sink's send side is ignored by MPI: its block takes the used side's size (used_sides).
+  const bool sink = a->outdegree == 0 && a->indegree > 0;
+  const BlockSpec send = sink ? BlockSpec{sendbuf, recvcounts[0], recvtype} : BlockSpec{sendbuf, sendcount, sendtype};
+  mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, send, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
   return run_persistent(*a, s, comm, info, request, rc, true);

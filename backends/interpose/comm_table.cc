@@ -157,7 +157,7 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
     // MPI_Recv from 0, then MPI_Ineighbor_*). Pattern construction talks to neighbours,
     // friends and partners only (graph_setup.h).
     std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
-    acc->graph_state = graph_prepare(new_comm, *acc->graph).ok();
+    acc->graph_state = graph_prepare(new_comm, *acc->graph).ok() ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
     insert(new_comm, std::move(acc));
     return;
   }
@@ -173,7 +173,7 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   Inside inside;
   if (old->graph) {  // nothing may wait here: graph_collectives.cc's state_ready makes the state
     std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
-    acc->graph_state = false;
+    acc->graph_state = AcceleratedComm::GraphState::kUnknown;
     insert(new_comm, std::move(acc));
     return;
   }

@@ -31,9 +31,11 @@ struct AcceleratedComm {
   // collectives' verdicts (graph; nc is then null).
   std::unique_ptr<mpi::NeighborhoodComm> nc;
   std::unique_ptr<GraphVerdicts> graph;
-  // A graph's native state and patterns exist (graph_prepare): false after MPI_Comm_idup until
-  // a blocking or persistent call made them (graph_collectives.cc).
-  bool graph_state = true;
+  // A graph's native state and patterns (graph_prepare): unknown after MPI_Comm_idup until a
+  // blocking or persistent call made them (graph_collectives.cc); failed for good once
+  // graph_prepare's agreement failed (on every rank alike: its calls pass through, no retry).
+  enum class GraphState { kUnknown, kReady, kFailed };
+  GraphState graph_state = GraphState::kReady;
   engine::EdgeOrder order;  // user position -> neighbourhood index
   int indegree = 0, outdegree = 0;
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)

@@ -59,12 +59,14 @@ std::function<bool(std::int64_t, std::int64_t, mpi::GraphOptions*)> persistent_v
 // non-blocking call must not do (a rank may wait for a peer that first waits for it: see
 // comm_table.cc). Its non-blocking calls pass through until a blocking or persistent call
 // (every rank makes the same calls in the same order, so all see the same state) built them.
+// An agreed failure is final: retrying would cost global collectives on every later call.
 bool state_ready(AcceleratedComm& a, Form form, MPI_Comm comm) {
-  if (a.graph_state) return true;
+  using State = AcceleratedComm::GraphState;
+  if (a.graph_state != State::kUnknown) return a.graph_state == State::kReady;
   if (form == Form::kNonblocking) return false;
   Inside inside;
-  a.graph_state = graph_prepare(comm, *a.graph).ok();
-  return a.graph_state;
+  a.graph_state = graph_prepare(comm, *a.graph).ok() ? State::kReady : State::kFailed;
+  return a.graph_state == State::kReady;
 }
 
 }  // namespace

@@ -190,11 +190,12 @@ MpiStatus GraphComm::agree_prices(const std::vector<GraphAlgorithm>& candidates,
 }
 
 MpiStatus GraphComm::table(int theta, const Table** out) {
+  if (auto failed = failed_tables_.find(theta); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(theta);
   if (it == tables_.end()) {
     Table all{};
     MpiStatus s = agree_prices({GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}, theta, model_, &all);
-    if (!s.ok()) return s;  // nothing kept: the next call agrees again
+    if (!s.ok()) return failed_tables_.emplace(theta, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(theta, all).first;
   }
   *out = &it->second;
@@ -227,8 +228,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   }
   ir::graph::RankEdges edges;
   GraphOptions options;
-  MpiStatus s = read_graph(comm, &edges, &options);
-  if (!s.ok() && s.code != MPI_ERR_INFO_VALUE) return s;
+  MpiStatus s = read_graph(comm, &edges, &options);  // an error is returned after the dups below
   if (const char* p = std::getenv("CARTPLAN_PROGRESS"); p && std::string(p) == "cartplan") options.progress_anywhere = false;
   int rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &rank));
@@ -238,8 +238,9 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   // defaults. A rank whose lookup fails uses the defaults; auto's agreed table keeps ranks alike.
   Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
   const engine::CostModel model = located ? located->model : engine::CostModel{};
-  // Both duplicates are made even after an Info error, so that every rank makes the same
-  // collective calls whatever its Info says.
+  // Both duplicates are made even after an error of read_graph (a bad Info value, a
+  // communicator without a graph), so that every rank makes the same collective calls whatever
+  // happened here (graph_prepare's agreement follows them).
   MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
   const int rc = MPI_Comm_dup(comm, &setup);

@@ -119,6 +119,7 @@ class GraphComm {
   std::shared_ptr<GraphShared> shared_;
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
   std::map<int, Table> tables_;                                           // theta
+  std::map<int, MpiStatus> failed_tables_;  // theta: an agreed failure of table(), returned from then on
   std::shared_ptr<void> blocking_slot_;
 };
 

@@ -225,7 +225,10 @@ void w_errors(Harness& h, const char* algo) {
 // A failure on one rank only while graph auto's price table is agreed (CARTPLAN_TEST_FAIL=pricing
 // on the last rank, read at that one-time step of each communicator): every rank returns the
 // error instead of waiting in the table's reduction for the rank that failed (run_mpi.sh's time
-// limit turns a hang into a failure), in each form; the next call agrees again and delivers.
+// limit turns a hang into a failure), in each form. The agreed failure is kept per theta: the
+// next auto call on that communicator returns it again on every rank (even with the failure no
+// longer injected) instead of agreeing again, a global collective per call; another
+// communicator still delivers.
 void pricing_failure(Harness& h) {
   const bool failing = h.rank == h.size - 1;
   for (int form = 0; form < 3; ++form) {
@@ -244,8 +247,11 @@ void pricing_failure(Harness& h) {
     h.check(!failing || message.find("CARTPLAN_TEST_FAIL") != std::string::npos, what + ": the failing rank names it (" + message + ")");
     h.check(failing || message.find("another rank") != std::string::npos, what + ": the other ranks name another rank (" + message + ")");
     h.check(req == CART_REQUEST_NULL, what + ": no request");
-    expect_working(h, r.comm, r, what);
+    expect(h, Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_OTHER, what + ": kept, not agreed again");
     MPI_Comm_free(&r.comm);
+    Ring fresh = make_ring(h, "auto");
+    expect_working(h, fresh.comm, fresh, what + ", another communicator");
+    MPI_Comm_free(&fresh.comm);
   }
 }
 
