@@ -137,6 +137,13 @@ std::string price_error(const CostTerm& t, const CostModel& m);
 // negative eager limit). Every model used for planning passes it.
 std::string cost_model_error(const CostModel& m);
 
+// Whether `t` is one of the three placement terms. Files omit them at 0 (cost_model_file.h), so a
+// calibration without placement evidence stays readable by builds from before these terms.
+constexpr bool is_placement_term(const CostTerm& t) {
+  return t.price == &CostModel::off_node_alpha_us || t.price == &CostModel::off_node_beta_us_per_byte ||
+         t.price == &CostModel::node_link_us_per_byte;
+}
+
 // Whether `m` prices placement (any of the three placement terms non-zero): only then do
 // planners need the ranks per node (engine/placement.h), whose counts cost O(ranks) per shift.
 inline bool prices_placement(const CostModel& m) {

@@ -95,7 +95,10 @@ Result<CostModel> load_cost_model(const std::string& path) {
 std::string cost_model_to_json(const CostModel& m, const std::string& extra_members) {
   nlohmann::ordered_json j;
   j["schema"] = kCostModelSchema;
-  for (const CostTerm& t : kCostTerms) j[t.name] = m.*t.price;
+  // The placement terms only where they price something: older builds reject them as unknown
+  // members, and a 0 reads back as the absent term's 0 (print -> parse -> print identical).
+  for (const CostTerm& t : kCostTerms)
+    if (!is_placement_term(t) || m.*t.price != 0) j[t.name] = m.*t.price;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
   if (!extra_members.empty()) {
     const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);

@@ -26,6 +26,8 @@ inline constexpr const char* kCostModelSchemaV1 = "cartplan.cost_model/1";
 Result<CostModel> load_cost_model(const std::string& path);
 Result<CostModel> parse_cost_model(const std::string& json_text);
 // A version-2 file; `extra_members` is a JSON object of descriptive members to add (or "").
+// The placement terms are written only where non-zero: a model without them reads in builds
+// from before those terms; one with them is rejected there (unknown member), by design.
 std::string cost_model_to_json(const CostModel& model, const std::string& extra_members = "");
 
 }  // namespace cartplan::engine

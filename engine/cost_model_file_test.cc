@@ -39,12 +39,37 @@ TEST_CASE("a version-2 file round-trips every term, extra members kept") {
   m.pipeline_us = 1.75;
   m.pipeline_us_per_byte = -0.000125;  // signed, down to -beta
   m.single_copy_us_per_byte = 0.0000375;
+  m.off_node_alpha_us = 0.25;
+  m.off_node_beta_us_per_byte = -0.0000625;  // signed, down to -beta
+  m.node_link_us_per_byte = 0.0001;
   const std::string text = cost_model_to_json(m, R"({"np": 4, "r2": 0.9})");
   CHECK(text.find("\"schema\": \"cartplan.cost_model/2\"") != std::string::npos);
   CHECK(text.find("\"np\": 4") != std::string::npos);
+  for (const CostTerm& t : kCostTerms) CHECK(text.find(std::string("\"") + t.name + "\"") != std::string::npos);
   Result<CostModel> back = parse_cost_model(text);
   REQUIRE(back.ok());
   CHECK(*back == m);
+  CHECK(cost_model_to_json(*back, R"({"np": 4, "r2": 0.9})") == text);  // print -> parse -> print
+}
+
+TEST_CASE("placement terms at 0 are left out: the file is one that builds before them read") {
+  CostModel m;
+  m.node_link_us_per_byte = 0.0001;  // one placement term priced: only it is written
+  const std::string one = cost_model_to_json(m);
+  CHECK(one.find("\"node_link_us_per_byte\"") != std::string::npos);
+  CHECK(one.find("off_node") == std::string::npos);
+  Result<CostModel> back = parse_cost_model(one);
+  REQUIRE(back.ok());
+  CHECK(*back == m);
+  CHECK(cost_model_to_json(*back) == one);
+  // None priced: exactly the members of a file written before the placement terms existed.
+  m.node_link_us_per_byte = 0;
+  const std::string none = cost_model_to_json(m);
+  const nlohmann::json j = nlohmann::json::parse(none);
+  CHECK(j.size() == kCostTerms.size() - 3 + 2);  // the terms but placement's, schema, eager limit
+  for (const CostTerm& t : kCostTerms) CHECK(j.contains(t.name) == !is_placement_term(t));
+  REQUIRE(parse_cost_model(none).ok());
+  CHECK(cost_model_to_json(*parse_cost_model(none)) == none);
 }
 
 TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezvous_us, the others their defaults") {
@@ -91,10 +116,11 @@ TEST_CASE("unknown members are errors naming them; descriptive and dropped terms
   // Version 1 has alpha and beta only: a v2 term there is not silently ignored.
   CHECK(parse_cost_model(R"({"schema": "cartplan.cost_model/1", "alpha_us": 1, "beta_us_per_byte": 1, "phase_us": 1})")
             .error() == "unknown member \"phase_us\" (version 1 has alpha_us and beta_us_per_byte)");
-  // Every term of the table is a member of the written file, and nothing else but the schema and eager limit.
+  // Every term of the table but the unpriced placement terms is a member of the written file,
+  // and nothing else but the schema and eager limit (the placement case above).
   const nlohmann::json j = nlohmann::json::parse(cost_model_to_json(CostModel{}));
-  CHECK(j.size() == kCostTerms.size() + 2);
-  for (const CostTerm& t : kCostTerms) CHECK(j.contains(t.name));
+  CHECK(j.size() == kCostTerms.size() - 3 + 2);
+  for (const CostTerm& t : kCostTerms) CHECK(j.contains(t.name) == !is_placement_term(t));
 }
 
 TEST_CASE("bad files are errors naming the problem") {

@@ -179,12 +179,16 @@ MpiStatus check_arguments(int size, int d, const int dims[], const int periods[]
 // The Cartesian communicator with the neighbourhood's state attached (MPI_COMM_NULL beyond the
 // grid, as MPI_Cart_create).
 MpiStatus attach_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int reorder,
-                              engine::Neighborhood nbh, const Options& options, MPI_Comm* cartcomm) {
+                              engine::Neighborhood nbh, Options options, MPI_Comm* cartcomm) {
   std::vector<int> per(periods, periods + d);
   MPI_Comm cart = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Cart_create(comm, d, dims, per.data(), reorder, &cart));
   *cartcomm = cart;
   if (cart == MPI_COMM_NULL) return {};
+  // Which ranks share a node (block placement, node_map.h), learned on the Cartesian
+  // communicator: the planner maps its ranks with r / R, and reorder may renumber them. Only
+  // where the model prices placement (agreed above, so every rank takes this branch alike).
+  if (engine::prices_placement(options.model)) CARTPLAN_MPI_CALL(ranks_per_node(cart, &options.ranks_per_node));
   int cart_rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(cart, &cart_rank));
   std::vector<int> coords(d);
@@ -226,15 +230,10 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // Whether any node runs more of these processes than it has cores (see below).
   int oversubscribed = 0;
   CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));
-  // Which ranks share a node (block placement, node_map.h), for the model's placement terms.
-  NodeBlockFlags node;
-  CARTPLAN_MPI_CALL(node_block_flags(comm, &node));
   // The largest error class any rank found: every rank returns the same class.
-  int mine_flags[2 + kNodeBlockWords] = {local.ok() ? 0 : local.code, oversubscribed};
-  int all_flags[2 + kNodeBlockWords] = {};
-  std::copy(node.words, node.words + kNodeBlockWords, mine_flags + 2);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2 + kNodeBlockWords, MPI_INT, MPI_MAX, comm));
-  options.ranks_per_node = agreed_ranks_per_node(all_flags + 2, size);
+  const int mine_flags[2] = {local.ok() ? 0 : local.code, oversubscribed};
+  int all_flags[2] = {};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine_flags, all_flags, 2, MPI_INT, MPI_MAX, comm));
   const int any_bad = all_flags[0];
   // Built-in defaults only (no calibration found, none named): on oversubscribed nodes a
   // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.

@@ -7,7 +7,11 @@
 
 namespace cartplan::mpi {
 
+// On any failure *mine stays "not block placement" (words[2] = 1): the reduction then agrees on
+// R = 0 on every rank, and the caller still reaches it (no mismatched collectives).
 int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine) {
+  *mine = NodeBlockFlags{};
+  mine->words[2] = 1;
   int size = 0;
   int rc = PMPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return rc;
@@ -49,10 +53,11 @@ int ranks_per_node(MPI_Comm comm, int* ranks_per_node) {
   *ranks_per_node = 0;
   int size = 0;
   NodeBlockFlags mine;
-  int rc = node_block_flags(comm, &mine);
-  if (rc != MPI_SUCCESS) return rc;
+  // A rank that cannot learn its node still joins the reduction ("not block placement", so
+  // every rank agrees on 0): only the reduction's own failure is an error.
+  (void)node_block_flags(comm, &mine);
   int all[kNodeBlockWords] = {};
-  rc = PMPI_Allreduce(mine.words, all, kNodeBlockWords, MPI_INT, MPI_MAX, comm);
+  const int rc = PMPI_Allreduce(mine.words, all, kNodeBlockWords, MPI_INT, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return rc;
   PMPI_Comm_size(comm, &size);
   *ranks_per_node = agreed_ranks_per_node(all, size);

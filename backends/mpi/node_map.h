@@ -24,7 +24,8 @@ struct NodeBlockFlags {
 };
 
 // Fills `*mine` (collective over comm: one MPI_Comm_split_type and MPI_Comm_free, through PMPI
-// so that the drop-in can call it); returns an MPI error code.
+// so that the drop-in can call it); returns an MPI error code. On failure `*mine` says "not
+// block placement", so a caller that still takes part in the reduction agrees on 0 everywhere.
 int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine);
 
 // R when every node holds R consecutive ranks (the last node at most R), from the reduced
@@ -32,8 +33,9 @@ int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine);
 int agreed_ranks_per_node(const int reduced[kNodeBlockWords], int size);
 
 // Both steps and their MAX reduction, for programs that print the model's predictions beside
-// measured times (tools/halo, bench/): collective over comm; *ranks_per_node as creation agrees
-// on it. Returns an MPI error code.
+// measured times (tools/halo, bench/), and for Cart_neighborhood_create on its Cartesian
+// communicator: collective over comm; *ranks_per_node as creation agrees on it (0 where a rank
+// could not learn its node). Returns the reduction's MPI error code.
 int ranks_per_node(MPI_Comm comm, int* ranks_per_node);
 
 }  // namespace cartplan::mpi
