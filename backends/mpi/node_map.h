@@ -1,8 +1,9 @@
 // Which of a communicator's processes share a node, for the cost model's placement terms
 // (engine/placement.h): block placement, R consecutive ranks per node. Learned once at
 // creation from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) (SimGrid's SMPI splits by simulated
-// host) and agreed through the creation's existing MPI_Allreduce (MAX): no collective of its own
-// beyond the split, and nothing per call.
+// host) and agreed by one MAX reduction. Cart_neighborhood_create runs both on its Cartesian
+// communicator after MPI_Cart_create (reordering may renumber), and only where the model prices
+// placement; nothing runs per call.
 //
 //   NodeBlockFlags mine;
 //   int rc = node_block_flags(comm, &mine);                 // collective over comm (the split)
