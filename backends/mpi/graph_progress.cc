@@ -21,6 +21,9 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::vector<GraphExchange*> pending;  // in the order they were started
+  // pending.size(), readable without holding the registry: the Cartesian registry asks it on
+  // every blocking call's completion, where taking the hold costs more than the question.
+  std::atomic<std::size_t> pending_count{0};
   std::atomic<int> hook_demand{0};
   bool hooked = false;
 };
@@ -59,10 +62,7 @@ void hook() {
   if (!the_registry.hooked) the_registry.hooked = progress_hook_register(&GraphExchange::progress_poll);
 }
 
-std::size_t pending_graph_exchanges() {
-  Hold hold;
-  return the_registry.pending.size();
-}
+std::size_t pending_graph_exchanges() { return the_registry.pending_count.load(std::memory_order_acquire); }
 
 void step_graph_exchanges() {
   Hold hold;
@@ -118,6 +118,7 @@ void GraphExchange::set_pending(bool pending) {
     if (finish_fn_) Exchange::defer_finish(finish_fn_, finish_ctx_);
   }
   pending_ = pending;
+  r.pending_count.store(r.pending.size(), std::memory_order_release);
 }
 
 // An exchange with a later phase still to post, or whose owner must hear of its end (the
