@@ -146,8 +146,8 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 
 // Non-blocking and persistent requests outlive their call, and MPI lets the caller free its
 // datatypes right after it (pending communication completes normally; a non-blocking v or w
-// call even builds its messages later, after its size pass): such a request runs on
-// duplicates of the caller's derived datatypes (MPI_Type_dup), which it owns.
+// call even builds its messages later, after its size pass): such a request runs on private
+// copies of the caller's derived datatypes (type_copy.h: no attributes copied), which it owns.
 MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                         std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
   ExchangeSpec spec, own;

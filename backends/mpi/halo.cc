@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/predefined.h"
+#include "backends/mpi/type_copy.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
@@ -248,7 +250,11 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   h->nc_ = std::make_unique<NeighborhoodComm>(internal, std::move(*p.nbh), std::move(*p.grid), std::move(p.coords), p.options);
   CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
   h->nc_->shared()->user = h->report_;
-  CARTPLAN_MPI_CALL(MPI_Type_dup(args.elemtype, &h->elem_));
+  // The caller may free its element type after creation: a derived one is kept as a private
+  // copy (no attributes copied, so no copy callback of the program runs), a predefined one as it is.
+  if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
+  else s = communication_copy(args.elemtype, &h->elem_);
+  if (!s.ok()) return s;
   h->plan_ = std::move(p.plan);
   h->program_ = std::move(p.program);
   *out = std::move(h);
@@ -262,7 +268,7 @@ HaloContext::~HaloContext() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (report_ != MPI_COMM_NULL) MPI_Comm_free(&report_);
-  if (elem_ != MPI_DATATYPE_NULL) MPI_Type_free(&elem_);
+  if (elem_ != MPI_DATATYPE_NULL && !predefined_type(elem_)) MPI_Type_free(&elem_);
 }
 
 namespace {
@@ -389,7 +395,7 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   // caller's handles after it was built: its subarray datatypes were made from them and stay
   // valid when they are freed (MPI_Type_free). A type not vouched for yet builds again (that
   // checks it); one that cannot be keyed builds per call. With types empty, the halo's own
-  // element type is used (its duplicate, never freed before the halo).
+  // element type is used (its own copy of a derived one, never freed before the halo).
   DerivedTypes derived;
   std::vector<std::uintptr_t> key;
   for (MPI_Datatype t : types) {

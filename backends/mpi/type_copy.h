@@ -1,0 +1,24 @@
+// A private handle for a caller's derived datatype, for requests that outlive the call (MPI lets
+// the program free its datatypes right after a non-blocking call or persistent init) and for
+// exchanges reused after the program freed the handles they were built with.
+//
+//   MPI_Datatype mine = MPI_DATATYPE_NULL;
+//   MpiStatus s = communication_copy(caller_type, &mine);   // ... MPI_Isend(buf, n, mine, ...)
+//   MPI_Type_free(&mine);                                    // when the exchange is gone
+#pragma once
+
+#include <mpi.h>
+
+#include "backends/mpi/status.h"
+
+namespace cartplan::mpi {
+
+// A new committed datatype equal to `type` for communication: MPI_Type_contiguous(1, type), whose
+// type map is type's, with the same lower bound, extent, true extent and size, so n of it at
+// one address are n of `type` there. Unlike MPI_Type_dup it copies no attributes: the
+// program's copy callbacks (MPI_Type_create_keyval) never run on cartplan's behalf. For derived
+// datatypes only (a predefined handle never goes away: callers use it as it is); the caller
+// frees *out.
+MpiStatus communication_copy(MPI_Datatype type, MPI_Datatype* out);
+
+}  // namespace cartplan::mpi
