@@ -5,7 +5,9 @@ namespace cartplan::mpi {
 
 MpiStatus communication_copy(MPI_Datatype type, MPI_Datatype* out) {
   *out = MPI_DATATYPE_NULL;
-  CARTPLAN_MPI_CALL(MPI_Type_contiguous(1, type, out));
+  MPI_Aint lb = 0, extent = 0;
+  CARTPLAN_MPI_CALL(MPI_Type_get_extent(type, &lb, &extent));
+  CARTPLAN_MPI_CALL(MPI_Type_create_resized(type, lb, extent, out));
   const int rc = MPI_Type_commit(out);
   if (rc == MPI_SUCCESS) return {};
   MPI_Type_free(out);

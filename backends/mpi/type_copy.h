@@ -13,12 +13,14 @@
 
 namespace cartplan::mpi {
 
-// A new committed datatype equal to `type` for communication: MPI_Type_contiguous(1, type), whose
-// type map is type's, with the same lower bound, extent, true extent and size, so n of it at
-// one address are n of `type` there. Unlike MPI_Type_dup it copies no attributes: the
-// program's copy callbacks (MPI_Type_create_keyval) never run on cartplan's behalf. For derived
-// datatypes only (a predefined handle never goes away: callers use it as it is); the caller
-// frees *out.
+// A new committed datatype equal to `type` for communication: MPI_Type_create_resized(type, lb,
+// extent) with type's own lower bound and extent, whose type map is type's, with the same lower
+// bound, extent, true extent and size, so n of it at one address are n of `type` there. Unlike
+// MPI_Type_dup it copies no attributes: the program's copy callbacks (MPI_Type_create_keyval)
+// never run on cartplan's behalf. (Open MPI makes a resized type as a clone of the old one's
+// description; MPI_Type_contiguous(1, type) would add a loop level that its datatype engine
+// walks on every message: bench/results/cpp-2core/type_copy_ab_np1.md.) For derived datatypes
+// only (a predefined handle never goes away: callers use it as it is); the caller frees *out.
 MpiStatus communication_copy(MPI_Datatype type, MPI_Datatype* out);
 
 }  // namespace cartplan::mpi

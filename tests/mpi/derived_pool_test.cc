@@ -1,6 +1,6 @@
 // The non-blocking pool with derived datatypes: Cart_ialltoallw with the same derived datatypes
 // builds an exchange per request in flight once, and later calls take them back from the pool
-// (builds counted by the private copies, MPI_Type_contiguous(1, t), the library makes of each
+// (builds counted by the private copies, MPI_Type_create_resized, the library makes of each
 // derived datatype it builds with; it never calls MPI_Type_dup) with no global collective per call; several requests are in flight together and
 // completed in a rank-dependent order (wait in order, in reverse, or test round-robin); a
 // program's duplicate of a used datatype reuses; a datatype freed and created again with

@@ -1,5 +1,5 @@
 // The blocking cache with derived datatypes: Cart_alltoallw with the same derived datatypes
-// builds its exchange once (builds counted by the private copies, MPI_Type_contiguous(1, t),
+// builds its exchange once (builds counted by the private copies, MPI_Type_create_resized,
 // the library makes of each, through the profiling interface; it never calls MPI_Type_dup)
 // and no global collective runs per call; a datatype freed and created again with a
 // different layout, even under the same handle value, never runs the stale exchange

@@ -2,7 +2,7 @@
 // CARTPLAN_INTERPOSE_ALGORITHM=combining): MPI_Ineighbor_alltoall on a distributed graph of the
 // 2-D Moore torus with a strided send datatype and a contiguous derived receive datatype builds
 // an exchange per request in flight once; later calls take them from the communicator's pool by
-// layout (builds counted by the private copies, MPI_Type_contiguous(1, t), cartplan makes of
+// layout (builds counted by the private copies, MPI_Type_create_resized, cartplan makes of
 // each derived datatype it builds with); three requests in flight, completed in a rank-dependent order (MPI_Wait in
 // order, in reverse, or MPI_Test round-robin); a datatype freed and created again with another
 // layout builds again, its data right; every call accelerated on every rank.
@@ -36,7 +36,7 @@ struct Graph {
 // Posts kInFlight MPI_Ineighbor_alltoall of one `stype` element per block (block i of the send
 // buffer at i times its extent), completes them in rank order and checks every buffer: block i
 // holds sources[i]'s block i at `stride`. `builds`: how many of the calls are expected to build
-// (2 datatype copies each, MPI_Type_contiguous(1, t)), the first ones; the others reuse (none).
+// (2 datatype copies each, MPI_Type_create_resized), the first ones; the others reuse (none).
 void round_trip(Harness& h, Graph& g, MPI_Datatype stype, MPI_Datatype rtype, int stride, int base, int builds,
                 const std::string& what) {
   MPI_Aint lb = 0, extent = 0;

@@ -6,7 +6,7 @@
 // MPI_Type_dup counts (so the check can fail), and every received element is checked, also
 // with the datatypes freed right after the call or init. The copy itself is compared with its
 // source: bounds, size, and MPI_Pack / MPI_Unpack of 3 elements of a resized type with a
-// negative lower bound, byte for byte.
+// negative lower bound and an extent beyond its data, byte for byte.
 #include <mpi.h>
 
 #include <cstring>
