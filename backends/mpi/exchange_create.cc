@@ -135,7 +135,7 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
                                  int lane, bool own, std::unique_ptr<Exchange>* out) {
   ExchangeSpec copy;
   std::vector<MPI_Datatype> owned;
-  MpiStatus s = own ? with_own_types(spec, &copy, &owned) : MpiStatus{};
+  MpiStatus s = own ? with_own_types(spec, nc.internal(), &copy, &owned) : MpiStatus{};
   if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
   if (*out) {
     (*out)->owned_types_.insert((*out)->owned_types_.end(), owned.begin(), owned.end());

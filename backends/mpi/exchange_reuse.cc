@@ -101,7 +101,7 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
   return key;
 }
 
-MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vector<MPI_Datatype>* owned) {
+MpiStatus with_own_types(const ExchangeSpec& spec, MPI_Comm check, ExchangeSpec* out, std::vector<MPI_Datatype>* owned) {
   *out = spec;
   std::map<MPI_Datatype, MPI_Datatype> dups;  // a datatype used by several blocks is copied once
   for (std::vector<BlockSpec>* side : {&out->send, &out->recv})
@@ -109,7 +109,7 @@ MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vecto
       if (b.type == MPI_DATATYPE_NULL || predefined_type(b.type)) continue;
       auto [it, added] = dups.emplace(b.type, MPI_DATATYPE_NULL);
       if (added) {
-        const MpiStatus s = communication_copy(b.type, &it->second);
+        const MpiStatus s = communication_copy(b.type, check, &it->second);
         if (!s.ok()) return s;
         owned->push_back(it->second);
       }

@@ -154,7 +154,7 @@ MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o,
   spec.send = std::move(b.send);
   spec.recv = std::move(b.recv);
   std::vector<MPI_Datatype> owned;
-  MpiStatus s = with_own_types(spec, &own, &owned);
+  MpiStatus s = with_own_types(spec, g.shared()->exec, &own, &owned);
   b.send = std::move(own.send);
   b.recv = std::move(own.recv);
   if (s.ok()) s = build(g, c, o, kind, lane, std::move(b), bytes, out);
@@ -257,7 +257,11 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
                                         std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
-  s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  // Every rank constructs what the algorithm needs before anything of its own can fail (its
+  // datatypes are checked and copied in build_request): no rank leaves a construction early.
+  s = prepare(g, c.op, o);
+  if (s.ok())
+    s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
   if (!c.varied) return s;
   // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
   // every rank together (persistent v forms agree on sizes at init).

@@ -287,7 +287,7 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   // The caller may free its element type after creation: a derived one is kept as a private
   // copy (no attributes copied, so no copy callback of the program runs), a predefined one as it is.
   if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
-  else s = communication_copy(args.elemtype, &h->elem_);
+  else s = communication_copy(args.elemtype, MPI_COMM_NULL, &h->elem_);  // only built upon: need not be committed
   if (!s.ok()) return s;
   h->plan_ = std::move(p.plan);
   h->program_ = std::move(p.program);

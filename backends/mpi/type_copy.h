@@ -3,7 +3,7 @@
 // exchanges reused after the program freed the handles they were built with.
 //
 //   MPI_Datatype mine = MPI_DATATYPE_NULL;
-//   MpiStatus s = communication_copy(caller_type, &mine);   // ... MPI_Isend(buf, n, mine, ...)
+//   MpiStatus s = communication_copy(caller_type, internal_comm, &mine);   // ... MPI_Isend(buf, n, mine, ...)
 //   MPI_Type_free(&mine);                                    // when the exchange is gone
 #pragma once
 
@@ -21,6 +21,11 @@ namespace cartplan::mpi {
 // description; MPI_Type_contiguous(1, type) would add a loop level that its datatype engine
 // walks on every message: bench/results/cpp-2core/type_copy_ab_np1.md.) For derived datatypes
 // only (a predefined handle never goes away: callers use it as it is); the caller frees *out.
-MpiStatus communication_copy(MPI_Datatype type, MPI_Datatype* out);
+// `check`: a communicator whose errors return (MPI_ERRORS_RETURN), on which 0 elements of
+// `type` are sent to MPI_PROC_NULL first, so that a datatype MPI would refuse to send (one the
+// program did not commit, under Open MPI) is an error here (its class, MPI_ERR_TYPE) instead
+// of being committed into a usable copy. MPI_COMM_NULL: no check (a type only built upon, as a
+// halo's element type, need not be committed).
+MpiStatus communication_copy(MPI_Datatype type, MPI_Comm check, MPI_Datatype* out);
 
 }  // namespace cartplan::mpi

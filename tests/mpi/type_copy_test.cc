@@ -6,7 +6,8 @@
 // MPI_Type_dup counts (so the check can fail), and every received element is checked, also
 // with the datatypes freed right after the call or init. The copy itself is compared with its
 // source: bounds, size, and MPI_Pack / MPI_Unpack of 3 elements of a resized type with a
-// negative lower bound and an extent beyond its data, byte for byte.
+// negative lower bound and an extent beyond its data, byte for byte. A datatype the program did
+// not commit is still refused (MPI_ERR_TYPE on every rank, no hang), as when MPI saw it.
 #include <mpi.h>
 
 #include <cstring>
@@ -66,7 +67,7 @@ void copy_semantics(Harness& h) {
   MPI_Type_free(&vec);
   t = tagged(t);
   const long before = callback_copies;
-  h.check(cartplan::mpi::communication_copy(t, &copy).ok(), "communication_copy succeeds");
+  h.check(cartplan::mpi::communication_copy(t, MPI_COMM_WORLD, &copy).ok(), "communication_copy succeeds");
   h.check(callback_copies == before, "communication_copy runs no attribute copy callback");
   void* attr = nullptr;
   int found = 1;
@@ -101,6 +102,58 @@ void copy_semantics(Harness& h) {
   h.check(unpacked[0] == unpacked[1], "3 elements unpack to the same places (every other int untouched)");
   MPI_Type_free(&copy);
   MPI_Type_free(&t);
+  // A datatype the program did not commit: refused (MPI would refuse to send it), no copy.
+  MPI_Comm quiet;  // errors return
+  MPI_Comm_dup(MPI_COMM_SELF, &quiet);
+  MPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
+  MPI_Datatype loose;
+  MPI_Type_vector(3, 1, 2, MPI_INT, &loose);
+  const cartplan::mpi::MpiStatus s = cartplan::mpi::communication_copy(loose, quiet, &copy);
+  MPI_Comm_free(&quiet);
+  h.check(s.code == MPI_ERR_TYPE && copy == MPI_DATATYPE_NULL, "an uncommitted datatype is MPI_ERR_TYPE: " + s.message);
+  h.check(cartplan::mpi::communication_copy(loose, MPI_COMM_NULL, &copy).ok(), "unchecked (MPI_COMM_NULL), it is copied");
+  MPI_Type_free(&copy);
+  MPI_Type_free(&loose);
+}
+
+// Uncommitted datatypes on every rank: the non-blocking Cartesian call and the persistent graph
+// init return MPI_ERR_TYPE on every rank (as when MPI refused the caller's handle), no request.
+void uncommitted(Harness& h) {
+  DerivedCase c = cartplan::mpitest::make_derived_case(h.rank, h.size, "combining");
+  MPI_Comm_set_errhandler(c.cart, MPI_ERRORS_RETURN);
+  MPI_Datatype loose, r = block_tagged();
+  MPI_Type_vector(kElems, 1, 2, MPI_INT, &loose);
+  const std::vector<MPI_Datatype> st(c.t, loose), rt(c.t, r);
+  std::vector<int> recv(static_cast<std::size_t>(kElems * c.t), -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = Cart_ialltoallw(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), recv.data(), c.counts.data(),
+                           c.rdispls.data(), rt.data(), c.cart, &req);
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  h.check(cls == MPI_ERR_TYPE && req == CART_REQUEST_NULL, std::string("uncommitted send type: Cart_ialltoallw is MPI_ERR_TYPE: ") + Cart_error_message());
+  MPI_Comm_free(&c.cart);
+  const int p = h.size, in[2] = {(h.rank + p - 1) % p, (h.rank + 1) % p}, out[2] = {in[1], in[0]};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "pairing");
+  MPI_Info_set(info, "cartplan_theta", "1");
+  MPI_Comm g = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, MPI_UNWEIGHTED, 2, out, MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  const int counts[2] = {1, 1};
+  const MPI_Aint d[2] = {0, 64};
+  const MPI_Datatype gs[2] = {loose, loose}, gr[2] = {r, r};
+  std::vector<int> send(64, 1), grecv(64, -1);
+  rc = Cart_graph_neighbor_alltoallw_init(send.data(), counts, d, gs, grecv.data(), counts, d, gr, g, MPI_INFO_NULL, &req);
+  cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  h.check(cls == MPI_ERR_TYPE && req == CART_REQUEST_NULL,
+          std::string("uncommitted send type: graph alltoallw init is MPI_ERR_TYPE: ") + Cart_error_message());
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  MPI_Comm_free(&g);
+  MPI_Type_free(&loose);
+  MPI_Type_free(&r);
 }
 
 // Cart_ialltoallw on fresh buffers every round (each call builds), then with the datatypes
@@ -242,6 +295,7 @@ int main(int argc, char** argv) {
   for (const char* algo : {"direct", "combining"}) cartesian(h, algo);
   for (const char* algo : {"linear", "pairing"}) graph(h, algo);
   halo(h);
+  uncommitted(h);
   int key = keyval();
   MPI_Type_free_keyval(&key);
   return h.finish("type_copy_test");
