@@ -19,8 +19,9 @@ namespace cartplan::mpi {
 // MPI_Type_dup it copies no attributes: the program's copy callbacks (MPI_Type_create_keyval)
 // never run on cartplan's behalf. (Open MPI makes a resized type as a clone of the old one's
 // description; MPI_Type_contiguous(1, type) would add a loop level that its datatype engine
-// walks on every message: bench/results/cpp-2core/type_copy_ab_np1.md.) For derived datatypes
-// only (a predefined handle never goes away: callers use it as it is); the caller frees *out.
+// walks on every message: bench/results/cpp-2core/type_copy_contiguous_ab_np1.md.) For
+// derived datatypes only (a predefined handle never goes away: callers use it as it is); the
+// caller frees *out.
 // `check`: a communicator whose errors return (MPI_ERRORS_RETURN), on which 0 elements of
 // `type` are sent to MPI_PROC_NULL first, so that a datatype MPI would refuse to send (one the
 // program did not commit, under Open MPI) is an error here (its class, MPI_ERR_TYPE) instead
