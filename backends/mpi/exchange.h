@@ -218,8 +218,8 @@ class Exchange {
   // Realizes the lowered program with addresses and datatypes (exchange_build.cc).
   static MpiStatus build(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                          int lane, std::unique_ptr<Exchange>* out);
-  // build() with, if `own`, duplicates of the spec's derived datatypes that the exchange owns
-  // (with_own_types): it then never uses the caller's handles, which may be freed.
+  // build() with, if `own`, private copies of the spec's derived datatypes that the exchange
+  // owns (with_own_types): it then never uses the caller's handles, which may be freed.
   static MpiStatus build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const Settlement& agreed,
                                 int lane, bool own, std::unique_ptr<Exchange>* out);
   static MpiStatus build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,

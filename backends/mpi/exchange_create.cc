@@ -44,8 +44,8 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
   if (!*out) {
     // A non-blocking exchange posts later phases after the call returned, and a persistent one
     // posts every start after its init returned; by then the program may have freed its
-    // datatypes (MPI allows it): both always run on duplicates of them. A blocking exchange is
-    // built by build_blocking, which owns duplicates when it keeps the exchange.
+    // datatypes (MPI allows it): both always run on private copies of them. A blocking
+    // exchange is built by build_blocking, which owns copies when it keeps the exchange.
     s = build_owning(nc, spec, options, agreed, agreed.lane, kind != Kind::kBlocking, out);
     if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
     if (!s.ok()) {
@@ -135,7 +135,7 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
                                  int lane, bool own, std::unique_ptr<Exchange>* out) {
   ExchangeSpec copy;
   std::vector<MPI_Datatype> owned;
-  MpiStatus s = own ? with_own_types(spec, &copy, &owned) : MpiStatus{};
+  MpiStatus s = own ? with_own_types(spec, nc.internal(), &copy, &owned) : MpiStatus{};
   if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
   if (*out) {
     (*out)->owned_types_.insert((*out)->owned_types_.end(), owned.begin(), owned.end());
@@ -146,7 +146,7 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
 }
 
 // Settles a blocking call and, unless it reuses the cached exchange for the plan agreed,
-// builds a new one into the cache. With derived datatypes the exchange owns duplicates of them
+// builds a new one into the cache. With derived datatypes the exchange owns private copies of them
 // (build_owning): it is reused for any datatypes of the same layouts, whatever their handles,
 // and the program may free the ones it was built with.
 MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, bool reuse,

@@ -7,6 +7,7 @@
 #include "backends/mpi/datatype_layout.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/predefined.h"
+#include "backends/mpi/type_copy.h"
 
 namespace cartplan::mpi {
 
@@ -100,15 +101,16 @@ std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec) {
   return key;
 }
 
-MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vector<MPI_Datatype>* owned) {
+MpiStatus with_own_types(const ExchangeSpec& spec, MPI_Comm check, ExchangeSpec* out, std::vector<MPI_Datatype>* owned) {
   *out = spec;
-  std::map<MPI_Datatype, MPI_Datatype> dups;  // a datatype used by several blocks is duplicated once
+  std::map<MPI_Datatype, MPI_Datatype> dups;  // a datatype used by several blocks is copied once
   for (std::vector<BlockSpec>* side : {&out->send, &out->recv})
     for (BlockSpec& b : *side) {
       if (b.type == MPI_DATATYPE_NULL || predefined_type(b.type)) continue;
       auto [it, added] = dups.emplace(b.type, MPI_DATATYPE_NULL);
       if (added) {
-        CARTPLAN_MPI_CALL(MPI_Type_dup(b.type, &it->second));
+        const MpiStatus s = communication_copy(b.type, check, &it->second);
+        if (!s.ok()) return s;
         owned->push_back(it->second);
       }
       b.type = it->second;

@@ -54,11 +54,13 @@ void vouch_for(const DerivedTypes& derived);
 // keyed by its handle like a predefined one; empty for a datatype whose layout cannot be read
 // or gets no id (datatype_layout.h).
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived = nullptr);
-// `spec` with every derived datatype replaced by a duplicate (MPI_Type_dup) appended to
-// `owned`, which the caller frees (an exchange: in owned_types_). An exchange reused for
+// `spec` with every derived datatype replaced by a private copy (type_copy.h: equal for
+// communication, no attributes copied, so no program copy callback runs) appended to `owned`,
+// which the caller frees (an exchange: in owned_types_), also on error. An exchange reused for
 // datatypes of the same layout must not depend on the handles it was built with, which the
-// program may have freed since.
-MpiStatus with_own_types(const ExchangeSpec& spec, ExchangeSpec* out, std::vector<MPI_Datatype>* owned);
+// program may have freed since; predefined datatypes are used as they are. `check`: the
+// communicator communication_copy checks the datatypes on (errors return).
+MpiStatus with_own_types(const ExchangeSpec& spec, MPI_Comm check, ExchangeSpec* out, std::vector<MPI_Datatype>* owned);
 // The same for reductions and rooted ops (extended_op): also the root and the op, which must be
 // predefined; empty for invalid arguments.
 std::vector<std::uintptr_t> extended_reuse_key(const ExchangeSpec& spec);

@@ -146,15 +146,15 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 
 // Non-blocking and persistent requests outlive their call, and MPI lets the caller free its
 // datatypes right after it (pending communication completes normally; a non-blocking v or w
-// call even builds its messages later, after its size pass): such a request runs on
-// duplicates of the caller's derived datatypes (MPI_Type_dup), which it owns.
+// call even builds its messages later, after its size pass): such a request runs on private
+// copies of the caller's derived datatypes (type_copy.h: no attributes copied), which it owns.
 MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                         std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
   ExchangeSpec spec, own;
   spec.send = std::move(b.send);
   spec.recv = std::move(b.recv);
   std::vector<MPI_Datatype> owned;
-  MpiStatus s = with_own_types(spec, &own, &owned);
+  MpiStatus s = with_own_types(spec, g.shared()->exec, &own, &owned);
   b.send = std::move(own.send);
   b.recv = std::move(own.recv);
   if (s.ok()) s = build(g, c, o, kind, lane, std::move(b), bytes, out);
@@ -257,7 +257,11 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
                                         std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
-  s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  // Every rank constructs what the algorithm needs before anything of its own can fail (its
+  // datatypes are checked and copied in build_request): no rank leaves a construction early.
+  s = prepare(g, c.op, o);
+  if (s.ok())
+    s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
   if (!c.varied) return s;
   // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
   // every rank together (persistent v forms agree on sizes at init).

@@ -134,7 +134,9 @@ GraphComm::~GraphComm() {
 }
 
 MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::RankPattern** out) {
-  auto it = patterns_.find({cumulative, theta});
+  const std::pair<bool, int> key{cumulative, theta};
+  if (auto failed = failed_patterns_.find(key); failed != failed_patterns_.end()) return failed->second;
+  auto it = patterns_.find(key);
   if (it == patterns_.end()) {
     engine::graph::PairingOptions po;
     po.cumulative = cumulative;
@@ -142,8 +144,12 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
     engine::graph::RankPattern p;
     SetupCounts counts;
     MpiStatus s = setup_.construct(rank_, edges_, po, &p, &counts);
-    if (!s.ok()) return s;
-    it = patterns_.emplace(std::make_pair(cumulative, theta), std::move(p)).first;
+    if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+    // A failure is kept like a success: each construction runs once per key on every rank, so
+    // the set-up channel's sequence numbers stay in step and a later call does not start a
+    // construction (a collective) that ranks which succeeded never join.
+    if (!s.ok()) return failed_patterns_.emplace(key, s).first->second;
+    it = patterns_.emplace(key, std::move(p)).first;
   }
   *out = &it->second;
   return {};

@@ -90,7 +90,9 @@ class GraphComm {
   // with the same options and size.
   MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
                    ir::graph::GraphAlgorithm* out);
-  // This rank's schedule (pairing and cumulative: collective the first time, see above).
+  // This rank's schedule (pairing and cumulative: collective the first time, see above). A
+  // failed construction is final: the same error is returned for that pattern from then on,
+  // without constructing again.
   MpiStatus schedule(ir::graph::GraphOp op, ir::graph::GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out);
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
   // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
@@ -118,6 +120,8 @@ class GraphComm {
   SetupChannel setup_;
   std::shared_ptr<GraphShared> shared_;
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
+  // (cumulative, theta): this rank's failed construction, returned from then on
+  std::map<std::pair<bool, int>, MpiStatus> failed_patterns_;
   std::map<int, Table> tables_;                                           // theta
   std::map<int, MpiStatus> failed_tables_;  // theta: an agreed failure of table(), returned from then on
   std::shared_ptr<void> blocking_slot_;

@@ -80,8 +80,8 @@ class GraphExchange {
   void set_build_error(MpiStatus s) { build_error_ = std::move(s); }
   const MpiStatus& build_error() const { return build_error_; }
 
-  // Datatypes this exchange frees when it is destroyed (duplicates of the caller's derived
-  // types that a request runs on: graph_collective.cc).
+  // Datatypes this exchange frees when it is destroyed (private copies of the caller's
+  // derived types that a request runs on: graph_collective.cc).
   void adopt_types(const std::vector<MPI_Datatype>& types) { owned_types_.insert(owned_types_.end(), types.begin(), types.end()); }
 
   MpiStatus start();           // MPI_ERR_REQUEST if already active

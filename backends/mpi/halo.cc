@@ -8,6 +8,9 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/node_map.h"
+#include "backends/mpi/predefined.h"
+#include "backends/mpi/type_copy.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
@@ -150,9 +153,21 @@ struct Planned {
   std::optional<ih::HaloPlan> plan;
   eh::HaloProgram program;
   std::string description;  // the text every rank must share
+  // A plain MPI_Cart_create communicator whose model prices placement: a fingerprint of that
+  // model (non-zero), so that ranks learn the ranks per node only if all use the same one; 0
+  // otherwise (a cartplan communicator's options hold them already).
+  std::int64_t placement_model = 0;
 };
 
-MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
+// FNV-1a of a model's prices (their bits), never 0.
+std::int64_t model_fingerprint(const engine::CostModel& m) {
+  std::string bytes;
+  for (double price : model_prices(m)) bytes.append(reinterpret_cast<const char*>(&price), sizeof price);
+  return fingerprint(bytes) | 1;
+}
+
+// `ranks_per_node`: what a plain MPI_Cart_create communicator is planned with (0 until learned).
+MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_per_node = 0) {
   if (a.d < 1 || a.d > ih::kMaxHaloDims)
     return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(a.d) + " (expected 1.." + std::to_string(ih::kMaxHaloDims) + ")");
   const NeighborhoodComm* user = find_neighborhood(comm);
@@ -169,6 +184,8 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
     Result<engine::LocatedModel> m = engine::locate_cost_model(std::nullopt, p->grid->size(), std::getenv);
     if (!m) return mpi_error(MPI_ERR_ARG, m.error());
     p->options.model = m->model;
+    p->options.ranks_per_node = ranks_per_node;
+    if (engine::prices_placement(m->model)) p->placement_model = model_fingerprint(m->model);
   }
   o.model = p->options.model;
   o.ranks_per_node = placement_ranks_per_node(p->options);
@@ -193,19 +210,36 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p) {
   return {};
 }
 
-// One agreement: the worst error, and the fingerprints of the description and the plan.
-MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p) {
+// One agreement: the worst error, the fingerprints of the description and the plan, and
+// whether every rank uses the same model that prices placement (*learn_nodes).
+MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p, bool* learn_nodes) {
   const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
   const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
-  std::int64_t mine[5] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph}, all[5] = {0, 0, 0, 0, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, comm));
+  const std::int64_t mh = local.ok() ? p.placement_model : 0;
+  std::int64_t mine[7] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh}, all[7] = {0, 0, 0, 0, 0, 0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
+  *learn_nodes = all[5] != 0 && all[5] == -all[6];
   if (all[1] != -all[2])
     return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
                                   "size, order, stencil and Info cartplan_algorithm must be the same on every rank); here: " + p.description);
   if (all[3] != -all[4])
     return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");
   return {};
+}
+
+// A plain MPI_Cart_create communicator whose ranks agreed on a model that prices placement:
+// the ranks per node (node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same on every
+// rank), and the plan made again with them where they are not 0. The same description, model
+// and ranks per node give the same plan on every rank. Creation only, never per call.
+MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p) {
+  int r = 0;
+  CARTPLAN_MPI_CALL(ranks_per_node(comm, &r));
+  if (r == 0) return {};  // one node, or not block placement: nothing to count
+  Planned again;
+  MpiStatus s = plan_locally(comm, a, &again, r);
+  if (s.ok()) *p = std::move(again);
+  return s;
 }
 
 // A private communicator over the same group and ranks as `comm`, with no attributes copied.
@@ -231,7 +265,9 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
-  MpiStatus s = agree_on_creation(cartcomm, local, p);
+  bool learn_nodes = false;
+  MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes);
+  if (s.ok() && learn_nodes) s = plan_with_nodes(cartcomm, args, &p);
   if (!s.ok()) return s;
   auto h = std::shared_ptr<HaloContext>(new HaloContext());
   // Two private communicators: errors are reported through one that carries the caller's error
@@ -248,7 +284,11 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   h->nc_ = std::make_unique<NeighborhoodComm>(internal, std::move(*p.nbh), std::move(*p.grid), std::move(p.coords), p.options);
   CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
   h->nc_->shared()->user = h->report_;
-  CARTPLAN_MPI_CALL(MPI_Type_dup(args.elemtype, &h->elem_));
+  // The caller may free its element type after creation: a derived one is kept as a private
+  // copy (no attributes copied, so no copy callback of the program runs), a predefined one as it is.
+  if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
+  else s = communication_copy(args.elemtype, MPI_COMM_NULL, &h->elem_);  // only built upon: need not be committed
+  if (!s.ok()) return s;
   h->plan_ = std::move(p.plan);
   h->program_ = std::move(p.program);
   *out = std::move(h);
@@ -262,7 +302,7 @@ HaloContext::~HaloContext() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (report_ != MPI_COMM_NULL) MPI_Comm_free(&report_);
-  if (elem_ != MPI_DATATYPE_NULL) MPI_Type_free(&elem_);
+  if (elem_ != MPI_DATATYPE_NULL && !predefined_type(elem_)) MPI_Type_free(&elem_);
 }
 
 namespace {
@@ -389,7 +429,7 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   // caller's handles after it was built: its subarray datatypes were made from them and stay
   // valid when they are freed (MPI_Type_free). A type not vouched for yet builds again (that
   // checks it); one that cannot be keyed builds per call. With types empty, the halo's own
-  // element type is used (its duplicate, never freed before the halo).
+  // element type is used (its own copy of a derived one, never freed before the halo).
   DerivedTypes derived;
   std::vector<std::uintptr_t> key;
   for (MPI_Datatype t : types) {

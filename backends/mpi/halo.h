@@ -85,7 +85,7 @@ class HaloContext {
 
   MPI_Comm report_ = MPI_COMM_NULL;
   std::unique_ptr<NeighborhoodComm> nc_;  // owns cartplan's internal communicator
-  MPI_Datatype elem_ = MPI_DATATYPE_NULL; // a duplicate of the caller's element type
+  MPI_Datatype elem_ = MPI_DATATYPE_NULL; // the caller's element type: predefined as it is, derived a private copy
   std::optional<ir::halo::HaloPlan> plan_;
   engine::halo::HaloProgram program_;
   // A kept blocking exchange: the arrays and the element types' keys (datatype_key: handles of

@@ -1,13 +1,13 @@
 // The non-blocking pool with derived datatypes: Cart_ialltoallw with the same derived datatypes
 // builds an exchange per request in flight once, and later calls take them back from the pool
-// (builds counted by the MPI_Type_dup calls the library makes for each derived datatype it
-// builds with) with no global collective per call; several requests are in flight together and
+// (builds counted by the private copies, MPI_Type_create_resized, the library makes of each
+// derived datatype it builds with; it never calls MPI_Type_dup) with no global collective per call; several requests are in flight together and
 // completed in a rank-dependent order (wait in order, in reverse, or test round-robin); a
 // program's duplicate of a used datatype reuses; a datatype freed and created again with
 // another layout builds again and its data is right; the program frees its datatypes while its
 // requests are in flight (MPI allows it) and the data is still right (the exchange posts later
-// phases on its own duplicates); a persistent request keeps duplicates of its datatypes, so
-// the program may free them right after init.
+// phases on its own copies); a persistent request keeps copies of its datatypes, so the
+// program may free them right after init.
 #include <mpi.h>
 
 #include <string>
@@ -32,7 +32,7 @@ constexpr int kInFlight = 3;  // requests in flight together, each with its own 
 struct Round {
   std::vector<std::vector<int>> recv = std::vector<std::vector<int>>(kInFlight);
   std::vector<Cart_Request> requests = std::vector<Cart_Request>(kInFlight, CART_REQUEST_NULL);
-  long dups[kInFlight] = {};  // MPI_Type_dup calls of each request's Cart_ialltoallw
+  long dups[kInFlight] = {};  // datatype copies made by each request's Cart_ialltoallw
 };
 
 // Posts kInFlight Cart_ialltoallw with send datatype `stype` and receive datatype `rtype` on
@@ -44,11 +44,12 @@ void post(Harness& h, DerivedCase& c, Round* round, MPI_Datatype stype, MPI_Data
   const std::vector<MPI_Datatype> st(c.t, stype), rt(c.t, rtype);
   for (int k = 0; k < kInFlight; ++k) {
     round->recv[k].assign(static_cast<std::size_t>(kElems * c.t), -1);
-    const long before = type_dups;
+    const long before = type_copies, dups_before = type_dups;
     const int rc = Cart_ialltoallw(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), round->recv[k].data(),
                                    c.counts.data(), c.rdispls.data(), rt.data(), c.cart, &round->requests[k]);
-    round->dups[k] = type_dups - before;
+    round->dups[k] = type_copies - before;
     h.check(rc == MPI_SUCCESS, what + ": Cart_ialltoallw returns MPI_SUCCESS");
+    h.check(type_dups == dups_before, what + ": Cart_ialltoallw calls no MPI_Type_dup");
     after_post(k);
   }
 }
@@ -59,8 +60,8 @@ void complete(Harness& h, Round* round, const std::string& what) {
 }
 
 // One round: post, complete, check every buffer (stride `stride`, send values shifted by `base`)
-// and the builds of each call: the first `builds` requests are expected to build (2
-// MPI_Type_dup calls: the send and the receive datatype), the others to take a pooled exchange
+// and the builds of each call: the first `builds` requests are expected to build (2 copies:
+// the send and the receive datatype), the others to take a pooled exchange
 // (none). With `free_in_flight` the program frees both datatypes once every request is posted.
 void round_trip(Harness& h, DerivedCase& c, Round& round, MPI_Datatype stype, MPI_Datatype rtype, int stride, int base, int builds,
                 const std::string& what, bool free_in_flight = false) {
@@ -77,7 +78,7 @@ void round_trip(Harness& h, DerivedCase& c, Round& round, MPI_Datatype stype, MP
     h.check(c.holds(round.recv[k], stride, base), req + " holds its sources' elements");
     const long expected = k < builds ? 2 : 0;
     h.check(round.dups[k] == expected, req + (k < builds ? " builds" : " reuses a pooled exchange") + " (" +
-                                           std::to_string(round.dups[k]) + " datatypes duplicated, expected " +
+                                           std::to_string(round.dups[k]) + " datatypes copied, expected " +
                                            std::to_string(expected) + ")");
   }
 }
@@ -109,15 +110,15 @@ void run(Harness& h, const char* algo) {
 
   // The same layouts under new handles, which the program frees while its requests are in
   // flight (MPI allows it): the first request checks the new handles with a build, the others
-  // take pooled exchanges of those layouts; every exchange runs on its own duplicates.
+  // take pooled exchanges of those layouts; every exchange runs on its own copies.
   round_trip(h, c, round, strided(3), cartplan::mpitest::contiguous_block(), 3, 700000, 1, label + "types freed in flight", true);
   MPI_Type_free(&rtype);
   MPI_Comm_free(&c.cart);
 }
 
 // A persistent request with derived datatypes that the program frees right after init (MPI
-// allows it): init duplicates both (2 MPI_Type_dup calls), and every start runs on its
-// duplicates, also after the program created types of another layout that may take the freed
+// allows it): init copies both (2 copies, no MPI_Type_dup), and every start runs on its
+// copies, also after the program created types of another layout that may take the freed
 // handles' memory.
 void persistent_freed_types(Harness& h, const char* algo) {
   DerivedCase c = cartplan::mpitest::make_derived_case(h.rank, h.size, algo);
@@ -126,11 +127,13 @@ void persistent_freed_types(Harness& h, const char* algo) {
   const std::vector<MPI_Datatype> st(c.t, a), rt(c.t, rtype);
   std::vector<int> recv(static_cast<std::size_t>(kElems * c.t), -1);
   Cart_Request req = CART_REQUEST_NULL;
-  const long before = type_dups;
+  const long before = type_copies, dups_before = type_dups;
   const int rc = Cart_alltoallw_init(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), recv.data(), c.counts.data(),
                                      c.rdispls.data(), rt.data(), c.cart, MPI_INFO_NULL, &req);
   h.check(rc == MPI_SUCCESS, label + "Cart_alltoallw_init returns MPI_SUCCESS");
-  h.check(type_dups - before == 2, label + "init duplicates both datatypes (" + std::to_string(type_dups - before) + ")");
+  h.check(type_copies - before == 2 && type_dups == dups_before,
+          label + "init copies both datatypes (" + std::to_string(type_copies - before) + " copies, " +
+              std::to_string(type_dups - dups_before) + " MPI_Type_dup)");
   MPI_Type_free(&a);
   MPI_Type_free(&rtype);
   std::vector<MPI_Datatype> others;

@@ -1,10 +1,11 @@
 // The blocking cache with derived datatypes: Cart_alltoallw with the same derived datatypes
-// builds its exchange once (builds counted by the MPI_Type_dup calls the library makes for
-// each, through the profiling interface) and no global collective runs per call; a datatype
-// freed and created again with a different layout, even under the same handle value, never
-// runs the stale exchange (rank-dependent data checked); the same layout under a new handle,
-// and a program's MPI_Type_dup of a used datatype, run correctly. The layout ids and vouches
-// themselves (datatype_layout.h) are checked under a reused handle value.
+// builds its exchange once (builds counted by the private copies, MPI_Type_create_resized,
+// the library makes of each, through the profiling interface; it never calls MPI_Type_dup)
+// and no global collective runs per call; a datatype freed and created again with a
+// different layout, even under the same handle value, never runs the stale exchange
+// (rank-dependent data checked); the same layout under a new handle, and a program's
+// MPI_Type_dup of a used datatype, run correctly. The layout ids and vouches themselves
+// (datatype_layout.h) are checked under a reused handle value.
 #include <mpi.h>
 
 #include <cstdio>
@@ -37,16 +38,17 @@ constexpr bool kQuarantine = false;
 
 // One Cart_alltoallw with send datatype `stype` (every block) and a contiguous derived receive
 // datatype; true when every received element is the one its source's `stride` selects. `dups`:
-// the MPI_Type_dup calls the call made (the library duplicates each derived datatype it builds
-// an exchange with).
+// the datatype copies the call made (the library copies each derived datatype it builds an
+// exchange with).
 bool exchange(Harness& h, DerivedCase& c, std::vector<int>& recv, MPI_Datatype stype, MPI_Datatype rtype, int stride, long* dups,
               const std::string& what) {
   recv.assign(recv.size(), -1);
   std::vector<MPI_Datatype> st(c.t, stype), rt(c.t, rtype);
-  const long before = type_dups;
+  const long before = type_copies, dups_before = type_dups;
   const int rc = Cart_alltoallw(c.send.data(), c.counts.data(), c.sdispls.data(), st.data(), recv.data(), c.counts.data(),
                                 c.rdispls.data(), rt.data(), c.cart);
-  *dups = type_dups - before;
+  *dups = type_copies - before;
+  h.check(type_dups == dups_before, what + ": Cart_alltoallw calls no MPI_Type_dup");
   h.check(rc == MPI_SUCCESS, what + ": Cart_alltoallw returns MPI_SUCCESS");
   const bool ok = c.holds(recv, stride);
   h.check(ok, what + ": every block holds its source's elements");
@@ -61,11 +63,11 @@ void run(Harness& h, const char* algo) {
   MPI_Datatype a = strided(2);
   long dups = 0;
   exchange(h, c, recv, a, rtype, 2, &dups, label + "first call");
-  h.check(dups == 2, label + "the first call builds with its 2 derived datatypes (" + std::to_string(dups) + " duplicated)");
+  h.check(dups == 2, label + "the first call builds with its 2 derived datatypes (" + std::to_string(dups) + " copied)");
   const long collectives = global_collectives;
   for (int it = 0; it < 5; ++it) {
     exchange(h, c, recv, a, rtype, 2, &dups, label + "repeated call");
-    h.check(dups == 0, label + "a repeated call reuses the exchange (" + std::to_string(dups) + " datatypes duplicated)");
+    h.check(dups == 0, label + "a repeated call reuses the exchange (" + std::to_string(dups) + " datatypes copied)");
   }
   h.check(global_collectives == collectives, label + "no global collective per call");
 
@@ -77,7 +79,7 @@ void run(Harness& h, const char* algo) {
   MPI_Type_free(&a2);
 
   // Freed, then created again with a different layout. (Under Open MPI the handle cannot come
-  // back while the cached exchange holds a duplicate of the old datatype, which retains it;
+  // back while the cached exchange holds a copy made from the old datatype, which retains it;
   // same_handle_case below checks that case on the key itself.)
   MPI_Type_free(&a);
   MPI_Datatype b = strided(3);

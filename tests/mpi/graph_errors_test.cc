@@ -3,9 +3,11 @@
 // delivers the right data. Local errors (blocking, non-blocking) are made on every rank; init's
 // agreement is checked with a bad argument on rank 0 only, which every rank must report; a
 // failure injected on the last rank while auto's price table is agreed (CARTPLAN_TEST_FAIL)
-// must be an error on every rank, not a hang.
+// must be an error on every rank, not a hang; a failed pattern construction is kept, never
+// retried.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -255,6 +257,71 @@ void pricing_failure(Harness& h) {
   }
 }
 
+// Persistent allgather init on `r` with Info cartplan_theta = theta (0: the communicator's).
+int allgather_init(const Ring& r, int theta, int* sbuf, int* rbuf, Cart_Request* req) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (theta > 0) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_theta", std::to_string(theta).c_str());
+  }
+  const int rc = Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, info, req);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  return rc;
+}
+
+// A persistent allgather with a pattern of another theta, started once: every rank constructs it
+// (the set-up channel is still in step after the failed construction) and it delivers.
+void other_theta_works(Harness& h, const Ring& r, const std::string& what) {
+  int sbuf[1] = {h.rank * 10 + 7}, rbuf[3] = {-1, -1, -1}, ref[3] = {-2, -2, -2};
+  MPI_Neighbor_allgather(sbuf, 1, MPI_INT, ref, 1, MPI_INT, r.comm);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = allgather_init(r, 2, sbuf, rbuf, &req);
+  if (rc == MPI_SUCCESS) rc = Cart_start(&req);
+  if (rc == MPI_SUCCESS) rc = Cart_wait(&req);
+  h.check(rc == MPI_SUCCESS && std::equal(rbuf, rbuf + 3, ref), what + ": pairing with theta 2 delivers (" + Cart_error_message() + ")");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+}
+
+// A failed pattern construction (CARTPLAN_TEST_FAIL=pattern, injected after the construction's
+// messages) is final, like a success: later calls that need the pattern return the same error
+// without constructing again, even once the failure is no longer injected. First on every
+// rank (blocking calls), then on the last rank only (persistent init, forced pairing: the other
+// ranks built their requests and never start them): there a second construction on the failing
+// rank alone would wait forever for peers that kept their pattern (run_mpi.sh's time limit turns
+// that hang into a failure). Afterwards a pattern of another theta is constructed by every rank
+// and delivers.
+void pattern_failure(Harness& h) {
+  Ring r = make_ring(h, "pairing");
+  int sbuf[1] = {h.rank}, rbuf[3] = {0};
+  setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
+  expect(h, Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_OTHER, "pattern failure everywhere");
+  unsetenv("CARTPLAN_TEST_FAIL");
+  const int rc = Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm);
+  expect(h, rc, MPI_ERR_OTHER, "pattern failure everywhere: kept, not constructed again");
+  h.check(rc == MPI_SUCCESS || std::string(Cart_error_message()).find("CARTPLAN_TEST_FAIL=pattern") != std::string::npos,
+          "pattern failure everywhere: the kept error is the construction's");
+  other_theta_works(h, r, "pattern failure everywhere");
+  MPI_Comm_free(&r.comm);
+  if (h.size < 2) return;
+  const bool failing = h.rank == h.size - 1;
+  Ring one = make_ring(h, "pairing");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const std::string what = "pattern failure on rank " + std::to_string(h.size - 1) + ", init " + std::to_string(attempt);
+    if (failing && attempt == 0) setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
+    Cart_Request req = CART_REQUEST_NULL;
+    const int init_rc = allgather_init(one, 0, sbuf, rbuf, &req);
+    const std::string message = Cart_error_message();
+    unsetenv("CARTPLAN_TEST_FAIL");
+    if (failing) {
+      expect(h, init_rc, MPI_ERR_OTHER, what);
+      h.check(message.find("CARTPLAN_TEST_FAIL=pattern") != std::string::npos, what + ": the failing rank names it (" + message + ")");
+    }
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  }
+  other_theta_works(h, one, "pattern failure on one rank");
+  MPI_Comm_free(&one.comm);
+}
+
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
@@ -276,5 +343,6 @@ int main(int argc, char** argv) {
   init_errors(h);
   differing_sizes(h);
   pricing_failure(h);
+  pattern_failure(h);
   return h.finish("graph_errors_test");
 }

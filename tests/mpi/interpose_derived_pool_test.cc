@@ -2,8 +2,8 @@
 // CARTPLAN_INTERPOSE_ALGORITHM=combining): MPI_Ineighbor_alltoall on a distributed graph of the
 // 2-D Moore torus with a strided send datatype and a contiguous derived receive datatype builds
 // an exchange per request in flight once; later calls take them from the communicator's pool by
-// layout (builds counted by the MPI_Type_dup calls cartplan makes for each derived datatype it
-// builds with); three requests in flight, completed in a rank-dependent order (MPI_Wait in
+// layout (builds counted by the private copies, MPI_Type_create_resized, cartplan makes of
+// each derived datatype it builds with); three requests in flight, completed in a rank-dependent order (MPI_Wait in
 // order, in reverse, or MPI_Test round-robin); a datatype freed and created again with another
 // layout builds again, its data right; every call accelerated on every rank.
 #include <mpi.h>
@@ -36,7 +36,7 @@ struct Graph {
 // Posts kInFlight MPI_Ineighbor_alltoall of one `stype` element per block (block i of the send
 // buffer at i times its extent), completes them in rank order and checks every buffer: block i
 // holds sources[i]'s block i at `stride`. `builds`: how many of the calls are expected to build
-// (2 MPI_Type_dup calls each), the first ones; the others reuse (none).
+// (2 datatype copies each, MPI_Type_create_resized), the first ones; the others reuse (none).
 void round_trip(Harness& h, Graph& g, MPI_Datatype stype, MPI_Datatype rtype, int stride, int base, int builds,
                 const std::string& what) {
   MPI_Aint lb = 0, extent = 0;
@@ -48,9 +48,9 @@ void round_trip(Harness& h, Graph& g, MPI_Datatype stype, MPI_Datatype rtype, in
   std::vector<MPI_Request> requests(kInFlight, MPI_REQUEST_NULL);
   std::vector<long> dups(kInFlight);
   for (int k = 0; k < kInFlight; ++k) {
-    const long before = type_dups;
+    const long before = type_copies;
     const int rc = MPI_Ineighbor_alltoall(g.send.data(), 1, stype, recv[k].data(), 1, rtype, g.comm, &requests[k]);
-    dups[k] = type_dups - before;
+    dups[k] = type_copies - before;
     h.check(rc == MPI_SUCCESS, what + ": MPI_Ineighbor_alltoall returns MPI_SUCCESS");
   }
   const int rc = cartplan::mpitest::complete_in_rank_order(
@@ -66,7 +66,7 @@ void round_trip(Harness& h, Graph& g, MPI_Datatype stype, MPI_Datatype rtype, in
     h.check(ok, req + ": every block from its source");
     const long expected = k < builds ? 2 : 0;
     h.check(dups[k] == expected, req + (k < builds ? " builds" : " reuses a pooled exchange") + " (" + std::to_string(dups[k]) +
-                                     " datatypes duplicated, expected " + std::to_string(expected) + ")");
+                                     " datatypes copied, expected " + std::to_string(expected) + ")");
   }
 }
 

@@ -1,0 +1,27 @@
+// communication_copy (type_copy.h).
+#include "backends/mpi/type_copy.h"
+
+namespace cartplan::mpi {
+
+MpiStatus communication_copy(MPI_Datatype type, MPI_Comm check, MPI_Datatype* out) {
+  *out = MPI_DATATYPE_NULL;
+  // The copy is committed here, so MPI would never see the caller's handle: send 0 elements of
+  // it to MPI_PROC_NULL first, which moves nothing and lets MPI refuse a datatype the program
+  // did not commit, as sending the caller's handle (or an MPI_Type_dup of it) would.
+  char none = 0;
+  const int sent = check == MPI_COMM_NULL ? MPI_SUCCESS : MPI_Send(&none, 0, type, MPI_PROC_NULL, 0, check);
+  if (sent != MPI_SUCCESS) {
+    int cls = MPI_ERR_TYPE;
+    MPI_Error_class(sent, &cls);
+    return mpi_error(cls, "a derived datatype of this call is not usable for communication (not committed?): MPI refused it");
+  }
+  MPI_Aint lb = 0, extent = 0;
+  CARTPLAN_MPI_CALL(MPI_Type_get_extent(type, &lb, &extent));
+  CARTPLAN_MPI_CALL(MPI_Type_create_resized(type, lb, extent, out));
+  const int rc = MPI_Type_commit(out);
+  if (rc == MPI_SUCCESS) return {};
+  MPI_Type_free(out);
+  return from_mpi(rc, "MPI_Type_commit");
+}
+
+}  // namespace cartplan::mpi
