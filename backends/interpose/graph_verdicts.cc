@@ -59,7 +59,7 @@ bool agree_prices(mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::C
 }
 
 // A step of graph_prepare, agreed on the user's communicator (every rank is in the same
-// MPI_Comm_dup, or in the same first blocking or persistent call after MPI_Comm_idup): a rank
+// MPI_Comm_dup): a rank
 // that failed alone would pass its calls through while the others run them through cartplan,
 // and neither would see the other's messages. So a duplicate is accelerated on every rank or none.
 mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
