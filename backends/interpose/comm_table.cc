@@ -118,6 +118,38 @@ std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm in
   return acc;
 }
 
+// An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicators.
+//
+// Why this cannot hang: it sends, receives and waits for nothing, here or later. The duplicate
+// has the same edges and weights, so the old state's patterns and agreed verdicts are its own;
+// the private communicators it needs were made while every rank was in the blocking call that
+// created the old communicator (graph creation or MPI_Comm_dup); ready() attaches the state at
+// the duplicate's first use, a local MPI_Comm_set_attr. Every rank takes the same branch: the
+// old state's outcome was agreed, and whether a spare is left depends only on the sequence of
+// MPI_Comm_idup calls on the old communicator, which MPI makes the same on every rank.
+// Started internal MPI_Comm_idup's (the stencil path's) were rejected for graphs: waiting on one
+// at the first call needs every rank to progress it, and Open MPI allocates context ids one
+// parent at a time (lowest id first, ompi/communicator/comm_cid.c), so a peer blocked in a
+// creation on a communicator with a lower id, waiting for this rank, never progresses it; and
+// passing calls through until a local MPI_Test succeeds lets ranks switch at different calls.
+// So a second MPI_Comm_idup of the same communicator, or one of an MPI_Comm_idup duplicate,
+// finds no spare and passes its calls through (correct, not accelerated).
+std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm old_comm, MPI_Comm new_comm) {
+  std::unique_ptr<AcceleratedComm> acc = copy_of(old, MPI_COMM_NULL, new_comm);
+  const mpi::GraphComm* state = old.pending_graph ? old.pending_graph.get() : mpi::attached_graph(old_comm);
+  const bool ready = old.graph_state == AcceleratedComm::GraphState::kReady && old.spare.ready() && state;
+  acc->graph_state = ready ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
+  if (ready) {
+    acc->pending_graph = state->copy_for(new_comm, old.spare.exec, old.spare.setup);
+    old.spare.release();  // owned by the duplicate's state now
+  } else if (acc->reporter) {
+    std::fprintf(stderr, "cartplan_interpose: communicator %d (MPI_Comm_idup of communicator %d) passed through: %s\n", acc->serial,
+                 old.serial, old.graph_state != AcceleratedComm::GraphState::kReady ? "the original's graph state failed"
+                 : "no spare private communicators left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)");
+  }
+  return acc;
+}
+
 }  // namespace
 
 void on_graph_created(MPI_Comm graph, MPI_Info info) {
@@ -129,9 +161,12 @@ void on_graph_created(MPI_Comm graph, MPI_Info info) {
   std::string graph_why;
   if (det.accelerated) {
     acc = stencil_entry(graph, det);
-  } else if (graph_detect(graph, info, det, &verdicts, &graph_why)) {  // collective, agreed: all ranks or none
-    acc = std::make_unique<AcceleratedComm>();
-    acc->graph = std::move(verdicts);
+  } else {
+    auto entry = std::make_unique<AcceleratedComm>();  // holds the spare communicators (freed on a refusal)
+    if (graph_detect(graph, info, det, &verdicts, &entry->spare, &graph_why)) {  // collective, agreed: all ranks or none
+      acc = std::move(entry);
+      acc->graph = std::move(verdicts);
+    }
   }
   if (acc) {
     acc->indegree = det.indegree;
@@ -157,7 +192,8 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
     // MPI_Recv from 0, then MPI_Ineighbor_*). Pattern construction talks to neighbours,
     // friends and partners only (graph_setup.h).
     std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
-    acc->graph_state = graph_prepare(new_comm, *acc->graph).ok() ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
+    const bool ok = graph_prepare(new_comm, *acc->graph, &acc->spare).ok();
+    acc->graph_state = ok ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
     insert(new_comm, std::move(acc));
     return;
   }
@@ -171,10 +207,8 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
-  if (old->graph) {  // nothing may wait here: graph_collectives.cc's state_ready makes the state
-    std::unique_ptr<AcceleratedComm> acc = copy_of(*old, MPI_COMM_NULL, new_comm);
-    acc->graph_state = AcceleratedComm::GraphState::kUnknown;
-    insert(new_comm, std::move(acc));
+  if (old->graph) {
+    insert(new_comm, idup_graph_entry(*old, old_comm, new_comm));
     return;
   }
   MPI_Comm internal = MPI_COMM_NULL;
@@ -187,6 +221,12 @@ void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
 
 AcceleratedComm* complete_idup(AcceleratedComm* a) {
   Inside inside;
+  if (a->pending_graph) {
+    // Local. MPI_Comm_set_attr fails only when memory runs out, which nothing here survives; the
+    // state is then failed on this rank alone.
+    if (!mpi::attach_graph(std::move(a->pending_graph)).ok()) a->graph_state = AcceleratedComm::GraphState::kFailed;
+    return a;
+  }
   PMPI_Wait(&a->internal_idup, MPI_STATUS_IGNORE);
   PMPI_Comm_set_errhandler(a->nc->internal(), MPI_ERRORS_RETURN);
   return a;
@@ -206,6 +246,7 @@ void on_comm_free(MPI_Comm comm) {
     forget_last();
   }
   Inside inside;
+  gone->pending_graph.reset();  // never used: freed with its private communicators, not attached
   ready(gone.get());
   gone.reset();  // pending exchanges finish first (Exchange's destructor)
 }
@@ -213,7 +254,10 @@ void on_comm_free(MPI_Comm comm) {
 void clear_comms() {
   Inside inside;
   Writing writing;
-  for (auto& [comm, acc] : table().comms) ready(acc.get());
+  for (auto& [comm, acc] : table().comms) {
+    acc->pending_graph.reset();
+    ready(acc.get());
+  }
   table().comms.clear();
   table().size = 0;
   forget_last();

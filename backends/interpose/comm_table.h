@@ -20,6 +20,7 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/interpose/graph_verdicts.h"
+#include "backends/interpose/idup_spare.h"
 #include "backends/interpose/policy.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "engine/edge_match.h"
@@ -31,11 +32,18 @@ struct AcceleratedComm {
   // collectives' verdicts (graph; nc is then null).
   std::unique_ptr<mpi::NeighborhoodComm> nc;
   std::unique_ptr<GraphVerdicts> graph;
-  // A graph's native state and patterns (graph_prepare): unknown after MPI_Comm_idup until a
-  // blocking or persistent call made them (graph_collectives.cc); failed for good once
-  // graph_prepare's agreement failed (on every rank alike: its calls pass through, no retry).
-  enum class GraphState { kUnknown, kReady, kFailed };
+  // A graph's native state and patterns: ready, or failed for good (on every rank alike: its
+  // calls pass through, no retry) when graph_prepare's agreement failed, or for an
+  // MPI_Comm_idup duplicate of a communicator whose state failed or that had no spare
+  // communicators left (on_comm_idup).
+  enum class GraphState { kReady, kFailed };
   GraphState graph_state = GraphState::kReady;
+  // A graph's communicators for its next MPI_Comm_idup's duplicate (idup_spare.h); none once
+  // used, and none on an MPI_Comm_idup duplicate.
+  SpareComms spare;
+  // An MPI_Comm_idup duplicate's native state, made inside MPI_Comm_idup from the original's,
+  // attached to the duplicate at its first use (ready()), once the program completed its request.
+  std::unique_ptr<mpi::GraphComm> pending_graph;
   engine::EdgeOrder order;  // user position -> neighbourhood index
   int indegree = 0, outdegree = 0;
   mpi::ExchangeSpec scratch;  // reused by blocking calls (no allocation per call)
@@ -67,16 +75,17 @@ void on_graph_created(MPI_Comm graph, MPI_Info info);
 // Collective (inside MPI_Comm_dup): the duplicate of an accelerated communicator is accelerated
 // too, with its own internal communicator.
 void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm);
-// Inside MPI_Comm_idup (non-blocking, so nothing here waits): the duplicate is accelerated too;
-// its internal communicator comes from an MPI_Comm_idup of the old one started right after the
-// program's (in the same order on every rank), completed by ready() at the first use. The
-// program must complete its own request before using the new communicator, as MPI requires;
-// every other rank progresses the internal one inside any MPI call.
+// Inside MPI_Comm_idup (non-blocking): the duplicate is accelerated too. A stencil's internal
+// communicator comes from an MPI_Comm_idup of the old one started right after the program's (in
+// the same order on every rank), completed by ready() at the first use. A graph's duplicate
+// takes the old one's state and spare communicators with no communication at all (comm_table.cc
+// says why); without a spare, or when the old state failed, its calls pass through.
 void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm);
-// Completes a pending internal MPI_Comm_idup (see on_comm_idup); returns `a`.
+// Completes a pending internal MPI_Comm_idup, or attaches a pending graph state (see
+// on_comm_idup); returns `a`.
 AcceleratedComm* complete_idup(AcceleratedComm* a);
 inline AcceleratedComm* ready(AcceleratedComm* a) {
-  return a && a->internal_idup != MPI_REQUEST_NULL ? complete_idup(a) : a;
+  return a && (a->internal_idup != MPI_REQUEST_NULL || a->pending_graph) ? complete_idup(a) : a;
 }
 // Before PMPI_Comm_free: releases the entry (pending exchanges finish first).
 void on_comm_free(MPI_Comm comm);

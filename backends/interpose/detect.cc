@@ -300,6 +300,15 @@ Local local_facts(MPI_Comm comm, int p) {
   return l;
 }
 
+// MPI_Dist_graph_create_adjacent accepts MPI_PROC_NULL in the lists (Open MPI returns it from
+// MPI_Dist_graph_neighbors); cartplan's stencil and graph schedules address real ranks, and
+// one rank's MPI_PROC_NULL would leave its peers waiting. It is a veto (step 2), so every rank
+// passes the communicator through.
+bool has_proc_null(const std::vector<int>& sources, const std::vector<int>& dests) {
+  auto null = [](int r) { return r == MPI_PROC_NULL; };
+  return std::any_of(sources.begin(), sources.end(), null) || std::any_of(dests.begin(), dests.end(), null);
+}
+
 // The words of step 2 before the candidates': veto, largest degree, most oversubscribed node,
 // graph collectives off on some rank, the cost model's fingerprint (max, -max).
 constexpr int kHeadWords = 6;
@@ -338,7 +347,8 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
   PMPI_Comm_rank(comm, &me);
   std::vector<int> sources, dests;
   Local local = local_facts(comm, p);
-  const int veto = !read_lists(comm, &sources, &dests) ? 1 : !local.model_error.empty() ? 2 : 0;
+  const bool lists = read_lists(comm, &sources, &dests);
+  const int veto = !lists ? 1 : has_proc_null(sources, dests) ? 3 : !local.model_error.empty() ? 2 : 0;
   det.indegree = static_cast<int>(sources.size());
   det.outdegree = static_cast<int>(dests.size());
   det.grid_rank = me;
@@ -354,8 +364,9 @@ Detection detect(MPI_Comm comm, MPI_Info info) {
     return det;
   }
   if (all[0]) {
-    det.why = all[0] == 1 ? "the graph's neighbour lists could not be read"
-                          : "a cost model file does not load: " + (local.model_error.empty() ? "on another rank" : local.model_error);
+    det.why = all[0] == 1   ? "the graph's neighbour lists could not be read"
+              : all[0] == 3 ? "MPI_PROC_NULL in a rank's neighbour lists (cartplan's schedules name ranks; every call goes to Open MPI)"
+                            : "a cost model file does not load: " + (local.model_error.empty() ? "on another rank" : local.model_error);
     return det;
   }
   if (all[1] == 0) {

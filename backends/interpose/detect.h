@@ -12,7 +12,9 @@
 //  2. One MPI_Allreduce (MAX, a few int64 per candidate) [1]: do all ranks have the same
 //     candidates, can every rank place its neighbours on them, the largest degree, the most
 //     oversubscribed node (its processes per core scale the model's phase term, policy.h), and
-//     a hash of each rank's offset multiset (on a torus every rank has the same one).
+//     a hash of each rank's offset multiset (on a torus every rank has the same one); and the
+//     vetoes: a rank whose lists could not be read, hold MPI_PROC_NULL, or whose cost model
+//     does not load passes the communicator through on every rank.
 //  3. For the first surviving candidate: an MPI_Allreduce with a commutative user op that
 //     merges offset multisets (max multiplicity) gives the common neighbourhood N, boundary
 //     ranks of meshes included [1]; each rank checks that its lists are exactly the existing

@@ -55,24 +55,14 @@ std::function<bool(std::int64_t, std::int64_t, mpi::GraphOptions*)> persistent_v
   };
 }
 
-// MPI_Comm_idup: the duplicate's native state and patterns need collective set-up, which a
-// non-blocking call must not do (a rank may wait for a peer that first waits for it: see
-// comm_table.cc). Its non-blocking calls pass through until a blocking or persistent call
-// (every rank makes the same calls in the same order, so all see the same state) built them.
-// An agreed failure is final: retrying would cost global collectives on every later call.
-bool state_ready(AcceleratedComm& a, Form form, MPI_Comm comm) {
-  using State = AcceleratedComm::GraphState;
-  if (a.graph_state != State::kUnknown) return a.graph_state == State::kReady;
-  if (form == Form::kNonblocking) return false;
-  Inside inside;
-  a.graph_state = graph_prepare(comm, *a.graph).ok() ? State::kReady : State::kFailed;
-  return a.graph_state == State::kReady;
-}
+// The duplicate's native state failed on every rank alike (graph_prepare's agreement, or an
+// MPI_Comm_idup duplicate of a failed state or without a spare: comm_table.cc): pass through.
+bool state_ready(const AcceleratedComm& a) { return a.graph_state == AcceleratedComm::GraphState::kReady; }
 
 }  // namespace
 
 bool graph_taken(AcceleratedComm& a, ir::graph::GraphOp op, Form form, std::int64_t bytes) {
-  return graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial).accelerate;
+  return state_ready(a) && graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial).accelerate;
 }
 
 // MPI lets block sizes differ between ranks on a graph (a sink passes sendcount 0, a rank may
@@ -83,7 +73,7 @@ bool graph_taken(AcceleratedComm& a, ir::graph::GraphOp op, Form form, std::int6
 bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const void* sendbuf, int sendcount,
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request, int* rc) {
-  if (!state_ready(a, form, comm)) return false;
+  if (!state_ready(a)) return false;
   mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
   if (form == Form::kPersistent) {
     call.decide = persistent_verdict(a, op);
@@ -97,7 +87,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
 
 bool graph_varied(AcceleratedComm& a, Form form, const mpi::GraphCall& call, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request, int* rc) {
-  if (!state_ready(a, form, comm)) return false;
+  if (!state_ready(a)) return false;
   const GraphPick pick = graph_pick(*a.graph, call.op, form, -1, a.reporter, a.serial);
   return pick.accelerate && run(a, form, pick.algorithm, call, comm, info, request, rc);
 }

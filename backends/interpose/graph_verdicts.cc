@@ -59,7 +59,7 @@ bool agree_prices(mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::C
 }
 
 // A step of graph_prepare, agreed on the user's communicator (every rank is in the same
-// MPI_Comm_dup, or in the same first blocking or persistent call after MPI_Comm_idup): a rank
+// MPI_Comm_dup): a rank
 // that failed alone would pass its calls through while the others run them through cartplan,
 // and neither would see the other's messages. So a duplicate is accelerated on every rank or none.
 mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
@@ -151,13 +151,16 @@ GraphAlgoChoice choice_of(GraphAlgorithm a) {
   return GraphAlgoChoice::kLinear;
 }
 
-bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why) {
+bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out,
+                  SpareComms* spare, std::string* why) {
   if (!det.graph_candidate) {  // agreed in detection (model, CARTPLAN_INTERPOSE_GRAPHS)
     *why = det.graph_refusal;
     return false;
   }
   mpi::GraphComm* g = nullptr;
   mpi::MpiStatus s = mpi::require_graph(graph, &g);  // collective: two MPI_Comm_dup
+  const mpi::MpiStatus spared = make_spare(graph, spare);  // two more, made on every rank whatever happened above
+  if (s.ok()) s = spared;
   auto v = std::make_unique<GraphVerdicts>();
   if (s.ok()) v->options = g->options();
   if (s.ok()) s = mpi::parse_graph_info(info, &v->options);
@@ -169,9 +172,11 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
   return true;
 }
 
-mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v) {
+mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* spare) {
   mpi::GraphComm* g = nullptr;
-  mpi::MpiStatus s = agreed_outcome(comm, mpi::require_graph(comm, &g));  // collective: two MPI_Comm_dup
+  mpi::MpiStatus s = mpi::require_graph(comm, &g);         // collective: two MPI_Comm_dup
+  const mpi::MpiStatus spared = make_spare(comm, spare);   // two more, on every rank whatever happened above
+  s = agreed_outcome(comm, s.ok() ? spared : s);
   if (!s.ok()) return s;  // on every rank: nobody constructs a pattern with a peer that has no state
   for (GraphAlgorithm a : candidates(v.options)) {
     ir::graph::RankSchedule unused;

@@ -4,7 +4,7 @@
 //
 // Creation (collective, right after detection declined the stencil; every rank in the same
 // order): the native graph state is attached to the communicator (mpi::require_graph: two
-// MPI_Comm_dup), one MPI_Allreduce agrees on its options (theta, an algorithm asked for in the
+// MPI_Comm_dup; two more for a later MPI_Comm_idup, idup_spare.h), one MPI_Allreduce agrees on its options (theta, an algorithm asked for in the
 // Info), the combining patterns are constructed among neighbours, friends and partners only
 // (graph_setup.h), and every rank prices its own schedule of each candidate at block sizes 0, 1,
 // 2, ..., 2^24 bytes (engine/graph/price_table.h) with the cost model detection located, its
@@ -25,7 +25,8 @@
 //
 //   std::unique_ptr<GraphVerdicts> v;
 //   std::string why;
-//   if (graph_detect(graph, info, det, &v, &why)) ...     // collective
+//   SpareComms spare;
+//   if (graph_detect(graph, info, det, &v, &spare, &why)) ...     // collective
 //   GraphPick p = graph_pick(*v, GraphOp::kAllgather, Form::kNonblocking, 8, reporter, serial);
 #pragma once
 
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "backends/interpose/detect.h"
+#include "backends/interpose/idup_spare.h"
 #include "backends/interpose/policy.h"
 #include "backends/mpi/graph_comm.h"
 #include "engine/graph/price_table.h"
@@ -63,15 +65,18 @@ struct GraphVerdicts {
 };
 
 // Collective over `graph` (detection declined it, det.graph_candidate set). False with the
-// reason (the same on every rank) when the graph collectives cannot take it.
-bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out, std::string* why);
+// reason (the same on every rank) when the graph collectives cannot take it. *spare gets the
+// communicators of a later MPI_Comm_idup's duplicate (idup_spare.h; made before the first
+// agreement, which includes their outcome).
+bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::unique_ptr<GraphVerdicts>* out,
+                  SpareComms* spare, std::string* why);
 
-// Collective over `comm`, a graph with these verdicts (MPI_Comm_dup, or the first blocking or
-// persistent call after MPI_Comm_idup): the native state and every pattern the verdicts may
-// pick, so that no later call constructs one (a non-blocking call must not wait for peers).
-// Its outcome is agreed (two MPI_Allreduce on `comm`): an error on one rank is an error on every
-// rank, so the duplicate is accelerated everywhere or nowhere.
-mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v);
+// Collective over `comm`, a graph with these verdicts (MPI_Comm_dup): the native state, the spare
+// communicators of a later MPI_Comm_idup and every pattern the verdicts may pick, so that no
+// later call constructs one (a non-blocking call must not wait for peers). Its outcome is agreed
+// (two MPI_Allreduce on `comm`): an error on one rank is an error on every rank, so the duplicate
+// is accelerated everywhere or nowhere.
+mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* spare);
 
 // An Info's algorithm choice and an algorithm, both ways (auto: linear).
 ir::graph::GraphAlgorithm algorithm_of(engine::graph::GraphAlgoChoice c);

@@ -223,15 +223,31 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   return {};
 }
 
+std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const {
+  auto g = std::make_unique<GraphComm>(user, exec, setup, rank_, edges_, options_, model_);
+  g->patterns_ = patterns_;
+  g->tables_ = tables_;
+  g->failed_tables_ = failed_tables_;
+  return g;
+}
+
+GraphComm* attached_graph(MPI_Comm comm) {
+  void* attr = nullptr;
+  int flag = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_get_attr(comm, keyval(), &attr, &flag) != MPI_SUCCESS || !flag) return nullptr;
+  return static_cast<GraphComm*>(attr);
+}
+
+MpiStatus attach_graph(std::unique_ptr<GraphComm> g) {
+  CARTPLAN_MPI_CALL(MPI_Comm_set_attr(g->shared()->user, keyval(), g.get()));
+  g.release();  // the attribute's delete callback frees it with the communicator
+  return {};
+}
+
 MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   *out = nullptr;
   if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  void* attr = nullptr;
-  int flag = 0;
-  if (MPI_Comm_get_attr(comm, keyval(), &attr, &flag) == MPI_SUCCESS && flag) {
-    *out = static_cast<GraphComm*>(attr);
-    return {};
-  }
+  if ((*out = attached_graph(comm))) return {};
   ir::graph::RankEdges edges;
   GraphOptions options;
   MpiStatus s = read_graph(comm, &edges, &options);  // an error is returned after the dups below

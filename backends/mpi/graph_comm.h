@@ -104,6 +104,13 @@ class GraphComm {
   MpiStatus agree_prices(const std::vector<ir::graph::GraphAlgorithm>& candidates, int theta, const engine::CostModel& model,
                          engine::graph::PriceTable* out);
 
+  // The state of a duplicate of the user's communicator (MPI_Comm_idup: the same edges and
+  // weights), made without any communication: this one's edges, options, model, constructed
+  // patterns and agreed tables, on `exec` and `setup`, private communicators the caller made
+  // beforehand (this state owns them from now on: it frees them). Attach it with attach_graph
+  // once `user` may be used.
+  std::unique_ptr<GraphComm> copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const;
+
   // Storage for the last blocking call's exchange (typed by graph_collective.cc), released
   // with the communicator.
   std::shared_ptr<void>& blocking_slot() { return blocking_slot_; }
@@ -131,5 +138,9 @@ class GraphComm {
 // MPI_COMM_NULL, MPI_ERR_TOPOLOGY when comm is not a distributed-graph communicator,
 // MPI_ERR_INFO_VALUE for a bad Info value at its creation.
 MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
+// The state attached to `comm`, or nullptr (never creates one).
+GraphComm* attached_graph(MPI_Comm comm);
+// Local: attaches `g` (from copy_for) to its user communicator, which then owns it.
+MpiStatus attach_graph(std::unique_ptr<GraphComm> g);
 
 }  // namespace cartplan::mpi
