@@ -133,7 +133,6 @@ class GraphExchange {
   MpiStatus place(const ir::graph::Loc& loc, const GraphBuffers& buffers, BlockSpec* out, std::int64_t* bytes);
   MpiStatus message(const ir::graph::Message& m, bool recv, int phase, const GraphBuffers& buffers, Post* out);
   MpiStatus run_copies(std::size_t phase);
-  MpiStatus check_arrival(const Post& post, const MPI_Status& status, bool error_valid) const;
   // Runs phases until one is incomplete (or, with `block`, to the end); `post_only` returns
   // once a phase is posted (start).
   void step(bool block, bool post_only = false);
