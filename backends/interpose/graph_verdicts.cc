@@ -77,9 +77,10 @@ std::string us(double v) {
 }
 
 // policy.h's rule on the agreed prices: cartplan's cost with its per-call overhead and
-// completion against Open MPI's (linear). `size_pass`: the call learns its sizes first (v forms,
-// and uniform blocking and non-blocking calls, which run as their v form): one message per edge
-// before the schedule (linear's price at 0 bytes), and an exchange built for that call's sizes.
+// completion against Open MPI's (linear). `size_pass`: the call learns its sizes first
+// (non-blocking v forms, and uniform non-blocking calls, which run as their v form): one message
+// per edge before the schedule (linear's price at 0 bytes), and an exchange built for that
+// call's sizes.
 bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double size_pass_us, double* cost) {
   const bool builds = form == Form::kNonblocking || size_pass_us > 0;
   const double build = builds ? kNonblockingBuildMessages : 0.0;
@@ -93,7 +94,12 @@ bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Fo
 GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* why) {
   GraphPick pick;
   double best = 0;
-  const double size_pass_us = engine::graph::table_prices(v.prices, op, 0)[0];
+  // A blocking v call reuses the previous call's sizes and layouts (mpi/graph_sized_calls.h):
+  // in the steady state (the same counts each call) it costs the data phases alone, so it is
+  // priced like a blocking call. A call whose counts changed sends the changed messages with
+  // their sizes (a marker and one packed message each) and lays out afresh, which this price,
+  // made for repeated calls, leaves out. A non-blocking call runs the size pass every time.
+  const double size_pass_us = form == Form::kBlocking ? 0.0 : engine::graph::table_prices(v.prices, op, 0)[0];
   for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
     bool all = true;
     double at0 = 0, cost = 0;

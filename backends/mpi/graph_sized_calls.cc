@@ -58,6 +58,27 @@ MpiStatus unpack_block(const unsigned char* in, std::int64_t bytes, const BlockS
   return {};
 }
 
+// Waits for every request of `reqs`, and probes for a message, as a blocking GraphExchange
+// waits: advancing every other pending cartplan request meanwhile, since without the progress
+// hook (CARTPLAN_PROGRESS=cartplan) a peer may need one of them to reach this call.
+int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
+  for (;;) {
+    int done = 0;
+    const int rc = MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &done, statuses);
+    if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
+    GraphExchange::progress_all();
+  }
+}
+
+int probe(int peer, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
+  for (;;) {
+    int found = 0;
+    const int rc = MPI_Improbe(peer, tag, comm, &found, msg, status);
+    if (found || rc != MPI_SUCCESS) return rc;
+    GraphExchange::progress_all();
+  }
+}
+
 }  // namespace
 
 SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
@@ -306,9 +327,8 @@ void SizedCalls::arrived_as_before(const ir::graph::Message& m) {
 MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
   const ir::graph::GraphPhase& ph = schedule_.phases[f];
   const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
-  const int n = static_cast<int>(w->recvs.size());
-  const int rc = MPI_Waitall(n, w->recvs.data(), w->statuses.data());
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return from_mpi(rc, "MPI_Waitall");
+  const int rc = wait_all(&w->recvs, w->statuses.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return from_mpi(rc, "MPI_Testall");
   for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
     const MPI_Status& st = w->statuses[m];
     const bool marker = (rc != MPI_ERR_IN_STATUS || st.MPI_ERROR == MPI_SUCCESS) && received_bytes(st) == 0;
@@ -320,7 +340,7 @@ MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
     }
     MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Status probed;
-    CARTPLAN_MPI_CALL(MPI_Mprobe(ph.recvs[m].peer, sized_tag, shared_->exec, &msg, &probed));
+    CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &msg, &probed));
     int count = 0;
     CARTPLAN_MPI_CALL(MPI_Get_count(&probed, MPI_BYTE, &count));
     w->in.resize(static_cast<std::size_t>(count));
@@ -369,8 +389,8 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
     s = post(f, &w);
     if (s.ok()) s = receive(f, &w);
     if (s.ok()) {
-      const int rc = MPI_Waitall(static_cast<int>(w.sends.size()), w.sends.data(), MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Waitall");
+      const int rc = wait_all(&w.sends, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Testall");
     }
     for (MPI_Request& r : w.recvs) abandon_request(&r, true);  // only after an MPI error
     for (MPI_Request& r : w.sends) abandon_request(&r, false);
