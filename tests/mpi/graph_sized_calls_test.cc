@@ -1,13 +1,17 @@
-// Blocking graph v calls that reuse the previous call's sizes (graph_sized_calls.h), against
-// Open MPI's MPI_Neighbor_alltoallv/allgatherv in the same run, byte for byte (sentinel bytes in
+// Blocking graph v calls that reuse the previous call's sizes (graph_sized_calls.h), alltoallv
+// and allgatherv against Open MPI's MPI_Neighbor_alltoallv/allgatherv in the same run, byte for byte (sentinel bytes in
 // the gaps included), on random multigraphs with parallel and self edges, pairing and cumulative
 // forced: a sequence of calls whose counts stay the same, change on one rank only (and at its
 // peers), change back, then move to new buffers. The process's counters (sized_call_stats)
 // show that the steady calls send nothing with sizes, so the test cannot pass by always taking
 // the slow path. Then counts that differ between the two ends of an edge, on the first call and
 // in the steady state: MPI_ERR_TRUNCATE on the receiving rank, no hang, and a correct call after.
+// A burst of calls with no other collective between them and rank-dependent sleeps lets ranks
+// run calls ahead of their peers while the modes change from call to call.
 #include <mpi.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -39,19 +43,20 @@ struct Sides {
 
 // Counts and gapped displacements (in ints) for this rank's edges; `skew` shifts receive
 // displacements so that a call with new buffers also has a new layout.
-Sides sides(const std::vector<int>& in, const std::vector<int>& out, int rank, int v, int changer, int skew) {
+// allgatherv (`gather`): one send block, its count a function of the sender alone.
+Sides sides(const std::vector<int>& in, const std::vector<int>& out, int rank, int v, int changer, int skew, bool gather) {
   Sides s;
-  for (std::size_t k = 0; k < out.size(); ++k) {
+  for (std::size_t k = 0; k < (gather ? 1 : out.size()); ++k) {
     int c = 0;
     for (std::size_t e = 0; e < k; ++e) c += out[e] == out[k];
-    s.sc.push_back(count_of(rank, out[k], c, v, changer));
+    s.sc.push_back(gather ? count_of(rank, 0, 0, v, changer) : count_of(rank, out[k], c, v, changer));
     s.sd.push_back(s.sbytes + 1);
     s.sbytes += s.sc.back() + 1;
   }
   for (std::size_t j = 0; j < in.size(); ++j) {
     int c = 0;
     for (std::size_t e = 0; e < j; ++e) c += in[e] == in[j];
-    s.rc.push_back(count_of(in[j], rank, c, v, changer));
+    s.rc.push_back(gather ? count_of(in[j], 0, 0, v, changer) : count_of(in[j], rank, c, v, changer));
     s.rd.push_back(s.rbytes + 2 + skew);
     s.rbytes += s.rc.back() + 2 + skew;
   }
@@ -63,10 +68,22 @@ Sides sides(const std::vector<int>& in, const std::vector<int>& out, int rank, i
 struct Graph {
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<int> in, out;
+  bool gather = false;  // allgatherv, else alltoallv
 };
 
-Graph make_graph(const cartplan::ir::graph::Topology& t, int rank, const char* algorithm) {
+// The call on `g` (cartplan's, or Open MPI's with `reference`).
+int call(const Graph& g, bool reference, const std::vector<int>& send, std::vector<int>* recv, const Sides& s) {
+  if (g.gather) {
+    auto* fn = reference ? &MPI_Neighbor_allgatherv : &Cart_graph_neighbor_allgatherv;
+    return fn(send.data() + 1, s.sc[0], MPI_INT, recv->data(), s.rc.data(), s.rd.data(), MPI_INT, g.comm);
+  }
+  auto* fn = reference ? &MPI_Neighbor_alltoallv : &Cart_graph_neighbor_alltoallv;
+  return fn(send.data(), s.sc.data(), s.sd.data(), MPI_INT, recv->data(), s.rc.data(), s.rd.data(), MPI_INT, g.comm);
+}
+
+Graph make_graph(const cartplan::ir::graph::Topology& t, int rank, const char* algorithm, bool gather) {
   Graph g;
+  g.gather = gather;
   g.in = t.ranks[rank].in;
   g.out = t.ranks[rank].out;
   MPI_Info info;
@@ -94,28 +111,49 @@ Delta delta_since(const cartplan::mpi::SizedCallStats& before) {
   return {all[0], all[1], all[2], all[3]};
 }
 
-// One blocking alltoallv against Open MPI's on fresh buffers of this variant; returns the
-// counters' change.
+// One blocking call against Open MPI's on fresh buffers of this variant; returns the counters'
+// change.
 Delta one_call(Harness& h, const Graph& g, std::vector<int>* send, std::vector<int>* mine, const Sides& s, const std::string& what) {
+  if (send->size() < static_cast<std::size_t>(s.sbytes)) {
+    h.check(false, what + ": the test's send buffer is too small");
+    return {};
+  }
   for (std::size_t i = 0; i < send->size(); ++i) (*send)[i] = h.rank * 100000 + static_cast<int>(i) * 7 + 1;
   std::vector<int> ref(s.rbytes, -7);
   mine->assign(s.rbytes, -7);
-  MPI_Neighbor_alltoallv(send->data(), s.sc.data(), s.sd.data(), MPI_INT, ref.data(), s.rc.data(), s.rd.data(), MPI_INT, g.comm);
+  call(g, true, *send, &ref, s);
   const cartplan::mpi::SizedCallStats before = cartplan::mpi::sized_call_stats();
-  const int rc = Cart_graph_neighbor_alltoallv(send->data(), s.sc.data(), s.sd.data(), MPI_INT, mine->data(), s.rc.data(), s.rd.data(),
-                                               MPI_INT, g.comm);
-  h.check(rc == MPI_SUCCESS, what + ": returns MPI_SUCCESS");
-  h.check(*mine == ref, what + ": every byte equals MPI_Neighbor_alltoallv's");
+  h.check(call(g, false, *send, mine, s) == MPI_SUCCESS, what + ": returns MPI_SUCCESS");
+  h.check(*mine == ref, what + ": every byte equals Open MPI's");
   return delta_since(before);
+}
+
+// Eight calls back to back with no other collective between them, the changer's counts
+// alternating (so modes change every call), rank-dependent sleeps so that some ranks run calls
+// ahead of their peers; each call into its own buffer, compared with Open MPI's afterwards.
+void burst(Harness& h, const Graph& g, std::vector<int>* send, const std::vector<Sides>& variants, const std::string& name) {
+  std::vector<std::vector<int>> ref(variants.size()), mine(8);
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    ref[v].assign(variants[v].rbytes, -7);
+    call(g, true, *send, &ref[v], variants[v]);
+  }
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const Sides& s = variants[i / 2 % variants.size()];  // v0 v0 v1 v1 v0 v0 v1 v1: each change, then the same again
+    mine[i].assign(s.rbytes, -7);
+    if ((h.rank + static_cast<int>(i)) % 3 == 0) usleep(static_cast<useconds_t>(1000 * (1 + h.rank % 2)));
+    h.check(call(g, false, *send, &mine[i], s) == MPI_SUCCESS, name + " burst call " + std::to_string(i) + ": returns MPI_SUCCESS");
+  }
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    h.check(mine[i] == ref[i / 2 % variants.size()], name + " burst call " + std::to_string(i) + ": every byte equals Open MPI's");
 }
 
 // Same counts, a change on one rank, back, new buffers: every call equals Open MPI's, and the
 // counters say which calls sent with sizes.
 void sequence(Harness& h, const Graph& g, const std::string& name) {
   const int changer = h.size - 1;
-  auto at = [&](int v, int skew) { return sides(g.in, g.out, h.rank, v, changer, skew); };
+  auto at = [&](int v, int skew) { return sides(g.in, g.out, h.rank, v, changer, skew, g.gather); };
   Sides s = at(0, 0);
-  std::vector<int> send(s.sbytes), mine;
+  std::vector<int> send(std::max(s.sbytes, at(1, 0).sbytes)), mine;  // large enough for every variant
   const Delta first = one_call(h, g, &send, &mine, s, name + " call 1");
   h.check(first.calls == h.size && first.as_before == 0, name + " call 1: every rank ran the sized path, nothing as before");
   Delta steady;
@@ -135,7 +173,7 @@ void sequence(Harness& h, const Graph& g, const std::string& name) {
   one_call(h, g, &send, &mine, s, name + " counts back, again");
   // New allocations while the old ones are alive: other addresses, a wider receive layout.
   const Sides moved = at(0, 1);
-  std::vector<int> send2(moved.sbytes + 5), mine2;
+  std::vector<int> send2(send.size() + 5), mine2;
   const Delta move = one_call(h, g, &send2, &mine2, moved, name + " new buffers");
   h.check(move.with_sizes == 0, name + " new buffers, same counts: nothing sent with sizes");
   h.check(first.with_sizes == 0 || move.layouts > 0, name + " new buffers: layouts rebuilt locally");
@@ -143,19 +181,19 @@ void sequence(Harness& h, const Graph& g, const std::string& name) {
   h.check(again.with_sizes == 0 && again.layouts == 0, name + " new buffers again: reused");
   for (int i = 0; i < 2; ++i) one_call(h, g, &send2, &mine2, at(2, 1), name + " empty blocks " + std::to_string(i));
   one_call(h, g, &send2, &mine2, moved, name + " after empty blocks");
+  burst(h, g, &send2, {at(0, 0), at(1, 0)}, name);
 }
 
 // Counts that differ between the ends of an edge on one rank (the lowest with an in-edge): its
 // call fails with MPI_ERR_TRUNCATE, every other rank's succeeds, nobody hangs.
 void mismatch(Harness& h, const Graph& g, const std::string& name, int victim, bool warm) {
-  const Sides good = sides(g.in, g.out, h.rank, 0, -1, 0);
+  const Sides good = sides(g.in, g.out, h.rank, 0, -1, 0, g.gather);
   Sides bad = good;
   if (h.rank == victim) bad.rc[0] += 1;
   std::vector<int> send(good.sbytes + 1), mine;
   if (warm) one_call(h, g, &send, &mine, good, name + " warm-up");
   mine.assign(bad.rbytes + 1, 0);
-  const int rc = Cart_graph_neighbor_alltoallv(send.data(), bad.sc.data(), bad.sd.data(), MPI_INT, mine.data(), bad.rc.data(), bad.rd.data(),
-                                               MPI_INT, g.comm);
+  const int rc = call(g, false, send, &mine, bad);
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
   const std::string what = name + (warm ? " (steady state)" : " (first call)") + ": recv count differs from its sender's";
@@ -176,16 +214,18 @@ int main(int argc, char** argv) {
     // Combining forwards most blocks through temp slots here (parallel and self edges at small p).
     if (auto m = graph::moore(graph::balanced_dims(p, 2), 1, true, 0.0, 1)) graphs.emplace_back("periodic Moore 2-D r=1", *m);
     for (const auto& [label, t] : graphs) {
-      const std::string name = std::string(algorithm) + ", " + label;
-      Graph g = make_graph(t, h.rank, algorithm);
-      sequence(h, g, name);
-      MPI_Comm_free(&g.comm);
-      int victim = g.in.empty() ? p : h.rank;
-      MPI_Allreduce(MPI_IN_PLACE, &victim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-      for (bool warm : {false, true}) {
-        Graph fresh = make_graph(t, h.rank, algorithm);
-        if (victim < p) mismatch(h, fresh, name, victim, warm);
-        MPI_Comm_free(&fresh.comm);
+      for (bool gather : {false, true}) {
+        const std::string name = std::string(gather ? "allgatherv, " : "alltoallv, ") + algorithm + ", " + label;
+        Graph g = make_graph(t, h.rank, algorithm, gather);
+        sequence(h, g, name);
+        MPI_Comm_free(&g.comm);
+        int victim = g.in.empty() ? p : h.rank;
+        MPI_Allreduce(MPI_IN_PLACE, &victim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        for (bool warm : {false, true}) {
+          Graph fresh = make_graph(t, h.rank, algorithm, gather);
+          if (victim < p) mismatch(h, fresh, name, victim, warm);
+          MPI_Comm_free(&fresh.comm);
+        }
       }
     }
   }
