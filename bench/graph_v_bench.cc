@@ -53,35 +53,28 @@ void side(const std::vector<int>& peers, int rank, bool out, int ints, std::vect
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  Args a;
-  auto topo = cartplan::engine::graph::parse_graph_spec(a.graph);
-  if (!parse(argc, argv, &a) || !(topo = cartplan::engine::graph::parse_graph_spec(a.graph)) || topo->size() != size) {
-    if (rank == 0) std::fprintf(stderr, "usage: graph_v_bench [--graph SPEC with %d ranks] [--algorithm pairing|cumulative] [--ints N] [--iters N] [--reps R]\n", size);
-    MPI_Finalize();
-    return 2;
-  }
-  const auto& e = topo->ranks[rank];
+// The distributed graph of the spec for this rank, with the algorithm in its Info.
+MPI_Comm make_graph(const cartplan::ir::graph::RankEdges& e, const std::string& algorithm) {
   int dummy = 0;
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", a.algorithm.c_str());
+  MPI_Info_set(info, "cartplan_algorithm", algorithm.c_str());
   MPI_Comm g;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(e.in.size()), e.in.empty() ? &dummy : e.in.data(), MPI_UNWEIGHTED,
                                  static_cast<int>(e.out.size()), e.out.empty() ? &dummy : e.out.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  return g;
+}
+
+// The three variants interleaved; per variant the slowest rank's microseconds per call of each
+// repetition after the first. Counts results that differ from Open MPI's in *wrong.
+std::vector<std::vector<double>> measure(const Args& a, const cartplan::ir::graph::RankEdges& e, int rank, MPI_Comm g, long* wrong) {
   std::vector<int> sc, sd, rc, rd;
   side(e.out, rank, true, a.ints, &sc, &sd);
   side(e.in, rank, false, a.ints, &rc, &rd);
   std::vector<int> send(sd.empty() ? 1 : sd.back() + sc.back() + 1), ref(rd.empty() ? 1 : rd.back() + rc.back() + 1), mine(ref.size());
   for (std::size_t i = 0; i < send.size(); ++i) send[i] = rank * 1000 + static_cast<int>(i);
   std::vector<std::vector<double>> times(3);
-  long wrong = 0;
   auto reference = [&] { MPI_Neighbor_alltoallv(send.data(), sc.data(), sd.data(), MPI_INT, ref.data(), rc.data(), rd.data(), MPI_INT, g); };
   for (int r = 0; r < a.reps; ++r) {
     for (int v = 0; v < 3; ++v) {  // 0: reuse on, 1: reuse off (size pass per call), 2: Open MPI
@@ -101,11 +94,32 @@ int main(int argc, char** argv) {
       if (r > 0) times[v].push_back(dt);  // the first repetition warms up
       if (v < 2) {
         reference();
-        wrong += std::memcmp(mine.data(), ref.data(), ref.size() * sizeof(int)) != 0;
+        *wrong += std::memcmp(mine.data(), ref.data(), ref.size() * sizeof(int)) != 0;
       }
     }
   }
   cartplan::mpi::set_size_reuse(true);
+  return times;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Args a;
+  const bool parsed = parse(argc, argv, &a);
+  auto topo = cartplan::engine::graph::parse_graph_spec(a.graph);
+  if (!parsed || !topo || topo->size() != size) {
+    if (rank == 0) std::fprintf(stderr, "usage: graph_v_bench [--graph SPEC with %d ranks] [--algorithm pairing|cumulative] [--ints N] [--iters N] [--reps R]\n", size);
+    MPI_Finalize();
+    return 2;
+  }
+  MPI_Comm g = make_graph(topo->ranks[rank], a.algorithm);
+  long wrong = 0;
+  const std::vector<std::vector<double>> times = measure(a, topo->ranks[rank], rank, g, &wrong);
   MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
     std::printf("graph %s, alltoallv, %s, %d-%d ints per edge, np %d, %d reps x %d calls (us per call, slowest rank)\n", a.graph.c_str(),
@@ -118,7 +132,6 @@ int main(int argc, char** argv) {
     }
     std::printf("results differing from Open MPI's: %ld\n", wrong);
   }
-  MPI_Info_free(&info);
   MPI_Comm_free(&g);
   MPI_Finalize();
   return wrong == 0 ? 0 : 1;

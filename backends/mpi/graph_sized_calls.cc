@@ -162,20 +162,15 @@ MpiStatus SizedCalls::lay_out(const GraphBuffers& b) {
   recv_expect_.assign(schedule_.phases.size(), {});
   if (!known_) return {};  // the first call sends and receives everything with sizes
   for (std::size_t f = 0; f < schedule_.phases.size(); ++f) {
-    for (const ir::graph::Message& m : schedule_.phases[f].recvs) {
-      MessageLayout l;
-      std::int64_t bytes = 0;
-      MpiStatus s = layout(m, &l, &bytes);
-      if (!s.ok()) return s;
-      recv_layout_[f].push_back(l);
-      recv_expect_[f].push_back(bytes);
-    }
-    for (const ir::graph::Message& m : schedule_.phases[f].sends) {
-      MessageLayout l;
-      std::int64_t bytes = 0;
-      MpiStatus s = layout(m, &l, &bytes);
-      if (!s.ok()) return s;
-      send_layout_[f].push_back(l);
+    for (bool recv : {true, false}) {
+      for (const ir::graph::Message& m : recv ? schedule_.phases[f].recvs : schedule_.phases[f].sends) {
+        MessageLayout l;
+        std::int64_t bytes = 0;
+        MpiStatus s = layout(m, &l, &bytes);
+        if (!s.ok()) return s;
+        (recv ? recv_layout_ : send_layout_)[f].push_back(l);
+        if (recv) recv_expect_[f].push_back(bytes);
+      }
     }
   }
   key_ = std::move(key);
