@@ -70,10 +70,12 @@ int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
   }
 }
 
-int probe(int peer, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
+// MPI_Iprobe, not a matched probe (SMPI 3.32 has no MPI_Mprobe): only this call receives on
+// this tag from this peer, so the receive that follows takes the message probed.
+int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) {
   for (;;) {
     int found = 0;
-    const int rc = MPI_Improbe(peer, tag, comm, &found, msg, status);
+    const int rc = MPI_Iprobe(peer, tag, comm, &found, status);
     if (found || rc != MPI_SUCCESS) return rc;
     GraphExchange::progress_all();
   }
@@ -333,13 +335,12 @@ MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
       if (known_) arrived_as_before(ph.recvs[m]);
       continue;
     }
-    MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Status probed;
-    CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &msg, &probed));
+    CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &probed));
     int count = 0;
     CARTPLAN_MPI_CALL(MPI_Get_count(&probed, MPI_BYTE, &count));
     w->in.resize(static_cast<std::size_t>(count));
-    CARTPLAN_MPI_CALL(MPI_Mrecv(w->in.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
+    CARTPLAN_MPI_CALL(MPI_Recv(w->in.data(), count, MPI_BYTE, ph.recvs[m].peer, sized_tag, shared_->exec, MPI_STATUS_IGNORE));
     unpack(f, ph.recvs[m], w->in);
   }
   return {};

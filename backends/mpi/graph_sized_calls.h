@@ -11,7 +11,7 @@
 //     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
 //     parts' 64-bit sizes followed by their bytes.
 // The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
-// marker, and it then takes the with-sizes message with MPI_Improbe/MPI_Mrecv, resizes its temp
+// marker, and it then takes the with-sizes message (MPI_Iprobe, MPI_Recv), resizes its temp
 // slots, checks recv blocks against its own counts (MPI_ERR_TRUNCATE naming the block; the
 // schedule still runs so nobody waits) and unpacks. A change so travels with the data, along
 // the schedule's edges, only as far as the changed blocks go; no agreement, no extra message
