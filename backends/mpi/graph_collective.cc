@@ -194,23 +194,27 @@ struct GraphBlockingCache {
 // everything with sizes, which every receiver accepts, so nothing needs agreeing.
 MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& cache) {
   const GraphOptions o = call_options(g, c);
-  MpiStatus s = prepare(g, c.op, o);
+  // A v call's algorithm does not depend on sizes (auto runs linear): it is known first. Once
+  // this schedule's SizedCalls exists, its set-up (prepare's pattern) is done on every rank, and
+  // the call neither builds the schedule again nor looks it up.
+  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  MpiStatus s = g.choose(c.op, 0, o, &a);
+  std::unique_ptr<SizedCalls>* calls = nullptr;
+  if (s.ok() && a != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[{static_cast<int>(c.op), static_cast<int>(a), o.theta}];
+  if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o);
   GraphBuffers b;
   if (s.ok()) s = make_buffers(g, c, &b);
-  GraphAlgorithm a = GraphAlgorithm::kLinear;
-  if (s.ok()) s = g.choose(c.op, b.block_bytes, o, &a);
-  if (s.ok() && a != GraphAlgorithm::kLinear && size_reuse()) {
-    std::unique_ptr<SizedCalls>& calls = cache.sized[{static_cast<int>(c.op), static_cast<int>(a), o.theta}];
-    if (!calls) {
+  if (s.ok() && calls) {
+    if (!*calls) {
       ir::graph::RankSchedule sched;
       s = g.schedule(c.op, a, o.theta, &sched);
-      if (s.ok()) calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
+      if (s.ok()) *calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
     }
-    if (s.ok()) return calls->run(b);
+    if (s.ok()) return (*calls)->run(b);
   }
   if (!s.ok() || a != GraphAlgorithm::kLinear)
-    for (auto& [k, calls] : cache.sized)
-      if (std::get<0>(k) == static_cast<int>(c.op)) calls->forget();
+    for (auto& [k, entry] : cache.sized)
+      if (std::get<0>(k) == static_cast<int>(c.op) && entry) entry->forget();
   if (!s.ok()) return s;
   std::unique_ptr<GraphExchange> x;
   const std::int64_t bytes = b.block_bytes;
