@@ -19,7 +19,8 @@
 // policy.h's, plus, for non-blocking calls, the exchange a graph request builds on every call. Linear through cartplan is Open MPI's algorithm plus overhead: never taken in auto.
 // The v forms of blocking and non-blocking calls have sizes that differ per rank, so their
 // verdict cannot depend on the size: they are taken only where one combining candidate passes
-// the rule at every size of the table. CARTPLAN_INTERPOSE_ALGORITHM=combining takes every call
+// the rule at every size of the table; a non-blocking v call adds its size pass to the price,
+// a blocking one does not (it reuses the previous call's sizes: mpi/graph_sized_calls.h). CARTPLAN_INTERPOSE_ALGORITHM=combining takes every call
 // (the cheaper combining candidate at the call's size; at 0 bytes for v forms), =direct runs
 // linear through cartplan; a graph Info cartplan_algorithm other than auto is obeyed.
 //

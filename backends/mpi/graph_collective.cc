@@ -5,10 +5,13 @@
 #include <climits>
 #include <cstring>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/mpi/exchange_reuse.h"
+#include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sizes.h"
 #include "backends/mpi/predefined.h"
 
@@ -179,7 +182,45 @@ GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
 struct GraphBlockingCache {
   std::vector<std::uintptr_t> key;
   std::unique_ptr<GraphExchange> exchange;
+  // Blocking v calls with a combining schedule, per (op, algorithm, theta): the previous call's
+  // sizes and layouts (graph_sized_calls.h).
+  std::map<std::tuple<int, int, int>, std::unique_ptr<SizedCalls>> sized;
 };
+
+// A blocking v call (or a uniform call whose sizes may differ by rank). With a combining
+// schedule it reuses the previous call's sizes (graph_sized_calls.h); linear, or reuse off,
+// builds the exchange for this call (a combining one after the size pass). A rank whose call
+// does not run through SizedCalls forgets the previous call of the op there: it then sends
+// everything with sizes, which every receiver accepts, so nothing needs agreeing.
+MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& cache) {
+  const GraphOptions o = call_options(g, c);
+  // A v call's algorithm does not depend on sizes (auto runs linear): it is known first. Once
+  // this schedule's SizedCalls exists, its set-up (prepare's pattern) is done on every rank, and
+  // the call neither builds the schedule again nor looks it up.
+  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  MpiStatus s = g.choose(c.op, 0, o, &a);
+  std::unique_ptr<SizedCalls>* calls = nullptr;
+  if (s.ok() && a != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[{static_cast<int>(c.op), static_cast<int>(a), o.theta}];
+  if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o);
+  GraphBuffers b;
+  if (s.ok()) s = make_buffers(g, c, &b);
+  if (s.ok() && calls) {
+    if (!*calls) {
+      ir::graph::RankSchedule sched;
+      s = g.schedule(c.op, a, o.theta, &sched);
+      if (s.ok()) *calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
+    }
+    if (s.ok()) return (*calls)->run(b);
+  }
+  if (!s.ok() || a != GraphAlgorithm::kLinear)
+    for (auto& [k, entry] : cache.sized)
+      if (std::get<0>(k) == static_cast<int>(c.op) && entry) entry->forget();
+  if (!s.ok()) return s;
+  std::unique_ptr<GraphExchange> x;
+  const std::int64_t bytes = b.block_bytes;
+  s = build(g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &x);
+  return s.ok() ? x->run_once() : s;
+}
 
 std::vector<std::uintptr_t> call_key(const GraphCall& c) {
   if (!predefined_type(c.sendtype) || !predefined_type(c.recvtype)) return {};
@@ -300,8 +341,8 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   std::shared_ptr<void>& slot = g->blocking_slot();
   if (!slot) slot = std::make_shared<GraphBlockingCache>();
   auto& cache = *static_cast<GraphBlockingCache*>(slot.get());
-  // v forms: counts may change; learn_sizes: so may other ranks' sizes, which size the temp slots
-  std::vector<std::uintptr_t> key = c.varied || c.learn_sizes ? std::vector<std::uintptr_t>{} : call_key(c);
+  if (c.varied || c.learn_sizes) return blocking_varied(*g, c, cache);
+  std::vector<std::uintptr_t> key = call_key(c);
   if (key.empty() || key != cache.key || !cache.exchange) {
     cache.exchange.reset();
     cache.key.clear();

@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/graph_layout.h"
+
 namespace cartplan::mpi {
 
 using ir::graph::LocKind;
@@ -94,51 +96,28 @@ MpiStatus GraphExchange::place(const ir::graph::Loc& loc, const GraphBuffers& b,
   return mpi_error(MPI_ERR_INTERN, "unknown location");
 }
 
-// One message: a single part where it is; several parts as one struct datatype over
-// MPI_BOTTOM. A part of more than INT_MAX elements becomes one element of a chunked type.
+// One message: its parts placed, then laid out (graph_layout.h).
 MpiStatus GraphExchange::message(const ir::graph::Message& m, bool recv, int phase, const GraphBuffers& b, Post* out) {
   out->recv = recv;
   out->peer = m.peer;
   out->phase = phase;
   out->tag = shared_->lanes.tag(lane_, phase);
   out->bytes = 0;
-  std::vector<int> lengths;
-  std::vector<MPI_Aint> displs;
-  std::vector<MPI_Datatype> types;
+  std::vector<BlockSpec> parts;
   for (const ir::graph::Part& part : m.parts) {
     BlockSpec spec;
     std::int64_t bytes = 0;
     MpiStatus s = place(part.loc, b, &spec, &bytes);
     if (!s.ok()) return s;
     out->bytes += bytes;
-    MPI_Datatype type = spec.type;
-    int count = static_cast<int>(spec.count);
-    if (spec.count > INT_MAX) {
-      s = large_count_type(spec.count, spec.type, &type);
-      if (!s.ok()) return s;
-      owned_types_.push_back(type);
-      count = 1;
-    }
-    if (m.parts.size() == 1) {
-      out->buf = const_cast<void*>(spec.addr);
-      out->count = count;
-      out->type = type;
-      return {};
-    }
-    MPI_Aint addr = 0;
-    CARTPLAN_MPI_CALL(MPI_Get_address(spec.addr, &addr));
-    lengths.push_back(count);
-    displs.push_back(addr);
-    types.push_back(type);
+    parts.push_back(spec);
   }
-  MPI_Datatype whole = MPI_DATATYPE_NULL;
-  CARTPLAN_MPI_CALL(MPI_Type_create_struct(static_cast<int>(lengths.size()), lengths.data(), displs.data(), types.data(), &whole));
-  owned_types_.push_back(whole);
-  CARTPLAN_MPI_CALL(MPI_Type_commit(&owned_types_.back()));
-  out->buf = MPI_BOTTOM;
-  out->count = 1;
-  out->type = whole;
-  return {};
+  MessageLayout l;
+  MpiStatus s = message_layout(parts, &owned_types_, &l);
+  out->buf = l.buf;
+  out->count = l.count;
+  out->type = l.type;
+  return s;
 }
 
 MpiStatus GraphExchange::build(const GraphBuffers& b) {
@@ -242,29 +221,6 @@ void GraphExchange::note(MpiStatus s) {
   if (!s.ok() && error_.ok()) error_ = std::move(s);
 }
 
-// Every receive must bring exactly its blocks' bytes: a peer whose block has another size is
-// found here, by the rank that receives it (MPI_ERR_TRUNCATE), without any agreement.
-MpiStatus GraphExchange::check_arrival(const Post& post, const MPI_Status& st, bool error_valid) const {
-  const int error = error_valid ? st.MPI_ERROR : MPI_SUCCESS;
-  if (!post.recv) return error == MPI_SUCCESS ? MpiStatus{} : from_mpi(error, "a send");
-  const std::string where = "phase " + std::to_string(post.phase) + ": the message from rank " + std::to_string(post.peer);
-  if (error == MPI_ERR_TRUNCATE)
-    return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; every block must have the same size (type signature) on every rank");
-  if (error != MPI_SUCCESS) return from_mpi(error, where.c_str());
-  MPI_Count got = 0;
-  MPI_Status copy = st;  // SMPI's MPI_Get_count takes a non-const status
-#ifdef CARTPLAN_SMPI
-  int n = 0;  // SMPI 3.32 aborts in MPI_Get_elements_x ("Not yet implemented")
-  MPI_Get_count(&copy, MPI_BYTE, &n);
-  got = n;
-#else
-  MPI_Get_elements_x(&copy, MPI_BYTE, &got);
-#endif
-  if (got == post.bytes) return {};
-  return mpi_error(MPI_ERR_TRUNCATE, where + " brought " + std::to_string(got) + " bytes, " + std::to_string(post.bytes) +
-                                         " expected; every block must have the same size (type signature) on every rank");
-}
-
 void GraphExchange::step(bool block, bool post_only) {
   if (sizes_ && !learn_sizes(block, post_only)) return;
   const std::size_t phases = phase_begin_.size() - 1;
@@ -289,9 +245,10 @@ void GraphExchange::step(bool block, bool post_only) {
                            : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data());
       if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return fail(first, n, from_mpi(rc, block ? "MPI_Waitsome" : "MPI_Testsome"));
       if (done == MPI_UNDEFINED) break;
-      for (int k = 0; k < done; ++k)
-        note(check_arrival(posts_[first + static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])],
-                           statuses_[static_cast<std::size_t>(k)], rc == MPI_ERR_IN_STATUS));
+      for (int k = 0; k < done; ++k) {
+        const Post& p = posts_[first + static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];
+        note(arrival_error(p.recv, p.phase, p.peer, p.bytes, statuses_[static_cast<std::size_t>(k)], rc == MPI_ERR_IN_STATUS));
+      }
       left_ -= static_cast<std::size_t>(done);
       if (!block && done == 0) return;
     }

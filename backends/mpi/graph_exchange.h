@@ -106,6 +106,9 @@ class GraphExchange {
 
   // Advances every pending exchange of the process once, Cartesian and graph.
   static void progress_all();
+  // Whether a blocking wait must advance other exchanges (some are pending, or other threads
+  // may start some): false lets it block in MPI alone.
+  static bool others_may_need_progress();
   // One round over the pending graph exchanges (the registry held by the caller).
   static void step_all_pending();
   // The MPI library's progress callback (progress_hook.h): progress_all() unless this thread is
@@ -133,7 +136,6 @@ class GraphExchange {
   MpiStatus place(const ir::graph::Loc& loc, const GraphBuffers& buffers, BlockSpec* out, std::int64_t* bytes);
   MpiStatus message(const ir::graph::Message& m, bool recv, int phase, const GraphBuffers& buffers, Post* out);
   MpiStatus run_copies(std::size_t phase);
-  MpiStatus check_arrival(const Post& post, const MPI_Status& status, bool error_valid) const;
   // Runs phases until one is incomplete (or, with `block`, to the end); `post_only` returns
   // once a phase is posted (start).
   void step(bool block, bool post_only = false);

@@ -167,6 +167,8 @@ MpiStatus GraphExchange::wait() {
 
 void GraphExchange::progress_all() { Exchange::progress_all(); }
 
+bool GraphExchange::others_may_need_progress() { return thread_multiple() || pending_graph_exchanges() > 0 || Exchange::pending_count() > 0; }
+
 void GraphExchange::step_all_pending() { step_all(); }
 
 // Until x's communication is done: alone and single-threaded it blocks in MPI_Waitsome phase by

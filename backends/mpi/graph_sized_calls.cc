@@ -1,0 +1,412 @@
+// Blocking v calls that reuse the previous call's sizes: messages as before or with sizes.
+#include "backends/mpi/graph_sized_calls.h"
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "backends/mpi/exchange.h"
+#include "backends/mpi/predefined.h"
+
+namespace cartplan::mpi {
+namespace {
+
+using ir::graph::LocKind;
+
+std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0};
+std::atomic<bool> g_reuse{true};
+
+// The buffers a layout is for, as words; empty when a datatype is not predefined (a derived
+// handle may be freed and its value reused for another type between calls).
+std::vector<std::uintptr_t> buffers_key(const GraphBuffers& b) {
+  std::vector<std::uintptr_t> key;
+  for (const auto* side : {&b.send, &b.recv}) {
+    for (const BlockSpec& s : *side) {
+      if (!predefined_type(s.type)) return {};
+      key.insert(key.end(), {reinterpret_cast<std::uintptr_t>(s.addr), static_cast<std::uintptr_t>(s.count),
+                             reinterpret_cast<std::uintptr_t>(s.type)});
+    }
+    key.push_back(0);
+  }
+  return key;
+}
+
+// A block's bytes to or from a packed buffer (homogeneous systems, as every temp slot).
+MpiStatus pack_block(const BlockSpec& s, std::int64_t bytes, unsigned char* out, MPI_Comm comm) {
+  if (bytes == 0) return {};
+  if (contiguous_type(s.type)) {
+    std::memcpy(out, s.addr, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  if (s.count > INT_MAX || bytes > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a block of more than INT_MAX elements or bytes sent with sizes");
+  int pos = 0;
+  CARTPLAN_MPI_CALL(MPI_Pack(s.addr, static_cast<int>(s.count), s.type, out, static_cast<int>(bytes), &pos, comm));
+  return {};
+}
+
+MpiStatus unpack_block(const unsigned char* in, std::int64_t bytes, const BlockSpec& s, MPI_Comm comm) {
+  if (bytes == 0) return {};
+  if (contiguous_type(s.type)) {
+    std::memcpy(const_cast<void*>(s.addr), in, static_cast<std::size_t>(bytes));
+    return {};
+  }
+  if (s.count > INT_MAX || bytes > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a block of more than INT_MAX elements or bytes received with sizes");
+  int pos = 0;
+  CARTPLAN_MPI_CALL(MPI_Unpack(in, static_cast<int>(bytes), &pos, const_cast<void*>(s.addr), static_cast<int>(s.count), s.type, comm));
+  return {};
+}
+
+// Waits for every request of `reqs`, and probes for a message, as a blocking GraphExchange
+// waits: advancing every other pending cartplan request meanwhile, since without the progress
+// hook (CARTPLAN_PROGRESS=cartplan) a peer may need one of them to reach this call.
+int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
+  if (!GraphExchange::others_may_need_progress()) return MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), statuses);
+  for (;;) {
+    int done = 0;
+    const int rc = MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &done, statuses);
+    if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
+    GraphExchange::progress_all();
+  }
+}
+
+// MPI_Iprobe, not a matched probe (SMPI 3.32 has no MPI_Mprobe): only this call receives on
+// this tag from this peer, so the receive that follows takes the message probed.
+int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) {
+  for (;;) {
+    int found = 0;
+    const int rc = MPI_Iprobe(peer, tag, comm, &found, status);
+    if (found || rc != MPI_SUCCESS) return rc;
+    GraphExchange::progress_all();
+  }
+}
+
+}  // namespace
+
+SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
+void set_size_reuse(bool on) { g_reuse = on; }
+bool size_reuse() { return g_reuse.load(); }
+
+// One phase on the wire: receives first (one per recv message, on the data tag), then sends
+// (one per as-before message; a marker and a packed message per with-sizes message).
+struct SizedCalls::Wire {
+  std::vector<MPI_Request> recvs, sends;
+  std::vector<MPI_Status> statuses;
+  std::vector<std::vector<unsigned char>> out;
+  std::vector<unsigned char> in;
+};
+
+SizedCalls::SizedCalls(std::shared_ptr<GraphShared> shared, ir::graph::RankSchedule schedule)
+    : shared_(std::move(shared)), schedule_(std::move(schedule)) {}
+
+SizedCalls::~SizedCalls() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) free_types();
+}
+
+void SizedCalls::free_types() {
+  for (MPI_Datatype& t : owned_) MPI_Type_free(&t);
+  owned_.clear();
+}
+
+void SizedCalls::forget() {
+  known_ = false;
+  laid_out_ = false;
+}
+
+void SizedCalls::note(MpiStatus s) {
+  if (!s.ok() && error_.ok()) error_ = std::move(s);
+}
+
+void SizedCalls::place(const ir::graph::Loc& loc, BlockSpec* out, std::int64_t* bytes) const {
+  const std::size_t i = static_cast<std::size_t>(loc.index);
+  if (loc.kind == LocKind::kTemp) {
+    *bytes = static_cast<std::int64_t>(slots_.at(i).size()) - 1;
+    *out = BlockSpec{slots_[i].data(), static_cast<MPI_Count>(*bytes), MPI_BYTE};
+    return;
+  }
+  const bool send = loc.kind == LocKind::kSend;
+  *out = send ? b_->send.at(i) : b_->recv.at(i);
+  *bytes = send ? b_->send_bytes.at(i) : b_->recv_bytes.at(i);
+}
+
+std::int64_t SizedCalls::size_now(const ir::graph::Loc& loc) const {
+  const std::size_t i = static_cast<std::size_t>(loc.index);
+  return loc.kind == LocKind::kSend ? b_->send_bytes.at(i) : loc.kind == LocKind::kRecv ? b_->recv_bytes.at(i) : now_.at(i);
+}
+
+MpiStatus SizedCalls::layout(const ir::graph::Message& m, MessageLayout* out, std::int64_t* bytes) {
+  std::vector<BlockSpec> parts;
+  *bytes = 0;
+  for (const ir::graph::Part& p : m.parts) {
+    BlockSpec s;
+    std::int64_t n = 0;
+    place(p.loc, &s, &n);
+    *bytes += n;
+    parts.push_back(s);
+  }
+  ++g_layouts;
+  return message_layout(parts, &owned_, out);
+}
+
+// The layouts of every message for this call's buffers and the previous call's temp sizes,
+// unless the ones built for the same buffers and sizes are still there.
+MpiStatus SizedCalls::lay_out(const GraphBuffers& b) {
+  std::vector<std::uintptr_t> key = buffers_key(b);
+  if (laid_out_ && !key.empty() && key == key_) return {};
+  free_types();
+  laid_out_ = false;
+  slots_.assign(schedule_.temps.size(), {});
+  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? temps_[t] : 0) + 1);
+  recv_layout_.assign(schedule_.phases.size(), {});
+  send_layout_.assign(schedule_.phases.size(), {});
+  recv_expect_.assign(schedule_.phases.size(), {});
+  if (!known_) return {};  // the first call sends and receives everything with sizes
+  for (std::size_t f = 0; f < schedule_.phases.size(); ++f) {
+    for (bool recv : {true, false}) {
+      for (const ir::graph::Message& m : recv ? schedule_.phases[f].recvs : schedule_.phases[f].sends) {
+        MessageLayout l;
+        std::int64_t bytes = 0;
+        MpiStatus s = layout(m, &l, &bytes);
+        if (!s.ok()) return s;
+        (recv ? recv_layout_ : send_layout_)[f].push_back(l);
+        if (recv) recv_expect_[f].push_back(bytes);
+      }
+    }
+  }
+  key_ = std::move(key);
+  laid_out_ = true;
+  return {};
+}
+
+// As before exactly when every part has the size it had in the previous call, at both ends of
+// the edge: the origin's own blocks by its own comparison, a temp or recv block it forwards
+// because it arrived as before (or with sizes equal to the previous ones) in this call. The
+// receiver's layout was built for those sizes, so it fits. An empty message always goes with
+// sizes: its 0 bytes on the data tag would read as a marker.
+bool SizedCalls::as_before(const ir::graph::Message& m) const {
+  if (!known_) return false;
+  std::int64_t total = 0;
+  for (const ir::graph::Part& p : m.parts) {
+    const std::size_t i = static_cast<std::size_t>(p.loc.index);
+    const std::int64_t now = size_now(p.loc);
+    const std::int64_t before = p.loc.kind == LocKind::kSend ? send_[i] : p.loc.kind == LocKind::kRecv ? recv_[i] : temps_[i];
+    if (now < 0 || now != before) return false;
+    total += now;
+  }
+  return total > 0;
+}
+
+// The parts' 64-bit sizes, then their bytes.
+MpiStatus SizedCalls::pack(const ir::graph::Message& m, std::vector<unsigned char>* out) const {
+  std::vector<std::int64_t> sizes;
+  std::int64_t total = 0;
+  for (const ir::graph::Part& p : m.parts) {
+    sizes.push_back(size_now(p.loc));
+    total += sizes.back();
+  }
+  const std::size_t head = sizes.size() * sizeof(std::int64_t);
+  if (total + static_cast<std::int64_t>(head) > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a message sent with sizes exceeds INT_MAX bytes");
+  out->resize(head + static_cast<std::size_t>(total));
+  std::memcpy(out->data(), sizes.data(), head);
+  std::size_t at = head;
+  for (std::size_t k = 0; k < m.parts.size(); ++k) {
+    BlockSpec s;
+    std::int64_t bytes = 0;
+    place(m.parts[k].loc, &s, &bytes);
+    MpiStatus st = pack_block(s, bytes, out->data() + at, shared_->exec);
+    if (!st.ok()) return st;
+    at += static_cast<std::size_t>(bytes);
+  }
+  return {};
+}
+
+void SizedCalls::resize_slot(std::size_t t, std::int64_t bytes) {
+  now_[t] = bytes;
+  if (static_cast<std::int64_t>(slots_[t].size()) == bytes + 1) return;
+  slots_[t].resize(static_cast<std::size_t>(bytes) + 1);
+  resized_[t] = 1;
+}
+
+// Tags: the data tag carries exactly one message per schedule message and call (the data, or
+// the marker), so on it, as on today's blocking lane, MPI's non-overtaking order matches every
+// receive of call n with the sender's message of call n even if the sender is already in call
+// n+1. The with-sizes tag carries a message only when the data tag carried a marker, and the
+// receiver takes it only after seeing that marker, in message order: its head is then this
+// call's message. (A receive posted on the data tag and cancelled when a with-sizes message
+// came, as the design first said, could instead match a later call's data from a sender that
+// runs ahead.)
+MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
+  const ir::graph::GraphPhase& ph = schedule_.phases[f];
+  const int tag = shared_->lanes.tag(Lanes::blocking_lane(), static_cast<int>(f));
+  const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
+  w->recvs.assign(ph.recvs.size(), MPI_REQUEST_NULL);
+  w->statuses.resize(ph.recvs.size());
+  for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
+    MessageLayout l{nullptr, 0, MPI_BYTE};  // before any previous call: a marker comes
+    bool stale = false;
+    for (const ir::graph::Part& p : ph.recvs[m].parts)
+      stale = stale || (p.loc.kind == LocKind::kTemp && resized_[static_cast<std::size_t>(p.loc.index)]);
+    std::int64_t bytes = 0;
+    if (known_ && stale) {  // a temp slot written twice, resized by its first write in this call
+      MpiStatus s = layout(ph.recvs[m], &l, &bytes);
+      if (!s.ok()) return s;
+      recv_expect_[f][m] = bytes;
+    } else if (known_) {
+      l = recv_layout_[f][m];
+    }
+    CARTPLAN_MPI_CALL(MPI_Irecv(l.buf, l.count, l.type, ph.recvs[m].peer, tag, shared_->exec, &w->recvs[m]));
+  }
+  w->out.assign(ph.sends.size(), {});
+  for (std::size_t m = 0; m < ph.sends.size(); ++m) {
+    const int peer = ph.sends[m].peer;
+    w->sends.emplace_back(MPI_REQUEST_NULL);
+    if (as_before(ph.sends[m])) {
+      const MessageLayout& l = send_layout_[f][m];
+      ++g_as_before;
+      CARTPLAN_MPI_CALL(MPI_Isend(l.buf, l.count, l.type, peer, tag, shared_->exec, &w->sends.back()));
+      continue;
+    }
+    MpiStatus s = pack(ph.sends[m], &w->out[m]);
+    if (!s.ok()) return s;
+    ++g_with_sizes;
+    CARTPLAN_MPI_CALL(MPI_Isend(nullptr, 0, MPI_BYTE, peer, tag, shared_->exec, &w->sends.back()));  // the marker
+    w->sends.emplace_back(MPI_REQUEST_NULL);
+    CARTPLAN_MPI_CALL(MPI_Isend(w->out[m].data(), static_cast<int>(w->out[m].size()), MPI_BYTE, peer, sized_tag, shared_->exec,
+                                &w->sends.back()));
+  }
+  return {};
+}
+
+// A message that came with sizes: temp slots take their sizes, recv blocks are checked against
+// this rank's own counts (a mismatch is MPI_ERR_TRUNCATE naming the block, and that part is
+// skipped), then the parts are unpacked.
+void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::vector<unsigned char>& in) {
+  const std::string where = "phase " + std::to_string(f) + ": the message from rank " + std::to_string(m.peer);
+  const std::size_t head = m.parts.size() * sizeof(std::int64_t);
+  std::vector<std::int64_t> sizes(m.parts.size());
+  std::int64_t total = 0;
+  if (in.size() >= head) std::memcpy(sizes.data(), in.data(), head);
+  bool valid = in.size() >= head;
+  for (std::int64_t s : sizes) {
+    valid = valid && s >= 0;
+    total += s;
+  }
+  if (!valid || static_cast<std::int64_t>(in.size() - head) != total)
+    return note(mpi_error(MPI_ERR_TRUNCATE, where + " does not hold the sizes of its " + std::to_string(m.parts.size()) + " parts"));
+  std::size_t at = head;
+  for (std::size_t k = 0; k < m.parts.size(); ++k) {
+    const ir::graph::Part& p = m.parts[k];
+    const std::size_t i = static_cast<std::size_t>(p.loc.index);
+    if (p.loc.kind == LocKind::kTemp) resize_slot(i, sizes[k]);
+    BlockSpec s;
+    std::int64_t bytes = 0;
+    place(p.loc, &s, &bytes);
+    if (bytes != sizes[k]) {
+      note(mpi_error(MPI_ERR_TRUNCATE, "recv block " + std::to_string(i) + " (from rank " + std::to_string(m.peer) + ") has " +
+                                           std::to_string(bytes) + " bytes, its block " + ir::graph::to_string(p.block) + " has " +
+                                           std::to_string(sizes[k]) + "; counts must match on both ends of an edge"));
+    } else {
+      note(unpack_block(in.data() + at, bytes, s, shared_->exec));
+    }
+    at += static_cast<std::size_t>(sizes[k]);
+  }
+}
+
+void SizedCalls::arrived_as_before(const ir::graph::Message& m) {
+  for (const ir::graph::Part& p : m.parts)
+    if (p.loc.kind == LocKind::kTemp) now_[static_cast<std::size_t>(p.loc.index)] = temps_[static_cast<std::size_t>(p.loc.index)];
+}
+
+// The phase's receives: all data-tag receives complete (their senders posted them at the start
+// of the phase, as in GraphExchange), then each marker's with-sizes message, in message order.
+MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
+  const ir::graph::GraphPhase& ph = schedule_.phases[f];
+  const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
+  const int rc = wait_all(&w->recvs, w->statuses.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return from_mpi(rc, "MPI_Testall");
+  for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
+    const MPI_Status& st = w->statuses[m];
+    const bool marker = (rc != MPI_ERR_IN_STATUS || st.MPI_ERROR == MPI_SUCCESS) && received_bytes(st) == 0;
+    if (!marker) {  // as before (or not what this rank expects: the error names it)
+      const std::int64_t expect = known_ ? recv_expect_[f][m] : 0;
+      note(arrival_error(true, static_cast<int>(f), ph.recvs[m].peer, expect, st, rc == MPI_ERR_IN_STATUS));
+      if (known_) arrived_as_before(ph.recvs[m]);
+      continue;
+    }
+    MPI_Status probed;
+    CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &probed));
+    int count = 0;
+    CARTPLAN_MPI_CALL(MPI_Get_count(&probed, MPI_BYTE, &count));
+    w->in.resize(static_cast<std::size_t>(count));
+    CARTPLAN_MPI_CALL(MPI_Recv(w->in.data(), count, MPI_BYTE, ph.recvs[m].peer, sized_tag, shared_->exec, MPI_STATUS_IGNORE));
+    unpack(f, ph.recvs[m], w->in);
+  }
+  return {};
+}
+
+// The phase's copies (self and parallel edges), with this call's sizes.
+void SizedCalls::run_copies(std::size_t f) {
+  for (const ir::graph::Copy& c : schedule_.phases[f].copies) {
+    if (c.to.kind == LocKind::kTemp) resize_slot(static_cast<std::size_t>(c.to.index), size_now(c.from));
+    BlockSpec from, to;
+    std::int64_t from_bytes = 0, to_bytes = 0;
+    place(c.from, &from, &from_bytes);
+    place(c.to, &to, &to_bytes);
+    if (from_bytes != to_bytes) {
+      note(mpi_error(MPI_ERR_TRUNCATE, "block " + ir::graph::to_string(c.block) + " has " + std::to_string(from_bytes) + " bytes in " +
+                                           ir::graph::to_string(c.from) + " and " + std::to_string(to_bytes) + " in " +
+                                           ir::graph::to_string(c.to) + " (self or parallel edges must carry blocks of one size)"));
+      continue;
+    }
+    if (contiguous_type(from.type) && contiguous_type(to.type)) {
+      if (from_bytes > 0) std::memcpy(const_cast<void*>(to.addr), from.addr, static_cast<std::size_t>(from_bytes));
+      continue;
+    }
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(from_bytes));
+    MpiStatus s = pack_block(from, from_bytes, bytes.data(), shared_->exec);
+    note(s.ok() ? unpack_block(bytes.data(), to_bytes, to, shared_->exec) : s);
+  }
+}
+
+MpiStatus SizedCalls::run(const GraphBuffers& b) {
+  ++g_calls;
+  b_ = &b;
+  error_ = {};
+  now_.assign(schedule_.temps.size(), -1);
+  resized_.assign(schedule_.temps.size(), 0);
+  MpiStatus s;
+  if (static_cast<std::int64_t>(kWithSizesRound + schedule_.phases.size()) > shared_->lanes.max_rounds())
+    s = mpi_error(MPI_ERR_TAG, "the schedule's messages with sizes do not fit in this communicator's tag space");
+  if (s.ok()) s = lay_out(b);
+  for (std::size_t f = 0; s.ok() && f < schedule_.phases.size(); ++f) {
+    Wire w;
+    s = post(f, &w);
+    if (s.ok()) s = receive(f, &w);
+    if (s.ok()) {
+      const int rc = wait_all(&w.sends, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Testall");
+    }
+    for (MPI_Request& r : w.recvs) abandon_request(&r, true);  // only after an MPI error
+    for (MPI_Request& r : w.sends) abandon_request(&r, false);
+    if (s.ok()) run_copies(f);
+  }
+  b_ = nullptr;
+  if (!s.ok()) {  // an MPI error: the schedule stopped here, so start afresh next call
+    forget();
+    return s;
+  }
+  for (std::size_t t = 0; t < now_.size(); ++t) {
+    if (now_[t] < 0) now_[t] = 0;  // never received: its sender's error names it
+    if (!known_ || now_[t] != temps_[t] || resized_[t]) laid_out_ = false;
+  }
+  known_ = true;
+  send_ = b.send_bytes;
+  recv_ = b.recv_bytes;
+  temps_ = now_;
+  return error_;
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,110 @@
+// Blocking v calls on a graph without a size pass per call (docs/graphs.md, "v calls without a
+// size pass per call"): a blocking allgatherv/alltoallv(/w, and the uniform calls that run as v
+// forms) with a combining schedule remembers, per communicator, op and schedule, the previous
+// call's block sizes, the temp slot sizes it learned and the messages laid out for them. The
+// next call sends each message of the schedule in one of two modes:
+//   - *as before*: every part has the size it had in the previous call (the origin's own send
+//     blocks unchanged, temp blocks that arrived as before in this call) and the message is not
+//     empty: the data alone, in the receiver's cached layout, on the data tag
+//     lanes.tag(0, phase);
+//   - *with sizes*: otherwise (and for everything on the first call): a 0-byte marker on the
+//     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
+//     parts' 64-bit sizes followed by their bytes.
+// The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
+// marker, and it then takes the with-sizes message (MPI_Iprobe, MPI_Recv), resizes its temp
+// slots, checks recv blocks against its own counts (MPI_ERR_TRUNCATE naming the block; the
+// schedule still runs so nobody waits) and unpacks. A change so travels with the data, along
+// the schedule's edges, only as far as the changed blocks go; no agreement, no extra message
+// in the steady state. Why it is safe is argued where it happens (graph_sized_calls.cc).
+//
+// Only blocking calls: MPI forbids a blocking collective to match a non-blocking one, so "the
+// previous blocking call of this op" is the same call on every rank, and it completed before
+// the next one started. Non-blocking calls run the size pass (graph_sizes.h).
+//
+//   SizedCalls calls(shared, schedule);       // per communicator, op and schedule
+//   MpiStatus s = calls.run(buffers);         // each blocking call
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/mpi/graph_comm.h"
+#include "backends/mpi/graph_exchange.h"
+#include "backends/mpi/graph_layout.h"
+#include "backends/mpi/graph_sizes.h"
+#include "backends/mpi/status.h"
+#include "ir/graph/plan.h"
+
+namespace cartplan::mpi {
+
+// The first round of the with-sizes messages' tags, on the blocking lane. Tags are distinct
+// from every other message on the internal communicator: tag = round x lanes + lane, and no
+// other request uses lane 0 (non-blocking and persistent requests, their size passes included,
+// have lanes >= 1, so their tags differ whatever the round); on lane 0 the data rounds are
+// below kSizeRound (schedules have at most 66 phases), the size pass of a blocking call with
+// reuse off uses kSizeRound + phase < kWithSizesRound, and this range is above both.
+inline constexpr int kWithSizesRound = kSizeRound + 70;
+
+// Counters of this process (a test and benchmark hook): blocking v calls run here, messages
+// sent as before and with sizes, and message layouts built.
+struct SizedCallStats {
+  std::uint64_t calls = 0, as_before = 0, with_sizes = 0, layouts = 0;
+};
+SizedCallStats sized_call_stats();
+// On by default; off: blocking v calls run the size pass on every call (a benchmark's
+// baseline). Every rank must switch at the same point, between calls.
+void set_size_reuse(bool on);
+bool size_reuse();
+
+class SizedCalls {
+ public:
+  SizedCalls(std::shared_ptr<GraphShared> shared, ir::graph::RankSchedule schedule);
+  ~SizedCalls();
+  SizedCalls(const SizedCalls&) = delete;
+  SizedCalls& operator=(const SizedCalls&) = delete;
+
+  // One blocking call on `b` (every rank of the graph calls it at the same point): the whole
+  // schedule runs; MPI_ERR_TRUNCATE if a block's size differs between the ends of an edge.
+  MpiStatus run(const GraphBuffers& b);
+  // Forgets the previous call (after a call that did not run here on this rank): the next call
+  // sends everything with sizes, which every receiver accepts.
+  void forget();
+
+ private:
+  struct Wire;  // one phase's requests and with-sizes buffers
+  MpiStatus lay_out(const GraphBuffers& b);
+  MpiStatus layout(const ir::graph::Message& m, MessageLayout* out, std::int64_t* bytes);
+  void place(const ir::graph::Loc& loc, BlockSpec* out, std::int64_t* bytes) const;
+  std::int64_t size_now(const ir::graph::Loc& loc) const;
+  bool as_before(const ir::graph::Message& m) const;
+  MpiStatus post(std::size_t f, Wire* w);
+  MpiStatus pack(const ir::graph::Message& m, std::vector<unsigned char>* out) const;
+  void unpack(std::size_t f, const ir::graph::Message& m, const std::vector<unsigned char>& in);
+  void arrived_as_before(const ir::graph::Message& m);
+  void resize_slot(std::size_t t, std::int64_t bytes);
+  MpiStatus receive(std::size_t f, Wire* w);
+  void run_copies(std::size_t f);
+  void note(MpiStatus s);
+  void free_types();
+
+  std::shared_ptr<GraphShared> shared_;
+  ir::graph::RankSchedule schedule_;
+  bool known_ = false;  // a previous call ran here
+  std::vector<std::int64_t> send_, recv_, temps_;  // its sizes
+  std::vector<std::uintptr_t> key_;  // the buffers the layouts are for (empty: rebuilt each call)
+  bool laid_out_ = false;
+  std::vector<std::vector<unsigned char>> slots_;  // temp slots: size + 1 bytes (never empty)
+  std::vector<std::vector<MessageLayout>> recv_layout_, send_layout_;  // per phase and message
+  std::vector<std::vector<std::int64_t>> recv_expect_;  // bytes of each recv layout
+  std::vector<MPI_Datatype> owned_;
+  // This call's state.
+  const GraphBuffers* b_ = nullptr;
+  std::vector<std::int64_t> now_;  // temp sizes known in this call (-1: not yet)
+  std::vector<char> resized_;      // temp slots resized in this call
+  MpiStatus error_;
+};
+
+}  // namespace cartplan::mpi
