@@ -135,18 +135,8 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       have_procs = true;
       continue;
     }
-    if (arg == "--tune") {
-      if (value != "model" && value != "measure") return "--tune must be model or measure, not '" + value + "'";
-      c->tune = value;
-      continue;
-    }
-    if (arg == "--timing") {
-      if (value != "interleaved" && value != "blocks" && value != "sync")
-        return "--timing must be interleaved, blocks or sync, not '" + value + "'";
-#ifndef CARTPLAN_SMPI
-      if (value == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
-#endif
-      c->timing = value;
+    if (arg == "--timing" || arg == "--tune") {
+      (arg == "--timing" ? c->timing : c->tune) = value;
       continue;
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
@@ -161,6 +151,12 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     else if (arg == "--iters") c->iters = v;
     else c->periodic = v;
   }
+  if (c->timing != "interleaved" && c->timing != "blocks" && c->timing != "sync")
+    return "--timing must be interleaved, blocks or sync, not '" + c->timing + "'";
+#ifndef CARTPLAN_SMPI
+  if (c->timing == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
+#endif
+  if (c->tune != "model" && c->tune != "measure") return "--tune must be model or measure, not '" + c->tune + "'";
   if (c->d != 2 && c->d != 3) return "--dims must be 2 or 3, not " + std::to_string(c->d);
   if (c->points == -1) c->points = c->d == 2 ? 9 : 27;
   if (c->d == 2 && c->points != 9 && c->points != 5)
