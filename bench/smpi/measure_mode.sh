@@ -12,7 +12,7 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 stop=${1:-} what=${2:-all}
-out=bench/results/smpi/measure_mode
+out=${MEASURE_OUT:-bench/results/smpi/measure_mode}  # MEASURE_OUT: another directory for the files
 mkdir -p "$out"
 late() { [ -n "$stop" ] && [ "$(date -u +%H:%M)" \> "$stop" ]; }
 # The halo misses of halo_summary.md: PLATFORM:NP:D:N:K.
@@ -20,6 +20,8 @@ halo_points="torus:64:2:64:3 torus:64:2:256:1 torus:64:2:256:3 dragonfly:64:2:25
 torus:256:2:64:3 fattree:256:2:256:3 torus:256:2:256:1 dragonfly:256:2:256:1 torus:256:2:256:3 dragonfly:256:3:8:3"
 # The points where the model's pick was within 5 % at p = 64 (does measuring keep them?), 3-D n = 64
 # left out (wall time): MEASURE_HALO=hits64.
+# MEASURE_POINTS: the halo points to run instead (PLATFORM:NP:D:N:K ...).
+[ -n "${MEASURE_POINTS:-}" ] && halo_points=$MEASURE_POINTS
 if [ "${MEASURE_HALO:-misses}" = hits64 ]; then
   halo_points=""
   for pl in fattree torus dragonfly; do
