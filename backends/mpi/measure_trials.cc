@@ -17,17 +17,10 @@ namespace {
 // shared machine, so the cap is high; the budget still bounds init. Under SimGrid's SMPI the
 // simulated time of a synchronized run is deterministic, so more runs than kMinReps would add
 // wall time (a simulated run of 256 ranks takes seconds) and no information.
-// Under SMPI a run is also a back-to-back batch: kWarmCalls untimed exchanges, then kTimedCalls
-// timed ones, the run's time their mean. One exchange right after the synchronizing allreduce
-// favours one-phase plans (their early ranks send before the last rank starts; docs/smpi.md,
-// "Timing"), while a persistent request runs exchange after exchange (EXPERIMENT, see
-// bench/results/smpi/measure_mode.md; Open MPI's trials are single exchanges, unchanged).
 #ifdef CARTPLAN_SMPI
 constexpr double kBudgetUs = 0;
-constexpr int kWarmCalls = 2, kTimedCalls = 4;
 #else
 constexpr double kBudgetUs = 20000;
-constexpr int kWarmCalls = 0, kTimedCalls = 1;
 #endif
 constexpr int kMinReps = 5, kMaxReps = 1000;
 // Another candidate replaces the model's pick only if its median is this much lower. The
@@ -61,15 +54,10 @@ MpiStatus time_trials(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm,
     const double t_sync = MPI_Wtime();
     CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
     if (last < n) (*samples)[last].push_back(slowest);
-    MpiStatus st;
-    auto once = [&] {
-      st = xs[i]->start();
-      if (st.ok()) st = xs[i]->wait();
-    };
-    for (int c = 0; c < kWarmCalls && st.ok(); ++c) once();
     const double t0 = with_sync ? t_sync : MPI_Wtime();
-    for (int c = 0; c < kTimedCalls && st.ok(); ++c) once();
-    last_us = (MPI_Wtime() - t0) * 1e6 / kTimedCalls;
+    MpiStatus st = xs[i]->start();
+    if (st.ok()) st = xs[i]->wait();
+    last_us = (MPI_Wtime() - t0) * 1e6;
     last = timed ? i : n;
     return st;
   };
