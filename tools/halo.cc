@@ -78,6 +78,7 @@ struct Config {
   int iters = 50;
   int periodic = 0;
   std::vector<int> procs;  // empty: MPI_Dims_create
+  std::string tune = "model";  // the halo API auto request's Info cartplan_tune at init
   // interleaved: the variants take turns, one exchange each (a drifting machine moves them together);
   // blocks: each variant's exchanges back to back (deterministic simulators have no drift);
   // sync (SMPI): each exchange after a barrier, from the last rank's entry to the last rank's exit.
@@ -90,7 +91,7 @@ struct Config {
 
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
-    "            [--timing interleaved|blocks|sync]\n"
+    "            [--timing interleaved|blocks|sync] [--tune model|measure]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
@@ -101,7 +102,10 @@ const char* kUsage =
     "  --procs     process grid (d values, product <= np); default MPI_Dims_create\n"
     "  --timing    interleaved: the variants take turns, one exchange each; blocks: each variant's\n"
     "              exchanges back to back; sync (SMPI only): each exchange after a barrier, from the\n"
-    "              last rank's entry to the last rank's exit; default interleaved (sync under SMPI)\n";
+    "              last rank's entry to the last rank's exit; default interleaved (sync under SMPI)\n"
+    "  --tune      the halo API's auto request: model (the cost model's pick) or measure (Info\n"
+    "              cartplan_tune = measure at init: the close candidates timed, the fastest kept);\n"
+    "              the init's time is printed; default model\n";
 
 // Returns an empty string when the options are good, else the message to print. Only depends
 // on argv and np, so every rank reaches the same verdict without communicating.
@@ -120,7 +124,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs" || arg == "--timing") {
+               arg == "--procs" || arg == "--timing" || arg == "--tune") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
@@ -131,13 +135,8 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       have_procs = true;
       continue;
     }
-    if (arg == "--timing") {
-      if (value != "interleaved" && value != "blocks" && value != "sync")
-        return "--timing must be interleaved, blocks or sync, not '" + value + "'";
-#ifndef CARTPLAN_SMPI
-      if (value == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
-#endif
-      c->timing = value;
+    if (arg == "--timing" || arg == "--tune") {
+      (arg == "--timing" ? c->timing : c->tune) = value;
       continue;
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
@@ -152,6 +151,12 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     else if (arg == "--iters") c->iters = v;
     else c->periodic = v;
   }
+  if (c->timing != "interleaved" && c->timing != "blocks" && c->timing != "sync")
+    return "--timing must be interleaved, blocks or sync, not '" + c->timing + "'";
+#ifndef CARTPLAN_SMPI
+  if (c->timing == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
+#endif
+  if (c->tune != "model" && c->tune != "measure") return "--tune must be model or measure, not '" + c->tune + "'";
   if (c->d != 2 && c->d != 3) return "--dims must be 2 or 3, not " + std::to_string(c->d);
   if (c->points == -1) c->points = c->d == 2 ? 9 : 27;
   if (c->d == 2 && c->points != 9 && c->points != 5)
@@ -881,6 +886,7 @@ struct HaloApi {
   std::vector<Cart_Halo> halos;        // [0]: auto
   std::vector<Cart_Request> requests;  // one per halo
   double dimwise_predicted = std::nan("");
+  double init_us = 0;  // the auto request's init (timed_halo_init)
   std::int64_t dimwise_bytes = -1;
   void free() {
     for (Cart_Request& r : requests) CART(Cart_request_free(&r));
@@ -900,10 +906,10 @@ T plan_step(cartplan::Result<T> r) {
   return std::move(*r);
 }
 
-void halo_plan_facts(const Problem& p, Cart_Halo halo, const Pricing& pr, Variant* v) {
+void halo_plan_facts(const Problem& p, Cart_Request request, const Pricing& pr, Variant* v) {
   namespace eh = cartplan::engine::halo;
   char* json = nullptr;
-  CART(Cart_halo_plan(halo, &json));
+  CART(Cart_halo_request_plan(request, &json));
   const std::string text = json;
   Cart_free_plan_json(json);
   const cartplan::ir::halo::HaloPlan plan = plan_step(cartplan::ir::halo::halo_plan_from_json_string(text));
@@ -912,6 +918,22 @@ void halo_plan_facts(const Problem& p, Cart_Halo halo, const Pricing& pr, Varian
   v->algorithm = cartplan::ir::halo::to_string(plan.algorithm());
   v->predicted_us = plan_step(eh::price_halo(binder, pr.model, pr.grid, pr.ranks_per_node)).us;
   v->bytes = eh::count(plan_step(eh::lower_halo(binder, *pr.grid, coords))).sent_bytes;
+}
+
+// The auto request's init (Info cartplan_tune from --tune), timed from a barrier to the slowest
+// rank's return: what measuring mode costs once (simulated time under SMPI).
+double timed_halo_init(const Problem& p, double* grid, Cart_Halo halo, Cart_Request* req) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_tune", p.c.tune.c_str());
+  MPI_Barrier(p.cart);
+  const double t0 = MPI_Wtime();
+  CART(Cart_halo_exchange_init(grid, halo, info, req));
+  double mine = (MPI_Wtime() - t0) * 1e6, slowest = 0;
+  MPI_Info_free(&info);
+  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, p.cart);
+  if (p.me == 0) std::printf("halo API auto init (--tune %s): %.2f us, the slowest rank\n", p.c.tune.c_str(), slowest);
+  return slowest;
 }
 
 void add_halo_api_variants(const Problem& p, double* grid, const Pricing& pr, HaloApi* h, std::vector<Variant>* variants,
@@ -928,13 +950,17 @@ void add_halo_api_variants(const Problem& p, double* grid, const Pricing& pr, Ha
     CART(Cart_halo_create(p.cart, d, interior.data(), ghost.data(), ghost.data(), MPI_DOUBLE, MPI_ORDER_C, info, &halo));
     MPI_Info_free(&info);
     Cart_Request req = CART_REQUEST_NULL;
-    CART(Cart_halo_exchange_init(grid, halo, MPI_INFO_NULL, &req));
+    if (h->halos.empty()) {
+      h->init_us = timed_halo_init(p, grid, halo, &req);
+    } else {
+      CART(Cart_halo_exchange_init(grid, halo, MPI_INFO_NULL, &req));
+    }
     const std::size_t i = h->halos.size();
     h->halos.push_back(halo);
     h->requests.push_back(req);
     Variant v;
     v.name = i == 0 ? "cartplan halo API" : std::string("halo API ") + algo;
-    halo_plan_facts(p, halo, pr, &v);
+    halo_plan_facts(p, req, pr, &v);
     if (std::string(algo) == "dimwise") {
       h->dimwise_predicted = v.predicted_us;
       h->dimwise_bytes = v.bytes;

@@ -84,7 +84,7 @@ int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::
     if (s.ok() && !bad.ok()) s = bad;
     if (s.ok() && !persistent) s = x->start();
     if (!s.ok()) return s;
-    *request = new Cart_Request_s{nullptr, std::move(x), persistent, nullptr};
+    *request = new Cart_Request_s{nullptr, std::move(x), persistent, nullptr, nullptr};
     return {};
   });
 }

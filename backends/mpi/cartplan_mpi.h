@@ -613,12 +613,18 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * MPI collectives, every rank calls it (bad arguments on one rank only make the others wait).
  * Cart_halo_exchange_init makes a persistent request for `array` (collective, as MPI-4 init:
  * one agreement), started and completed with Cart_start/Cart_startall and Cart_wait/Cart_test
- * like any Cart_Request, freed with Cart_request_free; its Info takes no keys yet. The
+ * like any Cart_Request, freed with Cart_request_free. Its Info takes cartplan_tune
+ * (model|measure; default the halo's, set by Info cartplan_tune at Cart_halo_create, a cartplan
+ * communicator's mode or CARTPLAN_TUNE): with measure, on a halo planned with algorithm auto,
+ * init times the planner's close candidates (direct, combining, dimwise ...) on scratch arrays,
+ * never writing `array`, and the request runs the fastest, the same on every rank (one agreement
+ * before the trials, one MPI_Allreduce per trial run; nothing per start; docs/halo.md). The
  * *_fields forms exchange `count` arrays of the halo's layout, of one or several element types,
  * with one set of messages (u, v, w and p together). Cart_halo_free releases the halo (requests made from it
  * stay valid until freed). Cart_halo_plan gives the plan's canonical JSON (schema
  * cartplan.halo_plan/1, as `cartplan halo plan` prints it; release with Cart_free_plan_json).
- * Cart_request_plan, _program and _algorithm refuse halo requests (MPI_ERR_REQUEST).
+ * Cart_request_plan, _program and _algorithm refuse halo requests (MPI_ERR_REQUEST); a
+ * persistent halo request's plan is Cart_halo_request_plan's.
  *
  *   int interior[2] = {64, 64}, ghost[2] = {2, 2};
  *   double* u = calloc(68 * 68, sizeof(double));
@@ -654,6 +660,11 @@ int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Da
                                    Cart_Request* request);
 int Cart_halo_free(Cart_Halo* halo);
 int Cart_halo_plan(Cart_Halo halo, char** json);
+/* The plan a persistent halo request runs (schema cartplan.halo_plan/1; release with
+ * Cart_free_plan_json): the halo's, or in measuring mode the candidate measured fastest at init.
+ * Local. MPI_ERR_REQUEST for CART_REQUEST_NULL or a request that is not a persistent halo exchange.
+ *   char* json; Cart_halo_request_plan(req, &json); ... Cart_free_plan_json(json); */
+int Cart_halo_request_plan(Cart_Request request, char** json);
 
 #ifdef __cplusplus
 }

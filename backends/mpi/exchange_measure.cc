@@ -5,14 +5,13 @@
 #include "backends/mpi/exchange_measure.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/measure_trials.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -20,19 +19,8 @@ namespace {
 // Receive memory for the trials is scratch, never the caller's: init must not write the receive
 // buffer (the caller may still be reading it, or another request may be filling it). The scratch
 // covers the span of every receive block this rank uses, one copy with the blocks at their own
-// relative addresses, so strided datatypes keep their layout. Beyond this size the trials are
-// skipped and the model's pick is kept (every rank learns it in the agreement below).
-constexpr std::uint64_t kMaxScratchBytes = std::uint64_t{256} << 20;
-// Time for all timed trials together (their synchronization included), split over the
-// candidates; each is timed at least kMinReps and at most kMaxReps times after two warm-up
-// runs. Calls of a few microseconds need hundreds of runs before their median settles on a
-// shared machine, so the cap is high; the budget still bounds init.
-constexpr double kBudgetUs = 20000;
-constexpr int kMinReps = 5, kMaxReps = 1000;
-// Another candidate replaces the model's pick only if its median is this much lower. The
-// trials are short and share the machine with everything else; a smaller difference is within
-// their spread, and keeping the model's pick costs at most this much when it is real.
-constexpr double kSwitchRatio = 0.95;
+// relative addresses, so strided datatypes keep their layout. Beyond kMeasureMaxScratchBytes the
+// trials are skipped and the model's pick is kept (every rank learns it in the agreement below).
 
 struct Span {
   std::uintptr_t lo = std::numeric_limits<std::uintptr_t>::max(), hi = 0;
@@ -53,95 +41,7 @@ MpiStatus span_of(const BlockSpec& b, Span* s) {
   return {};
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// Times every exchange of `xs` round-robin; samples[i]: the slowest rank's time of each run of
-// xs[i], the same on every rank. Every run is timed as bench/exchange_bench times its
-// variants: it starts together on every rank, and its time is the slowest rank's. One
-// MPI_Allreduce before each run does both: it synchronizes the ranks (without that, a rank's
-// time for one candidate includes its peers' lag from the previous one, and round-robin charges
-// each candidate part of its predecessor's cost), and it brings every rank the slowest time of
-// the previous run. So every rank holds the same samples and picks the same plan without a
-// further agreement. (At init only, like the agreement itself: never on a start.)
-MpiStatus time_trials(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm, std::vector<std::vector<double>>* samples,
-                      int* reps) {
-  const std::size_t n = xs.size();
-  samples->assign(n, {});
-  double last_us = 0;    // this rank's time of the previous run
-  std::size_t last = n;  // its candidate; n: none, or a warm-up run
-  // with_sync: the time includes the MPI_Allreduce, for sizing the trials (on many processes the
-  // allreduce, not the exchange, can be most of a trial's time, and the budget bounds both).
-  auto run = [&](std::size_t i, bool timed, bool with_sync = false) -> MpiStatus {
-    double slowest = 0;
-    const double t_sync = MPI_Wtime();
-    CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
-    if (last < n) (*samples)[last].push_back(slowest);
-    const double t0 = with_sync ? t_sync : MPI_Wtime();
-    MpiStatus st = xs[i]->start();
-    if (st.ok()) st = xs[i]->wait();
-    last_us = (MPI_Wtime() - t0) * 1e6;
-    last = timed ? i : n;
-    return st;
-  };
-  // Two warm-up runs of each (first touch of the scratch, Open MPI's first use of a peer); the
-  // second one's slowest times size the trials, the same count on every rank.
-  MpiStatus s;
-  for (int pass = 0; pass < 2 && s.ok(); ++pass)
-    for (std::size_t i = 0; i < n && s.ok(); ++i) s = run(i, pass == 1, pass == 1);
-  if (s.ok()) s = run(0, false);  // collects the last warm-up time (this run is one more warm-up)
-  if (!s.ok()) return s;
-  double total = 0;
-  for (const std::vector<double>& w : *samples) total += std::max(w.back(), 0.01);
-  *reps = std::clamp(static_cast<int>(kBudgetUs / total), kMinReps, kMaxReps);
-  for (std::vector<double>& w : *samples) w.clear();
-  // Round-robin, as bench/calibrate times variants: a drift of the machine during the trials
-  // moves every candidate alike instead of favouring whichever ran first.
-  for (int r = 0; r < *reps && s.ok(); ++r)
-    for (std::size_t i = 0; i < n && s.ok(); ++i) s = run(i, true);
-  if (!s.ok()) return s;
-  double ignored = 0;  // the last run's slowest time
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &ignored, 1, MPI_DOUBLE, MPI_MAX, comm));
-  (*samples)[last].push_back(ignored);
-  return {};
-}
-
-// The CARTPLAN_VERBOSE line of a measurement: per candidate its median, quartiles and the
-// rounds in which it ran faster than the model's pick (runs of one round are adjacent in time,
-// so a drift of the machine shows in the quartiles, not here), and the prediction.
-void report_trials(const std::vector<PlanCache::CandidateEntry>& cands, const std::vector<std::vector<double>>& samples,
-                   const std::vector<double>& median, int reps, std::size_t best) {
-  std::string line = "cartplan: measured at init (" + std::to_string(reps) + " runs each, median of the slowest rank's times):";
-  char buf[256];
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    std::vector<double> v = samples[i];
-    std::sort(v.begin(), v.end());
-    std::size_t wins = 0;
-    for (std::size_t r = 0; r < std::min(samples[i].size(), samples[0].size()); ++r) wins += samples[i][r] < samples[0][r];
-    std::snprintf(buf, sizeof buf, "%s %s %.2f us [%.2f, %.2f]", i ? ";" : "", cands[i].name.c_str(), median[i],
-                  v[v.size() / 4], v[3 * v.size() / 4]);
-    line += buf;
-    if (i > 0) {
-      std::snprintf(buf, sizeof buf, ", faster than the pick in %zu of %zu rounds", wins, samples[i].size());
-      line += buf;
-    }
-    std::snprintf(buf, sizeof buf, " (predicted %.2f)", cands[i].predicted_us);
-    line += buf;
-  }
-  std::fprintf(stderr, "%s; running %s%s\n", line.c_str(), cands[best].name.c_str(),
-               best == 0 ? " (the model's pick)" : " (not the model's pick)");
-}
-
 }  // namespace
-
-std::size_t measured_pick(const std::vector<double>& medians) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < medians.size(); ++i)
-    if (medians[i] < medians[best] && medians[i] < kSwitchRatio * medians[0]) best = i;
-  return best;
-}
 
 MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* agreed) {
   std::vector<PlanCache::CandidateEntry> cands;
@@ -158,7 +58,7 @@ MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, con
       if (!s.ok()) return s;
     }
   const std::uint64_t scratch_bytes = span.empty() ? 1 : span.hi - span.lo;
-  const bool too_big = scratch_bytes > kMaxScratchBytes;
+  const bool too_big = scratch_bytes > kMeasureMaxScratchBytes;
   std::unique_ptr<unsigned char[]> scratch;  // not zeroed: only the trials touch its pages
   ExchangeSpec trial = spec;
   std::vector<std::unique_ptr<Exchange>> xs(cands.size());
@@ -177,24 +77,19 @@ MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, con
   }
   // One agreement before any trial runs: a rank that could not build a trial, or whose
   // receive span is too large for scratch, would leave its neighbours waiting.
-  int flags[2] = {built.ok() ? 0 : built.code, too_big ? 1 : 0}, all[2] = {0, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, nc.internal()));
-  if (all[0] != 0)
-    return built.ok() ? mpi_error(all[0], "another rank could not build a candidate to measure (error class " +
-                                              std::to_string(all[0]) + " there)")
-                      : built;
-  if (all[1] != 0) return {};  // the model's pick stands
-
-  std::vector<std::vector<double>> samples;
-  int reps = 0;
-  s = time_trials(xs, nc.internal(), &samples, &reps);
+  bool skip = false;
+  s = agree_to_measure(nc.internal(), built, too_big, &skip);
+  if (!s.ok() || skip) return s;  // skip: the model's pick stands
+  std::vector<std::string> names;
+  std::vector<double> predicted;
+  for (const PlanCache::CandidateEntry& c : cands) {
+    names.push_back(c.name);
+    predicted.push_back(c.predicted_us);
+  }
+  std::size_t best = 0;  // index 0: the model's pick (candidate_entries)
+  s = time_and_pick(xs, nc.internal(), names, predicted, nc.rank() == 0, &best);
   if (!s.ok()) return s;
-  std::vector<double> median(xs.size());
-  for (std::size_t i = 0; i < xs.size(); ++i) median[i] = median_of(samples[i]);
-  const std::size_t best = measured_pick(median);  // index 0: the model's pick (candidate_entries)
   if (best != 0) agreed->entry = cands[best].entry;  // else keep settle's (cached) entry of the same plan
-  const char* verbose = std::getenv("CARTPLAN_VERBOSE");
-  if (verbose && std::string(verbose) == "1" && nc.rank() == 0) report_trials(cands, samples, median, reps, best);
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/mpi/exchange_settle.h"
+#include "backends/mpi/measure_trials.h"  // measured_pick
 
 namespace cartplan::mpi {
 
@@ -18,10 +19,5 @@ namespace cartplan::mpi {
 // candidate measured fastest by measured_pick; leaves it when there is one candidate or the
 // receive span is too large for scratch (exchange_measure.cc).
 MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* settled);
-
-// Measuring mode's choice among the candidates' measured medians, the model's pick at index 0:
-// the lowest median, but another candidate only if it is at least 5 % below the model's pick's
-// (exchange_measure.cc). For example measured_pick({10, 9.6, 9.8}) == 0, ({10, 9, 8}) == 2.
-std::size_t measured_pick(const std::vector<double>& medians);
 
 }  // namespace cartplan::mpi

@@ -152,6 +152,8 @@ struct Planned {
   Options options;
   std::optional<ih::HaloPlan> plan;
   eh::HaloProgram program;
+  std::optional<eh::HaloDescription> halo;  // what measuring mode re-plans from
+  eh::HaloPlanOptions plan_options;
   std::string description;  // the text every rank must share
   // A plain MPI_Cart_create communicator whose model prices placement: a fingerprint of that
   // model (non-zero), so that ranks learn the ranks per node only if all use the same one; 0
@@ -186,7 +188,10 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
     p->options.model = m->model;
     p->options.ranks_per_node = ranks_per_node;
     if (engine::prices_placement(m->model)) p->placement_model = model_fingerprint(m->model);
+    s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)
   }
+  if (s.ok()) s = parse_tune(a.info, &p->options.tune_measure);
+  if (!s.ok()) return s;
   o.model = p->options.model;
   o.ranks_per_node = placement_ranks_per_node(p->options);
   Result<eh::HaloDescription> h = eh::describe_halo(shape, p->stencil, p->grid);
@@ -202,10 +207,12 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
   p->nbh = std::move(*nbh);
   p->plan = std::move(*plan);
   p->program = std::move(*program);
+  p->halo = std::move(*h);
+  p->plan_options = o;
   bool given = false;
   const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
   p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
-                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo;
+                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model");
   for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
   return {};
 }
@@ -289,8 +296,11 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
   else s = communication_copy(args.elemtype, MPI_COMM_NULL, &h->elem_);  // only built upon: need not be committed
   if (!s.ok()) return s;
-  h->plan_ = std::move(p.plan);
+  h->plan_ = std::make_shared<const ih::HaloPlan>(std::move(*p.plan));
   h->program_ = std::move(p.program);
+  h->description_ = std::move(p.halo);
+  h->plan_options_ = std::move(p.plan_options);
+  h->tune_measure_ = p.options.tune_measure && h->plan_options_.algo == eh::HaloAlgoChoice::kAuto;
   *out = std::move(h);
   return {};
 }
@@ -380,12 +390,12 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
 // received into where the cells live; only temps (combining and split plans) are cartplan's
 // memory, one set per array.
-MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
-                                    Exchange::Schedule* out) const {
+MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::vector<void*>& arrays,
+                                    const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const {
   for (std::size_t f = 0; f < arrays.size(); ++f)
     if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
   if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
-  Buffers buffers{program_, arrays, out->memory, {}, {}};
+  Buffers buffers{program, arrays, out->memory, {}, {}};
   for (std::size_t f = 0; f < arrays.size(); ++f) {
     MPI_Datatype t = types.empty() ? elem_ : types[f];
     MPI_Count size = 0;
@@ -396,13 +406,13 @@ MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std:
     CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
     buffers.types.push_back(t);
     buffers.true_lb.push_back(true_lb);
-    for (const std::vector<int>& e : program_.temp_extents) {  // temp slot s of array f: memory[f * slots + s]
+    for (const std::vector<int>& e : program.temp_extents) {  // temp slot s of array f: memory[f * slots + s]
       std::int64_t cells = 1;
       for (int n : e) cells *= n;
       out->memory.emplace_back(static_cast<std::size_t>(std::max<std::int64_t>((cells - 1) * extent + true_extent, 1)));
     }
   }
-  for (const eh::HaloPhaseProgram& ph : program_.phases) {
+  for (const eh::HaloPhaseProgram& ph : program.phases) {
     std::vector<Exchange::ScheduledMessage>& list = out->phases.emplace_back();
     for (int side = 0; side < 2; ++side)  // receives first, then sends
       for (const eh::HaloTransfer& t : side == 0 ? ph.recvs : ph.sends) {
@@ -413,11 +423,11 @@ MpiStatus HaloContext::schedule_for(const std::vector<void*>& arrays, const std:
   return {};
 }
 
-MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
-                                      std::unique_ptr<Exchange>* out) const {
+MpiStatus HaloContext::build(const eh::HaloProgram& program, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                             Exchange::Kind kind, int lane, std::unique_ptr<Exchange>* out) const {
   Exchange::Schedule schedule;
-  const MpiStatus s = schedule_for(arrays, types, &schedule);
-  if (s.ok()) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kBlocking, 0, out);
+  const MpiStatus s = schedule_for(program, arrays, types, &schedule);
+  if (s.ok()) return Exchange::from_schedule(*nc_, std::move(schedule), kind, lane, out);
   free_all(&schedule.owned_types);
   return s;
 }
@@ -436,7 +446,7 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
     std::uintptr_t word = 0, kind = 0;
     if (!datatype_key(t, &derived, &word, &kind)) {
       std::unique_ptr<Exchange> once;
-      const MpiStatus s = build_blocking(arrays, types, &once);
+      const MpiStatus s = build(program_, arrays, types, Exchange::Kind::kBlocking, 0, &once);
       return s.ok() ? once->run_once() : s;
     }
     key.insert(key.end(), {word, kind});
@@ -448,7 +458,7 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   }
   if (it == blocking_.end()) {
     std::unique_ptr<Exchange> x;
-    const MpiStatus s = build_blocking(arrays, types, &x);
+    const MpiStatus s = build(program_, arrays, types, Exchange::Kind::kBlocking, 0, &x);
     if (!s.ok()) return s;
     if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
     blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
@@ -462,12 +472,19 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
 }
 
 MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
-                                     const MpiStatus& caller_error, std::unique_ptr<Exchange>* out) {
+                                     const MpiStatus& caller_error, std::unique_ptr<Exchange>* out, MPI_Info info,
+                                     std::shared_ptr<const ih::HaloPlan>* plan_run) {
   Exchange::Schedule schedule;
-  const MpiStatus local = caller_error.ok() ? schedule_for(arrays, types, &schedule) : caller_error;
+  bool measuring = tune_measure_;
+  MpiStatus local = caller_error.ok() ? parse_tune(info, &measuring) : caller_error;
+  measuring = measuring && plan_options_.algo == eh::HaloAlgoChoice::kAuto;
+  std::vector<Trial> trials;
+  std::int64_t listed = 0;  // the fingerprint of the trials' list
+  if (local.ok() && measuring) local = measure_list(&trials, &listed);
+  if (local.ok()) local = schedule_for(program_, arrays, types, &schedule);
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
-  // arrays with elements of the same sizes, and the persistent lanes every rank holds, so that
-  // the new request takes a lane free everywhere (lanes.h).
+  // arrays with elements of the same sizes and measure the same candidates, and the persistent
+  // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).
   std::int64_t fields = static_cast<std::int64_t>(arrays.size()), bytes = 0;
   for (std::size_t f = 0; local.ok() && f < arrays.size(); ++f) {
     MPI_Count size = 0;
@@ -476,20 +493,27 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   }
   std::vector<std::int64_t> all;
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes}, &all, &held);
+  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed}, &all, &held);
   if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
   if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
     s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
                                 "halo exchange");
+  if (s.ok() && all[5] != -all[6])
+    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange) or on its "
+                               "candidate plans");
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
                                       " persistent requests are alive on this halo; free some first");
-  if (!s.ok()) {
-    free_all(&schedule.owned_types);
-    return s;
-  }
-  return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+  std::size_t best = 0;
+  if (s.ok() && trials.size() > 1) s = measure(trials, arrays, types, lane, &best);
+  if (!s.ok() || best != 0) free_all(&schedule.owned_types);
+  if (!s.ok()) return s;
+  if (plan_run) *plan_run = best == 0 ? plan_ : trials[best].plan;
+  if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+  Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
+  if (!program) return mpi_error(MPI_ERR_INTERN, program.error());
+  return build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out);
 }
 
 }  // namespace cartplan::mpi

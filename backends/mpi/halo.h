@@ -25,11 +25,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/status.h"
+#include "engine/halo/choose.h"
+#include "engine/halo/description.h"
 #include "engine/halo/program.h"
 #include "ir/halo/plan.h"
 
@@ -67,9 +70,13 @@ class HaloContext {
   MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
-  // caller found; it is agreed like the others.
+  // caller found; it is agreed like the others. `info`: cartplan_tune (model|measure, default
+  // the halo's). In measuring mode, on a halo planned with algorithm auto, init times the
+  // planner's close candidates on scratch arrays (halo_measure.cc) and the request runs the
+  // fastest, the same on every rank; *plan_run (if given) is the plan the request runs.
   MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
-                          std::unique_ptr<Exchange>* out);
+                          std::unique_ptr<Exchange>* out, MPI_Info info = MPI_INFO_NULL,
+                          std::shared_ptr<const ir::halo::HaloPlan>* plan_run = nullptr);
 
   const ir::halo::HaloPlan& plan() const { return *plan_; }
   const engine::halo::HaloProgram& program() const { return program_; }
@@ -79,15 +86,39 @@ class HaloContext {
 
  private:
   HaloContext() = default;
-  MpiStatus schedule_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
-  MpiStatus build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
-                           std::unique_ptr<Exchange>* out) const;
+  MpiStatus schedule_for(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays,
+                         const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
+  // An exchange of `program` on `arrays` (kind and lane as Exchange::from_schedule).
+  MpiStatus build(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                  Exchange::Kind kind, int lane, std::unique_ptr<Exchange>* out) const;
+
+  // Measuring mode (halo_measure.cc). A candidate worth timing: the planner's, model's pick first.
+  struct Trial {
+    std::string name;
+    double predicted_us = 0;
+    std::shared_ptr<const ir::halo::HaloPlan> plan;
+  };
+  // Local: the candidates to time (PlanCache::measure_order's rule, duplicates dropped) and a
+  // fingerprint of the list, which ranks agree on before timing.
+  MpiStatus measure_list(std::vector<Trial>* out, std::int64_t* fingerprint) const;
+  // Collective: times the trials on scratch arrays like `arrays` and sets *best (index into
+  // trials; 0 when the trials are skipped), the same on every rank.
+  // This rank's program of `plan` on the halo's grid.
+  Result<engine::halo::HaloProgram> lower_plan(const ir::halo::HaloPlan& plan) const;
+  MpiStatus measure(const std::vector<Trial>& trials, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                    int lane, std::size_t* best) const;
 
   MPI_Comm report_ = MPI_COMM_NULL;
   std::unique_ptr<NeighborhoodComm> nc_;  // owns cartplan's internal communicator
   MPI_Datatype elem_ = MPI_DATATYPE_NULL; // the caller's element type: predefined as it is, derived a private copy
-  std::optional<ir::halo::HaloPlan> plan_;
+  std::shared_ptr<const ir::halo::HaloPlan> plan_;
   engine::halo::HaloProgram program_;
+  // What measuring mode re-plans from: the description and the planner's options, and whether
+  // persistent init measures by default (CARTPLAN_TUNE, the cartplan communicator's mode, Info
+  // cartplan_tune at creation) and may (algorithm auto).
+  std::optional<engine::halo::HaloDescription> description_;
+  engine::halo::HaloPlanOptions plan_options_;
+  bool tune_measure_ = false;
   // A kept blocking exchange: the arrays and the element types' keys (datatype_key: handles of
   // predefined types, layout ids of derived ones) it was built for.
   struct Blocking {

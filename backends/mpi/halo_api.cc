@@ -46,7 +46,7 @@ int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype
   });
 }
 
-int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], Cart_Request* request) {
+int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], MPI_Info info, Cart_Request* request) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     // A bad halo handle cannot take part in the halo's agreement: it is refused at once (every
     // rank that passes one gets the error; as in MPI, the others' init is then erroneous).
@@ -57,11 +57,20 @@ int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Dataty
     MpiStatus bad = request ? arrays_of(count, arrays, types, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
     // Bad arguments take part in the agreement, so that every rank returns an error.
     std::unique_ptr<cartplan::mpi::Exchange> x;
-    MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x);
+    std::shared_ptr<const cartplan::ir::halo::HaloPlan> plan;
+    MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x, info, &plan);
     if (!s.ok()) return s;
-    *request = new Cart_Request_s{halo->halo, std::move(x), true, nullptr};
+    *request = new Cart_Request_s{halo->halo, std::move(x), true, nullptr, std::move(plan)};
     return {};
   });
+}
+
+// A malloc'ed copy of `text` for a caller that frees it with Cart_free_plan_json.
+MpiStatus give_json(const std::string& text, const char* fn, char** json) {
+  *json = static_cast<char*>(std::malloc(text.size() + 1));
+  if (!*json) return mpi_error(MPI_ERR_NO_MEM, std::string(fn) + ": out of memory");
+  std::memcpy(*json, text.c_str(), text.size() + 1);
+  return {};
 }
 
 }  // namespace
@@ -86,13 +95,13 @@ int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatyp
   return blocking(halo, count, arrays, types);
 }
 
-int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info /*info: no keys yet*/, Cart_Request* request) {
-  return persistent(halo, 1, &array, nullptr, request);
+int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request) {
+  return persistent(halo, 1, &array, nullptr, info, request);
 }
 
 int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
-                                   MPI_Info /*info*/, Cart_Request* request) {
-  return persistent(halo, count, arrays, types, request);
+                                   MPI_Info info, Cart_Request* request) {
+  return persistent(halo, count, arrays, types, info, request);
 }
 
 int Cart_halo_free(Cart_Halo* halo) {
@@ -108,11 +117,16 @@ int Cart_halo_plan(Cart_Halo halo, char** json) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     if (!halo) return mpi_error(MPI_ERR_ARG, "Cart_halo_plan: halo is CART_HALO_NULL");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_halo_plan: json is NULL");
-    const std::string text = cartplan::ir::halo::to_json_string(halo->halo->plan());
-    *json = static_cast<char*>(std::malloc(text.size() + 1));
-    if (!*json) return mpi_error(MPI_ERR_NO_MEM, "Cart_halo_plan: out of memory");
-    std::memcpy(*json, text.c_str(), text.size() + 1);
-    return {};
+    return give_json(cartplan::ir::halo::to_json_string(halo->halo->plan()), "Cart_halo_plan", json);
+  });
+}
+
+int Cart_halo_request_plan(Cart_Request request, char** json) {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_halo_request_plan: request is CART_REQUEST_NULL");
+    if (!request->halo_plan) return mpi_error(MPI_ERR_REQUEST, "Cart_halo_request_plan: not a persistent halo exchange");
+    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_halo_request_plan: json is NULL");
+    return give_json(cartplan::ir::halo::to_json_string(*request->halo_plan), "Cart_halo_request_plan", json);
   });
 }
 

@@ -2,6 +2,7 @@
 // (docs/info-keys.md), the model's prices in one list, the fingerprint ranks agree on, and
 // whether a given plan fits the neighbourhood.
 #include <cstring>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
@@ -88,13 +89,7 @@ MpiStatus parse_modes(MPI_Info info, Options* o) {
     else if (v == "cartplan") o->progress_anywhere = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
   }
-  v = info_value(info, "cartplan_tune", &present);
-  if (present) {
-    if (v == "measure") o->tune_measure = true;
-    else if (v == "model") o->tune_measure = false;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
-  }
-  return {};
+  return parse_tune(info, &o->tune_measure);
 }
 
 // Info cartplan_plan: a plan file, read, verified and checked against the dimension.
@@ -141,6 +136,34 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }
 
 }  // namespace
+
+MpiStatus parse_tune(MPI_Info info, bool* measure) {
+  bool present = false;
+  const std::string v = info_value(info, "cartplan_tune", &present);
+  if (!present) return {};
+  if (v == "measure") *measure = true;
+  else if (v == "model") *measure = false;
+  else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
+  return {};
+}
+
+// The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
+// CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must
+// agree on.
+MpiStatus modes_from_env(Options* options) {
+  if (const char* env = std::getenv("CARTPLAN_CHECK")) {
+    const std::string mode = env;
+    if (mode == "collective") options->check_collective = true;
+    else if (!mode.empty() && mode != "none") return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+  }
+  if (const char* env = std::getenv("CARTPLAN_TUNE")) {
+    const std::string mode = env;
+    if (mode == "measure") options->tune_measure = true;
+    else if (!mode.empty() && mode != "model") return mpi_error(MPI_ERR_ARG, "CARTPLAN_TUNE = '" + mode + "' (expected model or measure)");
+  }
+  return {};
+}
+
 
 std::vector<double> model_prices(const engine::CostModel& m) {
   std::vector<double> prices;

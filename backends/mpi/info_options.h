@@ -96,6 +96,14 @@ std::vector<double> model_prices(const engine::CostModel& m);
 // The value of Info `key` (empty, *present false, when info is MPI_INFO_NULL or lacks it).
 std::string info_value(MPI_Info info, const char* key, bool* present);
 
+// Info cartplan_tune alone (model|measure; *measure left alone when absent): the halo API reads
+// it at creation and at persistent init. MPI_ERR_INFO_VALUE for another value.
+MpiStatus parse_tune(MPI_Info info, bool* measure);
+
+// The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
+// CARTPLAN_TUNE: MPI_ERR_ARG for another value); Info keys override them.
+MpiStatus modes_from_env(Options* options);
+
 // Reads the keys above from `info` on top of `base`. Errors (MPI_ERR_INFO_VALUE) name the key.
 MpiStatus parse_info(MPI_Info info, int ndims, Options* options);
 

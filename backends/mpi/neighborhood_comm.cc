@@ -125,23 +125,6 @@ MpiStatus require_neighborhood(MPI_Comm comm, NeighborhoodComm** out) {
   return {};
 }
 
-// The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
-// CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must
-// agree on.
-MpiStatus modes_from_env(Options* options) {
-  if (const char* env = std::getenv("CARTPLAN_CHECK")) {
-    const std::string mode = env;
-    if (mode == "collective") options->check_collective = true;
-    else if (!mode.empty() && mode != "none") return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
-  }
-  if (const char* env = std::getenv("CARTPLAN_TUNE")) {
-    const std::string mode = env;
-    if (mode == "measure") options->tune_measure = true;
-    else if (!mode.empty() && mode != "model") return mpi_error(MPI_ERR_ARG, "CARTPLAN_TUNE = '" + mode + "' (expected model or measure)");
-  }
-  return {};
-}
-
 // This rank's own checks of Cart_neighborhood_create's arguments, the neighbourhood they
 // describe and the options (model found, Info keys). No communication.
 MpiStatus check_arguments(int size, int d, const int dims[], const int periods[], int t, const int rel[], MPI_Info info,

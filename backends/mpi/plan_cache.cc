@@ -97,6 +97,20 @@ MpiStatus PlanCache::bind_entry(const ir::Plan& plan, int root, std::shared_ptr<
   return {};
 }
 
+std::vector<std::size_t> PlanCache::measure_order(const std::vector<double>& predicted_us, std::size_t pick) {
+  std::vector<std::size_t> order(predicted_us.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if ((a == pick) != (b == pick)) return a == pick;
+    return predicted_us[a] < predicted_us[b];
+  });
+  const double cheapest = predicted_us.empty() ? 0 : *std::min_element(predicted_us.begin(), predicted_us.end());
+  std::vector<std::size_t> out;
+  for (std::size_t i : order)
+    if (predicted_us[i] <= kMeasureRange * cheapest) out.push_back(i);
+  return out;
+}
+
 MpiStatus PlanCache::candidate_entries(ir::Op op, const Options& o, const std::vector<std::int64_t>& sizes,
                                               const std::vector<bool>& contiguous, std::vector<CandidateEntry>* out) {
   out->clear();
@@ -107,19 +121,12 @@ MpiStatus PlanCache::candidate_entries(ir::Op op, const Options& o, const std::v
   if (!cands) return mpi_error(MPI_ERR_ARG, cands.error());
   // The model's own pick (make_plan's: engine::pick_candidate) first, then the others cheapest
   // first. Plans that are the same under another name are timed once.
-  std::vector<const engine::Candidate*> order;
-  for (const engine::Candidate& c : *cands) order.push_back(&c);
-  const engine::Candidate* pick = &(*cands)[engine::pick_candidate(*cands)];
-  std::stable_sort(order.begin(), order.end(), [pick](const engine::Candidate* a, const engine::Candidate* b) {
-    if ((a == pick) != (b == pick)) return a == pick;
-    return a->cost.total_us() < b->cost.total_us();
-  });
-  double cheapest = order.front()->cost.total_us();
-  for (const engine::Candidate* c : order) cheapest = std::min(cheapest, c->cost.total_us());
+  std::vector<double> predicted;
+  for (const engine::Candidate& c : *cands) predicted.push_back(c.cost.total_us());
   std::vector<std::string> seen;
-  for (const engine::Candidate* c : order) {
+  for (std::size_t i : measure_order(predicted, engine::pick_candidate(*cands))) {
+    const engine::Candidate* c = &(*cands)[i];
     if (static_cast<int>(out->size()) >= kMeasureMaxCandidates) break;
-    if (c->cost.total_us() > kMeasureRange * cheapest) break;
     std::string text = ir::to_json_string(c->plan);
     if (std::find(seen.begin(), seen.end(), text) != seen.end()) continue;
     seen.push_back(std::move(text));

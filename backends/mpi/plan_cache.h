@@ -57,6 +57,11 @@ class PlanCache {
   // only on agreed arguments. Not cached: persistent init keeps the one it measures fastest.
   static constexpr double kMeasureRange = 2.0;
   static constexpr int kMeasureMaxCandidates = 4;
+  // The order and range above on any list of predictions (the halo API's candidates too), as
+  // indices: `pick` first, then the others cheapest first (stable), only those within
+  // kMeasureRange of the cheapest. The caller drops duplicates and stops at kMeasureMaxCandidates.
+  //   measure_order({5, 3, 7, 9}, 0) == {0, 1, 2}   // 9 > 2 x 3
+  static std::vector<std::size_t> measure_order(const std::vector<double>& predicted_us, std::size_t pick);
   struct CandidateEntry {
     std::string name;  // engine::Candidate::name
     double predicted_us = 0;

@@ -4,13 +4,14 @@
 // a Cartesian or halo exchange (the Exchange machinery) or a graph exchange (Cart_graph_*); the
 // request functions dispatch to whichever it holds.
 //
-//   Cart_Request r = new Cart_Request_s{nullptr, std::move(exchange), true, nullptr};
+//   Cart_Request r = new Cart_Request_s{nullptr, std::move(exchange), true, nullptr, nullptr};
 #pragma once
 
 #include <memory>
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/graph_exchange.h"
+#include "ir/halo/plan.h"
 
 struct Cart_Request_s {
   // What the exchange's communicator belongs to, kept alive while the request is (a halo's
@@ -20,6 +21,9 @@ struct Cart_Request_s {
   std::unique_ptr<cartplan::mpi::Exchange> exchange;
   bool persistent = false;
   std::unique_ptr<cartplan::mpi::GraphExchange> graph;
+  // A persistent halo exchange's plan (the one measuring mode chose, or the halo's): what
+  // Cart_halo_request_plan returns. Null for every other request.
+  std::shared_ptr<const cartplan::ir::halo::HaloPlan> halo_plan;
 
   cartplan::mpi::MpiStatus start() { return graph ? graph->start() : exchange->start(); }
   cartplan::mpi::MpiStatus wait() { return graph ? graph->wait() : exchange->wait(); }

@@ -5,13 +5,16 @@
 #   bash bench/smpi/halo_scale.sh PLATFORM NP N HALO [LIMIT_S]          # -> bench/results/smpi/halo_<platform>_p<np>_n<N>_k<HALO>.txt
 #   DIMS=2 bash bench/smpi/halo_scale.sh PLATFORM NP N HALO [LIMIT_S]   # -> bench/results/smpi/halo_<platform>_p<np>_d2_n<N>_k<HALO>.txt
 # DIMS=3 given explicitly names the file ..._d3_... (the sweep of bench/smpi/halo_sweep.sh).
+# HALO_ARGS: more options for tools/halo (e.g. "--tune measure"); HALO_OUT_DIR: where the file
+# goes instead of bench/results/smpi (bench/smpi/measure_mode.sh sets both).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 pl=$1 np=$2 n=$3 k=$4 limit=${5:-300}
 d=${DIMS:-3}
 r=bench/results/smpi
-out="$r/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}.txt"
+out="${HALO_OUT_DIR:-$r}/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}.txt"
+extra=${HALO_ARGS:-}
 model="$r/cost_model_${pl}_p256.json"
 # HALO_BIN_DIR: a directory holding an SMPI build's tools/halo (a sweep builds once; no bazel here).
 if [ -n "${HALO_BIN_DIR:-}" ]; then
@@ -23,9 +26,9 @@ fi
 python3 bench/smpi/platforms.py "$pl" --np "$np" --out-dir out/smpi/platforms >/dev/null
 plat=(-platform "out/smpi/platforms/${pl}_p${np}.xml" -hostfile "out/smpi/platforms/${pl}_p${np}.hosts")
 t0=$(date +%s) status=0
-{ echo "# CARTPLAN_COST_MODEL=$model smpirun -np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d --n $n --halo $k --periodic 1 --iters 4 --timing blocks"
+{ echo "# CARTPLAN_COST_MODEL=$model smpirun -np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d --n $n --halo $k --periodic 1 --iters 4 --timing blocks${extra:+ $extra}"
   CARTPLAN_COST_MODEL="$model" timeout -k 30 "$limit" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" "${plat[@]}" \
-    "$bin/tools/halo" --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters 4 --timing blocks || status=$?
+    "$bin/tools/halo" --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters 4 --timing blocks $extra || status=$?
   echo "# wall $(($(date +%s) - t0)) s, exit status $status$([ "$status" = 124 ] && echo ": DID NOT FINISH within $limit s")"; } >"$out" 2>&1
 printf '| %s | halo %s p=%s n=%s k=%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$n" "$k" $(($(date +%s) - t0)) \
   "$([ "$status" = 0 ] && echo done || echo "DID NOT FINISH (status $status, limit $limit s)")" >>"$r/scale_log.md"

@@ -37,6 +37,9 @@ struct Case {
   const char* type_name = "double";
   int order = MPI_ORDER_C;
   const char* algo = "auto";
+  // Measuring mode (Info cartplan_tune = measure): at persistent init, or for the whole halo
+  // from Cart_halo_create.
+  enum class Tune { kModel, kAtInit, kAtCreate } tune = Tune::kModel;
   // Where the stencil comes from: "" = a plain communicator's default (every region),
   // "info:SPEC" = plain communicator with cartplan_stencil, "cart:x,y;..." = a cartplan
   // communicator with these offsets.
@@ -48,6 +51,7 @@ struct Case {
     for (int v : lo) s += std::to_string(v);
     s += " hi";
     for (int v : hi) s += std::to_string(v);
+    s += tune == Tune::kAtInit ? " tune measure at init" : tune == Tune::kAtCreate ? " tune measure at creation" : "";
     return s + " stencil '" + stencil + "'";
   }
 };
@@ -229,6 +233,7 @@ Cart_Halo open_halo(Harness& h, const Case& c, MPI_Comm cart) {
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", c.algo);
   if (c.stencil.rfind("info:", 0) == 0) MPI_Info_set(info, "cartplan_stencil", c.stencil.substr(5).c_str());
+  if (c.tune == Case::Tune::kAtCreate) MPI_Info_set(info, "cartplan_tune", "measure");
   Cart_Halo halo = CART_HALO_NULL;
   const int rc = Cart_halo_create(cart, c.d, c.interior.data(), c.lo.data(), c.hi.data(), c.type, c.order, info, &halo);
   MPI_Info_free(&info);
@@ -241,6 +246,52 @@ Cart_Halo open_halo(Harness& h, const Case& c, MPI_Comm cart) {
     Cart_free_plan_json(json);
   }
   return halo;
+}
+
+// The Info of a case's persistent init: cartplan_tune = measure, or none.
+MPI_Info init_info(const Case& c) {
+  if (c.tune != Case::Tune::kAtInit) return MPI_INFO_NULL;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_tune", "measure");
+  return info;
+}
+
+// The plan a persistent request runs (Cart_halo_request_plan) is the same on every rank and,
+// for auto, one of the planner's candidates: the plan of a halo with that algorithm forced.
+void expect_candidate_plan(Harness& h, const Case& c, MPI_Comm cart, Cart_Request req) {
+  char* json = nullptr;
+  h.check(Cart_halo_request_plan(req, &json) == MPI_SUCCESS && json, c.name() + ": Cart_halo_request_plan: " + Cart_error_message());
+  const std::string mine = json ? json : "";
+  Cart_free_plan_json(json);
+  std::uint64_t hash = 1469598103934665603ull;
+  for (unsigned char ch : mine) hash = (hash ^ ch) * 1099511628211ull;
+  std::uint64_t lo = 0, hi = 0;
+  MPI_Allreduce(&hash, &lo, 1, MPI_UINT64_T, MPI_MIN, cart);
+  MPI_Allreduce(&hash, &hi, 1, MPI_UINT64_T, MPI_MAX, cart);
+  h.check(lo == hi, c.name() + ": ranks run different plans");
+  if (std::string(c.algo) != "auto") return;
+  bool found = false;
+  for (const char* algo : {"direct", "combining", "dimwise", "split", "hybrid"}) {
+    Case forced = c;
+    forced.algo = algo;
+    forced.tune = Case::Tune::kModel;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+    if (c.stencil.rfind("info:", 0) == 0) MPI_Info_set(info, "cartplan_stencil", c.stencil.substr(5).c_str());
+    Cart_Halo halo = CART_HALO_NULL;
+    // Dimwise refuses stencils that are not prefix-closed (on every rank alike): not a candidate.
+    if (Cart_halo_create(cart, c.d, c.interior.data(), c.lo.data(), c.hi.data(), c.type, c.order, info, &halo) == MPI_SUCCESS) {
+      char* text = nullptr;
+      Cart_halo_plan(halo, &text);
+      found = found || (text && mine == text);
+      Cart_free_plan_json(text);
+      Cart_halo_free(&halo);
+    }
+    MPI_Info_free(&info);
+  }
+  h.check(found, c.name() + ": the persistent request runs none of the planner's candidates: " + mine.substr(0, 200));
 }
 
 void expect_cells(Harness& h, const Layout& l, const std::vector<unsigned char>& arr, const std::string& what) {
@@ -265,8 +316,10 @@ void mixed_fields(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::
   std::vector<void*> ptrs;
   for (int f = 0; f < 3; ++f) ptrs.push_back((fields[f] = std::vector<unsigned char>(Layout(kinds[f], cart, stencil, 0).bytes())).data());
   Cart_Request req = CART_REQUEST_NULL;
-  h.check(Cart_halo_exchange_fields_init(3, ptrs.data(), types.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS,
+  MPI_Info info = init_info(c);
+  h.check(Cart_halo_exchange_fields_init(3, ptrs.data(), types.data(), halo, info, &req) == MPI_SUCCESS,
           c.name() + ": mixed fields init: " + Cart_error_message());
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   for (int it = 0; it < 3 && req; ++it) {
     std::vector<Layout> layouts;
     for (int f = 0; f < 3; ++f) layouts.emplace_back(kinds[f], cart, stencil, 600 + 10 * it + f);
@@ -320,9 +373,15 @@ void run_case(Harness& h, const Case& c) {
     expect_cells(h, l, arr, c.name() + " blocking " + std::to_string(it));
   }
   Layout l0(c, cart, stencil, 0);
-  std::vector<unsigned char> arr(l0.bytes());
+  std::vector<unsigned char> arr;
+  l0.fill(arr);
+  const std::vector<unsigned char> before = arr;
   Cart_Request req = CART_REQUEST_NULL;
-  h.check(Cart_halo_exchange_init(arr.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, c.name() + ": init: " + Cart_error_message());
+  MPI_Info info = init_info(c);
+  h.check(Cart_halo_exchange_init(arr.data(), halo, info, &req) == MPI_SUCCESS, c.name() + ": init: " + Cart_error_message());
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  h.check(arr == before, c.name() + ": init wrote the array (measuring mode must time on scratch arrays)");
+  if (req) expect_candidate_plan(h, c, cart, req);
   for (int it = 0; it < 5 && req; ++it) {
     Layout l(c, cart, stencil, 100 + it);
     l.fill(arr);  // the same memory, new data: the request reads it at each start
@@ -406,6 +465,16 @@ std::vector<Case> cases() {
   four.d = 4, four.periods = {1, 0, 1, 0}, four.interior = {2, 3, 2, 2}, four.lo = {1, 1, 0, 2}, four.hi = {2, 1, 1, 0};
   four.order = MPI_ORDER_FORTRAN, four.type = MPI_INT, four.type_name = "int";
   out.push_back(four);
+  // Measuring mode on the auto cases (2-D and 3-D, every stencil source), asked at init and at
+  // creation; and on a forced algorithm, where it measures nothing.
+  for (std::size_t i = 0; i < 6; ++i) {
+    Case m = out[i];
+    m.tune = i % 2 ? Case::Tune::kAtCreate : Case::Tune::kAtInit;
+    out.push_back(m);
+  }
+  Case forced = out[6];  // direct, 2-D
+  forced.tune = Case::Tune::kAtInit;
+  out.push_back(forced);
   return out;
 }
 
@@ -502,6 +571,10 @@ void bad_input(Harness& h) {
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", "bogus");
   expect_error(h, create(cart, 2, in, g, MPI_DOUBLE, MPI_ORDER_C, info), MPI_ERR_INFO_VALUE, "cartplan_algorithm", "bad algorithm");
+  MPI_Info_set(info, "cartplan_algorithm", "auto");
+  MPI_Info_set(info, "cartplan_tune", "bogus");
+  expect_error(h, create(cart, 2, in, g, MPI_DOUBLE, MPI_ORDER_C, info), MPI_ERR_INFO_VALUE, "cartplan_tune", "create with a bad cartplan_tune");
+  MPI_Info_delete(info, "cartplan_tune");
   MPI_Info_set(info, "cartplan_algorithm", "dimwise");
   MPI_Info_set(info, "cartplan_stencil", "offsets:1,1;-1,-1");  // corners without faces: not prefix-closed
   expect_error(h, create(cart, 2, in, g, MPI_DOUBLE, MPI_ORDER_C, info), MPI_ERR_ARG, "", "dimwise on corners only");
@@ -551,8 +624,20 @@ void bad_input(Harness& h) {
   const int rc = Cart_halo_exchange_init(arr.data(), halo, MPI_INFO_NULL, h.rank == 0 ? nullptr : &req);
   expect_error(h, rc, MPI_ERR_REQUEST, h.rank == 0 ? "request is NULL" : "another rank", "init NULL request on rank 0");
   h.check(req == CART_REQUEST_NULL, "failed init leaves CART_REQUEST_NULL");
+  MPI_Info tune;
+  MPI_Info_create(&tune);
+  MPI_Info_set(tune, "cartplan_tune", "bogus");
+  expect_error(h, Cart_halo_exchange_init(arr.data(), halo, tune, &req), MPI_ERR_INFO_VALUE, "cartplan_tune", "init with a bad cartplan_tune");
+  if (h.size > 1) {  // measuring on one rank only: every rank learns it at init
+    MPI_Info_set(tune, "cartplan_tune", h.rank == 0 ? "measure" : "model");
+    expect_error(h, Cart_halo_exchange_init(arr.data(), halo, tune, &req), MPI_ERR_ARG, "measuring mode", "cartplan_tune differs");
+  }
+  h.check(req == CART_REQUEST_NULL, "failed tuned init leaves CART_REQUEST_NULL");
+  MPI_Info_free(&tune);
   h.check(Cart_halo_exchange_init(arr.data(), halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, "init");
   char* json = nullptr;
+  expect_error(h, Cart_halo_request_plan(CART_REQUEST_NULL, &json), MPI_ERR_REQUEST, "CART_REQUEST_NULL", "request plan of NULL");
+  expect_error(h, Cart_halo_request_plan(req, nullptr), MPI_ERR_ARG, "json is NULL", "request plan json NULL");
   expect_error(h, Cart_request_plan(req, &json), MPI_ERR_REQUEST, "halo", "Cart_request_plan of a halo request");
   int comb = 0;
   expect_error(h, Cart_request_algorithm(req, &comb), MPI_ERR_REQUEST, "halo", "Cart_request_algorithm of a halo request");
