@@ -163,8 +163,9 @@ std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm
 // spare, a duplicate of the old internal communicator with its row-major rank order, was made
 // while every rank was in the graph's creation or in MPI_Comm_dup), and every rank takes the
 // same branch (a spare is left or not after the same sequence of MPI_Comm_idup calls). Caveat:
-// a PMPI_Comm_dup that failed on one rank only (stencil_entry, on_comm_dup) is not agreed, as
-// the stencil's own internal duplicate never was; Open MPI fails them on every rank alike.
+// a spare's PMPI_Comm_dup that failed on one rank only (stencil_entry, on_comm_dup) is not
+// agreed, as the stencil's own internal duplicate never was (agreeing would cost an
+// MPI_Allreduce per creation and dup); that rank would then pass the duplicate through alone.
 std::unique_ptr<AcceleratedComm> idup_stencil_entry(AcceleratedComm& old, MPI_Comm new_comm) {
   if (!old.spare.ready()) {
     report_idup_passed(old, ++table().serial, kNoSpare);

@@ -188,31 +188,40 @@ void run_blocking(Test& t, MPI_Comm graph) {
   MPI_Comm_free(&dup);
 }
 
-// Every rank inits first (cartplan agrees at init); the rank without edges then receives before
-// its MPI_Start while rank 0 starts, waits and sends.
-void run_persistent(Test& t, MPI_Comm graph) {
+// On an MPI_Comm_idup of an MPI_Comm_dup of `graph`: `first_call` makes an allgather, then an
+// alltoall, the duplicate's first calls (`form`: how), each checked; forced, both must have run
+// through cartplan.
+using FirstCall = std::function<int(Call&, MPI_Comm, const std::string&)>;
+void on_idup_of_dup(Test& t, MPI_Comm graph, int id, const std::string& form, const FirstCall& first_call) {
   MPI_Comm mid = MPI_COMM_NULL;
   MPI_Comm_dup(graph, &mid);
   MPI_Comm dup = idup(mid);
-  int id = 10;
   for (bool gather : {true, false}) {
     Call c = make_call(t, gather, id++);
+    const std::string what = "MPI_Comm_idup of MPI_Comm_dup, then " + form + (gather ? " allgather" : " alltoall");
+    t.check(first_call(c, dup, what) == MPI_SUCCESS, what + ": no error");
+    check_call(t, c, what);
+  }
+  const std::string calls = "MPI_Comm_idup's " + form + " calls";
+  const long ran = accelerated(t, dup, calls);
+  if (t.expect_accelerated) t.check(ran == 2, calls + " ran through cartplan (" + std::to_string(ran) + " of 2)");
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&mid);
+}
+
+// Every rank inits first (cartplan agrees at init); the rank without edges then receives before
+// its MPI_Start while rank 0 starts, waits and sends.
+void run_persistent(Test& t, MPI_Comm graph) {
+  on_idup_of_dup(t, graph, 10, "persistent", [&](Call& c, MPI_Comm dup, const std::string& what) {
     MPI_Request r = MPI_REQUEST_NULL;
-    int rc = gather ? MPIX_Neighbor_allgather_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, dup, MPI_INFO_NULL, &r)
-                    : MPIX_Neighbor_alltoall_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, dup, MPI_INFO_NULL, &r);
-    const std::string what = std::string("MPI_Comm_idup of MPI_Comm_dup, then persistent ") + (gather ? "allgather" : "alltoall");
+    int rc = c.gather ? MPIX_Neighbor_allgather_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, dup, MPI_INFO_NULL, &r)
+                      : MPIX_Neighbor_alltoall_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, dup, MPI_INFO_NULL, &r);
     recv_pattern(t, dup, [&] {
       const int started = MPI_Start(&r);
       return started | MPI_Wait(&r, MPI_STATUS_IGNORE);
     }, what);
-    rc |= MPI_Request_free(&r);
-    t.check(rc == MPI_SUCCESS, what + ": init and free without error");
-    check_call(t, c, what);
-  }
-  const long ran = accelerated(t, dup, "MPI_Comm_idup's persistent inits");
-  if (t.expect_accelerated) t.check(ran == 2, "MPI_Comm_idup's persistent inits ran through cartplan (" + std::to_string(ran) + " of 2)");
-  MPI_Comm_free(&dup);
-  MPI_Comm_free(&mid);
+    return rc | MPI_Request_free(&r);
+  });
 }
 
 int nonblocking(Call& c, MPI_Comm comm, MPI_Request* r) {
@@ -224,27 +233,15 @@ int nonblocking(Call& c, MPI_Comm comm, MPI_Request* r) {
 // MPI_COMM_WORLD; they start theirs after it. Correct MPI: starting a non-blocking call waits
 // for nobody.
 void run_nonblocking(Test& t, MPI_Comm graph) {
-  MPI_Comm mid = MPI_COMM_NULL;
-  MPI_Comm_dup(graph, &mid);
-  MPI_Comm dup = idup(mid);
-  int id = 30;
-  for (bool gather : {true, false}) {
-    Call c = make_call(t, gather, id++);
+  on_idup_of_dup(t, graph, 30, "non-blocking", [&](Call& c, MPI_Comm dup, const std::string&) {
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Comm world = MPI_COMM_NULL;
     int rc = t.rank == 0 ? nonblocking(c, dup, &r) : MPI_SUCCESS;
     rc |= MPI_Comm_dup(MPI_COMM_WORLD, &world);
     if (t.rank != 0) rc |= nonblocking(c, dup, &r);
     rc |= MPI_Wait(&r, MPI_STATUS_IGNORE);
-    rc |= MPI_Comm_free(&world);
-    const std::string what = std::string("MPI_Comm_idup of MPI_Comm_dup, then non-blocking ") + (gather ? "allgather" : "alltoall");
-    t.check(rc == MPI_SUCCESS, what + ": no error");
-    check_call(t, c, what);
-  }
-  const long ran = accelerated(t, dup, "MPI_Comm_idup's non-blocking calls");
-  if (t.expect_accelerated) t.check(ran == 2, "MPI_Comm_idup's non-blocking calls ran through cartplan (" + std::to_string(ran) + " of 2)");
-  MPI_Comm_free(&dup);
-  MPI_Comm_free(&mid);
+    return rc | MPI_Comm_free(&world);
+  });
 }
 
 // A second MPI_Comm_idup of the graph: its spare communicators went to the first; passed through.
