@@ -96,6 +96,7 @@ std::unique_ptr<AcceleratedComm> stencil_entry(MPI_Comm graph, Detection& det) {
   acc->nc = std::make_unique<mpi::NeighborhoodComm>(internal, std::move(nbh), std::move(grid), det.coords, det.options);
   acc->nc->shared()->user = graph;
   acc->order = std::move(det.order);
+  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's (idup_stencil_entry)
   return acc;
 }
 
@@ -118,6 +119,14 @@ std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm in
   return acc;
 }
 
+// Rank 0 with CARTPLAN_VERBOSE=1: why an MPI_Comm_idup duplicate passes its calls through.
+void report_idup_passed(const AcceleratedComm& old, int serial, const char* why) {
+  if (old.reporter)
+    std::fprintf(stderr, "cartplan_interpose: communicator %d (MPI_Comm_idup of communicator %d) passed through: %s\n", serial, old.serial, why);
+}
+constexpr const char* kNoSpare =
+    "no spare private communicators left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)";
+
 // An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicators.
 //
 // Why this cannot hang: it sends, receives and waits for nothing, here or later. The duplicate
@@ -127,7 +136,7 @@ std::unique_ptr<AcceleratedComm> copy_of(const AcceleratedComm& old, MPI_Comm in
 // the duplicate's first use, a local MPI_Comm_set_attr. Every rank takes the same branch: the
 // old state's outcome was agreed, and whether a spare is left depends only on the sequence of
 // MPI_Comm_idup calls on the old communicator, which MPI makes the same on every rank.
-// Started internal MPI_Comm_idup's (the stencil path's) were rejected for graphs: waiting on one
+// Started internal MPI_Comm_idup's (what the stencil path did before) were rejected: waiting on one
 // at the first call needs every rank to progress it, and Open MPI allocates context ids one
 // parent at a time (lowest id first, ompi/communicator/comm_cid.c), so a peer blocked in a
 // creation on a communicator with a lower id, waiting for this rank, never progresses it; and
@@ -142,11 +151,28 @@ std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm
   if (ready) {
     acc->pending_graph = state->copy_for(new_comm, old.spare.exec, old.spare.setup);
     old.spare.release();  // owned by the duplicate's state now
-  } else if (acc->reporter) {
-    std::fprintf(stderr, "cartplan_interpose: communicator %d (MPI_Comm_idup of communicator %d) passed through: %s\n", acc->serial,
-                 old.serial, old.graph_state != AcceleratedComm::GraphState::kReady ? "the original's graph state failed"
-                 : "no spare private communicators left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)");
+  } else {
+    report_idup_passed(old, acc->serial, old.graph_state != AcceleratedComm::GraphState::kReady ? "the original's graph state failed" : kNoSpare);
   }
+  return acc;
+}
+
+// An MPI_Comm_idup duplicate of a stencil: the old one's neighbourhood on its spare internal
+// communicator, or nullptr (not accelerated: every call passes through) when none is left.
+// It cannot hang for the reasons idup_graph_entry gives: no communication here or later (the
+// spare, a duplicate of the old internal communicator with its row-major rank order, was made
+// while every rank was in the graph's creation or in MPI_Comm_dup), and every rank takes the
+// same branch (a spare is left or not after the same sequence of MPI_Comm_idup calls). Caveat:
+// a spare's PMPI_Comm_dup that failed on one rank only (stencil_entry, on_comm_dup) is not
+// agreed, as the stencil's own internal duplicate never was (agreeing would cost an
+// MPI_Allreduce per creation and dup); that rank would then pass the duplicate through alone.
+std::unique_ptr<AcceleratedComm> idup_stencil_entry(AcceleratedComm& old, MPI_Comm new_comm) {
+  if (!old.spare.ready()) {
+    report_idup_passed(old, ++table().serial, kNoSpare);
+    return nullptr;
+  }
+  std::unique_ptr<AcceleratedComm> acc = copy_of(old, old.spare.exec, new_comm);
+  old.spare.release();  // owned by the duplicate's NeighborhoodComm now
   return acc;
 }
 
@@ -200,35 +226,24 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
   MPI_Comm internal = MPI_COMM_NULL;
   if (PMPI_Comm_dup(old->nc->internal(), &internal) != MPI_SUCCESS) return;
   PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
-  insert(new_comm, copy_of(*old, internal, new_comm));
+  std::unique_ptr<AcceleratedComm> acc = copy_of(*old, internal, new_comm);
+  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's
+  insert(new_comm, std::move(acc));
 }
 
 void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm) {
   AcceleratedComm* old = ready(find_comm(old_comm));
   if (!old || new_comm == MPI_COMM_NULL) return;
   Inside inside;
-  if (old->graph) {
-    insert(new_comm, idup_graph_entry(*old, old_comm, new_comm));
-    return;
-  }
-  MPI_Comm internal = MPI_COMM_NULL;
-  MPI_Request pending = MPI_REQUEST_NULL;
-  if (PMPI_Comm_idup(old->nc->internal(), &internal, &pending) != MPI_SUCCESS) return;
-  std::unique_ptr<AcceleratedComm> acc = copy_of(*old, internal, new_comm);
-  acc->internal_idup = pending;
-  insert(new_comm, std::move(acc));
+  std::unique_ptr<AcceleratedComm> acc = old->graph ? idup_graph_entry(*old, old_comm, new_comm) : idup_stencil_entry(*old, new_comm);
+  if (acc) insert(new_comm, std::move(acc));
 }
 
-AcceleratedComm* complete_idup(AcceleratedComm* a) {
+AcceleratedComm* attach_pending(AcceleratedComm* a) {
   Inside inside;
-  if (a->pending_graph) {
-    // Local. MPI_Comm_set_attr fails only when memory runs out, which nothing here survives; the
-    // state is then failed on this rank alone.
-    if (!mpi::attach_graph(std::move(a->pending_graph)).ok()) a->graph_state = AcceleratedComm::GraphState::kFailed;
-    return a;
-  }
-  PMPI_Wait(&a->internal_idup, MPI_STATUS_IGNORE);
-  PMPI_Comm_set_errhandler(a->nc->internal(), MPI_ERRORS_RETURN);
+  // Local. MPI_Comm_set_attr fails only when memory runs out, which nothing here survives; the
+  // state is then failed on this rank alone.
+  if (!mpi::attach_graph(std::move(a->pending_graph)).ok()) a->graph_state = AcceleratedComm::GraphState::kFailed;
   return a;
 }
 
@@ -247,17 +262,13 @@ void on_comm_free(MPI_Comm comm) {
   }
   Inside inside;
   gone->pending_graph.reset();  // never used: freed with its private communicators, not attached
-  ready(gone.get());
   gone.reset();  // pending exchanges finish first (Exchange's destructor)
 }
 
 void clear_comms() {
   Inside inside;
   Writing writing;
-  for (auto& [comm, acc] : table().comms) {
-    acc->pending_graph.reset();
-    ready(acc.get());
-  }
+  for (auto& [comm, acc] : table().comms) acc->pending_graph.reset();  // never attached: freed here
   table().comms.clear();
   table().size = 0;
   forget_last();

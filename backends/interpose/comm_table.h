@@ -3,7 +3,7 @@
 // and the block orders that map the program's list positions to the neighbourhood; for each
 // other graph the graph collectives may take (graph_verdicts.h), their agreed verdicts. Kept up to
 // date by the interposed MPI_Dist_graph_create[_adjacent], MPI_Comm_dup[_with_info],
-// MPI_Comm_free and MPI_Finalize.
+// MPI_Comm_idup, MPI_Comm_free and MPI_Finalize.
 //
 //   on_graph_created(graph, info);            // collective: detection, then maybe an entry
 //   if (AcceleratedComm* a = find_comm(graph)) ... a->nc, a->order
@@ -38,8 +38,9 @@ struct AcceleratedComm {
   // communicators left (on_comm_idup).
   enum class GraphState { kReady, kFailed };
   GraphState graph_state = GraphState::kReady;
-  // A graph's communicators for its next MPI_Comm_idup's duplicate (idup_spare.h); none once
-  // used, and none on an MPI_Comm_idup duplicate.
+  // The communicators for the next MPI_Comm_idup's duplicate (idup_spare.h; a stencil's: its
+  // internal one; a graph's: its state's two); none once used, and none on an MPI_Comm_idup
+  // duplicate.
   SpareComms spare;
   // An MPI_Comm_idup duplicate's native state, made inside MPI_Comm_idup from the original's,
   // attached to the duplicate at its first use (ready()), once the program completed its request.
@@ -64,9 +65,6 @@ struct AcceleratedComm {
   // one comparison.
   std::array<std::uintptr_t, 5> last_shape{};
   bool last_shape_valid = false, last_shape_accelerated = false;
-  // MPI_Comm_idup: the duplicate of the internal communicator, still in flight until the first
-  // use (ready()).
-  MPI_Request internal_idup = MPI_REQUEST_NULL;
 };
 
 // Collective over `graph` (just created). Registers the communicator if detection accepts it;
@@ -75,18 +73,18 @@ void on_graph_created(MPI_Comm graph, MPI_Info info);
 // Collective (inside MPI_Comm_dup): the duplicate of an accelerated communicator is accelerated
 // too, with its own internal communicator.
 void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm);
-// Inside MPI_Comm_idup (non-blocking): the duplicate is accelerated too. A stencil's internal
-// communicator comes from an MPI_Comm_idup of the old one started right after the program's (in
-// the same order on every rank), completed by ready() at the first use. A graph's duplicate
-// takes the old one's state and spare communicators with no communication at all (comm_table.cc
-// says why); without a spare, or when the old state failed, its calls pass through.
+// Inside MPI_Comm_idup (non-blocking): nothing here or later sends, receives or waits
+// (comm_table.cc, idup_graph_entry, says why nothing may). The first MPI_Comm_idup of an
+// accelerated communicator takes the spare communicators made at its creation or MPI_Comm_dup
+// (idup_spare.h): a stencil's duplicate gets the neighbourhood on the spare internal
+// communicator, a graph's a copy of the old state. A second MPI_Comm_idup of the same
+// communicator, an MPI_Comm_idup of an MPI_Comm_idup duplicate, or (graph) one of a communicator
+// whose state failed pass their calls through, on every rank alike (rank 0 says why with
+// CARTPLAN_VERBOSE=1).
 void on_comm_idup(MPI_Comm old_comm, MPI_Comm new_comm);
-// Completes a pending internal MPI_Comm_idup, or attaches a pending graph state (see
-// on_comm_idup); returns `a`.
-AcceleratedComm* complete_idup(AcceleratedComm* a);
-inline AcceleratedComm* ready(AcceleratedComm* a) {
-  return a && (a->internal_idup != MPI_REQUEST_NULL || a->pending_graph) ? complete_idup(a) : a;
-}
+// Attaches a graph duplicate's pending state (see on_comm_idup) at its first use; returns `a`.
+AcceleratedComm* attach_pending(AcceleratedComm* a);
+inline AcceleratedComm* ready(AcceleratedComm* a) { return a && a->pending_graph ? attach_pending(a) : a; }
 // Before PMPI_Comm_free: releases the entry (pending exchanges finish first).
 void on_comm_free(MPI_Comm comm);
 // Before PMPI_Finalize: releases every entry.
