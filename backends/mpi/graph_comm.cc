@@ -228,6 +228,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
+  g->failed_patterns_ = failed_patterns_;  // else a rank whose construction failed would construct again alone
   return g;
 }
 
