@@ -34,4 +34,8 @@ namespace cartplan::mpi {
 // halo's element type, need not be committed).
 MpiStatus communication_copy(MPI_Datatype type, MPI_Comm check, MPI_Datatype* out);
 
+// Whether `type` was made by communication_copy (it carries cartplan's own marker attribute,
+// copied by nothing): for assertions that a copy never stands for the caller's type.
+bool is_communication_copy(MPI_Datatype type);
+
 }  // namespace cartplan::mpi

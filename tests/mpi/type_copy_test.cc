@@ -74,7 +74,9 @@ void copy_semantics(Harness& h) {
   void* attr = nullptr;
   int found = 1;
   MPI_Type_get_attr(copy, keyval(), &attr, &found);
-  h.check(!found, "the copy carries no attribute");
+  h.check(!found, "the copy carries no attribute of the program");
+  h.check(cartplan::mpi::is_communication_copy(copy) && !cartplan::mpi::is_communication_copy(t),
+          "the copy, not its source, carries cartplan's marker (datatype_layout asserts on it)");
   MPI_Aint lb[2], ext[2], tlb[2], text[2];
   MPI_Count size[2];
   for (int k = 0; k < 2; ++k) {
