@@ -145,7 +145,7 @@ constexpr const char* kNoSpare =
 // finds no spare and passes its calls through (correct, not accelerated).
 std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm old_comm, MPI_Comm new_comm) {
   std::unique_ptr<AcceleratedComm> acc = copy_of(old, MPI_COMM_NULL, new_comm);
-  const mpi::GraphComm* state = old.pending_graph ? old.pending_graph.get() : mpi::attached_graph(old_comm);
+  const mpi::GraphComm* state = mpi::attached_graph(old_comm);  // the caller's ready() attached a pending state
   const bool ready = old.graph_state == AcceleratedComm::GraphState::kReady && old.spare.ready() && state;
   acc->graph_state = ready ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
   if (ready) {

@@ -67,9 +67,9 @@ bool agree_prices(mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::C
 }
 
 // A step of graph_prepare, agreed on the user's communicator (every rank is in the same
-// MPI_Comm_dup): a rank
-// that failed alone would pass its calls through while the others run them through cartplan,
-// and neither would see the other's messages. So a duplicate is accelerated on every rank or none.
+// MPI_Comm_dup): a rank that failed alone would pass its calls through while the others run
+// them through cartplan, and neither would see the other's messages. So a duplicate is
+// accelerated on every rank or none.
 mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
   int mine = local.ok() ? 0 : 1, failed = 0;
   if (PMPI_Allreduce(&mine, &failed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)

@@ -2,11 +2,13 @@
 // MPI_Type_get_envelope / MPI_Type_get_contents, recursively, interned as a number.
 #include "backends/mpi/datatype_layout.h"
 
+#include <cassert>
 #include <map>
 #include <mutex>
 #include <vector>
 
 #include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/type_copy.h"
 
 namespace cartplan::mpi {
 
@@ -83,6 +85,8 @@ MpiStatus layout_id(MPI_Datatype type, std::uint64_t* id) {
     release(&inner);
     return s;
   } else {
+    // A copy's envelope is RESIZED over the caller's type: its id would not be the caller's.
+    assert(!is_communication_copy(type) && "layout ids are taken from the caller's handles, never from cartplan's copies");
     MpiStatus s = derived_words(type, combiner, ni, na, nd, &words);
     if (!s.ok()) return s;
   }

@@ -303,9 +303,9 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   s = prepare(g, c.op, o);
   if (s.ok())
     s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
-  if (!c.varied) return s;
-  // A v form's size pass may fail on some ranks only: one more agreement, so that init fails on
-  // every rank together (persistent v forms agree on sizes at init).
+  // A pattern construction, a datatype check (an uncommitted type) or a v form's size pass may
+  // fail on some ranks only: one more agreement on the outcome (init is collective), so that a
+  // failed init frees its request and fails on every rank together; nobody is left waiting.
   const MpiStatus local_build = !s.ok() ? s : (*out)->build_error();
   const int mine_code = local_build.ok() ? 0 : local_build.code;
   int worst = 0;

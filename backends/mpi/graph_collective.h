@@ -8,7 +8,9 @@
 // there (collective: two MPI_Comm_dup; with auto, or a forced combining algorithm, the pattern
 // construction among neighbours and friends; with auto one MPI_Allreduce for the agreed price
 // table). Persistent init is collective: one MPI_Allreduce agrees on errors, the algorithm,
-// theta, the block size and a free lane, so that every rank fails or succeeds together.
+// theta, the block size and a free lane; a second one after building agrees on the outcome (a
+// pattern construction or a datatype check may fail on one rank only), so that every rank fails
+// or succeeds together.
 //
 //   GraphCall c{GraphOp::kAllgather, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT};
 //   std::unique_ptr<GraphExchange> x;

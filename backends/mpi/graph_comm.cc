@@ -56,6 +56,13 @@ MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
   std::vector<int> in_w(static_cast<std::size_t>(indegree) + 1), out_w(static_cast<std::size_t>(outdegree) + 1);
   CARTPLAN_MPI_CALL(MPI_Dist_graph_neighbors(comm, indegree, edges->in.data(), weighted ? in_w.data() : MPI_UNWEIGHTED,
                                              outdegree, edges->out.data(), weighted ? out_w.data() : MPI_UNWEIGHTED));
+  // MPI may let a distributed graph list MPI_PROC_NULL; cartplan's schedules and pattern
+  // construction talk to ranks only (as Cart_graph_comm_create_adjacent refuses it: graph_adjacent.h).
+  for (const auto& [list, name] : {std::pair{&edges->in, "sources"}, std::pair{&edges->out, "destinations"}})
+    for (std::size_t i = 0; i < list->size(); ++i)
+      if ((*list)[i] == MPI_PROC_NULL)
+        return mpi_error(MPI_ERR_RANK, std::string("the distributed graph's ") + name + "[" + std::to_string(i) +
+                                           "] is MPI_PROC_NULL: cartplan's graph collectives need neighbours that are ranks");
   return {};
 }
 
@@ -228,6 +235,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
+  g->failed_patterns_ = failed_patterns_;  // else a rank whose construction failed would construct again alone
   return g;
 }
 
@@ -261,8 +269,8 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
   const engine::CostModel model = located ? located->model : engine::CostModel{};
   // Both duplicates are made even after an error of read_graph (a bad Info value, a
-  // communicator without a graph), so that every rank makes the same collective calls whatever
-  // happened here (graph_prepare's agreement follows them).
+  // communicator without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the
+  // same collective calls whatever happened here (the agreement below follows them).
   MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
   const int rc = MPI_Comm_dup(comm, &setup);
@@ -272,8 +280,15 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   }
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
-  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, std::move(edges), options, model);
-  if (!s.ok()) return s;
+  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, std::move(edges), options, model);  // frees the dups on return
+  // Creation only: every rank makes the state or none, so that a rank whose graph or Info is
+  // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
+  // construction or an agreement without it. A failure attaches nothing anywhere.
+  int mine = s.ok() ? 0 : s.code, worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, setup));
+  if (!s.ok()) return mpi_error(worst, s.message);
+  if (worst != 0)
+    return mpi_error(worst, "another rank's distributed graph or Info was refused (error class " + std::to_string(worst) + " there)");
   CARTPLAN_MPI_CALL(MPI_Comm_set_attr(comm, keyval(), g.get()));
   *out = g.release();
   return {};

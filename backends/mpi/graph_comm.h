@@ -136,7 +136,9 @@ class GraphComm {
 
 // The graph state of `comm`, created on first use (collective then): MPI_ERR_COMM for
 // MPI_COMM_NULL, MPI_ERR_TOPOLOGY when comm is not a distributed-graph communicator,
-// MPI_ERR_INFO_VALUE for a bad Info value at its creation.
+// MPI_ERR_RANK when its lists hold MPI_PROC_NULL, MPI_ERR_INFO_VALUE for a bad Info value at
+// its creation. Creation ends in one MPI_Allreduce: it succeeds on every rank or none (the
+// largest error class on every rank).
 MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 // The state attached to `comm`, or nullptr (never creates one).
 GraphComm* attached_graph(MPI_Comm comm);

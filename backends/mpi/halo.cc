@@ -238,15 +238,23 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
 // A plain MPI_Cart_create communicator whose ranks agreed on a model that prices placement:
 // the ranks per node (node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same on every
 // rank), and the plan made again with them where they are not 0. The same description, model
-// and ranks per node give the same plan on every rank. Creation only, never per call.
+// and ranks per node give the same plan on every rank; one more MPI_Allreduce checks that (and
+// that no rank failed to plan), so that every rank returns the same error rather than some
+// entering private_comm's MPI_Comm_create alone. Creation only, never per call.
 MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p) {
   int r = 0;
   CARTPLAN_MPI_CALL(ranks_per_node(comm, &r));
   if (r == 0) return {};  // one node, or not block placement: nothing to count
   Planned again;
-  MpiStatus s = plan_locally(comm, a, &again, r);
-  if (s.ok()) *p = std::move(again);
-  return s;
+  const MpiStatus s = plan_locally(comm, a, &again, r);
+  const std::int64_t ph = s.ok() ? fingerprint(ih::to_json_string(*again.plan)) : 0;
+  std::int64_t mine[3] = {s.ok() ? 0 : s.code, ph, -ph}, all[3] = {0, 0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm));
+  if (all[0] != 0) return agreed_error(s, static_cast<int>(all[0]));
+  if (all[1] != -all[2])
+    return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description and ranks per node (different cost models?)");
+  *p = std::move(again);
+  return {};
 }
 
 // A private communicator over the same group and ranks as `comm`, with no attributes copied.

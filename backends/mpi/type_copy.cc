@@ -1,7 +1,25 @@
 // communication_copy (type_copy.h).
 #include "backends/mpi/type_copy.h"
 
+#include <mutex>
+
+#include "backends/mpi/comm_keyval.h"
+
 namespace cartplan::mpi {
+namespace {
+
+// The marker of a copy. MPI_TYPE_NULL_COPY_FN: nothing that duplicates a copy carries it.
+int copy_keyval() {
+  static std::once_flag once;
+  static int keyval = MPI_KEYVAL_INVALID;
+  std::call_once(once, [] {
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &keyval, nullptr);
+    free_type_keyval_at_finalize(&keyval);
+  });
+  return keyval;
+}
+
+}  // namespace
 
 MpiStatus communication_copy(MPI_Datatype type, MPI_Comm check, MPI_Datatype* out) {
   *out = MPI_DATATYPE_NULL;
@@ -18,10 +36,17 @@ MpiStatus communication_copy(MPI_Datatype type, MPI_Comm check, MPI_Datatype* ou
   MPI_Aint lb = 0, extent = 0;
   CARTPLAN_MPI_CALL(MPI_Type_get_extent(type, &lb, &extent));
   CARTPLAN_MPI_CALL(MPI_Type_create_resized(type, lb, extent, out));
-  const int rc = MPI_Type_commit(out);
+  int rc = MPI_Type_commit(out);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_set_attr(*out, copy_keyval(), nullptr);
   if (rc == MPI_SUCCESS) return {};
   MPI_Type_free(out);
   return from_mpi(rc, "MPI_Type_commit");
+}
+
+bool is_communication_copy(MPI_Datatype type) {
+  void* value = nullptr;
+  int found = 0;
+  return MPI_Type_get_attr(type, copy_keyval(), &value, &found) == MPI_SUCCESS && found;
 }
 
 }  // namespace cartplan::mpi

@@ -4,7 +4,8 @@
 // agreement is checked with a bad argument on rank 0 only, which every rank must report; a
 // failure injected on the last rank while auto's price table is agreed (CARTPLAN_TEST_FAIL)
 // must be an error on every rank, not a hang; a failed pattern construction is kept, never
-// retried.
+// retried; a plain MPI graph listing MPI_PROC_NULL (on every rank, or rank 0 only) is
+// MPI_ERR_RANK on every rank.
 #include <mpi.h>
 
 #include <algorithm>
@@ -322,6 +323,35 @@ void pattern_failure(Harness& h) {
   MPI_Comm_free(&one.comm);
 }
 
+// A plain MPI distributed graph that lists MPI_PROC_NULL (Open MPI accepts it), on every rank
+// and then on rank 0 only: the first graph collective is MPI_ERR_RANK on every rank (the state's
+// creation is agreed), with auto (whose price table is an agreement) and linear, never a hang;
+// a second call fails alike (nothing attached).
+void proc_null_errors(Harness& h) {
+  const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
+  for (const bool rank0_only : {false, true}) {
+    for (const char* algo : {"auto", "linear"}) {
+      const bool listed = !rank0_only || h.rank == 0;
+      const int degree = listed ? 2 : 1, in[2] = {left, MPI_PROC_NULL}, out[2] = {right, MPI_PROC_NULL};
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "cartplan_algorithm", algo);
+      MPI_Comm g = MPI_COMM_NULL;
+      MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, in, MPI_UNWEIGHTED, degree, out, MPI_UNWEIGHTED, info, 0, &g);
+      MPI_Info_free(&info);
+      MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+      const std::string what = std::string(rank0_only ? "MPI_PROC_NULL listed on rank 0 only" : "MPI_PROC_NULL listed everywhere") +
+                               " (" + algo + ")";
+      int send = h.rank, recv[2] = {-1, -1};
+      for (int call = 0; call < 2; ++call) {
+        expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, recv, 1, MPI_INT, g), MPI_ERR_RANK, what + ", call " + std::to_string(call));
+        if (listed) h.check(std::strstr(Cart_error_message(), "MPI_PROC_NULL") != nullptr, what + ": the message names MPI_PROC_NULL");
+      }
+      MPI_Comm_free(&g);
+    }
+  }
+}
+
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
@@ -337,6 +367,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   communicator_errors(h);
+  proc_null_errors(h);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) w_errors(h, algo);

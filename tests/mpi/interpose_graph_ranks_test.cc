@@ -10,6 +10,8 @@
 //  - dup: after MPI_Comm_dup (and an MPI_Comm_idup of that duplicate), rank 0 calls MPI_Ineighbor_alltoall, then
 //    MPI_Send to rank 1, then waits; rank 1 first receives from rank 0, then calls it. A
 //    non-blocking call that waited for its peers (constructing patterns) would deadlock.
+//  - uncommitted: MPIX_Neighbor_allgather_init with rank 0's send type uncommitted (accelerated
+//    runs only): no rank runs it through cartplan.
 //  - --graphs-off-rank R / --model-rank R: rank R alone sets CARTPLAN_INTERPOSE_GRAPHS=0 / a
 //    cost model file of its own (set before the first graph is created): every rank must come to
 //    the same verdict (here: no graph collectives) and the calls still complete.
@@ -241,6 +243,26 @@ void run_dup(Harness& h, const Graph& g, bool expect, bool prepare_fails) {
   MPI_Comm_free(&dup);
 }
 
+// A persistent init whose datatype check fails on rank 0 only (its send type uncommitted): the
+// init's outcome is agreed, so every rank passes it to Open MPI (none runs it through cartplan,
+// which would leave the others' requests waiting). The requests are freed unstarted (the call is
+// erroneous on rank 0: Open MPI refuses the type there).
+void run_uncommitted(Harness& h, const Graph& g) {
+  MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
+  MPI_Datatype vec;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+  if (h.rank != 0) MPI_Type_commit(&vec);
+  std::vector<int> send(4, h.rank), recv(2 * g.in.size() + 2, -1);
+  const long before = CARTPLAN_Accelerated_calls(g.comm);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc = MPIX_Neighbor_allgather_init(send.data(), 1, vec, recv.data(), 2, MPI_INT, g.comm, MPI_INFO_NULL, &r);
+  const long ran = agreed_calls(h, g.comm, before, "persistent init with rank 0's type uncommitted");
+  h.check(ran == 0, "persistent init with rank 0's type uncommitted: passed to Open MPI on every rank");
+  if (rc == MPI_SUCCESS && r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  MPI_Type_free(&vec);
+  MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_ARE_FATAL);
+}
+
 // Sets `var` on rank `only` (after MPI_Init, before the first graph: the drop-in reads both then).
 void set_on_rank(const Harness& h, int only, const char* var, const std::string& value) {
   if (h.rank == only) setenv(var, value.c_str(), 1);
@@ -292,6 +314,7 @@ int main(int argc, char** argv) {
     if (!parity) run_null_sides(h, g);
     const bool prepare_fails = fail_prepare_rank >= 0 && graph;
     if (!parity) run_dup(h, g, expect && !differ && graph && !prepare_fails, prepare_fails);
+    if (!parity && expect && !differ && graph && !prepare_fails) run_uncommitted(h, g);
     MPI_Comm_free(&g.comm);
   }
   return h.finish("interpose_graph_ranks_test");

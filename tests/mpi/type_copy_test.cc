@@ -7,9 +7,11 @@
 // with the datatypes freed right after the call or init. The copy itself is compared with its
 // source: bounds, size, and MPI_Pack / MPI_Unpack of 3 elements of a resized type with a
 // negative lower bound and an extent beyond its data, byte for byte. A datatype the program did
-// not commit is still refused (MPI_ERR_TYPE on every rank, no hang), as when MPI saw it.
+// not commit is still refused (MPI_ERR_TYPE on every rank, no hang), as when MPI saw it; on one
+// rank only, a persistent graph init fails on every rank (its outcome agreed).
 #include <mpi.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -72,7 +74,9 @@ void copy_semantics(Harness& h) {
   void* attr = nullptr;
   int found = 1;
   MPI_Type_get_attr(copy, keyval(), &attr, &found);
-  h.check(!found, "the copy carries no attribute");
+  h.check(!found, "the copy carries no attribute of the program");
+  h.check(cartplan::mpi::is_communication_copy(copy) && !cartplan::mpi::is_communication_copy(t),
+          "the copy, not its source, carries cartplan's marker (datatype_layout asserts on it)");
   MPI_Aint lb[2], ext[2], tlb[2], text[2];
   MPI_Count size[2];
   for (int k = 0; k < 2; ++k) {
@@ -154,6 +158,48 @@ void uncommitted(Harness& h) {
   MPI_Comm_free(&g);
   MPI_Type_free(&loose);
   MPI_Type_free(&r);
+}
+
+// A uniform persistent graph init (allgather) whose outcome differs between ranks: the last
+// rank's send datatype is uncommitted (linear and pairing), then (pairing, a fresh theta) rank
+// 0's pattern construction fails (CARTPLAN_TEST_FAIL=pattern set on rank 0 only). Init agrees on
+// its outcome: every rank gets an error and no request (before, the other ranks got a request
+// whose start waited forever). A request returned anyway is freed unstarted, so a failing check
+// does not hang.
+void one_rank_fails(Harness& h) {
+  const int p = h.size, in[2] = {(h.rank + p - 1) % p, (h.rank + 1) % p}, out[2] = {in[1], in[0]};
+  MPI_Comm g = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in, MPI_UNWEIGHTED, 2, out, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  MPI_Datatype vec;
+  MPI_Type_vector(kElems, 1, 2, MPI_INT, &vec);
+  const bool loose = h.rank == p - 1;
+  if (!loose) MPI_Type_commit(&vec);
+  std::vector<int> send(2 * kElems, h.rank), recv(2 * kElems, -1);
+  struct Case { const char* algo; const char* theta; bool pattern_fails; };
+  for (const Case& k : {Case{"linear", "1", false}, Case{"pairing", "1", false}, Case{"pairing", "2", true}}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", k.algo);
+    MPI_Info_set(info, "cartplan_theta", k.theta);
+    const bool fails_here = k.pattern_fails ? h.rank == 0 : loose;
+    if (k.pattern_fails && h.rank == 0) setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
+    MPI_Datatype st = k.pattern_fails ? MPI_INT : vec;
+    const int sc = k.pattern_fails ? kElems : 1;
+    Cart_Request req = CART_REQUEST_NULL;
+    const int rc = Cart_graph_neighbor_allgather_init(send.data(), sc, st, recv.data(), kElems, MPI_INT, g, info, &req);
+    unsetenv("CARTPLAN_TEST_FAIL");
+    MPI_Info_free(&info);
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    const int expected = k.pattern_fails ? MPI_ERR_OTHER : MPI_ERR_TYPE;
+    h.check(cls == expected && req == CART_REQUEST_NULL,
+            std::string(k.algo) + (k.pattern_fails ? ": pattern failed on rank 0" : ": send type uncommitted on the last rank") +
+                (fails_here ? " (here)" : " (elsewhere)") + ": allgather init fails on every rank: " + Cart_error_message());
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  }
+  MPI_Comm_free(&g);
+  MPI_Type_free(&vec);
 }
 
 // Cart_ialltoallw on fresh buffers every round (each call builds), then with the datatypes
@@ -296,6 +342,7 @@ int main(int argc, char** argv) {
   for (const char* algo : {"linear", "pairing"}) graph(h, algo);
   halo(h);
   uncommitted(h);
+  one_rank_fails(h);
   int key = keyval();
   MPI_Type_free_keyval(&key);
   return h.finish("type_copy_test");
