@@ -44,7 +44,7 @@ namespace cartplan::mpi {
 // from every other message on the internal communicator: tag = round x lanes + lane, and no
 // other request uses lane 0 (non-blocking and persistent requests, their size passes included,
 // have lanes >= 1, so their tags differ whatever the round); on lane 0 the data rounds are
-// below kSizeRound (schedules have at most 66 phases), the size pass of a blocking call with
+// below kSizeRound (schedules have at most 65 phases: asserted, and argued, in the constructor), the size pass of a blocking call with
 // reuse off uses kSizeRound + phase < kWithSizesRound, and this range is above both.
 inline constexpr int kWithSizesRound = kSizeRound + 70;
 
@@ -81,9 +81,10 @@ class SizedCalls {
   std::int64_t size_now(const ir::graph::Loc& loc) const;
   bool as_before(const ir::graph::Message& m) const;
   MpiStatus post(std::size_t f, Wire* w);
-  MpiStatus pack(const ir::graph::Message& m, std::vector<unsigned char>* out) const;
+  void pack(const ir::graph::Message& m, std::vector<unsigned char>* out);
   void unpack(std::size_t f, const ir::graph::Message& m, const std::vector<unsigned char>& in);
   void arrived_as_before(const ir::graph::Message& m);
+  void poison(const ir::graph::Message& m);
   void resize_slot(std::size_t t, std::int64_t bytes);
   MpiStatus receive(std::size_t f, Wire* w);
   void run_copies(std::size_t f);
@@ -102,9 +103,10 @@ class SizedCalls {
   std::vector<MPI_Datatype> owned_;
   // This call's state.
   const GraphBuffers* b_ = nullptr;
-  std::vector<std::int64_t> now_;  // temp sizes known in this call (-1: not yet)
+  std::vector<std::int64_t> now_;  // temp sizes known in this call (kUnknown: not yet; kPoisoned)
   std::vector<char> resized_;      // temp slots resized in this call
   MpiStatus error_;
+  bool lost_ = false;  // this rank could not send one of its blocks: its receivers lost the size
 };
 
 }  // namespace cartplan::mpi
