@@ -19,6 +19,7 @@ using ir::graph::LocKind;
 
 std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0};
 std::atomic<bool> g_reuse{true};
+std::atomic<std::size_t> g_large_bytes{static_cast<std::size_t>(INT_MAX)};
 
 // A temp block's size in this call before its message came, and after its message came without
 // it (its receive failed here or upstream, or its origin could not send it): the block is
@@ -113,7 +114,7 @@ int finish_pending(std::vector<MPI_Request>* reqs, std::vector<MPI_Status>* stat
 
 // `n` bytes in one message, with a large-count type above INT_MAX bytes.
 int isend_bytes(const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm, MPI_Request* req) {
-  if (n <= static_cast<std::size_t>(INT_MAX)) return MPI_Isend(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, req);
+  if (n <= g_large_bytes.load()) return MPI_Isend(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, req);
   MPI_Datatype t = MPI_DATATYPE_NULL;
   MpiStatus s = large_count_type(static_cast<MPI_Count>(n), MPI_BYTE, &t);
   if (!s.ok()) return s.code;
@@ -123,7 +124,7 @@ int isend_bytes(const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm
 }
 
 int recv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm) {
-  if (n <= static_cast<std::size_t>(INT_MAX)) return MPI_Recv(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE);
+  if (n <= g_large_bytes.load()) return MPI_Recv(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE);
   MPI_Datatype t = MPI_DATATYPE_NULL;
   MpiStatus s = large_count_type(static_cast<MPI_Count>(n), MPI_BYTE, &t);
   if (!s.ok()) return s.code;
@@ -137,6 +138,7 @@ int recv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm) {
 SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
 void set_size_reuse(bool on) { g_reuse = on; }
 bool size_reuse() { return g_reuse.load(); }
+void set_large_message_bytes(std::size_t bytes) { g_large_bytes = std::min(bytes, static_cast<std::size_t>(INT_MAX)); }
 
 // One phase on the wire: receives first (one per recv message, on the data tag), then sends
 // (one per as-before message; a marker and a packed message per with-sizes message).

@@ -58,6 +58,9 @@ SizedCallStats sized_call_stats();
 // baseline). Every rank must switch at the same point, between calls.
 void set_size_reuse(bool on);
 bool size_reuse();
+// A test hook: messages with sizes above `bytes` (at most, and by default, INT_MAX) go with a
+// large-count byte type, as those above INT_MAX must; every rank sets the same value between calls.
+void set_large_message_bytes(std::size_t bytes);
 
 class SizedCalls {
  public:

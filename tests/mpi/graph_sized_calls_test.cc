@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -239,6 +240,13 @@ int main(int argc, char** argv) {
         if (form == 2) g.rtype = strided, g.stride = 2;
         sequence(h, g, name);
         MPI_Comm_free(&g.comm);
+        if (form == 0) {  // messages with sizes above 16 bytes as large-count ones (as above INT_MAX)
+          Graph large = make_graph(t, h.rank, algorithm, gather);
+          cartplan::mpi::set_large_message_bytes(16);
+          sequence(h, large, name + " (large-count messages)");
+          cartplan::mpi::set_large_message_bytes(static_cast<std::size_t>(INT_MAX));
+          MPI_Comm_free(&large.comm);
+        }
         int victim = g.in.empty() ? p : h.rank;
         MPI_Allreduce(MPI_IN_PLACE, &victim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         for (int c = 0; c < 4; ++c) {  // first call or steady state, count larger or smaller
