@@ -284,9 +284,9 @@ void SizedCalls::pack(const ir::graph::Message& m, std::vector<unsigned char>* o
     sizes.push_back(st.ok() ? bytes : kPoisoned);
     if (st.ok()) continue;
     out->resize(at);
-    if (!st.message.empty()) {  // this rank's own failure: its receivers cannot know the size
+    if (!st.message.empty()) {  // this rank's own failure (a send or recv block: temp slots are bytes)
       note(st);
-      lost_ = true;
+      unsent_.push_back(p.loc);
     }
   }
   std::memcpy(out->data(), sizes.data(), head);
@@ -465,7 +465,7 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
   b_ = &b;
   error_ = {};
   now_.assign(schedule_.temps.size(), kUnknown);
-  lost_ = false;
+  unsent_.clear();
   resized_.assign(schedule_.temps.size(), 0);
   MpiStatus s;
   if (static_cast<std::int64_t>(kWithSizesRound + schedule_.phases.size()) > shared_->lanes.max_rounds())
@@ -490,9 +490,9 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
   }
   // A poisoned temp block was lost on its way in an as-before message (a truncation: its origin's
   // block kept its size, so the previous size stays right here) or after a rank that could not
-  // send it, which forgets (lost_). Without a previous size this rank forgets too: the next call
-  // then sends everything with sizes, and receives a marker from every sender that forgot.
-  bool unknown = lost_;
+  // send it, which sends it with sizes next call (unsent_ below). Without a previous size this
+  // rank forgets: the next call then sends everything with sizes.
+  bool unknown = false;
   for (std::size_t t = 0; t < now_.size(); ++t) {
     if (now_[t] < 0 && known_) now_[t] = temps_[t];
     unknown = unknown || now_[t] < 0;
@@ -506,6 +506,8 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
   send_ = b.send_bytes;
   recv_ = b.recv_bytes;
   temps_ = now_;
+  for (const ir::graph::Loc& loc : unsent_)  // never as before: its receivers did not learn its size
+    if (loc.kind != LocKind::kTemp) (loc.kind == LocKind::kSend ? send_ : recv_)[static_cast<std::size_t>(loc.index)] = kUnknown;
   return error_;
 }
 

@@ -109,7 +109,7 @@ class SizedCalls {
   std::vector<std::int64_t> now_;  // temp sizes known in this call (kUnknown: not yet; kPoisoned)
   std::vector<char> resized_;      // temp slots resized in this call
   MpiStatus error_;
-  bool lost_ = false;  // this rank could not send one of its blocks: its receivers lost the size
+  std::vector<ir::graph::Loc> unsent_;  // blocks this rank could not send in this call
 };
 
 }  // namespace cartplan::mpi
