@@ -20,6 +20,7 @@ using ir::graph::LocKind;
 std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0};
 std::atomic<bool> g_reuse{true};
 std::atomic<std::size_t> g_large_bytes{static_cast<std::size_t>(INT_MAX)};
+std::atomic<bool> g_unsendable{false};
 
 // A temp block's size in this call before its message came, and after its message came without
 // it (its receive failed here or upstream, or its origin could not send it): the block is
@@ -138,6 +139,7 @@ int recv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm) {
 SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
 void set_size_reuse(bool on) { g_reuse = on; }
 bool size_reuse() { return g_reuse.load(); }
+void set_unsendable_send_blocks(bool on) { g_unsendable = on; }
 void set_large_message_bytes(std::size_t bytes) { g_large_bytes = std::min(bytes, static_cast<std::size_t>(INT_MAX)); }
 
 // One phase on the wire: receives first (one per recv message, on the data tag), then sends
@@ -219,7 +221,7 @@ MpiStatus SizedCalls::lay_out(const GraphBuffers& b) {
   free_types();
   laid_out_ = false;
   slots_.assign(schedule_.temps.size(), {});
-  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? temps_[t] : 0) + 1);
+  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? std::max<std::int64_t>(temps_[t], 0) : 0) + 1);
   recv_layout_.assign(schedule_.phases.size(), {});
   send_layout_.assign(schedule_.phases.size(), {});
   recv_expect_.assign(schedule_.phases.size(), {});
@@ -274,7 +276,7 @@ void SizedCalls::pack(const ir::graph::Message& m, std::vector<unsigned char>* o
     MpiStatus st;
     if (size_now(p.loc) < 0) {
       st = mpi_error(MPI_ERR_TRUNCATE, "");  // poisoned upstream: its receiver reported it
-    } else if (!packable(s, bytes)) {
+    } else if (!packable(s, bytes) || (p.loc.kind == LocKind::kSend && g_unsendable.load())) {
       st = mpi_error(MPI_ERR_COUNT, "block " + ir::graph::to_string(p.block) + " (" + std::to_string(bytes) +
                                         " bytes of a non-contiguous type) is too large for MPI_Pack; it was not sent");
     } else {
@@ -388,8 +390,10 @@ void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::v
 }
 
 void SizedCalls::arrived_as_before(const ir::graph::Message& m) {
-  for (const ir::graph::Part& p : m.parts)
-    if (p.loc.kind == LocKind::kTemp) now_[static_cast<std::size_t>(p.loc.index)] = temps_[static_cast<std::size_t>(p.loc.index)];
+  for (const ir::graph::Part& p : m.parts) {
+    const std::size_t i = static_cast<std::size_t>(p.loc.index);
+    if (p.loc.kind == LocKind::kTemp) now_[i] = temps_[i] < 0 ? kPoisoned : temps_[i];  // unknown: its sender never sends it as before
+  }
 }
 
 // A message whose data did not arrive whole: its temp blocks are forwarded poisoned.
@@ -490,17 +494,12 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
   }
   // A poisoned temp block was lost on its way in an as-before message (a truncation: its origin's
   // block kept its size, so the previous size stays right here) or after a rank that could not
-  // send it, which sends it with sizes next call (unsent_ below). Without a previous size this
-  // rank forgets: the next call then sends everything with sizes.
-  bool unknown = false;
+  // send it, which sends it with sizes next call (unsent_ below). Without a previous size it
+  // stays kUnknown: never as before from here, and its sender, which lost it too in the same
+  // call (the first, or after the same error), sends it with sizes.
   for (std::size_t t = 0; t < now_.size(); ++t) {
-    if (now_[t] < 0 && known_) now_[t] = temps_[t];
-    unknown = unknown || now_[t] < 0;
+    if (now_[t] < 0) now_[t] = known_ ? temps_[t] : kUnknown;
     if (!known_ || now_[t] != temps_[t] || resized_[t]) laid_out_ = false;
-  }
-  if (unknown) {
-    forget();
-    return error_;
   }
   known_ = true;
   send_ = b.send_bytes;

@@ -61,6 +61,9 @@ bool size_reuse();
 // A test hook: messages with sizes above `bytes` (at most, and by default, INT_MAX) go with a
 // large-count byte type, as those above INT_MAX must; every rank sets the same value between calls.
 void set_large_message_bytes(std::size_t bytes);
+// A test hook: on, this process's send blocks cannot be packed into messages with sizes (as a
+// non-contiguous block too large for MPI_Pack): they go as lost blocks and the call fails here.
+void set_unsendable_send_blocks(bool on);
 
 class SizedCalls {
  public:
