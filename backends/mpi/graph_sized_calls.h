@@ -11,9 +11,10 @@
 //     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
 //     parts' 64-bit sizes followed by their bytes.
 // The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
-// marker, and it then takes the with-sizes message (MPI_Iprobe, MPI_Recv), resizes its temp
-// slots, checks recv blocks against its own counts (MPI_ERR_TRUNCATE naming the block; the
-// schedule still runs so nobody waits) and unpacks. A change so travels with the data, along
+// marker, and it then takes the with-sizes message (a probe, MPI_Recv; a large-count byte type
+// above INT_MAX bytes), resizes its temp slots, checks recv blocks against its own counts
+// (MPI_ERR_TRUNCATE naming the block; the schedule still runs so nobody waits) and unpacks. A
+// block that did not arrive whole is forwarded as lost (poisoned), never as data. A change so travels with the data, along
 // the schedule's edges, only as far as the changed blocks go; no agreement, no extra message
 // in the steady state. Why it is safe is argued where it happens (graph_sized_calls.cc).
 //
