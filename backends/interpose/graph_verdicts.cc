@@ -26,14 +26,6 @@ using ir::graph::GraphOp;
 // bench/calibrate fitted there, about 15 messages (counted in messages as policy.h's overheads).
 constexpr double kNonblockingBuildMessages = 15.0;
 
-// A blocking v call (and a uniform blocking call on a graph, run as its v form) reuses the
-// previous call's sizes and layouts (mpi/graph_sized_calls.h) but still does per call what a
-// persistent request did once: its blocks from the arguments, the state's lookup, the layouts'
-// check. Measured on the same configuration, sizes reused: auto blocking allgather 1-8 B 2.23 us
-// against persistent 0.53 us (bench/interpose_graph.sh restricted to it,
-// bench/results/cpp-2core/interpose_graph/holes3d_np2_blocking_sizes_reused/): 1.7 us, about 10 messages.
-constexpr double kBlockingVCallMessages = 10.0;
-
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
 // Info names one.
@@ -85,11 +77,12 @@ std::string us(double v) {
 }
 
 // policy.h's rule on the agreed prices: cartplan's cost with its per-call overhead and
-// completion against Open MPI's (linear). `build`: the call's own per-call work in messages (a
-// non-blocking call's exchange, a blocking v call's set-up). `size_pass_us`: the call learns its
-// sizes first (non-blocking v forms, and uniform non-blocking calls, which run as their v form):
-// one message per edge before the schedule (linear's price at 0 bytes).
-bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double build, double size_pass_us, double* cost) {
+// completion against Open MPI's (linear). `size_pass`: the call learns its sizes first (v forms,
+// and uniform blocking and non-blocking calls, which run as their v form): one message per edge
+// before the schedule (linear's price at 0 bytes), and an exchange built for that call's sizes.
+bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double size_pass_us, double* cost) {
+  const bool builds = form == Form::kNonblocking || size_pass_us > 0;
+  const double build = builds ? kNonblockingBuildMessages : 0.0;
   *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + (overhead_messages(form) + build) * v.model.alpha_us +
           completion_us(form, v.per_core) + size_pass_us;
   return *cost <= (1 - kClearMargin) * p[0];
@@ -100,18 +93,12 @@ bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Fo
 GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* why) {
   GraphPick pick;
   double best = 0;
-  // A blocking v call reuses the previous call's sizes and layouts (mpi/graph_sized_calls.h):
-  // in the steady state (the same counts each call) it costs the data phases and its per-call
-  // set-up, no size pass. A call whose counts changed sends the changed messages with
-  // their sizes (a marker and one packed message each) and lays out afresh, which this price,
-  // made for repeated calls, leaves out. A non-blocking call runs the size pass every time.
-  const double size_pass_us = form == Form::kBlocking ? 0.0 : engine::graph::table_prices(v.prices, op, 0)[0];
-  const double build = form == Form::kBlocking ? kBlockingVCallMessages : kNonblockingBuildMessages;
+  const double size_pass_us = engine::graph::table_prices(v.prices, op, 0)[0];
   for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
     bool all = true;
     double at0 = 0, cost = 0;
     for (int i = 0; all && i < engine::graph::kPriceTableSizes; ++i) {
-      all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, build, size_pass_us, &cost);
+      all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, size_pass_us, &cost);
       if (i == 0) at0 = cost;
     }
     if (all && (!pick.accelerate || at0 < best)) pick = {true, a}, best = at0;
@@ -139,7 +126,7 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
   if (bytes < 0) return any_size(v, op, form, why);
   const GraphAlgorithm a = engine::graph::cheaper_combining(p);
   double cost = 0;
-  const bool yes = pays(v, p, a, form, form == Form::kNonblocking ? kNonblockingBuildMessages : 0.0, 0.0, &cost);
+  const bool yes = pays(v, p, a, form, 0.0, &cost);
   *why = std::string(ir::graph::to_string(a)) + " schedule: " + us(cost) + " with cartplan's per-call costs against " +
          us(p[0]) + " for Open MPI's one message per edge" + (yes ? "" : " (not 10 % less)");
   return {yes, yes ? a : GraphAlgorithm::kLinear};

@@ -1,7 +1,9 @@
 // Blocking v calls that reuse the previous call's sizes: messages as before or with sizes.
 #include "backends/mpi/graph_sized_calls.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <climits>
 #include <cstring>
 #include <string>
@@ -17,6 +19,16 @@ using ir::graph::LocKind;
 
 std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0};
 std::atomic<bool> g_reuse{true};
+std::atomic<std::size_t> g_large_bytes{static_cast<std::size_t>(INT_MAX)};
+std::atomic<bool> g_unsendable{false};
+
+// A temp block's size in this call before its message came, and after its message came without
+// it (its receive failed here or upstream, or its origin could not send it): the block is
+// poisoned, forwarded with the header kPoisoned and no bytes, and every receiver reports it.
+constexpr std::int64_t kUnknown = -1, kPoisoned = -2;
+
+// Whether MPI_Pack can take the block (int counts); a contiguous block is copied whatever its size.
+bool packable(const BlockSpec& s, std::int64_t bytes) { return contiguous_type(s.type) || (s.count <= INT_MAX && bytes <= INT_MAX); }
 
 // The buffers a layout is for, as words; empty when a datatype is not predefined (a derived
 // handle may be freed and its value reused for another type between calls).
@@ -74,6 +86,7 @@ int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
 // MPI_Iprobe, not a matched probe (SMPI 3.32 has no MPI_Mprobe): only this call receives on
 // this tag from this peer, so the receive that follows takes the message probed.
 int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (!GraphExchange::others_may_need_progress()) return MPI_Probe(peer, tag, comm, status);
   for (;;) {
     int found = 0;
     const int rc = MPI_Iprobe(peer, tag, comm, &found, status);
@@ -82,11 +95,52 @@ int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) {
   }
 }
 
+// After MPI_ERR_IN_STATUS (a receive failed, typically a truncation) the receives MPI did not
+// finish have MPI_ERR_PENDING and are still active: waits for each of them, with its own error
+// in its status, before any status is read. Cancelling them instead would leave the peer's
+// message of this call to be matched by the next call's receive (every later call one behind).
+int finish_pending(std::vector<MPI_Request>* reqs, std::vector<MPI_Status>* statuses) {
+  for (std::size_t j = 0; j < reqs->size(); ++j) {
+    if ((*statuses)[j].MPI_ERROR != MPI_ERR_PENDING) continue;
+    std::vector<MPI_Request> one{(*reqs)[j]};
+    MPI_Status st;
+    const int rc = wait_all(&one, &st);
+    (*reqs)[j] = one[0];
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+    if (rc == MPI_SUCCESS) st.MPI_ERROR = MPI_SUCCESS;
+    (*statuses)[j] = st;
+  }
+  return MPI_SUCCESS;
+}
+
+// `n` bytes in one message, with a large-count type above INT_MAX bytes.
+int isend_bytes(const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm, MPI_Request* req) {
+  if (n <= g_large_bytes.load()) return MPI_Isend(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, req);
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MpiStatus s = large_count_type(static_cast<MPI_Count>(n), MPI_BYTE, &t);
+  if (!s.ok()) return s.code;
+  const int rc = MPI_Isend(buf, 1, t, peer, tag, comm, req);
+  MPI_Type_free(&t);  // freed once the send no longer needs it
+  return rc;
+}
+
+int recv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm) {
+  if (n <= g_large_bytes.load()) return MPI_Recv(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE);
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MpiStatus s = large_count_type(static_cast<MPI_Count>(n), MPI_BYTE, &t);
+  if (!s.ok()) return s.code;
+  const int rc = MPI_Recv(buf, 1, t, peer, tag, comm, MPI_STATUS_IGNORE);
+  MPI_Type_free(&t);
+  return rc;
+}
+
 }  // namespace
 
 SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
 void set_size_reuse(bool on) { g_reuse = on; }
 bool size_reuse() { return g_reuse.load(); }
+void set_unsendable_send_blocks(bool on) { g_unsendable = on; }
+void set_large_message_bytes(std::size_t bytes) { g_large_bytes = std::min(bytes, static_cast<std::size_t>(INT_MAX)); }
 
 // One phase on the wire: receives first (one per recv message, on the data tag), then sends
 // (one per as-before message; a marker and a packed message per with-sizes message).
@@ -97,8 +151,16 @@ struct SizedCalls::Wire {
   std::vector<unsigned char> in;
 };
 
+// The tags of graph_sized_calls.h need fewer than kWithSizesRound - kSizeRound = 70 phases (else
+// the with-sizes tags of a late phase would be the size pass's tags on the blocking lane). That
+// holds by construction: the schedules come from GraphComm::pattern, whose SetupChannel::construct
+// rejects max_iterations > 32 (graph_setup.cc); pairing has two phases per iteration and one
+// last phase (final_phase: 2 x iterations), cumulative one per iteration and one last, so at most
+// 2 x 32 + 1 = 65 phases.
 SizedCalls::SizedCalls(std::shared_ptr<GraphShared> shared, ir::graph::RankSchedule schedule)
-    : shared_(std::move(shared)), schedule_(std::move(schedule)) {}
+    : shared_(std::move(shared)), schedule_(std::move(schedule)) {
+  assert(schedule_.phases.size() <= static_cast<std::size_t>(kWithSizesRound - kSizeRound));
+}
 
 SizedCalls::~SizedCalls() {
   int finalized = 0;
@@ -159,7 +221,7 @@ MpiStatus SizedCalls::lay_out(const GraphBuffers& b) {
   free_types();
   laid_out_ = false;
   slots_.assign(schedule_.temps.size(), {});
-  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? temps_[t] : 0) + 1);
+  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? std::max<std::int64_t>(temps_[t], 0) : 0) + 1);
   recv_layout_.assign(schedule_.phases.size(), {});
   send_layout_.assign(schedule_.phases.size(), {});
   recv_expect_.assign(schedule_.phases.size(), {});
@@ -199,28 +261,37 @@ bool SizedCalls::as_before(const ir::graph::Message& m) const {
   return total > 0;
 }
 
-// The parts' 64-bit sizes, then their bytes.
-MpiStatus SizedCalls::pack(const ir::graph::Message& m, std::vector<unsigned char>* out) const {
+// The parts' 64-bit sizes, then their bytes. A part that cannot go (poisoned here, or a
+// non-contiguous block MPI_Pack cannot take) has the size kPoisoned and no bytes: the message
+// still goes, and its receiver reports the block instead of waiting for it.
+void SizedCalls::pack(const ir::graph::Message& m, std::vector<unsigned char>* out) {
   std::vector<std::int64_t> sizes;
-  std::int64_t total = 0;
+  const std::size_t head = m.parts.size() * sizeof(std::int64_t);
+  out->assign(head, 0);
   for (const ir::graph::Part& p : m.parts) {
-    sizes.push_back(size_now(p.loc));
-    total += sizes.back();
-  }
-  const std::size_t head = sizes.size() * sizeof(std::int64_t);
-  if (total + static_cast<std::int64_t>(head) > INT_MAX) return mpi_error(MPI_ERR_COUNT, "a message sent with sizes exceeds INT_MAX bytes");
-  out->resize(head + static_cast<std::size_t>(total));
-  std::memcpy(out->data(), sizes.data(), head);
-  std::size_t at = head;
-  for (std::size_t k = 0; k < m.parts.size(); ++k) {
     BlockSpec s;
     std::int64_t bytes = 0;
-    place(m.parts[k].loc, &s, &bytes);
-    MpiStatus st = pack_block(s, bytes, out->data() + at, shared_->exec);
-    if (!st.ok()) return st;
-    at += static_cast<std::size_t>(bytes);
+    if (size_now(p.loc) >= 0) place(p.loc, &s, &bytes);
+    const std::size_t at = out->size();
+    MpiStatus st;
+    if (size_now(p.loc) < 0) {
+      st = mpi_error(MPI_ERR_TRUNCATE, "");  // poisoned upstream: its receiver reported it
+    } else if (!packable(s, bytes) || (p.loc.kind == LocKind::kSend && g_unsendable.load())) {
+      st = mpi_error(MPI_ERR_COUNT, "block " + ir::graph::to_string(p.block) + " (" + std::to_string(bytes) +
+                                        " bytes of a non-contiguous type) is too large for MPI_Pack; it was not sent");
+    } else {
+      out->resize(at + static_cast<std::size_t>(bytes));
+      st = pack_block(s, bytes, out->data() + at, shared_->exec);
+    }
+    sizes.push_back(st.ok() ? bytes : kPoisoned);
+    if (st.ok()) continue;
+    out->resize(at);
+    if (!st.message.empty()) {  // this rank's own failure (a send or recv block: temp slots are bytes)
+      note(st);
+      unsent_.push_back(p.loc);
+    }
   }
-  return {};
+  std::memcpy(out->data(), sizes.data(), head);
 }
 
 void SizedCalls::resize_slot(std::size_t t, std::int64_t bytes) {
@@ -245,18 +316,9 @@ MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
   w->recvs.assign(ph.recvs.size(), MPI_REQUEST_NULL);
   w->statuses.resize(ph.recvs.size());
   for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
-    MessageLayout l{nullptr, 0, MPI_BYTE};  // before any previous call: a marker comes
-    bool stale = false;
-    for (const ir::graph::Part& p : ph.recvs[m].parts)
-      stale = stale || (p.loc.kind == LocKind::kTemp && resized_[static_cast<std::size_t>(p.loc.index)]);
-    std::int64_t bytes = 0;
-    if (known_ && stale) {  // a temp slot written twice, resized by its first write in this call
-      MpiStatus s = layout(ph.recvs[m], &l, &bytes);
-      if (!s.ok()) return s;
-      recv_expect_[f][m] = bytes;
-    } else if (known_) {
-      l = recv_layout_[f][m];
-    }
+    // Before any previous call a marker comes. A temp slot is written by one message or copy
+    // per call (verify), so the layout built for the previous sizes still fits here.
+    const MessageLayout l = known_ ? recv_layout_[f][m] : MessageLayout{nullptr, 0, MPI_BYTE};
     CARTPLAN_MPI_CALL(MPI_Irecv(l.buf, l.count, l.type, ph.recvs[m].peer, tag, shared_->exec, &w->recvs[m]));
   }
   w->out.assign(ph.sends.size(), {});
@@ -269,20 +331,19 @@ MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
       CARTPLAN_MPI_CALL(MPI_Isend(l.buf, l.count, l.type, peer, tag, shared_->exec, &w->sends.back()));
       continue;
     }
-    MpiStatus s = pack(ph.sends[m], &w->out[m]);
-    if (!s.ok()) return s;
+    pack(ph.sends[m], &w->out[m]);
     ++g_with_sizes;
     CARTPLAN_MPI_CALL(MPI_Isend(nullptr, 0, MPI_BYTE, peer, tag, shared_->exec, &w->sends.back()));  // the marker
     w->sends.emplace_back(MPI_REQUEST_NULL);
-    CARTPLAN_MPI_CALL(MPI_Isend(w->out[m].data(), static_cast<int>(w->out[m].size()), MPI_BYTE, peer, sized_tag, shared_->exec,
-                                &w->sends.back()));
+    CARTPLAN_MPI_CALL(isend_bytes(w->out[m].data(), w->out[m].size(), peer, sized_tag, shared_->exec, &w->sends.back()));
   }
   return {};
 }
 
 // A message that came with sizes: temp slots take their sizes, recv blocks are checked against
 // this rank's own counts (a mismatch is MPI_ERR_TRUNCATE naming the block, and that part is
-// skipped), then the parts are unpacked.
+// skipped), then the parts are unpacked. A poisoned part poisons its temp slot, or is reported
+// for a recv block.
 void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::vector<unsigned char>& in) {
   const std::string where = "phase " + std::to_string(f) + ": the message from rank " + std::to_string(m.peer);
   const std::size_t head = m.parts.size() * sizeof(std::int64_t);
@@ -291,15 +352,25 @@ void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::v
   if (in.size() >= head) std::memcpy(sizes.data(), in.data(), head);
   bool valid = in.size() >= head;
   for (std::int64_t s : sizes) {
-    valid = valid && s >= 0;
-    total += s;
+    valid = valid && (s >= 0 || s == kPoisoned);
+    total += std::max<std::int64_t>(s, 0);
   }
-  if (!valid || static_cast<std::int64_t>(in.size() - head) != total)
+  if (!valid || static_cast<std::int64_t>(in.size() - head) != total) {
+    poison(m);
     return note(mpi_error(MPI_ERR_TRUNCATE, where + " does not hold the sizes of its " + std::to_string(m.parts.size()) + " parts"));
+  }
   std::size_t at = head;
   for (std::size_t k = 0; k < m.parts.size(); ++k) {
     const ir::graph::Part& p = m.parts[k];
     const std::size_t i = static_cast<std::size_t>(p.loc.index);
+    if (sizes[k] == kPoisoned) {
+      if (p.loc.kind == LocKind::kTemp) now_[i] = kPoisoned;
+      else
+        note(mpi_error(MPI_ERR_TRUNCATE, "recv block " + std::to_string(i) + " (block " + ir::graph::to_string(p.block) +
+                                             ") did not arrive: it was lost on its way to rank " + std::to_string(m.peer) +
+                                             " (an error reported there or before)"));
+      continue;
+    }
     if (p.loc.kind == LocKind::kTemp) resize_slot(i, sizes[k]);
     BlockSpec s;
     std::int64_t bytes = 0;
@@ -308,6 +379,9 @@ void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::v
       note(mpi_error(MPI_ERR_TRUNCATE, "recv block " + std::to_string(i) + " (from rank " + std::to_string(m.peer) + ") has " +
                                            std::to_string(bytes) + " bytes, its block " + ir::graph::to_string(p.block) + " has " +
                                            std::to_string(sizes[k]) + "; counts must match on both ends of an edge"));
+    } else if (!packable(s, bytes)) {
+      note(mpi_error(MPI_ERR_COUNT, "recv block " + std::to_string(i) + " (" + std::to_string(bytes) +
+                                        " bytes of a non-contiguous type) is too large for MPI_Unpack"));
     } else {
       note(unpack_block(in.data() + at, bytes, s, shared_->exec));
     }
@@ -316,32 +390,46 @@ void SizedCalls::unpack(std::size_t f, const ir::graph::Message& m, const std::v
 }
 
 void SizedCalls::arrived_as_before(const ir::graph::Message& m) {
+  for (const ir::graph::Part& p : m.parts) {
+    const std::size_t i = static_cast<std::size_t>(p.loc.index);
+    if (p.loc.kind == LocKind::kTemp) now_[i] = temps_[i] < 0 ? kPoisoned : temps_[i];  // unknown: its sender never sends it as before
+  }
+}
+
+// A message whose data did not arrive whole: its temp blocks are forwarded poisoned.
+void SizedCalls::poison(const ir::graph::Message& m) {
   for (const ir::graph::Part& p : m.parts)
-    if (p.loc.kind == LocKind::kTemp) now_[static_cast<std::size_t>(p.loc.index)] = temps_[static_cast<std::size_t>(p.loc.index)];
+    if (p.loc.kind == LocKind::kTemp) now_[static_cast<std::size_t>(p.loc.index)] = kPoisoned;
 }
 
 // The phase's receives: all data-tag receives complete (their senders posted them at the start
 // of the phase, as in GraphExchange), then each marker's with-sizes message, in message order.
+// A receive that failed (truncated: the sender's sizes are not what this rank laid out) is
+// reported and its temp blocks poisoned; only a failure of MPI itself stops the schedule.
 MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
   const ir::graph::GraphPhase& ph = schedule_.phases[f];
   const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
-  const int rc = wait_all(&w->recvs, w->statuses.data());
+  int rc = wait_all(&w->recvs, w->statuses.data());
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return from_mpi(rc, "MPI_Testall");
+  if (rc == MPI_ERR_IN_STATUS) {
+    const int again = finish_pending(&w->recvs, &w->statuses);
+    if (again != MPI_SUCCESS) return from_mpi(again, "MPI_Testall");
+  }
   for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
     const MPI_Status& st = w->statuses[m];
-    const bool marker = (rc != MPI_ERR_IN_STATUS || st.MPI_ERROR == MPI_SUCCESS) && received_bytes(st) == 0;
-    if (!marker) {  // as before (or not what this rank expects: the error names it)
+    const bool failed = rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS;
+    if (failed || received_bytes(st) > 0) {  // as before (or not what this rank expects: the error names it)
       const std::int64_t expect = known_ ? recv_expect_[f][m] : 0;
-      note(arrival_error(true, static_cast<int>(f), ph.recvs[m].peer, expect, st, rc == MPI_ERR_IN_STATUS));
-      if (known_) arrived_as_before(ph.recvs[m]);
+      MpiStatus e = arrival_error(true, static_cast<int>(f), ph.recvs[m].peer, expect, st, rc == MPI_ERR_IN_STATUS);
+      if (e.ok()) arrived_as_before(ph.recvs[m]);
+      else poison(ph.recvs[m]);
+      note(std::move(e));
       continue;
     }
-    MPI_Status probed;
+    MPI_Status probed;  // a marker: the message with sizes follows on its own tag
     CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &probed));
-    int count = 0;
-    CARTPLAN_MPI_CALL(MPI_Get_count(&probed, MPI_BYTE, &count));
-    w->in.resize(static_cast<std::size_t>(count));
-    CARTPLAN_MPI_CALL(MPI_Recv(w->in.data(), count, MPI_BYTE, ph.recvs[m].peer, sized_tag, shared_->exec, MPI_STATUS_IGNORE));
+    w->in.resize(static_cast<std::size_t>(received_bytes(probed)));
+    CARTPLAN_MPI_CALL(recv_bytes(w->in.data(), w->in.size(), ph.recvs[m].peer, sized_tag, shared_->exec));
     unpack(f, ph.recvs[m], w->in);
   }
   return {};
@@ -350,6 +438,11 @@ MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
 // The phase's copies (self and parallel edges), with this call's sizes.
 void SizedCalls::run_copies(std::size_t f) {
   for (const ir::graph::Copy& c : schedule_.phases[f].copies) {
+    if (size_now(c.from) < 0) {  // a poisoned temp block stays poisoned
+      if (c.to.kind == LocKind::kTemp) now_[static_cast<std::size_t>(c.to.index)] = kPoisoned;
+      else note(mpi_error(MPI_ERR_TRUNCATE, "block " + ir::graph::to_string(c.block) + " did not arrive (an error reported on its way)"));
+      continue;
+    }
     if (c.to.kind == LocKind::kTemp) resize_slot(static_cast<std::size_t>(c.to.index), size_now(c.from));
     BlockSpec from, to;
     std::int64_t from_bytes = 0, to_bytes = 0;
@@ -375,7 +468,8 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
   ++g_calls;
   b_ = &b;
   error_ = {};
-  now_.assign(schedule_.temps.size(), -1);
+  now_.assign(schedule_.temps.size(), kUnknown);
+  unsent_.clear();
   resized_.assign(schedule_.temps.size(), 0);
   MpiStatus s;
   if (static_cast<std::int64_t>(kWithSizesRound + schedule_.phases.size()) > shared_->lanes.max_rounds())
@@ -385,12 +479,12 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
     Wire w;
     s = post(f, &w);
     if (s.ok()) s = receive(f, &w);
-    if (s.ok()) {
-      const int rc = wait_all(&w.sends, MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Testall");
-    }
+    // The sends complete even after an MPI error (their peers post every receive of the
+    // phase): w.out, which they read, is freed at the end of this iteration.
+    const int rc = wait_all(&w.sends, MPI_STATUSES_IGNORE);
+    if (s.ok() && rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Testall");
     for (MPI_Request& r : w.recvs) abandon_request(&r, true);  // only after an MPI error
-    for (MPI_Request& r : w.sends) abandon_request(&r, false);
+    for (MPI_Request& r : w.sends) abandon_request(&r, false);  // only if MPI failed to complete them
     if (s.ok()) run_copies(f);
   }
   b_ = nullptr;
@@ -398,14 +492,21 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
     forget();
     return s;
   }
+  // A poisoned temp block was lost on its way in an as-before message (a truncation: its origin's
+  // block kept its size, so the previous size stays right here) or after a rank that could not
+  // send it, which sends it with sizes next call (unsent_ below). Without a previous size it
+  // stays kUnknown: never as before from here, and its sender, which lost it too in the same
+  // call (the first, or after the same error), sends it with sizes.
   for (std::size_t t = 0; t < now_.size(); ++t) {
-    if (now_[t] < 0) now_[t] = 0;  // never received: its sender's error names it
+    if (now_[t] < 0) now_[t] = known_ ? temps_[t] : kUnknown;
     if (!known_ || now_[t] != temps_[t] || resized_[t]) laid_out_ = false;
   }
   known_ = true;
   send_ = b.send_bytes;
   recv_ = b.recv_bytes;
   temps_ = now_;
+  for (const ir::graph::Loc& loc : unsent_)  // never as before: its receivers did not learn its size
+    if (loc.kind != LocKind::kTemp) (loc.kind == LocKind::kSend ? send_ : recv_)[static_cast<std::size_t>(loc.index)] = kUnknown;
   return error_;
 }
 

@@ -11,9 +11,10 @@
 //     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
 //     parts' 64-bit sizes followed by their bytes.
 // The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
-// marker, and it then takes the with-sizes message (MPI_Iprobe, MPI_Recv), resizes its temp
-// slots, checks recv blocks against its own counts (MPI_ERR_TRUNCATE naming the block; the
-// schedule still runs so nobody waits) and unpacks. A change so travels with the data, along
+// marker, and it then takes the with-sizes message (a probe, MPI_Recv; a large-count byte type
+// above INT_MAX bytes), resizes its temp slots, checks recv blocks against its own counts
+// (MPI_ERR_TRUNCATE naming the block; the schedule still runs so nobody waits) and unpacks. A
+// block that did not arrive whole is forwarded as lost (poisoned), never as data. A change so travels with the data, along
 // the schedule's edges, only as far as the changed blocks go; no agreement, no extra message
 // in the steady state. Why it is safe is argued where it happens (graph_sized_calls.cc).
 //
@@ -44,7 +45,7 @@ namespace cartplan::mpi {
 // from every other message on the internal communicator: tag = round x lanes + lane, and no
 // other request uses lane 0 (non-blocking and persistent requests, their size passes included,
 // have lanes >= 1, so their tags differ whatever the round); on lane 0 the data rounds are
-// below kSizeRound (schedules have at most 66 phases), the size pass of a blocking call with
+// below kSizeRound (schedules have at most 65 phases: asserted, and argued, in the constructor), the size pass of a blocking call with
 // reuse off uses kSizeRound + phase < kWithSizesRound, and this range is above both.
 inline constexpr int kWithSizesRound = kSizeRound + 70;
 
@@ -58,6 +59,12 @@ SizedCallStats sized_call_stats();
 // baseline). Every rank must switch at the same point, between calls.
 void set_size_reuse(bool on);
 bool size_reuse();
+// A test hook: messages with sizes above `bytes` (at most, and by default, INT_MAX) go with a
+// large-count byte type, as those above INT_MAX must; every rank sets the same value between calls.
+void set_large_message_bytes(std::size_t bytes);
+// A test hook: on, this process's send blocks cannot be packed into messages with sizes (as a
+// non-contiguous block too large for MPI_Pack): they go as lost blocks and the call fails here.
+void set_unsendable_send_blocks(bool on);
 
 class SizedCalls {
  public:
@@ -81,9 +88,10 @@ class SizedCalls {
   std::int64_t size_now(const ir::graph::Loc& loc) const;
   bool as_before(const ir::graph::Message& m) const;
   MpiStatus post(std::size_t f, Wire* w);
-  MpiStatus pack(const ir::graph::Message& m, std::vector<unsigned char>* out) const;
+  void pack(const ir::graph::Message& m, std::vector<unsigned char>* out);
   void unpack(std::size_t f, const ir::graph::Message& m, const std::vector<unsigned char>& in);
   void arrived_as_before(const ir::graph::Message& m);
+  void poison(const ir::graph::Message& m);
   void resize_slot(std::size_t t, std::int64_t bytes);
   MpiStatus receive(std::size_t f, Wire* w);
   void run_copies(std::size_t f);
@@ -102,9 +110,10 @@ class SizedCalls {
   std::vector<MPI_Datatype> owned_;
   // This call's state.
   const GraphBuffers* b_ = nullptr;
-  std::vector<std::int64_t> now_;  // temp sizes known in this call (-1: not yet)
+  std::vector<std::int64_t> now_;  // temp sizes known in this call (kUnknown: not yet; kPoisoned)
   std::vector<char> resized_;      // temp slots resized in this call
   MpiStatus error_;
+  std::vector<ir::graph::Loc> unsent_;  // blocks this rank could not send in this call
 };
 
 }  // namespace cartplan::mpi

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -117,13 +118,16 @@ Delta delta_since(const cartplan::mpi::SizedCallStats& before) {
 }
 
 // One blocking call against Open MPI's on fresh buffers of this variant; returns the counters'
-// change.
+// change. The send data carries a serial number of the call, so a call that received the
+// previous call's messages differs from Open MPI's.
 Delta one_call(Harness& h, const Graph& g, std::vector<int>* send, std::vector<int>* mine, const Sides& s, const std::string& what) {
+  static int serial = 0;
+  ++serial;
   if (send->size() < static_cast<std::size_t>(s.sbytes)) {
     h.check(false, what + ": the test's send buffer is too small");
     return {};
   }
-  for (std::size_t i = 0; i < send->size(); ++i) (*send)[i] = h.rank * 100000 + static_cast<int>(i) * 7 + 1;
+  for (std::size_t i = 0; i < send->size(); ++i) (*send)[i] = serial * 10000000 + h.rank * 100000 + static_cast<int>(i) * 7 + 1;
   std::vector<int> ref(s.rbytes * g.stride, -7);
   mine->assign(s.rbytes * g.stride, -7);
   call(g, true, *send, &ref, s);
@@ -190,20 +194,46 @@ void sequence(Harness& h, const Graph& g, const std::string& name) {
   burst(h, g, &send2, {at(0, 0), at(1, 0)}, name);
 }
 
-// Counts that differ between the ends of an edge on one rank (the lowest with an in-edge): its
-// call fails with MPI_ERR_TRUNCATE, every other rank's succeeds, nobody hangs.
-void mismatch(Harness& h, const Graph& g, const std::string& name, int victim, bool warm) {
+// Counts that differ between the ends of an edge on one rank (the lowest with an in-edge), one
+// larger or (`smaller`, where it is not 0) one smaller than its sender's: its call fails with
+// MPI_ERR_TRUNCATE, nobody hangs, and the next correct calls equal Open MPI's on every rank
+// (a smaller count truncates a message: the receives still pending must not be left to the
+// next call). Other ranks succeed, or, in the steady state, fail with MPI_ERR_TRUNCATE when a
+// block of theirs travelled in the victim's bad message (it is forwarded as lost, not as data).
+void mismatch(Harness& h, const Graph& g, const std::string& name, int victim, bool warm, bool smaller) {
   const Sides good = sides(g.in, g.out, h.rank, 0, -1, 0, g.gather);
   Sides bad = good;
-  if (h.rank == victim) bad.rc[0] += 1;
+  if (h.rank == victim) bad.rc[0] += smaller && bad.rc[0] > 0 ? -1 : 1;
   std::vector<int> send(good.sbytes + 1), mine;
   if (warm) one_call(h, g, &send, &mine, good, name + " warm-up");
   mine.assign((bad.rbytes + 1) * g.stride, 0);
   const int rc = call(g, false, send, &mine, bad);
   int cls = MPI_SUCCESS;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  const std::string what = name + (warm ? " (steady state)" : " (first call)") + ": recv count differs from its sender's";
-  h.check(cls == (h.rank == victim ? MPI_ERR_TRUNCATE : MPI_SUCCESS), what + ": MPI_ERR_TRUNCATE on the receiver only");
+  const std::string what = name + (warm ? " (steady state)" : " (first call)") + ": recv count " + (smaller ? "smaller" : "larger") +
+                           " than its sender's";
+  if (h.rank == victim || !warm) h.check(cls == (h.rank == victim ? MPI_ERR_TRUNCATE : MPI_SUCCESS), what + ": MPI_ERR_TRUNCATE on the receiver");
+  else h.check(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE, what + ": MPI_SUCCESS or MPI_ERR_TRUNCATE elsewhere");
+  one_call(h, g, &send, &mine, good, what + ", then a correct call");
+  one_call(h, g, &send, &mine, good, what + ", then a second correct call");
+}
+
+// A rank that cannot send its own blocks on the first call (set_unsendable_send_blocks there: as
+// for a non-contiguous block too large for MPI_Pack): its messages go with the blocks marked
+// lost, it returns MPI_ERR_COUNT, their receivers MPI_ERR_TRUNCATE ("did not arrive", also where
+// a forwarded block was lost), nobody hangs, and the next correct calls equal Open MPI's everywhere.
+void unsendable(Harness& h, const Graph& g, const std::string& name, int victim) {
+  const Sides good = sides(g.in, g.out, h.rank, 0, -1, 0, g.gather);
+  std::vector<int> send(good.sbytes + 1), mine(good.rbytes * g.stride, 0);
+  if (h.rank == victim) cartplan::mpi::set_unsendable_send_blocks(true);
+  const int rc = call(g, false, send, &mine, good);
+  if (h.rank == victim) cartplan::mpi::set_unsendable_send_blocks(false);
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  const std::string what = name + ": rank " + std::to_string(victim) + " cannot send its blocks";
+  // (MPI_SUCCESS where its blocks only go to itself, as copies: nothing to pack)
+  if (h.rank == victim) h.check(cls == MPI_ERR_COUNT || cls == MPI_SUCCESS, what + ": MPI_ERR_COUNT there");
+  else h.check(cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE, what + ": MPI_SUCCESS or MPI_ERR_TRUNCATE elsewhere");
   one_call(h, g, &send, &mine, good, what + ", then a correct call");
   one_call(h, g, &send, &mine, good, what + ", then a second correct call");
 }
@@ -230,14 +260,25 @@ int main(int argc, char** argv) {
         if (form == 2) g.rtype = strided, g.stride = 2;
         sequence(h, g, name);
         MPI_Comm_free(&g.comm);
+        if (form == 0) {  // messages with sizes above 16 bytes as large-count ones (as above INT_MAX)
+          Graph large = make_graph(t, h.rank, algorithm, gather);
+          cartplan::mpi::set_large_message_bytes(16);
+          sequence(h, large, name + " (large-count messages)");
+          cartplan::mpi::set_large_message_bytes(static_cast<std::size_t>(INT_MAX));
+          MPI_Comm_free(&large.comm);
+        }
         int victim = g.in.empty() ? p : h.rank;
         MPI_Allreduce(MPI_IN_PLACE, &victim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        for (bool warm : {false, true}) {
+        for (int c = 0; c < 4; ++c) {  // first call or steady state, count larger or smaller
           Graph fresh = make_graph(t, h.rank, algorithm, gather);
           if (form == 2) fresh.rtype = strided, fresh.stride = 2;
-          if (victim < p) mismatch(h, fresh, name, victim, warm);
+          if (victim < p) mismatch(h, fresh, name, victim, c % 2 == 1, c >= 2);
           MPI_Comm_free(&fresh.comm);
         }
+        Graph fresh = make_graph(t, h.rank, algorithm, gather);
+        if (form == 2) fresh.rtype = strided, fresh.stride = 2;
+        unsendable(h, fresh, name, p - 1);
+        MPI_Comm_free(&fresh.comm);
       }
     }
   }
