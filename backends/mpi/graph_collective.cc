@@ -13,7 +13,6 @@
 #include "backends/mpi/exchange_reuse.h"
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sizes.h"
-#include "backends/mpi/predefined.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -177,8 +176,8 @@ GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
   return o;
 }
 
-// The blocking call's cached exchange: reused when the arguments are the same words and both
-// datatypes are predefined (a derived type may be freed and its handle reused).
+// The blocking call's cached exchange (uniform forms): reused when the arguments have the same
+// call_key and its derived datatypes are vouched for (datatype_layout.h).
 struct GraphBlockingCache {
   std::vector<std::uintptr_t> key;
   std::unique_ptr<GraphExchange> exchange;
@@ -222,11 +221,22 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   return s.ok() ? x->run_once() : s;
 }
 
-std::vector<std::uintptr_t> call_key(const GraphCall& c) {
-  if (!predefined_type(c.sendtype) || !predefined_type(c.recvtype)) return {};
-  return {static_cast<std::uintptr_t>(c.op), reinterpret_cast<std::uintptr_t>(c.sendbuf), static_cast<std::uintptr_t>(c.sendcount),
-          reinterpret_cast<std::uintptr_t>(c.sendtype), reinterpret_cast<std::uintptr_t>(c.recvbuf),
-          static_cast<std::uintptr_t>(c.recvcount), reinterpret_cast<std::uintptr_t>(c.recvtype)};
+// What a uniform blocking call's cached exchange is bound to: op, buffers, counts and the
+// datatype_key of each datatype (exchange_reuse.h: predefined ones by handle, derived ones by
+// layout id, so a freed handle that MPI gives to another layout never matches). A side this
+// rank does not use is keyed 0 and its datatype not looked at. Empty: not reusable.
+std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, DerivedTypes* derived) {
+  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(c.op)};
+  auto add = [&](const void* buf, int count, MPI_Datatype type, bool used) {
+    std::uintptr_t word = 0, kind = 0;
+    if (used && !datatype_key(type, derived, &word, &kind)) return false;
+    key.insert(key.end(), {reinterpret_cast<std::uintptr_t>(used ? buf : nullptr), static_cast<std::uintptr_t>(used ? count : 0), word, kind});
+    return true;
+  };
+  if (!add(c.sendbuf, c.sendcount, c.sendtype, !g.edges().out.empty()) ||
+      !add(c.recvbuf, c.recvcount, c.recvtype, !g.edges().in.empty()))
+    return {};
+  return key;
 }
 
 // Init's agreement in one MPI_Allreduce: element 0 says how many MAX entries follow; the rest
@@ -342,8 +352,10 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   if (!slot) slot = std::make_shared<GraphBlockingCache>();
   auto& cache = *static_cast<GraphBlockingCache*>(slot.get());
   if (c.varied || c.learn_sizes) return blocking_varied(*g, c, cache);
-  std::vector<std::uintptr_t> key = call_key(c);
-  if (key.empty() || key != cache.key || !cache.exchange) {
+  DerivedTypes derived;
+  std::vector<std::uintptr_t> key = call_key(*g, c, &derived);
+  // Derived datatypes not vouched for yet build again (which checks them), as in Cart_alltoallw.
+  if (key.empty() || key != cache.key || !cache.exchange || !derived.unvouched.empty()) {
     cache.exchange.reset();
     cache.key.clear();
     const GraphOptions o = call_options(*g, c);
@@ -351,12 +363,17 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
     GraphBuffers b;
     if (s.ok()) s = make_buffers(*g, c, &b);
     const std::int64_t bytes = b.block_bytes;
-    if (s.ok()) s = build(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
+    // A kept exchange with derived datatypes runs on private copies of them (build_request): the
+    // program may free its handles after the call and a later call of the same layout reuses it.
+    const bool own = !key.empty() && derived.any;
+    if (s.ok())
+      s = (own ? build_request : build)(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
     if (!s.ok()) return s;
     cache.key = std::move(key);
   }
   s = cache.exchange->run_once();
-  if (cache.key.empty() || !s.ok()) {  // derived datatypes may be freed after the call
+  if (s.ok()) vouch_for(derived);  // these datatypes passed the checks of a call that built
+  if (cache.key.empty() || !s.ok()) {  // not keyable, or failed: not run again
     cache.exchange.reset();
     cache.key.clear();
   }

@@ -5,7 +5,8 @@
 // different layout, even under the same handle value, never runs the stale exchange
 // (rank-dependent data checked); the same layout under a new handle, and a program's
 // MPI_Type_dup of a used datatype, run correctly. The layout ids and vouches themselves
-// (datatype_layout.h) are checked under a reused handle value.
+// (datatype_layout.h) are checked under a reused handle value. The graph collectives' blocking
+// cache is checked the same way (derived_reuse_graph.h).
 #include <mpi.h>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "tests/mpi/count_collectives.h"
 #include "tests/mpi/count_type_builds.h"
 #include "tests/mpi/derived_case.h"
+#include "tests/mpi/derived_reuse_graph.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -138,5 +140,6 @@ int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   same_handle_case(h);
   for (const char* algo : {"direct", "combining"}) run(h, algo);
+  for (const char* algo : {"linear", "pairing", "cumulative"}) cartplan::mpitest::graph_case(h, algo);
   return h.finish("derived_reuse_test");
 }
