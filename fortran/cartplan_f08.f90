@@ -6,7 +6,7 @@
 ! Cart_test, Cart_startall, Cart_waitall, Cart_testall, Cart_request_free,
 ! Cart_request_algorithm, Cart_request_plan and Cart_request_program; the halo API
 ! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free,
-! Cart_halo_plan; halos are type(Cart_Halo)). Not bound: the neighbourhood reductions and
+! Cart_halo_plan, Cart_halo_request_plan; halos are type(Cart_Halo)). Not bound: the neighbourhood reductions and
 ! rooted collectives (Cart_allreduce, Cart_bcast, ...) and the halo API's _fields forms.
 !
 ! Every procedure is a subroutine named like its C function, with MPI handles as
@@ -14,9 +14,10 @@
 ! `integer, intent(out) :: ierror` (an MPI error class; MPI_SUCCESS on success, describe it with
 ! cart_error_message()). Differences from C: the weights arguments are left out (cartplan ignores
 ! them), reorder is a logical, Cart_test and Cart_testall return a logical flag, requests are
-! type(Cart_Request) (arrays of them for the ...all forms), Cart_request_plan and
-! Cart_request_program return a `character(len=:), allocatable` copy of the JSON (released in C
-! with Cart_free_plan_json; "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
+! type(Cart_Request) (arrays of them for the ...all forms), Cart_request_plan,
+! Cart_request_program, Cart_halo_plan and Cart_halo_request_plan return a
+! `character(len=:), allocatable` copy of the JSON (released in C with Cart_free_plan_json;
+! "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
 ! counts and integer(MPI_ADDRESS_KIND) displacements (separate names, not generic overloads).
 ! Buffers are contiguous arrays (assumed size); those of non-blocking and persistent calls must
 ! stay in place until completed, and are declared asynchronous.
@@ -52,7 +53,8 @@ module cartplan_f08
             Cart_allgather_init_c, Cart_allgatherv_init_c, Cart_allgatherw_init_c
   public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
   public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
-  public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan
+  public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan, &
+            Cart_halo_request_plan
 
   ! A halo exchange described by an array (C: Cart_Halo).
   type, bind(c), public :: Cart_Halo
@@ -542,6 +544,11 @@ module cartplan_f08
     integer(c_int) function c_halo_plan(halo, json) bind(c, name="Cart_halo_plan")
       import :: c_int, c_ptr
       type(c_ptr), value :: halo
+      type(c_ptr), intent(out) :: json
+    end function
+    integer(c_int) function c_halo_request_plan(r, json) bind(c, name="Cart_halo_request_plan")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
       type(c_ptr), intent(out) :: json
     end function
   end interface
@@ -1264,6 +1271,22 @@ contains
     type(c_ptr) :: p
     p = c_null_ptr
     ierror = c_halo_plan(halo%handle, p)
+    json = string_of(p)
+    call c_free_plan_json(p)
+  end subroutine
+
+  ! The plan a persistent halo request runs as JSON text (schema cartplan.halo_plan/1; "" on
+  ! error): the halo's, or in measuring mode the candidate measured fastest at init. Local;
+  ! MPI_ERR_REQUEST for a null request or one that is not a persistent halo exchange.
+  !   call Cart_halo_exchange_init(a, halo, MPI_INFO_NULL, req, ierror)
+  !   call Cart_halo_request_plan(req, json, ierror)   ! json holds "algorithm": "..."
+  subroutine Cart_halo_request_plan(request, json, ierror)
+    type(Cart_Request), intent(in) :: request
+    character(len=:), allocatable, intent(out) :: json
+    integer, intent(out) :: ierror
+    type(c_ptr) :: p
+    p = c_null_ptr
+    ierror = c_halo_request_plan(request%handle, p)
     json = string_of(p)
     call c_free_plan_json(p)
   end subroutine

@@ -18,6 +18,10 @@
 #include <string>
 #include <vector>
 
+namespace cartplan::ir::halo {
+class HaloPlan;
+}
+
 namespace cartplan::mpi {
 
 class Exchange;
@@ -127,12 +131,18 @@ class HaloRequest {
     start();
     wait();
   }
+  // The plan this request runs, as canonical JSON (the text of Cart_halo_request_plan, schema
+  // cartplan.halo_plan/1): the halo's, or in measuring mode the candidate measured fastest at
+  // init. Local; throws MpiError(MPI_ERR_REQUEST) on a moved-from request.
+  //   std::string json = r.plan();   // "algorithm": "direct", "combining", "dimwise", ...
+  std::string plan() const;
 
  private:
   friend class Halo;
-  HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x);
+  HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x, std::shared_ptr<const ir::halo::HaloPlan> plan);
   std::shared_ptr<HaloContext> halo_;  // first: released after the exchange
   std::unique_ptr<Exchange> x_;
+  std::shared_ptr<const ir::halo::HaloPlan> plan_;  // the plan x_ runs
 };
 
 // A halo exchange over arrays of one layout (Cart_halo_create: which ghost cells are filled,
@@ -143,6 +153,7 @@ class HaloRequest {
 //   halo.exchange(u.data());                          // blocking
 //   cartplan::mpi::HaloRequest r = halo.exchange_init(u.data());
 //   for (int it = 0; it < n; ++it) { r.start(); compute_interior(); r.wait(); }
+//   std::string runs = r.plan();                      // may differ from halo.plan() when measuring
 class Halo {
  public:
   Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vector<int>& ghost_lo, const std::vector<int>& ghost_hi,

@@ -49,8 +49,9 @@ HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vec
   if (!types.empty() && types.size() != arrays.size())
     lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
   std::unique_ptr<Exchange> x;
-  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x));
-  return HaloRequest(h_, std::move(x));
+  std::shared_ptr<const ir::halo::HaloPlan> plan;
+  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x, MPI_INFO_NULL, &plan));
+  return HaloRequest(h_, std::move(x), std::move(plan));
 }
 
 std::string Halo::plan() const {
@@ -58,8 +59,9 @@ std::string Halo::plan() const {
   return ir::halo::to_json_string(h_->plan());
 }
 
-HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x)
-    : halo_(std::move(halo)), x_(std::move(x)) {}
+HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x,
+                         std::shared_ptr<const ir::halo::HaloPlan> plan)
+    : halo_(std::move(halo)), x_(std::move(x)), plan_(std::move(plan)) {}
 HaloRequest::~HaloRequest() = default;
 HaloRequest::HaloRequest(HaloRequest&&) noexcept = default;
 HaloRequest& HaloRequest::operator=(HaloRequest&&) noexcept = default;
@@ -72,6 +74,11 @@ void HaloRequest::start() {
 void HaloRequest::wait() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
   check(x_->wait());
+}
+
+std::string HaloRequest::plan() const {
+  if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
+  return ir::halo::to_json_string(*plan_);
 }
 
 bool HaloRequest::test() {

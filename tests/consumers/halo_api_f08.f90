@@ -6,9 +6,13 @@
 ! and after each start of a Cart_halo_exchange_init request (new values each time), every ghost
 ! cell must hold its source's value (the process at coords + sign vector, cell x - sign * n), or
 ! still -1 where that process is outside the mesh, and the interior must be unchanged. Also
-! Cart_halo_plan's JSON and a bad order (MPI_ERR_ARG on every rank). Prints "halo_api_f08: OK" on
+! Cart_halo_plan's JSON, Cart_halo_request_plan's (the request's plan names a known algorithm,
+! is the text the C function gives, through a bind(c) interface of this test, and in model mode
+! equals the halo's plan; MPI_ERR_REQUEST for a null request), and a bad order (MPI_ERR_ARG on
+! every rank). Prints "halo_api_f08: OK" on
 ! rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program halo_api_f08
+  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char, c_associated, c_f_pointer
   use mpi_f08
   use cartplan_f08
   implicit none
@@ -18,8 +22,20 @@ program halo_api_f08
   double precision, asynchronous :: a(0:n+1, -1:m+1)
   type(MPI_Comm) :: cart
   type(Cart_Halo) :: halo, bad
-  type(Cart_Request) :: req
-  character(len=:), allocatable :: json
+  type(Cart_Request) :: req, none
+  character(len=:), allocatable :: json, runs
+  interface
+    ! The C function itself, to compare the module's answer with.
+    integer(c_int) function c_halo_request_plan(r, text) bind(c, name="Cart_halo_request_plan")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      type(c_ptr), intent(out) :: text
+    end function
+    subroutine c_free_plan_json(text) bind(c, name="Cart_free_plan_json")
+      import :: c_ptr
+      type(c_ptr), value :: text
+    end subroutine
+  end interface
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, me)
@@ -34,6 +50,7 @@ program halo_api_f08
   periods = [1, 0]
   call MPI_Cart_create(MPI_COMM_WORLD, 2, dims, [.true., .false.], .false., cart)
   call MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN)
+  call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)  ! where a null request's error goes
   call MPI_Cart_coords(cart, me, 2, coords)
   interior = [n, m]
   lo = [1, 2]
@@ -49,6 +66,13 @@ program halo_api_f08
   call check(0)
   call Cart_halo_exchange_init(a, halo, MPI_INFO_NULL, req, ierr)
   call expect(ierr == MPI_SUCCESS, 'Cart_halo_exchange_init')
+  call Cart_halo_request_plan(req, runs, ierr)
+  call expect(ierr == MPI_SUCCESS .and. known_algorithm(algorithm_of(runs)), &
+              'Cart_halo_request_plan names a known algorithm: ' // algorithm_of(runs))
+  call expect(runs == c_request_plan_text(req), 'Cart_halo_request_plan is the C function''s text')
+  call expect(runs == json, 'Cart_halo_request_plan is the halo''s plan (model mode)')
+  call Cart_halo_request_plan(none, runs, ierr)
+  call expect(ierr == MPI_ERR_REQUEST .and. len(runs) == 0, 'Cart_halo_request_plan of a null request is MPI_ERR_REQUEST')
   do iter = 1, 5
     call fill(iter)
     call Cart_start(req, ierr)
@@ -70,6 +94,47 @@ program halo_api_f08
   if (total /= 0) stop 1
 
 contains
+
+  ! The text Cart_halo_request_plan gives in C ("" on error).
+  function c_request_plan_text(r) result(text)
+    type(Cart_Request), intent(in) :: r
+    character(len=:), allocatable :: text
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: k
+    p = c_null_ptr
+    text = ''
+    if (c_halo_request_plan(r%handle, p) /= MPI_SUCCESS .or. .not. c_associated(p)) return
+    call c_f_pointer(p, chars, [huge(0)])
+    k = 0
+    do while (chars(k + 1) /= char(0))
+      k = k + 1
+    end do
+    text = repeat(' ', k)
+    do k = 1, len(text)
+      text(k:k) = chars(k)
+    end do
+    call c_free_plan_json(p)
+  end function
+
+  ! The value of the plan's "algorithm" field ("" if it has none).
+  function algorithm_of(text) result(name)
+    character(len=*), intent(in) :: text
+    character(len=:), allocatable :: name
+    character(len=*), parameter :: key = '"algorithm": "'
+    integer :: at, stop_at
+    name = ''
+    at = index(text, key)
+    if (at == 0) return
+    stop_at = index(text(at + len(key):), '"')
+    if (stop_at > 0) name = text(at + len(key):at + len(key) + stop_at - 2)
+  end function
+
+  logical function known_algorithm(name)
+    character(len=*), intent(in) :: name
+    known_algorithm = name == 'direct' .or. name == 'combining' .or. name == 'dimwise' .or. name == 'split' .or. &
+                      name == 'hybrid'
+  end function
 
   logical function c_halo_is_null(h)
     use, intrinsic :: iso_c_binding, only: c_associated

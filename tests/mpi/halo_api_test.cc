@@ -16,6 +16,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/mpi/cartplan.hpp"
@@ -257,6 +258,16 @@ MPI_Info init_info(const Case& c) {
   return info;
 }
 
+// Whether every rank of comm holds the same text (collective; compares FNV-1a hashes).
+bool same_on_every_rank(const std::string& text, MPI_Comm comm) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 1099511628211ull;
+  std::uint64_t lo = 0, hi = 0;
+  MPI_Allreduce(&hash, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
+  MPI_Allreduce(&hash, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);
+  return lo == hi;
+}
+
 // The plan a persistent request runs (Cart_halo_request_plan) is the same on every rank and,
 // for auto, one of the planner's candidates: the plan of a halo with that algorithm forced.
 void expect_candidate_plan(Harness& h, const Case& c, MPI_Comm cart, Cart_Request req) {
@@ -264,12 +275,7 @@ void expect_candidate_plan(Harness& h, const Case& c, MPI_Comm cart, Cart_Reques
   h.check(Cart_halo_request_plan(req, &json) == MPI_SUCCESS && json, c.name() + ": Cart_halo_request_plan: " + Cart_error_message());
   const std::string mine = json ? json : "";
   Cart_free_plan_json(json);
-  std::uint64_t hash = 1469598103934665603ull;
-  for (unsigned char ch : mine) hash = (hash ^ ch) * 1099511628211ull;
-  std::uint64_t lo = 0, hi = 0;
-  MPI_Allreduce(&hash, &lo, 1, MPI_UINT64_T, MPI_MIN, cart);
-  MPI_Allreduce(&hash, &hi, 1, MPI_UINT64_T, MPI_MAX, cart);
-  h.check(lo == hi, c.name() + ": ranks run different plans");
+  h.check(same_on_every_rank(mine, cart), c.name() + ": ranks run different plans");
   if (std::string(c.algo) != "auto") return;
   bool found = false;
   for (const char* algo : {"direct", "combining", "dimwise", "split", "hybrid"}) {
@@ -718,6 +724,66 @@ void cycles(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// The "algorithm" value of a halo plan's JSON ("" if it has none).
+std::string algorithm_of(const std::string& json) {
+  const std::string key = "\"algorithm\": \"";
+  const std::size_t at = json.find(key);
+  const std::size_t end = at == std::string::npos ? at : json.find('"', at + key.size());
+  return end == std::string::npos ? "" : json.substr(at + key.size(), end - at - key.size());
+}
+
+bool known_algorithm(const std::string& name) {
+  for (const char* algo : {"direct", "combining", "dimwise", "split", "hybrid"})
+    if (name == algo) return true;
+  return false;
+}
+
+// HaloRequest::plan() of a C++ request on `array`: names a known algorithm, is the same on every
+// rank, and (model mode, where the choice is deterministic) is the text Cart_halo_request_plan
+// gives for a C halo of the same description and Info. `info`: the halo's creation Info.
+void expect_cpp_request_plan(Harness& h, const Case& c, MPI_Comm cart, MPI_Info info, bool measuring,
+                             const cartplan::mpi::HaloRequest& r, void* array, const std::string& what) {
+  const std::string runs = r.plan();
+  h.check(known_algorithm(algorithm_of(runs)), what + ": HaloRequest::plan() names no known algorithm: " + runs.substr(0, 200));
+  h.check(same_on_every_rank(runs, cart), what + ": ranks' HaloRequest::plan() differ");
+  if (measuring) return;
+  Cart_Halo halo = CART_HALO_NULL;
+  Cart_Request req = CART_REQUEST_NULL;
+  char* json = nullptr;
+  const bool ok = Cart_halo_create(cart, c.d, c.interior.data(), c.lo.data(), c.hi.data(), MPI_DOUBLE, c.order, info, &halo) ==
+                      MPI_SUCCESS &&
+                  Cart_halo_exchange_init(array, halo, MPI_INFO_NULL, &req) == MPI_SUCCESS &&
+                  Cart_halo_request_plan(req, &json) == MPI_SUCCESS;
+  h.check(ok && json && runs == json, what + ": HaloRequest::plan() is not Cart_halo_request_plan's text " + Cart_error_message());
+  Cart_free_plan_json(json);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  Cart_halo_free(&halo);
+}
+
+// A C++ halo planned with algorithm auto, in model and in measuring mode (Info cartplan_tune at
+// creation): its persistent request fills the cells and reports the plan it runs.
+void cpp_request_plans(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::vector<int>>& stencil) {
+  for (const char* tune : {"model", "measure"}) {
+    const std::string what = std::string("C++ auto, ") + tune;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_tune", tune);
+    try {
+      cartplan::mpi::Halo halo(cart, c.interior, c.lo, c.hi, MPI_DOUBLE, c.order, info);
+      Layout l(c, cart, stencil, 500);
+      std::vector<unsigned char> a;
+      l.fill(a);
+      cartplan::mpi::HaloRequest r = halo.exchange_init(a.data());
+      r.run();
+      expect_cells(h, l, a, what);
+      expect_cpp_request_plan(h, c, cart, info, std::string(tune) == "measure", r, a.data(), what);
+    } catch (const cartplan::mpi::MpiError& e) {
+      h.check(false, what + ": unexpected MpiError: " + e.what());
+    }
+    MPI_Info_free(&info);
+  }
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -730,7 +796,6 @@ void cpp_form(Harness& h) {
     MPI_Info_create(&info);
     MPI_Info_set(info, "cartplan_algorithm", "dimwise");
     cartplan::mpi::Halo halo(cart, c.interior, c.lo, c.hi, MPI_DOUBLE, MPI_ORDER_FORTRAN, info);
-    MPI_Info_free(&info);
     h.check(contains(halo.plan(), "\"algorithm\": \"dimwise\""), "C++: plan()");
     Layout l0(c, cart, stencil, 7);
     std::vector<unsigned char> a, b;
@@ -738,6 +803,9 @@ void cpp_form(Harness& h) {
     halo.exchange(a.data());
     expect_cells(h, l0, a, "C++ blocking");
     cartplan::mpi::HaloRequest r = halo.exchange_init(a.data());
+    h.check(algorithm_of(r.plan()) == "dimwise" && r.plan() == halo.plan(), "C++: HaloRequest::plan() of a forced dimwise halo");
+    expect_cpp_request_plan(h, c, cart, info, false, r, a.data(), "C++ dimwise");
+    MPI_Info_free(&info);
     for (int it = 0; it < 3; ++it) {
       Layout l(c, cart, stencil, 300 + it);
       l.fill(a);
@@ -750,9 +818,18 @@ void cpp_form(Harness& h) {
     halo.exchange(std::vector<void*>{a.data(), b.data()});
     expect_cells(h, l1, a, "C++ fields a");
     expect_cells(h, l2, b, "C++ fields b");
+    cartplan::mpi::HaloRequest moved = std::move(r);
+    int code = MPI_SUCCESS;
+    try {
+      (void)r.plan();
+    } catch (const cartplan::mpi::MpiError& e) {
+      code = e.code();
+    }
+    h.check(code == MPI_ERR_REQUEST, "C++: plan() of a moved-from request throws MpiError(MPI_ERR_REQUEST)");
   } catch (const cartplan::mpi::MpiError& e) {
     h.check(false, std::string("C++: unexpected MpiError: ") + e.what());
   }
+  cpp_request_plans(h, c, cart, stencil);
   int code = MPI_SUCCESS;
   std::string msg;
   try {
