@@ -1,17 +1,17 @@
-// Blocking v calls on a graph without a size pass per call (docs/graphs.md, "v calls without a
-// size pass per call"): a blocking allgatherv/alltoallv(/w, and the uniform calls that run as v
-// forms) with a combining schedule remembers, per communicator, op and schedule, the previous
+// Graph v calls without a size pass per call (docs/graphs.md, "Blocking v calls without a size
+// pass per call", "Non-blocking ..."): an allgatherv/alltoallv(/w, and the uniform calls that run
+// as v forms) with a combining schedule remembers, per communicator, op and schedule, the previous
 // call's block sizes, the temp slot sizes it learned and the messages laid out for them. The
 // next call sends each message of the schedule in one of two modes:
 //   - *as before*: every part has the size it had in the previous call (the origin's own send
 //     blocks unchanged, temp blocks that arrived as before in this call) and the message is not
 //     empty: the data alone, in the receiver's cached layout, on the data tag
-//     lanes.tag(0, phase);
+//     lanes.tag(lane, phase) (lane 0 for blocking calls, the request's lane for non-blocking);
 //   - *with sizes*: otherwise (and for everything on the first call): a 0-byte marker on the
-//     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
+//     data tag, and on the tag lanes.tag(lane, kWithSizesRound + phase) one packed message, the
 //     parts' 64-bit sizes followed by their bytes.
 // The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
-// marker, and it then takes the with-sizes message (a probe, MPI_Recv; a large-count byte type
+// marker, and it then takes the with-sizes message (a probe, a receive; a large-count byte type
 // above INT_MAX bytes), resizes its temp slots, checks recv blocks against its own counts
 // (MPI_ERR_TRUNCATE naming the block; the schedule still runs so nobody waits) and unpacks. A
 // block that did not arrive whole is forwarded as lost (poisoned), never as data. A change so travels with the data, along
@@ -45,12 +45,12 @@
 
 namespace cartplan::mpi {
 
-// The first round of the with-sizes messages' tags, on the blocking lane. Tags are distinct
-// from every other message on the internal communicator: tag = round x lanes + lane, and no
-// other request uses lane 0 (non-blocking and persistent requests, their size passes included,
-// have lanes >= 1, so their tags differ whatever the round); on lane 0 the data rounds are
-// below kSizeRound (schedules have at most 65 phases: asserted, and argued, in the constructor), the size pass of a blocking call with
-// reuse off uses kSizeRound + phase < kWithSizesRound, and this range is above both.
+// The first round of the with-sizes messages' tags, on the call's lane. Tags are distinct from
+// every other message on the internal communicator: tag = round x lanes + lane, and no other
+// request uses the call's lane meanwhile (lane 0: blocking calls only; a non-blocking lane: this
+// request only, lanes.h); on it the data rounds are below kSizeRound (schedules have at most 65
+// phases: asserted, and argued, in the constructor), a size pass with reuse off uses
+// kSizeRound + phase < kWithSizesRound, and this range is above both.
 inline constexpr int kWithSizesRound = kSizeRound + 70;
 
 // Counters of this process (a test and benchmark hook): blocking v calls run here, messages
