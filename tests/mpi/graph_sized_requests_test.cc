@@ -5,7 +5,8 @@
 // stay the same, change on one rank, come back; new buffers; empty blocks; several calls in
 // flight completed in reverse order or by rank-dependent test loops with sleeps, their counts
 // alternating; non-blocking calls mixed with blocking calls of the same op; counts that differ
-// between the two ends of an edge in the steady state. The process counters show that steady
+// between the two ends of an edge in the steady state; a call with a bad argument on every rank
+// between two calls in flight (the chain forgets there). The process counters show that steady
 // calls start no size pass and send nothing with sizes, so the test cannot pass by always
 // taking the slow path; reuse switched off shows the size pass is what they replace.
 #include <mpi.h>
@@ -212,6 +213,34 @@ void mismatch(Harness& h, const Graph& g, const std::string& name, int victim) {
   one_call(h, g, &f, good, what + ", then a second correct call");
 }
 
+// A call with a bad argument on every rank (a NULL request, which every rank sees whatever its
+// edges) between two calls in flight: it returns MPI_ERR_REQUEST at once and the chain forgets
+// at that point in call order (after the first call, which still reuses sizes), so the third
+// call sends with sizes; both good calls equal Open MPI's, and the next one is steady again.
+void bad_between(Harness& h, const Graph& g, const std::string& name) {
+  const Sides s = sides(g.in, g.out, h.rank, 0, -1, 0, g.gather);
+  Flight warm, a, c;
+  const Delta w = one_call(h, g, &warm, s, name + " warm-up");
+  const auto before = cartplan::mpi::sized_call_stats();
+  start(h, g, &a, s);
+  const int rc = g.gather ? Cart_graph_ineighbor_allgatherv(a.send.data() + 1, s.sc[0], MPI_INT, a.mine.data(), s.rc.data(), s.rd.data(),
+                                                            g.rtype, g.comm, nullptr)
+                          : Cart_graph_ineighbor_alltoallv(a.send.data(), s.sc.data(), s.sd.data(), MPI_INT, a.mine.data(), s.rc.data(),
+                                                           s.rd.data(), g.rtype, g.comm, nullptr);
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  h.check(cls == MPI_ERR_REQUEST, name + " a NULL request: MPI_ERR_REQUEST at once");
+  start(h, g, &c, s);
+  finish(h, &c, h.rank % 2 == 0, name + " the call after the bad one (waited first)");
+  finish(h, &a, false, name + " the call before the bad one");
+  const Delta d = delta_since(before);
+  h.check(d.requests == 2L * h.size && (w.as_before == 0 || d.with_sizes > 0),
+          name + " around a bad call: both good calls on the chain, the second with sizes");
+  const Delta steady = one_call(h, g, &warm, s, name + " after the bad call, steady");
+  h.check(steady.with_sizes == 0 && steady.size_passes == 0 && steady.as_before == w.as_before,
+          name + " after the bad call: steady again");
+}
+
 // Reuse off (set_size_reuse, the benchmark's baseline): every call runs the size pass.
 void reuse_off(Harness& h, const Graph& g, const std::string& name) {
   cartplan::mpi::set_size_reuse(false);
@@ -243,6 +272,7 @@ int main(int argc, char** argv) {
         steady_in_flight(h, g, name);
         mixed(h, g, name);
         reuse_off(h, g, name);
+        bad_between(h, g, name);
         int victim = g.in.empty() ? p : h.rank;
         MPI_Allreduce(MPI_IN_PLACE, &victim, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (victim < p) mismatch(h, g, name, victim);
