@@ -12,6 +12,7 @@
 
 #include "backends/mpi/exchange_reuse.h"
 #include "backends/mpi/graph_sized_calls.h"
+#include "backends/mpi/graph_sized_chain.h"
 #include "backends/mpi/graph_sizes.h"
 
 namespace cartplan::mpi {
@@ -119,10 +120,49 @@ MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
   return g.schedule(op, a, o.theta, &unused);
 }
 
-// The exchange for the chosen algorithm. v forms with a combining schedule first run the size
-// pass (graph_sizes.h; non-blocking calls inside the request's progress); if it finds counts
-// that differ between the ends of an edge, the exchange is still built and runs (so nobody
-// waits for this rank) and reports that error.
+// The blocking call's cached exchange (uniform forms): reused when the arguments have the same
+// call_key and its derived datatypes are vouched for (datatype_layout.h).
+struct GraphBlockingCache {
+  std::vector<std::uintptr_t> key;
+  std::unique_ptr<GraphExchange> exchange;
+  // Blocking v calls with a combining schedule, per (op, algorithm, theta): the previous call's
+  // sizes and layouts (graph_sized_calls.h).
+  std::map<std::tuple<int, int, int>, std::unique_ptr<SizedCalls>> sized;
+  // Non-blocking v calls with a combining schedule, per (op, algorithm, theta): the chain of
+  // calls that reuse the previous call's sizes (graph_sized_chain.h); requests in flight share it.
+  std::map<std::tuple<int, int, int>, std::shared_ptr<SizedChain>> chains;
+};
+
+GraphBlockingCache& call_cache(GraphComm& g) {
+  std::shared_ptr<void>& slot = g.blocking_slot();
+  if (!slot) slot = std::make_shared<GraphBlockingCache>();
+  return *static_cast<GraphBlockingCache*>(slot.get());
+}
+
+// A non-blocking v call with a combining schedule, reusing sizes: queued on its chain.
+MpiStatus chained(GraphComm& g, GraphOp op, GraphAlgorithm a, const GraphOptions& o, ir::graph::RankSchedule sched, int lane,
+                  GraphBuffers b, std::unique_ptr<GraphExchange>* out) {
+  std::shared_ptr<SizedChain>& chain = call_cache(g).chains[{static_cast<int>(op), static_cast<int>(a), o.theta}];
+  if (!chain) chain = std::make_shared<SizedChain>(g.shared(), std::move(sched));
+  return GraphExchange::create_delegated(g.shared(), a, lane, o.progress_anywhere, queue_sized_call(chain, std::move(b), lane), out);
+}
+
+// A v call that did not run through its op's chains on this rank (an error, reuse off, a
+// combining schedule built with a size pass): they forget at this point in call order. All ranks
+// run linear alike, which leaves the combining chains alone.
+void forget_unless_chained(GraphComm& g, GraphOp op, const MpiStatus& s, const GraphExchange* x) {
+  if (x && (x->delegated() || (s.ok() && x->algorithm() == GraphAlgorithm::kLinear))) return;
+  for (auto& [k, chain] : call_cache(g).chains)
+    if (std::get<0>(k) == static_cast<int>(op) && chain) chain->forget();
+}
+
+
+
+// The exchange for the chosen algorithm. v forms with a combining schedule: a non-blocking
+// call joins its op's chain (graph_sized_chain.h: no size pass), or with reuse off runs the size
+// pass inside the request's progress; persistent init (and a blocking call with reuse off) runs
+// it first (graph_sizes.h). If the pass finds counts that differ between the ends of an edge,
+// the exchange is still built and runs (so nobody waits for this rank) and reports that error.
 MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                 std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
   GraphAlgorithm a = GraphAlgorithm::kLinear;
@@ -134,6 +174,7 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
   MpiStatus sizes;
   if (b.varied && a != GraphAlgorithm::kLinear) {
     // A non-blocking call runs its size pass as part of its progress: it returns at once.
+    if (kind == GraphExchange::Kind::kNonblocking && size_reuse()) return chained(g, c.op, a, o, std::move(sched), lane, std::move(b), out);
     if (kind == GraphExchange::Kind::kNonblocking)
       return GraphExchange::create_learning_sizes(g.shared(), a, std::move(sched), b, lane, o.progress_anywhere, out);
     SizePass pass(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes);
@@ -175,16 +216,6 @@ GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
   if ((c.varied || c.learn_sizes) && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
   return o;
 }
-
-// The blocking call's cached exchange (uniform forms): reused when the arguments have the same
-// call_key and its derived datatypes are vouched for (datatype_layout.h).
-struct GraphBlockingCache {
-  std::vector<std::uintptr_t> key;
-  std::unique_ptr<GraphExchange> exchange;
-  // Blocking v calls with a combining schedule, per (op, algorithm, theta): the previous call's
-  // sizes and layouts (graph_sized_calls.h).
-  std::map<std::tuple<int, int, int>, std::unique_ptr<SizedCalls>> sized;
-};
 
 // A blocking v call (or a uniform call whose sizes may differ by rank). With a combining
 // schedule it reuses the previous call's sizes (graph_sized_calls.h); linear, or reuse off,
@@ -325,6 +356,17 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   return agreed_error(local_build, worst);
 }
 
+MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_error, int lane, std::unique_ptr<GraphExchange>* out) {
+  const GraphOptions o = call_options(g, c);
+  MpiStatus s = prepare(g, c.op, o);
+  if (!s.ok()) return s;
+  if (!caller_error.ok()) return caller_error;
+  GraphBuffers b;
+  s = make_buffers(g, c, &b);
+  const std::int64_t bytes = b.block_bytes;
+  return s.ok() ? build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out) : s;
+}
+
 }  // namespace
 
 GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
@@ -348,9 +390,7 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   GraphComm* g = nullptr;
   MpiStatus s = require_graph(comm, &g);
   if (!s.ok()) return s;
-  std::shared_ptr<void>& slot = g->blocking_slot();
-  if (!slot) slot = std::make_shared<GraphBlockingCache>();
-  auto& cache = *static_cast<GraphBlockingCache*>(slot.get());
+  GraphBlockingCache& cache = call_cache(*g);
   if (c.varied || c.learn_sizes) return blocking_varied(*g, c, cache);
   DerivedTypes derived;
   std::vector<std::uintptr_t> key = call_key(*g, c, &derived);
@@ -391,14 +431,8 @@ MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphE
   }
   // The lane is the call's sequence number, taken whatever the arguments: ranks stay in step.
   const int lane = g->shared()->lanes.next_nonblocking();
-  const GraphOptions o = call_options(*g, c);
-  s = prepare(*g, c.op, o);
-  if (!s.ok()) return s;
-  if (!caller_error.ok()) return caller_error;
-  GraphBuffers b;
-  s = make_buffers(*g, c, &b);
-  const std::int64_t bytes = b.block_bytes;
-  if (s.ok()) s = build_request(*g, c, o, kind, lane, std::move(b), bytes, out);
+  s = nonblocking(*g, c, caller_error, lane, out);
+  if (c.varied || c.learn_sizes) forget_unless_chained(*g, c.op, s, out->get());
   if (!s.ok()) return s;
   (*out)->take_lane(lane);
   return start ? (*out)->start() : MpiStatus{};

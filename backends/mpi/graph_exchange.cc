@@ -57,6 +57,17 @@ MpiStatus GraphExchange::create_learning_sizes(const std::shared_ptr<GraphShared
   return {};
 }
 
+MpiStatus GraphExchange::create_delegated(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm, int lane,
+                                          bool progress_anywhere, std::unique_ptr<Delegate> delegate, std::unique_ptr<GraphExchange>* out) {
+  std::unique_ptr<GraphExchange> x;
+  MpiStatus s = make(shared, algorithm, ir::graph::RankSchedule{}, Kind::kNonblocking, lane, progress_anywhere, &x);
+  if (!s.ok()) return s;
+  x->delegate_ = std::move(delegate);
+  x->messaging_phases_ = 2;  // its phases need progress between them (the hook)
+  *out = std::move(x);
+  return {};
+}
+
 bool GraphExchange::learn_sizes(bool block, bool post_only) {
   if (!sizes_->advance(block, post_only)) return false;
   unbuilt_->temp_bytes = sizes_->temp_bytes();
@@ -222,6 +233,12 @@ void GraphExchange::note(MpiStatus s) {
 }
 
 void GraphExchange::step(bool block, bool post_only) {
+  if (delegate_) {  // never blocks: it may have to wait for an earlier request's progress
+    MpiStatus result;
+    if (!delegate_->step(&result)) return;
+    note(std::move(result));
+    return set_pending(false);
+  }
   if (sizes_ && !learn_sizes(block, post_only)) return;
   const std::size_t phases = phase_begin_.size() - 1;
   while (phase_ < phases) {

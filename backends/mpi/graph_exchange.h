@@ -67,6 +67,17 @@ class GraphExchange {
   static MpiStatus create_learning_sizes(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm,
                                          ir::graph::RankSchedule schedule, const GraphBuffers& buffers, int lane,
                                          bool progress_anywhere, std::unique_ptr<GraphExchange>* out);
+  // Communication run by another object for this request: a non-blocking v call that reuses
+  // the sizes of its op's previous call (graph_sized_chain.h). step() advances it without
+  // blocking and without advancing other requests; true once it is done, its outcome in *result.
+  class Delegate {
+   public:
+    virtual ~Delegate() = default;
+    virtual bool step(MpiStatus* result) = 0;
+  };
+  // A non-blocking request whose communication `delegate` runs on `lane`.
+  static MpiStatus create_delegated(const std::shared_ptr<GraphShared>& shared, ir::graph::GraphAlgorithm algorithm, int lane,
+                                    bool progress_anywhere, std::unique_ptr<Delegate> delegate, std::unique_ptr<GraphExchange>* out);
   ~GraphExchange();
   GraphExchange(const GraphExchange&) = delete;
   GraphExchange& operator=(const GraphExchange&) = delete;
@@ -90,6 +101,7 @@ class GraphExchange {
   MpiStatus wait();            // completes the exchange (no-op when inactive)
   bool active() const { return active_; }
   bool pending() const { return pending_; }
+  bool delegated() const { return delegate_ != nullptr; }
   ir::graph::GraphAlgorithm algorithm() const { return algorithm_; }
   const ir::graph::RankSchedule& schedule() const { return schedule_; }
   // The user's communicator while it exists, else MPI_COMM_SELF (for error handlers).
@@ -174,6 +186,7 @@ class GraphExchange {
   void* finish_ctx_ = nullptr;
   std::unique_ptr<SizePass> sizes_;       // create_learning_sizes: the pass still to run
   std::unique_ptr<GraphBuffers> unbuilt_;  // and the buffers to build with afterwards
+  std::unique_ptr<Delegate> delegate_;     // create_delegated
 };
 
 }  // namespace cartplan::mpi

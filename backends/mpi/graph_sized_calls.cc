@@ -17,7 +17,7 @@ namespace {
 
 using ir::graph::LocKind;
 
-std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0};
+std::atomic<std::uint64_t> g_calls{0}, g_as_before{0}, g_with_sizes{0}, g_layouts{0}, g_requests{0};
 std::atomic<bool> g_reuse{true};
 std::atomic<std::size_t> g_large_bytes{static_cast<std::size_t>(INT_MAX)};
 std::atomic<bool> g_unsendable{false};
@@ -124,31 +124,48 @@ int isend_bytes(const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm
   return rc;
 }
 
-int recv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm) {
-  if (n <= g_large_bytes.load()) return MPI_Recv(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, MPI_STATUS_IGNORE);
+int irecv_bytes(void* buf, std::size_t n, int peer, int tag, MPI_Comm comm, MPI_Request* req) {
+  if (n <= g_large_bytes.load()) return MPI_Irecv(buf, static_cast<int>(n), MPI_BYTE, peer, tag, comm, req);
   MPI_Datatype t = MPI_DATATYPE_NULL;
   MpiStatus s = large_count_type(static_cast<MPI_Count>(n), MPI_BYTE, &t);
   if (!s.ok()) return s.code;
-  const int rc = MPI_Recv(buf, 1, t, peer, tag, comm, MPI_STATUS_IGNORE);
-  MPI_Type_free(&t);
+  const int rc = MPI_Irecv(buf, 1, t, peer, tag, comm, req);
+  MPI_Type_free(&t);  // freed once the receive no longer needs it
+  return rc;
+}
+
+// One request: waited for (`block`, advancing other requests as a blocking call must) or tested.
+int complete_one(MPI_Request* req, bool block, int* done, MPI_Status* st) {
+  if (!block) return MPI_Test(req, done, st);
+  std::vector<MPI_Request> one{*req};
+  const int rc = wait_all(&one, st);
+  *req = one[0];
+  *done = 1;
   return rc;
 }
 
 }  // namespace
 
-SizedCallStats sized_call_stats() { return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load()}; }
+SizedCallStats sized_call_stats() {
+  return {g_calls.load(), g_as_before.load(), g_with_sizes.load(), g_layouts.load(), g_requests.load()};
+}
 void set_size_reuse(bool on) { g_reuse = on; }
 bool size_reuse() { return g_reuse.load(); }
 void set_unsendable_send_blocks(bool on) { g_unsendable = on; }
 void set_large_message_bytes(std::size_t bytes) { g_large_bytes = std::min(bytes, static_cast<std::size_t>(INT_MAX)); }
 
 // One phase on the wire: receives first (one per recv message, on the data tag), then sends
-// (one per as-before message; a marker and a packed message per with-sizes message).
+// (one per as-before message; a marker and a packed message per with-sizes message), then the
+// with-sizes receive of each marker that came. `state` per recv message: kData (its data-tag
+// receive posted), kMarker (a marker came: its with-sizes message is still to be probed),
+// kSized (that message's receive posted), kDone.
 struct SizedCalls::Wire {
-  std::vector<MPI_Request> recvs, sends;
+  enum class Stage { kPost, kData, kSized, kSends } stage = Stage::kPost;
+  enum : char { kData, kMarker, kSized, kDone };
+  std::vector<MPI_Request> recvs, sends, sized;
   std::vector<MPI_Status> statuses;
-  std::vector<std::vector<unsigned char>> out;
-  std::vector<unsigned char> in;
+  std::vector<char> state;
+  std::vector<std::vector<unsigned char>> out, in;
 };
 
 // The tags of graph_sized_calls.h need fewer than kWithSizesRound - kSizeRound = 70 phases (else
@@ -158,7 +175,7 @@ struct SizedCalls::Wire {
 // last phase (final_phase: 2 x iterations), cumulative one per iteration and one last, so at most
 // 2 x 32 + 1 = 65 phases.
 SizedCalls::SizedCalls(std::shared_ptr<GraphShared> shared, ir::graph::RankSchedule schedule)
-    : shared_(std::move(shared)), schedule_(std::move(schedule)) {
+    : shared_(std::move(shared)), schedule_(std::move(schedule)), wire_(std::make_unique<Wire>()) {
   assert(schedule_.phases.size() <= static_cast<std::size_t>(kWithSizesRound - kSizeRound));
 }
 
@@ -311,9 +328,12 @@ void SizedCalls::resize_slot(std::size_t t, std::int64_t bytes) {
 // runs ahead.)
 MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
   const ir::graph::GraphPhase& ph = schedule_.phases[f];
-  const int tag = shared_->lanes.tag(Lanes::blocking_lane(), static_cast<int>(f));
-  const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
+  const int tag = shared_->lanes.tag(lane_, static_cast<int>(f));
+  const int sized_tag = shared_->lanes.tag(lane_, kWithSizesRound + static_cast<int>(f));
   w->recvs.assign(ph.recvs.size(), MPI_REQUEST_NULL);
+  w->sized.assign(ph.recvs.size(), MPI_REQUEST_NULL);
+  w->state.assign(ph.recvs.size(), Wire::kData);
+  w->in.assign(ph.recvs.size(), {});
   w->statuses.resize(ph.recvs.size());
   for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
     // Before any previous call a marker comes. A temp slot is written by one message or copy
@@ -402,37 +422,101 @@ void SizedCalls::poison(const ir::graph::Message& m) {
     if (p.loc.kind == LocKind::kTemp) now_[static_cast<std::size_t>(p.loc.index)] = kPoisoned;
 }
 
-// The phase's receives: all data-tag receives complete (their senders posted them at the start
-// of the phase, as in GraphExchange), then each marker's with-sizes message, in message order.
-// A receive that failed (truncated: the sender's sizes are not what this rank laid out) is
-// reported and its temp blocks poisoned; only a failure of MPI itself stops the schedule.
-MpiStatus SizedCalls::receive(std::size_t f, Wire* w) {
-  const ir::graph::GraphPhase& ph = schedule_.phases[f];
-  const int sized_tag = shared_->lanes.tag(Lanes::blocking_lane(), kWithSizesRound + static_cast<int>(f));
-  int rc = wait_all(&w->recvs, w->statuses.data());
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return from_mpi(rc, "MPI_Testall");
-  if (rc == MPI_ERR_IN_STATUS) {
-    const int again = finish_pending(&w->recvs, &w->statuses);
-    if (again != MPI_SUCCESS) return from_mpi(again, "MPI_Testall");
+// A data-tag receive that completed: as before (or not what this rank expects: the error names
+// it, and its temp blocks are poisoned), or a marker, whose with-sizes message follows.
+void SizedCalls::arrived(std::size_t f, std::size_t m, const MPI_Status& st, bool failed, Wire* w) {
+  const ir::graph::Message& msg = schedule_.phases[f].recvs[m];
+  if (!failed && received_bytes(st) == 0) {
+    w->state[m] = Wire::kMarker;
+    return;
   }
-  for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
-    const MPI_Status& st = w->statuses[m];
-    const bool failed = rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS;
-    if (failed || received_bytes(st) > 0) {  // as before (or not what this rank expects: the error names it)
-      const std::int64_t expect = known_ ? recv_expect_[f][m] : 0;
-      MpiStatus e = arrival_error(true, static_cast<int>(f), ph.recvs[m].peer, expect, st, rc == MPI_ERR_IN_STATUS);
-      if (e.ok()) arrived_as_before(ph.recvs[m]);
-      else poison(ph.recvs[m]);
-      note(std::move(e));
-      continue;
+  const std::int64_t expect = known_ ? recv_expect_[f][m] : 0;
+  MpiStatus e = arrival_error(true, static_cast<int>(f), msg.peer, expect, st, failed);
+  if (e.ok()) arrived_as_before(msg);
+  else poison(msg);
+  note(std::move(e));
+  w->state[m] = Wire::kDone;
+}
+
+// The phase's data-tag receives (their senders posted them at the start of the phase, as in
+// GraphExchange): true once all completed. A receive that failed (truncated: the sender's sizes
+// are not what this rank laid out) is reported and its temp blocks poisoned; only a failure of
+// MPI itself stops the schedule. Blocking, after MPI_ERR_IN_STATUS the receives still pending
+// are waited for (finish_pending); tested one by one, each completes on its own.
+bool SizedCalls::data(std::size_t f, Wire* w, bool block) {
+  const std::size_t n = w->recvs.size();
+  if (block) {
+    const int rc = wait_all(&w->recvs, w->statuses.data());
+    const int again = rc == MPI_ERR_IN_STATUS ? finish_pending(&w->recvs, &w->statuses) : MPI_SUCCESS;
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || again != MPI_SUCCESS) {
+      stop(from_mpi(rc != MPI_ERR_IN_STATUS ? rc : again, "MPI_Testall"));
+      return true;
     }
-    MPI_Status probed;  // a marker: the message with sizes follows on its own tag
-    CARTPLAN_MPI_CALL(probe(ph.recvs[m].peer, sized_tag, shared_->exec, &probed));
-    w->in.resize(static_cast<std::size_t>(received_bytes(probed)));
-    CARTPLAN_MPI_CALL(recv_bytes(w->in.data(), w->in.size(), ph.recvs[m].peer, sized_tag, shared_->exec));
-    unpack(f, ph.recvs[m], w->in);
+    for (std::size_t m = 0; m < n; ++m)
+      arrived(f, m, w->statuses[m], rc == MPI_ERR_IN_STATUS && w->statuses[m].MPI_ERROR != MPI_SUCCESS, w);
+    return true;
   }
-  return {};
+  bool all = true;
+  for (std::size_t m = 0; m < n; ++m) {
+    if (w->state[m] != Wire::kData) continue;
+    int done = 0;
+    MPI_Status st;
+    const int rc = MPI_Test(&w->recvs[m], &done, &st);
+    if (rc != MPI_SUCCESS) st.MPI_ERROR = rc;
+    if (done || rc != MPI_SUCCESS) arrived(f, m, st, rc != MPI_SUCCESS, w);
+    else all = false;
+  }
+  return all;
+}
+
+// Each marker's with-sizes message: probed (MPI_Iprobe, not a matched probe: SMPI 3.32 has no
+// MPI_Mprobe; only this call receives on this tag from this peer, so the receive that follows
+// takes the message probed), received, unpacked. The with-sizes tag carries a message only
+// after a marker on the data tag, so its head is this call's. True once all are in.
+bool SizedCalls::sized(std::size_t f, Wire* w, bool block) {
+  const ir::graph::GraphPhase& ph = schedule_.phases[f];
+  const int sized_tag = shared_->lanes.tag(lane_, kWithSizesRound + static_cast<int>(f));
+  bool all = true;
+  for (std::size_t m = 0; m < ph.recvs.size() && stop_.ok(); ++m) {
+    const int peer = ph.recvs[m].peer;
+    int rc = MPI_SUCCESS, found = 1;
+    MPI_Status probed;
+    if (w->state[m] == Wire::kMarker) {
+      rc = block ? probe(peer, sized_tag, shared_->exec, &probed) : MPI_Iprobe(peer, sized_tag, shared_->exec, &found, &probed);
+      if (rc == MPI_SUCCESS && found) {
+        w->in[m].resize(static_cast<std::size_t>(received_bytes(probed)));
+        rc = irecv_bytes(w->in[m].data(), w->in[m].size(), peer, sized_tag, shared_->exec, &w->sized[m]);
+        w->state[m] = Wire::kSized;
+      }
+    }
+    if (rc == MPI_SUCCESS && w->state[m] == Wire::kSized) {
+      rc = complete_one(&w->sized[m], block, &found, MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS && found) {
+        unpack(f, ph.recvs[m], w->in[m]);
+        w->state[m] = Wire::kDone;
+      }
+    }
+    if (rc != MPI_SUCCESS) stop(from_mpi(rc, "the message with sizes"));
+    all = all && w->state[m] == Wire::kDone;
+  }
+  return all || !stop_.ok();
+}
+
+// The phase's sends, even after an MPI error (their peers post every receive of the phase):
+// w->out, which they read, lives until then.
+bool SizedCalls::sends_done(Wire* w, bool block) {
+  int done = 1;
+  const int n = static_cast<int>(w->sends.size());
+  const int rc = block ? wait_all(&w->sends, MPI_STATUSES_IGNORE) : MPI_Testall(n, w->sends.data(), &done, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    stop(from_mpi(rc, "MPI_Testall"));
+    return true;
+  }
+  return done != 0;
+}
+
+void SizedCalls::stop(MpiStatus s) {
+  if (stop_.ok()) stop_ = std::move(s);
 }
 
 // The phase's copies (self and parallel edges), with this call's sizes.
@@ -465,32 +549,63 @@ void SizedCalls::run_copies(std::size_t f) {
 }
 
 MpiStatus SizedCalls::run(const GraphBuffers& b) {
+  begin(b, Lanes::blocking_lane());
+  advance(true);
+  return end();
+}
+
+void SizedCalls::begin(const GraphBuffers& b, int lane) {
   ++g_calls;
+  if (lane != Lanes::blocking_lane()) ++g_requests;
   b_ = &b;
+  lane_ = lane;
   error_ = {};
+  stop_ = {};
   now_.assign(schedule_.temps.size(), kUnknown);
   unsent_.clear();
   resized_.assign(schedule_.temps.size(), 0);
-  MpiStatus s;
+  phase_ = 0;
+  *wire_ = Wire{};
   if (static_cast<std::int64_t>(kWithSizesRound + schedule_.phases.size()) > shared_->lanes.max_rounds())
-    s = mpi_error(MPI_ERR_TAG, "the schedule's messages with sizes do not fit in this communicator's tag space");
-  if (s.ok()) s = lay_out(b);
-  for (std::size_t f = 0; s.ok() && f < schedule_.phases.size(); ++f) {
-    Wire w;
-    s = post(f, &w);
-    if (s.ok()) s = receive(f, &w);
-    // The sends complete even after an MPI error (their peers post every receive of the
-    // phase): w.out, which they read, is freed at the end of this iteration.
-    const int rc = wait_all(&w.sends, MPI_STATUSES_IGNORE);
-    if (s.ok() && rc != MPI_SUCCESS) s = from_mpi(rc, "MPI_Testall");
+    stop(mpi_error(MPI_ERR_TAG, "the schedule's messages with sizes do not fit in this communicator's tag space"));
+  else
+    stop(lay_out(b));
+  if (!stop_.ok()) phase_ = schedule_.phases.size();
+}
+
+// Phase by phase: post, the data-tag receives, the with-sizes receives, the sends, then the
+// copies. Stopped by an MPI error, the phase still completes its sends; what is left of its
+// receives is cancelled.
+bool SizedCalls::advance(bool block) {
+  using Stage = Wire::Stage;
+  while (phase_ < schedule_.phases.size()) {
+    Wire& w = *wire_;
+    if (w.stage == Stage::kPost) {
+      stop(post(phase_, &w));
+      w.stage = Stage::kData;
+    }
+    if (w.stage == Stage::kData && stop_.ok() && !data(phase_, &w, block)) return false;
+    if (w.stage == Stage::kData) w.stage = Stage::kSized;
+    if (w.stage == Stage::kSized && stop_.ok() && !sized(phase_, &w, block)) return false;
+    w.stage = Stage::kSends;
+    if (!sends_done(&w, block)) return false;
     for (MPI_Request& r : w.recvs) abandon_request(&r, true);  // only after an MPI error
+    for (MPI_Request& r : w.sized) abandon_request(&r, true);
     for (MPI_Request& r : w.sends) abandon_request(&r, false);  // only if MPI failed to complete them
-    if (s.ok()) run_copies(f);
+    if (!stop_.ok()) break;
+    run_copies(phase_);
+    ++phase_;
+    w = Wire{};
   }
+  return true;
+}
+
+MpiStatus SizedCalls::end() {
+  const GraphBuffers& b = *b_;
   b_ = nullptr;
-  if (!s.ok()) {  // an MPI error: the schedule stopped here, so start afresh next call
+  if (!stop_.ok()) {  // an MPI error: the schedule stopped there, so start afresh next call
     forget();
-    return s;
+    return stop_;
   }
   // A poisoned temp block was lost on its way in an as-before message (a truncation: its origin's
   // block kept its size, so the previous size stays right here) or after a rank that could not

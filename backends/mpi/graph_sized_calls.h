@@ -1,29 +1,33 @@
-// Blocking v calls on a graph without a size pass per call (docs/graphs.md, "v calls without a
-// size pass per call"): a blocking allgatherv/alltoallv(/w, and the uniform calls that run as v
-// forms) with a combining schedule remembers, per communicator, op and schedule, the previous
+// Graph v calls without a size pass per call (docs/graphs.md, "Blocking v calls without a size
+// pass per call", "Non-blocking ..."): an allgatherv/alltoallv(/w, and the uniform calls that run
+// as v forms) with a combining schedule remembers, per communicator, op and schedule, the previous
 // call's block sizes, the temp slot sizes it learned and the messages laid out for them. The
 // next call sends each message of the schedule in one of two modes:
 //   - *as before*: every part has the size it had in the previous call (the origin's own send
 //     blocks unchanged, temp blocks that arrived as before in this call) and the message is not
 //     empty: the data alone, in the receiver's cached layout, on the data tag
-//     lanes.tag(0, phase);
+//     lanes.tag(lane, phase) (lane 0 for blocking calls, the request's lane for non-blocking);
 //   - *with sizes*: otherwise (and for everything on the first call): a 0-byte marker on the
-//     data tag, and on the tag lanes.tag(0, kWithSizesRound + phase) one packed message, the
+//     data tag, and on the tag lanes.tag(lane, kWithSizesRound + phase) one packed message, the
 //     parts' 64-bit sizes followed by their bytes.
 // The receiver posts its cached layout on the data tag: data means as before; 0 bytes means a
-// marker, and it then takes the with-sizes message (a probe, MPI_Recv; a large-count byte type
+// marker, and it then takes the with-sizes message (a probe, a receive; a large-count byte type
 // above INT_MAX bytes), resizes its temp slots, checks recv blocks against its own counts
 // (MPI_ERR_TRUNCATE naming the block; the schedule still runs so nobody waits) and unpacks. A
 // block that did not arrive whole is forwarded as lost (poisoned), never as data. A change so travels with the data, along
 // the schedule's edges, only as far as the changed blocks go; no agreement, no extra message
 // in the steady state. Why it is safe is argued where it happens (graph_sized_calls.cc).
 //
-// Only blocking calls: MPI forbids a blocking collective to match a non-blocking one, so "the
-// previous blocking call of this op" is the same call on every rank, and it completed before
-// the next one started. Non-blocking calls run the size pass (graph_sizes.h).
+// "The previous call" must be the same call on every rank. For blocking calls (lane 0) it is
+// the previous blocking call of this op: MPI forbids a blocking collective to match a
+// non-blocking one, and it completed before the next one started. Non-blocking calls keep their
+// own SizedCalls per op and schedule (graph_sized_chain.h), which runs their calls one after
+// another on each rank, in call order, each on its request's lane, stepped without blocking
+// (begin/advance/end) by the request's progress.
 //
 //   SizedCalls calls(shared, schedule);       // per communicator, op and schedule
 //   MpiStatus s = calls.run(buffers);         // each blocking call
+//   calls.begin(buffers, lane); while (!calls.advance(false)) {...} s = calls.end();  // a request's
 #pragma once
 
 #include <mpi.h>
@@ -41,22 +45,24 @@
 
 namespace cartplan::mpi {
 
-// The first round of the with-sizes messages' tags, on the blocking lane. Tags are distinct
-// from every other message on the internal communicator: tag = round x lanes + lane, and no
-// other request uses lane 0 (non-blocking and persistent requests, their size passes included,
-// have lanes >= 1, so their tags differ whatever the round); on lane 0 the data rounds are
-// below kSizeRound (schedules have at most 65 phases: asserted, and argued, in the constructor), the size pass of a blocking call with
-// reuse off uses kSizeRound + phase < kWithSizesRound, and this range is above both.
+// The first round of the with-sizes messages' tags, on the call's lane. Tags are distinct from
+// every other message on the internal communicator: tag = round x lanes + lane, and no other
+// request uses the call's lane meanwhile (lane 0: blocking calls only; a non-blocking lane: this
+// request only, lanes.h); on it the data rounds are below kSizeRound (schedules have at most 65
+// phases: asserted, and argued, in the constructor), a size pass with reuse off uses
+// kSizeRound + phase < kWithSizesRound, and this range is above both.
 inline constexpr int kWithSizesRound = kSizeRound + 70;
 
 // Counters of this process (a test and benchmark hook): blocking v calls run here, messages
 // sent as before and with sizes, and message layouts built.
+// `requests`: the calls among them that non-blocking requests ran (graph_sized_chain.h).
 struct SizedCallStats {
-  std::uint64_t calls = 0, as_before = 0, with_sizes = 0, layouts = 0;
+  std::uint64_t calls = 0, as_before = 0, with_sizes = 0, layouts = 0, requests = 0;
 };
 SizedCallStats sized_call_stats();
-// On by default; off: blocking v calls run the size pass on every call (a benchmark's
-// baseline). Every rank must switch at the same point, between calls.
+// On by default; off: blocking and non-blocking v calls run the size pass on every call (a
+// benchmark's baseline). Every rank must switch at the same point, between calls, with no
+// non-blocking v call in flight.
 void set_size_reuse(bool on);
 bool size_reuse();
 // A test hook: messages with sizes above `bytes` (at most, and by default, INT_MAX) go with a
@@ -76,6 +82,13 @@ class SizedCalls {
   // One blocking call on `b` (every rank of the graph calls it at the same point): the whole
   // schedule runs; MPI_ERR_TRUNCATE if a block's size differs between the ends of an edge.
   MpiStatus run(const GraphBuffers& b);
+  // The same call in steps, on `lane` (a non-blocking request's: every rank runs its calls of
+  // this SizedCalls in the same order, one at a time). `b` lives until end(). advance(false)
+  // never blocks and never advances other requests (it runs inside their progress); true when
+  // the call's communication is done. end() gives its outcome.
+  void begin(const GraphBuffers& b, int lane);
+  bool advance(bool block);
+  MpiStatus end();
   // Forgets the previous call (after a call that did not run here on this rank): the next call
   // sends everything with sizes, which every receiver accepts.
   void forget();
@@ -83,6 +96,11 @@ class SizedCalls {
  private:
   struct Wire;  // one phase's requests and with-sizes buffers
   MpiStatus lay_out(const GraphBuffers& b);
+  bool data(std::size_t f, Wire* w, bool block);
+  void arrived(std::size_t f, std::size_t m, const MPI_Status& st, bool failed, Wire* w);
+  bool sized(std::size_t f, Wire* w, bool block);
+  bool sends_done(Wire* w, bool block);
+  void stop(MpiStatus s);
   MpiStatus layout(const ir::graph::Message& m, MessageLayout* out, std::int64_t* bytes);
   void place(const ir::graph::Loc& loc, BlockSpec* out, std::int64_t* bytes) const;
   std::int64_t size_now(const ir::graph::Loc& loc) const;
@@ -93,7 +111,6 @@ class SizedCalls {
   void arrived_as_before(const ir::graph::Message& m);
   void poison(const ir::graph::Message& m);
   void resize_slot(std::size_t t, std::int64_t bytes);
-  MpiStatus receive(std::size_t f, Wire* w);
   void run_copies(std::size_t f);
   void note(MpiStatus s);
   void free_types();
@@ -110,6 +127,10 @@ class SizedCalls {
   std::vector<MPI_Datatype> owned_;
   // This call's state.
   const GraphBuffers* b_ = nullptr;
+  int lane_ = 0;
+  std::size_t phase_ = 0;
+  std::unique_ptr<Wire> wire_;
+  MpiStatus stop_;  // an MPI error: the schedule stops after the phase's sends
   std::vector<std::int64_t> now_;  // temp sizes known in this call (kUnknown: not yet; kPoisoned)
   std::vector<char> resized_;      // temp slots resized in this call
   MpiStatus error_;

@@ -1,6 +1,7 @@
 // The v forms' size pass: the schedule run once with one size per block instead of data.
 #include "backends/mpi/graph_sizes.h"
 
+#include <atomic>
 #include <string>
 #include <utility>
 
@@ -16,12 +17,17 @@ std::int64_t size_at(const ir::graph::Loc& loc, const std::vector<std::int64_t>&
   return loc.kind == LocKind::kSend ? send.at(i) : loc.kind == LocKind::kRecv ? recv.at(i) : temps.at(i);
 }
 
+std::atomic<std::uint64_t> g_started{0};
+
 }  // namespace
+
+std::uint64_t size_passes_started() { return g_started.load(); }
 
 SizePass::SizePass(GraphShared& shared, int lane, const ir::graph::RankSchedule& schedule, std::vector<std::int64_t> send_bytes,
                    std::vector<std::int64_t> recv_bytes)
     : shared_(shared), lane_(lane), schedule_(schedule), send_(std::move(send_bytes)), recv_(std::move(recv_bytes)),
       temps_(schedule.temps.size(), -1) {
+  ++g_started;
   if (static_cast<std::int64_t>(kSizeRound + schedule_.phases.size()) > shared_.lanes.max_rounds()) {
     error_ = mpi_error(MPI_ERR_TAG, "the schedule's size pass does not fit in this communicator's tag space");
     phase_ = schedule_.phases.size();

@@ -32,6 +32,10 @@ namespace cartplan::mpi {
 // 2 x 32 + 2 with seed 003's iteration cap).
 inline constexpr int kSizeRound = 100;
 
+// How many size passes this process has started (a test and benchmark hook: the steady state
+// of blocking and non-blocking v calls starts none).
+std::uint64_t size_passes_started();
+
 class SizePass {
  public:
   // The schedule and the sizes are copied: the pass may outlive the call that made it.

@@ -22,60 +22,14 @@
 #include "backends/mpi/graph_sized_calls.h"
 #include "engine/graph/generators.h"
 #include "tests/graph/random_graphs.h"
+#include "tests/mpi/graph_v_fixture.h"
 #include "tests/mpi/harness.h"
 
 namespace {
 
 using cartplan::mpitest::Harness;
+using namespace cartplan::mpitest::graph_v;
 namespace graph = cartplan::engine::graph;
-
-// The count of the c-th edge from a to b in variant v (both ends compute it alike). Variant 1
-// differs from 0 only for blocks that rank `changer` sends; variant 2 has empty blocks.
-int count_of(int a, int b, int c, int v, int changer) {
-  const int base = 1 + (a * 7 + b * 3 + c * 5) % 4;
-  if (v == 1 && a == changer) return base + 2 + (b + c) % 3;
-  if (v == 2) return (a + b + c) % 3 == 0 ? 0 : base;
-  return base;
-}
-
-struct Sides {
-  std::vector<int> sc, sd, rc, rd;
-  int sbytes = 0, rbytes = 0;
-};
-
-// Counts and gapped displacements (in ints) for this rank's edges; `skew` shifts receive
-// displacements so that a call with new buffers also has a new layout.
-// allgatherv (`gather`): one send block, its count a function of the sender alone.
-Sides sides(const std::vector<int>& in, const std::vector<int>& out, int rank, int v, int changer, int skew, bool gather) {
-  Sides s;
-  for (std::size_t k = 0; k < (gather ? 1 : out.size()); ++k) {
-    int c = 0;
-    for (std::size_t e = 0; e < k; ++e) c += out[e] == out[k];
-    s.sc.push_back(gather ? count_of(rank, 0, 0, v, changer) : count_of(rank, out[k], c, v, changer));
-    s.sd.push_back(s.sbytes + 1);
-    s.sbytes += s.sc.back() + 1;
-  }
-  for (std::size_t j = 0; j < in.size(); ++j) {
-    int c = 0;
-    for (std::size_t e = 0; e < j; ++e) c += in[e] == in[j];
-    s.rc.push_back(gather ? count_of(in[j], 0, 0, v, changer) : count_of(in[j], rank, c, v, changer));
-    s.rd.push_back(s.rbytes + 2 + skew);
-    s.rbytes += s.rc.back() + 2 + skew;
-  }
-  s.sbytes += 1;
-  s.rbytes += 1;
-  return s;
-}
-
-struct Graph {
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<int> in, out;
-  bool gather = false;  // allgatherv, else alltoallv
-  // The receive type: MPI_INT, or (stride 2) an int resized to the extent of two, a derived
-  // type that is not contiguous (layouts rebuilt every call, parts unpacked by MPI_Unpack).
-  MPI_Datatype rtype = MPI_INT;
-  int stride = 1;
-};
 
 // The call on `g` (cartplan's, or Open MPI's with `reference`).
 int call(const Graph& g, bool reference, const std::vector<int>& send, std::vector<int>* recv, const Sides& s) {
@@ -85,36 +39,6 @@ int call(const Graph& g, bool reference, const std::vector<int>& send, std::vect
   }
   auto* fn = reference ? &MPI_Neighbor_alltoallv : &Cart_graph_neighbor_alltoallv;
   return fn(send.data(), s.sc.data(), s.sd.data(), MPI_INT, recv->data(), s.rc.data(), s.rd.data(), g.rtype, g.comm);
-}
-
-Graph make_graph(const cartplan::ir::graph::Topology& t, int rank, const char* algorithm, bool gather) {
-  Graph g;
-  g.gather = gather;
-  g.in = t.ranks[rank].in;
-  g.out = t.ranks[rank].out;
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", algorithm);
-  int dummy = 0;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.empty() ? &dummy : g.in.data(), MPI_UNWEIGHTED,
-                                 static_cast<int>(g.out.size()), g.out.empty() ? &dummy : g.out.data(), MPI_UNWEIGHTED, info, 0, &g.comm);
-  MPI_Info_free(&info);
-  MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
-  return g;
-}
-
-// The counters' changes over one call, summed over ranks.
-struct Delta {
-  long calls = 0, as_before = 0, with_sizes = 0, layouts = 0;
-};
-
-Delta delta_since(const cartplan::mpi::SizedCallStats& before) {
-  const cartplan::mpi::SizedCallStats now = cartplan::mpi::sized_call_stats();
-  long mine[4] = {static_cast<long>(now.calls - before.calls), static_cast<long>(now.as_before - before.as_before),
-                  static_cast<long>(now.with_sizes - before.with_sizes), static_cast<long>(now.layouts - before.layouts)};
-  long all[4] = {0, 0, 0, 0};
-  MPI_Allreduce(mine, all, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  return {all[0], all[1], all[2], all[3]};
 }
 
 // One blocking call against Open MPI's on fresh buffers of this variant; returns the counters'

@@ -13,7 +13,9 @@
 // --algorithm sets CARTPLAN_INTERPOSE_ALGORITHM before MPI_Init (the linked drop-in reads it);
 // --expect-accelerated: every graph must be taken by the drop-in and, unless it happens to be a
 // stencil, every call run by cartplan's graph collectives (CARTPLAN_Graph_collectives,
-// CARTPLAN_Accelerated_calls), so a pass-through does not count.
+// CARTPLAN_Accelerated_calls), so a pass-through does not count; with --algorithm combining too,
+// every non-blocking call must run on its op's chain of calls that reuse sizes, with no size
+// pass (graph_sized_chain.h: every non-blocking graph call runs as a v form there).
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -25,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/graph_sized_calls.h"
+#include "backends/mpi/graph_sizes.h"
 #include "engine/graph/generators.h"
 #include "tests/mpi/harness.h"
 
@@ -77,6 +81,7 @@ struct Test {
   std::vector<int> sources, dests;
   MPI_Comm comm = MPI_COMM_NULL;
   int uniform = 1;  // ints per block of the uniform calls
+  bool combining = false;  // --algorithm combining and --expect-accelerated
 };
 
 // The arguments of one call: send and receive counts and displacements (in ints, gaps between
@@ -230,11 +235,20 @@ void run_trial(Test& t, std::mt19937& mine, bool expect) {
   const long before = CARTPLAN_Accelerated_calls(t.comm);
   if (expect) t.h.check(CARTPLAN_Interposed(t.comm) == 1, "trial " + std::to_string(t.trial) + ": the graph is taken");
   long calls = 0;
+  long chained = 0, passes = 0;  // non-blocking calls run on a chain, size passes they started
   for (Op op : {Op::kAllgather, Op::kAlltoall, Op::kAllgatherv, Op::kAlltoallv})
     for (Form form : {Form::kBlocking, Form::kNonblocking, Form::kPersistent}) {
+      const auto stats = cartplan::mpi::sized_call_stats();
+      const auto passes_before = cartplan::mpi::size_passes_started();
       run_form(t, op, form);
       calls += form == Form::kPersistent ? 1 : 3;
+      if (form != Form::kNonblocking) continue;
+      chained += static_cast<long>(cartplan::mpi::sized_call_stats().requests - stats.requests);
+      passes += static_cast<long>(cartplan::mpi::size_passes_started() - passes_before);
     }
+  if (t.combining && CARTPLAN_Graph_collectives(t.comm))
+    t.h.check(chained == 12 && passes == 0, "trial " + std::to_string(t.trial) + ": every non-blocking call ran on its chain (" +
+                                                std::to_string(chained) + " of 12), with no size pass (" + std::to_string(passes) + ")");
   // A graph that happens to be a stencil runs the stencil's path, whose non-persistent v forms
   // pass through: only the graph collectives must take every call.
   if (expect && CARTPLAN_Graph_collectives(t.comm))
@@ -253,16 +267,20 @@ void run_trial(Test& t, std::mt19937& mine, bool expect) {
 
 int main(int argc, char** argv) {
   int trials = 8;
-  bool expect = false;
+  bool expect = false, combining = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--trials") && i + 1 < argc) trials = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) setenv("CARTPLAN_INTERPOSE_ALGORITHM", argv[++i], 1);
+    else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc) {
+      combining = !std::strcmp(argv[i + 1], "combining");
+      setenv("CARTPLAN_INTERPOSE_ALGORITHM", argv[++i], 1);
+    }
     else if (!std::strcmp(argv[i], "--expect-accelerated")) expect = true;
   }
   Harness h(&argc, &argv);
   std::mt19937 mine(static_cast<unsigned>(h.rank * 7919 + 1));
   for (int trial = 0; trial < trials; ++trial) {
     Test t(h, trial);
+    t.combining = combining && expect;
     run_trial(t, mine, expect);
   }
   return h.finish("interpose_graph_test");
