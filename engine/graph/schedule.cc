@@ -102,15 +102,8 @@ class ScheduleBuilder {
     ph.recvs.push_back(std::move(m));
   }
 
-  // Self edges: the send block goes straight into the recv block the k-th edge rule pairs it with.
   void self_copies() {
-    const std::vector<int>& out = edges_.out;
-    const std::vector<int>& in = edges_.in;
-    for (int c = 0, j; (j = ir::graph::position_of(in, rank_, c)) >= 0; ++c) {
-      const int k = op_ == GraphOp::kAllgather ? 0 : ir::graph::position_of(out, rank_, c);
-      const BlockId b = op_ == GraphOp::kAllgather ? BlockId{rank_, -1, 0} : BlockId{rank_, rank_, c};
-      phase(0).copies.push_back(Copy{b, Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
-    }
+    for (Copy& c : self_edge_copies(op_, edges_, rank_)) phase(0).copies.push_back(std::move(c));
   }
 
   RankSchedule take() { return std::move(s_); }
@@ -124,6 +117,16 @@ class ScheduleBuilder {
 };
 
 }  // namespace
+
+std::vector<Copy> self_edge_copies(GraphOp op, const RankEdges& edges, int rank) {
+  std::vector<Copy> out;
+  for (int c = 0, j; (j = ir::graph::position_of(edges.in, rank, c)) >= 0; ++c) {
+    const int k = op == GraphOp::kAllgather ? 0 : ir::graph::position_of(edges.out, rank, c);
+    const BlockId b = op == GraphOp::kAllgather ? BlockId{rank, -1, 0} : BlockId{rank, rank, c};
+    out.push_back(Copy{b, Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
+  }
+  return out;
+}
 
 RankSchedule schedule_from_pattern(GraphOp op, const RankEdges& edges, int rank, const RankPattern& pattern) {
   ScheduleBuilder b(op, edges, rank);

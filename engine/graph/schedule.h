@@ -30,6 +30,10 @@ ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::g
 ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank,
                                               const RankPattern& pattern);
 
+// Self edges: the send block straight into the recv block the k-th edge rule pairs it with
+// (every combining schedule does them in phase 0, as copies).
+std::vector<ir::graph::Copy> self_edge_copies(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank);
+
 ir::graph::GraphPlan plan_from_patterns(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                         const std::vector<RankPattern>& patterns, const PairingOptions& options);
 
