@@ -1,12 +1,14 @@
 // Property tests of the grid algorithm on 10^4 graphs: random multigraphs of 1-16 ranks (so
 // 2-D and 3-D grids exist; parallel and self edges, lists in random order) and, every 1000th,
-// a larger Moore graph with holes or a sparse random graph (p up to 2500). For 1-, 2- and 3-D
-// grids and both ops: the distributed construction equals the sequential reference, the plan
+// a larger Moore graph with holes or a sparse random graph (p up to 2500). For the distinct 2-
+// and 3-D grids (every 4th graph also the 1-D one) and both ops: the distributed construction equals the sequential reference, the plan
 // verifies, the simulator delivers every block with pseudo-random (v) sizes, and every 16th
 // plan survives a JSON round trip byte for byte.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "engine/graph/generators.h"
 #include "engine/graph/grid.h"
@@ -22,18 +24,22 @@ using ir::graph::GraphOp;
 
 constexpr int kGraphs = 10000;
 
-// The grid plans of t in 1, 2 and 3 dimensions for both ops, the distributed construction
-// checked against the reference; a description of the first failure, or "".
+// The distinct grids of t in 2 and 3 dimensions (and, every 4th seed, 1) for both ops, the
+// distributed construction checked against the reference; a description of the first failure, or "".
 std::string check_grid(const ir::graph::Topology& t, std::uint64_t seed, int* plans) {
+  std::vector<std::vector<int>> grids;
   for (int d : {1, 2, 3}) {
     const std::vector<int> dims = grid_dims(t.size(), d);
+    if ((d > 1 || seed % 4 == 0) && std::find(grids.begin(), grids.end(), dims) == grids.end()) grids.push_back(dims);
+  }
+  for (const std::vector<int>& dims : grids) {
     Result<GridSetupRun> run = run_grid_setup(t, dims);
     if (!run) return "construction: " + run.error();
     if (!(run->patterns == sequential_grid_patterns(t, dims))) return "distributed and reference patterns differ";
     for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
       ++*plans;
       const std::string e = check_plan(grid_plan(op, t, dims, run->patterns), seed, seed % 16 == 0);
-      if (!e.empty()) return std::to_string(d) + "-D grid, " + ir::graph::to_string(op) + ": " + e;
+      if (!e.empty()) return std::to_string(dims.size()) + "-D grid, " + ir::graph::to_string(op) + ": " + e;
     }
   }
   return "";
@@ -60,7 +66,8 @@ TEST_CASE("grid: 10^4 graphs, distributed = reference, both ops verify, deliver,
     }
   }
   CHECK(failures == 0);
-  CHECK(plans == 6 * kGraphs);
+  CHECK(plans > 2 * kGraphs);
+  MESSAGE("grid plans checked: " << plans);
 }
 
 }  // namespace cartplan::engine::graph
