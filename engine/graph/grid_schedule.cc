@@ -24,16 +24,12 @@ namespace {
 
 class GridScheduleBuilder {
  public:
-  GridScheduleBuilder(GraphOp op, const RankEdges& edges, int rank) : op_(op), edges_(edges), rank_(rank) {
-    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
-    for (int k = 0; k < static_cast<int>(sends.size()); ++k) where_.emplace(sends[k], Loc{LocKind::kSend, k});
+  GridScheduleBuilder(GraphOp op, const RankEdges& edges, int rank)
+      : op_(op), edges_(edges), rank_(rank), where_(send_locations(op, edges, rank)) {
     for (Copy& c : self_edge_copies(op, edges, rank)) phase(0).copies.push_back(std::move(c));
   }
 
-  GraphPhase& phase(int f) {
-    if (static_cast<int>(s_.phases.size()) <= f) s_.phases.resize(f + 1);
-    return s_.phases[f];
-  }
+  GraphPhase& phase(int f) { return phase_at(s_, f); }
 
   // The blocks of a message in wire order: flows are sorted by (origin, target), so an
   // allgather origin's flows are adjacent and its block goes once.
@@ -88,8 +84,8 @@ class GridScheduleBuilder {
   GraphOp op_;
   const RankEdges& edges_;
   int rank_;
-  RankSchedule s_;
   std::map<BlockId, Loc> where_;  // where each block this rank holds is
+  RankSchedule s_;
 };
 
 }  // namespace

@@ -67,14 +67,11 @@ Result<GridSetupRun> run_grid_setup(const ir::graph::Topology& topology, const s
   ranks.reserve(p);
   for (int r = 0; r < p; ++r) ranks.emplace_back(r, dims, topology.ranks[r]);
   GridSetupRun run;
-  std::vector<std::int64_t> sent_messages(p, 0), sent_bytes(p, 0);
+  SetupTally tally(p);
   std::vector<std::vector<GridSetupMessage>> inbox(p);
   auto post = [&](std::vector<GridSetupMessage>&& out) {
     for (GridSetupMessage& m : out) {
-      ++sent_messages[m.from];
-      sent_bytes[m.from] += m.bytes();
-      ++run.stats.messages;
-      run.stats.bytes += m.bytes();
+      tally.count(m, &run.stats);
       inbox[m.to].push_back(std::move(m));
     }
   };
@@ -91,8 +88,7 @@ Result<GridSetupRun> run_grid_setup(const ir::graph::Topology& topology, const s
   }
   run.patterns.reserve(p);
   for (int r = 0; r < p; ++r) run.patterns.push_back(ranks[r].pattern());
-  run.stats.max_rank_messages = p ? *std::max_element(sent_messages.begin(), sent_messages.end()) : 0;
-  run.stats.max_rank_bytes = p ? *std::max_element(sent_bytes.begin(), sent_bytes.end()) : 0;
+  tally.finish(&run.stats);
   return run;
 }
 

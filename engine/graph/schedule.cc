@@ -25,15 +25,10 @@ namespace {
 // Builds one rank's schedule: where each block is on this rank, and the phases.
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(GraphOp op, const RankEdges& edges, int rank) : op_(op), edges_(edges), rank_(rank) {
-    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
-    for (int k = 0; k < static_cast<int>(sends.size()); ++k) where_.emplace(sends[k], Loc{LocKind::kSend, k});
-  }
+  ScheduleBuilder(GraphOp op, const RankEdges& edges, int rank)
+      : op_(op), edges_(edges), rank_(rank), where_(send_locations(op, edges, rank)) {}
 
-  GraphPhase& phase(int f) {
-    if (static_cast<int>(s_.phases.size()) <= f) s_.phases.resize(f + 1);
-    return s_.phases[f];
-  }
+  GraphPhase& phase(int f) { return phase_at(s_, f); }
 
   // The blocks of items for `target`: allgather one per origin, alltoall one per parallel edge.
   std::vector<BlockId> blocks(int target, const std::vector<Item>& items) const {
@@ -112,11 +107,23 @@ class ScheduleBuilder {
   GraphOp op_;
   const RankEdges& edges_;
   int rank_;
-  RankSchedule s_;
   std::map<BlockId, Loc> where_;  // where each block this rank holds is first found
+  RankSchedule s_;
 };
 
 }  // namespace
+
+std::map<BlockId, Loc> send_locations(GraphOp op, const RankEdges& edges, int rank) {
+  std::map<BlockId, Loc> where;
+  const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
+  for (int k = 0; k < static_cast<int>(sends.size()); ++k) where.emplace(sends[k], Loc{LocKind::kSend, k});
+  return where;
+}
+
+GraphPhase& phase_at(RankSchedule& s, int f) {
+  if (static_cast<int>(s.phases.size()) <= f) s.phases.resize(f + 1);
+  return s.phases[f];
+}
 
 std::vector<Copy> self_edge_copies(GraphOp op, const RankEdges& edges, int rank) {
   std::vector<Copy> out;
