@@ -87,4 +87,4 @@ TEST_CASE("graph simulate --format json and graph rank") {
   CHECK(contains(k.out, "  send to   2: (0)@send[0] (1)@temp[0]\n"));
 }
 
-TEST_CASE("invalid-input corpus (tests/graph/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/graph/corpus/cli.txt", 41, false); }
+TEST_CASE("invalid-input corpus (tests/graph/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/graph/corpus/cli.txt", 47, false); }
