@@ -55,7 +55,7 @@ TEST_CASE("p = 10^4, grid in 2 and 3 dimensions: distributed = reference, verifi
       CHECK(run->patterns == sequential_grid_patterns(t, dims));
       for (ir::graph::GraphOp op : {ir::graph::GraphOp::kAllgather, ir::graph::GraphOp::kAlltoall})
         CHECK(ir::graph::verify(grid_plan(op, t, dims, run->patterns)).empty());
-      std::printf("setup %-36s grid %-2zu-D p=%-6d rounds=%-2d messages=%-10lld bytes=%-11lld max/rank: %lld msgs %lld B\n", name,
+      std::printf("setup %-36s grid %zu-D p=%-6d rounds=%-2d messages=%-10lld bytes=%-11lld max/rank: %lld msgs %lld B\n", name,
                   dims.size(), t.size(), run->stats.rounds, static_cast<long long>(run->stats.messages),
                   static_cast<long long>(run->stats.bytes), static_cast<long long>(run->stats.max_rank_messages),
                   static_cast<long long>(run->stats.max_rank_bytes));
