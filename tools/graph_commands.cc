@@ -1,6 +1,7 @@
 // The `cartplan graph` subcommands: option parsing, the five commands and their text output.
 #include "tools/graph_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -39,7 +40,8 @@ GRAPH: random:p=P,q=Q[,seed=S]   moore:dims=AxB[xC],r=R[,holes=F][,seed=S][,peri
        osu:p=P,d=D,r=R           mesh:cells=AxB[xC],parts=P[,stencil=5|9|7|27]   file:PATH
        (file: an edge list, "ranks P" then one "SRC DST" or "SRC,DST" per line; docs/graphs.md)
 OP: allgather alltoall
-PLAN OPTIONS: [--algo auto|linear|pairing|cumulative] [--theta N] [--block-bytes N]
+PLAN OPTIONS: [--algo auto|linear|pairing|cumulative|grid] [--theta N] [--block-bytes N]
+              [--grid-dims D[,D...]]  (grid: the virtual grids tried, by dimensions; default 2,3)
               [--vary SEED] (v forms: every block a pseudo-random size in [0, 2 x block-bytes])
               [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE]
               [--construction distributed|sequential]  (every rank's messages in one process, or
@@ -63,7 +65,7 @@ struct Request {
 };
 
 const std::set<std::string> kPlanOptions = {"graph",    "op",       "algo",        "theta",           "block-bytes", "vary",
-                                            "alpha-us", "beta-us-per-byte", "cost-model", "construction"};
+                                            "alpha-us", "beta-us-per-byte", "cost-model", "construction", "grid-dims"};
 
 Result<engine::CostModel> model_of(const Options& o) {
   engine::CostModel m;
@@ -88,7 +90,22 @@ Result<g::GraphAlgoChoice> algo_of(const Options& o) {
   if (*a == "linear") return g::GraphAlgoChoice::kLinear;
   if (*a == "pairing") return g::GraphAlgoChoice::kPairing;
   if (*a == "cumulative") return g::GraphAlgoChoice::kCumulative;
-  return fail("--algo: unknown value '" + *a + "' (expected auto, linear, pairing or cumulative)");
+  if (*a == "grid") return g::GraphAlgoChoice::kGrid;
+  return fail("--algo: unknown value '" + *a + "' (expected auto, linear, pairing, cumulative or grid)");
+}
+
+// "2", "2,3": the grid dimensions to try (1 to 8 each, no repeats).
+Result<std::vector<int>> grid_dims_of(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    Result<int> d = parse_int(item, 1, 8);
+    if (!d) return fail("--grid-dims: " + d.error());
+    if (std::find(out.begin(), out.end(), *d) != out.end()) return fail("--grid-dims: " + item + " is listed twice");
+    out.push_back(*d);
+  }
+  if (out.empty() || text.back() == ',') return fail("--grid-dims: expected a list such as 2,3, got '" + text + "'");
+  return out;
 }
 
 Result<Request> request_of(const Options& o) {
@@ -106,6 +123,11 @@ Result<Request> request_of(const Options& o) {
     Result<int> t = parse_int(*s, 1, 1 << 20);
     if (!t) return fail("--theta: " + t.error());
     r.plan.pairing.theta = *t;
+  }
+  if (const std::string* s = o.get("grid-dims")) {
+    Result<std::vector<int>> d = grid_dims_of(*s);
+    if (!d) return fail(d.error());
+    r.plan.grid_dimensions = *d;
   }
   if (const std::string* s = o.get("block-bytes")) {
     Result<std::int64_t> b = parse_integer(*s, 0, std::int64_t{1} << 30);
@@ -146,12 +168,20 @@ Result<int> cmd_plan(const Options& o) {
   return kExitOk;
 }
 
+// "linear", "pairing", "grid 16x16".
+std::string candidate_name(const ig::GraphPlan& plan) {
+  std::string s = ig::to_string(plan.algorithm());
+  for (std::size_t k = 0; k < plan.dims().size(); ++k) s += (k ? "x" : " ") + std::to_string(plan.dims()[k]);
+  return s;
+}
+
 nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const g::GraphCandidate& c = cands[i];
     nlohmann::ordered_json j;
     j["algorithm"] = ig::to_string(c.plan.algorithm());
+    if (c.plan.algorithm() == ig::GraphAlgorithm::kGrid) j["dims"] = c.plan.dims();
     j["picked"] = i == pick;
     j["max_rank_us"] = c.cost.max_rank_us;
     j["critical_path_us"] = c.cost.critical_path_us;
@@ -169,11 +199,11 @@ nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& can
 }
 
 void print_candidates(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
-  std::printf("  %-11s %12s %12s %7s %10s %10s %12s %7s %12s\n", "algorithm", "max rank us", "crit. path", "phases", "messages",
+  std::printf("  %-14s %12s %12s %7s %10s %10s %12s %7s %12s\n", "algorithm", "max rank us", "crit. path", "phases", "messages",
               "max/rank", "bytes", "setup", "setup bytes");
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const g::GraphCandidate& c = cands[i];
-    std::printf("%s %-11s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", ig::to_string(c.plan.algorithm()),
+    std::printf("%s %-14s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", candidate_name(c.plan).c_str(),
                 fixed(c.cost.max_rank_us).c_str(), fixed(c.cost.critical_path_us).c_str(), c.cost.phases,
                 static_cast<long long>(c.cost.messages), static_cast<long long>(c.cost.max_rank_messages), static_cast<long long>(c.cost.bytes),
                 c.setup ? std::to_string(c.setup->rounds).c_str() : "-", c.setup ? std::to_string(c.setup->bytes).c_str() : "-");
@@ -278,7 +308,8 @@ std::string ranks_text(const std::vector<int>& list) {
 void print_rank(const ig::GraphPlan& plan, int rank) {
   const ig::RankSchedule& s = plan.schedule(rank);
   std::cout << "rank " << rank << " of " << plan.size() << ": " << ig::to_string(plan.algorithm()) << " " << ig::to_string(plan.op());
-  if (plan.algorithm() != ig::GraphAlgorithm::kLinear) std::cout << ", theta " << plan.theta();
+  if (plan.algorithm() == ig::GraphAlgorithm::kGrid) std::cout << ", virtual " << candidate_name(plan).substr(5) << " grid";
+  else if (plan.algorithm() != ig::GraphAlgorithm::kLinear) std::cout << ", theta " << plan.theta();
   std::cout << "\n  out " << ranks_text(plan.topology().ranks[rank].out) << "\n  in  " << ranks_text(plan.topology().ranks[rank].in) << "\n";
   if (!s.temps.empty()) {
     std::cout << "  temps:";
@@ -299,8 +330,8 @@ Result<int> cmd_rank(const Options& o) {
   if (!o.get("rank")) return fail("missing required option --rank");
   std::optional<ig::GraphPlan> plan;
   if (const std::string* f = o.get("plan")) {
-    for (const char* k : {"graph", "op", "algo", "theta", "block-bytes", "vary", "alpha-us", "beta-us-per-byte", "cost-model", "construction"}) {
-      if (o.get(k)) return fail(std::string("--plan and --") + k + " exclude each other");
+    for (const std::string& k : kPlanOptions) {
+      if (o.get(k)) return fail("--plan and --" + k + " exclude each other");
     }
     Result<ig::GraphPlan> p = read_plan(*f);
     if (!p) return fail(p.error());

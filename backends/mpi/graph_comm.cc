@@ -220,6 +220,8 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     case GraphAlgoChoice::kLinear: *out = GraphAlgorithm::kLinear; return {};
     case GraphAlgoChoice::kPairing: *out = GraphAlgorithm::kPairing; return {};
     case GraphAlgoChoice::kCumulative: *out = GraphAlgorithm::kCumulative; return {};
+    case GraphAlgoChoice::kGrid:  // not an Info value: the MPI backend cannot run grid schedules yet
+      return mpi_error(MPI_ERR_INTERN, "the grid algorithm is not available in the MPI backend");
     case GraphAlgoChoice::kAuto: break;
   }
   const Table* t = nullptr;

@@ -1,12 +1,55 @@
 // The graph optimizer: candidates, prices and the choice against linear.
 #include "engine/graph/choose.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "engine/graph/grid.h"
+#include "engine/graph/grid_schedule.h"
+#include "engine/graph/grid_setup.h"
 #include "engine/graph/schedule.h"
 #include "engine/graph/sequential_pairing.h"
 
 namespace cartplan::engine::graph {
+
+namespace {
+
+// The virtual grids to try for p ranks: distinct, and of the asked number of dimensions unless
+// grid is forced and none is (then the largest grid, possibly 1-D or, for p = 1, none).
+std::vector<std::vector<int>> grids_to_try(int p, const GraphPlanOptions& options) {
+  std::vector<std::vector<int>> out, all;
+  for (int d : options.grid_dimensions) {
+    std::vector<int> dims = grid_dims(p, d);
+    if (std::find(all.begin(), all.end(), dims) == all.end()) all.push_back(dims);
+    if (static_cast<int>(dims.size()) == d && std::find(out.begin(), out.end(), dims) == out.end()) out.push_back(dims);
+  }
+  if (out.empty() && options.algo == GraphAlgoChoice::kGrid && !all.empty())
+    out.push_back(*std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); }));
+  return out;
+}
+
+Result<std::vector<GraphCandidate>> grid_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
+                                                    const BlockSizes& sizes, const GraphPlanOptions& options) {
+  std::vector<GraphCandidate> out;
+  for (const std::vector<int>& dims : grids_to_try(topology.size(), options)) {
+    std::optional<SetupStats> stats;
+    std::vector<GridPattern> patterns;
+    if (options.sequential_construction) {
+      patterns = sequential_grid_patterns(topology, dims);
+    } else {
+      Result<GridSetupRun> run = run_grid_setup(topology, dims);
+      if (!run) return fail(run.error());
+      patterns = std::move(run->patterns);
+      stats = run->stats;
+    }
+    ir::graph::GraphPlan plan = grid_plan(op, topology, dims, patterns);
+    GraphCost cost = price_plan(plan, sizes, options.model);
+    out.push_back(GraphCandidate{std::move(plan), cost, stats});
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<std::vector<GraphCandidate>> graph_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                                      const BlockSizes& sizes, const GraphPlanOptions& options) {
@@ -38,6 +81,11 @@ Result<std::vector<GraphCandidate>> graph_candidates(ir::graph::GraphOp op, cons
     ir::graph::GraphPlan plan = plan_from_patterns(op, topology, patterns, po);
     GraphCost cost = price_plan(plan, sizes, options.model);
     out.push_back(GraphCandidate{std::move(plan), cost, stats});
+  }
+  if (a == GraphAlgoChoice::kAuto || a == GraphAlgoChoice::kGrid) {
+    Result<std::vector<GraphCandidate>> grids = grid_candidates(op, topology, sizes, options);
+    if (!grids) return fail(grids.error());
+    for (GraphCandidate& c : *grids) out.push_back(std::move(c));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // The graph optimizer: builds the candidate schedules the request allows (linear; seed 003's
-// pairing; cumulative pairing), prices each (price.h) and keeps linear unless a combining
+// pairing; cumulative pairing; virtual-grid routing in 2 and 3 dimensions, grid.h), prices each (price.h) and keeps linear unless a combining
 // schedule is predicted at least kGraphGain cheaper. The combining candidates come from the
 // distributed construction (setup_run.h), the same per-rank logic the MPI backend will run.
 //
@@ -26,7 +26,7 @@
 
 namespace cartplan::engine::graph {
 
-enum class GraphAlgoChoice { kAuto, kLinear, kPairing, kCumulative };
+enum class GraphAlgoChoice { kAuto, kLinear, kPairing, kCumulative, kGrid };
 
 struct GraphPlanOptions {
   GraphAlgoChoice algo = GraphAlgoChoice::kAuto;
@@ -35,6 +35,10 @@ struct GraphPlanOptions {
   // Build the patterns with sequential_pairing.h instead of running every rank's messages
   // (same patterns; for large graphs planned offline). The candidates then have no set-up stats.
   bool sequential_construction = false;
+  // grid: the virtual grids tried, by most dimensions (grid_dims(p, d)); a d whose grid has
+  // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except that forced grid
+  // falls back to the largest grid there is.
+  std::vector<int> grid_dimensions = {2, 3};
 };
 
 struct GraphCandidate {
@@ -48,7 +52,7 @@ struct GraphCandidate {
 // combining schedule adds forwarding, packing and set-up that the model prices least well.
 inline constexpr double kGraphGain = 0.10;
 
-// The candidates for options.algo (auto: all three), linear first.
+// The candidates for options.algo (auto: all of them), linear first.
 Result<std::vector<GraphCandidate>> graph_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                                      const BlockSizes& sizes, const GraphPlanOptions& options);
 

@@ -11,14 +11,17 @@ namespace cartplan::engine::graph {
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-TEST_CASE("auto: three candidates, all verify; a dense Moore grid picks a combining schedule for small blocks") {
+TEST_CASE("auto: five candidates, all verify; a dense Moore grid picks a combining schedule for small blocks") {
   Result<ir::graph::Topology> t = moore({10, 10}, 2, true, 0.0, 1);
   REQUIRE(t.ok());
   const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, GraphPlanOptions{});
   REQUIRE_MESSAGE(c.ok(), c.error());
-  REQUIRE(c->size() == 3);
+  REQUIRE(c->size() == 5);  // linear, pairing, cumulative, grid 10x10, grid 5x5x4
   CHECK((*c)[0].plan.algorithm() == GraphAlgorithm::kLinear);
+  CHECK((*c)[3].plan.dims() == std::vector<int>{10, 10});
+  CHECK((*c)[4].plan.dims() == std::vector<int>{5, 5, 4});
+  CHECK((*c)[4].setup->rounds == 3);
   for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
   CHECK((*c)[1].setup.has_value());
   const std::size_t pick = pick_graph_candidate(*c);
@@ -50,6 +53,36 @@ TEST_CASE("pick: a combining candidate must clear the 10 % margin") {
   CHECK(pick_graph_candidate(two) == 1);
   o.pairing.theta = 0;
   CHECK(graph_candidates(GraphOp::kAllgather, *t, BlockSizes::uniform(GraphOp::kAllgather, *t, 8), o).error() == "theta must be at least 1, got 0");
+}
+
+TEST_CASE("grid: forced, the cheaper of 2 and 3 dimensions; a prime p falls back to a 1-D grid") {
+  Result<ir::graph::Topology> t = moore({16, 16}, 2, true, 0.0, 1);
+  REQUIRE(t.ok());
+  GraphPlanOptions o;
+  o.algo = GraphAlgoChoice::kGrid;
+  const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
+  Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, o);
+  REQUIRE(c.ok());
+  REQUIRE(c->size() == 2);
+  // 8 messages per rank on the 16x16 grid against 24 direct ones.
+  CHECK((*c)[0].cost.max_rank_messages == 16);
+  const std::size_t pick = pick_graph_candidate(*c);
+  for (const GraphCandidate& g : *c) CHECK(g.cost.max_rank_us >= (*c)[pick].cost.max_rank_us);
+  o.sequential_construction = true;
+  Result<std::vector<GraphCandidate>> seq = graph_candidates(GraphOp::kAllgather, *t, sizes, o);
+  REQUIRE(seq.ok());
+  CHECK((*seq)[0].plan == (*c)[0].plan);
+  CHECK(!(*seq)[0].setup.has_value());
+  Result<ir::graph::Topology> prime = erdos_renyi(13, 0.3, 2);
+  Result<ir::graph::GraphPlan> p = make_graph_plan(GraphOp::kAlltoall, *prime, BlockSizes::uniform(GraphOp::kAlltoall, *prime, 8), o);
+  REQUIRE(p.ok());
+  CHECK(p->algorithm() == GraphAlgorithm::kGrid);
+  CHECK(p->dims() == std::vector<int>{13});
+  CHECK(ir::graph::verify(*p).empty());
+  // Auto has no 1-D grid: linear covers it.
+  Result<std::vector<GraphCandidate>> autos = graph_candidates(GraphOp::kAlltoall, *prime, BlockSizes::uniform(GraphOp::kAlltoall, *prime, 8), {});
+  REQUIRE(autos.ok());
+  CHECK(autos->size() == 3);
 }
 
 }  // namespace cartplan::engine::graph

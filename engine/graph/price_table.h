@@ -1,5 +1,6 @@
 // The price table behind a graph communicator's agreed choice of algorithm: every rank prices
-// its own schedule of each candidate (linear, pairing, cumulative) for both operations at block
+// its own schedule of each candidate (linear, pairing, cumulative; not grid, which the MPI
+// backend cannot run yet, so its auto never picks it) for both operations at block
 // sizes 0, 1, 2, 4, ..., 2^24 bytes (price.h's schedule_us); one max-reduction of the table (done
 // by the caller, over MPI) gives every rank the same max-over-ranks prices, from which any block
 // size is priced by interpolation without talking again. Used by the MPI backend's graph auto

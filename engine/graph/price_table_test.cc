@@ -41,4 +41,11 @@ TEST_CASE("pick_from_prices keeps linear unless a combining candidate is kGraphG
   CHECK(cheaper_combining({1.0, 8.0, 8.0}) == GraphAlgorithm::kPairing);
 }
 
+TEST_CASE("the MPI backend's table never offers grid: auto picks among what MPI can run") {
+  for (int i = 0; i < 3; ++i) CHECK(candidate_at(i) != GraphAlgorithm::kGrid);
+  for (double cheap : {0.0, 1.0, 50.0})
+    for (const CandidatePrices& us : {CandidatePrices{100, cheap, 100}, CandidatePrices{100, 100, cheap}, CandidatePrices{cheap, 100, 100}})
+      CHECK(pick_from_prices(us) != GraphAlgorithm::kGrid);
+}
+
 }  // namespace cartplan::engine::graph

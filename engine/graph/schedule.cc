@@ -25,15 +25,10 @@ namespace {
 // Builds one rank's schedule: where each block is on this rank, and the phases.
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(GraphOp op, const RankEdges& edges, int rank) : op_(op), edges_(edges), rank_(rank) {
-    const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
-    for (int k = 0; k < static_cast<int>(sends.size()); ++k) where_.emplace(sends[k], Loc{LocKind::kSend, k});
-  }
+  ScheduleBuilder(GraphOp op, const RankEdges& edges, int rank)
+      : op_(op), edges_(edges), rank_(rank), where_(send_locations(op, edges, rank)) {}
 
-  GraphPhase& phase(int f) {
-    if (static_cast<int>(s_.phases.size()) <= f) s_.phases.resize(f + 1);
-    return s_.phases[f];
-  }
+  GraphPhase& phase(int f) { return phase_at(s_, f); }
 
   // The blocks of items for `target`: allgather one per origin, alltoall one per parallel edge.
   std::vector<BlockId> blocks(int target, const std::vector<Item>& items) const {
@@ -102,15 +97,8 @@ class ScheduleBuilder {
     ph.recvs.push_back(std::move(m));
   }
 
-  // Self edges: the send block goes straight into the recv block the k-th edge rule pairs it with.
   void self_copies() {
-    const std::vector<int>& out = edges_.out;
-    const std::vector<int>& in = edges_.in;
-    for (int c = 0, j; (j = ir::graph::position_of(in, rank_, c)) >= 0; ++c) {
-      const int k = op_ == GraphOp::kAllgather ? 0 : ir::graph::position_of(out, rank_, c);
-      const BlockId b = op_ == GraphOp::kAllgather ? BlockId{rank_, -1, 0} : BlockId{rank_, rank_, c};
-      phase(0).copies.push_back(Copy{b, Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
-    }
+    for (Copy& c : self_edge_copies(op_, edges_, rank_)) phase(0).copies.push_back(std::move(c));
   }
 
   RankSchedule take() { return std::move(s_); }
@@ -119,11 +107,33 @@ class ScheduleBuilder {
   GraphOp op_;
   const RankEdges& edges_;
   int rank_;
-  RankSchedule s_;
   std::map<BlockId, Loc> where_;  // where each block this rank holds is first found
+  RankSchedule s_;
 };
 
 }  // namespace
+
+std::map<BlockId, Loc> send_locations(GraphOp op, const RankEdges& edges, int rank) {
+  std::map<BlockId, Loc> where;
+  const std::vector<BlockId> sends = ir::graph::send_blocks_of(op, edges, rank);
+  for (int k = 0; k < static_cast<int>(sends.size()); ++k) where.emplace(sends[k], Loc{LocKind::kSend, k});
+  return where;
+}
+
+GraphPhase& phase_at(RankSchedule& s, int f) {
+  if (static_cast<int>(s.phases.size()) <= f) s.phases.resize(f + 1);
+  return s.phases[f];
+}
+
+std::vector<Copy> self_edge_copies(GraphOp op, const RankEdges& edges, int rank) {
+  std::vector<Copy> out;
+  for (int c = 0, j; (j = ir::graph::position_of(edges.in, rank, c)) >= 0; ++c) {
+    const int k = op == GraphOp::kAllgather ? 0 : ir::graph::position_of(edges.out, rank, c);
+    const BlockId b = op == GraphOp::kAllgather ? BlockId{rank, -1, 0} : BlockId{rank, rank, c};
+    out.push_back(Copy{b, Loc{LocKind::kSend, k}, Loc{LocKind::kRecv, j}});
+  }
+  return out;
+}
 
 RankSchedule schedule_from_pattern(GraphOp op, const RankEdges& edges, int rank, const RankPattern& pattern) {
   ScheduleBuilder b(op, edges, rank);

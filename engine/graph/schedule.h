@@ -7,6 +7,7 @@
 //   GraphPlan combined = plan_from_patterns(GraphOp::kAllgather, topology, run->patterns, options);
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "engine/graph/pattern.h"
@@ -29,6 +30,16 @@ ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::g
 // The same from the rank's own edge lists: it needs nothing of other ranks.
 ir::graph::RankSchedule schedule_from_pattern(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank,
                                               const RankPattern& pattern);
+
+// Where a rank's send blocks are (send block k holds send_blocks_of(...)[k]): the start of
+// every schedule builder's map from block to location.
+std::map<ir::graph::BlockId, ir::graph::Loc> send_locations(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank);
+// Phase f of a schedule, added (with the phases before it) if it does not exist yet.
+ir::graph::GraphPhase& phase_at(ir::graph::RankSchedule& schedule, int f);
+
+// Self edges: the send block straight into the recv block the k-th edge rule pairs it with
+// (every combining schedule does them in phase 0, as copies).
+std::vector<ir::graph::Copy> self_edge_copies(ir::graph::GraphOp op, const ir::graph::RankEdges& edges, int rank);
 
 ir::graph::GraphPlan plan_from_patterns(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                         const std::vector<RankPattern>& patterns, const PairingOptions& options);

@@ -15,14 +15,11 @@ Result<SetupRun> run_setup(const ir::graph::Topology& topology, const PairingOpt
   ranks.reserve(p);
   for (int r = 0; r < p; ++r) ranks.emplace_back(r, topology.ranks[r].out, topology.ranks[r].in, options);
   SetupRun run;
-  std::vector<std::int64_t> sent_messages(p, 0), sent_bytes(p, 0);
+  SetupTally tally(p);
   std::vector<std::vector<SetupMessage>> inbox(p);
   auto post = [&](std::vector<SetupMessage>&& out) {
     for (SetupMessage& m : out) {
-      ++sent_messages[m.from];
-      sent_bytes[m.from] += m.bytes();
-      ++run.stats.messages;
-      run.stats.bytes += m.bytes();
+      tally.count(m, &run.stats);
       inbox[m.to].push_back(std::move(m));
     }
   };
@@ -55,9 +52,13 @@ Result<SetupRun> run_setup(const ir::graph::Topology& topology, const PairingOpt
     run.patterns.push_back(ranks[r].pattern());
     run.stats.max_iterations = std::max(run.stats.max_iterations, run.patterns.back().iterations);
   }
-  run.stats.max_rank_messages = p ? *std::max_element(sent_messages.begin(), sent_messages.end()) : 0;
-  run.stats.max_rank_bytes = p ? *std::max_element(sent_bytes.begin(), sent_bytes.end()) : 0;
+  tally.finish(&run.stats);
   return run;
+}
+
+void SetupTally::finish(SetupStats* stats) const {
+  stats->max_rank_messages = messages_.empty() ? 0 : *std::max_element(messages_.begin(), messages_.end());
+  stats->max_rank_bytes = bytes_.empty() ? 0 : *std::max_element(bytes_.begin(), bytes_.end());
 }
 
 }  // namespace cartplan::engine::graph

@@ -25,6 +25,24 @@ struct SetupStats {
   friend bool operator==(const SetupStats&, const SetupStats&) = default;
 };
 
+// Counts a construction's messages (any type with `from` and bytes()) into SetupStats: in all as
+// they are sent, and the most one rank sent when finished.
+class SetupTally {
+ public:
+  explicit SetupTally(int ranks) : messages_(ranks, 0), bytes_(ranks, 0) {}
+  template <class Message>
+  void count(const Message& m, SetupStats* stats) {
+    ++messages_[m.from];
+    bytes_[m.from] += m.bytes();
+    ++stats->messages;
+    stats->bytes += m.bytes();
+  }
+  void finish(SetupStats* stats) const;
+
+ private:
+  std::vector<std::int64_t> messages_, bytes_;
+};
+
 struct SetupRun {
   std::vector<RankPattern> patterns;  // one per rank
   SetupStats stats;

@@ -1,6 +1,7 @@
 // Graph plans as canonical JSON: the printer and the strict, non-throwing reader.
 #include "ir/graph/json.h"
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -61,7 +62,8 @@ ordered_json plan_json(const GraphPlan& plan) {
   j["schema"] = kGraphPlanSchema;
   j["op"] = to_string(plan.op());
   j["algorithm"] = to_string(plan.algorithm());
-  if (plan.algorithm() != GraphAlgorithm::kLinear) j["theta"] = plan.theta();
+  if (plan.algorithm() == GraphAlgorithm::kGrid) j["dims"] = plan.dims();
+  else if (plan.algorithm() != GraphAlgorithm::kLinear) j["theta"] = plan.theta();
   ordered_json topo = ordered_json::array();
   for (int r = 0; r < plan.size(); ++r)
     topo.push_back(ordered_json{{"rank", r}, {"out", plan.topology().ranks[r].out}, {"in", plan.topology().ranks[r].in}});
@@ -142,6 +144,7 @@ class Reader {
   std::size_t total_parts_ = 0;
 
   bool header(const json& j);
+  bool grid_fits();
   bool topology(const json& j, const std::string& path);
   bool schedule(const json& j, const std::string& path, int rank, RankSchedule& out);
   bool phase(const json& j, const std::string& path, int rank, int temps, GraphPhase& out);
@@ -152,22 +155,37 @@ class Reader {
 
 constexpr std::pair<const char*, GraphOp> kOps[] = {{"allgather", GraphOp::kAllgather}, {"alltoall", GraphOp::kAlltoall}};
 constexpr std::pair<const char*, GraphAlgorithm> kAlgorithms[] = {
-    {"linear", GraphAlgorithm::kLinear}, {"pairing", GraphAlgorithm::kPairing}, {"cumulative", GraphAlgorithm::kCumulative}};
+    {"linear", GraphAlgorithm::kLinear}, {"pairing", GraphAlgorithm::kPairing}, {"cumulative", GraphAlgorithm::kCumulative},
+    {"grid", GraphAlgorithm::kGrid}};
 constexpr std::pair<const char*, LocKind> kLocKinds[] = {{"send", LocKind::kSend}, {"recv", LocKind::kRecv}, {"temp", LocKind::kTemp}};
 
 bool Reader::header(const json& j) {
-  if (!object(j, "$", {"schema", "op", "algorithm", "theta", "topology", "schedules"},
+  if (!object(j, "$", {"schema", "op", "algorithm", "theta", "dims", "topology", "schedules"},
               {"schema", "op", "algorithm", "topology", "schedules"}))
     return false;
   if (!j["schema"].is_string() || j["schema"].get<std::string>() != kGraphPlanSchema)
     return fail_at("$.schema", "expected \"" + std::string(kGraphPlanSchema) + "\", got " + show_json_value(j["schema"]));
   if (!enum_value(j["op"], "$.op", kOps, parts_.op)) return false;
   if (!enum_value(j["algorithm"], "$.algorithm", kAlgorithms, parts_.algorithm)) return false;
-  const bool linear = parts_.algorithm == GraphAlgorithm::kLinear;
-  if (linear && j.contains("theta")) return fail_at("$.theta", "a linear plan has no friendship threshold");
-  if (!linear && !j.contains("theta")) return fail_at("$", "missing field 'theta' (required by algorithm " + show_json_value(j["algorithm"]) + ")");
-  if (!linear && !integer(j["theta"], "$.theta", 1, 1 << 20, parts_.theta)) return false;
+  const bool combining = parts_.algorithm == GraphAlgorithm::kPairing || parts_.algorithm == GraphAlgorithm::kCumulative;
+  const bool grid = parts_.algorithm == GraphAlgorithm::kGrid;
+  if (!combining && j.contains("theta")) return fail_at("$.theta", std::string("a ") + to_string(parts_.algorithm) + " plan has no friendship threshold");
+  if (combining && !j.contains("theta")) return fail_at("$", "missing field 'theta' (required by algorithm " + show_json_value(j["algorithm"]) + ")");
+  if (combining && !integer(j["theta"], "$.theta", 1, 1 << 20, parts_.theta)) return false;
+  if (!grid && j.contains("dims")) return fail_at("$.dims", std::string("a ") + to_string(parts_.algorithm) + " plan has no virtual grid");
+  if (grid && !j.contains("dims")) return fail_at("$", "missing field 'dims' (required by algorithm \"grid\")");
+  if (grid && !int_list(j["dims"], "$.dims", 1, kMaxGraphRanks, parts_.dims)) return false;
   return true;
+}
+
+// A grid plan's dims multiply to the ranks (after the topology is read).
+bool Reader::grid_fits() {
+  if (parts_.algorithm != GraphAlgorithm::kGrid) return true;
+  long long product = 1;
+  for (int d : parts_.dims) product = std::min<long long>(product * d, 1LL << 40);
+  if (product == parts_.topology.size()) return true;
+  return fail_at("$.dims", "the grid has " + std::to_string(product) + " places but the topology has " +
+                               std::to_string(parts_.topology.size()) + " ranks");
 }
 
 bool Reader::topology(const json& j, const std::string& path) {
@@ -281,7 +299,7 @@ bool Reader::schedule(const json& j, const std::string& path, int rank, RankSche
 
 std::optional<GraphPlan> Reader::plan(const json& j) {
   if (!header(j)) return std::nullopt;
-  if (!topology(j["topology"], "$.topology")) return std::nullopt;
+  if (!topology(j["topology"], "$.topology") || !grid_fits()) return std::nullopt;
   const json& scheds = j["schedules"];
   if (!array(scheds, "$.schedules")) return std::nullopt;
   const int p = parts_.topology.size();

@@ -54,6 +54,26 @@ TEST_CASE("pairing plans carry theta; linear plans must not") {
         "$.theta: a linear plan has no friendship threshold");
 }
 
+TEST_CASE("grid plans carry their dims, which multiply to the ranks, and no theta") {
+  GraphPlanParts parts = naive_linear(GraphOp::kAllgather, tiny_topology()).parts();
+  parts.algorithm = GraphAlgorithm::kGrid;
+  parts.dims = {parts.topology.size()};
+  const std::string text = to_json_string(GraphPlan(parts));
+  const std::string dims = "\"dims\": [" + std::to_string(parts.topology.size()) + "]";
+  CHECK(text.find("\"algorithm\": \"grid\",\n  " + dims + ",") != std::string::npos);
+  Result<GraphPlan> back = graph_plan_from_json_string(text);
+  REQUIRE_MESSAGE(back.ok(), back.error());
+  CHECK(back->dims() == parts.dims);
+  CHECK(error_of(replaced(text, "  " + dims + ",\n", "")) == "$: missing field 'dims' (required by algorithm \"grid\")");
+  CHECK(error_of(replaced(text, dims, "\"dims\": [2, 7]")) == "$.dims: the grid has 14 places but the topology has " +
+                                                                  std::to_string(parts.topology.size()) + " ranks");
+  CHECK(error_of(replaced(text, dims, "\"dims\": [0]")) == "$.dims[0]: 0 is out of range [1, 1048576]");
+  CHECK(error_of(replaced(text, dims, dims + ", \"theta\": 2")) == "$.theta: a grid plan has no friendship threshold");
+  const std::string linear = to_json_string(naive_linear(GraphOp::kAllgather, tiny_topology()));
+  CHECK(error_of(replaced(linear, "\"algorithm\": \"linear\",", "\"algorithm\": \"linear\", \"dims\": [3],")) ==
+        "$.dims: a linear plan has no virtual grid");
+}
+
 TEST_CASE("errors name the JSON path") {
   const std::string a2a = to_json_string(naive_linear(GraphOp::kAlltoall, tiny_topology()));
   const std::string ag = to_json_string(naive_linear(GraphOp::kAllgather, tiny_topology()));

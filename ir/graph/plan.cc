@@ -12,6 +12,7 @@ const char* to_string(GraphAlgorithm a) {
     case GraphAlgorithm::kLinear: return "linear";
     case GraphAlgorithm::kPairing: return "pairing";
     case GraphAlgorithm::kCumulative: return "cumulative";
+    case GraphAlgorithm::kGrid: return "grid";
   }
   return "?";
 }

@@ -26,7 +26,9 @@ namespace cartplan::ir::graph {
 // linear: one message per edge in one phase (what MPI libraries do). pairing: seed 003's
 // common-neighbour pairing with halving. cumulative: pairing iterated so that a neighbour can
 // be covered by several combining stages (seed 003's "cumulative combining", Sect. VII).
-enum class GraphAlgorithm { kLinear, kPairing, kCumulative };
+// grid: blocks routed dimension by dimension through a virtual grid of the ranks (Selvitopi and
+// Aykanat's virtual k-ary n-cube, with Cartesian message combining; engine/graph/grid.h).
+enum class GraphAlgorithm { kLinear, kPairing, kCumulative, kGrid };
 const char* to_string(GraphAlgorithm algorithm);
 
 enum class LocKind { kSend, kRecv, kTemp };
@@ -75,7 +77,8 @@ struct RankSchedule {
 struct GraphPlanParts {
   GraphOp op = GraphOp::kAllgather;
   GraphAlgorithm algorithm = GraphAlgorithm::kLinear;
-  int theta = 0;  // pairing and cumulative: the friendship threshold; 0 for linear
+  int theta = 0;  // pairing and cumulative: the friendship threshold; 0 for linear and grid
+  std::vector<int> dims;  // grid: the virtual grid (row-major ranks, product = ranks); else empty
   Topology topology;
   std::vector<RankSchedule> schedules;  // one per rank
   friend bool operator==(const GraphPlanParts&, const GraphPlanParts&) = default;
@@ -88,6 +91,7 @@ class GraphPlan {
   GraphOp op() const { return p_.op; }
   GraphAlgorithm algorithm() const { return p_.algorithm; }
   int theta() const { return p_.theta; }
+  const std::vector<int>& dims() const { return p_.dims; }
   const Topology& topology() const { return p_.topology; }
   int size() const { return p_.topology.size(); }
   const RankSchedule& schedule(int rank) const { return p_.schedules[rank]; }

@@ -26,7 +26,7 @@ TEST_CASE("graph plan | graph verify: every algorithm and op, every kind of grap
   for (const char* graph : {"random:p=40,q=0.3,seed=2", "moore:dims=6x5,r=1,holes=0.1", "osu:p=27,d=3,r=1", "mesh:cells=32x32,parts=9",
                             "file:tests/graph/corpus/graphs/tiny.txt", "moore:dims=1x3,r=1"}) {
     for (const char* op : {"allgather", "alltoall"}) {
-      for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) {
+      for (const char* algo : {"linear", "pairing", "cumulative", "grid", "auto"}) {
         const std::string args = std::string("graph plan --graph ") + graph + " --op " + op + " --algo " + algo + " --theta 2";
         INFO(args);
         const RunResult p = run(args);
@@ -50,14 +50,30 @@ TEST_CASE("the golden plan: seed 003's pairing on the corpus graph, regenerated 
   CHECK(run("graph verify - < tests/graph/corpus/plans/valid_pairing.json").status == 0);
 }
 
-TEST_CASE("graph explain: three candidates with predictions and set-up costs, one picked") {
+TEST_CASE("the golden grid plan: alltoall through a 3x2 grid, regenerated only by make_plans.py") {
+  const RunResult r = run("graph plan --graph file:tests/graph/corpus/graphs/tiny.txt --op alltoall --algo grid --grid-dims 2");
+  REQUIRE(r.status == 0);
+  CHECK(r.out == read_file("tests/graph/corpus/plans/valid_grid.json"));
+  CHECK(run("graph verify - < tests/graph/corpus/plans/valid_grid.json").status == 0);
+  const RunResult k = run("graph rank --plan tests/graph/corpus/plans/valid_grid.json --rank 2");
+  REQUIRE(k.status == 0);
+  CHECK(contains(k.out, "rank 2 of 6: grid alltoall, virtual 3x2 grid\n"));
+}
+
+TEST_CASE("graph explain: five candidates with predictions and set-up costs, one picked") {
   const RunResult r = run("graph explain --graph moore:dims=16x16,r=2 --op allgather");
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "256 ranks, 6144 edges"));
   CHECK(contains(r.out, "model predictions, not measurements"));
   CHECK(contains(r.out, "  linear "));
   CHECK(contains(r.out, "  pairing "));
-  CHECK(contains(r.out, "* cumulative "));
+  CHECK(contains(r.out, "  cumulative "));
+  // 8 messages per rank and phase pair instead of 24: 2048 messages, 2 set-up rounds.
+  CHECK(contains(r.out, "* grid 16x16             9.16         9.16       2       2048         16        49152       2       122880\n"));
+  CHECK(contains(r.out, "  grid 8x8x4 "));
+  const RunResult j = run("graph explain --graph moore:dims=16x16,r=2 --op allgather --grid-dims 3 --format json");
+  REQUIRE(j.status == 0);
+  CHECK(contains(j.out, "\"algorithm\": \"grid\",\n      \"dims\": [8, 8, 4],"));
 }
 
 TEST_CASE("graph simulate --format json and graph rank") {
@@ -71,4 +87,4 @@ TEST_CASE("graph simulate --format json and graph rank") {
   CHECK(contains(k.out, "  send to   2: (0)@send[0] (1)@temp[0]\n"));
 }
 
-TEST_CASE("invalid-input corpus (tests/graph/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/graph/corpus/cli.txt", 35, false); }
+TEST_CASE("invalid-input corpus (tests/graph/corpus/cli.txt)") { cartplan::tests::cli::check_corpus("tests/graph/corpus/cli.txt", 47, false); }

@@ -2,17 +2,15 @@
 // edges, lists in random order): for both ops and every algorithm (linear, pairing, cumulative
 // at theta 1-3), the distributed construction equals the sequential reference, the plan
 // verifies, the simulator delivers every block with pseudo-random (v) sizes, and every 16th
-// plan survives a JSON round trip byte for byte.
+// plan survives a JSON round trip byte for byte. The grid algorithm: grid_property_test.cc.
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "backends/sim/graph/graph_sim.h"
 #include "engine/graph/choose.h"
 #include "engine/graph/schedule.h"
 #include "engine/graph/setup_run.h"
-#include "ir/graph/json.h"
-#include "ir/graph/verify.h"
+#include "tests/graph/plan_checks.h"
 #include "tests/graph/random_graphs.h"
 #include "engine/graph/sequential_pairing.h"
 
@@ -22,23 +20,6 @@ namespace {
 using ir::graph::GraphOp;
 
 constexpr int kGraphs = 10000;
-
-// Checks one plan; returns a description of the first failure, or "".
-std::string check_plan(const ir::graph::GraphPlan& plan, std::uint64_t seed, bool round_trip) {
-  const std::vector<std::string> errors = ir::graph::verify(plan, 3);
-  if (!errors.empty()) return "verify: " + errors[0];
-  const BlockSizes sizes = BlockSizes::varied(plan.op(), plan.topology(), 24, seed);
-  Result<sim::graph::GraphSimReport> r = sim::graph::simulate_graph(plan, sizes, {});
-  if (!r) return "simulate: " + r.error();
-  if (!r->ok) return "simulate: " + r->errors.at(0);
-  if (round_trip) {
-    const std::string text = ir::graph::to_json_string(plan);
-    Result<ir::graph::GraphPlan> back = ir::graph::graph_plan_from_json_string(text);
-    if (!back) return "json: " + back.error();
-    if (!(*back == plan) || ir::graph::to_json_string(*back) != text) return "json: the round trip changed the plan";
-  }
-  return "";
-}
 
 }  // namespace
 

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "engine/graph/generators.h"
+#include "engine/graph/grid.h"
+#include "engine/graph/grid_schedule.h"
 #include "engine/graph/schedule.h"
 #include "engine/graph/setup_run.h"
 #include "ir/graph/test_plans.h"
@@ -30,6 +32,27 @@ TEST_CASE("linear and combining plans deliver with uniform and varied sizes") {
         CHECK(r->cost.max_rank_us > 0);
       }
     }
+  }
+}
+
+TEST_CASE("grid on a 16x16 Moore graph, r=2: 8 messages per rank, bytes of the route trees") {
+  Result<ir::graph::Topology> t = engine::graph::moore({16, 16}, 2, true, 0.0, 1);
+  REQUIRE(t.ok());
+  const std::vector<int> dims{16, 16};
+  const auto patterns = engine::graph::sequential_grid_patterns(*t, dims);
+  // allgather: phase 0 sends the own block to 4 column peers, phase 1 the own block and the 4
+  // received ones to 4 row peers; alltoall: 5 blocks per message in both phases.
+  for (auto [op, blocks] : {std::pair{GraphOp::kAllgather, 4 + 4 * 5}, std::pair{GraphOp::kAlltoall, 4 * 5 + 4 * 5}}) {
+    const ir::graph::GraphPlan plan = engine::graph::grid_plan(op, *t, dims, patterns);
+    Result<GraphSimReport> r = simulate_graph(plan, BlockSizes::uniform(op, *t, 8), {});
+    REQUIRE_MESSAGE(r.ok(), r.error());
+    CHECK_MESSAGE(r->ok, (r->errors.empty() ? "" : r->errors[0]));
+    CHECK(r->messages == 256 * 8);
+    CHECK(r->max_rank_messages == 16);
+    CHECK(r->bytes == 256 * 8 * blocks);
+    Result<GraphSimReport> v = simulate_graph(plan, BlockSizes::varied(op, *t, 40, 3), {});
+    REQUIRE(v.ok());
+    CHECK(v->ok);
   }
 }
 

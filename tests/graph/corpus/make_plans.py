@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates the graph plan corpus from the CLI: the golden plan valid_pairing.json and the
-invalid variants the CLI corpus (cli.txt) expects errors for. Run from the repository root
+"""Regenerates the graph plan corpus from the CLI: the golden plans valid_pairing.json and
+valid_grid.json and the invalid variants the CLI corpus (cli.txt) expects errors for. Run from the repository root
 after building //tools:cartplan:
 
     python3 tests/graph/corpus/make_plans.py bazel-bin/tools/cartplan
@@ -57,6 +57,23 @@ def main():
     p = copy.deepcopy(plan)
     p["topology"][3]["in"] = [0]
     write("bad_topology.json", p)
+
+    # The grid golden plan: the same graph routed through a 3x2 virtual grid (alltoall).
+    grid_text = subprocess.run([cartplan, "graph", "plan", "--graph", "file:tests/graph/corpus/graphs/tiny.txt",
+                                "--op", "alltoall", "--algo", "grid", "--grid-dims", "2"],
+                               check=True, capture_output=True, text=True).stdout
+    with open(HERE + "valid_grid.json", "w") as f:
+        f.write(grid_text)
+    grid = json.loads(grid_text)
+    # A grid the ranks do not fill.
+    p = copy.deepcopy(grid)
+    p["dims"] = [2, 2]
+    write("grid_wrong_dims.json", p)
+    # Rank 0 drops its phase-0 message to rank 4, which carries (0->4#0) and (0->5#0) (4
+    # forwards the second to 5 in phase 1): rank 4 then waits for a message nobody sends.
+    p = copy.deepcopy(grid)
+    p["schedules"][0]["phases"][0]["send"].pop()
+    write("grid_lost_block.json", p)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,64 @@
+// The virtual-grid routing of general graphs (Selvitopi and Aykanat's virtual k-ary n-cube, SC19,
+// with our Cartesian message combining; docs/graphs.md "grid"): the ranks are laid out row-major
+// on a d-dimensional grid, and a block from s to t is forwarded dimension by dimension -- in
+// phase k it moves in one hop to the rank whose coordinate k is t's (dimensions where the two
+// already agree are skipped). Everything a rank forwards to one partner in a phase travels in
+// one message; an allgather block with several targets crosses every (rank, phase, partner)
+// edge of its route tree once. The pattern is op-independent, like seed 003's: flows name
+// (origin, target, parallel edges); grid_schedule.h turns it into allgather or alltoall.
+//
+//   std::vector<int> dims = grid_dims(256, 2);                        // {16, 16}
+//   std::vector<GridPattern> ref = sequential_grid_patterns(topology, dims);
+//   for (const GridMessage& m : ref[r].sends) send(m.phase, m.peer, m.flows);
+#pragma once
+
+#include <vector>
+
+#include "ir/graph/topology.h"
+
+namespace cartplan::engine::graph {
+
+// The data of `origin` for `target` (target != origin), carried over `edges` parallel edges.
+struct GridFlow {
+  int origin = 0;
+  int target = 0;
+  int edges = 0;
+  friend bool operator==(const GridFlow&, const GridFlow&) = default;
+  friend auto operator<=>(const GridFlow&, const GridFlow&) = default;
+};
+
+// One message of phase `phase` to (sends) or from (receives) `peer`; flows sorted.
+struct GridMessage {
+  int phase = 0;
+  int peer = 0;
+  std::vector<GridFlow> flows;
+  friend bool operator==(const GridMessage&, const GridMessage&) = default;
+};
+
+struct GridPattern {
+  int rank = 0;
+  std::vector<GridMessage> sends;  // sorted by (phase, peer); never empty messages
+  std::vector<GridMessage> recvs;  // sorted by (phase, source)
+  friend bool operator==(const GridPattern&, const GridPattern&) = default;
+};
+
+// The virtual grid of p ranks with at most d dimensions: MPI_Dims_create's balanced factors in
+// non-increasing order, with dimensions of extent 1 dropped (so a prime p gives {p}, and
+// grid_dims(1, d) is empty). Deterministic: every rank computes the same from p.
+std::vector<int> grid_dims(int p, int d);
+// Row-major coordinates of a rank, and back.
+std::vector<int> grid_coords(int rank, const std::vector<int>& dims);
+int grid_rank(const std::vector<int>& coords, const std::vector<int>& dims);
+// The rank with `rank`'s coordinates except coordinate k, which is `target`'s.
+int grid_hop(int rank, int target, int k, const std::vector<int>& dims);
+
+// A rank's own flows: one per distinct destination other than itself, with its parallel edges,
+// sorted by target (self edges are copies, never routed).
+std::vector<GridFlow> own_flows(int rank, const ir::graph::RankEdges& edges);
+
+// The patterns of every rank, computed over the whole graph by routing each flow along its
+// path (the tests' reference for the distributed construction, grid_setup.h, and offline
+// planning). dims must multiply to the topology's ranks.
+std::vector<GridPattern> sequential_grid_patterns(const ir::graph::Topology& topology, const std::vector<int>& dims);
+
+}  // namespace cartplan::engine::graph
