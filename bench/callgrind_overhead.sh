@@ -18,7 +18,8 @@
 # a change is compared with what it changed in one table.
 #
 #   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR]
-# --keep DIR: the profiles are copied there (callgrind_annotate reads them).
+# --keep DIR: the profiles are copied there (callgrind_annotate reads them). --no-build: use
+# what bazel-bin holds (while another bazel command has the workspace).
 # Writes the table to stdout and to bench/results/<tag>/callgrind_overhead.md (tag cpp-2core
 # unless CARTPLAN_MACHINE_TAG is set), with the command and the machine's load.
 set -euo pipefail
@@ -27,19 +28,21 @@ baseline=""
 only=""
 runs=3
 keep=""
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
     --only) only=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --keep) keep=$(realpath "$2"); shift 2 ;;
-    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR)" >&2; exit 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
 out=bench/results/$tag
 mkdir -p "$out"
-bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so >/dev/null 2>&1
+[ "$build" = 1 ] && bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so >/dev/null 2>&1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp bazel-bin/bench/osu_neighbor bazel-bin/bench/osu_neighbor_native bazel-bin/backends/interpose/libcartplan_interpose.so "$work"/
