@@ -44,9 +44,7 @@ using BlockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_
 // MPI_Neighbor_alltoall (allgather if `gather`). A repeated shape, the common case, costs one
 // comparison: it passes through again, or runs the exchange of the last call again when the
 // buffers are the same (rerun_uniform); anything else is looked at closely (neighbor_*).
-// Inlined into each wrapper, so that `pmpi` is a direct call and a pass-through pays no extra
-// call.
-__attribute__((always_inline)) inline int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (forward()) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   AcceleratedComm* a = find_comm_fast(comm);
