@@ -14,7 +14,12 @@ r=bench/results/smpi
   echo "calibration. Variants: the halo API's auto (persistent), its blocking form, the halo API forced to direct,"
   echo "combining and dimwise, Cart_alltoallw auto/direct/combining/hybrid/log-round (persistent and auto blocking),"
   echo "the hand-written dimension-by-dimension exchange and the linear Isend/Irecv loop (MPI_Neighbor_alltoallw is not"
-  echo "available under SMPI). Periodic grids; every variant checked bit for bit against a serial run."
+  echo "available under SMPI). Periodic grids. The check column says how the data were checked (tools/halo --check, chosen by"
+  echo "halo_sweep.sh from memory): \`OK (bit-for-bit)\`: every variant against a serial run after Jacobi sweeps;"
+  echo "\`OK (bit-for-bit, one exchange, ...)\`: 3-D n = 256 at p = 64, where a serial 1024^3 run does not fit: one"
+  echo "exchange per variant, every rank checks every cell it holds; \`NONE\`: 3-D n = 256 at p = 256, where 256 arrays"
+  echo "of 137-144 MB do not fit: the ranks share one SMPI_SHARED_MALLOC array, so only the simulated times count"
+  echo "(the same plans' data are checked at p = 64)."
   echo "The summary is in \`halo_summary.md\`."
   for p in 64 256; do
     files=$(ls $r/halo_*_p${p}_d*_n*_k*.txt 2>/dev/null | grep -v _sync || true)
