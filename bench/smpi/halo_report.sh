@@ -31,5 +31,15 @@ r=bench/results/smpi
     python3 bench/smpi/halo_table.py $files
     # shellcheck disable=SC2086
     python3 bench/smpi/halo_plot.py "$p" $files >/dev/null && echo && echo "Plot: \`halo_api_p$p.png\`."
-  done; } >"$r/halo_api.md"
+  done
+  big=$(ls $r/halo_*_p*_d3_n256_k*.txt 2>/dev/null || true)
+  if [ -n "$big" ]; then
+    echo
+    echo "## 3-D n = 256: every halo plan, measured (predicted)"
+    echo
+    echo "\`python3 bench/smpi/halo_table.py --variants\` over the 3-D n = 256 runs (runs that did not finish have no row)."
+    echo
+    # shellcheck disable=SC2086
+    python3 bench/smpi/halo_table.py --variants $big
+  fi; } >"$r/halo_api.md"
 echo "wrote $r/halo_api.md"
