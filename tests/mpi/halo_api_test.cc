@@ -784,6 +784,17 @@ void cpp_request_plans(Harness& h, const Case& c, MPI_Comm cart, const std::set<
   }
 }
 
+// Runs a C++ request `runs` times, each on new data (Layout salt + run), and checks every cell.
+void rerun_and_check(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::vector<int>>& stencil, cartplan::mpi::HaloRequest& r,
+                     std::vector<unsigned char>& a, int runs, int salt, const std::string& what) {
+  for (int it = 0; it < runs; ++it) {
+    Layout l(c, cart, stencil, salt + it);
+    l.fill(a);
+    r.run();
+    expect_cells(h, l, a, what + std::to_string(it));
+  }
+}
+
 // An Info with cartplan_tune = `tune` (the caller frees it).
 MPI_Info tune_info(const char* tune) {
   MPI_Info info;
@@ -819,12 +830,7 @@ void cpp_init_info(Harness& h, const Case& c, MPI_Comm cart, const std::set<std:
     cartplan::mpi::HaloRequest r = halo.exchange_init(a.data(), measure);
     const std::string runs = r.plan();
     h.check(known_algorithm(algorithm_of(runs)) && same_on_every_rank(runs, cart), "C++ init Info measure: plan() " + runs.substr(0, 120));
-    for (int it = 0; it < 2; ++it) {
-      Layout l(c, cart, stencil, 610 + it);
-      l.fill(a);
-      r.run();
-      expect_cells(h, l, a, "C++ init Info measure, run " + std::to_string(it));
-    }
+    rerun_and_check(h, c, cart, stencil, r, a, 2, 610, "C++ init Info measure, run ");
     Layout l1(c, cart, stencil, 620), l2(c, cart, stencil, 621);
     l1.fill(a);
     l2.fill(b);
@@ -879,12 +885,7 @@ void cpp_form(Harness& h) {
     h.check(algorithm_of(r.plan()) == "dimwise" && r.plan() == halo.plan(), "C++: HaloRequest::plan() of a forced dimwise halo");
     expect_cpp_request_plan(h, c, cart, info, false, r, a.data(), "C++ dimwise");
     MPI_Info_free(&info);
-    for (int it = 0; it < 3; ++it) {
-      Layout l(c, cart, stencil, 300 + it);
-      l.fill(a);
-      r.run();
-      expect_cells(h, l, a, "C++ persistent " + std::to_string(it));
-    }
+    rerun_and_check(h, c, cart, stencil, r, a, 3, 300, "C++ persistent ");
     Layout l1(c, cart, stencil, 400), l2(c, cart, stencil, 401);
     l1.fill(a);
     l2.fill(b);
