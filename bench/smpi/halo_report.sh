@@ -14,7 +14,7 @@ r=bench/results/smpi
   echo "calibration. Variants: the halo API's auto (persistent), its blocking form, the halo API forced to direct,"
   echo "combining and dimwise, Cart_alltoallw auto/direct/combining/hybrid/log-round (persistent and auto blocking),"
   echo "the hand-written dimension-by-dimension exchange and the linear Isend/Irecv loop (MPI_Neighbor_alltoallw is not"
-  echo "available under SMPI). Periodic grids. The check column says how the data were checked (tools/halo --check, chosen by"
+  echo "available under SMPI). Periodic grids. The last field of a row says how its data were checked (tools/halo --check, chosen by"
   echo "halo_sweep.sh from memory): \`OK (bit-for-bit)\`: every variant against a serial run after Jacobi sweeps;"
   echo "\`OK (bit-for-bit, one exchange, ...)\`: 3-D n = 256 at p = 64, where a serial 1024^3 run does not fit: one"
   echo "exchange per variant, every rank checks every cell it holds; \`NONE\`: 3-D n = 256 at p = 256, where 256 arrays"
