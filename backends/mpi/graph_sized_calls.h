@@ -1,8 +1,9 @@
 // Graph v calls without a size pass per call (docs/graphs.md, "Blocking v calls without a size
 // pass per call", "Non-blocking ..."): an allgatherv/alltoallv(/w, and the uniform calls that run
 // as v forms) with a combining schedule remembers, per communicator, op and schedule, the previous
-// call's block sizes, the temp slot sizes it learned and the messages laid out for them. The
-// next call sends each message of the schedule in one of two modes:
+// call's block sizes, the temp slot sizes it learned and the messages laid out for them (one
+// layout set per buffer set, for the last 4 buffer sets used, so double buffering builds each
+// set's layouts once). The next call sends each message of the schedule in one of two modes:
 //   - *as before*: every part has the size it had in the previous call (the origin's own send
 //     blocks unchanged, temp blocks that arrived as before in this call) and the message is not
 //     empty: the data alone, in the receiver's cached layout, on the data tag
