@@ -32,7 +32,7 @@ constexpr double kNonblockingBuildMessages = 15.0;
 std::vector<GraphAlgorithm> candidates(const mpi::GraphOptions& o) {
   if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {GraphAlgorithm::kLinear};
   if (o.algo != GraphAlgoChoice::kAuto) return {GraphAlgorithm::kLinear, algorithm_of(o.algo)};
-  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative};
+  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid};
 }
 
 // The first agreement: every rank has the native state and the same theta and algorithm
@@ -94,7 +94,7 @@ GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* w
   GraphPick pick;
   double best = 0;
   const double size_pass_us = engine::graph::table_prices(v.prices, op, 0)[0];
-  for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
+  for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid}) {
     bool all = true;
     double at0 = 0, cost = 0;
     for (int i = 0; all && i < engine::graph::kPriceTableSizes; ++i) {
@@ -137,7 +137,8 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
 // The one table between an Info choice and an algorithm (auto has none: linear).
 constexpr std::pair<GraphAlgoChoice, GraphAlgorithm> kChoices[] = {{GraphAlgoChoice::kLinear, GraphAlgorithm::kLinear},
                                                                    {GraphAlgoChoice::kPairing, GraphAlgorithm::kPairing},
-                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative}};
+                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative},
+                                                                   {GraphAlgoChoice::kGrid, GraphAlgorithm::kGrid}};
 
 GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
   for (const auto& [choice, algorithm] : kChoices)

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "backends/mpi/exchange_reuse.h"
@@ -82,6 +83,19 @@ MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, co
   return s;
 }
 
+// A rank without edges has no block of its own, but a grid schedule may route others' blocks
+// through it (temp slots of the block size): a uniform call's sendcount x sendtype, else
+// recvcount x recvtype, when they name a datatype (0 otherwise: then such a rank cannot relay,
+// and its peers see MPI_ERR_TRUNCATE, as for sizes that differ between ranks).
+std::int64_t edgeless_block_bytes(const GraphCall& c) {
+  for (const auto& [count, type] : {std::pair{c.sendcount, c.sendtype}, std::pair{c.recvcount, c.recvtype}}) {
+    int size = 0;
+    if (count > 0 && type != MPI_DATATYPE_NULL && MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0)
+      return static_cast<std::int64_t>(count) * size;
+  }
+  return 0;
+}
+
 // The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v/w) lay them out.
 MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
   const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
@@ -103,6 +117,7 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
     for (std::int64_t b : *list) largest = std::max(largest, b);
   out->block_bytes = largest;
   if (out->varied) return {};
+  if (out->send_bytes.empty() && out->recv_bytes.empty() && !c.per_edge_types) out->block_bytes = edgeless_block_bytes(c);
   const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
   if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
     return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
@@ -255,7 +270,8 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
 // What a uniform blocking call's cached exchange is bound to: op, buffers, counts and the
 // datatype_key of each datatype (exchange_reuse.h: predefined ones by handle, derived ones by
 // layout id, so a freed handle that MPI gives to another layout never matches). A side this
-// rank does not use is keyed 0 and its datatype not looked at. Empty: not reusable.
+// rank does not use is keyed 0 and its datatype not looked at (a rank without edges: its block
+// size instead). Empty: not reusable.
 std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(c.op)};
   auto add = [&](const void* buf, int count, MPI_Datatype type, bool used) {
@@ -267,6 +283,8 @@ std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, Der
   if (!add(c.sendbuf, c.sendcount, c.sendtype, !g.edges().out.empty()) ||
       !add(c.recvbuf, c.recvcount, c.recvtype, !g.edges().in.empty()))
     return {};
+  // A rank without edges still relays grid blocks of the call's size (edgeless_block_bytes).
+  if (g.edges().out.empty() && g.edges().in.empty()) key.push_back(static_cast<std::uintptr_t>(edgeless_block_bytes(c)));
   return key;
 }
 

@@ -1,7 +1,7 @@
 // Blocking graph v calls that reuse the previous call's sizes (graph_sized_calls.h): alltoallv
 // and allgatherv against Open MPI's MPI_Neighbor_alltoallv/allgatherv in the same run, byte for
 // byte (sentinel bytes in the gaps included), on random multigraphs with parallel and self edges
-// and a periodic Moore graph, pairing and cumulative forced: a sequence of calls whose counts
+// and a periodic Moore graph, pairing, cumulative and grid forced: a sequence of calls whose counts
 // stay the same, change on one rank only (and at its peers), change back, then move to new
 // buffers; also into a derived, non-contiguous receive type. The process's counters
 // (sized_call_stats) show that the steady calls send nothing with sizes, so the test cannot pass
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
   MPI_Datatype strided;
   MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
   MPI_Type_commit(&strided);
-  for (const char* algorithm : {"pairing", "cumulative"}) {
+  for (const char* algorithm : {"pairing", "cumulative", "grid"}) {
     std::vector<std::pair<std::string, cartplan::ir::graph::Topology>> graphs;
     graphs.emplace_back("random multigraph", graph::random_multigraph(p, 0.5, 11));
     graphs.emplace_back("dense random multigraph", graph::random_multigraph(p, 0.8, 12));
