@@ -26,7 +26,7 @@
 // graph is no stencil: the drop-in then judges it for cartplan's graph collectives.
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
-//                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check]
+//                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check] [--pace US]
 // Output, rank 0: "bytes avg_us min_us max_us median_us" per size (then "ERRORS n" if --check failed).
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -38,6 +38,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #ifdef CARTPLAN_NATIVE_API
 #include "backends/mpi/cartplan_mpi.h"
 #endif
@@ -46,7 +48,7 @@ namespace {
 
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
-  int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20;
+  int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20, pace_us = 0;
   bool self = false, check = false, shift = false, holes = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
@@ -69,6 +71,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--iterations") c.iterations = std::atoi(argv[++i]);
     else if (a == "--warmup") c.warmup = std::atoi(argv[++i]);
     else if (a == "--batch") c.batch = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--pace") c.pace_us = std::atoi(argv[++i]);
     else if (a == "--sizes") {
       c.sizes.clear();
       for (char* s = argv[++i]; *s;) {
@@ -213,21 +216,53 @@ void release(Request* q) { MPI_Request_free(q); }
 
 // ---- timing -------------------------------------------------------------------------------
 
-// `n` calls of the configured form; the persistent request is created before (not timed).
+// One call of the configured form; the persistent request is created before (not timed).
+// Never inlined: bench/callgrind_overhead.sh counts the instructions inside it.
+__attribute__((noinline)) void one_call(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv,
+                                        int m, MPI_Comm comm, Request* persistent) {
+  if (c.form == "blocking") {
+    blocking(gather, send.data(), m, recv.data(), comm);
+  } else if (c.form == "nonblocking") {
+    Request q;
+    start_nonblocking(gather, send.data(), m, recv.data(), comm, &q);
+    wait(&q);
+  } else {
+    start(persistent);
+    wait(persistent);
+  }
+}
+
+// --pace US (for counting instructions, not for timing): before each call rank 0 tells every
+// other rank to go (a zero-byte message), then sleeps US microseconds. The others are then
+// inside the call, and their messages have reached rank 0's transport when rank 0 makes its
+// call, which therefore hardly polls; and rank 0 takes them in inside its call, not in some
+// synchronisation before it (a barrier left after a fast peer sent would do that).
+void pace(int us) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) {
+    MPI_Recv(nullptr, 0, MPI_BYTE, 0, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return;
+  }
+  for (int q = 1; q < size; ++q) MPI_Send(nullptr, 0, MPI_BYTE, q, 77, MPI_COMM_WORLD);
+  usleep(static_cast<useconds_t>(us));
+}
+
+// `n` calls (paced with --pace).
 void calls(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m, MPI_Comm comm,
            Request* persistent, int n) {
   for (int i = 0; i < n; ++i) {
-    if (c.form == "blocking") {
-      blocking(gather, send.data(), m, recv.data(), comm);
-    } else if (c.form == "nonblocking") {
-      Request q;
-      start_nonblocking(gather, send.data(), m, recv.data(), comm, &q);
-      wait(&q);
-    } else {
-      start(persistent);
-      wait(persistent);
-    }
+    if (c.pace_us > 0) pace(c.pace_us);
+    one_call(c, gather, send, recv, m, comm, persistent);
   }
+}
+
+// The timed calls, never inlined: bench/callgrind_overhead.sh zeroes its counts on entry, so
+// that the warm-up (where the drop-in plans a new call shape) is not counted.
+__attribute__((noinline)) void timed_calls(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv,
+                                           int m, MPI_Comm comm, Request* persistent, int n) {
+  calls(c, gather, send, recv, m, comm, persistent, n);
 }
 
 // Blocks of the last call against what their sources sent: block k of rank q is byte pattern
@@ -266,7 +301,7 @@ int main(int argc, char** argv) {
     for (int done = 0; done < c.iterations; done += c.batch) {
       const int k = std::min(c.batch, c.iterations - done);
       const double b0 = MPI_Wtime();
-      calls(c, gather, send, recv, m, comm, &persistent, k);
+      timed_calls(c, gather, send, recv, m, comm, &persistent, k);
       batches.push_back((MPI_Wtime() - b0) * 1e6 / k);
     }
     const double us = (MPI_Wtime() - t0) * 1e6 / c.iterations;

@@ -25,6 +25,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -33,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -60,6 +62,11 @@
 namespace {
 
 int g_world_rank = 0;
+#ifdef CARTPLAN_SMPI
+constexpr bool kSharedArray = true;  // --check none shares the ranks' array (Runner)
+#else
+constexpr bool kSharedArray = false;
+#endif
 
 // cartplan agrees on errors across ranks, so every rank reports and aborts alike; aborting
 // (rather than returning) keeps the rest of the program free of error plumbing.
@@ -79,6 +86,10 @@ struct Config {
   int periodic = 0;
   std::vector<int> procs;  // empty: MPI_Dims_create
   std::string tune = "model";  // the halo API auto request's Info cartplan_tune at init
+  // serial: Jacobi sweeps, every cell compared with a serial run on rank 0 (the whole global array);
+  // exchange: no sweeps, one exchange per variant, every rank checks its own cells (one array per
+  // rank, nothing global); none: no check, and under SMPI one array all ranks share (timing only).
+  std::string check = "serial";
   // interleaved: the variants take turns, one exchange each (a drifting machine moves them together);
   // blocks: each variant's exchanges back to back (deterministic simulators have no drift);
   // sync (SMPI): each exchange after a barrier, from the last rank's entry to the last rank's exit.
@@ -91,7 +102,7 @@ struct Config {
 
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
-    "            [--timing interleaved|blocks|sync] [--tune model|measure]\n"
+    "            [--timing interleaved|blocks|sync] [--tune model|measure] [--check serial|exchange|none]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
@@ -105,7 +116,25 @@ const char* kUsage =
     "              last rank's entry to the last rank's exit; default interleaved (sync under SMPI)\n"
     "  --tune      the halo API's auto request: model (the cost model's pick) or measure (Info\n"
     "              cartplan_tune = measure at init: the close candidates timed, the fastest kept);\n"
-    "              the init's time is printed; default model\n";
+    "              the init's time is printed; default model\n"
+    "  --check     serial: Jacobi sweeps, every cell compared with a serial run on rank 0; exchange: one\n"
+    "              exchange per variant, no sweeps, each rank checks its own cells bit for bit (memory: one\n"
+    "              array per rank, nothing global); none: no check, and under SMPI every rank's array is\n"
+    "              one SMPI_SHARED_MALLOC block (all ranks share it: the data are meaningless, the simulated\n"
+    "              times are not); default serial\n";
+
+// The options whose values are words (--timing, --tune, --check): "" or what is wrong.
+std::string word_option_error(const Config& c) {
+  if (c.timing != "interleaved" && c.timing != "blocks" && c.timing != "sync")
+    return "--timing must be interleaved, blocks or sync, not '" + c.timing + "'";
+#ifndef CARTPLAN_SMPI
+  if (c.timing == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
+#endif
+  if (c.tune != "model" && c.tune != "measure") return "--tune must be model or measure, not '" + c.tune + "'";
+  if (c.check != "serial" && c.check != "exchange" && c.check != "none")
+    return "--check must be serial, exchange or none, not '" + c.check + "'";
+  return {};
+}
 
 // Returns an empty string when the options are good, else the message to print. Only depends
 // on argv and np, so every rank reaches the same verdict without communicating.
@@ -124,7 +153,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs" || arg == "--timing" || arg == "--tune") {
+               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
@@ -135,8 +164,8 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       have_procs = true;
       continue;
     }
-    if (arg == "--timing" || arg == "--tune") {
-      (arg == "--timing" ? c->timing : c->tune) = value;
+    if (arg == "--timing" || arg == "--tune" || arg == "--check") {
+      (arg == "--timing" ? c->timing : arg == "--tune" ? c->tune : c->check) = value;
       continue;
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
@@ -151,12 +180,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     else if (arg == "--iters") c->iters = v;
     else c->periodic = v;
   }
-  if (c->timing != "interleaved" && c->timing != "blocks" && c->timing != "sync")
-    return "--timing must be interleaved, blocks or sync, not '" + c->timing + "'";
-#ifndef CARTPLAN_SMPI
-  if (c->timing == "sync") return "--timing sync needs one clock for all ranks: only under SMPI";
-#endif
-  if (c->tune != "model" && c->tune != "measure") return "--tune must be model or measure, not '" + c->tune + "'";
+  if (const std::string bad = word_option_error(*c); !bad.empty()) return bad;
   if (c->d != 2 && c->d != 3) return "--dims must be 2 or 3, not " + std::to_string(c->d);
   if (c->points == -1) c->points = c->d == 2 ? 9 : 27;
   if (c->d == 2 && c->points != 9 && c->points != 5)
@@ -169,9 +193,10 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   if (c->k > c->n) return "--halo " + std::to_string(c->k) + " is deeper than the interior (--n " + std::to_string(c->n) + ")";
   if (c->iters < 1) return "--iters must be at least 1, not " + std::to_string(c->iters);
   if (c->periodic != 0 && c->periodic != 1) return "--periodic must be 0 or 1, not " + std::to_string(c->periodic);
-  // Counts are ints in MPI: one rank's whole array must fit, with room for the gather on rank 0.
+  // Counts are ints in MPI: one rank's whole array must fit, with room for the gather on rank 0
+  // (only the serial check gathers).
   double local_cells = std::pow(static_cast<double>(c->n) + 2.0 * c->k, c->d);
-  if (local_cells * np > static_cast<double>(INT_MAX) / 4)
+  if (local_cells * (c->check == "serial" ? np : 1) > static_cast<double>(INT_MAX) / 4)
     return "--n " + std::to_string(c->n) + " with --halo " + std::to_string(c->k) + " is too large for this program";
   if (have_procs) {
     const cartplan::Result<std::vector<int>> procs = cartplan::parse_int_list(procs_text, 1, INT_MAX);
@@ -200,6 +225,32 @@ double boundary_value(const int g[3], int d) {
   if (d == 3) v += 0.015 * g[2];
   return v;
 }
+
+// initial_value per axis for one rank's cells: the cell at local index i of dimension j has
+// global coordinate g[j][i] (wrapped: w) and is outside the global domain when out[j][i]; factor[j][i]
+// is dimension j's term of initial_value at w. value(i0, i1, i2) multiplies and adds them in
+// initial_value's order, so it gives initial_value's bits without a sine per cell.
+struct AxisValues {
+  int d = 2;
+  std::vector<int> g[3], w[3];
+  std::vector<char> out[3];
+  std::vector<double> factor[3];
+  AxisValues(int dims, const int ext[3], const int coords[3], const int grid[3], int n, int k) : d(dims) {
+    for (int j = 0; j < d; ++j)
+      for (int i = 0; i < ext[j]; ++i) {
+        const int gj = coords[j] * n + i - k, m = grid[j] * n, wj = ((gj % m) + m) % m;
+        g[j].push_back(gj);
+        w[j].push_back(wj);
+        out[j].push_back(gj < 0 || gj >= m);
+        factor[j].push_back(j == 0 ? std::sin(0.11 * wj + 0.3) : j == 1 ? std::cos(0.07 * wj - 0.2) : std::cos(0.13 * wj + 0.1));
+      }
+  }
+  double value(int i0, int i1, int i2) const {
+    double v = factor[0][i0] * factor[1][i1];
+    if (d == 3) v += 0.5 * factor[2][i2];
+    return v;
+  }
+};
 
 // An array of ext^d cells (row-major), ext = m + 2k, with interior [k, k+m) in every dimension.
 struct Box {
@@ -430,11 +481,11 @@ void print_header(const Problem& p) {
     local += (j ? "x" : "") + std::to_string(n);
     global += (j ? "x" : "") + std::to_string(p.dims[j] * n);
   }
-  std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d\n",
+  std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d%s\n",
               d, c.points, p.np, grid.c_str(),
               p.grid_size < p.np ? (", idle ranks: " + std::to_string(p.np - p.grid_size)).c_str() : "", n, local.c_str(),
               global.c_str(), c.k, p.star && c.k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic,
-              c.iters);
+              c.iters, c.check == "serial" ? "" : (", check=" + c.check + " (no sweeps: only the exchanges run)").c_str());
   std::fflush(stdout);
 }
 
@@ -574,16 +625,34 @@ void free_datatypes(Datatypes* dt) {
 class Runner {
  public:
   explicit Runner(const Problem& p)
-      : p_(p), c_(p.c), grid_(p.cells), scratch_(p.cells), gathered_(p.me == 0 ? p.cells * p.grid_size : 0) {
-    if (p_.me == 0) serial_ = run_serial(c_, p_.dims);
+      : p_(p), c_(p.c), serial_check_(p.c.check == "serial"), axes_(p.c.d, p.lb.ext, p.coords, p.dims, p.c.n, p.c.k) {
+#ifdef CARTPLAN_SMPI
+    // Every rank's array at one place (SMPI_SHARED_MALLOC from one line): p ranks in the memory of
+    // one, and SMPI skips copying shared data. Only sizes reach the simulated network.
+    if (c_.check == "none") shared_ = static_cast<double*>(SMPI_SHARED_MALLOC(p.cells * sizeof(double)));
+#endif
+    if (!shared_) grid_.assign(p.cells, 0.0);
+    if (serial_check_) {
+      scratch_.assign(p.cells, 0.0);
+      gathered_.assign(p.me == 0 ? p.cells * p.grid_size : 0, 0.0);
+      if (p_.me == 0) serial_ = run_serial(c_, p_.dims);
+    }
   }
+  ~Runner() {
+#ifdef CARTPLAN_SMPI
+    if (shared_) SMPI_SHARED_FREE(shared_);
+#endif
+  }
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
 
-  double* data() { return grid_.data(); }
+  double* data() { return shared_ ? shared_ : grid_.data(); }
 
   // One variant: the Jacobi run, which leaves the halos holding the neighbours' final
   // interiors, then the gather and the check on rank 0. Returns "" or, on rank 0, the first
   // mismatch. Timing is separate (time_round_robin).
   std::string run(Variant& v, const std::function<void()>& exchange) {
+    if (!serial_check_) return check_one_exchange(v, exchange);
     const int k = c_.k, n = c_.n;
     initialize();
     if (p_.star) {
@@ -690,19 +759,34 @@ class Runner {
   // block that never arrives shows up in the check; boundary cells of a mesh get their fixed
   // value once, and the check proves cartplan never wrote them.
   void initialize() {
-    const int d = c_.d, n = c_.n, k = c_.k;
-    for_each_cell(p_.lb, [&](const int i[3]) {
-      int g[3] = {0, 0, 0};
-      bool halo = false, outside = false;
-      for (int j = 0; j < d; ++j) {
-        g[j] = p_.coords[j] * n + i[j] - k;
-        halo = halo || i[j] < k || i[j] >= k + n;
-        outside = outside || g[j] < 0 || g[j] >= p_.dims[j] * n;
-      }
-      double v = initial_value(g, d);
-      if (halo) v = outside && !c_.periodic ? boundary_value(g, d) : std::nan("");
-      grid_[p_.lb.index(i)] = v;
+    double* a = data();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    each_own_cell([&](const int i[3], std::size_t at, bool halo, bool outside) {
+      a[at] = !halo ? axes_.value(i[0], i[1], i[2]) : outside && !c_.periodic ? boundary_value(global(i).data(), c_.d) : nan;
     });
+  }
+
+  // Visits the rank's cells in memory order: f(index tuple, offset, in the halo, outside the
+  // global domain). Unused dimensions stay 0.
+  template <class F>
+  void each_own_cell(F f) const {
+    const Box& b = p_.lb;
+    const int k = c_.k, n = c_.n, d = c_.d;
+    auto halo_at = [&](int j, int x) { return j < d && (x < k || x >= k + n); };
+    auto out_at = [&](int j, int x) { return j < d && axes_.out[j][x]; };
+    std::size_t at = 0;
+    int i[3] = {0, 0, 0};
+    for (i[0] = 0; i[0] < b.ext[0]; ++i[0])
+      for (i[1] = 0; i[1] < b.ext[1]; ++i[1]) {
+        const bool halo01 = halo_at(0, i[0]) || halo_at(1, i[1]), out01 = out_at(0, i[0]) || out_at(1, i[1]);
+        for (i[2] = 0; i[2] < b.ext[2]; ++i[2], ++at) f(i, at, halo01 || halo_at(2, i[2]), out01 || out_at(2, i[2]));
+      }
+  }
+
+  std::array<int, 3> global(const int i[3]) const {
+    std::array<int, 3> g{0, 0, 0};
+    for (int j = 0; j < c_.d; ++j) g[j] = axes_.g[j][i[j]];
+    return g;
   }
 
   // Compares every cell of every rank's array (interior and halo) with the serial array at
@@ -740,8 +824,65 @@ class Runner {
     return {};
   }
 
+  // --check exchange: a fresh array, one exchange, then every rank compares each of its cells
+  // with the value the cell must hold (initial_value of the global cell, wrapped on a torus; the
+  // fixed boundary value outside a mesh; the 5-point stencil's unsent corner cells skipped), bit
+  // for bit. Rank 0 learns the lowest rank with a mismatch and its first one. --check none: nothing.
+  std::string check_one_exchange(Variant& v, const std::function<void()>& exchange) {
+    if (c_.check == "none") {
+      v.check = "unchecked";
+      return {};
+    }
+    initialize();
+    exchange();
+    const std::string mine = compare_own_cells(v.name);
+    int bad = mine.empty() ? INT_MAX : p_.me, first = INT_MAX;
+    MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, p_.cart);
+    std::string found;
+    if (first != INT_MAX) {
+      char buf[512] = {0};
+      if (p_.me == first) std::snprintf(buf, sizeof buf, "%s", mine.c_str());
+      if (first != 0 && p_.me == first) MPI_Send(buf, sizeof buf, MPI_CHAR, 0, 0, p_.cart);
+      if (first != 0 && p_.me == 0) MPI_Recv(buf, sizeof buf, MPI_CHAR, first, 0, p_.cart, MPI_STATUS_IGNORE);
+      found = buf;
+    }
+    v.check = first == INT_MAX ? "OK" : "MISMATCH";
+    return p_.me == 0 ? found : std::string();
+  }
+
+  // The value cell i must hold after an exchange (NaN-free: every such cell is written or fixed).
+  double expected(const int i[3], bool halo, bool outside) const {
+    return halo && outside && !c_.periodic ? boundary_value(global(i).data(), c_.d) : axes_.value(i[0], i[1], i[2]);
+  }
+
+  std::string compare_own_cells(const std::string& variant) const {
+    const double* a = shared_ ? shared_ : grid_.data();
+    bool bad = false;
+    int where[3] = {0, 0, 0}, flags[2] = {0, 0};
+    each_own_cell([&](const int i[3], std::size_t at, bool halo, bool outside) {
+      if (bad) return;
+      // The 5-point stencil's corner cells beyond L1 distance k are never sent.
+      if (p_.star && halo && outside_distance(p_.lb, i[0], i[1]) > c_.k && !(outside && !c_.periodic)) return;
+      const double want = expected(i, halo, outside);
+      if (std::memcmp(&a[at], &want, sizeof want) == 0) return;
+      bad = true;
+      std::copy(i, i + 3, where);
+      flags[0] = halo, flags[1] = outside;
+    });
+    if (!bad) return {};
+    const std::array<int, 3> g = global(where);
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s: rank %d %s cell (%d,%d,%d) = global (%d,%d,%d): got %.17g, want %.17g", variant.c_str(), p_.me,
+                  flags[0] ? "halo" : "interior", where[0], where[1], where[2], g[0], g[1], g[2], a[p_.lb.index(where)],
+                  expected(where, flags[0], flags[1]));
+    return buf;
+  }
+
   const Problem& p_;
   const Config& c_;
+  const bool serial_check_;
+  const AxisValues axes_;
+  double* shared_ = nullptr;  // --check none under SMPI: the array all ranks share
   std::vector<double> grid_, scratch_, gathered_;
   Serial serial_;
 };
@@ -1113,8 +1254,10 @@ int print_report(const Config& c, const std::vector<Variant>& variants, const st
               " halo API plans: price_halo, the busiest rank), the linear loop priced as the direct plan, the\n"
               " hand-written exchange as the halo API's dimwise plan; bytes/rank: the most any rank sends to others)\n");
   print_halo_summary(variants);
-  if (first_mismatch.empty()) {
-    std::printf("check: OK (bit-for-bit)\n");
+  if (c.check == "none") {
+    std::printf("check: NONE (--check none: no data checked%s)\n", kSharedArray ? "; the ranks shared one array" : "");
+  } else if (first_mismatch.empty()) {
+    std::printf(c.check == "serial" ? "check: OK (bit-for-bit)\n" : "check: OK (bit-for-bit, one exchange, each rank its own cells)\n");
   } else {
     std::printf("check: FAILED, first mismatch: %s\n", first_mismatch.c_str());
     status = 1;

@@ -69,7 +69,7 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
     if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
   }
   if (!s.ok() && fallback) return false;
-  if (s.ok()) ++a.calls;
+  if (s.ok()) count_call(a);
   *rc = raise_status(comm, s);
   return true;
 }
@@ -93,13 +93,15 @@ mpi::CallKey call_key(int code, const void* sb, int sc, MPI_Datatype st, void* r
 
 // A blocking or non-blocking uniform call: a repeated call runs (blocking) or restarts
 // (non-blocking, once the earlier request completed) the exchange built for the same arguments
-// without laying out its spec again.
-bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const std::function<mpi::ExchangeSpec()>& make,
-               MPI_Comm comm, MPI_Request* request, int* rc) {
+// without laying out its spec again. `make` (the spec) becomes a std::function only when the
+// exchange is not simply run again.
+template <class Make>
+bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Make& make, MPI_Comm comm, MPI_Request* request,
+               int* rc) {
   Inside inside;
   mpi::MpiStatus s;
   if (form == Form::kBlocking) {
-    s = mpi::Exchange::run_blocking(*a.nc, make, &key);
+    if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) s = mpi::Exchange::run_blocking(*a.nc, make, &key);
   } else {
     std::unique_ptr<mpi::Exchange> x;
     s = mpi::Exchange::create_nonblocking(*a.nc, key, make, &x);
@@ -108,8 +110,8 @@ bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const std
       if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
     }
   }
-  ++a.calls;
-  *rc = raise_status(comm, s);
+  count_call(a);
+  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
   return true;
 }
 
@@ -242,6 +244,21 @@ bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info i
 }
 
 }  // namespace
+
+bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  if (!a.nc) return false;  // a graph's collectives (graph_collectives.h)
+  // The shape matched the last call's, which was taken with its used sides (used_sides): a
+  // rank with edges both ways uses its arguments as given, any other matches only if they equal
+  // what its used sides made of them. The key is neighbor_uniform's for the same call.
+  const mpi::CallKey key = call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  Inside inside;
+  mpi::MpiStatus s;
+  if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;
+  count_call(a);
+  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
+  return true;
+}
 
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s) {
   if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);

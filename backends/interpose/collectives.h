@@ -47,6 +47,14 @@ inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
   return !a || (a->last_shape_valid && !a->last_shape_accelerated && a->last_shape == shape);
 }
 
+// The fast path of a repeated blocking alltoall (allgather if `gather`) on a stencil whose last
+// call had the same shape and ran through cartplan: runs the exchange built for the same
+// buffers, counts and datatypes again (Exchange::rerun_blocking) and returns true with the MPI
+// code in *rc. False when it is not such a repeat (other buffers, a graph, checking mode):
+// nothing was done, neighbor_alltoall & co. look closer.
+bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc);
+
 // Raises a failed status through `comm`'s error handler; returns its MPI code.
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s);
 

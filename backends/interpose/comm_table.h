@@ -104,4 +104,12 @@ inline AcceleratedComm* find_comm_fast(MPI_Comm comm) {
 }
 std::size_t accelerated_count();
 
+// One more collective call cartplan ran on `a` (AcceleratedComm::calls). Not a read-modify-write:
+// MPI lets only one collective run on a communicator at a time, so only readers
+// (CARTPLAN_Accelerated_calls) can be concurrent, and a locked increment costs a blocking call's
+// time for nothing.
+inline void count_call(AcceleratedComm& a) {
+  a.calls.store(a.calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 }  // namespace cartplan::interpose

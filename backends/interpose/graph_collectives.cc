@@ -38,7 +38,7 @@ bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall
       if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
     }
   }
-  ++a.calls;
+  count_call(a);
   *rc = raise_status(comm, s);
   return true;
 }

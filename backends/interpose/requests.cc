@@ -221,13 +221,16 @@ int persistent_error(MPI_Request request) {
   return op ? op->error.load() : MPI_SUCCESS;
 }
 
-int start_persistent(MPI_Request* request) {
-  Operation* op = find_persistent(*request);
-  if (op->active) return MPI_ERR_REQUEST;  // already active
-  const int rc = PMPI_Start(request);
-  if (rc != MPI_SUCCESS) return rc;
-  launch(op);
-  return MPI_SUCCESS;
+bool start_if_persistent(MPI_Request* request, int* rc) {
+  Operation* op = any_persistent() ? find_persistent(*request) : nullptr;
+  if (!op) return false;
+  if (op->active) {
+    *rc = MPI_ERR_REQUEST;  // already active
+    return true;
+  }
+  *rc = PMPI_Start(request);
+  if (*rc == MPI_SUCCESS) launch(op);
+  return true;
 }
 
 int free_persistent(MPI_Request* request) {

@@ -50,7 +50,9 @@ inline std::atomic<int> flying{0}, persistent_count{0}, persistent_failures{0};
 
 // Whether `request` is one of ours persistent requests (nothing is looked up when none exists).
 bool is_persistent(MPI_Request request);
-int start_persistent(MPI_Request* request);
+// MPI_Start of `*request` if it is one of ours persistent requests (true, with the MPI code in
+// *rc); false (nothing done) for any other request. One lookup.
+bool start_if_persistent(MPI_Request* request, int* rc);
 int free_persistent(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);

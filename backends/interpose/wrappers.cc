@@ -38,6 +38,29 @@ int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses,
   return result;
 }
 
+// PMPI_Neighbor_alltoall and PMPI_Neighbor_allgather.
+using BlockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
+
+// MPI_Neighbor_alltoall (allgather if `gather`). A repeated shape, the common case, costs one
+// comparison: it passes through again, or runs the exchange of the last call again when the
+// buffers are the same (rerun_uniform); anything else is looked at closely (neighbor_*).
+int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (forward()) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  AcceleratedComm* a = find_comm_fast(comm);
+  if (!a) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  int rc = MPI_SUCCESS;
+  if (a->last_shape_valid && a->last_shape == shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)) {
+    if (!a->last_shape_accelerated) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rerun_uniform(*a, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
+  }
+  const bool ran = gather ? neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                               MPI_INFO_NULL, nullptr, &rc)
+                          : neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                              MPI_INFO_NULL, nullptr, &rc);
+  return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
 }  // namespace
 
 extern "C" {
@@ -102,13 +125,7 @@ int MPI_Finalize(void) {
 
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
-  if (forward() || passes(comm, shape_of(false, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
-    return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  int rc = MPI_SUCCESS;
-  if (neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                      MPI_INFO_NULL, nullptr, &rc))
-    return rc;
-  return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform(false, PMPI_Neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -132,13 +149,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
-  if (forward() || passes(comm, shape_of(true, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)))
-    return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  int rc = MPI_SUCCESS;
-  if (neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                       MPI_INFO_NULL, nullptr, &rc))
-    return rc;
-  return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform(true, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -261,14 +272,16 @@ int MPIX_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 // ---- requests ------------------------------------------------------------------------------
 
 int MPI_Start(MPI_Request* request) {
-  if (!forward() && request && is_persistent(*request)) return start_persistent(request);
+  int rc = MPI_SUCCESS;
+  if (!forward() && request && start_if_persistent(request, &rc)) return rc;
   return PMPI_Start(request);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   if (forward() || !any_persistent()) return PMPI_Startall(count, array_of_requests);
   for (int i = 0; i < count; ++i) {
-    const int rc = is_persistent(array_of_requests[i]) ? start_persistent(&array_of_requests[i]) : PMPI_Start(&array_of_requests[i]);
+    int rc = MPI_SUCCESS;
+    if (!start_if_persistent(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;

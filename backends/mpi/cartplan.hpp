@@ -153,7 +153,17 @@ class HaloRequest {
 //   halo.exchange(u.data());                          // blocking
 //   cartplan::mpi::HaloRequest r = halo.exchange_init(u.data());
 //   for (int it = 0; it < n; ++it) { r.start(); compute_interior(); r.wait(); }
-//   std::string runs = r.plan();                      // may differ from halo.plan() when measuring
+//
+// exchange_init takes the Info of Cart_halo_exchange[_fields]_init: cartplan_tune = measure makes
+// this one request time the halo's close candidates at init (halo planned with algorithm auto;
+// docs/halo.md, "Measuring mode"), model keeps the model's pick even where the halo was created
+// measuring. The Info is read during the call only; the caller frees it.
+//   MPI_Info info;
+//   MPI_Info_create(&info);
+//   MPI_Info_set(info, "cartplan_tune", "measure");
+//   cartplan::mpi::HaloRequest m = halo.exchange_init(u.data(), info);
+//   MPI_Info_free(&info);
+//   std::string runs = m.plan();                      // may differ from halo.plan(): measured
 class Halo {
  public:
   Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vector<int>& ghost_lo, const std::vector<int>& ghost_hi,
@@ -165,8 +175,12 @@ class Halo {
   void exchange(void* array);  // Cart_halo_exchange
   // Cart_halo_exchange_fields: types empty, or one element type per array.
   void exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
-  HaloRequest exchange_init(void* array);  // collective
-  HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  // Cart_halo_exchange_init (collective): `info` as there (cartplan_tune); MPI_INFO_NULL keeps the
+  // halo's mode. Errors (a bad value, ranks that disagree on the mode) throw on every rank.
+  HaloRequest exchange_init(void* array, MPI_Info info = MPI_INFO_NULL);
+  // Cart_halo_exchange_fields_init: types empty, or one element type per array.
+  HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
+                            MPI_Info info = MPI_INFO_NULL);
   std::string plan() const;  // the text of Cart_halo_plan
 
  private:

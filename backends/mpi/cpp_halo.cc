@@ -40,9 +40,9 @@ void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Data
   check(h_->exchange(arrays, types));
 }
 
-HaloRequest Halo::exchange_init(void* array) { return exchange_init(std::vector<void*>{array}); }
+HaloRequest Halo::exchange_init(void* array, MPI_Info info) { return exchange_init(std::vector<void*>{array}, {}, info); }
 
-HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, MPI_Info info) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
   // Types of the wrong length still go through the agreement, so that every rank throws.
   MpiStatus lengths;
@@ -50,7 +50,7 @@ HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vec
     lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
-  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x, MPI_INFO_NULL, &plan));
+  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x, info, &plan));
   return HaloRequest(h_, std::move(x), std::move(plan));
 }
 

@@ -29,6 +29,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -64,8 +65,14 @@ FastCombine fast_combine(MPI_Op op, MPI_Datatype type);
 // completed), a pending send released to complete on its own (exchange.cc).
 void abandon_request(MPI_Request* request, bool recv);
 
-// Whether MPI was initialised with MPI_THREAD_MULTIPLE (read once; exchange_progress.cc).
-bool thread_multiple();
+// Whether MPI was initialised with MPI_THREAD_MULTIPLE (asked once, after MPI_Init; every
+// caller runs after it). Inline: every hold of a registry or pool asks it.
+bool query_thread_multiple();  // asks MPI and remembers (exchange_progress.cc)
+inline std::atomic<int> thread_multiple_state{-1};  // -1 not asked yet, else 0 / 1
+inline bool thread_multiple() {
+  const int m = thread_multiple_state.load(std::memory_order_relaxed);
+  return m < 0 ? query_thread_multiple() : m == 1;
+}
 
 // Guards a communicator's pool and lane holders under MPI_THREAD_MULTIPLE: requests are
 // recycled by whichever thread completes them (the drop-in: inside Open MPI's progress engine).
@@ -108,6 +115,11 @@ class Exchange {
   // datatype_layout.h); then no datatype or message is built. `make` builds the spec only
   // when needed; `key`, if given, identifies a uniform call with predefined datatypes without it.
   static MpiStatus run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* key);
+  // The fast path of run_blocking: when `call` names the same buffers, counts and predefined
+  // datatypes as the call the cached blocking exchange was built for (and the mode does not
+  // agree on every call), runs that exchange and returns true, with its error (if any) in
+  // *failed. False: not such a repeat, nothing done (run_blocking then builds or reuses).
+  static bool rerun_blocking(NeighborhoodComm& nc, const CallKey& call, MpiStatus* failed);
   // A schedule given message by message instead of lowered from an ir::Plan (the halo API,
   // backends/mpi/halo.h): phases of point-to-point messages with fixed arguments and no local
   // steps. `plan_tag` is the message's tag in its plan (below lanes.max_rounds()); the message
@@ -201,7 +213,11 @@ class Exchange {
     int peer = 0, tag = 0;
     int phase = 0, round = 0;  // of the plan, for messages
     int plan_tag = 0;          // the round's tag in the plan; tag = lanes.tag(lane, plan_tag)
+    // A receive: the bytes it expects (count times the datatype's size), for the arrival check
+    // without a call (arrived_whole); SIZE_MAX when unknown.
+    std::size_t bytes = SIZE_MAX;
   };
+  static void expect_bytes(Post* post);  // sets a receive's bytes (exchange_build.cc)
   struct LocalCopy {
     BlockSpec from, to;
     std::size_t memcpy_bytes;  // > 0: both contiguous, a plain memcpy suffices; 0: datatypes
@@ -245,6 +261,9 @@ class Exchange {
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_typed(const LocalCopy& c);
   MpiStatus run_actions(const std::vector<Action>& actions);
+  // Alone and single-threaded, runs the whole schedule at once (run_once's fast path); false
+  // when another exchange is pending or MPI_THREAD_MULTIPLE (exchange_progress.cc).
+  bool run_alone();
   void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
   void request_hook();
   static int step_all();

@@ -101,6 +101,7 @@ class ExchangeBuilder {
         Exchange::Post post{m.recv, nullptr, 0, MPI_BYTE, m.peer, lanes.tag(lane, m.tag), m.phase, m.round, m.tag};
         st = post_of(m, &post);
         if (!st.ok()) return st;
+        Exchange::expect_bytes(&post);
         x_.requests_.push_back(MPI_REQUEST_NULL);
         x_.posts_.push_back(post);
       }
@@ -252,6 +253,12 @@ MpiStatus Exchange::build(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   return {};
 }
 
+void Exchange::expect_bytes(Post* post) {
+  int size = 0;
+  if (post->recv && post->count >= 0 && MPI_Type_size(post->type, &size) == MPI_SUCCESS && size >= 0)
+    post->bytes = static_cast<std::size_t>(size) * static_cast<std::size_t>(post->count);
+}
+
 // A schedule given message by message (the halo API): no lowering, no local steps.
 MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind kind, int lane, std::unique_ptr<Exchange>* out) {
   auto x = std::unique_ptr<Exchange>(new Exchange());
@@ -270,6 +277,7 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
         return mpi_error(MPI_ERR_TAG, "message tag " + std::to_string(m.plan_tag) + " does not fit in this communicator's tag space (" +
                                           std::to_string(lanes.max_rounds()) + " tags at most)");
       x->posts_.push_back(Post{m.recv, m.buf, m.count, m.type, m.peer, lanes.tag(x->lane_, m.plan_tag), static_cast<int>(p), 0, m.plan_tag});
+      expect_bytes(&x->posts_.back());
       x->requests_.push_back(MPI_REQUEST_NULL);
     }
     widest = std::max(widest, messages.size());

@@ -169,34 +169,47 @@ MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spe
   return {};
 }
 
+// The fast path of a repeated uniform call: the same few words as the call the cached exchange
+// was built (and checked) for, whose datatypes were predefined; nothing else is looked at.
+bool Exchange::rerun_blocking(NeighborhoodComm& nc, const CallKey& call, MpiStatus* failed) {
+  BlockingCache* cache = nc.blocking_cache().get();
+  if (!cache || !cache->repeats(&call) || nc.options().check_collective) return false;
+  Exchange& x = *cache->exchange;
+  if (!x.run_alone()) {
+    MpiStatus s = x.run_once();
+    if (!s.ok()) *failed = std::move(s);
+  } else if (!x.error_.ok()) {
+    *failed = x.error_;
+  }
+  if (!failed->ok()) cache->forget();  // a failed exchange is not reused
+  return true;
+}
+
 MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
+  MpiStatus s;
+  if (call && rerun_blocking(nc, *call, &s)) return s;
   std::shared_ptr<BlockingCache>& slot = nc.blocking_cache();
   if (!slot) slot = std::make_shared<BlockingCache>();  // once per communicator
   BlockingCache& cache = *slot;
   const Options& options = nc.options();
-  // The fast path of a repeated uniform call: the same few words as the call the cached
-  // exchange was built (and checked) for, whose datatypes were predefined.
-  const bool same_call = cache.repeats(call) && !options.check_collective;
   DerivedTypes derived;
-  if (!same_call) {
-    const ExchangeSpec spec = make();
-    std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
-                                      : spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
-                                          ? reuse_key(nc, spec, &derived)
-                                          : std::vector<std::uintptr_t>{};
-    // The same buffers, counts and datatypes (predefined, or derived of the same layouts and
-    // vouched for) as a call that was checked and built before: run it again. In checking mode
-    // every call still agrees first (that is the mode's point).
-    const bool reuse = !key.empty() && derived.unvouched.empty() && cache.exchange && cache.key == key;
-    if (!reuse || agrees_every_call(nc, spec, options)) {
-      MpiStatus s = build_blocking(nc, spec, options, reuse, derived.any, cache);
-      if (!s.ok()) return s;
-    }
-    cache.key = std::move(key);
-    cache.call.reset();
-    if (call && !cache.key.empty() && !derived.any) cache.call = *call;
+  const ExchangeSpec spec = make();
+  std::vector<std::uintptr_t> key = extended_op(spec.op) ? extended_reuse_key(spec)
+                                    : spec.invalid.ok() && spec.recv.size() == static_cast<std::size_t>(nc.nbh().size())
+                                        ? reuse_key(nc, spec, &derived)
+                                        : std::vector<std::uintptr_t>{};
+  // The same buffers, counts and datatypes (predefined, or derived of the same layouts and
+  // vouched for) as a call that was checked and built before: run it again. In checking mode
+  // every call still agrees first (that is the mode's point).
+  const bool reuse = !key.empty() && derived.unvouched.empty() && cache.exchange && cache.key == key;
+  if (!reuse || agrees_every_call(nc, spec, options)) {
+    s = build_blocking(nc, spec, options, reuse, derived.any, cache);
+    if (!s.ok()) return s;
   }
-  MpiStatus s = cache.exchange->run_once();
+  cache.key = std::move(key);
+  cache.call.reset();
+  if (call && !cache.key.empty() && !derived.any) cache.call = *call;
+  s = cache.exchange->run_once();
   // This call's derived datatypes passed MPI's checks (committed, valid) in an exchange built
   // for them: a later call may reuse the exchange for them.
   if (s.ok()) vouch_for(derived);

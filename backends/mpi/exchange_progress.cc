@@ -31,6 +31,7 @@
 #include <utility>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/hot_tls.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::mpi {
@@ -41,6 +42,7 @@ struct Registry {
   std::vector<Exchange*> pending;  // in the order they were started
   std::atomic<int> hook_demand{0};  // pending exchanges that need the hook
   bool hooked = false;              // poll() is registered
+  int idle_rounds = 0;              // progress rounds without demand since it was last wanted
 };
 
 // One per process, constructed when the library is loaded (no guard on every use).
@@ -52,14 +54,17 @@ Exchange::OtherProgress other_progress;
 
 bool others_pending() { return other_progress.pending && other_progress.pending() > 0; }
 
-// This thread's part: how deep it is inside the registry (a plain thread_local int: the hot
-// path reads it without any construction guard), whether finish notifications wait for it to
-// be released, and the lists behind them (looked up only when they are needed).
-thread_local int held = 0;
-thread_local bool notes_waiting = false;
-// Holds of either registry (this one and graph_progress.cc's) on this thread: finish
-// notifications run only at 0, never while some registry is held.
-thread_local int depth = 0;
+// This thread's part: how deep it is inside this registry (held), holds of either registry
+// (this one and graph_progress.cc's: finish notifications run only at 0, never while some
+// registry is held), whether finish notifications wait; the lists behind them are looked up
+// only when they are needed (mine()). One plain struct (no construction guard) in the hot TLS
+// model (hot_tls.h): reading it is a load, not a call.
+struct Depths {
+  int held = 0;
+  int depth = 0;
+  bool notes_waiting = false;
+};
+thread_local Depths here CARTPLAN_HOT_TLS;
 
 struct ThreadState {
   bool draining = false;
@@ -68,7 +73,7 @@ struct ThreadState {
 };
 
 ThreadState& mine() {
-  thread_local ThreadState state;
+  thread_local ThreadState state CARTPLAN_HOT_TLS;
   return state;
 }
 
@@ -84,7 +89,7 @@ void run_finished() {
     fn(ctx);
   }
   ts.finished.clear();
-  notes_waiting = false;
+  here.notes_waiting = false;
   ts.draining = false;
 }
 
@@ -94,12 +99,14 @@ void run_finished() {
 class Hold {
  public:
   Hold() : multiple_(thread_multiple()) {
-    ++depth;
-    if (held++ == 0 && multiple_) registry().mu.lock();
+    Depths& d = here;
+    ++d.depth;
+    if (d.held++ == 0 && multiple_) registry().mu.lock();
   }
   ~Hold() {
-    if (--held == 0 && multiple_) registry().mu.unlock();
-    Exchange::leave_hold();
+    Depths& d = here;
+    if (--d.held == 0 && multiple_) registry().mu.unlock();
+    if (--d.depth == 0 && d.notes_waiting) run_finished();  // Exchange::leave_hold
   }
   Hold(const Hold&) = delete;
   Hold& operator=(const Hold&) = delete;
@@ -118,37 +125,52 @@ void unhook() {
   r.hooked = false;
 }
 
+// Once no pending exchange needs poll(), it stays registered for kLingerRounds more progress
+// rounds before it unregisters itself: a program that starts a request again soon after the
+// last one completed (a persistent request in a loop, a non-blocking call per iteration) pays
+// neither a registration nor an unregistration per request (they walk and reshape Open MPI's
+// callback array: about 230 instructions a start), and one that stops pays kLingerRounds calls
+// of a few instructions.
+constexpr int kLingerRounds = 64;
+
 void hook() {
   Registry& r = registry();
+  r.idle_rounds = 0;
   if (!r.hooked) r.hooked = progress_hook_register(&Exchange::progress_poll);
+}
+
+// A progress round while nothing needs poll() (only single-threaded: under MPI_THREAD_MULTIPLE
+// it stays registered anyway, and the count would be shared between threads).
+void linger() {
+  Registry& r = registry();
+  if (r.hooked && !thread_multiple() && ++r.idle_rounds >= kLingerRounds) unhook();
 }
 
 }  // namespace
 
-// Asked once, after MPI_Init (every caller runs after it); two threads asking at once compute
-// the same answer.
-bool thread_multiple() {
-  static std::atomic<int> multiple{-1};
-  int m = multiple.load(std::memory_order_relaxed);
-  if (m < 0) {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    m = level == MPI_THREAD_MULTIPLE ? 1 : 0;
-    multiple.store(m, std::memory_order_relaxed);
-  }
+// Two threads asking at once compute the same answer.
+bool query_thread_multiple() {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  const int m = level == MPI_THREAD_MULTIPLE ? 1 : 0;
+  thread_multiple_state.store(m, std::memory_order_relaxed);
   return m == 1;
 }
 
 int Exchange::progress_poll() {
   Registry& r = registry();
-  if (r.hook_demand.load(std::memory_order_relaxed) == 0 || held > 0) return 0;
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0) {
+    if (here.held == 0) linger();  // not from inside a hold: the registry may be changing
+    return 0;
+  }
+  Depths& d = here;
+  if (d.held > 0) return 0;
   const bool multiple = thread_multiple();
   if (multiple && !r.mu.try_lock()) return 0;
-  ++held;
-  ++depth;
+  ++d.held;
+  ++d.depth;
   const int events = step_all();
-  if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
-  --held;
+  --d.held;
   if (multiple) r.mu.unlock();
   leave_hold();
   return events;
@@ -179,28 +201,31 @@ void Exchange::on_finish(FinishFn fn, void* ctx) {
 
 void Exchange::defer_finish(FinishFn fn, void* ctx) {
   mine().finished.emplace_back(fn, ctx);
-  notes_waiting = true;
+  here.notes_waiting = true;
 }
 
 void Exchange::run_deferred_finishes() {
-  if (notes_waiting && depth == 0) run_finished();
+  const Depths& d = here;
+  if (d.notes_waiting && d.depth == 0) run_finished();
 }
 
-void Exchange::enter_hold() { ++depth; }
+void Exchange::enter_hold() { ++here.depth; }
 
 void Exchange::leave_hold() {
-  if (--depth == 0 && notes_waiting) run_finished();
+  Depths& d = here;
+  if (--d.depth == 0 && d.notes_waiting) run_finished();
 }
 
 void Exchange::set_pending(bool pending) {
-  assert(held > 0 && "the registry is held");
+  if (pending == pending_) return;  // run_alone's exchange ends here: it was never registered
+  assert(here.held > 0 && "the registry is held");
   Registry& r = registry();
   if (pending && !pending_) r.pending.push_back(this);
   if (!pending && pending_) {
     r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
     if (hooked_) {
       hooked_ = false;
-      if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
+      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (kLingerRounds)
     }
     if (finish_fn_) defer_finish(finish_fn_, finish_ctx_);
   }
@@ -233,8 +258,29 @@ MpiStatus Exchange::start() {
   return {};
 }
 
+// Alone and single-threaded, as drive() would find it (no other exchange of the process is
+// pending, Cartesian or graph, so none can need this thread's progress meanwhile): the whole
+// schedule here, blocking in MPI_Waitall phase by phase. The exchange is not entered in the
+// registry's list (nothing else could step it; set_pending(false) at its end is then a no-op),
+// but the registry is held, so that the progress callback, if Open MPI runs it inside
+// MPI_Waitall, returns at once.
+bool Exchange::run_alone() {
+  if (thread_multiple() || !registry().pending.empty() || others_pending()) return false;
+  Depths& d = here;
+  ++d.held;
+  ++d.depth;
+  if (!error_.ok()) error_ = {};
+  phase_ = 0;
+  phase_started_ = false;
+  step(true);
+  --d.held;
+  if (--d.depth == 0 && d.notes_waiting) run_finished();
+  return true;
+}
+
 MpiStatus Exchange::run_once() {
   if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active");
+  if (run_alone()) return error_;
   {
     Hold hold;
     active_ = true;
@@ -242,12 +288,6 @@ MpiStatus Exchange::run_once() {
     phase_ = 0;
     phase_started_ = false;
     set_pending(true);
-    // Alone and single-threaded, as drive() would find it: the whole schedule here, in one hold.
-    if (!thread_multiple() && registry().pending.size() == 1 && !others_pending()) {
-      step(true);
-      active_ = false;
-      return error_;
-    }
   }
   return wait();
 }

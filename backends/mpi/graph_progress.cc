@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/mpi/graph_exchange.h"
+#include "backends/mpi/hot_tls.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::mpi {
@@ -29,7 +30,7 @@ struct Registry {
 };
 
 Registry the_registry;
-thread_local int held = 0;  // this thread's depth inside the registry
+thread_local int held CARTPLAN_HOT_TLS = 0;  // this thread's depth inside the registry (hot_tls.h)
 
 // Holds the registry: the mutex under MPI_THREAD_MULTIPLE, reentrant on one thread. The
 // depth shared with the Cartesian registry (Exchange::enter_hold) keeps finish callbacks from

@@ -179,20 +179,35 @@ SizedCalls::SizedCalls(std::shared_ptr<GraphShared> shared, ir::graph::RankSched
   assert(schedule_.phases.size() <= static_cast<std::size_t>(kWithSizesRound - kSizeRound));
 }
 
-SizedCalls::~SizedCalls() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) free_types();
-}
+// The layouts of every message for one buffer set (its buffers_key; empty: this call's only),
+// with the datatypes they own. Kept in a small pool, so that calls alternating between buffer
+// sets (double buffering) build each set's layouts once.
+struct SizedCalls::Layouts {
+  std::vector<std::uintptr_t> key;
+  std::vector<std::vector<MessageLayout>> recv, send;  // per phase and message
+  std::vector<std::vector<std::int64_t>> recv_expect;  // bytes of each recv layout
+  std::vector<MPI_Datatype> owned;
+  ~Layouts() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    for (MPI_Datatype& t : owned)
+      if (!finalized) MPI_Type_free(&t);
+  }
+};
 
-void SizedCalls::free_types() {
-  for (MPI_Datatype& t : owned_) MPI_Type_free(&t);
-  owned_.clear();
+// Layout sets kept per SizedCalls: double buffering needs 2; a few more for codes that rotate.
+constexpr std::size_t kLayoutSets = 4;
+
+SizedCalls::~SizedCalls() = default;
+
+void SizedCalls::free_layouts() {
+  lay_ = nullptr;
+  pool_.clear();
 }
 
 void SizedCalls::forget() {
   known_ = false;
-  laid_out_ = false;
+  slots_kept_ = false;
 }
 
 void SizedCalls::note(MpiStatus s) {
@@ -216,7 +231,7 @@ std::int64_t SizedCalls::size_now(const ir::graph::Loc& loc) const {
   return loc.kind == LocKind::kSend ? b_->send_bytes.at(i) : loc.kind == LocKind::kRecv ? b_->recv_bytes.at(i) : now_.at(i);
 }
 
-MpiStatus SizedCalls::layout(const ir::graph::Message& m, MessageLayout* out, std::int64_t* bytes) {
+MpiStatus SizedCalls::layout(const ir::graph::Message& m, std::vector<MPI_Datatype>* owned, MessageLayout* out, std::int64_t* bytes) {
   std::vector<BlockSpec> parts;
   *bytes = 0;
   for (const ir::graph::Part& p : m.parts) {
@@ -227,36 +242,60 @@ MpiStatus SizedCalls::layout(const ir::graph::Message& m, MessageLayout* out, st
     parts.push_back(s);
   }
   ++g_layouts;
-  return message_layout(parts, &owned_, out);
+  return message_layout(parts, owned, out);
 }
 
-// The layouts of every message for this call's buffers and the previous call's temp sizes,
-// unless the ones built for the same buffers and sizes are still there.
+// This call's layouts: the pool's set for these buffers if there is one, else a new set (the
+// least recently used beyond kLayoutSets freed). A set is for the temp slots as they are: when
+// the previous call reallocated them or changed their sizes (slots_kept_ false), the slots are
+// reallocated for its sizes and the whole pool freed. Nothing here is in use: a SizedCalls runs
+// one call at a time (blocking calls complete; a chain runs its calls one after another), and
+// this runs in begin(), after the previous call's end(), with all its requests complete.
 MpiStatus SizedCalls::lay_out(const GraphBuffers& b) {
   std::vector<std::uintptr_t> key = buffers_key(b);
-  if (laid_out_ && !key.empty() && key == key_) return {};
-  free_types();
-  laid_out_ = false;
-  slots_.assign(schedule_.temps.size(), {});
-  for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? std::max<std::int64_t>(temps_[t], 0) : 0) + 1);
-  recv_layout_.assign(schedule_.phases.size(), {});
-  send_layout_.assign(schedule_.phases.size(), {});
-  recv_expect_.assign(schedule_.phases.size(), {});
+  lay_ = nullptr;
+  pool_.remove_if([](const Layouts& l) { return l.key.empty(); });  // the previous call's only
+  if (!slots_kept_) {
+    free_layouts();
+    slots_.assign(schedule_.temps.size(), {});
+    for (std::size_t t = 0; t < slots_.size(); ++t) slots_[t].resize(static_cast<std::size_t>(known_ ? std::max<std::int64_t>(temps_[t], 0) : 0) + 1);
+  }
   if (!known_) return {};  // the first call sends and receives everything with sizes
+  slots_kept_ = true;
+  for (auto it = pool_.begin(); !key.empty() && it != pool_.end(); ++it) {
+    if (it->key != key) continue;
+    pool_.splice(pool_.begin(), pool_, it);
+    lay_ = &pool_.front();
+    return {};
+  }
+  return build(std::move(key));
+}
+
+// A new layout set for this call's buffers, first in the pool.
+MpiStatus SizedCalls::build(std::vector<std::uintptr_t> key) {
+  pool_.emplace_front();
+  Layouts& l = pool_.front();
+  l.key = std::move(key);
+  if (pool_.size() > kLayoutSets) pool_.pop_back();
+  l.recv.assign(schedule_.phases.size(), {});
+  l.send.assign(schedule_.phases.size(), {});
+  l.recv_expect.assign(schedule_.phases.size(), {});
   for (std::size_t f = 0; f < schedule_.phases.size(); ++f) {
     for (bool recv : {true, false}) {
       for (const ir::graph::Message& m : recv ? schedule_.phases[f].recvs : schedule_.phases[f].sends) {
-        MessageLayout l;
+        MessageLayout one;
         std::int64_t bytes = 0;
-        MpiStatus s = layout(m, &l, &bytes);
-        if (!s.ok()) return s;
-        (recv ? recv_layout_ : send_layout_)[f].push_back(l);
-        if (recv) recv_expect_[f].push_back(bytes);
+        MpiStatus s = layout(m, &l.owned, &one, &bytes);
+        if (!s.ok()) {
+          pool_.pop_front();
+          return s;
+        }
+        (recv ? l.recv : l.send)[f].push_back(one);
+        if (recv) l.recv_expect[f].push_back(bytes);
       }
     }
   }
-  key_ = std::move(key);
-  laid_out_ = true;
+  lay_ = &l;
   return {};
 }
 
@@ -338,7 +377,7 @@ MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
   for (std::size_t m = 0; m < ph.recvs.size(); ++m) {
     // Before any previous call a marker comes. A temp slot is written by one message or copy
     // per call (verify), so the layout built for the previous sizes still fits here.
-    const MessageLayout l = known_ ? recv_layout_[f][m] : MessageLayout{nullptr, 0, MPI_BYTE};
+    const MessageLayout l = known_ ? lay_->recv[f][m] : MessageLayout{nullptr, 0, MPI_BYTE};
     CARTPLAN_MPI_CALL(MPI_Irecv(l.buf, l.count, l.type, ph.recvs[m].peer, tag, shared_->exec, &w->recvs[m]));
   }
   w->out.assign(ph.sends.size(), {});
@@ -346,7 +385,7 @@ MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
     const int peer = ph.sends[m].peer;
     w->sends.emplace_back(MPI_REQUEST_NULL);
     if (as_before(ph.sends[m])) {
-      const MessageLayout& l = send_layout_[f][m];
+      const MessageLayout& l = lay_->send[f][m];
       ++g_as_before;
       CARTPLAN_MPI_CALL(MPI_Isend(l.buf, l.count, l.type, peer, tag, shared_->exec, &w->sends.back()));
       continue;
@@ -430,7 +469,7 @@ void SizedCalls::arrived(std::size_t f, std::size_t m, const MPI_Status& st, boo
     w->state[m] = Wire::kMarker;
     return;
   }
-  const std::int64_t expect = known_ ? recv_expect_[f][m] : 0;
+  const std::int64_t expect = known_ ? lay_->recv_expect[f][m] : 0;
   MpiStatus e = arrival_error(true, static_cast<int>(f), msg.peer, expect, st, failed);
   if (e.ok()) arrived_as_before(msg);
   else poison(msg);
@@ -473,16 +512,22 @@ bool SizedCalls::data(std::size_t f, Wire* w, bool block) {
 // MPI_Mprobe; only this call receives on this tag from this peer, so the receive that follows
 // takes the message probed), received, unpacked. The with-sizes tag carries a message only
 // after a marker on the data tag, so its head is this call's. True once all are in.
+// Two messages of a phase from one peer would come on that tag in schedule order: once one's
+// with-sizes message is not there yet, a later one from that peer is not probed in this pass
+// (it would match the earlier one's message). No planner makes such phases today; this keeps
+// the probe right if one does.
 bool SizedCalls::sized(std::size_t f, Wire* w, bool block) {
   const ir::graph::GraphPhase& ph = schedule_.phases[f];
   const int sized_tag = shared_->lanes.tag(lane_, kWithSizesRound + static_cast<int>(f));
   bool all = true;
+  std::vector<int> waiting;  // peers whose earlier with-sizes message is not there yet
   for (std::size_t m = 0; m < ph.recvs.size() && stop_.ok(); ++m) {
     const int peer = ph.recvs[m].peer;
     int rc = MPI_SUCCESS, found = 1;
     MPI_Status probed;
-    if (w->state[m] == Wire::kMarker) {
+    if (w->state[m] == Wire::kMarker && std::find(waiting.begin(), waiting.end(), peer) == waiting.end()) {
       rc = block ? probe(peer, sized_tag, shared_->exec, &probed) : MPI_Iprobe(peer, sized_tag, shared_->exec, &found, &probed);
+      if (rc == MPI_SUCCESS && !found) waiting.push_back(peer);
       if (rc == MPI_SUCCESS && found) {
         w->in[m].resize(static_cast<std::size_t>(received_bytes(probed)));
         rc = irecv_bytes(w->in[m].data(), w->in[m].size(), peer, sized_tag, shared_->exec, &w->sized[m]);
@@ -555,6 +600,7 @@ MpiStatus SizedCalls::run(const GraphBuffers& b) {
 }
 
 void SizedCalls::begin(const GraphBuffers& b, int lane) {
+  assert(b_ == nullptr);  // one call at a time (lay_out frees layout sets)
   ++g_calls;
   if (lane != Lanes::blocking_lane()) ++g_requests;
   b_ = &b;
@@ -614,7 +660,7 @@ MpiStatus SizedCalls::end() {
   // call (the first, or after the same error), sends it with sizes.
   for (std::size_t t = 0; t < now_.size(); ++t) {
     if (now_[t] < 0) now_[t] = known_ ? temps_[t] : kUnknown;
-    if (!known_ || now_[t] != temps_[t] || resized_[t]) laid_out_ = false;
+    if (!known_ || now_[t] != temps_[t] || resized_[t]) slots_kept_ = false;
   }
   known_ = true;
   send_ = b.send_bytes;

@@ -1,8 +1,9 @@
 // Graph v calls without a size pass per call (docs/graphs.md, "Blocking v calls without a size
 // pass per call", "Non-blocking ..."): an allgatherv/alltoallv(/w, and the uniform calls that run
 // as v forms) with a combining schedule remembers, per communicator, op and schedule, the previous
-// call's block sizes, the temp slot sizes it learned and the messages laid out for them. The
-// next call sends each message of the schedule in one of two modes:
+// call's block sizes, the temp slot sizes it learned and the messages laid out for them (one
+// layout set per buffer set, for the last 4 buffer sets used, so double buffering builds each
+// set's layouts once). The next call sends each message of the schedule in one of two modes:
 //   - *as before*: every part has the size it had in the previous call (the origin's own send
 //     blocks unchanged, temp blocks that arrived as before in this call) and the message is not
 //     empty: the data alone, in the receiver's cached layout, on the data tag
@@ -33,6 +34,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <list>
 #include <memory>
 #include <vector>
 
@@ -95,13 +97,14 @@ class SizedCalls {
 
  private:
   struct Wire;  // one phase's requests and with-sizes buffers
+  struct Layouts;  // the messages laid out for one buffer set
   MpiStatus lay_out(const GraphBuffers& b);
   bool data(std::size_t f, Wire* w, bool block);
   void arrived(std::size_t f, std::size_t m, const MPI_Status& st, bool failed, Wire* w);
   bool sized(std::size_t f, Wire* w, bool block);
   bool sends_done(Wire* w, bool block);
   void stop(MpiStatus s);
-  MpiStatus layout(const ir::graph::Message& m, MessageLayout* out, std::int64_t* bytes);
+  MpiStatus layout(const ir::graph::Message& m, std::vector<MPI_Datatype>* owned, MessageLayout* out, std::int64_t* bytes);
   void place(const ir::graph::Loc& loc, BlockSpec* out, std::int64_t* bytes) const;
   std::int64_t size_now(const ir::graph::Loc& loc) const;
   bool as_before(const ir::graph::Message& m) const;
@@ -113,18 +116,20 @@ class SizedCalls {
   void resize_slot(std::size_t t, std::int64_t bytes);
   void run_copies(std::size_t f);
   void note(MpiStatus s);
-  void free_types();
+  void free_layouts();
+  MpiStatus build(std::vector<std::uintptr_t> key);
 
   std::shared_ptr<GraphShared> shared_;
   ir::graph::RankSchedule schedule_;
   bool known_ = false;  // a previous call ran here
   std::vector<std::int64_t> send_, recv_, temps_;  // its sizes
-  std::vector<std::uintptr_t> key_;  // the buffers the layouts are for (empty: rebuilt each call)
-  bool laid_out_ = false;
-  std::vector<std::vector<unsigned char>> slots_;  // temp slots: size + 1 bytes (never empty)
-  std::vector<std::vector<MessageLayout>> recv_layout_, send_layout_;  // per phase and message
-  std::vector<std::vector<std::int64_t>> recv_expect_;  // bytes of each recv layout
-  std::vector<MPI_Datatype> owned_;
+  // The temp slots (size + 1 bytes, never empty) keep their addresses and the previous call's
+  // sizes: every layout set of the pool is for them. False: reallocated at the next call, and
+  // the pool emptied.
+  bool slots_kept_ = false;
+  std::vector<std::vector<unsigned char>> slots_;
+  std::list<Layouts> pool_;  // most recently used first, at most kLayoutSets
+  const Layouts* lay_ = nullptr;  // this call's (nullptr: the first call, everything with sizes)
   // This call's state.
   const GraphBuffers* b_ = nullptr;
   int lane_ = 0;

@@ -46,7 +46,11 @@ const Hook& hook() {
 
 }  // namespace
 
-bool progress_hook_available() { return hook().reg != nullptr; }
+bool progress_hook_lookup() {
+  const bool found = hook().reg != nullptr;
+  progress_hook_state.store(found ? 1 : 0, std::memory_order_relaxed);
+  return found;
+}
 
 bool progress_hook_register(ProgressCallback cb) { return hook().reg && hook().reg(cb) == 0; }
 

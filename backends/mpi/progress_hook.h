@@ -16,13 +16,21 @@
 //   progress_hook_unregister(&poll);
 #pragma once
 
+#include <atomic>
+
 namespace cartplan::mpi {
 
 using ProgressCallback = int (*)();
 
-// Whether the running MPI library offers the hook (looked up once). CARTPLAN_PROGRESS=cartplan
-// in the environment turns it off (progress only inside cartplan's calls, as before the hook).
-bool progress_hook_available();
+// Whether the running MPI library offers the hook (looked up once; inline, as every start and
+// every interposed completion call asks). CARTPLAN_PROGRESS=cartplan in the environment turns
+// it off (progress only inside cartplan's calls, as before the hook).
+bool progress_hook_lookup();  // looks up, remembers in progress_hook_state, returns it
+inline std::atomic<int> progress_hook_state{-1};  // -1 not looked up yet, else 0 / 1
+inline bool progress_hook_available() {
+  const int s = progress_hook_state.load(std::memory_order_relaxed);
+  return s < 0 ? progress_hook_lookup() : s == 1;
+}
 // Registers `cb` (false when the hook is unavailable or registration failed). Not idempotent:
 // the caller keeps track of whether it is registered.
 bool progress_hook_register(ProgressCallback cb);

@@ -14,7 +14,12 @@ r=bench/results/smpi
   echo "calibration. Variants: the halo API's auto (persistent), its blocking form, the halo API forced to direct,"
   echo "combining and dimwise, Cart_alltoallw auto/direct/combining/hybrid/log-round (persistent and auto blocking),"
   echo "the hand-written dimension-by-dimension exchange and the linear Isend/Irecv loop (MPI_Neighbor_alltoallw is not"
-  echo "available under SMPI). Periodic grids; every variant checked bit for bit against a serial run."
+  echo "available under SMPI). Periodic grids. The last field of a row says how its data were checked (tools/halo --check, chosen by"
+  echo "halo_sweep.sh from memory): \`OK (bit-for-bit)\`: every variant against a serial run after Jacobi sweeps;"
+  echo "\`OK (bit-for-bit, one exchange, ...)\`: 3-D n = 256 at p = 64, where a serial 1024^3 run does not fit: one"
+  echo "exchange per variant, every rank checks every cell it holds; \`NONE\`: 3-D n = 256 at p = 256, where 256 arrays"
+  echo "of 137-144 MB do not fit: the ranks share one SMPI_SHARED_MALLOC array, so only the simulated times count"
+  echo "(the same plans' data are checked at p = 64)."
   echo "The summary is in \`halo_summary.md\`."
   for p in 64 256; do
     files=$(ls $r/halo_*_p${p}_d*_n*_k*.txt 2>/dev/null | grep -v _sync || true)
@@ -26,5 +31,15 @@ r=bench/results/smpi
     python3 bench/smpi/halo_table.py $files
     # shellcheck disable=SC2086
     python3 bench/smpi/halo_plot.py "$p" $files >/dev/null && echo && echo "Plot: \`halo_api_p$p.png\`."
-  done; } >"$r/halo_api.md"
+  done
+  big=$(ls $r/halo_*_p*_d3_n256_k*.txt 2>/dev/null || true)
+  if [ -n "$big" ]; then
+    echo
+    echo "## 3-D n = 256: every halo plan, measured (predicted)"
+    echo
+    echo "\`python3 bench/smpi/halo_table.py --variants\` over the 3-D n = 256 runs (runs that did not finish have no row)."
+    echo
+    # shellcheck disable=SC2086
+    python3 bench/smpi/halo_table.py --variants $big
+  fi; } >"$r/halo_api.md"
 echo "wrote $r/halo_api.md"

@@ -7,6 +7,8 @@ dimension-by-dimension exchange and MPI_Neighbor_alltoallw where present, each a
     python3 bench/smpi/halo_table.py bench/results/smpi/halo_*_d*_n*_k*.txt > bench/results/smpi/halo_api.md
     python3 bench/smpi/halo_table.py --runs RUN1.txt RUN2.txt ...   # repeated runs of one configuration:
         # every variant's median over the runs, min-max, predicted us, bytes/rank, and auto against the best
+    python3 bench/smpi/halo_table.py --variants RUN1.txt ...   # one row per run: the halo API's plans, the
+        # hand-written exchange and Cart_alltoallw's direct plan, each as measured us (predicted us)
 """
 import statistics
 import re
@@ -108,9 +110,31 @@ def paired_ratios(runs, first):
         print(f"per-run {label}: median {statistics.median(ratios):.3f}, range {ratios[0]:.3f}-{ratios[-1]:.3f}")
 
 
+VARIANT_COLUMNS = ["cartplan halo API", "halo API direct", "halo API combining", "halo API dimwise", "hand-written dimwise",
+                   "cartplan direct"]
+
+
+def variants_table(paths):
+    """Per run the variants that answer "is the model's pick the best plan": measured (predicted) each, and the best."""
+    print("| platform | d | n | k | p | auto picks | " + " | ".join(VARIANT_COLUMNS) + " | best: auto / best |")
+    print("|" + "---|" * (len(VARIANT_COLUMNS) + 7))
+    runs = sorted((parse(path) for path in paths), key=lambda r: (r.get("np", 0), r.get("d", 0), r.get("n", 0), r.get("k", 0), r["platform"]))
+    for run in runs:
+        vs = run["variants"]
+        if "cartplan halo API" not in vs:
+            continue
+        best = min(vs, key=lambda name: vs[name][1])
+        cells = [cell(vs.get(name)) for name in VARIANT_COLUMNS]
+        print(f"| {run['platform']} | {run['d']} | {run['n']} | {run['k']} | {run['np']} | {vs['cartplan halo API'][0]} | "
+              + " | ".join(cells) + f" | {best}: {vs['cartplan halo API'][1] / vs[best][1]:.3f} |")
+
+
 def main(paths):
     if paths and paths[0] == "--runs":
         runs_table(paths[1:])
+        return
+    if paths and paths[0] == "--variants":
+        variants_table(paths[1:])
         return
     print("| platform | d | n | k | p | halo API auto: us (predicted) | best variant: us (predicted) | auto / best | within 5 % | "
           "hand-written dimwise | MPI_Neighbor_alltoallw | bytes/rank auto / hand-written | check |")

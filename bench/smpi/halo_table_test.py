@@ -59,6 +59,14 @@ class HaloTableTest(unittest.TestCase):
         self.assertIn("halo API auto / best (MPI_Neighbor_alltoallw): 1.050", out)
         self.assertIn("halo API auto / MPI_Neighbor_alltoallw: 1.050", out)
 
+    def test_variants_measured_and_predicted(self):
+        a = self.write("halo_torus_p64_d3_n256_k1.txt", halo_output(3, 256, 1, 64, {"cartplan halo API": 10.0, "halo API direct": 8.0,
+                                                                                   "cartplan direct": 8.5}))
+        rows = [line for line in table("--variants", a).splitlines() if line.startswith("| torus")]
+        self.assertEqual(len(rows), 1)
+        self.assertIn("| 10.00 (11.00) | 8.00 (9.00) | - | - | - | 8.50 (9.50) |", rows[0])  # absent variants: -
+        self.assertIn("halo API direct: 1.250 |", rows[0])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -113,6 +113,15 @@ void sequence(Harness& h, const Graph& g, const std::string& name) {
   h.check(first.with_sizes == 0 || move.layouts > 0, name + " new buffers: layouts rebuilt locally");
   const Delta again = one_call(h, g, &send2, &mine2, moved, name + " new buffers, again");
   h.check(again.with_sizes == 0 && (again.layouts == 0 || !predefined), name + " new buffers again: reused");
+  // Double buffering: the two buffer sets alternated, each laid out once above, keep their layouts.
+  one_call(h, g, &send, &mine, s, name + " first buffers again");
+  long alt_layouts = 0, alt_sizes = 0;
+  for (int i = 0; i < 4; ++i) {
+    const Delta d = i % 2 ? one_call(h, g, &send, &mine, s, name + " double-buffered call " + std::to_string(i))
+                          : one_call(h, g, &send2, &mine2, moved, name + " double-buffered call " + std::to_string(i));
+    alt_layouts += d.layouts, alt_sizes += d.with_sizes;
+  }
+  h.check(alt_sizes == 0 && (alt_layouts == 0 || !predefined), name + " two buffer sets alternated: nothing with sizes, no layout built");
   for (int i = 0; i < 2; ++i) one_call(h, g, &send2, &mine2, at(2, 1), name + " empty blocks " + std::to_string(i));
   one_call(h, g, &send2, &mine2, moved, name + " after empty blocks");
   burst(h, g, &send2, {at(0, 0), at(1, 0)}, name);

@@ -170,6 +170,26 @@ void steady_in_flight(Harness& h, const Graph& g, const std::string& name) {
   h.check(d.with_sizes == 0 && d.size_passes == 0 && d.as_before > 0, name + " steady, 4 in flight: every message as before, no size pass");
 }
 
+// Double buffering: two buffer sets (same counts) alternated call by call, then two calls in
+// flight on different buffers; after a first use of each set, no layout is built again.
+void double_buffered(Harness& h, const Graph& g, const std::string& name) {
+  const Sides s = sides(g.in, g.out, h.rank, 0, -1, 0, g.gather);
+  Flight a, b;
+  one_call(h, g, &a, s, name + " double-buffered warm-up a");
+  one_call(h, g, &b, s, name + " double-buffered warm-up b");
+  const auto before = cartplan::mpi::sized_call_stats();
+  for (int i = 0; i < 4; ++i) one_call(h, g, i % 2 ? &b : &a, s, name + " double-buffered call " + std::to_string(i));
+  for (int i = 0; i < 2; ++i) {
+    start(h, g, &a, s);
+    start(h, g, &b, s);
+    finish(h, h.rank % 2 ? &a : &b, h.rank % 2 == 0, name + " double-buffered, 2 in flight");
+    finish(h, h.rank % 2 ? &b : &a, false, name + " double-buffered, 2 in flight");
+  }
+  const Delta d = delta_since(before);
+  h.check(d.with_sizes == 0 && d.as_before > 0 && d.layouts == 0,
+          name + " two buffer sets alternated, and in flight: nothing with sizes, no layout built");
+}
+
 // Non-blocking calls around blocking calls of the same op (their own previous-call states).
 void mixed(Harness& h, const Graph& g, const std::string& name) {
   const int changer = h.size - 1;
@@ -270,6 +290,7 @@ int main(int argc, char** argv) {
         sequence(h, g, name);
         in_flight(h, g, name, 6);
         steady_in_flight(h, g, name);
+        double_buffered(h, g, name);
         mixed(h, g, name);
         reuse_off(h, g, name);
         bad_between(h, g, name);

@@ -784,6 +784,85 @@ void cpp_request_plans(Harness& h, const Case& c, MPI_Comm cart, const std::set<
   }
 }
 
+// Runs a C++ request `runs` times, each on new data (Layout salt + run), and checks every cell.
+void rerun_and_check(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::vector<int>>& stencil, cartplan::mpi::HaloRequest& r,
+                     std::vector<unsigned char>& a, int runs, int salt, const std::string& what) {
+  for (int it = 0; it < runs; ++it) {
+    Layout l(c, cart, stencil, salt + it);
+    l.fill(a);
+    r.run();
+    expect_cells(h, l, a, what + std::to_string(it));
+  }
+}
+
+// An Info with cartplan_tune = `tune` (the caller frees it).
+MPI_Info tune_info(const char* tune) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_tune", tune);
+  return info;
+}
+
+// The MpiError class a C++ call throws (MPI_SUCCESS if none); *message gets its text.
+template <class F>
+int thrown_code(F f, std::string* message) {
+  try {
+    f();
+  } catch (const cartplan::mpi::MpiError& e) {
+    *message = e.what();
+    return e.code();
+  }
+  return MPI_SUCCESS;
+}
+
+// Halo::exchange_init with an Info (issue 33): measuring mode per request from C++, as
+// Cart_halo_exchange_init's Info gives it from C. On an auto halo created in model mode, a
+// request with cartplan_tune = measure (one array, and two fields) fills every cell and runs a
+// plan every rank agrees on; on a halo created measuring, a request with cartplan_tune = model
+// runs exactly the model's pick (halo.plan()); bad values and ranks that disagree throw on every rank.
+void cpp_init_info(Harness& h, const Case& c, MPI_Comm cart, const std::set<std::vector<int>>& stencil) {
+  MPI_Info measure = tune_info("measure"), model = tune_info("model"), bogus = tune_info("bogus");
+  try {
+    cartplan::mpi::Halo halo(cart, c.interior, c.lo, c.hi, MPI_DOUBLE, c.order);  // auto, model mode
+    std::vector<unsigned char> a, b;
+    Layout l0(c, cart, stencil, 600);
+    l0.fill(a);
+    cartplan::mpi::HaloRequest r = halo.exchange_init(a.data(), measure);
+    const std::string runs = r.plan();
+    h.check(known_algorithm(algorithm_of(runs)) && same_on_every_rank(runs, cart), "C++ init Info measure: plan() " + runs.substr(0, 120));
+    rerun_and_check(h, c, cart, stencil, r, a, 2, 610, "C++ init Info measure, run ");
+    Layout l1(c, cart, stencil, 620), l2(c, cart, stencil, 621);
+    l1.fill(a);
+    l2.fill(b);
+    cartplan::mpi::HaloRequest f = halo.exchange_init(std::vector<void*>{a.data(), b.data()}, {}, measure);
+    h.check(same_on_every_rank(f.plan(), cart), "C++ fields init Info measure: ranks' plan() differ");
+    f.run();
+    expect_cells(h, l1, a, "C++ fields init Info measure a");
+    expect_cells(h, l2, b, "C++ fields init Info measure b");
+    std::string msg;
+    h.check(thrown_code([&] { (void)halo.exchange_init(a.data(), bogus); }, &msg) == MPI_ERR_INFO_VALUE && contains(msg, "cartplan_tune"),
+            "C++ init Info cartplan_tune=bogus throws MpiError(MPI_ERR_INFO_VALUE): " + msg);
+    if (h.size > 1) {
+      const int code = thrown_code([&] { (void)halo.exchange_init(a.data(), h.rank == 0 ? measure : model); }, &msg);
+      h.check(code == MPI_ERR_ARG && contains(msg, "measuring mode"), "C++ init Info measuring on one rank throws on every rank: " + msg);
+    }
+    MPI_Info at_create = tune_info("measure");
+    cartplan::mpi::Halo measuring(cart, c.interior, c.lo, c.hi, MPI_DOUBLE, c.order, at_create);
+    MPI_Info_free(&at_create);
+    Layout l3(c, cart, stencil, 630);
+    l3.fill(a);
+    cartplan::mpi::HaloRequest m = measuring.exchange_init(a.data(), model);
+    h.check(m.plan() == measuring.plan(), "C++ init Info model on a measuring halo runs the model's pick (halo.plan())");
+    m.run();
+    expect_cells(h, l3, a, "C++ init Info model on a measuring halo");
+  } catch (const cartplan::mpi::MpiError& e) {
+    h.check(false, std::string("C++ init Info: unexpected MpiError: ") + e.what());
+  }
+  MPI_Info_free(&measure);
+  MPI_Info_free(&model);
+  MPI_Info_free(&bogus);
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -806,12 +885,7 @@ void cpp_form(Harness& h) {
     h.check(algorithm_of(r.plan()) == "dimwise" && r.plan() == halo.plan(), "C++: HaloRequest::plan() of a forced dimwise halo");
     expect_cpp_request_plan(h, c, cart, info, false, r, a.data(), "C++ dimwise");
     MPI_Info_free(&info);
-    for (int it = 0; it < 3; ++it) {
-      Layout l(c, cart, stencil, 300 + it);
-      l.fill(a);
-      r.run();
-      expect_cells(h, l, a, "C++ persistent " + std::to_string(it));
-    }
+    rerun_and_check(h, c, cart, stencil, r, a, 3, 300, "C++ persistent ");
     Layout l1(c, cart, stencil, 400), l2(c, cart, stencil, 401);
     l1.fill(a);
     l2.fill(b);
@@ -830,6 +904,7 @@ void cpp_form(Harness& h) {
     h.check(false, std::string("C++: unexpected MpiError: ") + e.what());
   }
   cpp_request_plans(h, c, cart, stencil);
+  cpp_init_info(h, c, cart, stencil);
   int code = MPI_SUCCESS;
   std::string msg;
   try {

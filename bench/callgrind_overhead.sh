@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The drop-in's per-call cost in instructions (valgrind's callgrind), which the machine's load
+# moves far less than time: bench/osu_neighbor at np = 2, rank 0 under callgrind counting the
+# instructions inside each timed call (one_call(); counts are zeroed when the timed loop starts,
+# so the warm-up, where the drop-in plans a new call shape, is not counted), rank 1 natively at a
+# raised priority (nice -10). The calls are paced (osu_neighbor --pace 200: rank 0 tells rank 1 to
+# go, then sleeps 200 us), so that rank 1's messages have arrived when rank 0 makes its call and
+# rank 0 hardly polls: what is counted is the call's own work, receiving included. Each case runs --runs times (3) with
+# 1000 timed calls; bench/callgrind_table.py shows the run that polled least and says what each
+# column counts. Cases, all 8-byte blocks:
+#  - shift: the one-offset shift (one message per process in every plan): plain Open MPI, the
+#    drop-in in auto (passes through), the drop-in forced to direct (cartplan runs Open MPI's
+#    messages: its own per-call cost), the native API's direct plan; alltoall, blocking,
+#    non-blocking and persistent;
+#  - cart3d: cart 3-D Moore r=1 (26 neighbours, where the drop-in accelerates): plain, the
+#    drop-in in auto, the native API in auto; allgather, the same three forms.
+# --baseline OLD.so adds the given (earlier) build of the library beside every preloaded mode, so
+# a change is compared with what it changed in one table.
+#
+#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR]
+# --keep DIR: the profiles are copied there (callgrind_annotate reads them). --no-build: use
+# what bazel-bin holds (while another bazel command has the workspace).
+# Writes the table to stdout and to bench/results/<tag>/callgrind_overhead.md (tag cpp-2core
+# unless CARTPLAN_MACHINE_TAG is set), with the command and the machine's load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+baseline=""
+only=""
+runs=3
+keep=""
+build=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) baseline=$(realpath "$2"); shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --keep) keep=$(realpath "$2"); shift 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build)" >&2; exit 2 ;;
+  esac
+done
+tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
+out=bench/results/$tag
+mkdir -p "$out"
+[ "$build" = 1 ] && bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so >/dev/null 2>&1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp bazel-bin/bench/osu_neighbor bazel-bin/bench/osu_neighbor_native bazel-bin/backends/interpose/libcartplan_interpose.so "$work"/
+# The baseline keeps the library's name (callgrind_table.py finds cartplan's code by it).
+[ -n "$baseline" ] && mkdir "$work/baseline" && cp "$baseline" "$work/baseline/libcartplan_interpose.so"
+# Rank 0 under callgrind, collecting inside one_call() from the timed loop on; the preload is set
+# here, not on the wrapper's own shell.
+cat > "$work/rank0.sh" <<'EOF'
+#!/usr/bin/env bash
+if [ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
+  LD_PRELOAD=${CG_PRELOAD:-} exec valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=*::one_call(*' '--zero-before=*::timed_calls(*' \
+    --callgrind-out-file="$CG_OUT" "$@" 2>/dev/null
+fi
+LD_PRELOAD=${CG_PRELOAD:-} exec nice -n -10 "$@"
+EOF
+chmod +x "$work/rank0.sh"
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+n=1000
+manifest=$work/manifest.tsv
+: > "$manifest"
+# label mode form [osu_neighbor flags]
+profile() {
+  local label=$1 mode=$2 form=$3
+  shift 3
+  [ -n "$only" ] && ! [[ "$label" =~ $only ]] && return 0
+  local bin=$work/osu_neighbor preload="" env=()
+  case "$mode" in
+    plain) ;;
+    preload) preload=$work/libcartplan_interpose.so ;;
+    direct) preload=$work/libcartplan_interpose.so; env=(-x CARTPLAN_INTERPOSE_ALGORITHM=direct) ;;
+    baseline) preload=$work/baseline/libcartplan_interpose.so ;;
+    baseline-direct) preload=$work/baseline/libcartplan_interpose.so; env=(-x CARTPLAN_INTERPOSE_ALGORITHM=direct) ;;
+    native-*) bin=$work/osu_neighbor_native; set -- "$@" --algorithm "${mode#native-}" ;;
+  esac
+  local run files=()
+  for run in $(seq "$runs"); do
+    local f=$work/$(echo "$label" | tr ' /' '__').$run.out
+    mpirun --oversubscribe --allow-run-as-root -np 2 -x CG_OUT="$f" -x CG_PRELOAD="$preload" "${env[@]}" "$work/rank0.sh" \
+      "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace 200 "$@" > /dev/null
+    files+=("$f")
+  done
+  (IFS=$'\t'; echo "$label	$n	${files[*]}") >> "$manifest"
+}
+modes_for() {  # the preloaded modes, with the baseline's beside them
+  local m
+  for m in "$@"; do
+    echo "$m"
+    if [ -n "$baseline" ]; then
+      case "$m" in preload) echo baseline ;; direct) echo baseline-direct ;; esac
+    fi
+  done
+}
+load_before=$(uptime)
+for form in blocking nonblocking persistent; do
+  for mode in $(modes_for plain preload direct native-direct); do
+    profile "shift alltoall $form $mode" "$mode" "$form" --topo graph --d 1 --r 1 --shift --op alltoall
+  done
+  for mode in $(modes_for plain preload native-auto); do
+    profile "cart3d allgather $form $mode" "$mode" "$form" --topo cart --d 3 --r 1 --op allgather
+  done
+done
+load_after=$(uptime)
+[ -n "$keep" ] && mkdir -p "$keep" && cp "$work"/*.out "$keep"/
+table=$(python3 bench/callgrind_table.py "$manifest")
+{
+  echo "# Instructions per call, callgrind on rank 0 (np = 2, 8-byte blocks)"
+  echo
+  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}\`"
+  echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes'));"
+  echo "load: \`$load_before\` before, \`$load_after\` after. Columns: bench/callgrind_table.py."
+  echo
+  echo "$table"
+} | tee "$out/callgrind_overhead.md"
