@@ -252,8 +252,10 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   const Table* t = nullptr;
   MpiStatus s = table(o.theta, &t);
   if (!s.ok()) return s;
-  // Every rank has the same table and size, hence the same answer (price_table.h).
-  *out = engine::graph::pick_from_prices(engine::graph::table_prices(*t, op, block_bytes));
+  // Every rank has the same table and size, hence the same answer (price_table.h). Grid only
+  // where init agreed one block size on every rank (grid_in_auto): it relays through any rank.
+  const engine::graph::CandidatePrices us = engine::graph::table_prices(*t, op, block_bytes);
+  *out = engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us));
   return {};
 }
 

@@ -52,6 +52,10 @@ struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
   bool progress_anywhere = true;
+  // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
+  // that every rank (ranks without edges too) has one block size; see engine/graph/price_table.h's
+  // without_grid. Blocking and non-blocking calls never agree sizes, so their auto never picks grid.
+  bool grid_in_auto = false;
 };
 
 // Reads the keys above from `info` on top of *options; MPI_ERR_INFO_VALUE names a bad value.

@@ -70,6 +70,11 @@ GraphAlgorithm cheaper_combining(const CandidatePrices& us) {
   return best == 0 ? GraphAlgorithm::kPairing : candidate_at(best);
 }
 
+CandidatePrices without_grid(CandidatePrices us) {
+  us[static_cast<std::size_t>(candidate_index(GraphAlgorithm::kGrid))] = 0.0;
+  return us;
+}
+
 GraphAlgorithm pick_from_prices(const CandidatePrices& us) {
   const GraphAlgorithm best = cheaper_combining(us);
   return us[static_cast<std::size_t>(candidate_index(best))] <= (1.0 - kGraphGain) * us[0] ? best : GraphAlgorithm::kLinear;

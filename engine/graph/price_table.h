@@ -46,6 +46,12 @@ CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std
 // A row nobody priced (0) is not a candidate: the caller's table holds only what it priced.
 ir::graph::GraphAlgorithm cheaper_combining(const CandidatePrices& us);
 
+// `us` with grid's price dropped (0: not a candidate). Grid relays blocks through arbitrary
+// ranks (ranks without edges too), so every rank must run it with one block size; only a
+// persistent init agrees on that (backends/mpi/graph_collective.cc). Every other automatic
+// choice prices without grid: ranks deciding from their own sizes would pick differently.
+CandidatePrices without_grid(CandidatePrices us);
+
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.
 ir::graph::GraphAlgorithm pick_from_prices(const CandidatePrices& us);

@@ -49,6 +49,16 @@ TEST_CASE("a row nobody priced (0: the caller left the candidate out) is never p
   CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0}) == GraphAlgorithm::kLinear);
 }
 
+TEST_CASE("without_grid drops grid, however cheap, and keeps the others") {
+  const CandidatePrices us{10.0, 8.0, 7.0, 1.0};
+  CHECK(pick_from_prices(us) == GraphAlgorithm::kGrid);
+  CHECK(without_grid(us)[3] == 0.0);
+  CHECK(without_grid(us)[2] == 7.0);
+  CHECK(pick_from_prices(without_grid(us)) == GraphAlgorithm::kCumulative);
+  CHECK(cheaper_combining(without_grid(us)) == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices(without_grid({10.0, 9.5, 9.8, 1.0})) == GraphAlgorithm::kLinear);
+}
+
 TEST_CASE("the grid row is filled and read like the others") {
   const ir::graph::Topology t = ir::graph::tiny_topology();
   const ir::graph::RankSchedule s = linear_schedule(GraphOp::kAllgather, t.ranks[0], 0);
