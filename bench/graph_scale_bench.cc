@@ -1,7 +1,7 @@
 // Graph collectives at scale, for SimGrid's SMPI (also runs under Open MPI): on a graph from a
 // GRAPH spec (engine/graph/graph_spec.h), persistent Cart_graph_neighbor_allgather, _alltoall or
 // _alltoallv with each algorithm (linear, the baseline: the Isend/Irecv loop MPI libraries run;
-// pairing, seed 003; cumulative; auto). No MPI_Neighbor_* and no MPI distributed graph are
+// pairing, seed 003; cumulative; grid; auto). No MPI_Neighbor_* and no MPI distributed graph are
 // needed: rank 0 builds the graph and hands every rank its lists, each variant gets its own
 // communicator from Cart_graph_comm_create_adjacent (so its init pays its own pattern
 // construction), and every recv byte is checked against the value its origin wrote before
@@ -235,7 +235,7 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
               a.theta, a.reps - 1, a.iters);
   std::printf("| variant | ran | median us | q1 | q3 | vs linear | create us | set-up us | init us | break-even calls | wrong bytes |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-  const char* kinds[] = {"linear", "pairing", "cumulative"};
+  const char* kinds[] = {"linear", "pairing", "cumulative", "grid"};  // CART_GRAPH_* order
   const double lin = vs.front().name == "linear" ? cartplan::bench::summarize(vs.front().times).median : 0;
   for (const Variant& v : vs) {
     const Summary s = cartplan::bench::summarize(v.times);
@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
   for (const std::string& op : split(a.ops)) ok = ok && (op == "allgather" || op == "alltoall" || op == "alltoallv");
   if (!ok) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,auto]\n");
+      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,grid,auto]\n");
     MPI_Finalize();
     return 2;
   }

@@ -49,7 +49,7 @@ bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall
 std::function<bool(std::int64_t, std::int64_t, mpi::GraphOptions*)> persistent_verdict(AcceleratedComm& a, ir::graph::GraphOp op) {
   return [&a, op](std::int64_t lo, std::int64_t hi, mpi::GraphOptions* o) {
     if (lo != hi) return false;
-    const GraphPick pick = graph_pick(*a.graph, op, Form::kPersistent, std::max<std::int64_t>(hi, 0), a.reporter, a.serial);
+    const GraphPick pick = graph_pick(*a.graph, op, Form::kPersistent, std::max<std::int64_t>(hi, 0), o->grid_in_auto, a.reporter, a.serial);
     o->algo = choice_of(pick.algorithm);
     return pick.accelerate;
   };
@@ -62,7 +62,7 @@ bool state_ready(const AcceleratedComm& a) { return a.graph_state == Accelerated
 }  // namespace
 
 bool graph_taken(AcceleratedComm& a, ir::graph::GraphOp op, Form form, std::int64_t bytes) {
-  return state_ready(a) && graph_pick(*a.graph, op, form, bytes, a.reporter, a.serial).accelerate;
+  return state_ready(a) && graph_pick(*a.graph, op, form, bytes, false, a.reporter, a.serial).accelerate;
 }
 
 // MPI lets block sizes differ between ranks on a graph (a sink passes sendcount 0, a rank may
@@ -79,7 +79,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
     call.decide = persistent_verdict(a, op);
     return run(a, form, GraphAlgorithm::kLinear, call, comm, info, request, rc);  // the algorithm: decide's
   }
-  const GraphPick pick = graph_pick(*a.graph, op, form, -1, a.reporter, a.serial);
+  const GraphPick pick = graph_pick(*a.graph, op, form, -1, false, a.reporter, a.serial);
   if (!pick.accelerate) return false;
   call.learn_sizes = true;
   return run(a, form, pick.algorithm, call, comm, info, request, rc);
@@ -88,7 +88,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
 bool graph_varied(AcceleratedComm& a, Form form, const mpi::GraphCall& call, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request, int* rc) {
   if (!state_ready(a)) return false;
-  const GraphPick pick = graph_pick(*a.graph, call.op, form, -1, a.reporter, a.serial);
+  const GraphPick pick = graph_pick(*a.graph, call.op, form, -1, false, a.reporter, a.serial);
   return pick.accelerate && run(a, form, pick.algorithm, call, comm, info, request, rc);
 }
 

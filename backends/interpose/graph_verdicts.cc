@@ -32,7 +32,7 @@ constexpr double kNonblockingBuildMessages = 15.0;
 std::vector<GraphAlgorithm> candidates(const mpi::GraphOptions& o) {
   if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {GraphAlgorithm::kLinear};
   if (o.algo != GraphAlgoChoice::kAuto) return {GraphAlgorithm::kLinear, algorithm_of(o.algo)};
-  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative};
+  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid};
 }
 
 // The first agreement: every rank has the native state and the same theta and algorithm
@@ -89,7 +89,8 @@ bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Fo
 }
 
 // Auto on a v form: a combining candidate that pays at every size of the table (the one cheaper
-// at 0 bytes if both do), else linear (pass through).
+// at 0 bytes if both do), else linear (pass through). Never grid: sizes are not agreed
+// (engine/graph/price_table.h's without_grid).
 GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* why) {
   GraphPick pick;
   double best = 0;
@@ -108,7 +109,9 @@ GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* w
   return pick;
 }
 
-GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, std::string* why) {
+// `grid_agreed`: a persistent init agreed one block size on every rank (mpi::GraphOptions's
+// grid_in_auto); otherwise grid is no candidate of auto or of forced combining.
+GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, std::string* why) {
   if (forced_algorithm() == Forced::kDirect) {
     *why = "linear schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
     return {true, GraphAlgorithm::kLinear};
@@ -117,7 +120,8 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
     *why = "asked for by the graph's Info (cartplan_algorithm)";
     return {true, algorithm_of(v.options.algo)};
   }
-  const CandidatePrices p = engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes);
+  const CandidatePrices all = engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes);
+  const CandidatePrices p = grid_agreed ? all : engine::graph::without_grid(all);
   if (forced_algorithm() == Forced::kCombining) {
     const GraphAlgorithm a = engine::graph::cheaper_combining(p);
     *why = std::string(ir::graph::to_string(a)) + " schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
@@ -137,7 +141,8 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
 // The one table between an Info choice and an algorithm (auto has none: linear).
 constexpr std::pair<GraphAlgoChoice, GraphAlgorithm> kChoices[] = {{GraphAlgoChoice::kLinear, GraphAlgorithm::kLinear},
                                                                    {GraphAlgoChoice::kPairing, GraphAlgorithm::kPairing},
-                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative}};
+                                                                   {GraphAlgoChoice::kCumulative, GraphAlgorithm::kCumulative},
+                                                                   {GraphAlgoChoice::kGrid, GraphAlgorithm::kGrid}};
 
 GraphAlgorithm algorithm_of(GraphAlgoChoice c) {
   for (const auto& [choice, algorithm] : kChoices)
@@ -187,13 +192,14 @@ mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* 
   return agreed_outcome(comm, s);
 }
 
-GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial) {
+GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, bool reporter, int serial) {
+  grid_agreed = grid_agreed && form == Form::kPersistent && bytes >= 0;
   for (auto it = v.decisions.rbegin(); it != v.decisions.rend(); ++it)
-    if (it->op == op && it->form == form && it->bytes == bytes) return it->pick;
+    if (it->op == op && it->form == form && it->bytes == bytes && it->grid_agreed == grid_agreed) return it->pick;
   std::string why;
-  const GraphPick pick = decide(v, op, form, bytes, &why);
+  const GraphPick pick = decide(v, op, form, bytes, grid_agreed, &why);
   if (v.decisions.size() >= 32) v.decisions.erase(v.decisions.begin());
-  v.decisions.push_back({op, form, bytes, pick});
+  v.decisions.push_back({op, form, bytes, grid_agreed, pick});
   if (reporter) {
     const std::string size = bytes < 0 ? "blocks of any size (sizes may differ by rank)" : std::to_string(bytes) + "-byte blocks";
     std::fprintf(stderr, "cartplan_interpose: communicator %d graph %s %s %s: %s (%s)\n", serial, ir::graph::to_string(op),

@@ -28,7 +28,7 @@
 //   std::string why;
 //   SpareComms spare;
 //   if (graph_detect(graph, info, det, &v, &spare, &why)) ...     // collective
-//   GraphPick p = graph_pick(*v, GraphOp::kAllgather, Form::kNonblocking, 8, reporter, serial);
+//   GraphPick p = graph_pick(*v, GraphOp::kAllgather, Form::kNonblocking, 8, false, reporter, serial);
 #pragma once
 
 #include <mpi.h>
@@ -60,6 +60,7 @@ struct GraphVerdicts {
     ir::graph::GraphOp op;
     Form form;
     std::int64_t bytes;  // -1: a v form (any size)
+    bool grid_agreed;    // grid was a candidate (graph_pick)
     GraphPick pick;
   };
   std::vector<Decision> decisions;  // remembered, newest last
@@ -84,8 +85,12 @@ ir::graph::GraphAlgorithm algorithm_of(engine::graph::GraphAlgoChoice c);
 engine::graph::GraphAlgoChoice choice_of(ir::graph::GraphAlgorithm a);
 
 // The verdict for one call shape (`bytes` -1: sizes that may differ by rank, the blocking and
-// non-blocking calls); remembered, and with
-// `reporter` printed once on stderr with its numbers.
-GraphPick graph_pick(GraphVerdicts& v, ir::graph::GraphOp op, Form form, std::int64_t bytes, bool reporter, int serial);
+// non-blocking calls); remembered, and with `reporter` printed once on stderr with its numbers.
+// Grid is a candidate (of auto and of CARTPLAN_INTERPOSE_ALGORITHM=combining) only with
+// `grid_agreed`, for a persistent init that agreed one block size on every rank (ranks without
+// edges included): grid relays blocks through any rank, so ranks choosing from their own sizes
+// could pick differently and hang.
+GraphPick graph_pick(GraphVerdicts& v, ir::graph::GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, bool reporter,
+                     int serial);
 
 }  // namespace cartplan::interpose

@@ -555,8 +555,7 @@ int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
       case cartplan::ir::graph::GraphAlgorithm::kLinear: *algorithm = CART_GRAPH_LINEAR; break;
       case cartplan::ir::graph::GraphAlgorithm::kPairing: *algorithm = CART_GRAPH_PAIRING; break;
       case cartplan::ir::graph::GraphAlgorithm::kCumulative: *algorithm = CART_GRAPH_CUMULATIVE; break;
-      case cartplan::ir::graph::GraphAlgorithm::kGrid:  // the MPI backend never builds grid schedules
-        return mpi_error(MPI_ERR_INTERN, "Cart_graph_request_algorithm: a grid schedule in the MPI backend");
+      case cartplan::ir::graph::GraphAlgorithm::kGrid: *algorithm = CART_GRAPH_GRID; break;
     }
     return {};
   });

@@ -384,16 +384,20 @@ void Cart_free_plan_json(char* json);
  * Algorithms (Info cartplan_algorithm): linear (one message per edge, what MPI libraries do),
  * pairing (seed 003, Mirsadeghi et al.: ranks sharing at least cartplan_theta destinations pair
  * up and each sends the pair's blocks to half of them) and cumulative (pairing iterated so that
- * a destination is combined again); auto (default) prices all three with the cost model and
- * runs a combining one only if it is predicted at least 10 % cheaper than linear.
- * Info keys: cartplan_algorithm (auto|linear|pairing|cumulative), cartplan_theta (integer >= 1,
+ * a destination is combined again), and grid (the ranks laid out on a 2-dimensional virtual
+ * grid, MPI_Dims_create's factors of the communicator's size, a block routed one grid dimension
+ * per phase, everything for one partner in a phase in one message); auto (default) prices all
+ * four with the cost model and runs a combining one only if it is predicted at least 10 %
+ * cheaper than linear.
+ * Info keys: cartplan_algorithm (auto|linear|pairing|cumulative|grid), cartplan_theta (integer >= 1,
  * default 4), cartplan_progress (any|cartplan). The blocking and non-blocking forms read them
  * from the Info given to MPI_Dist_graph_create_adjacent (MPI_Comm_get_info); _init's Info
  * overrides them per request and must be the same on every rank (checked).
  *
  * Collective set-up: the first graph collective on a communicator creates cartplan's state
  * there (two MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
- * neighbours and friends only (seed 003's construction), once per communicator and theta; auto
+ * neighbours and friends only (seed 003's construction), once per communicator and theta (grid:
+ * by messages along every rank's grid lines, with every rank of the communicator, once); auto
  * also agrees once on a price table (one MPI_Allreduce). After that blocking and non-blocking
  * calls talk to neighbours only (and, in combining schedules, to their pairing partners). Each
  * _init makes one MPI_Allreduce (errors, algorithm, theta, block size, a free lane), so a bad
@@ -402,9 +406,15 @@ void Cart_free_plan_json(char* json);
  * Block sizes: the combining algorithms forward other ranks' blocks, so every rank must use
  * one block size (sendcount x sendtype = recvcount x recvtype everywhere; a rank where the two
  * differ gets MPI_ERR_ARG). _init checks it across ranks: where sizes differ between ranks (as
- * MPI allows, edge by edge) auto runs linear and a forced pairing or cumulative fails with
+ * MPI allows, edge by edge) auto runs linear and a forced combining algorithm fails with
  * MPI_ERR_ARG on every rank. Blocking and non-blocking calls find a mismatch on arrival
  * (MPI_ERR_TRUNCATE on the receiving rank). Temp slots travel as bytes (homogeneous systems).
+ * Grid relays blocks through any rank, also ranks without edges, which relay blocks of their own
+ * sendcount x sendtype (else recvcount x recvtype): it needs one block size on every rank,
+ * ranks without edges included. Auto picks grid only at an _init that agreed exactly that;
+ * blocking and non-blocking calls choose from their own sizes, so their auto never picks grid.
+ * Forced by cartplan_algorithm=grid, grid is run on every form: the caller guarantees one size
+ * everywhere (_init checks it and fails with MPI_ERR_ARG on every rank otherwise).
  *
  * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not a distributed graph),
  * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (NULL buffer
@@ -531,12 +541,13 @@ int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts
                                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                        MPI_Info info, Cart_Request* request);
-/* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING or _CUMULATIVE.
+/* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING, _CUMULATIVE or _GRID.
  * MPI_ERR_REQUEST for a Cartesian request (Cart_request_plan and Cart_request_program refuse
  * graph requests likewise). */
 #define CART_GRAPH_LINEAR 0
 #define CART_GRAPH_PAIRING 1
 #define CART_GRAPH_CUMULATIVE 2
+#define CART_GRAPH_GRID 3
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm);
 
 /* ---------------------------------------------------------------------------------------

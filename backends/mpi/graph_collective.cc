@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "backends/mpi/exchange_reuse.h"
@@ -82,6 +83,19 @@ MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, co
   return s;
 }
 
+// A rank without edges has no block of its own, but a grid schedule may route others' blocks
+// through it (temp slots of the block size): a uniform call's sendcount x sendtype, else
+// recvcount x recvtype, when they name a datatype (0 otherwise: then such a rank cannot relay,
+// and its peers see MPI_ERR_TRUNCATE, as for sizes that differ between ranks).
+std::int64_t edgeless_block_bytes(const GraphCall& c) {
+  for (const auto& [count, type] : {std::pair{c.sendcount, c.sendtype}, std::pair{c.recvcount, c.recvtype}}) {
+    int size = 0;
+    if (count > 0 && type != MPI_DATATYPE_NULL && MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0)
+      return static_cast<std::int64_t>(count) * size;
+  }
+  return 0;
+}
+
 // The caller's blocks, as MPI_Neighbor_allgather(v) / alltoall(v/w) lay them out.
 MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out) {
   const std::size_t outdeg = g.edges().out.size(), indeg = g.edges().in.size();
@@ -103,6 +117,7 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
     for (std::int64_t b : *list) largest = std::max(largest, b);
   out->block_bytes = largest;
   if (out->varied) return {};
+  if (out->send_bytes.empty() && out->recv_bytes.empty() && !c.per_edge_types) out->block_bytes = edgeless_block_bytes(c);
   const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
   if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
     return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
@@ -255,7 +270,8 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
 // What a uniform blocking call's cached exchange is bound to: op, buffers, counts and the
 // datatype_key of each datatype (exchange_reuse.h: predefined ones by handle, derived ones by
 // layout id, so a freed handle that MPI gives to another layout never matches). A side this
-// rank does not use is keyed 0 and its datatype not looked at. Empty: not reusable.
+// rank does not use is keyed 0 and its datatype not looked at (a rank without edges: its block
+// size instead). Empty: not reusable.
 std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(c.op)};
   auto add = [&](const void* buf, int count, MPI_Datatype type, bool used) {
@@ -267,6 +283,8 @@ std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, Der
   if (!add(c.sendbuf, c.sendcount, c.sendtype, !g.edges().out.empty()) ||
       !add(c.recvbuf, c.recvcount, c.recvtype, !g.edges().in.empty()))
     return {};
+  // A rank without edges still relays grid blocks of the call's size (edgeless_block_bytes).
+  if (g.edges().out.empty() && g.edges().in.empty()) key.push_back(static_cast<std::uintptr_t>(edgeless_block_bytes(c)));
   return key;
 }
 
@@ -291,15 +309,19 @@ MPI_Op agreement_op() {
 
 struct Agreed {
   std::int64_t bytes_max = -1, bytes_min = -1;  // over ranks with significant blocks (-1: none)
+  bool one_size_everywhere = false;  // every rank, those without edges too, has the same block size
   int lane = -1;
 };
 
 // Collective: errors, algorithm, theta, block size and the lanes held, agreed in one call.
-MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
+// `bytes`: this rank's block size, -1 without significant blocks; `relayed`: the size it would
+// relay for grid (a rank without edges: edgeless_block_bytes), counted over every rank.
+MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, std::int64_t relayed,
+                     Agreed* out) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
   const std::int64_t kNone = INT64_MIN / 2;
-  std::vector<std::int64_t> v = {7, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta,
-                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone};
+  std::vector<std::int64_t> v = {9, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta,
+                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone, relayed, -relayed};
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
@@ -308,8 +330,9 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
     return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm or cartplan_theta values to this collective");
   out->bytes_max = all[6];
   out->bytes_min = all[7] == kNone ? -1 : -all[7];
+  out->one_size_everywhere = all[8] == -all[9];
   std::vector<std::uint64_t> held;
-  for (std::size_t i = 8; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
+  for (std::size_t i = 10; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
   out->lane = g.shared()->lanes.first_free(held);
   if (out->lane < 0)
     return mpi_error(MPI_ERR_OTHER, "too many persistent graph requests alive on this communicator (" +
@@ -326,17 +349,21 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   if (local.ok()) local = caller_error;
   const std::int64_t mine = local.ok() && (!b.send.empty() || !b.recv.empty()) ? b.block_bytes : -1;
   Agreed agreed;
-  MpiStatus s = agree_init(g, local, o, mine, &agreed);
+  MpiStatus s = agree_init(g, local, o, mine, local.ok() ? b.block_bytes : -1, &agreed);
   if (!s.ok()) return s;
+  o.grid_in_auto = agreed.one_size_everywhere;  // grid relays through any rank: one size on all (without_grid)
   if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
   // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
   // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
-  const bool uniform = agreed.bytes_max == agreed.bytes_min || c.varied;  // v forms learn sizes (graph_sizes.h)
+  // Grid relays through ranks without edges too: their size counts for it.
+  const bool grid_sizes = o.algo != engine::graph::GraphAlgoChoice::kGrid || agreed.one_size_everywhere;
+  const bool uniform = (agreed.bytes_max == agreed.bytes_min && grid_sizes) || c.varied;  // v forms learn sizes (graph_sizes.h)
   if (!uniform) {
     if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
       return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +
-                                        std::to_string(agreed.bytes_max) + " bytes): pairing and cumulative need one block size on every rank");
+                                        std::to_string(agreed.bytes_max) + " bytes over ranks with blocks; grid counts ranks without edges too): "
+                                        "combining schedules need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
   // Every rank constructs what the algorithm needs before anything of its own can fail (its

@@ -14,6 +14,7 @@
 #include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
 #include "engine/graph/price.h"
+#include "engine/graph/grid_schedule.h"
 #include "engine/graph/price_table.h"
 #include "engine/graph/schedule.h"
 #include "engine/graph/sizes.h"
@@ -98,7 +99,8 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
     else if (v == "linear") o->algo = GraphAlgoChoice::kLinear;
     else if (v == "pairing") o->algo = GraphAlgoChoice::kPairing;
     else if (v == "cumulative") o->algo = GraphAlgoChoice::kCumulative;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, linear, pairing or cumulative)");
+    else if (v == "grid") o->algo = GraphAlgoChoice::kGrid;
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_algorithm = '" + v + "' (expected auto, linear, pairing, cumulative or grid)");
   }
   v = info_value(info, "cartplan_theta", &present);
   if (present) {
@@ -162,10 +164,33 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
   return {};
 }
 
+// The grid is the communicator's: every rank computes the same dims from its size alone.
+MpiStatus GraphComm::grid_pattern(const engine::graph::GridPattern** out) {
+  if (failed_grid_) return *failed_grid_;
+  if (!grid_) {
+    int size = 1;
+    CARTPLAN_MPI_CALL(MPI_Comm_size(setup_.comm(), &size));
+    engine::graph::GridPattern p;
+    SetupCounts counts;
+    MpiStatus s = setup_.construct_grid(rank_, engine::graph::grid_dims(size, 2), edges_, &p, &counts);
+    if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+    if (!s.ok()) return *(failed_grid_ = s);  // kept, as pattern()'s: the construction runs once on every rank
+    grid_ = std::move(p);
+  }
+  *out = &*grid_;
+  return {};
+}
+
 MpiStatus GraphComm::schedule(GraphOp op, GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out) {
   if (algorithm == GraphAlgorithm::kLinear) {
     *out = engine::graph::linear_schedule(op, edges_, rank_);
     return {};
+  }
+  if (algorithm == GraphAlgorithm::kGrid) {
+    const engine::graph::GridPattern* g = nullptr;
+    MpiStatus s = grid_pattern(&g);
+    if (s.ok()) *out = engine::graph::grid_schedule(op, edges_, rank_, *g);
+    return s;
   }
   const engine::graph::RankPattern* p = nullptr;
   MpiStatus s = pattern(algorithm == GraphAlgorithm::kCumulative, theta, &p);
@@ -207,7 +232,8 @@ MpiStatus GraphComm::table(int theta, const Table** out) {
   auto it = tables_.find(theta);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices({GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}, theta, model_, &all);
+    MpiStatus s = agree_prices({GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid},
+                               theta, model_, &all);
     if (!s.ok()) return failed_tables_.emplace(theta, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(theta, all).first;
   }
@@ -220,15 +246,16 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     case GraphAlgoChoice::kLinear: *out = GraphAlgorithm::kLinear; return {};
     case GraphAlgoChoice::kPairing: *out = GraphAlgorithm::kPairing; return {};
     case GraphAlgoChoice::kCumulative: *out = GraphAlgorithm::kCumulative; return {};
-    case GraphAlgoChoice::kGrid:  // not an Info value: the MPI backend cannot run grid schedules yet
-      return mpi_error(MPI_ERR_INTERN, "the grid algorithm is not available in the MPI backend");
+    case GraphAlgoChoice::kGrid: *out = GraphAlgorithm::kGrid; return {};
     case GraphAlgoChoice::kAuto: break;
   }
   const Table* t = nullptr;
   MpiStatus s = table(o.theta, &t);
   if (!s.ok()) return s;
-  // Every rank has the same table and size, hence the same answer (price_table.h).
-  *out = engine::graph::pick_from_prices(engine::graph::table_prices(*t, op, block_bytes));
+  // Every rank has the same table and size, hence the same answer (price_table.h). Grid only
+  // where init agreed one block size on every rank (grid_in_auto): it relays through any rank.
+  const engine::graph::CandidatePrices us = engine::graph::table_prices(*t, op, block_bytes);
+  *out = engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us));
   return {};
 }
 
@@ -237,7 +264,9 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
-  g->failed_patterns_ = failed_patterns_;  // else a rank whose construction failed would construct again alone
+  g->failed_patterns_ = failed_patterns_;
+  g->grid_ = grid_;
+  g->failed_grid_ = failed_grid_;  // else a rank whose construction failed would construct again alone
   return g;
 }
 

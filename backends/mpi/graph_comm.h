@@ -6,8 +6,9 @@
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
-// friends and partners only, graph_setup.h); auto's table the first time auto runs: both
-// patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
+// friends and partners only, graph_setup.h; the grid's with every rank of the communicator, on
+// its 2-dimensional virtual grid grid_dims(p, 2), or 1-dimensional when p is prime); auto's table
+// the first time auto runs: the three patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
 // prices, so every rank picks alike for any size without talking again (a rank's failure is in
 // that reduction: agree_prices).
@@ -27,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "backends/mpi/graph_setup.h"
@@ -34,6 +36,7 @@
 #include "backends/mpi/status.h"
 #include "engine/cost_model.h"
 #include "engine/graph/choose.h"
+#include "engine/graph/grid.h"
 #include "engine/graph/pattern.h"
 #include "engine/graph/price_table.h"
 #include "ir/graph/plan.h"
@@ -42,13 +45,17 @@ namespace cartplan::mpi {
 
 // Info keys of the graph collectives (at MPI_Dist_graph_create_adjacent, read back with
 // MPI_Comm_get_info, or per _init call):
-//   cartplan_algorithm  auto | linear | pairing | cumulative
+//   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
   bool progress_anywhere = true;
+  // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
+  // that every rank (ranks without edges too) has one block size; see engine/graph/price_table.h's
+  // without_grid. Blocking and non-blocking calls never agree sizes, so their auto never picks grid.
+  bool grid_in_auto = false;
 };
 
 // Reads the keys above from `info` on top of *options; MPI_ERR_INFO_VALUE names a bad value.
@@ -90,7 +97,7 @@ class GraphComm {
   // with the same options and size.
   MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
                    ir::graph::GraphAlgorithm* out);
-  // This rank's schedule (pairing and cumulative: collective the first time, see above). A
+  // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
   // without constructing again.
   MpiStatus schedule(ir::graph::GraphOp op, ir::graph::GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out);
@@ -118,6 +125,7 @@ class GraphComm {
  private:
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
+  MpiStatus grid_pattern(const engine::graph::GridPattern** out);
   MpiStatus table(int theta, const Table** out);
 
   int rank_;
@@ -129,6 +137,8 @@ class GraphComm {
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
   // (cumulative, theta): this rank's failed construction, returned from then on
   std::map<std::pair<bool, int>, MpiStatus> failed_patterns_;
+  std::optional<engine::graph::GridPattern> grid_;  // constructed once (it does not depend on theta)
+  std::optional<MpiStatus> failed_grid_;             // this rank's failed grid construction, kept
   std::map<int, Table> tables_;                                           // theta
   std::map<int, MpiStatus> failed_tables_;  // theta: an agreed failure of table(), returned from then on
   std::shared_ptr<void> blocking_slot_;

@@ -1,16 +1,21 @@
-// The MPI driver of the distributed pattern construction (seed 003, Alg. 1 and 2).
+// The MPI driver of the distributed pattern constructions (seed 003, Alg. 1 and 2; the grid's).
 #include "backends/mpi/graph_setup.h"
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/graph/grid_setup.h"
 #include "engine/graph/setup_rank.h"
 
 namespace cartplan::mpi {
 namespace {
 
+using engine::graph::GridFlow;
+using engine::graph::GridSetupMessage;
 using engine::graph::SetupKind;
 using engine::graph::SetupMessage;
 
@@ -89,13 +94,12 @@ MpiStatus send_words(MPI_Comm comm, int to, int tag, std::vector<int>&& words, O
 // second message from the same rank on its own tag. The frame adds 8 bytes per message.
 constexpr int kInline = 64;
 
-MpiStatus post_one(MPI_Comm comm, int tag, int frame_tag, const SetupMessage& m, Outbox* box) {
-  std::vector<int> w = words_of(m);
+MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<int> w, Outbox* box) {
   const int n = static_cast<int>(w.size());
   std::vector<int> frame = {tag, n};
   if (n <= kInline) frame.insert(frame.end(), w.begin(), w.end());
-  MpiStatus s = send_words(comm, m.to, frame_tag, std::move(frame), box);
-  if (s.ok() && n > kInline) s = send_words(comm, m.to, tag, std::move(w), box);
+  MpiStatus s = send_words(comm, to, frame_tag, std::move(frame), box);
+  if (s.ok() && n > kInline) s = send_words(comm, to, tag, std::move(w), box);
   return s;
 }
 
@@ -119,7 +123,7 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
   return {};
 }
 #else
-MpiStatus post_one(MPI_Comm comm, int tag, int, const SetupMessage& m, Outbox* box) { return send_words(comm, m.to, tag, words_of(m), box); }
+MpiStatus post_one(MPI_Comm comm, int to, int tag, int, std::vector<int> w, Outbox* box) { return send_words(comm, to, tag, std::move(w), box); }
 
 // One message from any rank (`block`), or *found = 0 if none is there; status gets its sender and tag.
 MpiStatus take(MPI_Comm comm, int, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
@@ -141,12 +145,51 @@ MpiStatus take(MPI_Comm comm, int, bool block, int* found, std::vector<int>* wor
 
 MpiStatus post(MPI_Comm comm, int seq, int frame_tag, std::vector<SetupMessage>&& messages, Outbox* box, SetupCounts* counts) {
   for (const SetupMessage& m : messages) {
-    MpiStatus s = post_one(comm, tag_of(seq, m), frame_tag, m, box);
+    MpiStatus s = post_one(comm, m.to, tag_of(seq, m), frame_tag, words_of(m), box);
     if (!s.ok()) return s;
     ++counts->sent;
     counts->sent_bytes += m.bytes();
   }
   return {};
+}
+
+SetupMessage decode(int rank, SetupChannel::Raw&& raw) {
+  SetupMessage m;
+  m.from = raw.from;
+  m.to = rank;
+  from_tag(raw.tag, &m);
+  set_words(std::move(raw.words), &m);
+  return m;
+}
+
+// A grid construction's tag: its sequence number, then the round (below d <= kPerConstruction).
+MpiStatus post_grid(MPI_Comm comm, int seq, int frame_tag, std::vector<GridSetupMessage>&& messages, Outbox* box,
+                    SetupCounts* counts) {
+  for (const GridSetupMessage& m : messages) {
+    std::vector<int> w;
+    w.reserve(3 * m.flows.size());
+    for (const GridFlow& f : m.flows) w.insert(w.end(), {f.origin, f.target, f.edges});
+    MpiStatus s = post_one(comm, m.to, seq * kPerConstruction + m.round, frame_tag, std::move(w), box);
+    if (!s.ok()) return s;
+    ++counts->sent;
+    counts->sent_bytes += m.bytes();
+  }
+  return {};
+}
+
+GridSetupMessage grid_decode(int rank, const SetupChannel::Raw& raw) {
+  GridSetupMessage m;
+  m.from = raw.from;
+  m.to = rank;
+  m.round = raw.tag % kPerConstruction;
+  for (std::size_t i = 0; i + 2 < raw.words.size(); i += 3) m.flows.push_back({raw.words[i], raw.words[i + 1], raw.words[i + 2]});
+  return m;
+}
+
+// Sends still in flight after a failure of MPI itself: nothing is left waiting for them here.
+void abandon(Outbox* box) {
+  for (MPI_Request& r : box->requests)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
 }
 
 }  // namespace
@@ -157,24 +200,31 @@ SetupChannel::SetupChannel(MPI_Comm comm, std::int64_t tag_ub)
 
 // One message of the running construction, whichever arrives first (`block`), or none if
 // nothing is there. A message of a later construction is kept for it.
-MpiStatus SetupChannel::receive(int rank, bool block, std::vector<SetupMessage>* inbox) {
+MpiStatus SetupChannel::receive(bool block, std::vector<Raw>* inbox) {
   for (;;) {
     MPI_Status status;
     int found = 1;
-    std::vector<int> words;
-    MpiStatus s = take(comm_, slots_ * kPerConstruction, block, &found, &words, &status);
+    Raw m;
+    MpiStatus s = take(comm_, slots_ * kPerConstruction, block, &found, &m.words, &status);
     if (!s.ok() || !found) return s;
-    SetupMessage m;
     m.from = status.MPI_SOURCE;
-    m.to = rank;
-    from_tag(status.MPI_TAG, &m);
-    set_words(std::move(words), &m);
-    if (seq_of(status.MPI_TAG) == seq_) {
+    m.tag = status.MPI_TAG;
+    if (seq_of(m.tag) == seq_) {
       inbox->push_back(std::move(m));
       return {};
     }
-    early_[seq_of(status.MPI_TAG)].push_back(std::move(m));
+    early_[seq_of(m.tag)].push_back(std::move(m));
   }
+}
+
+// What arrived for the running construction during earlier ones.
+std::vector<SetupChannel::Raw> SetupChannel::take_early() {
+  std::vector<Raw> out;
+  if (auto it = early_.find(seq_); it != early_.end()) {
+    out = std::move(it->second);
+    early_.erase(it);
+  }
+  return out;
 }
 
 MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, const engine::graph::PairingOptions& options,
@@ -184,12 +234,10 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
   engine::graph::RankBuilder builder(rank, edges.out, edges.in, options);
   Outbox box;
   MpiStatus s = post(comm_, seq_, slots_ * kPerConstruction, builder.start(), &box, counts);
+  std::vector<Raw> raw = take_early();
   std::vector<SetupMessage> inbox;
-  if (auto it = early_.find(seq_); it != early_.end()) {  // what arrived during an earlier construction
-    inbox = std::move(it->second);
-    early_.erase(it);
-  }
-  if (s.ok() && !inbox.empty()) {
+  if (s.ok() && !raw.empty()) {
+    for (Raw& r : raw) inbox.push_back(decode(rank, std::move(r)));
     counts->received += static_cast<std::int64_t>(inbox.size());
     s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
   }
@@ -197,24 +245,64 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
   // is never sent another one (engine/graph/setup_run.cc checks that on every graph the tests
   // build), so receiving until done() consumes exactly this rank's messages.
   while (s.ok() && !builder.done()) {
-    inbox.clear();
-    s = receive(rank, true, &inbox);
-    while (s.ok() && inbox.size() < 4096) {  // take what has arrived as well, then step once
-      const std::size_t before = inbox.size();
-      s = receive(rank, false, &inbox);
-      if (inbox.size() == before) break;
+    raw.clear();
+    s = receive(true, &raw);
+    while (s.ok() && raw.size() < 4096) {  // take what has arrived as well, then step once
+      const std::size_t before = raw.size();
+      s = receive(false, &raw);
+      if (raw.size() == before) break;
     }
     if (!s.ok()) break;
+    inbox.clear();
+    for (Raw& r : raw) inbox.push_back(decode(rank, std::move(r)));
     counts->received += static_cast<std::int64_t>(inbox.size());
     s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
   }
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
-    for (MPI_Request& r : box.requests)
-      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    abandon(&box);
     return s;
   }
   // Every message this rank sent is consumed by a rank that was still running, so these end.
+  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  *out = builder.pattern();
+  return {};
+}
+
+// Round by round: a line peer that has finished round k may already send its round k+1
+// message (or a later construction's, kept in early_ by receive()), so messages of later rounds
+// wait in `held` until their round. Each line peer sends exactly one message per round.
+MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
+                                       engine::graph::GridPattern* out, SetupCounts* counts) {
+  if (static_cast<int>(dims.size()) >= kPerConstruction) return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
+  engine::graph::GridRankBuilder builder(rank, dims, edges);
+  Outbox box;
+  const int frame_tag = slots_ * kPerConstruction;
+  MpiStatus s = post_grid(comm_, seq_, frame_tag, builder.start(), &box, counts);
+  std::vector<Raw> held = take_early();
+  for (int round = 0; s.ok() && !builder.done(); ++round) {
+    const std::size_t want = static_cast<std::size_t>(dims[static_cast<std::size_t>(round)] - 1);
+    std::vector<GridSetupMessage> mine;
+    for (std::size_t i = 0; s.ok() && mine.size() < want;) {
+      if (i == held.size()) s = receive(true, &held);  // appends one message of this construction
+      else if (held[i].tag % kPerConstruction != round) ++i;
+      else {
+        mine.push_back(grid_decode(rank, held[i]));
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    if (!s.ok()) break;
+    counts->received += static_cast<std::int64_t>(mine.size());
+    Result<std::vector<GridSetupMessage>> next = builder.step(std::move(mine));
+    if (!next) s = mpi_error(MPI_ERR_INTERN, "grid construction, round " + std::to_string(round) + ": " + next.error());
+    else s = post_grid(comm_, seq_, frame_tag, std::move(*next), &box, counts);
+  }
+  seq_ = (seq_ + 1) % slots_;
+  if (!s.ok()) {
+    abandon(&box);
+    return s;
+  }
+  // Every line peer receives this rank's message of every round, so these end.
   CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   *out = builder.pattern();
   return {};

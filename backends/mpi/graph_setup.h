@@ -1,6 +1,7 @@
 // Seed 003's distributed pattern construction over MPI: this rank's RankBuilder
 // (engine/graph/setup_rank.h) with its messages sent and received as point-to-point messages
-// among neighbours, friends and partners only. Collective over `comm` in the sense that every
+// among neighbours, friends and partners only; and the grid's (engine/graph/grid_setup.h), among
+// the ranks of this rank's grid lines. Collective over `comm` in the sense that every
 // rank of the graph must run it at the same point (it is called where a graph communicator's
 // state or a persistent request is created, never per call); no global collective.
 //
@@ -8,6 +9,8 @@
 //   RankPattern p;
 //   SetupCounts c;
 //   MpiStatus s = channel.construct(rank, edges, PairingOptions{.theta = 2}, &p, &c);
+//   GridPattern g;
+//   s = channel.construct_grid(rank, grid_dims(size, 2), edges, &g, &c);  // every rank of the communicator
 #pragma once
 
 #include <mpi.h>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "backends/mpi/status.h"
+#include "engine/graph/grid.h"
 #include "engine/graph/pattern.h"
 #include "engine/graph/setup_message.h"
 #include "ir/graph/topology.h"
@@ -31,7 +35,7 @@ struct SetupCounts {
 
 // The set-up messages of one graph communicator: its private communicator, carrying nothing
 // else (messages are received with MPI_ANY_SOURCE and MPI_ANY_TAG), and the constructions run
-// on it one after another (pairing, then cumulative, per theta). Every rank runs them in the
+// on it one after another (pairing, cumulative per theta, grid). Every rank runs them in the
 // same order, so the k-th construction has the same sequence number everywhere; it travels in
 // the tag, because a rank that finished construction k may already send messages of k+1 to a
 // rank still in k: those are kept here until their construction runs.
@@ -41,13 +45,26 @@ class SetupChannel {
   MPI_Comm comm() const { return comm_; }
   MpiStatus construct(int rank, const ir::graph::RankEdges& edges, const engine::graph::PairingOptions& options,
                       engine::graph::RankPattern* out, SetupCounts* counts);
+  // The grid's construction (grid_setup.h) on the virtual grid `dims` (their product is the
+  // communicator's size): collective over the whole communicator, every rank takes part, also
+  // one without edges. Round k: one MPI_Isend to each line peer in dimension k (empty ones
+  // too), then exactly dims[k] - 1 messages of round k from them, tag = (construction, round).
+  MpiStatus construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
+                           engine::graph::GridPattern* out, SetupCounts* counts);
+
+  // A message as it arrived: sender, tag, integers (decoded by the construction it belongs to).
+  struct Raw {
+    int from = 0, tag = 0;
+    std::vector<int> words;
+  };
 
  private:
-  MpiStatus receive(int rank, bool block, std::vector<engine::graph::SetupMessage>* inbox);
+  MpiStatus receive(bool block, std::vector<Raw>* inbox);
+  std::vector<Raw> take_early();
   MPI_Comm comm_;
   int slots_ = 1;  // sequence numbers in the tag space (they wrap around)
   int seq_ = 0;    // of the running construction, modulo slots_
-  std::map<int, std::vector<engine::graph::SetupMessage>> early_;  // by sequence number
+  std::map<int, std::vector<Raw>> early_;  // by sequence number
 };
 
 }  // namespace cartplan::mpi

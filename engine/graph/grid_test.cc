@@ -65,6 +65,22 @@ TEST_CASE("distributed grid construction == sequential, verified, on random mult
   }
 }
 
+TEST_CASE("Moore graphs with holes on a larger communicator, and wrapped ones (parallel and self edges)") {
+  // As the MPI tests run them: the graph's ranks first, then ranks without edges up to p.
+  Result<ir::graph::Topology> holes = moore({2, 4}, 2, false, 0.2, 3);
+  REQUIRE(holes.ok());
+  for (int p : {holes->size(), 6, 8}) {
+    ir::graph::Topology t = *holes;
+    t.ranks.resize(static_cast<std::size_t>(p));
+    for (int d : {1, 2, 3}) check_verified(t, grid_dims(p, d));
+  }
+  for (int p : {4, 6, 8}) {
+    Result<ir::graph::Topology> wrapped = moore({2, (p + 1) / 2}, 2, true, 0.0, 1);
+    REQUIRE(wrapped.ok());
+    for (int d : {1, 2, 3}) check_verified(*wrapped, grid_dims(wrapped->size(), d));
+  }
+}
+
 TEST_CASE("parallel and self edges: the k-th edge rule holds through the grid") {
   // Rank 0 sends twice to 5 and once to itself; 5 lists 0 twice; 3 sends to 4 twice.
   ir::graph::Topology t;

@@ -15,7 +15,7 @@ using ir::graph::GraphOp;
 namespace {
 
 std::size_t row(GraphOp op, int candidate) {
-  return static_cast<std::size_t>(((op == GraphOp::kAlltoall ? 1 : 0) * 3 + candidate) * kPriceTableSizes);
+  return static_cast<std::size_t>(((op == GraphOp::kAlltoall ? 1 : 0) * kPriceCandidates + candidate) * kPriceTableSizes);
 }
 
 }  // namespace
@@ -23,13 +23,21 @@ std::size_t row(GraphOp op, int candidate) {
 std::int64_t price_table_bytes(int i) { return i == 0 ? 0 : std::int64_t{1} << (i - 1); }
 
 int candidate_index(GraphAlgorithm a) {
-  // The table holds what the MPI backend can run; grid schedules are not among them yet.
-  assert(a != GraphAlgorithm::kGrid);
-  return a == GraphAlgorithm::kLinear ? 0 : a == GraphAlgorithm::kPairing ? 1 : 2;
+  switch (a) {
+    case GraphAlgorithm::kLinear: return 0;
+    case GraphAlgorithm::kPairing: return 1;
+    case GraphAlgorithm::kCumulative: return 2;
+    case GraphAlgorithm::kGrid: return 3;
+  }
+  assert(false);
+  return 0;
 }
 
 GraphAlgorithm candidate_at(int index) {
-  return index == 0 ? GraphAlgorithm::kLinear : index == 1 ? GraphAlgorithm::kPairing : GraphAlgorithm::kCumulative;
+  constexpr GraphAlgorithm kAll[kPriceCandidates] = {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative,
+                                                     GraphAlgorithm::kGrid};
+  assert(index >= 0 && index < kPriceCandidates);
+  return kAll[index];
 }
 
 void add_prices(GraphOp op, GraphAlgorithm a, const ir::graph::RankSchedule& schedule, const CostModel& model,
@@ -46,7 +54,7 @@ CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t b
   const double f = static_cast<double>(block_bytes - price_table_bytes(lo)) /
                    static_cast<double>(price_table_bytes(hi) - price_table_bytes(lo));
   CandidatePrices us{};
-  for (int c = 0; c < 3; ++c) {
+  for (int c = 0; c < kPriceCandidates; ++c) {
     const std::size_t base = row(op, c);
     us[static_cast<std::size_t>(c)] = table[base + lo] + f * (table[base + hi] - table[base + lo]);
   }
@@ -54,7 +62,17 @@ CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t b
 }
 
 GraphAlgorithm cheaper_combining(const CandidatePrices& us) {
-  return us[2] < us[1] ? GraphAlgorithm::kCumulative : GraphAlgorithm::kPairing;
+  int best = 0;
+  for (int c = 1; c < kPriceCandidates; ++c) {
+    const double v = us[static_cast<std::size_t>(c)];
+    if (v > 0 && (best == 0 || v < us[static_cast<std::size_t>(best)])) best = c;
+  }
+  return best == 0 ? GraphAlgorithm::kPairing : candidate_at(best);
+}
+
+CandidatePrices without_grid(CandidatePrices us) {
+  us[static_cast<std::size_t>(candidate_index(GraphAlgorithm::kGrid))] = 0.0;
+  return us;
 }
 
 GraphAlgorithm pick_from_prices(const CandidatePrices& us) {

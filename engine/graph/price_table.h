@@ -1,6 +1,6 @@
 // The price table behind a graph communicator's agreed choice of algorithm: every rank prices
-// its own schedule of each candidate (linear, pairing, cumulative; not grid, which the MPI
-// backend cannot run yet, so its auto never picks it) for both operations at block
+// its own schedule of each candidate (linear, pairing, cumulative, grid on the communicator's
+// 2-dimensional virtual grid, grid_dims(p, 2)) for both operations at block
 // sizes 0, 1, 2, 4, ..., 2^24 bytes (price.h's schedule_us); one max-reduction of the table (done
 // by the caller, over MPI) gives every rank the same max-over-ranks prices, from which any block
 // size is priced by interpolation without talking again. Used by the MPI backend's graph auto
@@ -23,10 +23,11 @@ namespace cartplan::engine::graph {
 
 // Sizes of the table: 0, then 2^0 .. 2^24 bytes.
 inline constexpr int kPriceTableSizes = 26;
+inline constexpr int kPriceCandidates = 4;
 // [op][candidate][size]: microseconds (max over ranks once reduced).
-using PriceTable = std::array<double, 2 * 3 * kPriceTableSizes>;
-// Linear, pairing, cumulative (candidate_index order).
-using CandidatePrices = std::array<double, 3>;
+using PriceTable = std::array<double, 2 * kPriceCandidates * kPriceTableSizes>;
+// Linear, pairing, cumulative, grid (candidate_index order).
+using CandidatePrices = std::array<double, kPriceCandidates>;
 
 std::int64_t price_table_bytes(int i);
 int candidate_index(ir::graph::GraphAlgorithm a);
@@ -36,13 +37,20 @@ ir::graph::GraphAlgorithm candidate_at(int index);
 void add_prices(ir::graph::GraphOp op, ir::graph::GraphAlgorithm a, const ir::graph::RankSchedule& schedule,
                 const CostModel& model, PriceTable* table);
 
-// The three candidates' prices at `block_bytes`: linear interpolation between two table sizes
+// The candidates' prices at `block_bytes`: linear interpolation between two table sizes
 // (the model's terms are affine in the bytes between its thresholds), extrapolated beyond 2^24
 // from the last two.
 CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std::int64_t block_bytes);
 
-// The cheaper combining candidate (pairing or cumulative; pairing on ties).
+// The cheapest combining candidate (pairing, cumulative or grid; on ties the earlier of them).
+// A row nobody priced (0) is not a candidate: the caller's table holds only what it priced.
 ir::graph::GraphAlgorithm cheaper_combining(const CandidatePrices& us);
+
+// `us` with grid's price dropped (0: not a candidate). Grid relays blocks through arbitrary
+// ranks (ranks without edges too), so every rank must run it with one block size; only a
+// persistent init agrees on that (backends/mpi/graph_collective.cc). Every other automatic
+// choice prices without grid: ranks deciding from their own sizes would pick differently.
+CandidatePrices without_grid(CandidatePrices us);
 
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.

@@ -15,7 +15,7 @@ TEST_CASE("table sizes are 0 and the powers of two up to 2^24") {
   CHECK(price_table_bytes(0) == 0);
   CHECK(price_table_bytes(1) == 1);
   CHECK(price_table_bytes(kPriceTableSizes - 1) == (std::int64_t{1} << 24));
-  for (int c = 0; c < 3; ++c) CHECK(candidate_index(candidate_at(c)) == c);
+  for (int c = 0; c < kPriceCandidates; ++c) CHECK(candidate_index(candidate_at(c)) == c);
 }
 
 TEST_CASE("prices are the schedule's, interpolated between sizes and extrapolated beyond") {
@@ -35,17 +35,40 @@ TEST_CASE("prices are the schedule's, interpolated between sizes and extrapolate
 }
 
 TEST_CASE("pick_from_prices keeps linear unless a combining candidate is kGraphGain cheaper") {
-  CHECK(pick_from_prices({10.0, 9.5, 9.8}) == GraphAlgorithm::kLinear);
-  CHECK(pick_from_prices({10.0, 8.0, 8.5}) == GraphAlgorithm::kPairing);
-  CHECK(pick_from_prices({10.0, 8.0, 7.0}) == GraphAlgorithm::kCumulative);
-  CHECK(cheaper_combining({1.0, 8.0, 8.0}) == GraphAlgorithm::kPairing);
+  CHECK(pick_from_prices({10.0, 9.5, 9.8, 9.7}) == GraphAlgorithm::kLinear);
+  CHECK(pick_from_prices({10.0, 8.0, 8.5, 8.2}) == GraphAlgorithm::kPairing);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 7.5}) == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 3.7}) == GraphAlgorithm::kGrid);
+  CHECK(cheaper_combining({1.0, 8.0, 8.0, 8.0}) == GraphAlgorithm::kPairing);
+  CHECK(cheaper_combining({1.0, 9.0, 8.0, 8.0}) == GraphAlgorithm::kCumulative);
 }
 
-TEST_CASE("the MPI backend's table never offers grid: auto picks among what MPI can run") {
-  for (int i = 0; i < 3; ++i) CHECK(candidate_at(i) != GraphAlgorithm::kGrid);
-  for (double cheap : {0.0, 1.0, 50.0})
-    for (const CandidatePrices& us : {CandidatePrices{100, cheap, 100}, CandidatePrices{100, 100, cheap}, CandidatePrices{cheap, 100, 100}})
-      CHECK(pick_from_prices(us) != GraphAlgorithm::kGrid);
+TEST_CASE("a row nobody priced (0: the caller left the candidate out) is never picked") {
+  CHECK(cheaper_combining({10.0, 8.0, 9.0, 0.0}) == GraphAlgorithm::kPairing);
+  CHECK(cheaper_combining({10.0, 0.0, 0.0, 5.0}) == GraphAlgorithm::kGrid);
+  CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0}) == GraphAlgorithm::kLinear);
+}
+
+TEST_CASE("without_grid drops grid, however cheap, and keeps the others") {
+  const CandidatePrices us{10.0, 8.0, 7.0, 1.0};
+  CHECK(pick_from_prices(us) == GraphAlgorithm::kGrid);
+  CHECK(without_grid(us)[3] == 0.0);
+  CHECK(without_grid(us)[2] == 7.0);
+  CHECK(pick_from_prices(without_grid(us)) == GraphAlgorithm::kCumulative);
+  CHECK(cheaper_combining(without_grid(us)) == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices(without_grid({10.0, 9.5, 9.8, 1.0})) == GraphAlgorithm::kLinear);
+}
+
+TEST_CASE("the grid row is filled and read like the others") {
+  const ir::graph::Topology t = ir::graph::tiny_topology();
+  const ir::graph::RankSchedule s = linear_schedule(GraphOp::kAllgather, t.ranks[0], 0);
+  PriceTable table{};
+  add_prices(GraphOp::kAllgather, GraphAlgorithm::kGrid, s, CostModel::linear(1.0, 0.01), &table);
+  const CandidatePrices us = table_prices(table, GraphOp::kAllgather, 8);
+  CHECK(us[3] > 0.0);
+  CHECK(us[0] == 0.0);
+  CHECK(us[1] == 0.0);
+  CHECK(us[2] == 0.0);
 }
 
 }  // namespace cartplan::engine::graph

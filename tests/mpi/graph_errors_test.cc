@@ -259,24 +259,23 @@ void pricing_failure(Harness& h) {
 }
 
 // Persistent allgather init on `r` with Info cartplan_theta = theta (0: the communicator's).
-int allgather_init(const Ring& r, int theta, int* sbuf, int* rbuf, Cart_Request* req) {
+int allgather_init(const Ring& r, int theta, int* sbuf, int* rbuf, Cart_Request* req, const char* algo = nullptr) {
   MPI_Info info = MPI_INFO_NULL;
-  if (theta > 0) {
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_theta", std::to_string(theta).c_str());
-  }
+  if (theta > 0 || algo) MPI_Info_create(&info);
+  if (theta > 0) MPI_Info_set(info, "cartplan_theta", std::to_string(theta).c_str());
+  if (algo) MPI_Info_set(info, "cartplan_algorithm", algo);
   const int rc = Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, info, req);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   return rc;
 }
 
-// A persistent allgather with a pattern of another theta, started once: every rank constructs it
-// (the set-up channel is still in step after the failed construction) and it delivers.
+// A persistent allgather with a pattern of another theta (pairing), started once: every rank
+// constructs it (the set-up channel is still in step after the failed construction) and it delivers.
 void other_theta_works(Harness& h, const Ring& r, const std::string& what) {
   int sbuf[1] = {h.rank * 10 + 7}, rbuf[3] = {-1, -1, -1}, ref[3] = {-2, -2, -2};
   MPI_Neighbor_allgather(sbuf, 1, MPI_INT, ref, 1, MPI_INT, r.comm);
   Cart_Request req = CART_REQUEST_NULL;
-  int rc = allgather_init(r, 2, sbuf, rbuf, &req);
+  int rc = allgather_init(r, 2, sbuf, rbuf, &req, "pairing");
   if (rc == MPI_SUCCESS) rc = Cart_start(&req);
   if (rc == MPI_SUCCESS) rc = Cart_wait(&req);
   h.check(rc == MPI_SUCCESS && std::equal(rbuf, rbuf + 3, ref), what + ": pairing with theta 2 delivers (" + Cart_error_message() + ")");
@@ -290,9 +289,9 @@ void other_theta_works(Harness& h, const Ring& r, const std::string& what) {
 // ranks built their requests and never start them): there a second construction on the failing
 // rank alone would wait forever for peers that kept their pattern (run_mpi.sh's time limit turns
 // that hang into a failure). Afterwards a pattern of another theta is constructed by every rank
-// and delivers.
-void pattern_failure(Harness& h) {
-  Ring r = make_ring(h, "pairing");
+// and delivers. For pairing and for grid (whose construction involves every rank).
+void pattern_failure(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo);
   int sbuf[1] = {h.rank}, rbuf[3] = {0};
   setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
   expect(h, Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_OTHER, "pattern failure everywhere");
@@ -305,9 +304,9 @@ void pattern_failure(Harness& h) {
   MPI_Comm_free(&r.comm);
   if (h.size < 2) return;
   const bool failing = h.rank == h.size - 1;
-  Ring one = make_ring(h, "pairing");
+  Ring one = make_ring(h, algo);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const std::string what = "pattern failure on rank " + std::to_string(h.size - 1) + ", init " + std::to_string(attempt);
+    const std::string what = std::string(algo) + ": pattern failure on rank " + std::to_string(h.size - 1) + ", init " + std::to_string(attempt);
     if (failing && attempt == 0) setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
     Cart_Request req = CART_REQUEST_NULL;
     const int init_rc = allgather_init(one, 0, sbuf, rbuf, &req);
@@ -374,6 +373,6 @@ int main(int argc, char** argv) {
   init_errors(h);
   differing_sizes(h);
   pricing_failure(h);
-  pattern_failure(h);
+  for (const char* algo : {"pairing", "grid"}) pattern_failure(h, algo);
   return h.finish("graph_errors_test");
 }

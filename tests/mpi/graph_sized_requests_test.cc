@@ -1,7 +1,7 @@
 // Non-blocking graph v calls that reuse the previous call's sizes (graph_sized_chain.h):
 // Cart_graph_ineighbor_alltoallv and _allgatherv against Open MPI's MPI_Ineighbor_alltoallv /
 // allgatherv in the same run, byte for byte (sentinels in the gaps), on random multigraphs with
-// parallel and self edges and a periodic Moore graph, pairing and cumulative forced: counts that
+// parallel and self edges and a periodic Moore graph, pairing, cumulative and grid forced: counts that
 // stay the same, change on one rank, come back; new buffers; empty blocks; several calls in
 // flight completed in reverse order or by rank-dependent test loops with sleeps, their counts
 // alternating; non-blocking calls mixed with blocking calls of the same op; counts that differ
@@ -279,7 +279,7 @@ void reuse_off(Harness& h, const Graph& g, const std::string& name) {
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   const int p = h.size;
-  for (const char* algorithm : {"pairing", "cumulative"}) {
+  for (const char* algorithm : {"pairing", "cumulative", "grid"}) {
     std::vector<std::pair<std::string, cartplan::ir::graph::Topology>> graphs;
     graphs.emplace_back("random multigraph", graph::random_multigraph(p, 0.5, 11));
     if (auto m = graph::moore(graph::balanced_dims(p, 2), 1, true, 0.0, 1)) graphs.emplace_back("periodic Moore 2-D r=1", *m);

@@ -26,8 +26,10 @@ namespace {
 using cartplan::mpitest::Harness;
 namespace graph = cartplan::engine::graph;
 
-const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "auto"};
+// In CART_GRAPH_* order, then auto.
+const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto"};
 constexpr int kLinear = 0;
+constexpr int kAuto = 4;
 
 // Rank r's edges in a graph of at most p ranks (ranks beyond it have none).
 struct Edges {
@@ -124,7 +126,7 @@ void check_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& name
   if (rc != MPI_SUCCESS) return;
   int got = -1;
   Cart_graph_request_algorithm(r, &got);
-  h.check(a == 3 ? got >= 0 && got <= 2 : got == a, what(name, algo, alltoall, ty, "algorithm of the request"));
+  h.check(a == kAuto ? got >= 0 && got <= CART_GRAPH_GRID : got == a, what(name, algo, alltoall, ty, "algorithm of the request"));
   for (int iter = 0; iter < 3; ++iter) {
     Buffers next = make_buffers(e, alltoall, ty, h.rank, iter, 3);
     b.send = next.send;  // same storage: the request's buffers
@@ -244,7 +246,7 @@ void check_v_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& na
     }
     int got = -1;
     Cart_graph_request_algorithm(r, &got);
-    h.check(a == 3 ? got >= 0 && got <= 2 : got == a, what + "algorithm of the request");
+    h.check(a == kAuto ? got >= 0 && got <= CART_GRAPH_GRID : got == a, what + "algorithm of the request");
     for (int iter = 0; iter < 3; ++iter) {
       const VCase next = make_v(e, alltoall, h.rank, iter);
       v.send = next.send;  // a copy into the request's storage
@@ -261,7 +263,7 @@ void check_v_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& na
 void check_graph(Harness& h, const cartplan::ir::graph::Topology& t, const std::string& name, const std::vector<Types>& types) {
   if (t.size() > h.size) return;  // the same decision on every rank
   const Edges e = edges_of(t, h.rank);
-  for (int a = 0; a < 4; ++a) {
+  for (int a = 0; a <= kAuto; ++a) {
     if (std::getenv("GRAPH_TEST_VERBOSE")) std::fprintf(stderr, "[rank %d] %s %s\n", h.rank, name.c_str(), kAlgorithms[a]);
     MPI_Comm g = make_graph(e, kAlgorithms[a], "1");
     for (bool alltoall : {false, true})
@@ -277,7 +279,7 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
   if (t.size() > h.size) return;
   const Edges e = edges_of(t, h.rank);
   MPI_Comm g = make_graph(e, "auto", "1");
-  constexpr int kPersistent = 6;
+  constexpr int kPersistent = 8;
   std::vector<Buffers> bufs(kPersistent + 2);
   std::vector<Cart_Request> reqs(kPersistent + 2, CART_REQUEST_NULL);
   for (int q = 0; q < kPersistent; ++q) {
@@ -285,7 +287,7 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
     bufs[q] = make_buffers(e, alltoall, ty, h.rank, 0, 10 + q);
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_algorithm", kAlgorithms[(q / 2) % 3]);
+    MPI_Info_set(info, "cartplan_algorithm", kAlgorithms[(q / 2) % 4]);
     auto init = alltoall ? Cart_graph_neighbor_alltoall_init : Cart_graph_neighbor_allgather_init;
     h.check(init(bufs[q].send.data(), ty.send_count, ty.send, bufs[q].mine.data(), ty.recv_count, ty.recv, g, info, &reqs[q]) ==
                 MPI_SUCCESS,
@@ -304,11 +306,13 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
       h.check(reference(alltoall, bufs[q], ty, g) == MPI_SUCCESS, "reference");
     }
     h.check(Cart_startall(kPersistent, reqs.data()) == MPI_SUCCESS, std::string("startall: ") + Cart_error_message());
-    h.check(Cart_graph_ineighbor_allgather(bufs[6].send.data(), ty.send_count, ty.send, bufs[6].mine.data(), ty.recv_count, ty.recv, g,
-                                           &reqs[6]) == MPI_SUCCESS,
+    Buffers& ga = bufs[kPersistent];
+    Buffers& ta = bufs[kPersistent + 1];
+    h.check(Cart_graph_ineighbor_allgather(ga.send.data(), ty.send_count, ty.send, ga.mine.data(), ty.recv_count, ty.recv, g,
+                                           &reqs[kPersistent]) == MPI_SUCCESS,
             std::string("iallgather: ") + Cart_error_message());
-    h.check(Cart_graph_ineighbor_alltoall(bufs[7].send.data(), ty.send_count, ty.send, bufs[7].mine.data(), ty.recv_count, ty.recv, g,
-                                          &reqs[7]) == MPI_SUCCESS,
+    h.check(Cart_graph_ineighbor_alltoall(ta.send.data(), ty.send_count, ty.send, ta.mine.data(), ty.recv_count, ty.recv, g,
+                                          &reqs[kPersistent + 1]) == MPI_SUCCESS,
             std::string("ialltoall: ") + Cart_error_message());
     // Rank-dependent completion: reverse waits, a test loop with sleeps, or waitall.
     const int mode = (h.rank + iter) % 3;
@@ -342,7 +346,7 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
 void progress_in_other_calls(Harness& h, const cartplan::ir::graph::Topology& t, const Types& ty) {
   if (t.size() > h.size) return;
   const Edges e = edges_of(t, h.rank);
-  for (const char* algo : {"pairing", "cumulative"}) {
+  for (const char* algo : {"pairing", "cumulative", "grid"}) {
     MPI_Comm g = make_graph(e, algo, "1");
     Buffers b = make_buffers(e, false, ty, h.rank, 0, 20);
     Cart_Request r = CART_REQUEST_NULL;
@@ -415,7 +419,7 @@ void mixed_with_cartesian(Harness& h, const cartplan::ir::graph::Topology& t, co
 void nonblocking_v_is_local(Harness& h, const cartplan::ir::graph::Topology& t) {
   if (t.size() > h.size) return;
   const Edges e = edges_of(t, h.rank);
-  for (const char* algo : {"pairing", "cumulative"}) {
+  for (const char* algo : {"pairing", "cumulative", "grid"}) {
     MPI_Comm g = make_graph(e, algo, "1");
     VCase v = make_v(e, true, h.rank, 3);
     // The first graph collective on a communicator is its collective set-up (the pattern
@@ -462,6 +466,7 @@ int main(int argc, char** argv) {
   if (auto m = graph::moore({2, (p + 1) / 2}, 1, true, 0.0, 1)) graphs.emplace_back("periodic Moore 2-D r=1", *m);
   if (auto m = graph::moore({3, 3}, 1, false, 0.25, 5)) graphs.emplace_back("Moore 3x3 with holes", *m);
   if (auto m = graph::moore({2, 4}, 2, false, 0.2, 3)) graphs.emplace_back("Moore 2x4 r=2 with holes", *m);
+  if (auto m = graph::moore({2, (p + 1) / 2}, 2, true, 0.0, 1)) graphs.emplace_back("periodic Moore 2-D r=2", *m);
   if (auto m = graph::erdos_renyi(p, 0.6, 2)) graphs.emplace_back("Erdos-Renyi q=0.6", *m);
   for (const auto& [name, t] : graphs) check_graph(h, t, name, types);
   inflight(h, graphs[0].second, types[0]);

@@ -424,7 +424,7 @@ int main(int argc, char** argv) {
 #ifdef GRAPH_W_DROPIN
   const std::vector<const char*> algos = {nullptr};
 #else
-  const std::vector<const char*> algos = {"linear", "pairing", "cumulative", "auto"};
+  const std::vector<const char*> algos = {"linear", "pairing", "cumulative", "grid", "auto"};
 #endif
   int salt = 0;
   for (const auto& [name, t] : graphs)
