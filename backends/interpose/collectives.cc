@@ -209,7 +209,7 @@ Uniform used_sides(const AcceleratedComm& a, Uniform u) {
 // accelerated or passed through, costs one comparison of a few words (passes()).
 bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
   const auto shape = shape_of(u.op == ir::Op::kAllgather, form, u.sendcount, u.sendtype, u.recvcount, u.recvtype);
-  if (a.last_shape_valid && a.last_shape == shape) return a.last_shape_accelerated;
+  if (same_as_last_shape(a, shape)) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
   bool yes = a.graph ? usable_graph_arguments(a, u) : usable_arguments(u, &bytes);
   if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, -1);  // sizes may differ by rank (graph_collectives.cc)

@@ -39,12 +39,20 @@ inline std::array<std::uintptr_t, 5> shape_of(bool gather, Form form, int sendco
           reinterpret_cast<std::uintptr_t>(recvtype)};
 }
 
+// Whether `a`'s last uniform call had `shape`. Compared word by word: std::array's operator==
+// becomes a call to memcmp, which costs more than the rest of a passed-through call's test.
+inline bool same_as_last_shape(const AcceleratedComm& a, const std::array<std::uintptr_t, 5>& shape) {
+  const auto& last = a.last_shape;
+  return a.last_shape_valid && last[0] == shape[0] && last[1] == shape[1] && last[2] == shape[2] && last[3] == shape[3] &&
+         last[4] == shape[4];
+}
+
 // The cheapest test, inline in the wrappers: true when a blocking or non-blocking alltoall or
 // allgather on `comm` certainly goes to Open MPI unchanged (no stencil behind the communicator,
 // or the same shape passed through last time). False: look closer (neighbor_alltoall & co.).
 inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
   const AcceleratedComm* a = find_comm_fast(comm);
-  return !a || (a->last_shape_valid && !a->last_shape_accelerated && a->last_shape == shape);
+  return !a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape));
 }
 
 // The fast path of a repeated blocking alltoall (allgather if `gather`) on a stencil whose last

@@ -41,24 +41,33 @@ int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses,
 // PMPI_Neighbor_alltoall and PMPI_Neighbor_allgather.
 using BlockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
 
-// MPI_Neighbor_alltoall (allgather if `gather`). A repeated shape, the common case, costs one
-// comparison: it passes through again, or runs the exchange of the last call again when the
+// MPI_Neighbor_alltoall (allgather if `gather`) once the quick test of blocking_uniform found
+// that cartplan may run it: runs the exchange of the last call again when the shape and the
 // buffers are the same (rerun_uniform); anything else is looked at closely (neighbor_*).
-int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (forward()) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  AcceleratedComm* a = find_comm_fast(comm);
-  if (!a) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+__attribute__((noinline)) int blocking_uniform_cartplan(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount,
+                                                        MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                                        MPI_Datatype recvtype, MPI_Comm comm, AcceleratedComm& a) {
   int rc = MPI_SUCCESS;
-  if (a->last_shape_valid && a->last_shape == shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)) {
-    if (!a->last_shape_accelerated) return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    if (rerun_uniform(*a, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
-  }
+  if (same_as_last_shape(a, shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)) &&
+      rerun_uniform(a, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
+    return rc;
   const bool ran = gather ? neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                                MPI_INFO_NULL, nullptr, &rc)
                           : neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                               MPI_INFO_NULL, nullptr, &rc);
   return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+// MPI_Neighbor_alltoall (allgather if `gather`). Inlined into the two wrappers, so that a call
+// that passes through (no stencil behind `comm`, or the same shape passed through last time)
+// costs a few comparisons and a jump to PMPI, without the frame of the slow path.
+inline int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AcceleratedComm* a = forward() ? nullptr : find_comm_fast(comm);
+  if (!a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape_of(gather, Form::kBlocking, sendcount, sendtype,
+                                                                              recvcount, recvtype))))
+    return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform_cartplan(gather, pmpi, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, *a);
 }
 
 }  // namespace
