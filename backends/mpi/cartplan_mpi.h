@@ -549,6 +549,10 @@ int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts
 #define CART_GRAPH_CUMULATIVE 2
 #define CART_GRAPH_GRID 3
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm);
+/* The number of dimensions of the virtual grid a CART_GRAPH_GRID request routes through (local):
+ * 1, 2 or 3 (grid_dims(p, d) with Info cartplan_grid_dims or auto's choice of d, docs/graphs.md);
+ * 0 for the other algorithms. MPI_ERR_REQUEST for a Cartesian request. */
+int Cart_graph_request_grid_dims(Cart_Request request, int* ndims);
 
 /* ---------------------------------------------------------------------------------------
  * Datatype helpers (backends/mpi/triangle.cc).
