@@ -1,6 +1,7 @@
 // MPI test: graph auto picks grid only where init agreed one block size on every rank. A
-// periodic Moore 3x3 graph on 9 ranks whose last rank has no edges (grid is its cheapest
-// schedule under the built-in model); that rank passes another sendcount, as MPI allows: grid relays blocks
+// periodic Moore graph whose last rank has no edges (grid is its cheapest schedule under the
+// built-in model): 3x3 on 9 ranks (the 2-D grid 3x3), 2x2x2 on 8 and 3x2x2 on 12 (auto picks the
+// 3-D grid there); that rank passes another sendcount, as MPI allows: grid relays blocks
 // through that rank, so auto's blocking and non-blocking calls (which choose from their own
 // block size) must never pick grid, persistent init picks it only with one size everywhere, and a
 // forced grid init with sizes that differ is refused on every rank. Results are compared with
@@ -71,8 +72,9 @@ MPI_Comm make_graph(const Call& c, const char* algo) {
   return g;
 }
 
-// A persistent init of `c`, run once against Open MPI's; returns the request's algorithm (-1: failed).
-int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& what) {
+// A persistent init of `c`, run once against Open MPI's; returns the request's algorithm (-1:
+// failed) and in *ndims its grid's dimensions (0: not grid).
+int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& what, int* ndims = nullptr) {
   Cart_Request r = CART_REQUEST_NULL;
   if (init(c, g, &r) != MPI_SUCCESS) {
     h.check(false, what + ": init: " + Cart_error_message());
@@ -80,6 +82,7 @@ int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& wha
   }
   int got = -1;
   Cart_graph_request_algorithm(r, &got);
+  if (ndims) Cart_graph_request_grid_dims(r, ndims);
   h.check(reference(c, g) == MPI_SUCCESS, "reference");
   h.check(Cart_start(&r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, what + ": run: " + Cart_error_message());
   h.check(c.mine == c.ref, what + ": data");
@@ -87,15 +90,17 @@ int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& wha
   return got;
 }
 
-void one_op(Harness& h, const std::vector<int>& in, const std::vector<int>& out, bool alltoall, bool edgeless) {
+void one_op(Harness& h, const std::vector<int>& in, const std::vector<int>& out, bool alltoall, bool edgeless, int want_ndims) {
   const std::string op = alltoall ? "alltoall" : "allgather";
   const int other = edgeless ? 2 : 1;  // the rank without edges passes 2 ints per block, the others 1
   Call c = make_call(in, out, alltoall, 1, h.rank, 1);
   MPI_Comm g = make_graph(c, "auto");
   // One size everywhere: persistent auto may pick grid, and does here (else this test shows nothing).
-  const int first = persistent_algorithm(h, c, g, op + " persistent, one size");
+  int ndims = -1;
+  const int first = persistent_algorithm(h, c, g, op + " persistent, one size", &ndims);
   h.check(first == CART_GRAPH_GRID, op + ": persistent auto with one block size picks grid (the premise of this test), got " +
                                         std::to_string(first));
+  h.check(ndims == want_ndims, op + ": persistent auto picks the " + std::to_string(want_ndims) + "-D grid, got " + std::to_string(ndims));
   // The rank without edges passes another size: no grid, and the results are Open MPI's.
   Call d = make_call(in, out, alltoall, other, h.rank, 2);
   const int got = persistent_algorithm(h, d, g, op + " persistent, sizes differ");
@@ -136,10 +141,12 @@ int main(int argc, char** argv) {
   setenv("XDG_CONFIG_HOME", "/nonexistent/cartplan-graph-grid-sizes-test", 1);
   setenv("HOME", "/nonexistent/cartplan-graph-grid-sizes-test", 1);
   Harness h(&argc, &argv);
-  // A periodic Moore 3x3 r=1 graph without the last rank's edges (grid 3x3 is its cheapest schedule).
-  const auto t = cartplan::engine::graph::moore({3, 3}, 1, true, 0.0, 1);
-  h.check(h.size == 9 && static_cast<bool>(t), "runs on 9 ranks");
-  if (h.size == 9 && t) {
+  // A periodic Moore r=1 graph without the last rank's edges (grid is its cheapest schedule).
+  const std::vector<int> dims = h.size == 9 ? std::vector<int>{3, 3} : h.size == 8 ? std::vector<int>{2, 2, 2} : std::vector<int>{3, 2, 2};
+  const auto t = cartplan::engine::graph::moore(dims, 1, true, 0.0, 1);
+  const bool runs = (h.size == 8 || h.size == 9 || h.size == 12) && t;
+  h.check(runs, "runs on 8, 9 or 12 ranks");
+  if (runs) {
     const int last = h.size - 1;
     const bool edgeless = h.rank == last;
     std::vector<int> in, out;
@@ -147,7 +154,7 @@ int main(int argc, char** argv) {
       if (r != last) in.push_back(r);
     for (int r : edgeless ? std::vector<int>{} : t->ranks[h.rank].out)
       if (r != last) out.push_back(r);
-    for (bool alltoall : {false, true}) one_op(h, in, out, alltoall, edgeless);
+    for (bool alltoall : {false, true}) one_op(h, in, out, alltoall, edgeless, static_cast<int>(dims.size()));
   }
   return h.finish("graph_grid_sizes_test");
 }
