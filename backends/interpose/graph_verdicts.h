@@ -88,9 +88,9 @@ engine::graph::GraphAlgoChoice choice_of(ir::graph::GraphAlgorithm a);
 // The verdict for one call shape (`bytes` -1: sizes that may differ by rank, the blocking and
 // non-blocking calls); remembered, and with `reporter` printed once on stderr with its numbers.
 // Grid is a candidate (of auto and of CARTPLAN_INTERPOSE_ALGORITHM=combining) only with
-// `grid_agreed`, for a persistent init that agreed one block size on every rank (ranks without
-// edges included): grid relays blocks through any rank, so ranks choosing from their own sizes
-// could pick differently and hang.
+// `grid_agreed`, for a persistent init that agreed one block size on every rank with edges
+// (ranks without edges relay blocks of that size): grid relays blocks through any rank, so ranks
+// choosing from their own sizes could pick differently and hang.
 GraphPick graph_pick(GraphVerdicts& v, ir::graph::GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, bool reporter,
                      int serial);
 

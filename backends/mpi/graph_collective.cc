@@ -322,19 +322,16 @@ MPI_Op agreement_op() {
 
 struct Agreed {
   std::int64_t bytes_max = -1, bytes_min = -1;  // over ranks with significant blocks (-1: none)
-  bool one_size_everywhere = false;  // every rank, those without edges too, has the same block size
   int lane = -1;
 };
 
 // Collective: errors, algorithm, theta, grid dims, block size and the lanes held, agreed in one call.
-// `bytes`: this rank's block size, -1 without significant blocks; `relayed`: the size it would
-// relay for grid (a rank without edges: edgeless_block_bytes), counted over every rank.
-MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, std::int64_t relayed,
-                     Agreed* out) {
+// `bytes`: this rank's block size, -1 without significant blocks (a rank without edges).
+MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
   const std::int64_t kNone = INT64_MIN / 2;
-  std::vector<std::int64_t> v = {11, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
-                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone, relayed, -relayed};
+  std::vector<std::int64_t> v = {9, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
+                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone};
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
@@ -343,9 +340,8 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
     return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm, cartplan_theta or cartplan_grid_dims values to this collective");
   out->bytes_max = all[8];
   out->bytes_min = all[9] == kNone ? -1 : -all[9];
-  out->one_size_everywhere = all[10] == -all[11];
   std::vector<std::uint64_t> held;
-  for (std::size_t i = 12; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
+  for (std::size_t i = 10; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
   out->lane = g.shared()->lanes.first_free(held);
   if (out->lane < 0)
     return mpi_error(MPI_ERR_OTHER, "too many persistent graph requests alive on this communicator (" +
@@ -360,18 +356,23 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   GraphBuffers b;
   if (local.ok()) local = make_buffers(g, c, &b);
   if (local.ok()) local = caller_error;
-  const std::int64_t mine = local.ok() && (!b.send.empty() || !b.recv.empty()) ? b.block_bytes : -1;
+  const bool edgeless = b.send.empty() && b.recv.empty();
+  const std::int64_t mine = local.ok() && !edgeless ? b.block_bytes : -1;
   Agreed agreed;
-  MpiStatus s = agree_init(g, local, o, mine, local.ok() ? b.block_bytes : -1, &agreed);
+  MpiStatus s = agree_init(g, local, o, mine, &agreed);
   if (!s.ok()) return s;
-  o.grid_in_auto = agreed.one_size_everywhere;  // grid relays through any rank: one size on all (without_grid)
-  if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
-  // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
-  // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
-  // Grid relays through ranks without edges too: their size counts for it.
-  const bool grid_sizes = o.algo != engine::graph::GraphAlgoChoice::kGrid || agreed.one_size_everywhere;
-  const bool uniform = (agreed.bytes_max == agreed.bytes_min && grid_sizes) || c.varied;  // v forms learn sizes (graph_sizes.h)
+  // one block size on every rank with blocks. MPI allows sizes that differ between ranks (edge by
+  // edge), which linear runs; auto takes it then, a forced combining algorithm is refused on every
+  // rank. v and w forms learn every temp slot's size in their size pass (graph_sizes.h).
+  const bool uniform = agreed.bytes_max == agreed.bytes_min || c.varied;
+  // Grid also relays through ranks without edges, whose own arguments MPI never looks at: such a
+  // rank relays blocks of the agreed size (its temp slots; a v or w form's come from the size
+  // pass, which runs through it too), so it never vetoes grid. Grid is safe wherever the sizes
+  // are, and auto may pick it (without_grid).
+  if (edgeless && !c.varied && agreed.bytes_max >= 0) b.block_bytes = agreed.bytes_max;
+  o.grid_in_auto = uniform;
+  if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   if (!uniform) {
     if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
       return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +

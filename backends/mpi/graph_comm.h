@@ -56,8 +56,10 @@ struct GraphOptions {
   int grid_dims = 0;  // 0: auto
   bool progress_anywhere = true;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
-  // that every rank (ranks without edges too) has one block size; see engine/graph/price_table.h's
-  // without_grid. Blocking and non-blocking calls never agree sizes, so their auto never picks grid.
+  // one block size over the ranks with edges (ranks without edges then relay blocks of that size)
+  // or for a v or w form (its size pass tells every relaying rank its sizes); see
+  // engine/graph/price_table.h's without_grid. Blocking and non-blocking calls never agree
+  // sizes, so their auto never picks grid.
   bool grid_in_auto = false;
 };
 

@@ -58,8 +58,9 @@ CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std
 TableCandidate cheaper_combining(const CandidatePrices& us);
 
 // `us` with both grid rows' prices dropped (0: not a candidate). Grid relays blocks through
-// arbitrary ranks (ranks without edges too), so every rank must run it with one block size; only
-// a persistent init agrees on that (backends/mpi/graph_collective.cc). Every other automatic
+// arbitrary ranks (ranks without edges too), so every relaying rank must know the sizes; only a
+// persistent init agrees on them (backends/mpi/graph_collective.cc: one size over the ranks with
+// edges, which the ranks without edges adopt, or a v form's size pass). Every other automatic
 // choice prices without grid: ranks deciding from their own sizes would pick differently.
 CandidatePrices without_grid(CandidatePrices us);
 
