@@ -17,11 +17,12 @@ using ir::graph::GraphAlgorithm;
 
 // One call with the verdict's algorithm. A persistent init whose agreement fails or declines
 // (on every rank alike: graph_collective.h) goes to Open MPI, which reports its own errors.
-bool run(AcceleratedComm& a, Form form, GraphAlgorithm algorithm, mpi::GraphCall call, MPI_Comm comm, MPI_Info info,
+bool run(AcceleratedComm& a, Form form, const GraphPick& pick, mpi::GraphCall call, MPI_Comm comm, MPI_Info info,
          MPI_Request* request, int* rc) {
   Inside inside;
   mpi::GraphOptions options = a.graph->options;
-  options.algo = choice_of(algorithm);
+  options.algo = choice_of(pick.algorithm);
+  if (pick.algorithm == GraphAlgorithm::kGrid) options.grid_dims = pick.grid_d;
   call.options = &options;
   mpi::MpiStatus s;
   if (form == Form::kBlocking) {
@@ -51,6 +52,7 @@ std::function<bool(std::int64_t, std::int64_t, mpi::GraphOptions*)> persistent_v
     if (lo != hi) return false;
     const GraphPick pick = graph_pick(*a.graph, op, Form::kPersistent, std::max<std::int64_t>(hi, 0), o->grid_in_auto, a.reporter, a.serial);
     o->algo = choice_of(pick.algorithm);
+    if (pick.algorithm == GraphAlgorithm::kGrid) o->grid_dims = pick.grid_d;
     return pick.accelerate;
   };
 }
@@ -77,19 +79,19 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
   mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
   if (form == Form::kPersistent) {
     call.decide = persistent_verdict(a, op);
-    return run(a, form, GraphAlgorithm::kLinear, call, comm, info, request, rc);  // the algorithm: decide's
+    return run(a, form, GraphPick{}, call, comm, info, request, rc);  // the algorithm: decide's
   }
   const GraphPick pick = graph_pick(*a.graph, op, form, -1, false, a.reporter, a.serial);
   if (!pick.accelerate) return false;
   call.learn_sizes = true;
-  return run(a, form, pick.algorithm, call, comm, info, request, rc);
+  return run(a, form, pick, call, comm, info, request, rc);
 }
 
 bool graph_varied(AcceleratedComm& a, Form form, const mpi::GraphCall& call, MPI_Comm comm, MPI_Info info,
                   MPI_Request* request, int* rc) {
   if (!state_ready(a)) return false;
   const GraphPick pick = graph_pick(*a.graph, call.op, form, -1, false, a.reporter, a.serial);
-  return pick.accelerate && run(a, form, pick.algorithm, call, comm, info, request, rc);
+  return pick.accelerate && run(a, form, pick, call, comm, info, request, rc);
 }
 
 }  // namespace cartplan::interpose

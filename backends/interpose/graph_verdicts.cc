@@ -14,6 +14,7 @@ namespace {
 
 using engine::graph::CandidatePrices;
 using engine::graph::GraphAlgoChoice;
+using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
@@ -28,32 +29,35 @@ constexpr double kNonblockingBuildMessages = 15.0;
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
-// Info names one.
-std::vector<GraphAlgorithm> candidates(const mpi::GraphOptions& o) {
-  if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {GraphAlgorithm::kLinear};
-  if (o.algo != GraphAlgoChoice::kAuto) return {GraphAlgorithm::kLinear, algorithm_of(o.algo)};
-  return {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid};
+// Info names one (graph auto's: both grids where the 3-D one exists).
+std::vector<TableCandidate> candidates(const mpi::GraphComm& g, const mpi::GraphOptions& o) {
+  if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {TableCandidate{}};
+  if (o.algo != GraphAlgoChoice::kAuto) return {TableCandidate{}, mpi::forced_candidate(o)};
+  return g.auto_candidates();
 }
+
+GraphPick pick_of(bool accelerate, const TableCandidate& c) { return {accelerate, c.algorithm, c.grid_d}; }
 
 // The first agreement: every rank has the native state and the same theta and algorithm
 // (they decide which patterns are constructed, among neighbours, in the same order everywhere).
 bool agree_options(MPI_Comm graph, const mpi::MpiStatus& local, const mpi::GraphOptions& o, std::string* why) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
-  std::int64_t mine[5] = {local.ok() ? 0 : 1, o.theta, -o.theta, algo, -algo}, all[5] = {};
-  if (PMPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, graph) != MPI_SUCCESS) {
+  std::int64_t mine[7] = {local.ok() ? 0 : 1, o.theta, -o.theta, algo, -algo, o.grid_dims, -o.grid_dims}, all[7] = {};
+  if (PMPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, graph) != MPI_SUCCESS) {
     *why = "the graph options' agreement failed";
     return false;
   }
+  const bool alike = all[1] == -all[2] && all[3] == -all[4] && all[5] == -all[6];
   if (all[0]) *why = local.ok() ? "another rank's graph state or Info failed" : "graph state: " + local.message;
-  else if (all[1] != -all[2] || all[3] != -all[4]) *why = "ranks gave different cartplan_theta or cartplan_algorithm values";
-  return all[0] == 0 && all[1] == -all[2] && all[3] == -all[4];
+  else if (!alike) *why = "ranks gave different cartplan_theta, cartplan_algorithm or cartplan_grid_dims values";
+  return all[0] == 0 && alike;
 }
 
 // The second agreement: the price table, as graph auto's (GraphComm::agree_prices: a failure on
 // any rank fails it on every rank, in the same reduction).
 bool agree_prices(mpi::GraphComm& g, const mpi::GraphOptions& o, const engine::CostModel& model, GraphVerdicts* v,
                   std::string* why) {
-  const mpi::MpiStatus s = g.agree_prices(candidates(o), o.theta, model, &v->prices);
+  const mpi::MpiStatus s = g.agree_prices(candidates(g, o), o.theta, model, &v->prices);
   if (!s.ok()) *why = "the price table: " + s.message;
   return s.ok();
 }
@@ -70,6 +74,12 @@ mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
   return local;
 }
 
+// "pairing", "grid 3-D", ...
+std::string name(const TableCandidate& a) {
+  const std::string n = ir::graph::to_string(a.algorithm);
+  return a.algorithm == GraphAlgorithm::kGrid ? n + " " + std::to_string(a.grid_d) + "-D" : n;
+}
+
 std::string us(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f us", v);
@@ -80,7 +90,7 @@ std::string us(double v) {
 // completion against Open MPI's (linear). `size_pass`: the call learns its sizes first (v forms,
 // and uniform blocking and non-blocking calls, which run as their v form): one message per edge
 // before the schedule (linear's price at 0 bytes), and an exchange built for that call's sizes.
-bool pays(const GraphVerdicts& v, const CandidatePrices& p, GraphAlgorithm a, Form form, double size_pass_us, double* cost) {
+bool pays(const GraphVerdicts& v, const CandidatePrices& p, const TableCandidate& a, Form form, double size_pass_us, double* cost) {
   const bool builds = form == Form::kNonblocking || size_pass_us > 0;
   const double build = builds ? kNonblockingBuildMessages : 0.0;
   *cost = p[static_cast<std::size_t>(engine::graph::candidate_index(a))] + (overhead_messages(form) + build) * v.model.alpha_us +
@@ -95,14 +105,14 @@ GraphPick any_size(const GraphVerdicts& v, GraphOp op, Form form, std::string* w
   GraphPick pick;
   double best = 0;
   const double size_pass_us = engine::graph::table_prices(v.prices, op, 0)[0];
-  for (GraphAlgorithm a : {GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative}) {
+  for (TableCandidate a : {TableCandidate{GraphAlgorithm::kPairing, 0}, TableCandidate{GraphAlgorithm::kCumulative, 0}}) {
     bool all = true;
     double at0 = 0, cost = 0;
     for (int i = 0; all && i < engine::graph::kPriceTableSizes; ++i) {
       all = pays(v, engine::graph::table_prices(v.prices, op, engine::graph::price_table_bytes(i)), a, form, size_pass_us, &cost);
       if (i == 0) at0 = cost;
     }
-    if (all && (!pick.accelerate || at0 < best)) pick = {true, a}, best = at0;
+    if (all && (!pick.accelerate || at0 < best)) pick = pick_of(true, a), best = at0;
   }
   *why = pick.accelerate ? std::string(ir::graph::to_string(pick.algorithm)) + " schedule pays at every block size"
                          : "no combining schedule is predicted 10 % cheaper than Open MPI's at every block size";
@@ -118,22 +128,22 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
   }
   if (v.options.algo != GraphAlgoChoice::kAuto) {
     *why = "asked for by the graph's Info (cartplan_algorithm)";
-    return {true, algorithm_of(v.options.algo)};
+    return pick_of(true, mpi::forced_candidate(v.options));
   }
-  const CandidatePrices all = engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes);
+  const CandidatePrices all = engine::graph::only_grid_d(engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes), v.options.grid_dims);
   const CandidatePrices p = grid_agreed ? all : engine::graph::without_grid(all);
   if (forced_algorithm() == Forced::kCombining) {
-    const GraphAlgorithm a = engine::graph::cheaper_combining(p);
-    *why = std::string(ir::graph::to_string(a)) + " schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
-    return {true, a};
+    const TableCandidate a = engine::graph::cheaper_combining(p);
+    *why = name(a) + " schedule, forced by CARTPLAN_INTERPOSE_ALGORITHM";
+    return pick_of(true, a);
   }
   if (bytes < 0) return any_size(v, op, form, why);
-  const GraphAlgorithm a = engine::graph::cheaper_combining(p);
+  const TableCandidate a = engine::graph::cheaper_combining(p);
   double cost = 0;
   const bool yes = pays(v, p, a, form, 0.0, &cost);
-  *why = std::string(ir::graph::to_string(a)) + " schedule: " + us(cost) + " with cartplan's per-call costs against " +
+  *why = name(a) + " schedule: " + us(cost) + " with cartplan's per-call costs against " +
          us(p[0]) + " for Open MPI's one message per edge" + (yes ? "" : " (not 10 % less)");
-  return {yes, yes ? a : GraphAlgorithm::kLinear};
+  return pick_of(yes, yes ? a : TableCandidate{});
 }
 
 }  // namespace
@@ -183,7 +193,7 @@ mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* 
   const mpi::MpiStatus spared = make_spare(comm, SpareFor::kGraph, spare);   // two more, on every rank whatever happened above
   s = agreed_outcome(comm, s.ok() ? spared : s);
   if (!s.ok()) return s;  // on every rank: nobody constructs a pattern with a peer that has no state
-  for (GraphAlgorithm a : candidates(v.options)) {
+  for (const TableCandidate& a : candidates(*g, v.options)) {
     ir::graph::RankSchedule unused;
     const mpi::MpiStatus built = g->schedule(GraphOp::kAllgather, a, v.options.theta, &unused);  // constructs the pattern
     if (!built.ok() && s.ok()) s = built;  // the next construction still needs this rank

@@ -1,6 +1,6 @@
 // The drop-in's verdicts for distributed graphs that are not a Cartesian stencil: whether
 // cartplan's graph collectives (backends/mpi/graph_collective.h: linear, seed 003's pairing,
-// cumulative pairing) run a call instead of Open MPI, and with which algorithm.
+// cumulative pairing, the 2-D and 3-D grids) run a call instead of Open MPI, and with which algorithm.
 //
 // Creation (collective, right after detection declined the stencil; every rank in the same
 // order): the native graph state is attached to the communicator (mpi::require_graph: two
@@ -49,6 +49,7 @@ namespace cartplan::interpose {
 struct GraphPick {
   bool accelerate = false;
   ir::graph::GraphAlgorithm algorithm = ir::graph::GraphAlgorithm::kLinear;
+  int grid_d = 0;  // grid: the d of its virtual grid grid_dims(p, d), 2 or 3
 };
 
 struct GraphVerdicts {
@@ -87,9 +88,9 @@ engine::graph::GraphAlgoChoice choice_of(ir::graph::GraphAlgorithm a);
 // The verdict for one call shape (`bytes` -1: sizes that may differ by rank, the blocking and
 // non-blocking calls); remembered, and with `reporter` printed once on stderr with its numbers.
 // Grid is a candidate (of auto and of CARTPLAN_INTERPOSE_ALGORITHM=combining) only with
-// `grid_agreed`, for a persistent init that agreed one block size on every rank (ranks without
-// edges included): grid relays blocks through any rank, so ranks choosing from their own sizes
-// could pick differently and hang.
+// `grid_agreed`, for a persistent init that agreed one block size on every rank with edges
+// (ranks without edges relay blocks of that size): grid relays blocks through any rank, so ranks
+// choosing from their own sizes could pick differently and hang.
 GraphPick graph_pick(GraphVerdicts& v, ir::graph::GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, bool reporter,
                      int serial);
 

@@ -561,6 +561,15 @@ int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
   });
 }
 
+int Cart_graph_request_grid_dims(Cart_Request request, int* ndims) {
+  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
+    if (!request || !ndims) return mpi_error(MPI_ERR_ARG, "Cart_graph_request_grid_dims: request or ndims is NULL");
+    if (!request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_graph_request_grid_dims: not a graph request");
+    *ndims = request->graph->grid_ndims();
+    return {};
+  });
+}
+
 int Cart_start(Cart_Request* request) {
 
   return guarded(request_comm(request), [&]() -> MpiStatus {

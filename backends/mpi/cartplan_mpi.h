@@ -409,12 +409,15 @@ void Cart_free_plan_json(char* json);
  * MPI allows, edge by edge) auto runs linear and a forced combining algorithm fails with
  * MPI_ERR_ARG on every rank. Blocking and non-blocking calls find a mismatch on arrival
  * (MPI_ERR_TRUNCATE on the receiving rank). Temp slots travel as bytes (homogeneous systems).
- * Grid relays blocks through any rank, also ranks without edges, which relay blocks of their own
- * sendcount x sendtype (else recvcount x recvtype): it needs one block size on every rank,
- * ranks without edges included. Auto picks grid only at an _init that agreed exactly that;
- * blocking and non-blocking calls choose from their own sizes, so their auto never picks grid.
- * Forced by cartplan_algorithm=grid, grid is run on every form: the caller guarantees one size
- * everywhere (_init checks it and fails with MPI_ERR_ARG on every rank otherwise).
+ * Grid relays blocks through any rank, also ranks without edges. At _init those relay blocks of
+ * the size the ranks with edges agreed on (their own counts are not looked at, as in MPI), and v
+ * and w forms learn every relayed block's size in their size pass, so auto may pick grid at
+ * _init; blocking and non-blocking calls choose from their own sizes, so their auto never picks
+ * grid. There a rank without edges relays blocks of its own sendcount x sendtype (else recvcount
+ * x recvtype). Forced by cartplan_algorithm=grid, grid is run on every form: the caller
+ * guarantees one size on every rank with edges, and for blocking and non-blocking calls on the
+ * ranks without edges too (_init checks the ranks with edges and fails with MPI_ERR_ARG on every
+ * rank otherwise).
  *
  * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not a distributed graph),
  * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (NULL buffer
@@ -549,6 +552,10 @@ int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts
 #define CART_GRAPH_CUMULATIVE 2
 #define CART_GRAPH_GRID 3
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm);
+/* The number of dimensions of the virtual grid a CART_GRAPH_GRID request routes through (local):
+ * 1, 2 or 3 (grid_dims(p, d) with Info cartplan_grid_dims or auto's choice of d, docs/graphs.md);
+ * 0 for the other algorithms. MPI_ERR_REQUEST for a Cartesian request. */
+int Cart_graph_request_grid_dims(Cart_Request request, int* ndims);
 
 /* ---------------------------------------------------------------------------------------
  * Datatype helpers (backends/mpi/triangle.cc).

@@ -19,6 +19,7 @@
 namespace cartplan::mpi {
 namespace {
 
+using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
@@ -128,9 +129,9 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
 // What the algorithm needs before any argument is looked at, so that every rank takes part in
 // the same collective set-up whatever its arguments: auto's table, or a forced pattern.
 MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
-  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  TableCandidate a;
   MpiStatus s = g.choose(op, 0, o, &a);  // auto: builds the table (its answer at 0 bytes is not used)
-  if (!s.ok() || a == GraphAlgorithm::kLinear) return s;
+  if (!s.ok() || a.algorithm == GraphAlgorithm::kLinear) return s;
   ir::graph::RankSchedule unused;
   return g.schedule(op, a, o.theta, &unused);
 }
@@ -140,13 +141,18 @@ MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
 struct GraphBlockingCache {
   std::vector<std::uintptr_t> key;
   std::unique_ptr<GraphExchange> exchange;
-  // Blocking v calls with a combining schedule, per (op, algorithm, theta): the previous call's
-  // sizes and layouts (graph_sized_calls.h).
+  // Blocking v calls with a combining schedule, per sized_key: the previous call's sizes and
+  // layouts (graph_sized_calls.h).
   std::map<std::tuple<int, int, int>, std::unique_ptr<SizedCalls>> sized;
-  // Non-blocking v calls with a combining schedule, per (op, algorithm, theta): the chain of
-  // calls that reuse the previous call's sizes (graph_sized_chain.h); requests in flight share it.
+  // Non-blocking v calls with a combining schedule, per sized_key: the chain of calls that reuse
+  // the previous call's sizes (graph_sized_chain.h); requests in flight share it.
   std::map<std::tuple<int, int, int>, std::shared_ptr<SizedChain>> chains;
 };
+
+// (op, table row of the schedule, theta): one schedule per key (the row tells the grids apart).
+std::tuple<int, int, int> sized_key(GraphOp op, const TableCandidate& a, int theta) {
+  return {static_cast<int>(op), engine::graph::candidate_index(a), theta};
+}
 
 GraphBlockingCache& call_cache(GraphComm& g) {
   std::shared_ptr<void>& slot = g.blocking_slot();
@@ -155,11 +161,11 @@ GraphBlockingCache& call_cache(GraphComm& g) {
 }
 
 // A non-blocking v call with a combining schedule, reusing sizes: queued on its chain.
-MpiStatus chained(GraphComm& g, GraphOp op, GraphAlgorithm a, const GraphOptions& o, ir::graph::RankSchedule sched, int lane,
+MpiStatus chained(GraphComm& g, GraphOp op, const TableCandidate& a, const GraphOptions& o, ir::graph::RankSchedule sched, int lane,
                   GraphBuffers b, std::unique_ptr<GraphExchange>* out) {
-  std::shared_ptr<SizedChain>& chain = call_cache(g).chains[{static_cast<int>(op), static_cast<int>(a), o.theta}];
+  std::shared_ptr<SizedChain>& chain = call_cache(g).chains[sized_key(op, a, o.theta)];
   if (!chain) chain = std::make_shared<SizedChain>(g.shared(), std::move(sched));
-  return GraphExchange::create_delegated(g.shared(), a, lane, o.progress_anywhere, queue_sized_call(chain, std::move(b), lane), out);
+  return GraphExchange::create_delegated(g.shared(), a.algorithm, lane, o.progress_anywhere, queue_sized_call(chain, std::move(b), lane), out);
 }
 
 // A v call that did not run through its op's chains on this rank (an error, reuse off, a
@@ -173,32 +179,39 @@ void forget_unless_chained(GraphComm& g, GraphOp op, const MpiStatus& s, const G
 
 
 
-// The exchange for the chosen algorithm. v forms with a combining schedule: a non-blocking
+// The exchange of algorithm `a`. v forms with a combining schedule: a non-blocking
 // call joins its op's chain (graph_sized_chain.h: no size pass), or with reuse off runs the size
 // pass inside the request's progress; persistent init (and a blocking call with reuse off) runs
 // it first (graph_sizes.h). If the pass finds counts that differ between the ends of an edge,
 // the exchange is still built and runs (so nobody waits for this rank) and reports that error.
-MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
-                std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
-  GraphAlgorithm a = GraphAlgorithm::kLinear;
-  MpiStatus s = g.choose(c.op, bytes, o, &a);
-  if (!s.ok()) return s;
+MpiStatus build_schedule(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                         const TableCandidate& a, std::unique_ptr<GraphExchange>* out) {
   ir::graph::RankSchedule sched;
-  s = g.schedule(c.op, a, o.theta, &sched);
+  MpiStatus s = g.schedule(c.op, a, o.theta, &sched);
   if (!s.ok()) return s;
   MpiStatus sizes;
-  if (b.varied && a != GraphAlgorithm::kLinear) {
+  if (b.varied && a.algorithm != GraphAlgorithm::kLinear) {
     // A non-blocking call runs its size pass as part of its progress: it returns at once.
     if (kind == GraphExchange::Kind::kNonblocking && size_reuse()) return chained(g, c.op, a, o, std::move(sched), lane, std::move(b), out);
     if (kind == GraphExchange::Kind::kNonblocking)
-      return GraphExchange::create_learning_sizes(g.shared(), a, std::move(sched), b, lane, o.progress_anywhere, out);
+      return GraphExchange::create_learning_sizes(g.shared(), a.algorithm, std::move(sched), b, lane, o.progress_anywhere, out);
     SizePass pass(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes);
     sizes = pass.run();
     if (sizes.code != MPI_SUCCESS && sizes.code != MPI_ERR_TRUNCATE) return sizes;
     b.temp_bytes = pass.temp_bytes();
   }
-  s = GraphExchange::create(g.shared(), a, std::move(sched), b, kind, lane, o.progress_anywhere, out);
+  s = GraphExchange::create(g.shared(), a.algorithm, std::move(sched), b, kind, lane, o.progress_anywhere, out);
   if (s.ok()) (*out)->set_build_error(sizes);
+  return s;
+}
+
+// The call's algorithm (choose: the same on every rank), then its exchange.
+MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
+  TableCandidate a;
+  MpiStatus s = g.choose(c.op, bytes, o, &a);
+  if (s.ok()) s = build_schedule(g, c, o, kind, lane, std::move(b), a, out);
+  if (s.ok() && *out && a.algorithm == GraphAlgorithm::kGrid) (*out)->set_grid_ndims(g.grid_ndims(a.grid_d));
   return s;
 }
 
@@ -242,10 +255,10 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   // A v call's algorithm does not depend on sizes (auto runs linear): it is known first. Once
   // this schedule's SizedCalls exists, its set-up (prepare's pattern) is done on every rank, and
   // the call neither builds the schedule again nor looks it up.
-  GraphAlgorithm a = GraphAlgorithm::kLinear;
+  TableCandidate a;
   MpiStatus s = g.choose(c.op, 0, o, &a);
   std::unique_ptr<SizedCalls>* calls = nullptr;
-  if (s.ok() && a != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[{static_cast<int>(c.op), static_cast<int>(a), o.theta}];
+  if (s.ok() && a.algorithm != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[sized_key(c.op, a, o.theta)];
   if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o);
   GraphBuffers b;
   if (s.ok()) s = make_buffers(g, c, &b);
@@ -257,7 +270,7 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
     }
     if (s.ok()) return (*calls)->run(b);
   }
-  if (!s.ok() || a != GraphAlgorithm::kLinear)
+  if (!s.ok() || a.algorithm != GraphAlgorithm::kLinear)
     for (auto& [k, entry] : cache.sized)
       if (std::get<0>(k) == static_cast<int>(c.op) && entry) entry->forget();
   if (!s.ok()) return s;
@@ -309,28 +322,24 @@ MPI_Op agreement_op() {
 
 struct Agreed {
   std::int64_t bytes_max = -1, bytes_min = -1;  // over ranks with significant blocks (-1: none)
-  bool one_size_everywhere = false;  // every rank, those without edges too, has the same block size
   int lane = -1;
 };
 
-// Collective: errors, algorithm, theta, block size and the lanes held, agreed in one call.
-// `bytes`: this rank's block size, -1 without significant blocks; `relayed`: the size it would
-// relay for grid (a rank without edges: edgeless_block_bytes), counted over every rank.
-MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, std::int64_t relayed,
-                     Agreed* out) {
+// Collective: errors, algorithm, theta, grid dims, block size and the lanes held, agreed in one call.
+// `bytes`: this rank's block size, -1 without significant blocks (a rank without edges).
+MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
   const std::int64_t kNone = INT64_MIN / 2;
-  std::vector<std::int64_t> v = {9, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta,
-                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone, relayed, -relayed};
+  std::vector<std::int64_t> v = {9, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
+                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone};
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
   if (all[1] != 0) return agreed_error(local, static_cast<int>(all[1]));
-  if (all[2] != -all[3] || all[4] != -all[5])
-    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm or cartplan_theta values to this collective");
-  out->bytes_max = all[6];
-  out->bytes_min = all[7] == kNone ? -1 : -all[7];
-  out->one_size_everywhere = all[8] == -all[9];
+  if (all[2] != -all[3] || all[4] != -all[5] || all[6] != -all[7])
+    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm, cartplan_theta or cartplan_grid_dims values to this collective");
+  out->bytes_max = all[8];
+  out->bytes_min = all[9] == kNone ? -1 : -all[9];
   std::vector<std::uint64_t> held;
   for (std::size_t i = 10; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
   out->lane = g.shared()->lanes.first_free(held);
@@ -347,18 +356,23 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   GraphBuffers b;
   if (local.ok()) local = make_buffers(g, c, &b);
   if (local.ok()) local = caller_error;
-  const std::int64_t mine = local.ok() && (!b.send.empty() || !b.recv.empty()) ? b.block_bytes : -1;
+  const bool edgeless = b.send.empty() && b.recv.empty();
+  const std::int64_t mine = local.ok() && !edgeless ? b.block_bytes : -1;
   Agreed agreed;
-  MpiStatus s = agree_init(g, local, o, mine, local.ok() ? b.block_bytes : -1, &agreed);
+  MpiStatus s = agree_init(g, local, o, mine, &agreed);
   if (!s.ok()) return s;
-  o.grid_in_auto = agreed.one_size_everywhere;  // grid relays through any rank: one size on all (without_grid)
-  if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
-  // one block size everywhere. MPI allows sizes that differ between ranks (edge by edge), which
-  // linear runs; auto takes it then, a forced combining algorithm is refused on every rank.
-  // Grid relays through ranks without edges too: their size counts for it.
-  const bool grid_sizes = o.algo != engine::graph::GraphAlgoChoice::kGrid || agreed.one_size_everywhere;
-  const bool uniform = (agreed.bytes_max == agreed.bytes_min && grid_sizes) || c.varied;  // v forms learn sizes (graph_sizes.h)
+  // one block size on every rank with blocks. MPI allows sizes that differ between ranks (edge by
+  // edge), which linear runs; auto takes it then, a forced combining algorithm is refused on every
+  // rank. v and w forms learn every temp slot's size in their size pass (graph_sizes.h).
+  const bool uniform = agreed.bytes_max == agreed.bytes_min || c.varied;
+  // Grid also relays through ranks without edges, whose own arguments MPI never looks at: such a
+  // rank relays blocks of the agreed size (its temp slots; a v or w form's come from the size
+  // pass, which runs through it too), so it never vetoes grid. Grid is safe wherever the sizes
+  // are, and auto may pick it (without_grid).
+  if (edgeless && !c.varied && agreed.bytes_max >= 0) b.block_bytes = agreed.bytes_max;
+  o.grid_in_auto = uniform;
+  if (c.decide && !c.decide(agreed.bytes_min, agreed.bytes_max, &o)) return {};  // declined everywhere
   if (!uniform) {
     if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
       return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +

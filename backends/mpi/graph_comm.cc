@@ -24,6 +24,7 @@ namespace cartplan::mpi {
 namespace {
 
 using engine::graph::GraphAlgoChoice;
+using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
@@ -108,11 +109,28 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
     if (!theta) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_theta: " + theta.error() + " (expected an integer >= 1)");
     o->theta = *theta;
   }
+  v = info_value(info, "cartplan_grid_dims", &present);
+  if (present) {
+    if (v == "auto") o->grid_dims = 0;
+    else if (v == "2" || v == "3") o->grid_dims = v[0] - '0';
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2 or 3)");
+  }
   v = info_value(info, "cartplan_progress", &present);
   if (present) {
     if (v == "any") o->progress_anywhere = true;
     else if (v == "cartplan") o->progress_anywhere = false;
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
+  }
+  return {};
+}
+
+TableCandidate forced_candidate(const GraphOptions& o) {
+  switch (o.algo) {
+    case GraphAlgoChoice::kPairing: return {GraphAlgorithm::kPairing, 0};
+    case GraphAlgoChoice::kCumulative: return {GraphAlgorithm::kCumulative, 0};
+    case GraphAlgoChoice::kGrid: return {GraphAlgorithm::kGrid, o.grid_dims == 3 ? 3 : 2};
+    case GraphAlgoChoice::kLinear:
+    case GraphAlgoChoice::kAuto: break;
   }
   return {};
 }
@@ -128,9 +146,9 @@ GraphShared::~GraphShared() {
   if (!finalized && exec != MPI_COMM_NULL) MPI_Comm_free(&exec);
 }
 
-GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, ir::graph::RankEdges edges,
+GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges,
                      GraphOptions options, engine::CostModel model)
-    : rank_(rank), edges_(std::move(edges)), options_(options), model_(model), setup_(setup, tag_ub()) {
+    : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(setup, tag_ub()) {
   shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
 }
 
@@ -164,36 +182,46 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
   return {};
 }
 
-// The grid is the communicator's: every rank computes the same dims from its size alone.
-MpiStatus GraphComm::grid_pattern(const engine::graph::GridPattern** out) {
-  if (failed_grid_) return *failed_grid_;
-  if (!grid_) {
-    int size = 1;
-    CARTPLAN_MPI_CALL(MPI_Comm_size(setup_.comm(), &size));
+// The grid is the communicator's: every rank computes the same dims from its size alone. Keyed by
+// dims, so a d whose grid is the other's (grid_dims(p, 3) with an extent of 1) constructs nothing new.
+MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern** out) {
+  const std::vector<int> dims = engine::graph::grid_dims(size_, grid_d);
+  if (auto failed = failed_grids_.find(dims); failed != failed_grids_.end()) return failed->second;
+  auto it = grids_.find(dims);
+  if (it == grids_.end()) {
     engine::graph::GridPattern p;
     SetupCounts counts;
-    MpiStatus s = setup_.construct_grid(rank_, engine::graph::grid_dims(size, 2), edges_, &p, &counts);
+    MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
-    if (!s.ok()) return *(failed_grid_ = s);  // kept, as pattern()'s: the construction runs once on every rank
-    grid_ = std::move(p);
+    if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
+    it = grids_.emplace(dims, std::move(p)).first;
   }
-  *out = &*grid_;
+  *out = &it->second;
   return {};
 }
 
-MpiStatus GraphComm::schedule(GraphOp op, GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out) {
-  if (algorithm == GraphAlgorithm::kLinear) {
+int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
+
+std::vector<TableCandidate> GraphComm::auto_candidates() const {
+  std::vector<TableCandidate> out = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0}, {GraphAlgorithm::kCumulative, 0},
+                                     {GraphAlgorithm::kGrid, 2}};
+  if (grid_ndims(3) == 3) out.push_back({GraphAlgorithm::kGrid, 3});
+  return out;
+}
+
+MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out) {
+  if (c.algorithm == GraphAlgorithm::kLinear) {
     *out = engine::graph::linear_schedule(op, edges_, rank_);
     return {};
   }
-  if (algorithm == GraphAlgorithm::kGrid) {
+  if (c.algorithm == GraphAlgorithm::kGrid) {
     const engine::graph::GridPattern* g = nullptr;
-    MpiStatus s = grid_pattern(&g);
+    MpiStatus s = grid_pattern(c.grid_d, &g);
     if (s.ok()) *out = engine::graph::grid_schedule(op, edges_, rank_, *g);
     return s;
   }
   const engine::graph::RankPattern* p = nullptr;
-  MpiStatus s = pattern(algorithm == GraphAlgorithm::kCumulative, theta, &p);
+  MpiStatus s = pattern(c.algorithm == GraphAlgorithm::kCumulative, theta, &p);
   if (!s.ok()) return s;
   *out = engine::graph::schedule_from_pattern(op, edges_, rank_, *p);
   return {};
@@ -201,12 +229,12 @@ MpiStatus GraphComm::schedule(GraphOp op, GraphAlgorithm algorithm, int theta, i
 
 // Every rank prices its own schedules; the max over ranks is what each candidate costs
 // (engine/graph/choose.h's max_rank_us), the same numbers everywhere after one MPI_Allreduce.
-MpiStatus GraphComm::agree_prices(const std::vector<GraphAlgorithm>& candidates, int theta, const engine::CostModel& model,
+MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates, int theta, const engine::CostModel& model,
                                   Table* out) {
   Table mine{};
   MpiStatus s;
   for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
-    for (GraphAlgorithm a : candidates) {
+    for (const TableCandidate& a : candidates) {
       ir::graph::RankSchedule sched;
       MpiStatus built = schedule(op, a, theta, &sched);  // after a failure too: the next pattern's construction needs this rank
       if (built.ok()) engine::graph::add_prices(op, a, sched, model, &mine);
@@ -232,8 +260,7 @@ MpiStatus GraphComm::table(int theta, const Table** out) {
   auto it = tables_.find(theta);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices({GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative, GraphAlgorithm::kGrid},
-                               theta, model_, &all);
+    MpiStatus s = agree_prices(auto_candidates(), theta, model_, &all);
     if (!s.ok()) return failed_tables_.emplace(theta, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(theta, all).first;
   }
@@ -241,32 +268,29 @@ MpiStatus GraphComm::table(int theta, const Table** out) {
   return {};
 }
 
-MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, GraphAlgorithm* out) {
-  switch (o.algo) {
-    case GraphAlgoChoice::kLinear: *out = GraphAlgorithm::kLinear; return {};
-    case GraphAlgoChoice::kPairing: *out = GraphAlgorithm::kPairing; return {};
-    case GraphAlgoChoice::kCumulative: *out = GraphAlgorithm::kCumulative; return {};
-    case GraphAlgoChoice::kGrid: *out = GraphAlgorithm::kGrid; return {};
-    case GraphAlgoChoice::kAuto: break;
+MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, TableCandidate* out) {
+  if (o.algo != GraphAlgoChoice::kAuto) {
+    *out = forced_candidate(o);
+    return {};
   }
   const Table* t = nullptr;
   MpiStatus s = table(o.theta, &t);
   if (!s.ok()) return s;
-  // Every rank has the same table and size, hence the same answer (price_table.h). Grid only
-  // where init agreed one block size on every rank (grid_in_auto): it relays through any rank.
-  const engine::graph::CandidatePrices us = engine::graph::table_prices(*t, op, block_bytes);
+  // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
+  // only where init agreed one block size on every rank (grid_in_auto): it relays through any rank.
+  const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
   *out = engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us));
   return {};
 }
 
 std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const {
-  auto g = std::make_unique<GraphComm>(user, exec, setup, rank_, edges_, options_, model_);
+  auto g = std::make_unique<GraphComm>(user, exec, setup, rank_, size_, edges_, options_, model_);
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
   g->failed_patterns_ = failed_patterns_;
-  g->grid_ = grid_;
-  g->failed_grid_ = failed_grid_;  // else a rank whose construction failed would construct again alone
+  g->grids_ = grids_;
+  g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
   return g;
 }
 
@@ -311,7 +335,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   }
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
-  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, std::move(edges), options, model);  // frees the dups on return
+  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups on return
   // Creation only: every rank makes the state or none, so that a rank whose graph or Info is
   // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
   // construction or an agreement without it. A failure attaches nothing anywhere.

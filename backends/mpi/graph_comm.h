@@ -6,19 +6,19 @@
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
-// friends and partners only, graph_setup.h; the grid's with every rank of the communicator, on
-// its 2-dimensional virtual grid grid_dims(p, 2), or 1-dimensional when p is prime); auto's table
-// the first time auto runs: the three patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
+// friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
+// its virtual grid grid_dims(p, d) for d = 2 or 3, 1-dimensional when p is prime); auto's table
+// the first time auto runs: the patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
 // prices, so every rank picks alike for any size without talking again (a rank's failure is in
 // that reduction: agree_prices).
 //
 //   GraphComm* g = nullptr;
 //   MpiStatus s = require_graph(distgraphcomm, &g);      // finds or creates
-//   ir::graph::GraphAlgorithm a;
-//   s = g->choose(GraphOp::kAllgather, 8, g->options(), &a);
+//   engine::graph::TableCandidate c;                   // algorithm, and grid's d
+//   s = g->choose(GraphOp::kAllgather, 8, g->options(), &c);
 //   ir::graph::RankSchedule sched;
-//   s = g->schedule(GraphOp::kAllgather, a, g->options().theta, &sched);
+//   s = g->schedule(GraphOp::kAllgather, c, g->options().theta, &sched);
 #pragma once
 
 #include <mpi.h>
@@ -47,19 +47,28 @@ namespace cartplan::mpi {
 // MPI_Comm_get_info, or per _init call):
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
+//   cartplan_grid_dims  auto | 2 | 3: the virtual grid of grid, grid_dims(p, d) (auto: auto prices
+//                       both, forced grid runs the 2-D one)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
+  int grid_dims = 0;  // 0: auto
   bool progress_anywhere = true;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
-  // that every rank (ranks without edges too) has one block size; see engine/graph/price_table.h's
-  // without_grid. Blocking and non-blocking calls never agree sizes, so their auto never picks grid.
+  // one block size over the ranks with edges (ranks without edges then relay blocks of that size)
+  // or for a v or w form (its size pass tells every relaying rank its sizes); see
+  // engine/graph/price_table.h's without_grid. Blocking and non-blocking calls never agree
+  // sizes, so their auto never picks grid.
   bool grid_in_auto = false;
 };
 
 // Reads the keys above from `info` on top of *options; MPI_ERR_INFO_VALUE names a bad value.
 MpiStatus parse_graph_info(MPI_Info info, GraphOptions* options);
+
+// What a forced algorithm (options.algo not auto) runs: grid on grid_dims(p, options.grid_dims),
+// 2 when that is auto.
+engine::graph::TableCandidate forced_candidate(const GraphOptions& options);
 
 class GraphExchange;
 
@@ -81,7 +90,7 @@ struct GraphShared {
 
 class GraphComm {
  public:
-  GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, ir::graph::RankEdges edges, GraphOptions options,
+  GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
             engine::CostModel model);
   ~GraphComm();
   GraphComm(const GraphComm&) = delete;
@@ -92,15 +101,20 @@ class GraphComm {
   const GraphOptions& options() const { return options_; }
   const std::shared_ptr<GraphShared>& shared() const { return shared_; }
 
-  // The algorithm for `op` with blocks of `block_bytes` under `options` (auto: the agreed
-  // table; on first use collective, see above). Every rank must call it at the same point
-  // with the same options and size.
+  // The algorithm (and for grid its d) for `op` with blocks of `block_bytes` under `options`
+  // (auto: the agreed table; on first use collective, see above). Every rank must call it at the
+  // same point with the same options and size.
   MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
-                   ir::graph::GraphAlgorithm* out);
+                   engine::graph::TableCandidate* out);
   // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
   // without constructing again.
-  MpiStatus schedule(ir::graph::GraphOp op, ir::graph::GraphAlgorithm algorithm, int theta, ir::graph::RankSchedule* out);
+  MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
+  // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
+  // cumulative, the 2-D grid, and the 3-D grid where grid_dims(p, 3) has 3 dimensions.
+  std::vector<engine::graph::TableCandidate> auto_candidates() const;
+  // How many dimensions the virtual grid of a grid candidate has here (1, 2 or 3; 0 for p = 1).
+  int grid_ndims(int grid_d) const;
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
   // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
   // max-over-ranks table in *out (the rows of other candidates stay 0). A rank whose
@@ -108,7 +122,7 @@ class GraphComm {
   // with its error class in it: no rank waits for it, and every rank returns an error of the
   // largest class (its own message on a rank that failed). Graph auto's table and the drop-in's
   // graph verdicts (backends/interpose/graph_verdicts.h) are made by it.
-  MpiStatus agree_prices(const std::vector<ir::graph::GraphAlgorithm>& candidates, int theta, const engine::CostModel& model,
+  MpiStatus agree_prices(const std::vector<engine::graph::TableCandidate>& candidates, int theta, const engine::CostModel& model,
                          engine::graph::PriceTable* out);
 
   // The state of a duplicate of the user's communicator (MPI_Comm_idup: the same edges and
@@ -125,10 +139,11 @@ class GraphComm {
  private:
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
-  MpiStatus grid_pattern(const engine::graph::GridPattern** out);
+  MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
   MpiStatus table(int theta, const Table** out);
 
   int rank_;
+  int size_;
   ir::graph::RankEdges edges_;
   GraphOptions options_;
   engine::CostModel model_;
@@ -137,8 +152,10 @@ class GraphComm {
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
   // (cumulative, theta): this rank's failed construction, returned from then on
   std::map<std::pair<bool, int>, MpiStatus> failed_patterns_;
-  std::optional<engine::graph::GridPattern> grid_;  // constructed once (it does not depend on theta)
-  std::optional<MpiStatus> failed_grid_;             // this rank's failed grid construction, kept
+  // By the grid's dims (grid_dims(p, 2) and (p, 3) may be one grid): constructed once each (a
+  // grid does not depend on theta); this rank's failed constructions, kept.
+  std::map<std::vector<int>, engine::graph::GridPattern> grids_;
+  std::map<std::vector<int>, MpiStatus> failed_grids_;
   std::map<int, Table> tables_;                                           // theta
   std::map<int, MpiStatus> failed_tables_;  // theta: an agreed failure of table(), returned from then on
   std::shared_ptr<void> blocking_slot_;

@@ -103,6 +103,10 @@ class GraphExchange {
   bool pending() const { return pending_; }
   bool delegated() const { return delegate_ != nullptr; }
   ir::graph::GraphAlgorithm algorithm() const { return algorithm_; }
+  // The dimensions of the virtual grid a grid exchange routes through (0: not grid); set by its
+  // maker (graph_collective.cc), reported by Cart_graph_request_grid_dims.
+  int grid_ndims() const { return grid_ndims_; }
+  void set_grid_ndims(int n) { grid_ndims_ = n; }
   const ir::graph::RankSchedule& schedule() const { return schedule_; }
   // The user's communicator while it exists, else MPI_COMM_SELF (for error handlers).
   MPI_Comm error_comm() const;
@@ -162,6 +166,7 @@ class GraphExchange {
 
   std::shared_ptr<GraphShared> shared_;
   ir::graph::GraphAlgorithm algorithm_ = ir::graph::GraphAlgorithm::kLinear;
+  int grid_ndims_ = 0;
   ir::graph::RankSchedule schedule_;
   Kind kind_ = Kind::kBlocking;
   int lane_ = 0;

@@ -22,27 +22,28 @@ std::size_t row(GraphOp op, int candidate) {
 
 std::int64_t price_table_bytes(int i) { return i == 0 ? 0 : std::int64_t{1} << (i - 1); }
 
-int candidate_index(GraphAlgorithm a) {
-  switch (a) {
+int candidate_index(const TableCandidate& c) {
+  switch (c.algorithm) {
     case GraphAlgorithm::kLinear: return 0;
     case GraphAlgorithm::kPairing: return 1;
     case GraphAlgorithm::kCumulative: return 2;
-    case GraphAlgorithm::kGrid: return 3;
+    case GraphAlgorithm::kGrid: return c.grid_d == 3 ? 4 : 3;
   }
   assert(false);
   return 0;
 }
 
-GraphAlgorithm candidate_at(int index) {
-  constexpr GraphAlgorithm kAll[kPriceCandidates] = {GraphAlgorithm::kLinear, GraphAlgorithm::kPairing, GraphAlgorithm::kCumulative,
-                                                     GraphAlgorithm::kGrid};
+TableCandidate candidate_at(int index) {
+  constexpr TableCandidate kAll[kPriceCandidates] = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0},
+                                                     {GraphAlgorithm::kCumulative, 0}, {GraphAlgorithm::kGrid, 2},
+                                                     {GraphAlgorithm::kGrid, 3}};
   assert(index >= 0 && index < kPriceCandidates);
   return kAll[index];
 }
 
-void add_prices(GraphOp op, GraphAlgorithm a, const ir::graph::RankSchedule& schedule, const CostModel& model,
+void add_prices(GraphOp op, const TableCandidate& c, const ir::graph::RankSchedule& schedule, const CostModel& model,
                 PriceTable* table) {
-  const std::size_t base = row(op, candidate_index(a));
+  const std::size_t base = row(op, candidate_index(c));
   for (int i = 0; i < kPriceTableSizes; ++i)
     (*table)[base + static_cast<std::size_t>(i)] = schedule_us(schedule, BlockSizes::constant(op, price_table_bytes(i)), model);
 }
@@ -61,23 +62,28 @@ CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t b
   return us;
 }
 
-GraphAlgorithm cheaper_combining(const CandidatePrices& us) {
+TableCandidate cheaper_combining(const CandidatePrices& us) {
   int best = 0;
   for (int c = 1; c < kPriceCandidates; ++c) {
     const double v = us[static_cast<std::size_t>(c)];
     if (v > 0 && (best == 0 || v < us[static_cast<std::size_t>(best)])) best = c;
   }
-  return best == 0 ? GraphAlgorithm::kPairing : candidate_at(best);
+  return best == 0 ? TableCandidate{GraphAlgorithm::kPairing, 0} : candidate_at(best);
 }
 
 CandidatePrices without_grid(CandidatePrices us) {
-  us[static_cast<std::size_t>(candidate_index(GraphAlgorithm::kGrid))] = 0.0;
+  for (int d : {2, 3}) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
   return us;
 }
 
-GraphAlgorithm pick_from_prices(const CandidatePrices& us) {
-  const GraphAlgorithm best = cheaper_combining(us);
-  return us[static_cast<std::size_t>(candidate_index(best))] <= (1.0 - kGraphGain) * us[0] ? best : GraphAlgorithm::kLinear;
+CandidatePrices only_grid_d(CandidatePrices us, int grid_d) {
+  if (grid_d == 2 || grid_d == 3) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, 5 - grid_d}))] = 0.0;
+  return us;
+}
+
+TableCandidate pick_from_prices(const CandidatePrices& us) {
+  const TableCandidate best = cheaper_combining(us);
+  return us[static_cast<std::size_t>(candidate_index(best))] <= (1.0 - kGraphGain) * us[0] ? best : TableCandidate{};
 }
 
 }  // namespace cartplan::engine::graph

@@ -1,16 +1,17 @@
 // The price table behind a graph communicator's agreed choice of algorithm: every rank prices
 // its own schedule of each candidate (linear, pairing, cumulative, grid on the communicator's
-// 2-dimensional virtual grid, grid_dims(p, 2)) for both operations at block
+// virtual grids grid_dims(p, 2) and grid_dims(p, 3)) for both operations at block
 // sizes 0, 1, 2, 4, ..., 2^24 bytes (price.h's schedule_us); one max-reduction of the table (done
 // by the caller, over MPI) gives every rank the same max-over-ranks prices, from which any block
 // size is priced by interpolation without talking again. Used by the MPI backend's graph auto
 // (backends/mpi/graph_comm.h) and by the drop-in's verdicts (backends/interpose).
 //
 //   PriceTable t{};
-//   add_prices(GraphOp::kAllgather, GraphAlgorithm::kLinear, my_linear_schedule, model, &t);
+//   add_prices(GraphOp::kAllgather, {GraphAlgorithm::kLinear}, my_linear_schedule, model, &t);
+//   add_prices(GraphOp::kAllgather, {GraphAlgorithm::kGrid, 3}, my_3d_grid_schedule, model, &t);
 //   ...                                                    // MPI_Allreduce(MAX) of t
 //   CandidatePrices us = table_prices(t, GraphOp::kAllgather, 24);
-//   GraphAlgorithm a = pick_from_prices(us);              // graph auto's rule (kGraphGain)
+//   TableCandidate c = pick_from_prices(us);              // graph auto's rule (kGraphGain)
 #pragma once
 
 #include <array>
@@ -23,18 +24,28 @@ namespace cartplan::engine::graph {
 
 // Sizes of the table: 0, then 2^0 .. 2^24 bytes.
 inline constexpr int kPriceTableSizes = 26;
-inline constexpr int kPriceCandidates = 4;
+inline constexpr int kPriceCandidates = 5;
 // [op][candidate][size]: microseconds (max over ranks once reduced).
 using PriceTable = std::array<double, 2 * kPriceCandidates * kPriceTableSizes>;
-// Linear, pairing, cumulative, grid (candidate_index order).
+// Linear, pairing, cumulative, grid 2-D, grid 3-D (candidate_index order).
 using CandidatePrices = std::array<double, kPriceCandidates>;
 
-std::int64_t price_table_bytes(int i);
-int candidate_index(ir::graph::GraphAlgorithm a);
-ir::graph::GraphAlgorithm candidate_at(int index);
+// A row of the table: an algorithm and, for grid, the d of its virtual grid grid_dims(p, d)
+// (2 or 3; 0 for the other algorithms). The 3-D row is a candidate only where grid_dims(p, 3)
+// really has 3 dimensions (else it is the 2-D grid); the 2-D row is the 1-D grid for a prime p.
+struct TableCandidate {
+  ir::graph::GraphAlgorithm algorithm = ir::graph::GraphAlgorithm::kLinear;
+  int grid_d = 0;
+  friend bool operator==(const TableCandidate&, const TableCandidate&) = default;
+};
 
-// Fills the row of (op, a) with this rank's price of `schedule` at every table size.
-void add_prices(ir::graph::GraphOp op, ir::graph::GraphAlgorithm a, const ir::graph::RankSchedule& schedule,
+std::int64_t price_table_bytes(int i);
+// Grid with a grid_d other than 3 is the 2-D row.
+int candidate_index(const TableCandidate& c);
+TableCandidate candidate_at(int index);
+
+// Fills the row of (op, c) with this rank's price of `schedule` at every table size.
+void add_prices(ir::graph::GraphOp op, const TableCandidate& c, const ir::graph::RankSchedule& schedule,
                 const CostModel& model, PriceTable* table);
 
 // The candidates' prices at `block_bytes`: linear interpolation between two table sizes
@@ -42,18 +53,23 @@ void add_prices(ir::graph::GraphOp op, ir::graph::GraphAlgorithm a, const ir::gr
 // from the last two.
 CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std::int64_t block_bytes);
 
-// The cheapest combining candidate (pairing, cumulative or grid; on ties the earlier of them).
-// A row nobody priced (0) is not a candidate: the caller's table holds only what it priced.
-ir::graph::GraphAlgorithm cheaper_combining(const CandidatePrices& us);
+// The cheapest combining candidate (pairing, cumulative, grid 2-D or 3-D; on ties the earlier of
+// them). A row nobody priced (0) is not a candidate: the caller's table holds only what it priced.
+TableCandidate cheaper_combining(const CandidatePrices& us);
 
-// `us` with grid's price dropped (0: not a candidate). Grid relays blocks through arbitrary
-// ranks (ranks without edges too), so every rank must run it with one block size; only a
-// persistent init agrees on that (backends/mpi/graph_collective.cc). Every other automatic
+// `us` with both grid rows' prices dropped (0: not a candidate). Grid relays blocks through
+// arbitrary ranks (ranks without edges too), so every relaying rank must know the sizes; only a
+// persistent init agrees on them (backends/mpi/graph_collective.cc: one size over the ranks with
+// edges, which the ranks without edges adopt, or a v form's size pass). Every other automatic
 // choice prices without grid: ranks deciding from their own sizes would pick differently.
 CandidatePrices without_grid(CandidatePrices us);
 
+// `us` with the grid row of the other d dropped (Info cartplan_grid_dims): only the 2-D grid for
+// grid_d 2, only the 3-D grid for 3; 0 keeps both.
+CandidatePrices only_grid_d(CandidatePrices us, int grid_d);
+
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.
-ir::graph::GraphAlgorithm pick_from_prices(const CandidatePrices& us);
+TableCandidate pick_from_prices(const CandidatePrices& us);
 
 }  // namespace cartplan::engine::graph

@@ -23,7 +23,7 @@ TEST_CASE("prices are the schedule's, interpolated between sizes and extrapolate
   const ir::graph::RankSchedule s = linear_schedule(GraphOp::kAlltoall, t.ranks[0], 0);
   const CostModel m = CostModel::linear(1.0, 0.01);
   PriceTable table{};
-  add_prices(GraphOp::kAlltoall, GraphAlgorithm::kLinear, s, m, &table);
+  add_prices(GraphOp::kAlltoall, {GraphAlgorithm::kLinear, 0}, s, m, &table);
   const double at4 = table_prices(table, GraphOp::kAlltoall, 4)[0];
   const double at8 = table_prices(table, GraphOp::kAlltoall, 8)[0];
   CHECK(table_prices(table, GraphOp::kAlltoall, 6)[0] == doctest::Approx((at4 + at8) / 2));
@@ -35,37 +35,59 @@ TEST_CASE("prices are the schedule's, interpolated between sizes and extrapolate
 }
 
 TEST_CASE("pick_from_prices keeps linear unless a combining candidate is kGraphGain cheaper") {
-  CHECK(pick_from_prices({10.0, 9.5, 9.8, 9.7}) == GraphAlgorithm::kLinear);
-  CHECK(pick_from_prices({10.0, 8.0, 8.5, 8.2}) == GraphAlgorithm::kPairing);
-  CHECK(pick_from_prices({10.0, 8.0, 7.0, 7.5}) == GraphAlgorithm::kCumulative);
-  CHECK(pick_from_prices({10.0, 8.0, 7.0, 3.7}) == GraphAlgorithm::kGrid);
-  CHECK(cheaper_combining({1.0, 8.0, 8.0, 8.0}) == GraphAlgorithm::kPairing);
-  CHECK(cheaper_combining({1.0, 9.0, 8.0, 8.0}) == GraphAlgorithm::kCumulative);
+  const TableCandidate linear{}, pairing{GraphAlgorithm::kPairing, 0}, cumulative{GraphAlgorithm::kCumulative, 0};
+  const TableCandidate grid2{GraphAlgorithm::kGrid, 2}, grid3{GraphAlgorithm::kGrid, 3};
+  CHECK(pick_from_prices({10.0, 9.5, 9.8, 9.7, 9.6}) == linear);
+  CHECK(pick_from_prices({10.0, 8.0, 8.5, 8.2, 8.1}) == pairing);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 7.5, 7.2}) == cumulative);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 3.7, 3.9}) == grid2);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 3.7, 3.5}) == grid3);
+  CHECK(cheaper_combining({1.0, 8.0, 8.0, 8.0, 8.0}) == pairing);
+  CHECK(cheaper_combining({1.0, 9.0, 8.0, 8.0, 8.0}) == cumulative);
+  CHECK(cheaper_combining({1.0, 9.0, 9.0, 8.0, 8.0}) == grid2);
 }
 
 TEST_CASE("a row nobody priced (0: the caller left the candidate out) is never picked") {
-  CHECK(cheaper_combining({10.0, 8.0, 9.0, 0.0}) == GraphAlgorithm::kPairing);
-  CHECK(cheaper_combining({10.0, 0.0, 0.0, 5.0}) == GraphAlgorithm::kGrid);
-  CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0}) == GraphAlgorithm::kLinear);
+  CHECK(cheaper_combining({10.0, 8.0, 9.0, 0.0, 0.0}).algorithm == GraphAlgorithm::kPairing);
+  CHECK(cheaper_combining({10.0, 0.0, 0.0, 5.0, 0.0}) == TableCandidate{GraphAlgorithm::kGrid, 2});
+  CHECK(cheaper_combining({10.0, 0.0, 0.0, 0.0, 5.0}) == TableCandidate{GraphAlgorithm::kGrid, 3});
+  CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0, 0.0}).algorithm == GraphAlgorithm::kLinear);
 }
 
-TEST_CASE("without_grid drops grid, however cheap, and keeps the others") {
-  const CandidatePrices us{10.0, 8.0, 7.0, 1.0};
-  CHECK(pick_from_prices(us) == GraphAlgorithm::kGrid);
+TEST_CASE("candidate_index tells the two grids apart") {
+  CHECK(candidate_index({GraphAlgorithm::kGrid, 2}) == 3);
+  CHECK(candidate_index({GraphAlgorithm::kGrid, 3}) == 4);
+  CHECK(candidate_at(4) == TableCandidate{GraphAlgorithm::kGrid, 3});
+}
+
+TEST_CASE("without_grid drops both grids, however cheap, and keeps the others") {
+  const CandidatePrices us{10.0, 8.0, 7.0, 1.0, 0.5};
+  CHECK(pick_from_prices(us) == TableCandidate{GraphAlgorithm::kGrid, 3});
   CHECK(without_grid(us)[3] == 0.0);
+  CHECK(without_grid(us)[4] == 0.0);
   CHECK(without_grid(us)[2] == 7.0);
-  CHECK(pick_from_prices(without_grid(us)) == GraphAlgorithm::kCumulative);
-  CHECK(cheaper_combining(without_grid(us)) == GraphAlgorithm::kCumulative);
-  CHECK(pick_from_prices(without_grid({10.0, 9.5, 9.8, 1.0})) == GraphAlgorithm::kLinear);
+  CHECK(pick_from_prices(without_grid(us)).algorithm == GraphAlgorithm::kCumulative);
+  CHECK(cheaper_combining(without_grid(us)).algorithm == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices(without_grid({10.0, 9.5, 9.8, 1.0, 1.0})).algorithm == GraphAlgorithm::kLinear);
+}
+
+TEST_CASE("only_grid_d keeps the grid of one dimension count (Info cartplan_grid_dims)") {
+  const CandidatePrices us{10.0, 8.0, 7.0, 2.0, 1.0};
+  CHECK(pick_from_prices(only_grid_d(us, 2)) == TableCandidate{GraphAlgorithm::kGrid, 2});
+  CHECK(pick_from_prices(only_grid_d(us, 3)) == TableCandidate{GraphAlgorithm::kGrid, 3});
+  CHECK(only_grid_d(us, 0) == us);
+  CHECK(only_grid_d(us, 3)[3] == 0.0);
+  CHECK(only_grid_d(us, 2)[4] == 0.0);
 }
 
 TEST_CASE("the grid row is filled and read like the others") {
   const ir::graph::Topology t = ir::graph::tiny_topology();
   const ir::graph::RankSchedule s = linear_schedule(GraphOp::kAllgather, t.ranks[0], 0);
   PriceTable table{};
-  add_prices(GraphOp::kAllgather, GraphAlgorithm::kGrid, s, CostModel::linear(1.0, 0.01), &table);
+  add_prices(GraphOp::kAllgather, {GraphAlgorithm::kGrid, 3}, s, CostModel::linear(1.0, 0.01), &table);
   const CandidatePrices us = table_prices(table, GraphOp::kAllgather, 8);
-  CHECK(us[3] > 0.0);
+  CHECK(us[4] > 0.0);
+  CHECK(us[3] == 0.0);
   CHECK(us[0] == 0.0);
   CHECK(us[1] == 0.0);
   CHECK(us[2] == 0.0);

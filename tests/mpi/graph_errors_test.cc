@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/graph_algorithm_info.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -35,7 +36,7 @@ Ring make_ring(Harness& h, const char* algo) {
   r.out = {right, left, h.rank};
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", algo);
+  cartplan::mpitest::set_graph_algorithm(info, algo);
   MPI_Info_set(info, "cartplan_theta", "1");
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, r.in.data(), MPI_UNWEIGHTED, 3, r.out.data(), MPI_UNWEIGHTED, info, 0, &r.comm);
   MPI_Info_free(&info);
@@ -112,10 +113,22 @@ void init_errors(Harness& h) {
   MPI_Info_set(bad, "cartplan_theta", "0");
   expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
          "init, cartplan_theta = 0");
+  MPI_Info_set(bad, "cartplan_theta", "1");
+  for (const char* dims : {"4", "1", "bogus"}) {
+    MPI_Info_set(bad, "cartplan_grid_dims", dims);
+    expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
+           std::string("init, cartplan_grid_dims = '") + dims + "'");
+    h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "init, bad cartplan_grid_dims: the message names the key");
+  }
   MPI_Info_create(&differ);
   MPI_Info_set(differ, "cartplan_algorithm", zero ? "cumulative" : "pairing");
   expect(h, Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, differ, &req),
          h.size > 1 ? MPI_ERR_INFO_VALUE : MPI_SUCCESS, "init, algorithms that differ between ranks");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  MPI_Info_set(differ, "cartplan_algorithm", "grid");
+  MPI_Info_set(differ, "cartplan_grid_dims", zero ? "3" : "2");
+  expect(h, Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, differ, &req),
+         h.size > 1 ? MPI_ERR_INFO_VALUE : MPI_SUCCESS, "init, grid dimensions that differ between ranks");
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   MPI_Info_free(&bad);
   MPI_Info_free(&differ);
@@ -357,6 +370,28 @@ void communicator_errors(Harness& h) {
   expect(h, Cart_graph_neighbor_alltoall(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
   int algo = 0;
   expect(h, Cart_graph_request_algorithm(CART_REQUEST_NULL, &algo), MPI_ERR_ARG, "algorithm of a NULL request");
+  expect(h, Cart_graph_request_grid_dims(CART_REQUEST_NULL, &algo), MPI_ERR_ARG, "grid dimensions of a NULL request");
+}
+
+// A bad cartplan_grid_dims in the graph's creation Info: the first graph collective (which
+// reads it) fails on every rank with MPI_ERR_INFO_VALUE naming the key, and so does the next.
+void creation_info_errors(Harness& h) {
+  const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "grid");
+  MPI_Info_set(info, "cartplan_grid_dims", "5");
+  MPI_Comm g = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  int send = h.rank, recv = -1;
+  for (int call = 0; call < 2; ++call) {
+    expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, &recv, 1, MPI_INT, g), MPI_ERR_INFO_VALUE,
+           "creation Info cartplan_grid_dims = 5, call " + std::to_string(call));
+    h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "creation Info: the message names cartplan_grid_dims");
+  }
+  MPI_Comm_free(&g);
 }
 
 }  // namespace
@@ -366,6 +401,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   communicator_errors(h);
+  creation_info_errors(h);
   proc_null_errors(h);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
@@ -373,6 +409,6 @@ int main(int argc, char** argv) {
   init_errors(h);
   differing_sizes(h);
   pricing_failure(h);
-  for (const char* algo : {"pairing", "grid"}) pattern_failure(h, algo);
+  for (const char* algo : {"pairing", "grid", "grid3"}) pattern_failure(h, algo);  // grid3: Info cartplan_grid_dims=3
   return h.finish("graph_errors_test");
 }

@@ -1,10 +1,13 @@
-// MPI test: graph auto picks grid only where init agreed one block size on every rank. A
-// periodic Moore 3x3 graph on 9 ranks whose last rank has no edges (grid is its cheapest
-// schedule under the built-in model); that rank passes another sendcount, as MPI allows: grid relays blocks
-// through that rank, so auto's blocking and non-blocking calls (which choose from their own
-// block size) must never pick grid, persistent init picks it only with one size everywhere, and a
-// forced grid init with sizes that differ is refused on every rank. Results are compared with
-// Open MPI's on the same communicator.
+// MPI test: where graph auto picks grid, and what a rank without edges changes. A periodic
+// Moore graph whose last rank has no edges (grid is its cheapest schedule under the built-in
+// model): 3x3 on 9 ranks (the 2-D grid 3x3), 2x2x2 on 8 and 3x2x2 on 12 (auto picks the 3-D grid
+// there). Grid relays blocks through that rank too. Persistent init agrees on the block size of
+// the ranks with edges and the rank without edges relays blocks of that size whatever count it
+// passes (another one, or 0), so persistent auto picks grid and a forced grid init runs; sizes
+// that differ between ranks with edges are refused for forced grid. Auto's blocking and
+// non-blocking calls (which choose from their own block size) never pick grid. The v forms at
+// persistent init (sizes learned by the size pass, also on the relaying rank) pick grid too.
+// Results are compared with Open MPI's on the same communicator.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -71,8 +74,9 @@ MPI_Comm make_graph(const Call& c, const char* algo) {
   return g;
 }
 
-// A persistent init of `c`, run once against Open MPI's; returns the request's algorithm (-1: failed).
-int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& what) {
+// A persistent init of `c`, run once against Open MPI's; returns the request's algorithm (-1:
+// failed) and in *ndims its grid's dimensions (0: not grid).
+int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& what, int* ndims = nullptr) {
   Cart_Request r = CART_REQUEST_NULL;
   if (init(c, g, &r) != MPI_SUCCESS) {
     h.check(false, what + ": init: " + Cart_error_message());
@@ -80,6 +84,7 @@ int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& wha
   }
   int got = -1;
   Cart_graph_request_algorithm(r, &got);
+  if (ndims) Cart_graph_request_grid_dims(r, ndims);
   h.check(reference(c, g) == MPI_SUCCESS, "reference");
   h.check(Cart_start(&r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, what + ": run: " + Cart_error_message());
   h.check(c.mine == c.ref, what + ": data");
@@ -87,21 +92,28 @@ int persistent_algorithm(Harness& h, Call& c, MPI_Comm g, const std::string& wha
   return got;
 }
 
-void one_op(Harness& h, const std::vector<int>& in, const std::vector<int>& out, bool alltoall, bool edgeless) {
+void one_op(Harness& h, const std::vector<int>& in, const std::vector<int>& out, bool alltoall, bool edgeless, int want_ndims) {
   const std::string op = alltoall ? "alltoall" : "allgather";
   const int other = edgeless ? 2 : 1;  // the rank without edges passes 2 ints per block, the others 1
   Call c = make_call(in, out, alltoall, 1, h.rank, 1);
   MPI_Comm g = make_graph(c, "auto");
   // One size everywhere: persistent auto may pick grid, and does here (else this test shows nothing).
-  const int first = persistent_algorithm(h, c, g, op + " persistent, one size");
+  int ndims = -1;
+  const int first = persistent_algorithm(h, c, g, op + " persistent, one size", &ndims);
   h.check(first == CART_GRAPH_GRID, op + ": persistent auto with one block size picks grid (the premise of this test), got " +
                                         std::to_string(first));
-  // The rank without edges passes another size: no grid, and the results are Open MPI's.
-  Call d = make_call(in, out, alltoall, other, h.rank, 2);
-  const int got = persistent_algorithm(h, d, g, op + " persistent, sizes differ");
-  h.check(got >= CART_GRAPH_LINEAR && got != CART_GRAPH_GRID, op + ": persistent auto with sizes that differ picks no grid");
+  h.check(ndims == want_ndims, op + ": persistent auto picks the " + std::to_string(want_ndims) + "-D grid, got " + std::to_string(ndims));
+  // The rank without edges passes another size, or none (count 0; MPI never looks at them there):
+  // it relays grid blocks of the size init agreed on, so persistent auto still picks grid, and the
+  // results are Open MPI's.
+  for (int count : {other, edgeless ? 0 : 1}) {
+    Call d = make_call(in, out, alltoall, count, h.rank, 2 + count);
+    ndims = -1;
+    const int got = persistent_algorithm(h, d, g, op + " persistent, the rank without edges passes another count", &ndims);
+    h.check(got == CART_GRAPH_GRID && ndims == want_ndims, op + ": a rank without edges does not veto grid (count " + std::to_string(count) + ")");
+  }
   for (int iter = 0; iter < 3; ++iter) {
-    Call b = make_call(in, out, alltoall, other, h.rank, 3 + iter);
+    Call b = make_call(in, out, alltoall, other, h.rank, 5 + iter);
     h.check(reference(b, g) == MPI_SUCCESS, "reference");
     h.check(blocking(b, g) == MPI_SUCCESS, op + " blocking auto, sizes differ: " + Cart_error_message());
     h.check(b.mine == b.ref, op + " blocking auto, sizes differ: data, iteration " + std::to_string(iter));
@@ -118,14 +130,56 @@ void one_op(Harness& h, const std::vector<int>& in, const std::vector<int>& out,
     h.check(n.mine == n.ref, op + " non-blocking auto: data, count " + std::to_string(count));
   }
   MPI_Comm_free(&g);
-  // Forced grid with sizes that differ: refused by init on every rank (it would truncate).
+  // Forced grid: the rank without edges passing another size is fine at init (agreed size); sizes
+  // that differ between ranks with edges (rank 0 passes 2 ints) are refused on every rank.
   MPI_Comm f = make_graph(c, "grid");
   Call e = make_call(in, out, alltoall, other, h.rank, 20);
+  h.check(persistent_algorithm(h, e, f, op + " forced grid, the rank without edges passes another count") == CART_GRAPH_GRID,
+          op + ": forced grid init with another count on the rank without edges runs grid");
+  Call x = make_call(in, out, alltoall, h.rank == 0 ? 2 : 1, h.rank, 21);
   Cart_Request r = CART_REQUEST_NULL;
-  const int rc = init(e, f, &r);
-  h.check(rc != MPI_SUCCESS && r == CART_REQUEST_NULL, op + ": forced grid init with sizes that differ is refused");
+  const int rc = init(x, f, &r);
+  h.check(rc != MPI_SUCCESS && r == CART_REQUEST_NULL, op + ": forced grid init with sizes that differ between ranks with edges is refused");
   if (rc == MPI_SUCCESS) Cart_request_free(&r);
   MPI_Comm_free(&f);
+}
+
+// The v forms at persistent init with auto: blocks of 1 + (origin % 2) ints, the rank without
+// edges passes no counts of its own. The size pass tells every relaying rank its temp slots'
+// sizes, so auto may pick grid, and does here; the results are Open MPI's.
+void v_persistent(Harness& h, const std::vector<int>& in, const std::vector<int>& out, bool alltoall, int want_ndims) {
+  const std::string op = alltoall ? "alltoallv" : "allgatherv";
+  const int mine = 1 + h.rank % 2;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+  for (std::size_t k = 0; k < out.size(); ++k) scounts.push_back(mine), sdispls.push_back(static_cast<int>(k) * 2);
+  for (std::size_t j = 0; j < in.size(); ++j) rcounts.push_back(1 + in[j] % 2), rdispls.push_back(static_cast<int>(j) * 2);
+  for (auto* list : {&scounts, &sdispls, &rcounts, &rdispls}) list->push_back(0);  // Open MPI refuses NULL arrays
+  std::vector<int> send(out.size() * 2 + 2), got(in.size() * 2 + 1, -1), ref(in.size() * 2 + 1, -1);
+  for (std::size_t i = 0; i < send.size(); ++i) send[i] = h.rank * 1000 + static_cast<int>(i);
+  Call shape{in, out, alltoall, 1, {}, {}, {}};
+  MPI_Comm g = make_graph(shape, "auto");
+  Cart_Request r = CART_REQUEST_NULL;
+  int rc = alltoall ? Cart_graph_neighbor_alltoallv_init(send.data(), scounts.data(), sdispls.data(), MPI_INT, got.data(), rcounts.data(),
+                                                         rdispls.data(), MPI_INT, g, MPI_INFO_NULL, &r)
+                    : Cart_graph_neighbor_allgatherv_init(send.data(), mine, MPI_INT, got.data(), rcounts.data(), rdispls.data(), MPI_INT,
+                                                          g, MPI_INFO_NULL, &r);
+  h.check(rc == MPI_SUCCESS, op + " persistent auto: init: " + Cart_error_message());
+  if (rc == MPI_SUCCESS) {
+    int algo = -1, ndims = -1;
+    Cart_graph_request_algorithm(r, &algo);
+    Cart_graph_request_grid_dims(r, &ndims);
+    h.check(algo == CART_GRAPH_GRID && ndims == want_ndims, op + " persistent auto with a rank without edges picks the " +
+                                                                std::to_string(want_ndims) + "-D grid, got " + std::to_string(algo) + ", " +
+                                                                std::to_string(ndims) + " dimensions");
+    rc = alltoall ? MPI_Neighbor_alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, ref.data(), rcounts.data(), rdispls.data(),
+                                           MPI_INT, g)
+                  : MPI_Neighbor_allgatherv(send.data(), mine, MPI_INT, ref.data(), rcounts.data(), rdispls.data(), MPI_INT, g);
+    h.check(rc == MPI_SUCCESS, "reference");
+    h.check(Cart_start(&r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, op + " persistent auto: run: " + Cart_error_message());
+    h.check(got == ref, op + " persistent auto: data");
+    Cart_request_free(&r);
+  }
+  MPI_Comm_free(&g);
 }
 
 }  // namespace
@@ -136,10 +190,12 @@ int main(int argc, char** argv) {
   setenv("XDG_CONFIG_HOME", "/nonexistent/cartplan-graph-grid-sizes-test", 1);
   setenv("HOME", "/nonexistent/cartplan-graph-grid-sizes-test", 1);
   Harness h(&argc, &argv);
-  // A periodic Moore 3x3 r=1 graph without the last rank's edges (grid 3x3 is its cheapest schedule).
-  const auto t = cartplan::engine::graph::moore({3, 3}, 1, true, 0.0, 1);
-  h.check(h.size == 9 && static_cast<bool>(t), "runs on 9 ranks");
-  if (h.size == 9 && t) {
+  // A periodic Moore r=1 graph without the last rank's edges (grid is its cheapest schedule).
+  const std::vector<int> dims = h.size == 9 ? std::vector<int>{3, 3} : h.size == 8 ? std::vector<int>{2, 2, 2} : std::vector<int>{3, 2, 2};
+  const auto t = cartplan::engine::graph::moore(dims, 1, true, 0.0, 1);
+  const bool runs = (h.size == 8 || h.size == 9 || h.size == 12) && t;
+  h.check(runs, "runs on 8, 9 or 12 ranks");
+  if (runs) {
     const int last = h.size - 1;
     const bool edgeless = h.rank == last;
     std::vector<int> in, out;
@@ -147,7 +203,8 @@ int main(int argc, char** argv) {
       if (r != last) in.push_back(r);
     for (int r : edgeless ? std::vector<int>{} : t->ranks[h.rank].out)
       if (r != last) out.push_back(r);
-    for (bool alltoall : {false, true}) one_op(h, in, out, alltoall, edgeless);
+    for (bool alltoall : {false, true}) one_op(h, in, out, alltoall, edgeless, static_cast<int>(dims.size()));
+    for (bool alltoall : {false, true}) v_persistent(h, in, out, alltoall, static_cast<int>(dims.size()));
   }
   return h.finish("graph_grid_sizes_test");
 }

@@ -279,7 +279,9 @@ void reuse_off(Harness& h, const Graph& g, const std::string& name) {
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   const int p = h.size;
-  for (const char* algorithm : {"pairing", "cumulative", "grid"}) {
+  std::vector<const char*> algorithms = {"pairing", "cumulative", "grid"};
+  if (cartplan::mpitest::has_3d_grid(p)) algorithms.push_back("grid3");  // grid on the 3-D grid (Info cartplan_grid_dims=3)
+  for (const char* algorithm : algorithms) {
     std::vector<std::pair<std::string, cartplan::ir::graph::Topology>> graphs;
     graphs.emplace_back("random multigraph", graph::random_multigraph(p, 0.5, 11));
     if (auto m = graph::moore(graph::balanced_dims(p, 2), 1, true, 0.0, 1)) graphs.emplace_back("periodic Moore 2-D r=1", *m);

@@ -1,7 +1,8 @@
 // MPI test of the graph collectives (Cart_graph_neighbor_*, and the v forms) on distributed-graph communicators:
 // random multigraphs with parallel and self edges, Moore graphs (periodic ones wrap into
 // parallel and self edges; others with random holes, leaving some ranks without edges),
-// Erdős–Rényi graphs. Every algorithm forced and auto, allgather and alltoall, contiguous and
+// Erdős–Rényi graphs. Every algorithm forced (grid on its 2-D grid and, where p has one, its 3-D
+// grid) and auto, allgather and alltoall, contiguous and
 // strided datatypes, blocking, non-blocking and persistent forms: every result is compared
 // byte for byte with MPI_Neighbor_allgather / MPI_Neighbor_alltoall on the same communicator
 // in the same run, with rank- and iteration-dependent data. Then several requests in flight
@@ -19,17 +20,39 @@
 #include "backends/mpi/cartplan_mpi.h"
 #include "engine/graph/generators.h"
 #include "tests/graph/random_graphs.h"
+#include "tests/mpi/graph_algorithm_info.h"
 #include "tests/mpi/harness.h"
 
 namespace {
 
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::grid_ndims;
+using cartplan::mpitest::has_3d_grid;
 namespace graph = cartplan::engine::graph;
 
-// In CART_GRAPH_* order, then auto.
-const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto"};
+// In CART_GRAPH_* order, then auto, then grid on the 3-D grid (Info cartplan_grid_dims=3).
+const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto", "grid3"};
 constexpr int kLinear = 0;
+constexpr int kGrid = 3;
 constexpr int kAuto = 4;
+constexpr int kGrid3 = 5;
+
+// The combining algorithms forced, the 3-D grid where p ranks have one.
+std::vector<const char*> combining(int p) {
+  std::vector<const char*> out = {"pairing", "cumulative", "grid"};
+  if (has_3d_grid(p)) out.push_back("grid3");
+  return out;
+}
+
+// What a request of kAlgorithms[a] reports: its algorithm (auto: any) and grid dimensions.
+bool expected_request(Cart_Request r, int a, int p) {
+  int got = -1, ndims = -1;
+  Cart_graph_request_algorithm(r, &got);
+  Cart_graph_request_grid_dims(r, &ndims);
+  if (a == kAuto) return got >= 0 && got <= CART_GRAPH_GRID && (got == CART_GRAPH_GRID) == (ndims > 0);
+  if (a == kGrid || a == kGrid3) return got == CART_GRAPH_GRID && ndims == grid_ndims(p, a == kGrid3 ? 3 : 2);
+  return got == a && ndims == 0;
+}
 
 // Rank r's edges in a graph of at most p ranks (ranks beyond it have none).
 struct Edges {
@@ -46,7 +69,7 @@ Edges edges_of(const cartplan::ir::graph::Topology& t, int rank) {
 MPI_Comm make_graph(const Edges& e, const char* algo, const char* theta) {
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", algo);
+  cartplan::mpitest::set_graph_algorithm(info, algo);
   MPI_Info_set(info, "cartplan_theta", theta);
   int dummy = 0;
   MPI_Comm g = MPI_COMM_NULL;
@@ -124,9 +147,7 @@ void check_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& name
   const int rc = init(b.send.data(), ty.send_count, ty.send, b.mine.data(), ty.recv_count, ty.recv, g, MPI_INFO_NULL, &r);
   h.check(rc == MPI_SUCCESS, what(name, algo, alltoall, ty, "init: ") + Cart_error_message());
   if (rc != MPI_SUCCESS) return;
-  int got = -1;
-  Cart_graph_request_algorithm(r, &got);
-  h.check(a == kAuto ? got >= 0 && got <= CART_GRAPH_GRID : got == a, what(name, algo, alltoall, ty, "algorithm of the request"));
+  h.check(expected_request(r, a, h.size), what(name, algo, alltoall, ty, "algorithm of the request"));
   for (int iter = 0; iter < 3; ++iter) {
     Buffers next = make_buffers(e, alltoall, ty, h.rank, iter, 3);
     b.send = next.send;  // same storage: the request's buffers
@@ -244,9 +265,7 @@ void check_v_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& na
       h.check(false, what + "init: " + Cart_error_message());
       continue;
     }
-    int got = -1;
-    Cart_graph_request_algorithm(r, &got);
-    h.check(a == kAuto ? got >= 0 && got <= CART_GRAPH_GRID : got == a, what + "algorithm of the request");
+    h.check(expected_request(r, a, h.size), what + "algorithm of the request");
     for (int iter = 0; iter < 3; ++iter) {
       const VCase next = make_v(e, alltoall, h.rank, iter);
       v.send = next.send;  // a copy into the request's storage
@@ -263,7 +282,7 @@ void check_v_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& na
 void check_graph(Harness& h, const cartplan::ir::graph::Topology& t, const std::string& name, const std::vector<Types>& types) {
   if (t.size() > h.size) return;  // the same decision on every rank
   const Edges e = edges_of(t, h.rank);
-  for (int a = 0; a <= kAuto; ++a) {
+  for (int a = 0; a <= (has_3d_grid(h.size) ? kGrid3 : kAuto); ++a) {
     if (std::getenv("GRAPH_TEST_VERBOSE")) std::fprintf(stderr, "[rank %d] %s %s\n", h.rank, name.c_str(), kAlgorithms[a]);
     MPI_Comm g = make_graph(e, kAlgorithms[a], "1");
     for (bool alltoall : {false, true})
@@ -287,7 +306,8 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
     bufs[q] = make_buffers(e, alltoall, ty, h.rank, 0, 10 + q);
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_algorithm", kAlgorithms[(q / 2) % 4]);
+    // The grids (q = 6, 7): the 3-D one for alltoall where p ranks have one.
+    cartplan::mpitest::set_graph_algorithm(info, q == 7 && has_3d_grid(h.size) ? "grid3" : kAlgorithms[(q / 2) % 4]);
     auto init = alltoall ? Cart_graph_neighbor_alltoall_init : Cart_graph_neighbor_allgather_init;
     h.check(init(bufs[q].send.data(), ty.send_count, ty.send, bufs[q].mine.data(), ty.recv_count, ty.recv, g, info, &reqs[q]) ==
                 MPI_SUCCESS,
@@ -346,7 +366,7 @@ void inflight(Harness& h, const cartplan::ir::graph::Topology& t, const Types& t
 void progress_in_other_calls(Harness& h, const cartplan::ir::graph::Topology& t, const Types& ty) {
   if (t.size() > h.size) return;
   const Edges e = edges_of(t, h.rank);
-  for (const char* algo : {"pairing", "cumulative", "grid"}) {
+  for (const char* algo : combining(h.size)) {
     MPI_Comm g = make_graph(e, algo, "1");
     Buffers b = make_buffers(e, false, ty, h.rank, 0, 20);
     Cart_Request r = CART_REQUEST_NULL;
@@ -419,7 +439,7 @@ void mixed_with_cartesian(Harness& h, const cartplan::ir::graph::Topology& t, co
 void nonblocking_v_is_local(Harness& h, const cartplan::ir::graph::Topology& t) {
   if (t.size() > h.size) return;
   const Edges e = edges_of(t, h.rank);
-  for (const char* algo : {"pairing", "cumulative", "grid"}) {
+  for (const char* algo : combining(h.size)) {
     MPI_Comm g = make_graph(e, algo, "1");
     VCase v = make_v(e, true, h.rank, 3);
     // The first graph collective on a communicator is its collective set-up (the pattern

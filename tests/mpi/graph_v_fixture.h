@@ -12,6 +12,7 @@
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sizes.h"
 #include "ir/graph/topology.h"
+#include "tests/mpi/graph_algorithm_info.h"
 
 namespace cartplan::mpitest::graph_v {
 
@@ -70,7 +71,7 @@ inline Graph make_graph(const cartplan::ir::graph::Topology& t, int rank, const 
   g.out = t.ranks[rank].out;
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  cartplan::mpitest::set_graph_algorithm(info, algorithm);
   int dummy = 0;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.empty() ? &dummy : g.in.data(), MPI_UNWEIGHTED,
                                  static_cast<int>(g.out.size()), g.out.empty() ? &dummy : g.out.data(), MPI_UNWEIGHTED, info, 0, &g.comm);

@@ -37,6 +37,7 @@
 
 #include "engine/graph/generators.h"
 #include "tests/graph/random_graphs.h"
+#include "tests/mpi/graph_algorithm_info.h"
 #include "tests/mpi/harness.h"
 
 #ifdef GRAPH_W_DROPIN
@@ -370,7 +371,7 @@ Topology with_sink_and_source(Topology t) {
 MPI_Comm make_graph(const std::vector<int>& in, const std::vector<int>& out, const char* algo) {
   MPI_Info info;
   MPI_Info_create(&info);
-  if (algo) MPI_Info_set(info, "cartplan_algorithm", algo);
+  if (algo) cartplan::mpitest::set_graph_algorithm(info, algo);
   MPI_Info_set(info, "cartplan_theta", "1");
   int dummy = 0;
   MPI_Comm g = MPI_COMM_NULL;
@@ -424,7 +425,8 @@ int main(int argc, char** argv) {
 #ifdef GRAPH_W_DROPIN
   const std::vector<const char*> algos = {nullptr};
 #else
-  const std::vector<const char*> algos = {"linear", "pairing", "cumulative", "grid", "auto"};
+  std::vector<const char*> algos = {"linear", "pairing", "cumulative", "grid", "auto"};
+  if (cartplan::mpitest::has_3d_grid(p)) algos.push_back("grid3");  // grid on the 3-D grid (Info cartplan_grid_dims=3)
 #endif
   int salt = 0;
   for (const auto& [name, t] : graphs)

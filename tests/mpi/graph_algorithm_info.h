@@ -1,0 +1,39 @@
+// The graph tests' algorithm names as Info keys: "grid3" is the 3-D virtual grid (Info
+// cartplan_algorithm=grid and cartplan_grid_dims=3), any other name is cartplan_algorithm's value.
+//
+//   MPI_Info info;  MPI_Info_create(&info);
+//   set_graph_algorithm(info, "grid3");
+//   if (has_3d_grid(size)) ...                  // else "grid3" runs the 2-D (or 1-D) grid
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+namespace cartplan::mpitest {
+
+inline void set_graph_algorithm(MPI_Info info, const char* algorithm) {
+  if (std::string(algorithm) == "grid3") {
+    MPI_Info_set(info, "cartplan_algorithm", "grid");
+    MPI_Info_set(info, "cartplan_grid_dims", "3");
+  } else {
+    MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  }
+}
+
+inline bool is_grid(const char* algorithm) { return std::string(algorithm).rfind("grid", 0) == 0; }
+
+// The dimensions of the virtual grid of p ranks asked for d dimensions (engine/graph/grid.h's
+// grid_dims: MPI_Dims_create's factors, extents of 1 dropped).
+inline int grid_ndims(int p, int d) {
+  int dims[3] = {0, 0, 0};
+  MPI_Dims_create(p, d, dims);
+  int n = 0;
+  for (int k = 0; k < d; ++k) n += dims[k] > 1;
+  return n;
+}
+
+// Whether p ranks have a real 3-D grid (2x2x2 at 8, 3x2x2 at 12; not 2 to 7).
+inline bool has_3d_grid(int p) { return grid_ndims(p, 3) == 3; }
+
+}  // namespace cartplan::mpitest
