@@ -10,7 +10,10 @@
 // the first one dropped as warm-up, variants interleaved) and the break-even number of calls,
 // set-up / (linear - variant), where set-up is the variant's first init on its communicator (its
 // patterns are built there; later points on the same communicator reuse them, so their init is
-// smaller). Several ops and block sizes run in one simulation; a markdown table per point
+// smaller). Under SMPI also each variant's sync time (column "sync us": one call after a
+// barrier, last rank's entry to last rank's exit on the one simulated clock; NaN elsewhere),
+// which, unlike the per-rank times, holds no barrier exit skew (docs/smpi.md, "Timing").
+// Several ops and block sizes run in one simulation; a markdown table per point
 // (bench/smpi/graph_report.py parses them).
 //
 //   smpirun -np 256 ... graph_scale_bench --graph moore:dims=16x16,r=2 --ops allgather,alltoallv --bytes 4,1024
