@@ -10,12 +10,16 @@
 // the first one dropped as warm-up, variants interleaved) and the break-even number of calls,
 // set-up / (linear - variant), where set-up is the variant's first init on its communicator (its
 // patterns are built there; later points on the same communicator reuse them, so their init is
-// smaller). Several ops and block sizes run in one simulation; a markdown table per point
+// smaller). Under SMPI also each variant's sync time (column "sync us": one call after a
+// barrier, last rank's entry to last rank's exit on the one simulated clock; NaN elsewhere),
+// which, unlike the per-rank times, holds no barrier exit skew (docs/smpi.md, "Timing").
+// Several ops and block sizes run in one simulation; a markdown table per point
 // (bench/smpi/graph_report.py parses them).
 //
 //   smpirun -np 256 ... graph_scale_bench --graph moore:dims=16x16,r=2 --ops allgather,alltoallv --bytes 4,1024
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -174,7 +178,7 @@ struct Variant {
   double create_us = 0, setup_us = -1, init_us = 0;
   int ran = -1;
   long wrong = 0;
-  std::vector<double> times;
+  std::vector<double> times, sync_times;
 };
 
 bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
@@ -184,6 +188,7 @@ bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
   MPI_Info_set(info, "cartplan_theta", std::to_string(a.theta).c_str());
   v->buf = make_buffers(a, l, rank);
   v->times.clear();
+  v->sync_times.clear();
   v->wrong = 0;
   int rc = MPI_SUCCESS;
   double t0 = 0;
@@ -233,8 +238,8 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
   std::printf("# graph %s, %s, %d-byte blocks%s, np %d, %ld edges, max out-degree %ld, theta %d, %d reps x %d calls (us per call, slowest rank)\n",
               a.graph.c_str(), a.op.c_str(), a.bytes, a.op == "alltoallv" ? " (mean; each in [b/2, 3b/2])" : "", size, edges[0], edges[1],
               a.theta, a.reps - 1, a.iters);
-  std::printf("| variant | ran | median us | q1 | q3 | vs linear | create us | set-up us | init us | break-even calls | wrong bytes |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| variant | ran | median us | q1 | q3 | vs linear | create us | set-up us | init us | break-even calls | wrong bytes | sync us |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   const char* kinds[] = {"linear", "pairing", "cumulative", "grid"};  // CART_GRAPH_* order
   const double lin = vs.front().name == "linear" ? cartplan::bench::summarize(vs.front().times).median : 0;
   for (const Variant& v : vs) {
@@ -243,9 +248,29 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
     if (lin > 0) ratio = std::to_string(s.median / lin).substr(0, 5);
     // Break-even only for a variant that combines and is faster; auto running linear has none.
     if (lin > 0 && v.ran > 0) even = s.median < lin ? std::to_string(static_cast<long>(v.setup_us / (lin - s.median) + 0.999)) : "never";
-    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %.0f | %s | %ld |\n", v.name.c_str(), v.ran >= 0 ? kinds[v.ran] : "?", s.median,
-                s.q1, s.q3, ratio.c_str(), v.create_us, v.setup_us, v.init_us, even.c_str(), v.wrong);
+    const double sync_us = v.sync_times.empty() ? std::nan("") : cartplan::bench::summarize(v.sync_times).median;
+    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %.0f | %s | %ld | %.2f |\n", v.name.c_str(), v.ran >= 0 ? kinds[v.ran] : "?",
+                s.median, s.q1, s.q3, ratio.c_str(), v.create_us, v.setup_us, v.init_us, even.c_str(), v.wrong, sync_us);
   }
+}
+
+// One call started right after a barrier, from the moment the last rank entered it to the moment
+// the last rank left it, on SMPI's one simulated clock (NaN under other MPIs, whose clocks differ
+// per node). Back-to-back timing per rank (time_all) contains the barrier's exit skew spread over
+// the calls, tens of us at p = 256 (docs/smpi.md, "Timing"); this measure does not.
+double time_synchronized(Variant& v) {
+#ifdef CARTPLAN_SMPI
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t[2] = {MPI_Wtime(), 0};
+  Cart_start(&v.req);
+  Cart_wait(&v.req);
+  t[1] = MPI_Wtime();
+  MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return (t[1] - t[0]) * 1e6;
+#else
+  (void)v;
+  return std::nan("");
+#endif
 }
 
 void time_all(const Args& a, std::vector<Variant>& vs) {
@@ -258,7 +283,8 @@ void time_all(const Args& a, std::vector<Variant>& vs) {
         Cart_wait(&v.req);
       }
       const double us = slowest((MPI_Wtime() - t0) * 1e6 / a.iters);
-      if (r > 0) v.times.push_back(us);  // the first repetition warms up
+      const double sync_us = time_synchronized(v);
+      if (r > 0) v.times.push_back(us), v.sync_times.push_back(sync_us);  // the first repetition warms up
     }
   }
 }

@@ -255,7 +255,11 @@ void GraphExchange::step(bool block, bool post_only) {
       if (post_only && n > 0) return;
     }
     // A phase's receives may be read by the next phase's sends: finish it before moving on.
-    // Each completed request is checked once, when Waitsome/Testsome reports it.
+    // Each completed request is checked once, when Waitall/Waitsome/Testsome reports it.
+    if (block && left_ == n && n > 0) {
+      const int rc = wait_whole_phase(first, n);
+      if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return fail(first, n, from_mpi(rc, "MPI_Waitall"));
+    }
     while (left_ > 0) {
       int done = 0;
       const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data())
@@ -274,6 +278,23 @@ void GraphExchange::step(bool block, bool post_only) {
     phase_started_ = false;
   }
   set_pending(false);
+}
+
+// A blocking wait for a phase none of whose requests has completed yet: one MPI_Waitall, as the
+// Cartesian executor does, instead of one MPI_Waitsome per completion (a library charges every
+// call: SMPI its smpi/test poll per call, docs/graphs.md "Where the simulated time goes"). Each
+// completed request is checked; with MPI_ERR_IN_STATUS those still MPI_ERR_PENDING stay active
+// and are left to the Waitsome loop. Returns Waitall's code; left_ counts what is still pending.
+int GraphExchange::wait_whole_phase(std::size_t first, std::size_t n) {
+  const int rc = MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (rc == MPI_ERR_IN_STATUS && statuses_[k].MPI_ERROR == MPI_ERR_PENDING) continue;
+    const Post& p = posts_[first + k];
+    note(arrival_error(p.recv, p.phase, p.peer, p.bytes, statuses_[k], rc == MPI_ERR_IN_STATUS));
+    --left_;
+  }
+  return rc;
 }
 
 // When MPI itself fails the schedule cannot go on: receives still pending are cancelled,

@@ -157,6 +157,7 @@ class GraphExchange {
   void step(bool block, bool post_only = false);
   // Advances the size pass; once done, builds the messages. True when the data phases can run.
   bool learn_sizes(bool block, bool post_only);
+  int wait_whole_phase(std::size_t first, std::size_t n);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   void note(MpiStatus s);
   void set_pending(bool pending);  // with the registry held (graph_progress.cc)

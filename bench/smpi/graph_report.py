@@ -34,10 +34,11 @@ def parse(text):
             continue
         if point is not None and line.startswith("| ") and not line.startswith("| variant"):
             cells = [c.strip() for c in line.strip("|").split("|")]
-            if len(cells) == 11:
-                name, ran, median, _, _, _, create, setup, init, even, wrong = cells
+            if len(cells) in (11, 12):  # 12: with the sync column (graph_scale_bench since the sync measure)
+                name, ran, median, _, _, _, create, setup, init, even, wrong = cells[:11]
                 point["variants"][name] = {"ran": ran, "median": float(median), "setup": float(setup), "init": float(init),
-                                           "create": float(create), "even": even, "wrong": int(wrong)}
+                                           "create": float(create), "even": even, "wrong": int(wrong),
+                                           "sync": float(cells[11]) if len(cells) == 12 else None}
     return [p for p in points if "linear" in p["variants"]]
 
 
