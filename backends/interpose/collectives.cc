@@ -81,16 +81,6 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
 // init agrees collectively and falls back to Open MPI when the sizes are not uniform.
 bool vw_accelerated(Form form) { return form == Form::kPersistent; }
 
-// The raw arguments of a uniform call: the same words mean the same buffers, counts and
-// datatypes (Exchange::run_blocking, Exchange::create_nonblocking).
-mpi::CallKey call_key(int code, const void* sb, int sc, MPI_Datatype st, void* rb, int rc_count, MPI_Datatype rt) {
-  mpi::CallKey key;
-  key.words = {static_cast<std::uintptr_t>(code), reinterpret_cast<std::uintptr_t>(sb), static_cast<std::uintptr_t>(sc),
-               reinterpret_cast<std::uintptr_t>(st), reinterpret_cast<std::uintptr_t>(rb), static_cast<std::uintptr_t>(rc_count),
-               reinterpret_cast<std::uintptr_t>(rt)};
-  return key;
-}
-
 // A blocking or non-blocking uniform call: a repeated call runs (blocking) or restarts
 // (non-blocking, once the earlier request completed) the exchange built for the same arguments
 // without laying out its spec again. `make` (the spec) becomes a std::function only when the
@@ -239,7 +229,7 @@ bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info i
   }
   if (!taken(*a, form, u)) return false;
   const int code = (u.op == ir::Op::kAlltoall ? 100 : 101) + (form == Form::kNonblocking ? 10 : 0);
-  const mpi::CallKey key = call_key(code, u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype);
+  const mpi::CallKey key = mpi::uniform_call_key(code, u.sendbuf, u.sendcount, u.sendtype, u.recvbuf, u.recvcount, u.recvtype);
   return run_keyed(*a, form, key, [&] { return spec_of(*a, u); }, comm, request, rc);
 }
 
@@ -251,7 +241,7 @@ bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sen
   // The shape matched the last call's, which was taken with its used sides (used_sides): a
   // rank with edges both ways uses its arguments as given, any other matches only if they equal
   // what its used sides made of them. The key is neighbor_uniform's for the same call.
-  const mpi::CallKey key = call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  const mpi::CallKey key = mpi::uniform_call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   Inside inside;
   mpi::MpiStatus s;
   if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;

@@ -2,6 +2,7 @@
 // to MPI error codes and Cart_error_message().
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,13 +67,23 @@ int blocking(MPI_Comm comm, const cartplan::mpi::SpecMaker& make) {
 // reduce_scatter), identified by its raw arguments so that a repeated call skips building its
 // spec. `code` names the collective and the count type; the other words are the arguments.
 template <class Count, class... Words>
-int blocking_keyed(MPI_Comm comm, int code, const cartplan::mpi::SpecMaker& make, Words... words) {
-  cartplan::mpi::CallKey key;
-  key.words = {static_cast<std::uintptr_t>(code) * 2 + (sizeof(Count) > sizeof(int) ? 1 : 0), (std::uintptr_t)(words)...};
-  return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, make, &key); });
+cartplan::mpi::CallKey key_of(int code, Words... words) {
+  return cartplan::mpi::uniform_call_key(static_cast<std::uintptr_t>(code) * 2 + (sizeof(Count) > sizeof(int) ? 1 : 0), words...);
 }
 
-int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::mpi::SpecMaker& make, Cart_Request* request) {
+// `make` (a CART_SPEC lambda, several references wide) is wrapped by reference: a std::function
+// of it would allocate on every call, also on the repeats that never build the spec.
+template <class Count, class Make, class... Words>
+int blocking_keyed(MPI_Comm comm, int code, const Make& make, Words... words) {
+  const cartplan::mpi::CallKey key = key_of<Count>(code, words...);
+  const cartplan::mpi::SpecMaker spec = std::cref(make);
+  return guarded(comm, [&] { return cartplan::mpi::run_blocking(comm, spec, &key); });
+}
+
+// `key` (non-blocking uniform calls): a repeat of a completed call restarts its exchange
+// (make_exchange, Exchange::create_nonblocking).
+int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::mpi::SpecMaker& make, Cart_Request* request,
+                 const cartplan::mpi::CallKey* key = nullptr) {
   return guarded(comm, [&]() -> MpiStatus {
     // A NULL request is an argument error like any other: in init (collective) and in checking
     // mode it takes part in the agreement, so that no rank is left waiting for this one.
@@ -80,13 +91,21 @@ int make_request(MPI_Comm comm, MPI_Info info, bool persistent, const cartplan::
     if (request) *request = CART_REQUEST_NULL;
     std::unique_ptr<Exchange> x;
     MpiStatus s = cartplan::mpi::make_exchange(comm, info, persistent ? Exchange::Kind::kPersistent : Exchange::Kind::kNonblocking,
-                                               make, &x, bad);
+                                               make, &x, bad, key);
     if (s.ok() && !bad.ok()) s = bad;
     if (s.ok() && !persistent) s = x->start();
     if (!s.ok()) return s;
     *request = new Cart_Request_s{nullptr, std::move(x), persistent, nullptr, nullptr};
     return {};
   });
+}
+
+// A non-blocking call with one count and datatype per side (ialltoall, iallgather), keyed as
+// blocking_keyed's calls (and `make` wrapped by reference as there).
+template <class Count, class Make, class... Words>
+int nonblocking_keyed(MPI_Comm comm, int code, const Make& make, Cart_Request* request, Words... words) {
+  const cartplan::mpi::CallKey key = key_of<Count>(code, words...);
+  return make_request(comm, MPI_INFO_NULL, false, std::cref(make), request, &key);
 }
 
 // Completion of one request as MPI_Wait/MPI_Test define it: a completed non-blocking request
@@ -279,7 +298,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
   }                                                                                                                          \
   int Cart_ialltoall##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm,  \
                              Cart_Request* r) {                                                                              \
-    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt), r);             \
+    return nonblocking_keyed<COUNT>(comm, 0, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt), r, sb, sc, st, rb, rc, rt); \
   }                                                                                                                          \
   int Cart_ialltoallv##SUFFIX(const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb,                 \
                               const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {        \
@@ -293,7 +312,7 @@ int Cart_neighbors(int d, int metric, int shadow, int depth, int maxt, int relat
   }                                                                                                                          \
   int Cart_iallgather##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt, MPI_Comm comm, \
                               Cart_Request* r) {                                                                             \
-    return make_request(comm, MPI_INFO_NULL, false, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt), r);            \
+    return nonblocking_keyed<COUNT>(comm, 1, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt), r, sb, sc, st, rb, rc, rt); \
   }                                                                                                                          \
   int Cart_iallgatherv##SUFFIX(const void* sb, COUNT sc, MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[],     \
                                MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {                                            \

@@ -41,8 +41,7 @@ struct Registry {
   std::mutex mu;
   std::vector<Exchange*> pending;  // in the order they were started
   std::atomic<int> hook_demand{0};  // pending exchanges that need the hook
-  bool hooked = false;              // poll() is registered
-  int idle_rounds = 0;              // progress rounds without demand since it was last wanted
+  LingeringHook hook{&Exchange::progress_poll};  // poll(), registered while wanted and a while after
 };
 
 // One per process, constructed when the library is loaded (no guard on every use).
@@ -115,37 +114,6 @@ class Hold {
   const bool multiple_;
 };
 
-// Under MPI_THREAD_MULTIPLE poll() stays registered once it was: registering again can make
-// Open MPI reallocate its callback array while another thread walks it. It then costs one
-// atomic load per progress round while nothing is pending.
-void unhook() {
-  Registry& r = registry();
-  if (!r.hooked || thread_multiple()) return;
-  progress_hook_unregister(&Exchange::progress_poll);  // safe inside poll(): Open MPI 4.1 shifts the array in place
-  r.hooked = false;
-}
-
-// Once no pending exchange needs poll(), it stays registered for kLingerRounds more progress
-// rounds before it unregisters itself: a program that starts a request again soon after the
-// last one completed (a persistent request in a loop, a non-blocking call per iteration) pays
-// neither a registration nor an unregistration per request (they walk and reshape Open MPI's
-// callback array: about 230 instructions a start), and one that stops pays kLingerRounds calls
-// of a few instructions.
-constexpr int kLingerRounds = 64;
-
-void hook() {
-  Registry& r = registry();
-  r.idle_rounds = 0;
-  if (!r.hooked) r.hooked = progress_hook_register(&Exchange::progress_poll);
-}
-
-// A progress round while nothing needs poll() (only single-threaded: under MPI_THREAD_MULTIPLE
-// it stays registered anyway, and the count would be shared between threads).
-void linger() {
-  Registry& r = registry();
-  if (r.hooked && !thread_multiple() && ++r.idle_rounds >= kLingerRounds) unhook();
-}
-
 }  // namespace
 
 // Two threads asking at once compute the same answer.
@@ -160,7 +128,7 @@ bool query_thread_multiple() {
 int Exchange::progress_poll() {
   Registry& r = registry();
   if (r.hook_demand.load(std::memory_order_relaxed) == 0) {
-    if (here.held == 0) linger();  // not from inside a hold: the registry may be changing
+    if (here.held == 0) r.hook.idle_round(thread_multiple());  // not inside a hold: the registry may be changing
     return 0;
   }
   Depths& d = here;
@@ -225,7 +193,7 @@ void Exchange::set_pending(bool pending) {
     r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
     if (hooked_) {
       hooked_ = false;
-      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (kLingerRounds)
+      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (LingeringHook)
     }
     if (finish_fn_) defer_finish(finish_fn_, finish_ctx_);
   }
@@ -238,7 +206,7 @@ void Exchange::request_hook() {
   if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ > 1))) return;
   if (!progress_hook_available()) return;
   hooked_ = true;
-  if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
+  if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) registry().hook.want();
 }
 
 MpiStatus Exchange::start() {

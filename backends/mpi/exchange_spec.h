@@ -54,11 +54,24 @@ struct ExchangeSpec {
   std::int64_t send_bytes = -1, recv_bytes = -1;
 };
 
-// The arguments of a blocking call with one count and datatype per side (Cart_alltoall,
-// Cart_allgather) in a few words: the same words mean the same buffers, counts and datatypes,
-// so a repeated call can run the exchange built before without looking at any block.
+// The arguments of a call with one count and datatype per side (Cart_alltoall, Cart_iallgather,
+// the drop-in's MPI_Neighbor_alltoall, ...) in a few words: the same words mean the same
+// buffers, counts and datatypes, so a repeated call can run (blocking) or restart
+// (non-blocking, from the pool) the exchange built before without looking at any block.
 struct CallKey {
   std::array<std::uintptr_t, 7> words{};
 };
+
+// The CallKey of a call: `code` names the collective (and, where both exist, its count type),
+// `args` are its six raw arguments in order (pointers, counts, datatype and op handles).
+//
+//   CallKey k = uniform_call_key(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+template <class... Args>
+CallKey uniform_call_key(std::uintptr_t code, Args... args) {
+  static_assert(sizeof...(Args) == 6, "a CallKey holds a code and six arguments");
+  CallKey key;
+  key.words = {code, (std::uintptr_t)(args)...};  // pointers and handles by value, counts as words
+  return key;
+}
 
 }  // namespace cartplan::mpi

@@ -26,11 +26,14 @@ struct Registry {
   // every blocking call's completion, where taking the hold costs more than the question.
   std::atomic<std::size_t> pending_count{0};
   std::atomic<int> hook_demand{0};
-  bool hooked = false;
+  // poll(), registered while some exchange demands it and a while after, like the Cartesian
+  // registry's: a graph request per iteration registers it once, not once per request.
+  LingeringHook hook{&GraphExchange::progress_poll};
 };
 
 Registry the_registry;
 thread_local int held CARTPLAN_HOT_TLS = 0;  // this thread's depth inside the registry (hot_tls.h)
+thread_local std::vector<GraphExchange*> snapshot CARTPLAN_HOT_TLS;  // step_all's copy of the list
 
 // Holds the registry: the mutex under MPI_THREAD_MULTIPLE, reentrant on one thread. The
 // depth shared with the Cartesian registry (Exchange::enter_hold) keeps finish callbacks from
@@ -52,17 +55,6 @@ class Hold {
   const bool multiple_;
 };
 
-// As in exchange_progress.cc: under MPI_THREAD_MULTIPLE the callback stays registered once it was.
-void unhook() {
-  if (!the_registry.hooked || thread_multiple()) return;
-  progress_hook_unregister(&GraphExchange::progress_poll);
-  the_registry.hooked = false;
-}
-
-void hook() {
-  if (!the_registry.hooked) the_registry.hooked = progress_hook_register(&GraphExchange::progress_poll);
-}
-
 std::size_t pending_graph_exchanges() { return the_registry.pending_count.load(std::memory_order_acquire); }
 
 void step_graph_exchanges() {
@@ -81,13 +73,16 @@ const bool registered = [] {
 
 int GraphExchange::progress_poll() {
   Registry& r = the_registry;
-  if (r.hook_demand.load(std::memory_order_relaxed) == 0 || held > 0) return 0;
+  if (held > 0) return 0;
+  if (r.hook_demand.load(std::memory_order_relaxed) == 0) {
+    r.hook.idle_round(thread_multiple());
+    return 0;
+  }
   const bool multiple = thread_multiple();
   if (multiple && !r.mu.try_lock()) return 0;
   ++held;
   Exchange::enter_hold();
   const int events = step_all();
-  if (r.hook_demand.load(std::memory_order_relaxed) == 0) unhook();
   --held;
   if (multiple) r.mu.unlock();
   Exchange::leave_hold();
@@ -95,7 +90,9 @@ int GraphExchange::progress_poll() {
 }
 
 int GraphExchange::step_all() {
-  const std::vector<GraphExchange*> list = the_registry.pending;  // a step may finish one: walk a copy
+  std::vector<GraphExchange*> list;
+  list.swap(snapshot);  // a step may finish one and take it off the registry: walk a copy
+  list.assign(the_registry.pending.begin(), the_registry.pending.end());
   int events = 0;
   for (GraphExchange* e : list) {
     if (!e->pending_) continue;
@@ -103,6 +100,7 @@ int GraphExchange::step_all() {
     e->step(false);
     events += !e->pending_ || e->phase_ != phase ? 1 : 0;
   }
+  list.swap(snapshot);  // keeps its capacity: no allocation per progress round
   return events;
 }
 
@@ -114,7 +112,7 @@ void GraphExchange::set_pending(bool pending) {
     r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
     if (hooked_) {
       hooked_ = false;
-      if (r.hook_demand.fetch_sub(1, std::memory_order_relaxed) == 1) unhook();
+      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (LingeringHook)
     }
     if (finish_fn_) Exchange::defer_finish(finish_fn_, finish_ctx_);
   }
@@ -127,7 +125,7 @@ void GraphExchange::set_pending(bool pending) {
 void GraphExchange::request_hook() {
   if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ >= 2)) || !progress_hook_available()) return;
   hooked_ = true;
-  if (the_registry.hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) hook();
+  if (the_registry.hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) the_registry.hook.want();
 }
 
 MpiStatus GraphExchange::start() {

@@ -58,4 +58,15 @@ void progress_hook_unregister(ProgressCallback cb) {
   if (hook().unreg) hook().unreg(cb);
 }
 
+void LingeringHook::want() {
+  idle_rounds_ = 0;
+  if (!hooked_) hooked_ = progress_hook_register(cb_);
+}
+
+void LingeringHook::idle_round(bool multiple) {
+  if (!hooked_ || multiple || ++idle_rounds_ < kLingerRounds) return;
+  progress_hook_unregister(cb_);  // safe inside the callback: Open MPI 4.1 shifts the array in place
+  hooked_ = false;
+}
+
 }  // namespace cartplan::mpi

@@ -36,4 +36,33 @@ inline bool progress_hook_available() {
 bool progress_hook_register(ProgressCallback cb);
 void progress_hook_unregister(ProgressCallback cb);
 
+// A callback kept registered while it is wanted and for kLingerRounds progress rounds after
+// the last want ended, so that a program that starts a request again soon after the last one
+// completed (a persistent request in a loop, a non-blocking call per iteration) pays neither a
+// registration nor an unregistration per request (they walk and reshape Open MPI's callback
+// array: about 230 instructions a start), and one that stops pays kLingerRounds calls of a few
+// instructions. The Cartesian and the graph registries (exchange_progress.cc,
+// graph_progress.cc) each own one; its members run with that registry held, or from its
+// callback outside any hold.
+//
+//   LingeringHook hook{&poll};
+//   hook.want();                   // demand went from 0 to 1: registered (if not still lingering)
+//   // in poll(), while nothing demands it:
+//   hook.idle_round(multiple);     // unregisters after kLingerRounds such rounds
+class LingeringHook {
+ public:
+  static constexpr int kLingerRounds = 64;
+  explicit constexpr LingeringHook(ProgressCallback cb) : cb_(cb) {}
+  void want();
+  // Under MPI_THREAD_MULTIPLE (`multiple`) the callback stays registered once it was:
+  // unregistering can make Open MPI reshape its callback array while another thread walks it.
+  // It then costs one load per progress round while nothing is pending.
+  void idle_round(bool multiple);
+
+ private:
+  ProgressCallback cb_;
+  bool hooked_ = false;
+  int idle_rounds_ = 0;  // rounds without demand since it was last wanted
+};
+
 }  // namespace cartplan::mpi

@@ -171,10 +171,13 @@ MpiStatus run_blocking(MPI_Comm comm, const SpecMaker& make, const CallKey* key)
 }
 
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, Exchange::Kind kind, const SpecMaker& make,
-                        std::unique_ptr<Exchange>* out, const MpiStatus& caller_error) {
+                        std::unique_ptr<Exchange>* out, const MpiStatus& caller_error, const CallKey* key) {
   NeighborhoodComm* nc = nullptr;
   MpiStatus s = require_neighborhood(comm, &nc);
   if (!s.ok()) return s;  // same communicator on every rank: every rank fails here alike
+  // Without Info the options are the communicator's, as create_nonblocking takes them.
+  if (key && kind == Exchange::Kind::kNonblocking && info == MPI_INFO_NULL && caller_error.ok())
+    return Exchange::create_nonblocking(*nc, *key, [&] { return make(*nc); }, out);
   Options options = nc->options();
   ExchangeSpec spec = make(*nc);
   if (spec.invalid.ok() && !caller_error.ok()) spec.invalid = caller_error;

@@ -44,10 +44,13 @@ ExchangeSpec allgatherw_spec(const NeighborhoodComm& nc, const void* sendbuf, Co
 // The shared path of every non-blocking and persistent collective: finds the neighbourhood of
 // `comm`, applies the Info overrides of `info` (MPI_INFO_NULL for none), builds the spec and
 // creates the exchange. `caller_error` (e.g. a NULL request pointer) takes part in the
-// agreement where there is one, so that every rank returns an error.
+// agreement where there is one, so that every rank returns an error. `key` (a non-blocking
+// uniform call without Info and without caller error) takes the drop-in's path,
+// Exchange::create_nonblocking: a repeat of a completed call restarts its pooled exchange
+// without building the spec or settling the plan again.
 using SpecMaker = std::function<ExchangeSpec(const NeighborhoodComm&)>;
 MpiStatus make_exchange(MPI_Comm comm, MPI_Info info, Exchange::Kind kind, const SpecMaker& make,
-                        std::unique_ptr<Exchange>* out, const MpiStatus& caller_error = {});
+                        std::unique_ptr<Exchange>* out, const MpiStatus& caller_error = {}, const CallKey* key = nullptr);
 
 // A blocking collective through the same path (Exchange::run_blocking). `key` (uniform
 // collectives only) lets a repeated call skip building its spec.
