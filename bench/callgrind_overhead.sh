@@ -18,7 +18,10 @@
 # --baseline OLD.so adds the given (earlier) build of the library beside every preloaded mode, so
 # a change is compared with what it changed in one table.
 #
-#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR]
+#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR] [--pace US]
+# --pace US: rank 0's sleep after each go message (default 200); on a loaded machine rank 1 may
+# not have sent within 200 us, and rank 0 then runs progress rounds (persistent calls count the
+# progress callbacks' work in every round): a longer pace keeps them out.
 # --keep DIR: the profiles are copied there (callgrind_annotate reads them). --no-build: use
 # what bazel-bin holds (while another bazel command has the workspace).
 # Writes the table to stdout and to bench/results/<tag>/callgrind_overhead.md (tag cpp-2core
@@ -30,6 +33,7 @@ only=""
 runs=3
 keep=""
 build=1
+pace=200
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
@@ -37,7 +41,8 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --keep) keep=$(realpath "$2"); shift 2 ;;
     --no-build) build=0; shift ;;
-    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build)" >&2; exit 2 ;;
+    --pace) pace=$2; shift 2 ;;
+    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build, --pace US)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
@@ -101,7 +106,7 @@ profile() {
   for run in $(seq "$runs"); do
     local f=$work/$(echo "$label" | tr ' /' '__').$run.out
     mpirun --oversubscribe --allow-run-as-root -np 2 -x CG_OUT="$f" -x CG_PRELOAD="$preload" "${env[@]}" "$work/rank0.sh" \
-      "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace 200 "$@" > /dev/null
+      "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace "$pace" "$@" > /dev/null
     files+=("$f")
   done
   (IFS=$'\t'; echo "$label	$n	${files[*]}") >> "$manifest"
@@ -130,7 +135,7 @@ table=$(python3 bench/callgrind_table.py "$manifest")
 {
   echo "# Instructions per call, callgrind on rank 0 (np = 2, 8-byte blocks)"
   echo
-  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}\`"
+  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}$([ "$pace" = 200 ] || echo " --pace $pace")\`"
   echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes'));"
   echo "load: \`$load_before\` before, \`$load_after\` after. Columns: bench/callgrind_table.py."
   echo

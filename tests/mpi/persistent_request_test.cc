@@ -21,13 +21,13 @@
 // block, rank- and iteration-dependent data.
 //
 //   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--expect-done-at-start]
-#include <dlfcn.h>
 #include <mpi.h>
 #include <mpi-ext.h>
 
 #include <string>
 #include <vector>
 
+#include "tests/mpi/dropin_calls.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -200,12 +200,6 @@ void inactive_checks(Harness& h, Collective& c) {
   h.check(flag == 1 && reqs[0] == c.handle, "inactive: MPI_Testall reports it complete, handle kept");
 }
 
-long accelerated_calls(MPI_Comm comm) {
-  using Count = long (*)(MPI_Comm);
-  auto count = reinterpret_cast<Count>(dlsym(RTLD_DEFAULT, "CARTPLAN_Accelerated_calls"));
-  return count ? count(comm) : -2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -242,7 +236,7 @@ int main(int argc, char** argv) {
   MPI_Request_free(&g.request);
   h.check(a.request == MPI_REQUEST_NULL && g.request == MPI_REQUEST_NULL, "MPI_Request_free sets MPI_REQUEST_NULL");
   if (o.expect_accelerated)
-    h.check(accelerated_calls(comm) >= inits, "the drop-in ran every init (" + std::to_string(accelerated_calls(comm)) + ")");
+    h.check(dropin_accelerated_calls(comm) >= inits, "the drop-in ran every init (" + std::to_string(dropin_accelerated_calls(comm)) + ")");
   MPI_Comm_free(&comm);
   return h.finish("persistent_request_test");
 }
