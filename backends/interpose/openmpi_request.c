@@ -77,3 +77,10 @@ int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_re
 }
 
 void cartplan_openmpi_request_complete(MPI_Request request) { ompi_request_complete(request, true); }
+
+int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests) {
+  for (int i = 0; i < n; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && !REQUEST_COMPLETE(requests[i])) return 0;
+  }
+  return 1;
+}

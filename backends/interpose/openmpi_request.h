@@ -11,6 +11,9 @@
 // MPI_Request_free runs `release`. Completing it (cartplan_openmpi_request_complete) is
 // Open MPI's own ompi_request_complete: an atomic swap that wakes a thread waiting on it.
 //
+// cartplan_openmpi_requests_complete reads Open MPI's requests' completion flags: the drop-in's
+// progress callback uses it to skip MPI_Testall in rounds where a phase cannot be complete.
+//
 // This uses Open MPI's internal headers (Debian ships them with libopenmpi-dev, matching the
 // library), so the layout is only trusted when the running library has the major.minor version
 // the drop-in was compiled against (cartplan_openmpi_request_usable); requests.cc falls back to
@@ -47,6 +50,11 @@ int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_re
 // MPI_ANY_TAG, no error: errors of the work are reported by the interposed completion calls).
 // Safe from any thread and inside Open MPI's progress engine.
 void cartplan_openmpi_request_complete(MPI_Request request);
+
+// 1 if every one of the n requests (any kind of Open MPI request, MPI_REQUEST_NULL included) is
+// complete, 0 if one is not: a read of each request's completion flag, no progress, nothing
+// changed. Only where cartplan_openmpi_request_usable().
+int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests);
 
 #ifdef __cplusplus
 }

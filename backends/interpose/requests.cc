@@ -172,6 +172,18 @@ bool openmpi_kind() {
   return yes;
 }
 
+// The progress callback's cheaper test of a phase (Exchange::set_phase_probe): Open MPI's
+// requests' completion flags, where the layout is trusted (openmpi_kind); else "maybe
+// complete", and the phase is tested with MPI_Testall as everywhere.
+bool phase_probe(int n, const MPI_Request* requests) {
+  return !openmpi_kind() || cartplan_openmpi_requests_complete(n, requests) != 0;
+}
+// Installed when the library is loaded, before any exchange exists; it calls no MPI function.
+const bool phase_probe_installed = [] {
+  mpi::Exchange::set_phase_probe(phase_probe);
+  return true;
+}();
+
 // Ends a persistent request of ours (MPI_Request_free, MPI_Finalize): the handle is released by
 // the caller (or by Open MPI, whose free function this is for its own kind).
 void release(Operation* op) {
