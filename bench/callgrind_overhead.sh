@@ -3,9 +3,10 @@
 # moves far less than time: bench/osu_neighbor at np = 2, rank 0 under callgrind counting the
 # instructions inside each timed call (one_call(); counts are zeroed when the timed loop starts,
 # so the warm-up, where the drop-in plans a new call shape, is not counted), rank 1 natively at a
-# raised priority (nice -10). The calls are paced (osu_neighbor --pace 200: rank 0 tells rank 1 to
+# raised priority (nice -10, as root). The calls are paced (osu_neighbor --pace 200: rank 0 tells rank 1 to
 # go, then sleeps 200 us), so that rank 1's messages have arrived when rank 0 makes its call and
-# rank 0 hardly polls: what is counted is the call's own work, receiving included. Each case runs --runs times (3) with
+# rank 0 hardly polls: what is counted is the call's own work, receiving included. (Without root,
+# rank 1 runs at normal priority.) Each case runs --runs times (3) with
 # 1000 timed calls; bench/callgrind_table.py shows the run that polled least and says what each
 # column counts. Cases, all 8-byte blocks:
 #  - shift: the one-offset shift (one message per process in every plan): plain Open MPI, the
@@ -17,7 +18,10 @@
 # --baseline OLD.so adds the given (earlier) build of the library beside every preloaded mode, so
 # a change is compared with what it changed in one table.
 #
-#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR]
+#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR] [--pace US]
+# --pace US: rank 0's sleep after each go message (default 200); on a loaded machine rank 1 may
+# not have sent within 200 us, and rank 0 then runs progress rounds (persistent calls count the
+# progress callbacks' work in every round): a longer pace keeps them out.
 # --keep DIR: the profiles are copied there (callgrind_annotate reads them). --no-build: use
 # what bazel-bin holds (while another bazel command has the workspace).
 # Writes the table to stdout and to bench/results/<tag>/callgrind_overhead.md (tag cpp-2core
@@ -29,6 +33,7 @@ only=""
 runs=3
 keep=""
 build=1
+pace=200
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
@@ -36,27 +41,46 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --keep) keep=$(realpath "$2"); shift 2 ;;
     --no-build) build=0; shift ;;
-    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build)" >&2; exit 2 ;;
+    --pace) pace=$2; shift 2 ;;
+    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build, --pace US)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
 out=bench/results/$tag
 mkdir -p "$out"
-[ "$build" = 1 ] && bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so >/dev/null 2>&1
+targets=(//bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp bazel-bin/bench/osu_neighbor bazel-bin/bench/osu_neighbor_native bazel-bin/backends/interpose/libcartplan_interpose.so "$work"/
+# The default configuration's output tree, not whatever bazel-bin points to (after a
+# --config=asan build it is the sanitized tree).
+if [ "$build" = 1 ]; then
+  if ! bazel build "${targets[@]}" > "$work/build.log" 2>&1; then
+    tail -n 30 "$work/build.log" >&2
+    echo "callgrind_overhead.sh: bazel build failed (above)" >&2
+    exit 1
+  fi
+  bin=$(bazel info bazel-bin 2>/dev/null)
+else
+  bin=$(readlink -f bazel-out)/k8-fastbuild/bin
+fi
+for f in bench/osu_neighbor bench/osu_neighbor_native backends/interpose/libcartplan_interpose.so; do
+  [ -f "$bin/$f" ] || { echo "callgrind_overhead.sh: $bin/$f is missing (build it, or drop --no-build)" >&2; exit 1; }
+  cp "$bin/$f" "$work"/
+done
+# Rank 1 runs at a raised priority when that is allowed (nice -n -10 needs root).
+nice_cmd=""
+[ "$(id -u)" = 0 ] && nice_cmd="nice -n -10"
 # The baseline keeps the library's name (callgrind_table.py finds cartplan's code by it).
 [ -n "$baseline" ] && mkdir "$work/baseline" && cp "$baseline" "$work/baseline/libcartplan_interpose.so"
 # Rank 0 under callgrind, collecting inside one_call() from the timed loop on; the preload is set
 # here, not on the wrapper's own shell.
-cat > "$work/rank0.sh" <<'EOF'
+cat > "$work/rank0.sh" <<EOF
 #!/usr/bin/env bash
-if [ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
-  LD_PRELOAD=${CG_PRELOAD:-} exec valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=*::one_call(*' '--zero-before=*::timed_calls(*' \
-    --callgrind-out-file="$CG_OUT" "$@" 2>/dev/null
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
+  LD_PRELOAD=\${CG_PRELOAD:-} exec valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=*::one_call(*' '--zero-before=*::timed_calls(*' \\
+    --callgrind-out-file="\$CG_OUT" "\$@" 2>/dev/null
 fi
-LD_PRELOAD=${CG_PRELOAD:-} exec nice -n -10 "$@"
+LD_PRELOAD=\${CG_PRELOAD:-} exec $nice_cmd "\$@"
 EOF
 chmod +x "$work/rank0.sh"
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=0
@@ -82,7 +106,7 @@ profile() {
   for run in $(seq "$runs"); do
     local f=$work/$(echo "$label" | tr ' /' '__').$run.out
     mpirun --oversubscribe --allow-run-as-root -np 2 -x CG_OUT="$f" -x CG_PRELOAD="$preload" "${env[@]}" "$work/rank0.sh" \
-      "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace 200 "$@" > /dev/null
+      "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace "$pace" "$@" > /dev/null
     files+=("$f")
   done
   (IFS=$'\t'; echo "$label	$n	${files[*]}") >> "$manifest"
@@ -111,7 +135,7 @@ table=$(python3 bench/callgrind_table.py "$manifest")
 {
   echo "# Instructions per call, callgrind on rank 0 (np = 2, 8-byte blocks)"
   echo
-  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}\`"
+  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}$([ "$pace" = 200 ] || echo " --pace $pace")\`"
   echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes'));"
   echo "load: \`$load_before\` before, \`$load_after\` after. Columns: bench/callgrind_table.py."
   echo

@@ -16,6 +16,9 @@ call. Columns per call:
   cartplan   self cost in cartplan's code (libcartplan_interpose.so, or the native binary's
              own functions but the benchmark's loop)
   polled     total - no_poll: the polling instructions of that run (how long it waited)
+  rounds     calls of opal_progress (progress rounds) per call, and total / rounds: what one
+             round costs in that mode (a progress callback that works in every round, as
+             cartplan's does while a drop-in request is pending, shows here)
 
   python3 bench/callgrind_table.py MANIFEST > table.md
 MANIFEST: tab-separated lines "label calls file [file...]" (one file per run).
@@ -102,15 +105,15 @@ def figures(path):
     self_cost, calls, total = parse(path)
     poll = sum(c for (ob, fn), c in self_cost.items() if is_poll(ob, fn))
     ours = sum(c for (ob, fn), c in self_cost.items() if is_cartplan(ob, fn))
-    return {"total": total, "no_poll": total - poll, "cartplan": ours, "polled": poll}
+    return {"total": total, "no_poll": total - poll, "cartplan": ours, "polled": poll, "rounds": calls.get("opal_progress", 0)}
 
 
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__)
         return 2
-    print("| case | total | no_poll (spread over runs) | cartplan | polled |")
-    print("|---|---:|---:|---:|---:|")
+    print("| case | total | no_poll (spread over runs) | cartplan | polled | rounds | per round |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     with open(argv[1]) as f:
         for line in f:
             if not line.strip():
@@ -118,7 +121,9 @@ def main(argv):
             label, n, *files = line.rstrip("\n").split("\t")
             runs = sorted(({k: v / int(n) for k, v in figures(p).items()} for p in files), key=lambda r: r["no_poll"])
             best, spread = runs[0], f"{runs[0]['no_poll']:.0f}-{runs[-1]['no_poll']:.0f}"
-            print(f"| {label} | {best['total']:.0f} | {best['no_poll']:.0f} ({spread}) | {best['cartplan']:.0f} | {best['polled']:.0f} |")
+            per_round = f"{best['total'] / best['rounds']:.0f}" if best["rounds"] else "-"
+            print(f"| {label} | {best['total']:.0f} | {best['no_poll']:.0f} ({spread}) | {best['cartplan']:.0f} | {best['polled']:.0f} "
+                  f"| {best['rounds']:.1f} | {per_round} |")
     return 0
 
 

@@ -1,13 +1,16 @@
-// Generalized requests for non-blocking collectives, self-message persistent requests, and how
-// exchanges signal them when they finish.
+// Generalized requests for non-blocking collectives, persistent requests (Open MPI's own kind,
+// or self messages), and how exchanges signal them when they finish.
 #include "backends/interpose/requests.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "backends/interpose/guard.h"
+#include "backends/interpose/openmpi_request.h"
 
 namespace cartplan::interpose {
 namespace {
@@ -18,7 +21,8 @@ struct Operation {
   std::unique_ptr<mpi::GraphExchange> g;
   MPI_Request handle = MPI_REQUEST_NULL;
   bool persistent = false;
-  int tag = 0;                        // persistent: the tag of its self message
+  bool self_message = false;          // persistent with a self message (else Open MPI's own kind)
+  int tag = 0;                        // self message: its tag
   std::atomic<int> error{MPI_SUCCESS};  // of the last completed start
   std::atomic<bool> active{false};      // started and not yet signalled
   mpi::MpiStatus start() { return x ? x->start() : g->start(); }
@@ -99,10 +103,12 @@ void finished(void* ctx) {
   set_error(op, op->wait().code);  // the exchange has finished: this only takes its outcome
   op->active = false;
   flying.fetch_sub(1, std::memory_order_relaxed);
-  if (op->persistent) {
+  if (op->self_message) {
     MPI_Request r = MPI_REQUEST_NULL;
     PMPI_Isend(nullptr, 0, MPI_BYTE, 0, op->tag, self_comm(), &r);
     PMPI_Request_free(&r);
+  } else if (op->persistent) {
+    cartplan_openmpi_request_complete(op->handle);  // the program may free it from here on
   } else {
     PMPI_Grequest_complete(op->handle);  // may run free_fn (the program freed it already): op is gone
   }
@@ -155,7 +161,56 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int register_persistent(Operation* op, MPI_Request* request) {
+// Which kind of persistent request: Open MPI's own (openmpi_request.h: no message per start)
+// where its layout is trusted, else a self message. CARTPLAN_INTERPOSE_REQUESTS=self-message
+// forces the self message (tests of that path, measurements side by side).
+bool openmpi_kind() {
+  static const bool yes = [] {
+    const char* v = std::getenv("CARTPLAN_INTERPOSE_REQUESTS");
+    return !(v && std::strcmp(v, "self-message") == 0) && cartplan_openmpi_request_usable() == 1;
+  }();
+  return yes;
+}
+
+// The progress callback's cheaper test of a phase (Exchange::set_phase_probe): Open MPI's
+// requests' completion flags, where the layout is trusted (openmpi_kind); else "maybe
+// complete", and the phase is tested with MPI_Testall as everywhere.
+bool phase_probe(int n, const MPI_Request* requests) {
+  return !openmpi_kind() || cartplan_openmpi_requests_complete(n, requests) != 0;
+}
+// Installed when the library is loaded, before any exchange exists; it calls no MPI function.
+const bool phase_probe_installed = [] {
+  mpi::Exchange::set_phase_probe(phase_probe);
+  return true;
+}();
+
+// Ends a persistent request of ours (MPI_Request_free, MPI_Finalize): the handle is released by
+// the caller (or by Open MPI, whose free function this is for its own kind).
+void release(Operation* op) {
+  {
+    // Freeing an active persistent collective is erroneous; finish it rather than leave peers waiting.
+    Inside inside;
+    if (op->active) op->wait();  // its finish callback completes the request
+  }
+  {
+    Locked lock;
+    Persistents& p = persistents();
+    p.ops.erase(op->handle);
+    if (op->self_message) p.free_tags.push_back(op->tag);
+  }
+  if (op->self_message) self_message_count.fetch_sub(1, std::memory_order_relaxed);
+  set_error(op, MPI_SUCCESS);
+  Inside inside;
+  delete op;
+}
+
+// Open MPI's own kind: MPI_Start (whoever calls it) and MPI_Request_free run these.
+void start_openmpi_kind(void* ctx) { launch(static_cast<Operation*>(ctx)); }
+void release_openmpi_kind(void* ctx) { release(static_cast<Operation*>(ctx)); }
+
+// The self message: a persistent zero-byte receive from this process on a private communicator,
+// with a tag of its own (started by start_if_self_message, completed by finished's send).
+int self_message_request(Operation* op, MPI_Request* request) {
   Persistents& p = persistents();
   int tag = 0;
   {
@@ -166,25 +221,34 @@ int register_persistent(Operation* op, MPI_Request* request) {
     } else if (p.next_tag < 32767) {
       tag = p.next_tag++;
     } else {
-      Inside inside;
-      delete op;
       return MPI_ERR_INTERN;  // 32767 persistent requests alive at once
     }
   }
   const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, tag, self_comm(), request);
-  Locked lock;
   if (rc != MPI_SUCCESS) {
+    Locked lock;
     p.free_tags.push_back(tag);
+    return rc;
+  }
+  op->self_message = true;
+  op->tag = tag;
+  self_message_count.fetch_add(1, std::memory_order_relaxed);
+  return MPI_SUCCESS;
+}
+
+int register_persistent(Operation* op, MPI_Request* request) {
+  const int rc = openmpi_kind() ? cartplan_openmpi_request_create(start_openmpi_kind, release_openmpi_kind, op, request)
+                                : self_message_request(op, request);
+  if (rc != MPI_SUCCESS) {
     Inside inside;
     delete op;
     return rc;
   }
   op->persistent = true;
-  op->tag = tag;
   op->handle = *request;
   watch(op);
-  p.ops[*request] = op;
-  persistent_count.fetch_add(1, std::memory_order_relaxed);
+  Locked lock;
+  persistents().ops[*request] = op;
   return MPI_SUCCESS;
 }
 
@@ -213,7 +277,11 @@ void pump() {
   mpi::Exchange::progress_all();
 }
 
-bool is_persistent(MPI_Request request) { return any_persistent() && find_persistent(request) != nullptr; }
+bool is_self_message(MPI_Request request) {
+  if (!any_self_message()) return false;
+  Operation* op = find_persistent(request);
+  return op && op->self_message;
+}
 
 int persistent_error(MPI_Request request) {
   if (!any_persistent_failed()) return MPI_SUCCESS;
@@ -221,9 +289,9 @@ int persistent_error(MPI_Request request) {
   return op ? op->error.load() : MPI_SUCCESS;
 }
 
-bool start_if_persistent(MPI_Request* request, int* rc) {
-  Operation* op = any_persistent() ? find_persistent(*request) : nullptr;
-  if (!op) return false;
+bool start_if_self_message(MPI_Request* request, int* rc) {
+  Operation* op = any_self_message() ? find_persistent(*request) : nullptr;
+  if (!op || !op->self_message) return false;
   if (op->active) {
     *rc = MPI_ERR_REQUEST;  // already active
     return true;
@@ -233,41 +301,25 @@ bool start_if_persistent(MPI_Request* request, int* rc) {
   return true;
 }
 
-int free_persistent(MPI_Request* request) {
-  Persistents& p = persistents();
-  Operation* op = find_persistent(*request);
-  {
-    // Freeing an active persistent collective is erroneous; finish it rather than leave peers waiting.
-    Inside inside;
-    if (op->active) op->wait();  // its finish callback sends the self message
-  }
-  {
-    Locked lock;
-    p.ops.erase(*request);
-    p.free_tags.push_back(op->tag);
-  }
-  set_error(op, MPI_SUCCESS);
-  persistent_count.fetch_sub(1, std::memory_order_relaxed);
-  {
-    Inside inside;
-    delete op;
-  }
+int free_self_message(MPI_Request* request) {
+  release(find_persistent(*request));
   return PMPI_Request_free(request);
 }
 
 void clear_requests() {
   Inside inside;
   while (in_flight()) mpi::Exchange::progress_all();
-  Persistents& p = persistents();
-  for (auto& [handle, op] : p.ops) {
-    MPI_Request r = handle;
-    PMPI_Request_free(&r);
-    delete op;
+  std::vector<MPI_Request> handles;
+  for (const auto& entry : persistents().ops) handles.push_back(entry.first);
+  for (MPI_Request r : handles) {
+    Operation* op = find_persistent(r);
+    if (op->self_message) release(op);
+    PMPI_Request_free(&r);  // Open MPI's own kind: its free function releases op
   }
-  p.ops.clear();
+  Persistents& p = persistents();
   p.free_tags.clear();
   p.next_tag = 0;
-  persistent_count = 0;
+  self_message_count = 0;
   persistent_failures = 0;
   MPI_Comm& self = self_slot();
   if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);

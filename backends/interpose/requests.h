@@ -5,12 +5,19 @@
 //   marked complete (MPI_Grequest_complete) as soon as cartplan's exchange has finished; from
 //   then on Open MPI handles it like any request (Wait/Test families, statuses, the error code
 //   returned by the query callback, MPI_Request_free).
-// - Persistent (MPIX_Neighbor_*_init): a persistent zero-byte receive from this process itself
-//   on a private duplicate of MPI_COMM_SELF, with a tag of its own. MPI_Start/MPI_Startall of
-//   it start cartplan's exchange and the receive; when the exchange has finished, a zero-byte
-//   send to self completes the receive. So the handle stays valid across starts, becomes
-//   inactive on completion, and can be freed, exactly as MPI's persistent requests.
-//
+// - Persistent (MPIX_Neighbor_*_init): a persistent request of Open MPI's own kind
+//   (openmpi_request.h), built as Open MPI builds its own persistent collectives. MPI_Start /
+//   MPI_Startall of it (interposed or not) start cartplan's exchange; when the exchange has
+//   finished, its finish callback marks the request complete. So the handle stays valid across
+//   starts, becomes inactive on completion, and can be freed, exactly as MPI's persistent
+//   requests, and a start costs no message. Where that kind cannot be used (the running Open MPI
+//   is not the major.minor version the drop-in was built against, or
+//   CARTPLAN_INTERPOSE_REQUESTS=self-message), the portable fallback: a persistent zero-byte
+//   receive from this process itself on a private duplicate of MPI_COMM_SELF, with a tag of its
+//   own, started with each MPI_Start (start_if_self_message) and completed by a zero-byte send
+//   to self when the exchange has finished. A failed exchange's error is reported by the
+//   interposed completion calls in both (persistent_error): Open MPI sees a success, so it keeps
+//   the handle (it frees requests whose status carries an error).
 // Graph exchanges (backends/mpi/graph_exchange.h, for graphs that are not a stencil) get the
 // same two kinds of request.
 //
@@ -44,19 +51,20 @@ int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
 
 // Counters the completion calls test on every call (inline: they are read far more often than
-// written): requests started and not yet signalled, persistent requests alive, and those whose
-// last start failed.
-inline std::atomic<int> flying{0}, persistent_count{0}, persistent_failures{0};
+// written): requests started and not yet signalled, self-message persistent requests alive, and
+// persistent requests whose last start failed.
+inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0};
 
-// Whether `request` is one of ours persistent requests (nothing is looked up when none exists).
-bool is_persistent(MPI_Request request);
-// MPI_Start of `*request` if it is one of ours persistent requests (true, with the MPI code in
-// *rc); false (nothing done) for any other request. One lookup.
-bool start_if_persistent(MPI_Request* request, int* rc);
-int free_persistent(MPI_Request* request);
+// Whether `request` is one of ours self-message persistent requests (nothing is looked up when
+// none exists; Open MPI's own kind needs nothing from the wrappers to start or free).
+bool is_self_message(MPI_Request request);
+// MPI_Start of `*request` if it is one of ours self-message requests (true, with the MPI code
+// in *rc); false (nothing done) for any other request. One lookup.
+bool start_if_self_message(MPI_Request* request, int* rc);
+int free_self_message(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);
-inline bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
+inline bool any_self_message() { return self_message_count.load(std::memory_order_relaxed) > 0; }
 // Whether the last start of some persistent request of ours failed: only then do completion
 // calls have errors to report (persistent_error).
 inline bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }

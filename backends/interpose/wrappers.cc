@@ -282,22 +282,23 @@ int MPIX_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 
 int MPI_Start(MPI_Request* request) {
   int rc = MPI_SUCCESS;
-  if (!forward() && request && start_if_persistent(request, &rc)) return rc;
+  // Open MPI's own kind of persistent request of ours starts inside PMPI_Start (requests.h).
+  if (!forward() && request && start_if_self_message(request, &rc)) return rc;
   return PMPI_Start(request);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward() || !any_persistent()) return PMPI_Startall(count, array_of_requests);
+  if (forward() || !any_self_message()) return PMPI_Startall(count, array_of_requests);
   for (int i = 0; i < count; ++i) {
     int rc = MPI_SUCCESS;
-    if (!start_if_persistent(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
+    if (!start_if_self_message(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
 }
 
 int MPI_Request_free(MPI_Request* request) {
-  if (!forward() && request && is_persistent(*request)) return free_persistent(request);
+  if (!forward() && request && is_self_message(*request)) return free_self_message(request);
   return PMPI_Request_free(request);
 }
 

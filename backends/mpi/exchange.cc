@@ -109,6 +109,7 @@ void Exchange::step(bool block, bool post_only) {
     }
     // A phase's receives may be read by the next phase's sends: finish it before moving on.
     if (!recovering_) {
+      if (!block && surely_incomplete(static_cast<int>(n), requests_.data() + first)) return;
       int complete = 1;
       const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
                            : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());

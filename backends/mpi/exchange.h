@@ -178,6 +178,15 @@ class Exchange {
   // exchange needs it: progress_all() unless this thread is already inside it, or, under
   // MPI_THREAD_MULTIPLE, another thread is. Returns how many exchanges moved on.
   static int progress_poll();
+  // A cheaper test than MPI_Testall for a phase's requests inside progress_poll: false when one
+  // of them is surely incomplete, so that the round skips MPI_Testall (which then costs more
+  // than everything else in an idle progress round, and runs a nested progress round of its
+  // own). Only progress_poll consults it: it already runs inside the MPI library's progress
+  // engine, so nothing goes unprogressed; every other step tests with MPI_Testall, which
+  // progresses. Set once, before any exchange starts (the drop-in sets one reading Open MPI's
+  // requests, backends/interpose/openmpi_request.h); none by default.
+  using PhaseProbe = bool (*)(int n, const MPI_Request* requests);
+  static void set_phase_probe(PhaseProbe probe);
   // `fn(ctx)` runs each time this exchange's communication finishes (it is no longer pending),
   // on whichever thread progressed it, a cartplan call or the progress engine, after the
   // registry is released. The drop-in completes its MPI requests there. An exchange with a
@@ -267,6 +276,9 @@ class Exchange {
   void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
   void request_hook();
   static int step_all();
+  // Inside progress_poll, with a probe set: whether the probe says a request of the phase is
+  // still incomplete (step then returns without MPI_Testall).
+  static bool surely_incomplete(int n, const MPI_Request* requests);
 
   std::shared_ptr<const BoundPlanEntry> entry_;
   std::shared_ptr<CommShared> shared_;

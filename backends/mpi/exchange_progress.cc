@@ -51,6 +51,9 @@ Registry& registry() { return the_registry; }
 // The graph exchanges' progress (set once at load time, before any MPI call).
 Exchange::OtherProgress other_progress;
 
+// Exchange::set_phase_probe's (set once, before any exchange starts).
+Exchange::PhaseProbe phase_probe = nullptr;
+
 bool others_pending() { return other_progress.pending && other_progress.pending() > 0; }
 
 // This thread's part: how deep it is inside this registry (held), holds of either registry
@@ -62,6 +65,7 @@ struct Depths {
   int held = 0;
   int depth = 0;
   bool notes_waiting = false;
+  bool in_poll = false;  // inside progress_poll's step_all (the probe may be consulted)
 };
 thread_local Depths here CARTPLAN_HOT_TLS;
 
@@ -137,7 +141,9 @@ int Exchange::progress_poll() {
   if (multiple && !r.mu.try_lock()) return 0;
   ++d.held;
   ++d.depth;
+  d.in_poll = true;
   const int events = step_all();
+  d.in_poll = false;
   --d.held;
   if (multiple) r.mu.unlock();
   leave_hold();
@@ -160,6 +166,12 @@ int Exchange::step_all() {
   }
   list.swap(ts.snapshot);
   return events;
+}
+
+void Exchange::set_phase_probe(PhaseProbe probe) { phase_probe = probe; }
+
+bool Exchange::surely_incomplete(int n, const MPI_Request* requests) {
+  return here.in_poll && phase_probe && !phase_probe(n, requests);
 }
 
 void Exchange::on_finish(FinishFn fn, void* ctx) {

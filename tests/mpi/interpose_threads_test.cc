@@ -11,7 +11,6 @@
 // Pairs and roles are drawn per iteration; data is rank-, thread- and iteration-dependent.
 //   interpose_threads_test [--iterations N] [--expect-accelerated] [--algorithm A]
 // --algorithm: CARTPLAN_INTERPOSE_ALGORITHM, set before MPI_Init (for the linked build).
-#include <dlfcn.h>
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -26,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/mpi/dropin_calls.h"
 
 namespace {
 
@@ -177,12 +178,6 @@ void thread1(Shared& s, MPI_Comm p2p, Baton& baton) {
   }
 }
 
-long accelerated_calls(MPI_Comm comm) {
-  using Count = long (*)(MPI_Comm);
-  auto count = reinterpret_cast<Count>(dlsym(RTLD_DEFAULT, "CARTPLAN_Accelerated_calls"));
-  return count ? count(comm) : -2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,8 +221,8 @@ int main(int argc, char** argv) {
   second.join();
   if (expect_accelerated)
     for (int k = 0; k < 2; ++k)
-      s.check(accelerated_calls(g[k].comm) >= s.iterations,
-              "thread " + std::to_string(k) + "'s communicator: " + std::to_string(accelerated_calls(g[k].comm)) +
+      s.check(dropin_accelerated_calls(g[k].comm) >= s.iterations,
+              "thread " + std::to_string(k) + "'s communicator: " + std::to_string(dropin_accelerated_calls(g[k].comm)) +
                   " calls accelerated (-2: the drop-in is not loaded)");
   for (int k = 0; k < 2; ++k) {
     MPI_Comm_free(&g[k].comm);

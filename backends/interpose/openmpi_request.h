@@ -1,0 +1,61 @@
+// A persistent request of Open MPI's own kind, started and completed by cartplan: the drop-in's
+// handle of an accelerated MPIX_Neighbor_*_init (requests.h).
+//
+// It is an ompi_request_t built the way Open MPI 4.1 builds its own persistent collective
+// requests (libnbc's): type OMPI_REQUEST_COLL, persistent, with a start and a free function of
+// ours. So Open MPI itself does everything MPI promises for it, whoever calls (the interposed
+// MPI_* functions, PMPI_*, the Fortran bindings): MPI_Start / MPI_Startall run `start`; every
+// completion call (MPI_Wait/Test and their all/any/some forms, MPI_Request_get_status) waits
+// for or tests it among the program's requests like any other; completing it turns it
+// inactive, keeping the handle; an inactive one counts as a null request in the any/some forms;
+// MPI_Request_free runs `release`. Completing it (cartplan_openmpi_request_complete) is
+// Open MPI's own ompi_request_complete: an atomic swap that wakes a thread waiting on it.
+//
+// cartplan_openmpi_requests_complete reads Open MPI's requests' completion flags: the drop-in's
+// progress callback uses it to skip MPI_Testall in rounds where a phase cannot be complete.
+//
+// This uses Open MPI's internal headers (Debian ships them with libopenmpi-dev, matching the
+// library), so the layout is only trusted when the running library has the major.minor version
+// the drop-in was compiled against (cartplan_openmpi_request_usable); requests.cc falls back to
+// its portable mechanism otherwise. C, not C++: Open MPI's internal headers are C only.
+//
+//   MPI_Request r;
+//   if (cartplan_openmpi_request_usable()) cartplan_openmpi_request_create(start, release, ctx, &r);
+//   ... start(ctx) runs inside MPI_Start(&r); when the work is done:
+//   cartplan_openmpi_request_complete(r);   // MPI_Wait(&r, ...) returns, r stays valid
+#pragma once
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Runs inside MPI_Start of an inactive request, after it was marked active: starts the work,
+// which may complete the request before this returns.
+typedef void (*cartplan_request_start_fn)(void* ctx);
+// Runs inside MPI_Request_free (or MPI_Finalize's clean-up through it): the work must be
+// finished and ctx released when this returns.
+typedef void (*cartplan_request_release_fn)(void* ctx);
+
+// 1 if the running Open MPI has the major.minor version of the headers this file was compiled
+// with (looked up once), else 0.
+int cartplan_openmpi_request_usable(void);
+
+// A new inactive persistent request. MPI_SUCCESS, or MPI_ERR_NO_MEM.
+int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_request_release_fn release, void* ctx,
+                                    MPI_Request* request);
+
+// Marks an active request complete with an empty status (source MPI_ANY_SOURCE, tag
+// MPI_ANY_TAG, no error: errors of the work are reported by the interposed completion calls).
+// Safe from any thread and inside Open MPI's progress engine.
+void cartplan_openmpi_request_complete(MPI_Request request);
+
+// 1 if every one of the n requests (any kind of Open MPI request, MPI_REQUEST_NULL included) is
+// complete, 0 if one is not: a read of each request's completion flag, no progress, nothing
+// changed. Only where cartplan_openmpi_request_usable().
+int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests);
+
+#ifdef __cplusplus
+}
+#endif

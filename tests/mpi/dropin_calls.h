@@ -1,0 +1,16 @@
+// The drop-in's count of the collective calls it ran itself on a communicator, for test programs
+// that run with or without it (preloaded, or linked with -rdynamic so that dlsym finds it).
+//
+//   if (dropin_accelerated_calls(comm) < expected) ...   // -2: no drop-in loaded
+#pragma once
+
+#include <dlfcn.h>
+#include <mpi.h>
+
+// CARTPLAN_Accelerated_calls(comm) (backends/interpose/wrappers.cc) if the drop-in is loaded,
+// else -2.
+inline long dropin_accelerated_calls(MPI_Comm comm) {
+  using Count = long (*)(MPI_Comm);
+  auto count = reinterpret_cast<Count>(dlsym(RTLD_DEFAULT, "CARTPLAN_Accelerated_calls"));
+  return count ? count(comm) : -2;
+}

@@ -1,0 +1,242 @@
+// Persistent neighbourhood collectives as MPI requests (issue 34): what MPI promises for a
+// persistent request, checked on MPIX_Neighbor_alltoall_init / _allgather_init, so that the
+// drop-in's requests (backends/interpose/requests.h) can be held to it. A standard MPI program:
+// run under plain Open MPI (the program is correct) and with the drop-in forced to combining
+// (every init must run through cartplan), with either kind of request.
+//  - the handle keeps its value across starts and completions, the data are right every time;
+//  - MPI_Start/MPI_Startall/MPI_Wait/MPI_Waitall called as PMPI_* (as the Fortran bindings or
+//    another profiling layer call them) start and complete it too (--no-pmpi skips this: the
+//    drop-in's self-message fallback needs its interposed MPI_Start);
+//  - mixed with a plain receive that completes only later: MPI_Waitany, a MPI_Testsome loop,
+//    MPI_Testany and MPI_Testall see the collective complete exactly once;
+//  - MPI_Request_get_status reports completion without completing (the request stays active:
+//    MPI_Wait still completes it);
+//  - an inactive request counts as complete in MPI_Test/Wait/Testall and as null in
+//    MPI_Waitany/Testsome, which then report MPI_UNDEFINED;
+//  - MPI_Request_free of an inactive request; with --free-active also of an active one (erroneous
+//    for collectives in MPI; the drop-in finishes it first), after which the next collective
+//    still runs.
+// --expect-done-at-start: the collective must have completed inside MPI_Start (the drop-in at
+// np = 1, every block a local copy). Grid: a periodic ring, offsets -2, -1, +1, +2, one int per
+// block, rank- and iteration-dependent data.
+//
+//   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--expect-done-at-start]
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/mpi/dropin_calls.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+struct Options {
+  int iterations = 20;
+  bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false;
+};
+
+const int kOffsets[] = {-2, -1, 1, 2};
+
+// A persistent allgather or alltoall on the ring, and the data of one start.
+struct Collective {
+  bool gather = false;
+  std::vector<int> send, recv;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Request handle = MPI_REQUEST_NULL;  // the value init returned
+};
+
+int wrap(int r, int p) { return ((r % p) + p) % p; }
+int value(int rank, int block, int iter) { return (iter * 1024 + rank) * 8 + block; }
+
+MPI_Comm ring(const Harness& h) {
+  std::vector<int> sources, dests;
+  for (int o : kOffsets) {
+    sources.push_back(wrap(h.rank - o, h.size));
+    dests.push_back(wrap(h.rank + o, h.size));
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 4, sources.data(), MPI_UNWEIGHTED, 4, dests.data(), MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &comm);
+  return comm;
+}
+
+void init(MPI_Comm comm, Collective& c, bool gather) {
+  c.gather = gather;
+  c.send.assign(gather ? 1 : 4, 0);
+  c.recv.assign(4, -1);
+  const int rc = gather ? MPIX_Neighbor_allgather_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, comm, MPI_INFO_NULL, &c.request)
+                        : MPIX_Neighbor_alltoall_init(c.send.data(), 1, MPI_INT, c.recv.data(), 1, MPI_INT, comm, MPI_INFO_NULL, &c.request);
+  if (rc != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
+  c.handle = c.request;
+}
+
+void fill(const Harness& h, Collective& c, int iter) {
+  for (std::size_t i = 0; i < c.send.size(); ++i) c.send[i] = value(h.rank, c.gather ? 0 : static_cast<int>(i), iter);
+  std::fill(c.recv.begin(), c.recv.end(), -1);
+}
+
+// Block i comes from rank - offset i, which sent it as its block i (alltoall) or its only one.
+void verify(Harness& h, const Collective& c, int iter, const std::string& what) {
+  bool ok = true;
+  for (int i = 0; i < 4; ++i) ok = ok && c.recv[i] == value(wrap(h.rank - kOffsets[i], h.size), c.gather ? 0 : i, iter);
+  h.check(ok, what + (c.gather ? " allgather" : " alltoall") + " iteration " + std::to_string(iter) + ": wrong data");
+  h.check(c.request == c.handle, what + ": the handle changed");
+}
+
+void start(Harness& h, Collective& c, int iter, const Options& o) {
+  fill(h, c, iter);
+  h.check(MPI_Start(&c.request) == MPI_SUCCESS, "MPI_Start");
+  if (!o.done_at_start) return;
+  int flag = 0;
+  PMPI_Request_get_status(c.request, &flag, MPI_STATUS_IGNORE);
+  h.check(flag == 1, "complete inside MPI_Start");
+}
+
+void plain_cycles(Harness& h, Collective& c, const Options& o) {
+  for (int iter = 0; iter < o.iterations; ++iter) {
+    start(h, c, iter, o);
+    h.check(MPI_Wait(&c.request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+    verify(h, c, iter, "MPI_Start + MPI_Wait");
+  }
+}
+
+// The PMPI_ entry points, as the Fortran bindings or another tool's wrappers call them.
+void pmpi_cycles(Harness& h, Collective& a, Collective& g, const Options& o) {
+  for (int iter = 0; iter < o.iterations; ++iter) {
+    fill(h, a, iter);
+    h.check(PMPI_Start(&a.request) == MPI_SUCCESS && PMPI_Wait(&a.request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "PMPI_Start/Wait");
+    verify(h, a, iter, "PMPI_Start + PMPI_Wait");
+    fill(h, a, iter + 1);
+    fill(h, g, iter + 1);
+    MPI_Request both[2] = {a.request, g.request};
+    h.check(PMPI_Startall(2, both) == MPI_SUCCESS && PMPI_Waitall(2, both, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+            "PMPI_Startall/Waitall");
+    a.request = both[0];
+    g.request = both[1];
+    verify(h, a, iter + 1, "PMPI_Startall + PMPI_Waitall");
+    verify(h, g, iter + 1, "PMPI_Startall + PMPI_Waitall");
+  }
+}
+
+// The collective and a receive from self that is only sent after the collective was reported:
+// `complete` is called on the two until it has reported the collective, then the message is
+// sent, then it must report the receive; each exactly once.
+enum class Completion { kWaitany, kTestsome, kTestany, kTestall };
+
+int complete_some(Completion how, MPI_Request reqs[2], int reported[2]) {
+  int n = 0, idx[2] = {-1, -1}, flag = 0;
+  switch (how) {
+    case Completion::kWaitany: MPI_Waitany(2, reqs, &idx[0], MPI_STATUS_IGNORE); n = idx[0] == MPI_UNDEFINED ? 0 : 1; break;
+    case Completion::kTestsome: MPI_Testsome(2, reqs, &n, idx, MPI_STATUSES_IGNORE); break;
+    case Completion::kTestany:
+      MPI_Testany(2, reqs, &idx[0], &flag, MPI_STATUS_IGNORE);
+      n = flag && idx[0] != MPI_UNDEFINED ? 1 : 0;
+      break;
+    case Completion::kTestall:
+      MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+      if (flag) for (int i = 0; i < 2; ++i) if (!reported[i]) idx[n++] = i;
+      break;
+  }
+  if (n == MPI_UNDEFINED) return -1;
+  for (int k = 0; k < n; ++k) ++reported[idx[k]];
+  return n;
+}
+
+void mixed_cycles(Harness& h, Collective& c, const Options& o) {
+  const char* names[] = {"MPI_Waitany", "MPI_Testsome", "MPI_Testany", "MPI_Testall"};
+  for (int how = 0; how < 4; ++how) {
+    for (int iter = 0; iter < o.iterations; ++iter) {
+      const std::string what = std::string(names[how]) + " mixed";
+      int in = -1, out = iter, reported[2] = {0, 0};
+      MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+      MPI_Irecv(&in, 1, MPI_INT, 0, 77, MPI_COMM_SELF, &reqs[0]);
+      start(h, c, iter, o);
+      reqs[1] = c.request;
+      // Testall reports nothing until both are done: send first there.
+      if (how == 3) MPI_Send(&out, 1, MPI_INT, 0, 77, MPI_COMM_SELF);
+      while (!reported[1] && complete_some(static_cast<Completion>(how), reqs, reported) >= 0) {
+      }
+      h.check(reported[1] == 1 && reqs[1] == c.handle, what + ": the collective reported once, handle kept");
+      c.request = reqs[1];
+      verify(h, c, iter, what);
+      if (how != 3) MPI_Send(&out, 1, MPI_INT, 0, 77, MPI_COMM_SELF);
+      while (!reported[0] && complete_some(static_cast<Completion>(how), reqs, reported) >= 0) {
+      }
+      h.check(reported[0] == 1 && reported[1] == 1 && in == iter, what + ": the plain receive reported once");
+      int idx = 0;
+      MPI_Waitany(2, reqs, &idx, MPI_STATUS_IGNORE);
+      h.check(idx == MPI_UNDEFINED, what + ": nothing left active");
+    }
+  }
+}
+
+// MPI_Request_get_status until complete: the request stays active, MPI_Wait completes it.
+void get_status_cycles(Harness& h, Collective& c, const Options& o) {
+  for (int iter = 0; iter < o.iterations; ++iter) {
+    start(h, c, iter, o);
+    int flag = 0;
+    while (!flag) MPI_Request_get_status(c.request, &flag, MPI_STATUS_IGNORE);
+    MPI_Wait(&c.request, MPI_STATUS_IGNORE);
+    verify(h, c, iter, "MPI_Request_get_status");
+  }
+}
+
+// An inactive persistent request: complete for Test/Wait/Testall, null for Waitany/Testsome.
+void inactive_checks(Harness& h, Collective& c) {
+  int flag = 0, idx = 0, n = 0, ind[2];
+  MPI_Test(&c.request, &flag, MPI_STATUS_IGNORE);
+  h.check(flag == 1, "inactive: MPI_Test reports it complete");
+  h.check(MPI_Wait(&c.request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "inactive: MPI_Wait returns");
+  MPI_Request reqs[2] = {c.request, MPI_REQUEST_NULL};
+  MPI_Waitany(2, reqs, &idx, MPI_STATUS_IGNORE);
+  h.check(idx == MPI_UNDEFINED, "inactive: MPI_Waitany reports MPI_UNDEFINED");
+  MPI_Testsome(2, reqs, &n, ind, MPI_STATUSES_IGNORE);
+  h.check(n == MPI_UNDEFINED, "inactive: MPI_Testsome reports MPI_UNDEFINED");
+  MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+  h.check(flag == 1 && reqs[0] == c.handle, "inactive: MPI_Testall reports it complete, handle kept");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--iterations" && i + 1 < argc) o.iterations = std::atoi(argv[++i]);
+    else if (a == "--expect-accelerated") o.expect_accelerated = true;
+    else if (a == "--no-pmpi") o.pmpi = false;
+    else if (a == "--free-active") o.free_active = true;
+    else if (a == "--expect-done-at-start") o.done_at_start = true;
+    else MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Comm comm = ring(h);
+  Collective a, g;
+  init(comm, a, false);
+  init(comm, g, true);
+  long inits = 2;
+  plain_cycles(h, a, o);
+  plain_cycles(h, g, o);
+  if (o.pmpi) pmpi_cycles(h, a, g, o);
+  mixed_cycles(h, g, o);
+  get_status_cycles(h, a, o);
+  inactive_checks(h, a);
+  if (o.free_active) {
+    start(h, a, 0, o);
+    h.check(MPI_Request_free(&a.request) == MPI_SUCCESS && a.request == MPI_REQUEST_NULL, "MPI_Request_free of an active request");
+    init(comm, a, false);
+    ++inits;
+    plain_cycles(h, a, o);
+  }
+  MPI_Request_free(&a.request);
+  MPI_Request_free(&g.request);
+  h.check(a.request == MPI_REQUEST_NULL && g.request == MPI_REQUEST_NULL, "MPI_Request_free sets MPI_REQUEST_NULL");
+  if (o.expect_accelerated)
+    h.check(dropin_accelerated_calls(comm) >= inits, "the drop-in ran every init (" + std::to_string(dropin_accelerated_calls(comm)) + ")");
+  MPI_Comm_free(&comm);
+  return h.finish("persistent_request_test");
+}
