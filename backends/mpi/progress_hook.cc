@@ -64,7 +64,7 @@ void LingeringHook::want() {
 }
 
 void LingeringHook::idle_round(bool multiple) {
-  if (!hooked_ || multiple || ++idle_rounds_ < kLingerRounds) return;
+  if (multiple || !hooked_ || ++idle_rounds_ < kLingerRounds) return;  // `multiple` first: no unlocked read then
   progress_hook_unregister(cb_);  // safe inside the callback: Open MPI 4.1 shifts the array in place
   hooked_ = false;
 }
