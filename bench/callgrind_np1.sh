@@ -25,13 +25,8 @@ out=bench/results/${CARTPLAN_MACHINE_TAG:-cpp-2core}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if ! bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so > "$work/build.log" 2>&1; then
-  tail -n 30 "$work/build.log" >&2
-  echo "callgrind_np1.sh: bazel build failed (above)" >&2
-  exit 1
-fi
-bin=$(bazel info bazel-bin 2>/dev/null)
-cp "$bin"/bench/osu_neighbor "$bin"/bench/osu_neighbor_native "$bin"/backends/interpose/libcartplan_interpose.so "$work"/
+source bench/build_copy.sh
+build_copy "$work" //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so
 # The baseline keeps the library's name (callgrind_table.py finds cartplan's code by it).
 [ -n "$baseline" ] && mkdir "$work/baseline" && cp "$baseline" "$work/baseline/libcartplan_interpose.so"
 export OMPI_MCA_btl=self,vader OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
