@@ -63,7 +63,7 @@ table=$(python3 bench/callgrind_table.py "$manifest")
   echo "# Instructions per call on one process (cart 3-D Moore r=1, np = 1, 8-byte blocks)"
   echo
   echo "Command: \`bash bench/callgrind_np1.sh${baseline:+ --baseline $baseline} --runs $runs\`"
-  echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes')). Columns: bench/callgrind_table.py."
+  echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench ':(exclude)bench/results' || echo ', uncommitted changes')). Columns: bench/callgrind_table.py."
   echo
   echo "$table"
 } | tee "$out/callgrind_np1.md"

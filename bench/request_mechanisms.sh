@@ -29,7 +29,7 @@ callgrind_annotate --inclusive=yes "$work/cg.out" > "$work/annotate.txt"
 {
   echo "# Instructions per persistent-request cycle (start, complete, wait), by mechanism"
   echo
-  echo "Command: \`bash bench/request_mechanisms.sh --cycles $cycles\` (git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes')); one process, Open MPI $(ompi_info --version 2>/dev/null | head -1 | grep -o 'v[0-9.]*')."
+  echo "Command: \`bash bench/request_mechanisms.sh --cycles $cycles\` (git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench ':(exclude)bench/results' || echo ', uncommitted changes')); one process, Open MPI $(ompi_info --version 2>/dev/null | head -1 | grep -o 'v[0-9.]*')."
   echo
   echo "| mechanism | instructions per cycle |"
   echo "|---|---:|"
