@@ -54,19 +54,15 @@ trap 'rm -rf "$work"' EXIT
 # The default configuration's output tree, not whatever bazel-bin points to (after a
 # --config=asan build it is the sanitized tree).
 if [ "$build" = 1 ]; then
-  if ! bazel build "${targets[@]}" > "$work/build.log" 2>&1; then
-    tail -n 30 "$work/build.log" >&2
-    echo "callgrind_overhead.sh: bazel build failed (above)" >&2
-    exit 1
-  fi
-  bin=$(bazel info bazel-bin 2>/dev/null)
+  source bench/build_copy.sh
+  build_copy "$work" "${targets[@]}"
 else
   bin=$(readlink -f bazel-out)/k8-fastbuild/bin
+  for f in bench/osu_neighbor bench/osu_neighbor_native backends/interpose/libcartplan_interpose.so; do
+    [ -f "$bin/$f" ] || { echo "callgrind_overhead.sh: $bin/$f is missing (build it, or drop --no-build)" >&2; exit 1; }
+    cp "$bin/$f" "$work"/
+  done
 fi
-for f in bench/osu_neighbor bench/osu_neighbor_native backends/interpose/libcartplan_interpose.so; do
-  [ -f "$bin/$f" ] || { echo "callgrind_overhead.sh: $bin/$f is missing (build it, or drop --no-build)" >&2; exit 1; }
-  cp "$bin/$f" "$work"/
-done
 # Rank 1 runs at a raised priority when that is allowed (nice -n -10 needs root).
 nice_cmd=""
 [ "$(id -u)" = 0 ] && nice_cmd="nice -n -10"

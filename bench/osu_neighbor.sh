@@ -33,14 +33,8 @@ mkdir -p "$out"
 # Copies, so that a rebuild during the run cannot change what is measured.
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
-if ! bazel build //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so > "$bin_dir/build.log" 2>&1; then
-  tail -n 30 "$bin_dir/build.log" >&2
-  echo "osu_neighbor.sh: bazel build failed (above)" >&2
-  exit 1
-fi
-# The default configuration's tree (bazel-bin points to the last build's, e.g. --config=asan).
-bazel_bin=$(bazel info bazel-bin 2>/dev/null)
-cp "$bazel_bin"/bench/osu_neighbor "$bazel_bin"/bench/osu_neighbor_native "$bazel_bin"/backends/interpose/libcartplan_interpose.so "$bin_dir"/
+source bench/build_copy.sh
+build_copy "$bin_dir" //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so
 prog=$bin_dir/osu_neighbor
 native=$bin_dir/osu_neighbor_native
 lib=$bin_dir/libcartplan_interpose.so

@@ -20,12 +20,8 @@ out=bench/results/${CARTPLAN_MACHINE_TAG:-cpp-2core}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if ! bazel build //bench:request_mechanisms > "$work/build.log" 2>&1; then
-  tail -n 30 "$work/build.log" >&2
-  echo "request_mechanisms.sh: bazel build failed (above)" >&2
-  exit 1
-fi
-cp "$(bazel info bazel-bin 2>/dev/null)/bench/request_mechanisms" "$work"/
+source bench/build_copy.sh
+build_copy "$work" //bench:request_mechanisms
 export OMPI_MCA_btl=self,vader OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun --allow-run-as-root -np 1 valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
   "$work/request_mechanisms" --cycles "$cycles" > /dev/null 2> "$work/valgrind.log"
@@ -33,7 +29,7 @@ callgrind_annotate --inclusive=yes "$work/cg.out" > "$work/annotate.txt"
 {
   echo "# Instructions per persistent-request cycle (start, complete, wait), by mechanism"
   echo
-  echo "Command: \`bash bench/request_mechanisms.sh --cycles $cycles\` (git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes')); one process, Open MPI $(ompi_info --version 2>/dev/null | head -1 | grep -o 'v[0-9.]*')."
+  echo "Command: \`bash bench/request_mechanisms.sh --cycles $cycles\` (git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench ':(exclude)bench/results' || echo ', uncommitted changes')); one process, Open MPI $(ompi_info --version 2>/dev/null | head -1 | grep -o 'v[0-9.]*')."
   echo
   echo "| mechanism | instructions per cycle |"
   echo "|---|---:|"
