@@ -27,19 +27,24 @@ struct TypeMemo {
   std::uintptr_t word = 0, kind = 0;
 };
 
-// Appends a used block (address, count, datatype words) to `key`; false when its datatype
-// cannot be keyed. Also at count 0: an exchange may still name the datatype in its messages.
-inline bool add_block(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+// Appends a block's count and datatype words to `key`; false when its datatype cannot be keyed.
+inline bool add_count_and_type(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
   if (!memo->set || b.type != memo->type) {
     if (!datatype_key(b.type, derived, &memo->word, &memo->kind)) return false;
     memo->set = true;
     memo->type = b.type;
   }
-  key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));
   key->push_back(static_cast<std::uintptr_t>(b.count));
   key->push_back(memo->word);
   key->push_back(memo->kind);
   return true;
+}
+
+// Appends a used block (address, count, datatype words) to `key`; false when its datatype
+// cannot be keyed. Also at count 0: an exchange may still name the datatype in its messages.
+inline bool add_block(const BlockSpec& b, TypeMemo* memo, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+  key->push_back(reinterpret_cast<std::uintptr_t>(b.addr));
+  return add_count_and_type(b, memo, derived, key);
 }
 
 }  // namespace
@@ -66,8 +71,12 @@ void vouch_for(const DerivedTypes& derived) {
 
 std::vector<std::uintptr_t> reuse_key(const NeighborhoodComm& nc, const ExchangeSpec& spec, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(spec.op) + (spec.uniform ? 8 : 0)};
-  key.reserve(1 + 4 * (spec.send.size() + spec.recv.size()));
+  key.reserve(4 + 4 * (spec.send.size() + spec.recv.size()));
   TypeMemo memo;
+  // A uniform call states its block size even on a rank none of whose blocks travel, and that
+  // size shapes the exchange: such a rank may forward blocks of a combining plan
+  // (exchange_settle.cc). So the stated count and datatype are keyed too (not the address).
+  if (spec.uniform && !spec.send.empty() && !add_count_and_type(spec.send[0], &memo, derived, &key)) return {};
   const bool gather = spec.op == ir::Op::kAllgather;
   auto add = [&](const BlockSpec& b, bool used) {
     if (!used) {

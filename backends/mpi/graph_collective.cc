@@ -376,7 +376,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   if (!uniform) {
     if (o.algo != engine::graph::GraphAlgoChoice::kAuto && o.algo != engine::graph::GraphAlgoChoice::kLinear)
       return mpi_error(MPI_ERR_ARG, "block sizes differ between ranks (" + std::to_string(agreed.bytes_min) + " to " +
-                                        std::to_string(agreed.bytes_max) + " bytes over ranks with blocks; grid counts ranks without edges too): "
+                                        std::to_string(agreed.bytes_max) + " bytes over ranks with edges): "
                                         "combining schedules need one block size on every rank");
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }

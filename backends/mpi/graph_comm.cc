@@ -277,7 +277,8 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   MpiStatus s = table(o.theta, &t);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
-  // only where init agreed one block size on every rank (grid_in_auto): it relays through any rank.
+  // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
+  // through any rank, and a rank without edges relays blocks of that size.
   const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
   *out = engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us));
   return {};
@@ -338,12 +339,20 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups on return
   // Creation only: every rank makes the state or none, so that a rank whose graph or Info is
   // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
-  // construction or an agreement without it. A failure attaches nothing anywhere.
-  int mine = s.ok() ? 0 : s.code, worst = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, setup));
-  if (!s.ok()) return mpi_error(worst, s.message);
-  if (worst != 0)
-    return mpi_error(worst, "another rank's distributed graph or Info was refused (error class " + std::to_string(worst) + " there)");
+  // construction or an agreement without it. A failure attaches nothing anywhere. The Info
+  // values are agreed too (max of v and of -v): blocking and non-blocking calls construct the
+  // forced algorithm's schedule with their peers, so ranks that differ would wait for messages
+  // that never come.
+  const int algo = static_cast<int>(options.algo);
+  int mine[7] = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims};
+  int all[7] = {};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 7, MPI_INT, MPI_MAX, setup));
+  if (!s.ok()) return mpi_error(all[0], s.message);
+  if (all[0] != 0)
+    return mpi_error(all[0], "another rank's distributed graph or Info was refused (error class " + std::to_string(all[0]) + " there)");
+  if (all[1] != -all[2] || all[3] != -all[4] || all[5] != -all[6])
+    return mpi_error(MPI_ERR_INFO_VALUE,
+                     "ranks passed different cartplan_algorithm, cartplan_theta or cartplan_grid_dims values in the graph communicator's Info");
   CARTPLAN_MPI_CALL(MPI_Comm_set_attr(comm, keyval(), g.get()));
   *out = g.release();
   return {};

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
@@ -373,18 +374,25 @@ void communicator_errors(Harness& h) {
   expect(h, Cart_graph_request_grid_dims(CART_REQUEST_NULL, &algo), MPI_ERR_ARG, "grid dimensions of a NULL request");
 }
 
-// A bad cartplan_grid_dims in the graph's creation Info: the first graph collective (which
-// reads it) fails on every rank with MPI_ERR_INFO_VALUE naming the key, and so does the next.
-void creation_info_errors(Harness& h) {
+// A ring (one in- and one out-neighbour per rank) whose creation Info sets `keys` to `values`.
+using InfoKeys = std::vector<std::pair<const char*, const char*>>;
+
+MPI_Comm ring_with_info(const Harness& h, const InfoKeys& keys) {
   const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", "grid");
-  MPI_Info_set(info, "cartplan_grid_dims", "5");
+  for (const auto& [key, value] : keys) MPI_Info_set(info, key, value);
   MPI_Comm g = MPI_COMM_NULL;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, info, 0, &g);
   MPI_Info_free(&info);
   MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
+// A bad cartplan_grid_dims in the graph's creation Info: the first graph collective (which
+// reads it) fails on every rank with MPI_ERR_INFO_VALUE naming the key, and so does the next.
+void creation_info_errors(Harness& h) {
+  MPI_Comm g = ring_with_info(h, {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", "5"}});
   int send = h.rank, recv = -1;
   for (int call = 0; call < 2; ++call) {
     expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, &recv, 1, MPI_INT, g), MPI_ERR_INFO_VALUE,
@@ -392,6 +400,24 @@ void creation_info_errors(Harness& h) {
     h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "creation Info: the message names cartplan_grid_dims");
   }
   MPI_Comm_free(&g);
+}
+
+// Valid creation Info values that differ between ranks (rank 0 against the others): blocking
+// and non-blocking calls construct the forced schedule with their peers, so creation agrees on
+// the values and the first graph collective fails on every rank, never a hang.
+void creation_info_differs(Harness& h) {
+  const bool zero = h.rank == 0;
+  const std::vector<InfoKeys> cases = {{{"cartplan_algorithm", zero ? "pairing" : "grid"}},
+                                       {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", zero ? "3" : "2"}},
+                                       {{"cartplan_theta", zero ? "2" : "3"}}};
+  for (const InfoKeys& keys : cases) {
+    MPI_Comm g = ring_with_info(h, keys);
+    int send = h.rank, recv = -1;
+    expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, &recv, 1, MPI_INT, g), MPI_ERR_INFO_VALUE,
+           std::string("creation Info differing in ") + keys.back().first);
+    h.check(std::strstr(Cart_error_message(), "different") != nullptr, "differing creation Info: the message says so");
+    MPI_Comm_free(&g);
+  }
 }
 
 }  // namespace
@@ -402,6 +428,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   communicator_errors(h);
   creation_info_errors(h);
+  if (h.size > 1) creation_info_differs(h);
   proc_null_errors(h);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);

@@ -8,7 +8,10 @@
 //  - blocked: a request pending while its rank blocks in MPI_Recv whose sender first waits on
 //    its own request (it needs the blocked rank's later phases: progress inside MPI_Recv),
 //    Cartesian combining and graph (pairing, cumulative) requests, with idle MPI rounds between
-//    iterations on some of them, so that a lingering callback expires and is registered again.
+//    iterations on some of them, so that a lingering callback expires and is registered again;
+//  - counts_change: a rank without neighbours that forwards blocks of a combining plan (the
+//    offset (1,1) on a non-periodic grid), counts alternating between calls: the size a uniform
+//    call states there shapes its exchange, so a repeat with another count must not reuse it.
 // Run at several np; every check is on rank- and iteration-dependent data.
 #include <mpi.h>
 
@@ -177,8 +180,39 @@ void blocked(Harness& h, MPI_Comm comm, const std::vector<int>& sources, bool gr
 
 }  // namespace
 
+void counts_change(Harness& h, bool blocking) {
+  int dims[2] = {0, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  std::vector<int> d(dims, dims + 2), periods{0, 0}, offset{1, 1};
+  MPI_Comm cart = cartplan::mpitest::open_cart(2, d, periods, 1, offset, "combining");
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+  Cart_neighbor_get(cart, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED);
+  std::vector<int> send(16), recv(16);
+  for (int iter = 0; iter < 6; ++iter) {
+    const int count = iter % 2 == 0 ? 1 : 16;
+    for (int i = 0; i < 16; ++i) send[i] = value(h.rank, i, iter, 0), recv[i] = -1;
+    int rc = MPI_SUCCESS;
+    if (blocking) {
+      rc = Cart_alltoall(send.data(), count, MPI_INT, recv.data(), count, MPI_INT, cart);
+    } else {
+      Cart_Request r = CART_REQUEST_NULL;
+      rc = Cart_ialltoall(send.data(), count, MPI_INT, recv.data(), count, MPI_INT, cart, &r);
+      if (rc == MPI_SUCCESS) rc = Cart_wait(&r);
+    }
+    const std::string what = std::string(blocking ? "blocking" : "non-blocking") + " count " + std::to_string(count) +
+                             " iteration " + std::to_string(iter);
+    h.check(rc == MPI_SUCCESS, what + ": " + (rc == MPI_SUCCESS ? "" : Cart_error_message()));
+    for (int i = 0; i < count && src != MPI_PROC_NULL; ++i)
+      h.check(recv[i] == value(src, i, iter, 0), what + ": block element " + std::to_string(i));
+    for (int i = src == MPI_PROC_NULL ? 0 : count; i < 16; ++i) h.check(recv[i] == -1, what + ": untouched element " + std::to_string(i));
+  }
+  MPI_Comm_free(&cart);
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
+  for (bool blocking : {false, true}) counts_change(h, blocking);
   for (const char* algo : {"direct", "combining"}) in_flight(h, algo);
   {
     Grid g = open_grid(h.size, "combining");
