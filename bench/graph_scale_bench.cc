@@ -1,7 +1,8 @@
 // Graph collectives at scale, for SimGrid's SMPI (also runs under Open MPI): on a graph from a
 // GRAPH spec (engine/graph/graph_spec.h), persistent Cart_graph_neighbor_allgather, _alltoall or
 // _alltoallv with each algorithm (linear, the baseline: the Isend/Irecv loop MPI libraries run;
-// pairing, seed 003; cumulative; grid; auto). No MPI_Neighbor_* and no MPI distributed graph are
+// pairing, seed 003; cumulative; grid on the 2-D virtual grid; grid3, the grid on the 3-D one
+// (Info cartplan_grid_dims = 3); auto). No MPI_Neighbor_* and no MPI distributed graph are
 // needed: rank 0 builds the graph and hands every rank its lists, each variant gets its own
 // communicator from Cart_graph_comm_create_adjacent (so its init pays its own pattern
 // construction), and every recv byte is checked against the value its origin wrote before
@@ -176,7 +177,7 @@ struct Variant {
   Cart_Request req = CART_REQUEST_NULL;
   Buffers buf;
   double create_us = 0, setup_us = -1, init_us = 0;
-  int ran = -1;
+  int ran = -1, ran_dims = 0;  // CART_GRAPH_* and, for grid, its virtual grid's dimensions
   long wrong = 0;
   std::vector<double> times, sync_times;
 };
@@ -184,7 +185,9 @@ struct Variant {
 bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_algorithm", v->name.c_str());
+  const bool grid3 = v->name == "grid3";  // the one variant name that is not an algorithm name
+  MPI_Info_set(info, "cartplan_algorithm", grid3 ? "grid" : v->name.c_str());
+  if (grid3) MPI_Info_set(info, "cartplan_grid_dims", "3");
   MPI_Info_set(info, "cartplan_theta", std::to_string(a.theta).c_str());
   v->buf = make_buffers(a, l, rank);
   v->times.clear();
@@ -210,6 +213,7 @@ bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
     return false;
   }
   Cart_graph_request_algorithm(v->req, &v->ran);
+  Cart_graph_request_grid_dims(v->req, &v->ran_dims);
   Cart_start(&v->req);
   Cart_wait(&v->req);
   for (std::size_t i = 0; i < v->buf.expect.size(); ++i) v->wrong += v->buf.recv[i] != v->buf.expect[i];
@@ -249,7 +253,9 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
     // Break-even only for a variant that combines and is faster; auto running linear has none.
     if (lin > 0 && v.ran > 0) even = s.median < lin ? std::to_string(static_cast<long>(v.setup_us / (lin - s.median) + 0.999)) : "never";
     const double sync_us = v.sync_times.empty() ? std::nan("") : cartplan::bench::summarize(v.sync_times).median;
-    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %.0f | %s | %ld | %.2f |\n", v.name.c_str(), v.ran >= 0 ? kinds[v.ran] : "?",
+    std::string ran = v.ran >= 0 ? kinds[v.ran] : "?";
+    if (v.ran_dims > 0) ran += " " + std::to_string(v.ran_dims) + "-D";
+    std::printf("| %s | %s | %.2f | %.2f | %.2f | %s | %.0f | %.0f | %.0f | %s | %ld | %.2f |\n", v.name.c_str(), ran.c_str(),
                 s.median, s.q1, s.q3, ratio.c_str(), v.create_us, v.setup_us, v.init_us, even.c_str(), v.wrong, sync_us);
   }
 }
@@ -317,7 +323,7 @@ int main(int argc, char** argv) {
   for (const std::string& op : split(a.ops)) ok = ok && (op == "allgather" || op == "alltoall" || op == "alltoallv");
   if (!ok) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,grid,auto]\n");
+      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,grid,grid3,auto]\n");
     MPI_Finalize();
     return 2;
   }
