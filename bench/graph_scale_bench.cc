@@ -260,8 +260,8 @@ void print(const Args& a, int size, const Lists& l, const std::vector<Variant>& 
   }
 }
 
-// One call started right after a barrier, from the moment the last rank entered it to the moment
-// the last rank left it, on SMPI's one simulated clock (NaN under other MPIs, whose clocks differ
+// One call started right after a barrier, from the moment the last rank entered the call (left
+// the barrier) to the moment the last rank left the call, on SMPI's one simulated clock (NaN under other MPIs, whose clocks differ
 // per node). Back-to-back timing per rank (time_all) contains the barrier's exit skew spread over
 // the calls, tens of us at p = 256 (docs/smpi.md, "Timing"); this measure does not.
 double time_synchronized(Variant& v) {
