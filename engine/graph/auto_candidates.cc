@@ -34,6 +34,12 @@ std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate
   return out;
 }
 
+bool any_combining(const AutoCandidates& a, bool grid_allowed) { return a.pairing || a.cumulative || (a.grid && grid_allowed); }
+
+TableCandidate allowed_pick(const TableCandidate& pick, const AutoCandidates& allowed) {
+  return restrict_candidates({pick}, allowed).empty() ? TableCandidate{} : pick;
+}
+
 int candidates_key(const AutoCandidates& a) { return (a.pairing ? 1 : 0) | (a.cumulative ? 2 : 0) | (a.grid ? 4 : 0); }
 
 }  // namespace cartplan::engine::graph

@@ -31,6 +31,15 @@ Result<AutoCandidates> parse_auto_candidates(std::string_view value);
 // `candidates` without the rows `allowed` leaves out (linear always kept), in their order.
 std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate>& candidates, const AutoCandidates& allowed);
 
+// Whether any combining candidate is left once grid is allowed or not (price_table.h's
+// without_grid): none leaves auto nothing to construct or agree on, it runs linear.
+bool any_combining(const AutoCandidates& allowed, bool grid_allowed);
+
+// `pick` if the set allows it, else linear. pick_from_prices falls back to pairing when no
+// combining row is priced (a row that prices 0 everywhere, the grids at p = 1, is no
+// candidate): never a candidate the set left unconstructed.
+TableCandidate allowed_pick(const TableCandidate& pick, const AutoCandidates& allowed);
+
 // A small integer that tells two sets apart (bit 0 pairing, 1 cumulative, 2 grid): a key for
 // agreed tables made from different sets.
 int candidates_key(const AutoCandidates& allowed);

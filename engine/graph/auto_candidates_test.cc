@@ -34,6 +34,24 @@ TEST_CASE("bad words are named") {
   CHECK(parse_auto_candidates("grid,bogus").error().find("'bogus'") != std::string::npos);
 }
 
+TEST_CASE("grid alone is no candidate where grid is not allowed") {
+  CHECK(any_combining(AutoCandidates{}, false));
+  CHECK(any_combining({false, false, true}, true));
+  CHECK_FALSE(any_combining({false, false, true}, false));
+  CHECK_FALSE(any_combining({false, false, false}, true));
+  CHECK(any_combining({false, true, false}, false));
+}
+
+TEST_CASE("a pick the set leaves out becomes linear") {
+  const AutoCandidates grid_only{false, false, true};
+  CHECK(allowed_pick(kAll[1], grid_only) == kAll[0]);  // pick_from_prices' fallback with no grid row priced
+  CHECK(allowed_pick(kAll[4], grid_only) == kAll[4]);
+  CHECK(allowed_pick(kAll[0], grid_only) == kAll[0]);
+  for (const TableCandidate& c : kAll) CHECK(allowed_pick(c, AutoCandidates{}) == c);
+  const CandidatePrices nothing_priced = {5.0, 0.0, 0.0, 0.0, 0.0};
+  CHECK(allowed_pick(pick_from_prices(nothing_priced), grid_only) == kAll[0]);
+}
+
 TEST_CASE("keys tell every set apart") {
   std::vector<int> keys;
   for (int m = 0; m < 8; ++m) keys.push_back(candidates_key({(m & 1) != 0, (m & 2) != 0, (m & 4) != 0}));
