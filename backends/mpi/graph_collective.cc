@@ -15,6 +15,7 @@
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sized_chain.h"
 #include "backends/mpi/graph_sizes.h"
+#include "engine/graph/auto_candidates.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -325,23 +326,25 @@ struct Agreed {
   int lane = -1;
 };
 
-// Collective: errors, algorithm, theta, grid dims, block size and the lanes held, agreed in one call.
+// Collective: errors, algorithm, theta, grid dims, auto's candidates, block size and the lanes held, agreed in one call.
 // `bytes`: this rank's block size, -1 without significant blocks (a rank without edges).
 MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
   const std::int64_t kNone = INT64_MIN / 2;
-  std::vector<std::int64_t> v = {9, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
-                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone};
+  const std::int64_t candidates = engine::graph::candidates_key(o.auto_candidates);  // auto constructs only these
+  std::vector<std::int64_t> v = {11, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
+                                 bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone, candidates, -candidates};
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
   if (all[1] != 0) return agreed_error(local, static_cast<int>(all[1]));
-  if (all[2] != -all[3] || all[4] != -all[5] || all[6] != -all[7])
-    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm, cartplan_theta or cartplan_grid_dims values to this collective");
+  if (all[2] != -all[3] || all[4] != -all[5] || all[6] != -all[7] || all[10] != -all[11])
+    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or "
+                                         "cartplan_auto_candidates values to this collective");
   out->bytes_max = all[8];
   out->bytes_min = all[9] == kNone ? -1 : -all[9];
   std::vector<std::uint64_t> held;
-  for (std::size_t i = 10; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
+  for (std::size_t i = 12; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
   out->lane = g.shared()->lanes.first_free(held);
   if (out->lane < 0)
     return mpi_error(MPI_ERR_OTHER, "too many persistent graph requests alive on this communicator (" +

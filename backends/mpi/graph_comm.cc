@@ -115,6 +115,12 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
     else if (v == "2" || v == "3") o->grid_dims = v[0] - '0';
     else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2 or 3)");
   }
+  v = info_value(info, "cartplan_auto_candidates", &present);
+  if (present) {
+    Result<engine::graph::AutoCandidates> a = engine::graph::parse_auto_candidates(v);
+    if (!a) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_auto_candidates: " + a.error());
+    o->auto_candidates = *a;
+  }
   v = info_value(info, "cartplan_progress", &present);
   if (present) {
     if (v == "any") o->progress_anywhere = true;
@@ -171,7 +177,9 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
     engine::graph::RankPattern p;
     SetupCounts counts;
     MpiStatus s = setup_.construct(rank_, edges_, po, &p, &counts);
+    const char* const step = cumulative ? "pattern-cumulative" : "pattern-pairing";  // this algorithm's only
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+    if (s.ok() && test_failure(step)) s = injected_failure(step);
     // A failure is kept like a success: each construction runs once per key on every rank, so
     // the set-up channel's sequence numbers stay in step and a later call does not start a
     // construction (a collective) that ranks which succeeded never join.
@@ -255,14 +263,18 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   return {};
 }
 
-MpiStatus GraphComm::table(int theta, const Table** out) {
-  if (auto failed = failed_tables_.find(theta); failed != failed_tables_.end()) return failed->second;
-  auto it = tables_.find(theta);
+// Only the allowed candidates are constructed and priced (a row left out stays 0: not a
+// candidate). Every rank passes the same theta and list (choose's contract), so every rank
+// constructs the same patterns in the same order and joins the same reduction.
+MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, const Table** out) {
+  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed)};
+  if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
+  auto it = tables_.find(key);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices(auto_candidates(), theta, model_, &all);
-    if (!s.ok()) return failed_tables_.emplace(theta, s).first->second;  // agreed: kept, so no later call agrees again
-    it = tables_.emplace(theta, all).first;
+    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(), allowed), theta, model_, &all);
+    if (!s.ok()) return failed_tables_.emplace(key, s).first->second;  // agreed: kept, so no later call agrees again
+    it = tables_.emplace(key, all).first;
   }
   *out = &it->second;
   return {};
@@ -273,14 +285,21 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     *out = forced_candidate(o);
     return {};
   }
+  // No combining candidate left (Info cartplan_auto_candidates=linear, or grid alone where grid
+  // may not run): linear, with nothing constructed or agreed (every rank has the same options).
+  if (!engine::graph::any_combining(o.auto_candidates, o.grid_in_auto)) {
+    *out = {};
+    return {};
+  }
   const Table* t = nullptr;
-  MpiStatus s = table(o.theta, &t);
+  MpiStatus s = table(o.theta, o.auto_candidates, &t);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
   // through any rank, and a rank without edges relays blocks of that size.
   const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
-  *out = engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us));
+  *out = engine::graph::allowed_pick(engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us)),
+                                     o.auto_candidates);
   return {};
 }
 

@@ -35,6 +35,7 @@
 #include "backends/mpi/lanes.h"
 #include "backends/mpi/status.h"
 #include "engine/cost_model.h"
+#include "engine/graph/auto_candidates.h"
 #include "engine/graph/choose.h"
 #include "engine/graph/grid.h"
 #include "engine/graph/pattern.h"
@@ -50,10 +51,14 @@ namespace cartplan::mpi {
 //   cartplan_grid_dims  auto | 2 | 3: the virtual grid of grid, grid_dims(p, d) (auto: auto prices
 //                       both, forced grid runs the 2-D one)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
+//   cartplan_auto_candidates  all | a comma-separated list of linear, pairing, cumulative, grid:
+//                       the combining candidates auto constructs and prices (default all; its
+//                       table is made once per theta and list, engine/graph/auto_candidates.h)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
   int grid_dims = 0;  // 0: auto
+  engine::graph::AutoCandidates auto_candidates;
   bool progress_anywhere = true;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
   // one block size over the ranks with edges (ranks without edges then relay blocks of that size)
@@ -140,7 +145,8 @@ class GraphComm {
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
-  MpiStatus table(int theta, const Table** out);
+  // Auto's agreed table for (theta, candidates_key of the allowed candidates).
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, const Table** out);
 
   int rank_;
   int size_;
@@ -156,8 +162,9 @@ class GraphComm {
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
-  std::map<int, Table> tables_;                                           // theta
-  std::map<int, MpiStatus> failed_tables_;  // theta: an agreed failure of table(), returned from then on
+  std::map<std::pair<int, int>, Table> tables_;  // (theta, candidates_key)
+  // (theta, candidates_key): an agreed failure of table(), returned from then on
+  std::map<std::pair<int, int>, MpiStatus> failed_tables_;
   std::shared_ptr<void> blocking_slot_;
 };
 

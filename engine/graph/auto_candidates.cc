@@ -1,0 +1,45 @@
+// Graph auto's candidate set from Info cartplan_auto_candidates: parsing and filtering.
+#include "engine/graph/auto_candidates.h"
+
+namespace cartplan::engine::graph {
+
+using ir::graph::GraphAlgorithm;
+
+Result<AutoCandidates> parse_auto_candidates(std::string_view value) {
+  if (value == "all") return AutoCandidates{};
+  AutoCandidates a{false, false, false};
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = value.find(',', start);
+    const std::string_view word = value.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (word == "pairing") a.pairing = true;
+    else if (word == "cumulative") a.cumulative = true;
+    else if (word == "grid") a.grid = true;
+    else if (word != "linear")
+      return fail("'" + std::string(word) + "' is not a candidate (expected all, or a comma-separated list of linear, pairing, cumulative and grid)");
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return a;
+}
+
+std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate>& candidates, const AutoCandidates& allowed) {
+  std::vector<TableCandidate> out;
+  for (const TableCandidate& c : candidates) {
+    const bool keep = c.algorithm == GraphAlgorithm::kLinear || (c.algorithm == GraphAlgorithm::kPairing && allowed.pairing) ||
+                      (c.algorithm == GraphAlgorithm::kCumulative && allowed.cumulative) ||
+                      (c.algorithm == GraphAlgorithm::kGrid && allowed.grid);
+    if (keep) out.push_back(c);
+  }
+  return out;
+}
+
+bool any_combining(const AutoCandidates& a, bool grid_allowed) { return a.pairing || a.cumulative || (a.grid && grid_allowed); }
+
+TableCandidate allowed_pick(const TableCandidate& pick, const AutoCandidates& allowed) {
+  return restrict_candidates({pick}, allowed).empty() ? TableCandidate{} : pick;
+}
+
+int candidates_key(const AutoCandidates& a) { return (a.pairing ? 1 : 0) | (a.cumulative ? 2 : 0) | (a.grid ? 4 : 0); }
+
+}  // namespace cartplan::engine::graph
