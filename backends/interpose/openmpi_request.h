@@ -32,8 +32,9 @@ extern "C" {
 #endif
 
 // Runs inside MPI_Start of an inactive request, after it was marked active: starts the work,
-// which may complete the request before this returns.
-typedef void (*cartplan_request_start_fn)(void* ctx);
+// which may complete the request before this returns. MPI_SUCCESS, or an error code if nothing
+// was started (the request is then made inactive again and MPI_Start returns the code).
+typedef int (*cartplan_request_start_fn)(void* ctx);
 // Runs inside MPI_Request_free (or MPI_Finalize's clean-up through it): the work must be
 // finished and ctx released when this returns.
 typedef void (*cartplan_request_release_fn)(void* ctx);

@@ -115,12 +115,19 @@ void finished(void* ctx) {
 }
 
 // Starts op's exchange; its finish callback signals the request, possibly before this returns.
-void launch(Operation* op) {
-  op->active = true;
+// MPI_ERR_REQUEST if op is active; if the exchange refuses to start (it only does when already
+// active; other errors are reported by its finish), op is left inactive and out of `flying`,
+// which clear_requests (MPI_Finalize) waits to reach 0.
+int launch(Operation* op) {
+  if (op->active.exchange(true)) return MPI_ERR_REQUEST;
   set_error(op, MPI_SUCCESS);
   flying.fetch_add(1, std::memory_order_relaxed);
   Inside inside;
-  op->start();  // never fails on an inactive exchange; errors are reported by its finish
+  const mpi::MpiStatus s = op->start();
+  if (s.ok()) return MPI_SUCCESS;
+  op->active = false;
+  flying.fetch_sub(1, std::memory_order_relaxed);
+  return s.code;
 }
 
 // The exchange signals `op` when it finishes (finished, above).
@@ -157,7 +164,11 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
   }
   op->handle = *request;
   watch(op);
-  launch(op);
+  const int started = launch(op);  // a new exchange: only fails if something is badly wrong
+  if (started != MPI_SUCCESS) {
+    op->error = started;  // reported by query_fn on completion
+    PMPI_Grequest_complete(op->handle);
+  }
   return MPI_SUCCESS;
 }
 
@@ -205,7 +216,7 @@ void release(Operation* op) {
 }
 
 // Open MPI's own kind: MPI_Start (whoever calls it) and MPI_Request_free run these.
-void start_openmpi_kind(void* ctx) { launch(static_cast<Operation*>(ctx)); }
+int start_openmpi_kind(void* ctx) { return launch(static_cast<Operation*>(ctx)); }
 void release_openmpi_kind(void* ctx) { release(static_cast<Operation*>(ctx)); }
 
 // The self message: a persistent zero-byte receive from this process on a private communicator,
@@ -297,7 +308,12 @@ bool start_if_self_message(MPI_Request* request, int* rc) {
     return true;
   }
   *rc = PMPI_Start(request);
-  if (*rc == MPI_SUCCESS) launch(op);
+  if (*rc != MPI_SUCCESS) return true;
+  *rc = launch(op);
+  if (*rc != MPI_SUCCESS) {  // nothing started: the self receive goes, the request is inactive
+    PMPI_Cancel(request);
+    PMPI_Wait(request, MPI_STATUS_IGNORE);
+  }
   return true;
 }
 

@@ -6,6 +6,8 @@
 #include <mpi-ext.h>
 #include <openmpi/mpiext/pmpiext_pcollreq_c.h>
 
+#include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "backends/interpose/cart_records.h"
@@ -59,6 +61,24 @@ int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int
                           : neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                               MPI_INFO_NULL, nullptr, &rc);
   return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+// 1 if a handle other than MPI_REQUEST_NULL occurs twice among the n.
+bool has_duplicate(int n, const MPI_Request* requests) {
+  if (n <= 16) {
+    for (int i = 1; i < n; ++i) {
+      for (int j = 0; j < i; ++j) {
+        if (requests[i] == requests[j] && requests[i] != MPI_REQUEST_NULL) return true;
+      }
+    }
+    return false;
+  }
+  std::vector<MPI_Request> sorted(requests, requests + n);
+  std::sort(sorted.begin(), sorted.end(), std::less<MPI_Request>());
+  for (int i = 1; i < n; ++i) {
+    if (sorted[i] == sorted[i - 1] && sorted[i] != MPI_REQUEST_NULL) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -279,7 +299,11 @@ int MPI_Start(MPI_Request* request) {
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward() || !any_self_message()) return PMPI_Startall(count, array_of_requests);
+  if (forward()) return PMPI_Startall(count, array_of_requests);
+  // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
+  // of ours, drop the refusal of the second start. Refused here before anything starts.
+  if (count > 1 && has_duplicate(count, array_of_requests)) return MPI_ERR_REQUEST;
+  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
   for (int i = 0; i < count; ++i) {
     int rc = MPI_SUCCESS;
     if (!start_if_self_message(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
