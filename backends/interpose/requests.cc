@@ -3,6 +3,7 @@
 #include "backends/interpose/requests.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -175,10 +176,16 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
 // Which kind of persistent request: Open MPI's own (openmpi_request.h: no message per start)
 // where its layout is trusted, else a self message. CARTPLAN_INTERPOSE_REQUESTS=self-message
 // forces the self message (tests of that path, measurements side by side).
+// Any other value is ignored, with a warning from rank 0. Self-message also switches off the
+// phase probe (phase_probe, below).
 bool openmpi_kind() {
   static const bool yes = [] {
     const char* v = std::getenv("CARTPLAN_INTERPOSE_REQUESTS");
-    return !(v && std::strcmp(v, "self-message") == 0) && cartplan_openmpi_request_usable() == 1;
+    const bool self = v && std::strcmp(v, "self-message") == 0;
+    int initialized = 0, rank = -1;
+    if (v && !self && PMPI_Initialized(&initialized) == MPI_SUCCESS && initialized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "cartplan: CARTPLAN_INTERPOSE_REQUESTS=%s ignored (known: self-message)\n", v);
+    return !self && cartplan_openmpi_request_usable() == 1;
   }();
   return yes;
 }
