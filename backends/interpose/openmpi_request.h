@@ -16,8 +16,10 @@
 //
 // This uses Open MPI's internal headers (Debian ships them with libopenmpi-dev, matching the
 // library), so the layout is only trusted when the running library has the major.minor version
-// the drop-in was compiled against (cartplan_openmpi_request_usable); requests.cc falls back to
-// its portable mechanism otherwise. C, not C++: Open MPI's internal headers are C only.
+// the drop-in was compiled against and a persistent receive from MPI_PROC_NULL reads as Open MPI
+// 4.1 builds it through the compiled layout (cartplan_openmpi_request_usable; this also catches
+// a build with another OPAL_ENABLE_DEBUG); requests.cc falls back to its portable mechanism
+// otherwise. The same handle twice in one MPI_Startall: the second copy is refused. C, not C++: Open MPI's internal headers are C only.
 //
 //   MPI_Request r;
 //   if (cartplan_openmpi_request_usable()) cartplan_openmpi_request_create(start, release, ctx, &r);
@@ -40,7 +42,7 @@ typedef int (*cartplan_request_start_fn)(void* ctx);
 typedef void (*cartplan_request_release_fn)(void* ctx);
 
 // 1 if the running Open MPI has the major.minor version of the headers this file was compiled
-// with (looked up once), else 0.
+// with and the request layout check passes (looked up once, after MPI_Init), else 0.
 int cartplan_openmpi_request_usable(void);
 
 // A new inactive persistent request. MPI_SUCCESS, or MPI_ERR_NO_MEM.
