@@ -109,3 +109,7 @@ int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests) {
   }
   return 1;
 }
+
+int cartplan_openmpi_request_is_ours(MPI_Request request) {
+  return request != MPI_REQUEST_NULL && request->req_free == free_request;
+}

@@ -54,6 +54,9 @@ int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_re
 // Safe from any thread and inside Open MPI's progress engine.
 void cartplan_openmpi_request_complete(MPI_Request request);
 
+// 1 if `request` was made by cartplan_openmpi_request_create (one comparison), else 0.
+int cartplan_openmpi_request_is_ours(MPI_Request request);
+
 // 1 if every one of the n requests (any kind of Open MPI request, MPI_REQUEST_NULL included) is
 // complete, 0 if one is not: a read of each request's completion flag, no progress, nothing
 // changed. Only where cartplan_openmpi_request_usable().

@@ -217,6 +217,7 @@ void release(Operation* op) {
     if (op->self_message) p.free_tags.push_back(op->tag);
   }
   if (op->self_message) self_message_count.fetch_sub(1, std::memory_order_relaxed);
+  persistent_count.fetch_sub(1, std::memory_order_relaxed);
   set_error(op, MPI_SUCCESS);
   Inside inside;
   delete op;
@@ -265,6 +266,7 @@ int register_persistent(Operation* op, MPI_Request* request) {
   op->persistent = true;
   op->handle = *request;
   watch(op);
+  persistent_count.fetch_add(1, std::memory_order_relaxed);
   Locked lock;
   persistents().ops[*request] = op;
   return MPI_SUCCESS;
@@ -293,6 +295,11 @@ void pump() {
   if (!in_flight()) return;
   Inside inside;
   mpi::Exchange::progress_all();
+}
+
+bool is_persistent_of_ours(MPI_Request request) {
+  if (!any_persistent()) return false;
+  return openmpi_kind() ? cartplan_openmpi_request_is_ours(request) != 0 : is_self_message(request);
 }
 
 bool is_self_message(MPI_Request request) {
@@ -343,6 +350,7 @@ void clear_requests() {
   p.free_tags.clear();
   p.next_tag = 0;
   self_message_count = 0;
+  persistent_count = 0;
   persistent_failures = 0;
   MPI_Comm& self = self_slot();
   if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);

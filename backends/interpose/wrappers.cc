@@ -6,8 +6,6 @@
 #include <mpi-ext.h>
 #include <openmpi/mpiext/pmpiext_pcollreq_c.h>
 
-#include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "backends/interpose/cart_records.h"
@@ -63,20 +61,15 @@ int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int
   return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-// 1 if a handle other than MPI_REQUEST_NULL occurs twice among the n.
-bool has_duplicate(int n, const MPI_Request* requests) {
-  if (n <= 16) {
-    for (int i = 1; i < n; ++i) {
-      for (int j = 0; j < i; ++j) {
-        if (requests[i] == requests[j] && requests[i] != MPI_REQUEST_NULL) return true;
-      }
-    }
-    return false;
-  }
-  std::vector<MPI_Request> sorted(requests, requests + n);
-  std::sort(sorted.begin(), sorted.end(), std::less<MPI_Request>());
+// Whether a persistent request of ours occurs twice among the n (erroneous; Open MPI 4.1 would
+// start it twice and drop our refusal of the second start). Only our requests are compared, and
+// only while some exist, so a program's own MPI_Startall pays one load.
+bool duplicate_of_ours(int n, const MPI_Request* requests) {
+  if (!any_persistent()) return false;
   for (int i = 1; i < n; ++i) {
-    if (sorted[i] == sorted[i - 1] && sorted[i] != MPI_REQUEST_NULL) return true;
+    if (!is_persistent_of_ours(requests[i])) continue;
+    for (int j = 0; j < i; ++j)
+      if (requests[j] == requests[i]) return true;
   }
   return false;
 }
@@ -302,7 +295,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   if (forward()) return PMPI_Startall(count, array_of_requests);
   // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
   // of ours, drop the refusal of the second start. Refused here before anything starts.
-  if (count > 1 && has_duplicate(count, array_of_requests)) return MPI_ERR_REQUEST;
+  if (count > 1 && duplicate_of_ours(count, array_of_requests)) return MPI_ERR_REQUEST;
   if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
   for (int i = 0; i < count; ++i) {
     int rc = MPI_SUCCESS;
