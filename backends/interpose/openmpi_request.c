@@ -20,17 +20,25 @@ static OBJ_CLASS_INSTANCE(cartplan_request_t, ompi_request_t, NULL, NULL);
 
 // MPI_Start / MPI_Startall (Open MPI calls req_start of every request that is not a
 // point-to-point one). Starting an active request is erroneous; it is refused, as Open MPI's own
-// persistent requests refuse it, before anything runs.
+// persistent requests refuse it, before anything runs. The same handle twice in one
+// MPI_Startall passes that first check; its second copy is refused when its turn comes (the
+// first copy has made it active): MPI_ERR_REQUEST, the requests before it stay started.
 static int start_requests(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
     if (requests[i]->req_state == OMPI_REQUEST_ACTIVE) return MPI_ERR_REQUEST;
   }
   for (size_t i = 0; i < count; ++i) {
     cartplan_request_t* r = (cartplan_request_t*)requests[i];
+    if (r->super.req_state == OMPI_REQUEST_ACTIVE) return MPI_ERR_REQUEST;  // started just now
     r->super.req_status = ompi_status_empty;
     r->super.req_complete = REQUEST_PENDING;  // before start: the work may complete it inside
     r->super.req_state = OMPI_REQUEST_ACTIVE;
-    r->start(r->ctx);
+    const int rc = r->start(r->ctx);
+    if (rc != MPI_SUCCESS) {  // nothing was started: inactive and complete again
+      r->super.req_state = OMPI_REQUEST_INACTIVE;
+      r->super.req_complete = REQUEST_COMPLETED;
+      return rc;
+    }
   }
   return MPI_SUCCESS;
 }
@@ -45,6 +53,23 @@ static int free_request(ompi_request_t** request) {
   return MPI_SUCCESS;
 }
 
+// The layout also depends on how Open MPI was built (OPAL_ENABLE_DEBUG adds fields to the
+// object header before the request's own), which the version does not tell: a persistent
+// receive from MPI_PROC_NULL is read through the compiled layout. Open MPI 4.1 makes it a
+// persistent no-op request (ompi_request_persistent_noop_create, request.h): type
+// OMPI_REQUEST_NOOP, persistent, inactive, complete (OMPI_REQUEST_INIT), and not in the Fortran
+// table (MPI_UNDEFINED, as OMPI_REQUEST_FINI expects) - each field checked on Debian's 4.1.4.
+static int layout_matches(void) {
+  char byte = 0;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (PMPI_Recv_init(&byte, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r) != MPI_SUCCESS) return 0;
+  const int same = r != MPI_REQUEST_NULL && r->req_type == OMPI_REQUEST_NOOP && r->req_persistent &&
+                   r->req_state == OMPI_REQUEST_INACTIVE && r->req_complete == REQUEST_COMPLETED &&
+                   r->req_f_to_c_index == MPI_UNDEFINED;
+  if (r != MPI_REQUEST_NULL) PMPI_Request_free(&r);
+  return same;
+}
+
 int cartplan_openmpi_request_usable(void) {
   static int usable = -1;
   if (usable >= 0) return usable;
@@ -52,7 +77,7 @@ int cartplan_openmpi_request_usable(void) {
   int length = 0, major = -1, minor = -1;
   if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return usable = 0;
   usable = sscanf(version, "Open MPI v%d.%d", &major, &minor) == 2 && major == OMPI_MAJOR_VERSION &&
-           minor == OMPI_MINOR_VERSION;
+           minor == OMPI_MINOR_VERSION && layout_matches();
   return usable;
 }
 
@@ -83,4 +108,8 @@ int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests) {
     if (requests[i] != MPI_REQUEST_NULL && !REQUEST_COMPLETE(requests[i])) return 0;
   }
   return 1;
+}
+
+int cartplan_openmpi_request_is_ours(MPI_Request request) {
+  return request != MPI_REQUEST_NULL && request->req_free == free_request;
 }

@@ -16,8 +16,10 @@
 //
 // This uses Open MPI's internal headers (Debian ships them with libopenmpi-dev, matching the
 // library), so the layout is only trusted when the running library has the major.minor version
-// the drop-in was compiled against (cartplan_openmpi_request_usable); requests.cc falls back to
-// its portable mechanism otherwise. C, not C++: Open MPI's internal headers are C only.
+// the drop-in was compiled against and a persistent receive from MPI_PROC_NULL reads as Open MPI
+// 4.1 builds it through the compiled layout (cartplan_openmpi_request_usable; this also catches
+// a build with another OPAL_ENABLE_DEBUG); requests.cc falls back to its portable mechanism
+// otherwise. The same handle twice in one MPI_Startall: the second copy is refused. C, not C++: Open MPI's internal headers are C only.
 //
 //   MPI_Request r;
 //   if (cartplan_openmpi_request_usable()) cartplan_openmpi_request_create(start, release, ctx, &r);
@@ -32,14 +34,15 @@ extern "C" {
 #endif
 
 // Runs inside MPI_Start of an inactive request, after it was marked active: starts the work,
-// which may complete the request before this returns.
-typedef void (*cartplan_request_start_fn)(void* ctx);
+// which may complete the request before this returns. MPI_SUCCESS, or an error code if nothing
+// was started (the request is then made inactive again and MPI_Start returns the code).
+typedef int (*cartplan_request_start_fn)(void* ctx);
 // Runs inside MPI_Request_free (or MPI_Finalize's clean-up through it): the work must be
 // finished and ctx released when this returns.
 typedef void (*cartplan_request_release_fn)(void* ctx);
 
 // 1 if the running Open MPI has the major.minor version of the headers this file was compiled
-// with (looked up once), else 0.
+// with and the request layout check passes (looked up once, after MPI_Init), else 0.
 int cartplan_openmpi_request_usable(void);
 
 // A new inactive persistent request. MPI_SUCCESS, or MPI_ERR_NO_MEM.
@@ -50,6 +53,9 @@ int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_re
 // MPI_ANY_TAG, no error: errors of the work are reported by the interposed completion calls).
 // Safe from any thread and inside Open MPI's progress engine.
 void cartplan_openmpi_request_complete(MPI_Request request);
+
+// 1 if `request` was made by cartplan_openmpi_request_create (one comparison), else 0.
+int cartplan_openmpi_request_is_ours(MPI_Request request);
 
 // 1 if every one of the n requests (any kind of Open MPI request, MPI_REQUEST_NULL included) is
 // complete, 0 if one is not: a read of each request's completion flag, no progress, nothing

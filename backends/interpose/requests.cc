@@ -3,6 +3,7 @@
 #include "backends/interpose/requests.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -115,12 +116,19 @@ void finished(void* ctx) {
 }
 
 // Starts op's exchange; its finish callback signals the request, possibly before this returns.
-void launch(Operation* op) {
-  op->active = true;
+// MPI_ERR_REQUEST if op is active; if the exchange refuses to start (it only does when already
+// active; other errors are reported by its finish), op is left inactive and out of `flying`,
+// which clear_requests (MPI_Finalize) waits to reach 0.
+int launch(Operation* op) {
+  if (op->active.exchange(true)) return MPI_ERR_REQUEST;
   set_error(op, MPI_SUCCESS);
   flying.fetch_add(1, std::memory_order_relaxed);
   Inside inside;
-  op->start();  // never fails on an inactive exchange; errors are reported by its finish
+  const mpi::MpiStatus s = op->start();
+  if (s.ok()) return MPI_SUCCESS;
+  op->active = false;
+  flying.fetch_sub(1, std::memory_order_relaxed);
+  return s.code;
 }
 
 // The exchange signals `op` when it finishes (finished, above).
@@ -157,17 +165,27 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
   }
   op->handle = *request;
   watch(op);
-  launch(op);
+  const int started = launch(op);  // a new exchange: only fails if something is badly wrong
+  if (started != MPI_SUCCESS) {
+    op->error = started;  // reported by query_fn on completion
+    PMPI_Grequest_complete(op->handle);
+  }
   return MPI_SUCCESS;
 }
 
 // Which kind of persistent request: Open MPI's own (openmpi_request.h: no message per start)
 // where its layout is trusted, else a self message. CARTPLAN_INTERPOSE_REQUESTS=self-message
 // forces the self message (tests of that path, measurements side by side).
+// Any other value is ignored, with a warning from rank 0. Self-message also switches off the
+// phase probe (phase_probe, below).
 bool openmpi_kind() {
   static const bool yes = [] {
     const char* v = std::getenv("CARTPLAN_INTERPOSE_REQUESTS");
-    return !(v && std::strcmp(v, "self-message") == 0) && cartplan_openmpi_request_usable() == 1;
+    const bool self = v && std::strcmp(v, "self-message") == 0;
+    int initialized = 0, rank = -1;
+    if (v && !self && PMPI_Initialized(&initialized) == MPI_SUCCESS && initialized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "cartplan: CARTPLAN_INTERPOSE_REQUESTS=%s ignored (known: self-message)\n", v);
+    return !self && cartplan_openmpi_request_usable() == 1;
   }();
   return yes;
 }
@@ -199,13 +217,14 @@ void release(Operation* op) {
     if (op->self_message) p.free_tags.push_back(op->tag);
   }
   if (op->self_message) self_message_count.fetch_sub(1, std::memory_order_relaxed);
+  persistent_count.fetch_sub(1, std::memory_order_relaxed);
   set_error(op, MPI_SUCCESS);
   Inside inside;
   delete op;
 }
 
 // Open MPI's own kind: MPI_Start (whoever calls it) and MPI_Request_free run these.
-void start_openmpi_kind(void* ctx) { launch(static_cast<Operation*>(ctx)); }
+int start_openmpi_kind(void* ctx) { return launch(static_cast<Operation*>(ctx)); }
 void release_openmpi_kind(void* ctx) { release(static_cast<Operation*>(ctx)); }
 
 // The self message: a persistent zero-byte receive from this process on a private communicator,
@@ -247,6 +266,7 @@ int register_persistent(Operation* op, MPI_Request* request) {
   op->persistent = true;
   op->handle = *request;
   watch(op);
+  persistent_count.fetch_add(1, std::memory_order_relaxed);
   Locked lock;
   persistents().ops[*request] = op;
   return MPI_SUCCESS;
@@ -277,6 +297,11 @@ void pump() {
   mpi::Exchange::progress_all();
 }
 
+bool is_persistent_of_ours(MPI_Request request) {
+  if (!any_persistent()) return false;
+  return openmpi_kind() ? cartplan_openmpi_request_is_ours(request) != 0 : is_self_message(request);
+}
+
 bool is_self_message(MPI_Request request) {
   if (!any_self_message()) return false;
   Operation* op = find_persistent(request);
@@ -297,7 +322,12 @@ bool start_if_self_message(MPI_Request* request, int* rc) {
     return true;
   }
   *rc = PMPI_Start(request);
-  if (*rc == MPI_SUCCESS) launch(op);
+  if (*rc != MPI_SUCCESS) return true;
+  *rc = launch(op);
+  if (*rc != MPI_SUCCESS) {  // nothing started: the self receive goes, the request is inactive
+    PMPI_Cancel(request);
+    PMPI_Wait(request, MPI_STATUS_IGNORE);
+  }
   return true;
 }
 
@@ -320,6 +350,7 @@ void clear_requests() {
   p.free_tags.clear();
   p.next_tag = 0;
   self_message_count = 0;
+  persistent_count = 0;
   persistent_failures = 0;
   MPI_Comm& self = self_slot();
   if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);

@@ -53,7 +53,7 @@ int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request)
 // Counters the completion calls test on every call (inline: they are read far more often than
 // written): requests started and not yet signalled, self-message persistent requests alive, and
 // persistent requests whose last start failed.
-inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0};
+inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0}, persistent_count{0};
 
 // Whether `request` is one of ours self-message persistent requests (nothing is looked up when
 // none exists; Open MPI's own kind needs nothing from the wrappers to start or free).
@@ -65,6 +65,10 @@ int free_self_message(MPI_Request* request);
 // The error of the last completed start of a persistent request of ours (MPI_SUCCESS if none).
 int persistent_error(MPI_Request request);
 inline bool any_self_message() { return self_message_count.load(std::memory_order_relaxed) > 0; }
+// Whether `request` is a persistent request of ours (either kind); nothing is looked up while
+// none exists.
+bool is_persistent_of_ours(MPI_Request request);
+inline bool any_persistent() { return persistent_count.load(std::memory_order_relaxed) > 0; }
 // Whether the last start of some persistent request of ours failed: only then do completion
 // calls have errors to report (persistent_error).
 inline bool any_persistent_failed() { return persistent_failures.load(std::memory_order_relaxed) > 0; }

@@ -70,6 +70,19 @@ inline int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendb
   return blocking_uniform_cartplan(gather, pmpi, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, *a);
 }
 
+// Whether a persistent request of ours occurs twice among the n (erroneous; Open MPI 4.1 would
+// start it twice and drop our refusal of the second start). Only our requests are compared, and
+// only while some exist, so a program's own MPI_Startall pays one load.
+bool duplicate_of_ours(int n, const MPI_Request* requests) {
+  if (!any_persistent()) return false;
+  for (int i = 1; i < n; ++i) {
+    if (!is_persistent_of_ours(requests[i])) continue;
+    for (int j = 0; j < i; ++j)
+      if (requests[j] == requests[i]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
@@ -288,7 +301,11 @@ int MPI_Start(MPI_Request* request) {
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward() || !any_self_message()) return PMPI_Startall(count, array_of_requests);
+  if (forward()) return PMPI_Startall(count, array_of_requests);
+  // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
+  // of ours, drop the refusal of the second start. Refused here before anything starts.
+  if (count > 1 && duplicate_of_ours(count, array_of_requests)) return MPI_ERR_REQUEST;
+  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
   for (int i = 0; i < count; ++i) {
     int rc = MPI_SUCCESS;
     if (!start_if_self_message(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);

@@ -16,11 +16,17 @@
 //  - MPI_Request_free of an inactive request; with --free-active also of an active one (erroneous
 //    for collectives in MPI; the drop-in finishes it first), after which the next collective
 //    still runs.
+// --duplicate-startall: MPI_Startall with the same handle twice (erroneous) returns an error of
+// class MPI_ERR_REQUEST, MPI_Wait on the handle returns, it runs normally afterwards, and
+// MPI_Finalize returns (the drop-in used to count the second copy as in flight for ever). Only
+// under the drop-in: plain Open MPI 4.1.4 accepts the call and starts its libnbc request twice
+// (at np = 2 a rank then died of a segmentation fault).
 // --expect-done-at-start: the collective must have completed inside MPI_Start (the drop-in at
 // np = 1, every block a local copy). Grid: a periodic ring, offsets -2, -1, +1, +2, one int per
 // block, rank- and iteration-dependent data.
 //
-//   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--expect-done-at-start]
+//   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--duplicate-startall]
+//                           [--expect-done-at-start]
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -36,7 +42,7 @@ using cartplan::mpitest::Harness;
 
 struct Options {
   int iterations = 20;
-  bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false;
+  bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false, duplicate = false;
 };
 
 const int kOffsets[] = {-2, -1, 1, 2};
@@ -200,6 +206,32 @@ void inactive_checks(Harness& h, Collective& c) {
   h.check(flag == 1 && reqs[0] == c.handle, "inactive: MPI_Testall reports it complete, handle kept");
 }
 
+// MPI_Startall({r, r}): refused with MPI_ERR_REQUEST (errors returned, not fatal, meanwhile);
+// MPI_Wait on r returns (the drop-in refuses before starting anything; had r been started
+// once, the wait completes it) and r keeps its handle.
+void duplicate_startall(Harness& h, Collective& c) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  fill(h, c, 0);
+  MPI_Request twice[2] = {c.request, c.request};
+  const int rc = MPI_Startall(2, twice);
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  h.check(cls == MPI_ERR_REQUEST, "MPI_Startall with a duplicate handle: MPI_ERR_REQUEST (got " + std::to_string(rc) + ")");
+  h.check(MPI_Wait(&c.request, MPI_STATUS_IGNORE) == MPI_SUCCESS && c.request == c.handle, "duplicate MPI_Startall: MPI_Wait");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+// PMPI_Startall({r, r}), past the drop-in's wrapper: its request starts r once and refuses the
+// second copy (Open MPI 4.1.4 drops that code: the return value is not checked); r completes
+// with the first copy's data and MPI_Finalize still returns (nothing stays counted in flight).
+void duplicate_pmpi_startall(Harness& h, Collective& c) {
+  fill(h, c, 1);
+  MPI_Request twice[2] = {c.request, c.request};
+  PMPI_Startall(2, twice);
+  h.check(MPI_Wait(&c.request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "duplicate PMPI_Startall: MPI_Wait");
+  verify(h, c, 1, "duplicate PMPI_Startall");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -212,6 +244,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-pmpi") o.pmpi = false;
     else if (a == "--free-active") o.free_active = true;
     else if (a == "--expect-done-at-start") o.done_at_start = true;
+    else if (a == "--duplicate-startall") o.duplicate = true;
     else MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm comm = ring(h);
@@ -225,6 +258,11 @@ int main(int argc, char** argv) {
   mixed_cycles(h, g, o);
   get_status_cycles(h, a, o);
   inactive_checks(h, a);
+  if (o.duplicate) {
+    duplicate_startall(h, a);
+    if (o.pmpi) duplicate_pmpi_startall(h, a);
+    plain_cycles(h, a, o);  // it still runs normally afterwards
+  }
   if (o.free_active) {
     start(h, a, 0, o);
     h.check(MPI_Request_free(&a.request) == MPI_SUCCESS && a.request == MPI_REQUEST_NULL, "MPI_Request_free of an active request");
