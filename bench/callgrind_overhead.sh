@@ -14,7 +14,10 @@
 #    messages: its own per-call cost), the native API's direct plan; alltoall, blocking,
 #    non-blocking and persistent;
 #  - cart3d: cart 3-D Moore r=1 (26 neighbours, where the drop-in accelerates): plain, the
-#    drop-in in auto, the native API in auto; allgather, the same three forms.
+#    drop-in in auto, the native API in auto; allgather, the same three forms;
+#  - moore1d: graph 1-D Moore r=1 at np = 2 (both neighbours are the other rank: the drop-in's
+#    direct plan sends one message where Open MPI sends two): plain, the drop-in in auto, the
+#    native API in auto; alltoall, the same three forms.
 # --baseline OLD.so adds the given (earlier) build of the library beside every preloaded mode, so
 # a change is compared with what it changed in one table.
 #
@@ -123,6 +126,9 @@ for form in blocking nonblocking persistent; do
   done
   for mode in $(modes_for plain preload native-auto); do
     profile "cart3d allgather $form $mode" "$mode" "$form" --topo cart --d 3 --r 1 --op allgather
+  done
+  for mode in $(modes_for plain preload native-auto); do
+    profile "moore1d alltoall $form $mode" "$mode" "$form" --topo graph --d 1 --r 1 --op alltoall
   done
 done
 load_after=$(uptime)
