@@ -21,7 +21,9 @@
 # --baseline OLD.so adds the given (earlier) build of the library beside every preloaded mode, so
 # a change is compared with what it changed in one table.
 #
-#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR] [--pace US]
+#   bash bench/callgrind_overhead.sh [--baseline OLD.so] [--runs N] [--only REGEX] [--keep DIR] [--pace US] [--osu-configs]
+# --osu-configs: instead of the cases above, the issue's OSU configurations with np = 4-27
+# (osu_configs below); oversubscribed here, so give a long --pace (e.g. 20000).
 # --pace US: rank 0's sleep after each go message (default 200); on a loaded machine rank 1 may
 # not have sent within 200 us, and rank 0 then runs progress rounds (persistent calls count the
 # progress callbacks' work in every round): a longer pace keeps them out.
@@ -37,6 +39,7 @@ runs=3
 keep=""
 build=1
 pace=200
+osu=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
@@ -45,7 +48,8 @@ while [ $# -gt 0 ]; do
     --keep) keep=$(realpath "$2"); shift 2 ;;
     --no-build) build=0; shift ;;
     --pace) pace=$2; shift 2 ;;
-    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build, --pace US)" >&2; exit 2 ;;
+    --osu-configs) osu=1; shift ;;
+    *) echo "callgrind_overhead.sh: unknown argument '$1' (--baseline LIB, --runs N, --only REGEX, --keep DIR, --no-build, --pace US, --osu-configs)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
@@ -79,12 +83,13 @@ if [ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
   LD_PRELOAD=\${CG_PRELOAD:-} exec valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=*::one_call(*' '--zero-before=*::timed_calls(*' \\
     --callgrind-out-file="\$CG_OUT" "\$@" 2>/dev/null
 fi
-LD_PRELOAD=\${CG_PRELOAD:-} exec $nice_cmd "\$@"
+LD_PRELOAD=\${CG_PRELOAD:-} exec \${CG_NICE:-} "\$@"
 EOF
 chmod +x "$work/rank0.sh"
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 n=1000
+np=2  # the processes of the case being profiled (the --osu-configs cases set their own)
 manifest=$work/manifest.tsv
 : > "$manifest"
 # label mode form [osu_neighbor flags]
@@ -104,7 +109,11 @@ profile() {
   local run files=()
   for run in $(seq "$runs"); do
     local f=$work/$(echo "$label" | tr ' /' '__').$run.out
-    mpirun --oversubscribe --allow-run-as-root -np 2 -x CG_OUT="$f" -x CG_PRELOAD="$preload" "${env[@]}" "$work/rank0.sh" \
+    # With more than one peer, raised-priority peers that spin starve rank 0 on two cores: they
+    # run at normal priority and yield when idle (the pace lets them send first).
+    local nice_now=$nice_cmd yield=0
+    [ "$np" -gt 2 ] && nice_now="" && yield=1
+    mpirun --oversubscribe --allow-run-as-root -np "$np" -x CG_NICE="$nice_now" -x OMPI_MCA_mpi_yield_when_idle=$yield -x CG_OUT="$f" -x CG_PRELOAD="$preload" "${env[@]}" "$work/rank0.sh" \
       "$bin" --form "$form" --sizes 8 --iterations "$n" --warmup 100 --batch "$n" --pace "$pace" "$@" > /dev/null
     files+=("$f")
   done
@@ -119,7 +128,37 @@ modes_for() {  # the preloaded modes, with the baseline's beside them
     fi
   done
 }
+# The issue's OSU OMB configurations with np > 2 (bench/osu_neighbor.sh's names), where the
+# drop-in passes through at most sizes: plain and preloaded, both ops, blocking and non-blocking.
+# The messages are then Open MPI's own, so the preloaded row's extra instructions outside polling
+# are all the drop-in adds to the call. 200 calls each, paced per --pace.
+osu_configs() {
+  local cfg name topo d r op form mode
+  for cfg in "graph-1d-r2-np4 graph 1 2 4" "cart-2d-r1-np9 cart 2 1 9" "graph-2d-r1-np9 graph 2 1 9" \
+             "cart-3d-r1-np27 cart 3 1 27"; do
+    read -r name topo d r np <<< "$cfg"
+    for op in allgather alltoall; do
+      for form in blocking nonblocking; do
+        for mode in $(modes_for plain preload); do
+          profile "$name $op $form $mode" "$mode" "$form" --topo "$topo" --d "$d" --r "$r" --op "$op"
+        done
+      done
+    done
+  done
+  # The one configuration and size range where auto accelerates (blocking, 512 B and up).
+  np=4
+  for op in allgather alltoall; do
+    for mode in $(modes_for plain preload); do
+      profile "graph-1d-r2-np4 1KB $op blocking $mode" "$mode" blocking --topo graph --d 1 --r 2 --op "$op" --sizes 1024
+    done
+  done
+  np=2
+}
 load_before=$(uptime)
+if [ "$osu" = 1 ]; then
+  n=200
+  osu_configs
+else
 for form in blocking nonblocking persistent; do
   for mode in $(modes_for plain preload direct native-direct); do
     profile "shift alltoall $form $mode" "$mode" "$form" --topo graph --d 1 --r 1 --shift --op alltoall
@@ -131,13 +170,14 @@ for form in blocking nonblocking persistent; do
     profile "moore1d alltoall $form $mode" "$mode" "$form" --topo graph --d 1 --r 1 --op alltoall
   done
 done
+fi
 load_after=$(uptime)
 [ -n "$keep" ] && mkdir -p "$keep" && cp "$work"/*.out "$keep"/
 table=$(python3 bench/callgrind_table.py "$manifest")
 {
   echo "# Instructions per call, callgrind on rank 0 (np = 2, 8-byte blocks)"
   echo
-  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}$([ "$pace" = 200 ] || echo " --pace $pace")\`"
+  echo "Command: \`bash bench/callgrind_overhead.sh${baseline:+ --baseline $baseline} --runs $runs${only:+ --only '$only'}$([ "$pace" = 200 ] || echo " --pace $pace")$([ "$osu" = 0 ] || echo " --osu-configs")\`"
   echo "(git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench || echo ', uncommitted changes'));"
   echo "load: \`$load_before\` before, \`$load_after\` after. Columns: bench/callgrind_table.py."
   echo
