@@ -1,5 +1,5 @@
-// A persistent request of Open MPI's own kind (an ompi_request_t), started and completed by
-// cartplan (openmpi_request.h).
+// Requests of Open MPI's own kind (ompi_request_t), persistent or non-blocking, started and
+// completed by cartplan (openmpi_request.h).
 #include "backends/interpose/openmpi_request.h"
 
 #include <stdio.h>
@@ -11,9 +11,12 @@
 
 typedef struct {
   ompi_request_t super;  // first: the MPI_Request handle points here
-  cartplan_request_start_fn start;
+  cartplan_request_start_fn start;  // persistent only
   cartplan_request_release_fn release;
   void* ctx;
+  // Non-blocking only: who still holds the request, the program (until MPI_Wait/Test or
+  // MPI_Request_free frees it) and the work (until it completes it); the last one releases it.
+  int holders;
 } cartplan_request_t;
 
 static OBJ_CLASS_INSTANCE(cartplan_request_t, ompi_request_t, NULL, NULL);
@@ -81,24 +84,76 @@ int cartplan_openmpi_request_usable(void) {
   return usable;
 }
 
-int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_request_release_fn release, void* ctx,
-                                    MPI_Request* request) {
+// A new request with the fields both kinds share: a collective request, empty status.
+static cartplan_request_t* new_request(bool persistent, cartplan_request_release_fn release, void* ctx) {
   cartplan_request_t* r = OBJ_NEW(cartplan_request_t);
-  if (r == NULL) return MPI_ERR_NO_MEM;
-  OMPI_REQUEST_INIT(&r->super, true);  // persistent: inactive, completed
+  if (r == NULL) return NULL;
+  OMPI_REQUEST_INIT(&r->super, persistent);  // persistent: inactive, completed; else pending
   r->super.req_type = OMPI_REQUEST_COLL;
   r->super.req_status = ompi_status_empty;
+  r->super.req_cancel = NULL;  // MPI_Cancel of a collective is erroneous; Open MPI then does nothing
+  r->release = release;
+  r->ctx = ctx;
+  return r;
+}
+
+int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_request_release_fn release, void* ctx,
+                                    MPI_Request* request) {
+  cartplan_request_t* r = new_request(true, release, ctx);
+  if (r == NULL) return MPI_ERR_NO_MEM;
   r->super.req_start = start_requests;
   r->super.req_free = free_request;
-  r->super.req_cancel = NULL;  // MPI_Cancel of a collective is erroneous; Open MPI then does nothing
   // Error handlers are never invoked on it (its status carries no error), but every field that
   // Open MPI may read names a valid object.
   r->super.req_mpi_object.comm = MPI_COMM_SELF;
   r->start = start;
-  r->release = release;
-  r->ctx = ctx;
   *request = &r->super;
   return MPI_SUCCESS;
+}
+
+// The program or the work lets go of a non-blocking request; the last one releases it (its work
+// has finished then: the work lets go only after completing it).
+static void let_go(cartplan_request_t* r) {
+  if (__atomic_sub_fetch(&r->holders, 1, __ATOMIC_ACQ_REL) != 0) return;
+  r->release(r->ctx);
+  MPI_Comm comm = r->super.req_mpi_object.comm;
+  OBJ_RELEASE(comm);
+  OBJ_RELEASE(r);
+}
+
+// MPI_Wait/Test and their array forms (once complete without error), MPI_Request_free (maybe
+// still active: the work keeps running and releases it when it completes), the error handler.
+static int free_nonblocking(ompi_request_t** request) {
+  cartplan_request_t* r = (cartplan_request_t*)*request;
+  OMPI_REQUEST_FINI(&r->super);  // out of the Fortran table, invalid
+  *request = MPI_REQUEST_NULL;
+  let_go(r);
+  return MPI_SUCCESS;
+}
+
+int cartplan_openmpi_nonblocking_create(cartplan_request_release_fn release, void* ctx, MPI_Comm comm,
+                                        MPI_Request* request) {
+  cartplan_request_t* r = new_request(false, release, ctx);
+  if (r == NULL) return MPI_ERR_NO_MEM;
+  r->super.req_state = OMPI_REQUEST_ACTIVE;  // as libnbc's requests once started
+  // The fields of Open MPI's own non-blocking collective requests (libnbc's) on completion.
+  r->super.req_status.MPI_SOURCE = 0;
+  r->super.req_status.MPI_TAG = 0;
+  r->super.req_free = free_nonblocking;
+  // An error in its status goes to comm's error handler, as for Open MPI's own collectives; the
+  // request holds comm (as Open MPI's point-to-point requests do) until it is released.
+  OBJ_RETAIN(comm);
+  r->super.req_mpi_object.comm = comm;
+  r->holders = 2;
+  *request = &r->super;
+  return MPI_SUCCESS;
+}
+
+void cartplan_openmpi_nonblocking_complete(MPI_Request request, int error) {
+  cartplan_request_t* r = (cartplan_request_t*)request;
+  r->super.req_status.MPI_ERROR = error;
+  ompi_request_complete(&r->super, true);
+  let_go(r);  // the program may have freed it already: then it goes here
 }
 
 void cartplan_openmpi_request_complete(MPI_Request request) { ompi_request_complete(request, true); }
