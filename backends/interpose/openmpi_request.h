@@ -56,7 +56,8 @@ typedef int (*cartplan_request_start_fn)(void* ctx);
 typedef void (*cartplan_request_release_fn)(void* ctx);
 
 // 1 if the running Open MPI has the major.minor version of the headers this file was compiled
-// with and the request layout check passes (looked up once, after MPI_Init), else 0.
+// with and the request layout check passes (looked up once, after MPI_Init), else 0. Must have
+// returned 1 before any request is created (it also sets up the non-blocking requests' free list).
 int cartplan_openmpi_request_usable(void);
 
 // A new inactive persistent request. MPI_SUCCESS, or MPI_ERR_NO_MEM.
