@@ -149,7 +149,9 @@ int cartplan_openmpi_nonblocking_create(cartplan_request_release_fn release, voi
       init_request((cartplan_request_t*)opal_free_list_get(&nonblocking_requests), false, release, ctx);
   if (r == NULL) return MPI_ERR_NO_MEM;
   r->super.req_state = OMPI_REQUEST_ACTIVE;  // as libnbc's requests once started
-  // The fields of Open MPI's own non-blocking collective requests (libnbc's) on completion.
+  // MPI leaves MPI_SOURCE, MPI_TAG and the count of a collective's status undefined; libnbc
+  // never writes them, and its freshly allocated requests show 0: so do these (count 0 from
+  // ompi_status_empty; MPI_ERROR and cancelled are set as libnbc sets them).
   r->super.req_status.MPI_SOURCE = 0;
   r->super.req_status.MPI_TAG = 0;
   r->super.req_free = free_nonblocking;

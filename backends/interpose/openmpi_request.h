@@ -18,8 +18,9 @@
 // which frees it too), and MPI_Request_free frees it even while active: the work then runs to
 // its end and `release` runs when it completes the request
 // (cartplan_openmpi_nonblocking_complete). MPI_Cancel does nothing (no cancel function: as a
-// generalized request whose cancel function does nothing). Its status on completion has the
-// fields of libnbc's: MPI_SOURCE 0, MPI_TAG 0, count 0, not cancelled, the work's error.
+// generalized request whose cancel function does nothing). Its status on completion: the work's
+// error and not cancelled, as libnbc's; MPI_SOURCE 0, MPI_TAG 0, count 0 (undefined in MPI for
+// a collective; libnbc never writes them, and its fresh requests show 0).
 //
 // cartplan_openmpi_requests_complete reads Open MPI's requests' completion flags: the drop-in's
 // progress callback uses it to skip MPI_Testall in rounds where a phase cannot be complete.

@@ -81,7 +81,7 @@ int query_fn(void* extra, MPI_Status* status) {
   auto* op = static_cast<Operation*>(extra);
   PMPI_Status_set_elements(status, MPI_BYTE, 0);
   PMPI_Status_set_cancelled(status, 0);
-  status->MPI_SOURCE = 0;  // as Open MPI's own non-blocking collectives (libnbc) leave them
+  status->MPI_SOURCE = 0;  // as the other kind (openmpi_request.h: undefined in MPI, 0 from libnbc in practice)
   status->MPI_TAG = 0;
   status->MPI_ERROR = op->error;
   return op->error;
