@@ -50,7 +50,9 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
              //tests/mpi:progress_linked_combining_np4_test //tests/mpi:interpose_threads_linked_combining_np4_test
              //tests/mpi:progress_native_combining_np4_test
              //tests/mpi:interpose_graph_combining_np4_test //tests/mpi:progress_linked_combining_holes_np4_test
-             //tests/mpi:graph_w_test_np4_test //tests/mpi:interpose_graph_w_combining_np3_test)
+             //tests/mpi:graph_w_test_np4_test //tests/mpi:interpose_graph_w_combining_np3_test
+             //tests/mpi:nonblocking_request_linked_combining_np4_test
+             //tests/mpi:nonblocking_request_linked_generalized_np4_test)
   bazel_stage "AddressSanitizer" --config=asan "${sanitized[@]}"
   bazel_stage "UndefinedBehaviorSanitizer" --config=ubsan "${sanitized[@]}"
 fi

@@ -1,4 +1,4 @@
-// What a persistent drop-in request costs per start, by mechanism, without the exchange: one
+// What a drop-in request costs per start, by mechanism, without the exchange: one
 // process, one start -> complete -> wait cycle per call of each cycle_* function, counted with
 // callgrind (bench/request_mechanisms.sh divides each function's inclusive instructions by the
 // cycles). The work the request stands for is left out: the request is completed right after
@@ -10,8 +10,10 @@
 //    (MPI_Send_init; MPI_Start at completion, MPI_Wait of the send before it is restarted).
 //  - openmpi_kind: the request of Open MPI's own kind (openmpi_request.h): its start function and
 //    cartplan_openmpi_request_complete.
-//  - grequest: a generalized request (what non-blocking calls use), made and released each cycle
-//    (it cannot be restarted, so it cannot be a persistent request's handle; for reference).
+//  - grequest: a generalized request (the non-blocking calls' fallback), made and released each
+//    cycle (it cannot be restarted, so it cannot be a persistent request's handle).
+//  - openmpi_nonblocking: the non-blocking request of Open MPI's own kind (openmpi_request.h),
+//    made, completed (cartplan_openmpi_nonblocking_complete) and freed by MPI_Wait each cycle.
 //
 //   request_mechanisms [--cycles N]
 #include <mpi.h>
@@ -64,6 +66,13 @@ __attribute__((noinline)) void cycle_openmpi_kind(MPI_Request* request) {
   PMPI_Wait(request, MPI_STATUS_IGNORE);
 }
 
+__attribute__((noinline)) void cycle_openmpi_nonblocking() {
+  MPI_Request r = MPI_REQUEST_NULL;
+  cartplan_openmpi_nonblocking_create(release_nothing, nullptr, MPI_COMM_SELF, &r);
+  cartplan_openmpi_nonblocking_complete(r, MPI_SUCCESS);
+  PMPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
 __attribute__((noinline)) void cycle_grequest() {
   MPI_Request r = MPI_REQUEST_NULL;
   PMPI_Grequest_start(query, free_state, cancel_nothing, nullptr, &r);
@@ -97,6 +106,7 @@ int main(int argc, char** argv) {
     cycle_send_init(&recv, &send);
     cycle_openmpi_kind(&openmpi_handle);
     cycle_grequest();
+    cycle_openmpi_nonblocking();
   }
   MPI_Request_free(&recv);
   MPI_Request_free(&send);

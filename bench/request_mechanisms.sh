@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per start -> complete -> wait cycle of each candidate mechanism for the drop-in's
-# persistent requests (bench/request_mechanisms.cc says what each is), counted with valgrind's
+# persistent and non-blocking requests (bench/request_mechanisms.cc says what each is), counted with valgrind's
 # callgrind on one process: inclusive instructions of each cycle_* function / cycles. The
 # machine's load does not move these counts (nothing waits: every request is complete before
 # its wait).
@@ -27,13 +27,13 @@ mpirun --allow-run-as-root -np 1 valgrind --tool=callgrind --callgrind-out-file=
   "$work/request_mechanisms" --cycles "$cycles" > /dev/null 2> "$work/valgrind.log"
 callgrind_annotate --inclusive=yes "$work/cg.out" > "$work/annotate.txt"
 {
-  echo "# Instructions per persistent-request cycle (start, complete, wait), by mechanism"
+  echo "# Instructions per request cycle (start or create, complete, wait), by mechanism"
   echo
   echo "Command: \`bash bench/request_mechanisms.sh --cycles $cycles\` (git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- backends bench ':(exclude)bench/results' || echo ', uncommitted changes')); one process, Open MPI $(ompi_info --version 2>/dev/null | head -1 | grep -o 'v[0-9.]*')."
   echo
   echo "| mechanism | instructions per cycle |"
   echo "|---|---:|"
-  for m in self_message send_init openmpi_kind grequest; do
+  for m in self_message send_init openmpi_kind grequest openmpi_nonblocking; do
     ir=$(grep -E "[:\* ]cycle_$m( |$)" "$work/annotate.txt" | head -1 | awk '{gsub(",", "", $1); print $1}')
     [ -n "$ir" ] || { echo "request_mechanisms.sh: no count for cycle_$m" >&2; exit 1; }
     echo "| $m | $((ir / cycles)) |"

@@ -1,5 +1,5 @@
-// A persistent request of Open MPI's own kind (an ompi_request_t), started and completed by
-// cartplan (openmpi_request.h).
+// Requests of Open MPI's own kind (ompi_request_t), persistent or non-blocking, started and
+// completed by cartplan (openmpi_request.h).
 #include "backends/interpose/openmpi_request.h"
 
 #include <stdio.h>
@@ -8,15 +8,25 @@
 // class, OMPI_REQUEST_INIT/FINI and ompi_request_complete.
 #include "ompi_config.h"
 #include "ompi/request/request.h"
+#include "opal/class/opal_free_list.h"
 
 typedef struct {
   ompi_request_t super;  // first: the MPI_Request handle points here
-  cartplan_request_start_fn start;
+  cartplan_request_start_fn start;  // persistent only
   cartplan_request_release_fn release;
   void* ctx;
+  // Non-blocking only: who still holds the request, the program (until MPI_Wait/Test or
+  // MPI_Request_free frees it) and the work (until it completes it); the last one releases it.
+  int holders;
 } cartplan_request_t;
 
 static OBJ_CLASS_INSTANCE(cartplan_request_t, ompi_request_t, NULL, NULL);
+
+// Non-blocking requests come from a free list, as libnbc's do: constructed once, reused after
+// they are released (a request's allocation and construction cost about half the instructions
+// of a short call's whole request). Set up by cartplan_openmpi_request_usable; thread-safe under
+// MPI_THREAD_MULTIPLE (Open MPI's lock-free list). Its items stay until the process ends.
+static opal_free_list_t nonblocking_requests;
 
 // MPI_Start / MPI_Startall (Open MPI calls req_start of every request that is not a
 // point-to-point one). Starting an active request is erroneous; it is refused, as Open MPI's own
@@ -78,27 +88,87 @@ int cartplan_openmpi_request_usable(void) {
   if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return usable = 0;
   usable = sscanf(version, "Open MPI v%d.%d", &major, &minor) == 2 && major == OMPI_MAJOR_VERSION &&
            minor == OMPI_MINOR_VERSION && layout_matches();
+  if (usable) {  // as libnbc sets up its list: grows 8 items at a time, no limit
+    OBJ_CONSTRUCT(&nonblocking_requests, opal_free_list_t);
+    usable = opal_free_list_init(&nonblocking_requests, sizeof(cartplan_request_t), 8, OBJ_CLASS(cartplan_request_t), 0, 0, 0,
+                                 -1, 8, NULL, 0, NULL, NULL, NULL) == OPAL_SUCCESS;
+  }
   return usable;
+}
+
+// The fields both kinds set on each new (or reused) request: a collective request, empty status.
+static cartplan_request_t* init_request(cartplan_request_t* r, bool persistent, cartplan_request_release_fn release,
+                                        void* ctx) {
+  if (r == NULL) return NULL;
+  OMPI_REQUEST_INIT(&r->super, persistent);  // persistent: inactive, completed; else pending
+  r->super.req_type = OMPI_REQUEST_COLL;
+  r->super.req_status = ompi_status_empty;
+  r->super.req_cancel = NULL;  // MPI_Cancel of a collective is erroneous; Open MPI then does nothing
+  r->release = release;
+  r->ctx = ctx;
+  return r;
 }
 
 int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_request_release_fn release, void* ctx,
                                     MPI_Request* request) {
-  cartplan_request_t* r = OBJ_NEW(cartplan_request_t);
+  cartplan_request_t* r = init_request(OBJ_NEW(cartplan_request_t), true, release, ctx);
   if (r == NULL) return MPI_ERR_NO_MEM;
-  OMPI_REQUEST_INIT(&r->super, true);  // persistent: inactive, completed
-  r->super.req_type = OMPI_REQUEST_COLL;
-  r->super.req_status = ompi_status_empty;
   r->super.req_start = start_requests;
   r->super.req_free = free_request;
-  r->super.req_cancel = NULL;  // MPI_Cancel of a collective is erroneous; Open MPI then does nothing
   // Error handlers are never invoked on it (its status carries no error), but every field that
   // Open MPI may read names a valid object.
   r->super.req_mpi_object.comm = MPI_COMM_SELF;
   r->start = start;
-  r->release = release;
-  r->ctx = ctx;
   *request = &r->super;
   return MPI_SUCCESS;
+}
+
+// The program or the work lets go of a non-blocking request; the last one releases it (its work
+// has finished then: the work lets go only after completing it).
+static void let_go(cartplan_request_t* r) {
+  if (__atomic_sub_fetch(&r->holders, 1, __ATOMIC_ACQ_REL) != 0) return;
+  r->release(r->ctx);
+  MPI_Comm comm = r->super.req_mpi_object.comm;
+  OBJ_RELEASE(comm);
+  opal_free_list_return(&nonblocking_requests, &r->super.super);
+}
+
+// MPI_Wait/Test and their array forms (once complete without error), MPI_Request_free (maybe
+// still active: the work keeps running and releases it when it completes), the error handler.
+static int free_nonblocking(ompi_request_t** request) {
+  cartplan_request_t* r = (cartplan_request_t*)*request;
+  OMPI_REQUEST_FINI(&r->super);  // out of the Fortran table, invalid
+  *request = MPI_REQUEST_NULL;
+  let_go(r);
+  return MPI_SUCCESS;
+}
+
+int cartplan_openmpi_nonblocking_create(cartplan_request_release_fn release, void* ctx, MPI_Comm comm,
+                                        MPI_Request* request) {
+  cartplan_request_t* r =
+      init_request((cartplan_request_t*)opal_free_list_get(&nonblocking_requests), false, release, ctx);
+  if (r == NULL) return MPI_ERR_NO_MEM;
+  r->super.req_state = OMPI_REQUEST_ACTIVE;  // as libnbc's requests once started
+  // MPI leaves MPI_SOURCE, MPI_TAG and the count of a collective's status undefined; libnbc
+  // never writes them, and its freshly allocated requests show 0: so do these (count 0 from
+  // ompi_status_empty; MPI_ERROR and cancelled are set as libnbc sets them).
+  r->super.req_status.MPI_SOURCE = 0;
+  r->super.req_status.MPI_TAG = 0;
+  r->super.req_free = free_nonblocking;
+  // An error in its status goes to comm's error handler, as for Open MPI's own collectives; the
+  // request holds comm (as Open MPI's point-to-point requests do) until it is released.
+  OBJ_RETAIN(comm);
+  r->super.req_mpi_object.comm = comm;
+  r->holders = 2;
+  *request = &r->super;
+  return MPI_SUCCESS;
+}
+
+void cartplan_openmpi_nonblocking_complete(MPI_Request request, int error) {
+  cartplan_request_t* r = (cartplan_request_t*)request;
+  r->super.req_status.MPI_ERROR = error;
+  ompi_request_complete(&r->super, true);
+  let_go(r);  // the program may have freed it already: then it goes here
 }
 
 void cartplan_openmpi_request_complete(MPI_Request request) { ompi_request_complete(request, true); }

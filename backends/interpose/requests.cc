@@ -1,5 +1,5 @@
-// Generalized requests for non-blocking collectives, persistent requests (Open MPI's own kind,
-// or self messages), and how exchanges signal them when they finish.
+// Requests of non-blocking collectives (Open MPI's own kind, or generalized requests), persistent
+// requests (Open MPI's own kind, or self messages), and how exchanges signal them when they finish.
 #include "backends/interpose/requests.h"
 
 #include <atomic>
@@ -22,13 +22,17 @@ struct Operation {
   std::unique_ptr<mpi::GraphExchange> g;
   MPI_Request handle = MPI_REQUEST_NULL;
   bool persistent = false;
+  bool own_kind = false;              // non-blocking of Open MPI's own kind (else a generalized request)
   bool self_message = false;          // persistent with a self message (else Open MPI's own kind)
   int tag = 0;                        // self message: its tag
   std::atomic<int> error{MPI_SUCCESS};  // of the last completed start
   std::atomic<bool> active{false};      // started and not yet signalled
   mpi::MpiStatus start() { return x ? x->start() : g->start(); }
   mpi::MpiStatus wait() { return x ? x->wait() : g->wait(); }
+  MPI_Comm error_comm() const { return x ? x->error_comm() : g->error_comm(); }
 };
+
+bool openmpi_kind();
 
 
 // Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
@@ -77,19 +81,23 @@ int query_fn(void* extra, MPI_Status* status) {
   auto* op = static_cast<Operation*>(extra);
   PMPI_Status_set_elements(status, MPI_BYTE, 0);
   PMPI_Status_set_cancelled(status, 0);
-  status->MPI_SOURCE = MPI_ANY_SOURCE;
-  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_SOURCE = 0;  // as the other kind (openmpi_request.h: undefined in MPI, 0 from libnbc in practice)
+  status->MPI_TAG = 0;
   status->MPI_ERROR = op->error;
   return op->error;
 }
 
-// MPI releases the request (after completion): the exchange goes back to its communicator's
-// pool, where the next call with the same arguments finds it (Exchange::recycle).
-int free_fn(void* extra) {
+// MPI releases a non-blocking request (completed and freed, in either order): the exchange goes
+// back to its communicator's pool, where the next call with the same arguments finds it
+// (Exchange::recycle). The release function of both kinds.
+void discard(void* ctx) {
   Inside inside;
-  auto* op = static_cast<Operation*>(extra);
+  auto* op = static_cast<Operation*>(ctx);
   if (op->x) mpi::Exchange::recycle(std::move(op->x));
   delete op;
+}
+int free_fn(void* extra) {
+  discard(extra);
   return MPI_SUCCESS;
 }
 
@@ -101,10 +109,13 @@ int cancel_fn(void*, int) { return MPI_SUCCESS; }
 void finished(void* ctx) {
   Inside inside;
   auto* op = static_cast<Operation*>(ctx);
-  set_error(op, op->wait().code);  // the exchange has finished: this only takes its outcome
+  const int error = op->wait().code;  // the exchange has finished: this only takes its outcome
+  set_error(op, error);
   op->active = false;
   flying.fetch_sub(1, std::memory_order_relaxed);
-  if (op->self_message) {
+  if (op->own_kind) {
+    cartplan_openmpi_nonblocking_complete(op->handle, error);  // may release op (freed already)
+  } else if (op->self_message) {
     MPI_Request r = MPI_REQUEST_NULL;
     PMPI_Isend(nullptr, 0, MPI_BYTE, 0, op->tag, self_comm(), &r);
     PMPI_Request_free(&r);
@@ -156,8 +167,13 @@ Operation* operation_of(std::unique_ptr<mpi::GraphExchange> x) {
   return op;
 }
 
+// The request of a non-blocking collective: Open MPI's own kind where its layout is trusted
+// (openmpi_kind, below; no generalized request's query and free callbacks on completion), else
+// a generalized request. Either is completed by the exchange's finish callback (finished).
 int issue_nonblocking(Operation* op, MPI_Request* request) {
-  const int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
+  op->own_kind = openmpi_kind();
+  const int rc = op->own_kind ? cartplan_openmpi_nonblocking_create(discard, op, op->error_comm(), request)
+                              : PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
   if (rc != MPI_SUCCESS) {
     Inside inside;
     delete op;
@@ -166,16 +182,18 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
   op->handle = *request;
   watch(op);
   const int started = launch(op);  // a new exchange: only fails if something is badly wrong
-  if (started != MPI_SUCCESS) {
-    op->error = started;  // reported by query_fn on completion
-    PMPI_Grequest_complete(op->handle);
-  }
+  if (started == MPI_SUCCESS) return MPI_SUCCESS;
+  op->error = started;  // in the status on completion (query_fn for a generalized request)
+  if (op->own_kind) cartplan_openmpi_nonblocking_complete(op->handle, started);
+  else PMPI_Grequest_complete(op->handle);
   return MPI_SUCCESS;
 }
 
-// Which kind of persistent request: Open MPI's own (openmpi_request.h: no message per start)
-// where its layout is trusted, else a self message. CARTPLAN_INTERPOSE_REQUESTS=self-message
-// forces the self message (tests of that path, measurements side by side).
+// Which kind of request: Open MPI's own (openmpi_request.h: no message per persistent start, no
+// generalized request's callbacks per non-blocking call) where its layout is trusted, else a
+// self message (persistent) and a generalized request (non-blocking).
+// CARTPLAN_INTERPOSE_REQUESTS=self-message forces the fallbacks (tests of them, measurements
+// side by side).
 // Any other value is ignored, with a warning from rank 0. Self-message also switches off the
 // phase probe (phase_probe, below).
 bool openmpi_kind() {

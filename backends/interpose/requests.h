@@ -1,18 +1,24 @@
 // Requests of accelerated non-blocking and persistent neighbourhood collectives, as real
 // MPI_Requests the program can mix with its own in every completion call.
 //
-// - Non-blocking (MPI_Ineighbor_*): an MPI generalized request (MPI_Grequest_start). It is
-//   marked complete (MPI_Grequest_complete) as soon as cartplan's exchange has finished; from
-//   then on Open MPI handles it like any request (Wait/Test families, statuses, the error code
-//   returned by the query callback, MPI_Request_free).
+// - Non-blocking (MPI_Ineighbor_*): a non-blocking request of Open MPI's own kind
+//   (openmpi_request.h), built as libnbc builds its non-blocking collectives, active from the
+//   call. The exchange's finish callback marks it complete with the exchange's outcome in its
+//   status; Open MPI handles it like any request (Wait/Test families free it, statuses as
+//   libnbc's, an error goes to the communicator's error handler). MPI_Request_free of an active
+//   one lets the exchange run on; its state is released (the exchange back to the pool) once
+//   the request is both complete and freed. MPI_Cancel does nothing. Fallback, under the same
+//   condition and switch as the persistent one below: an MPI generalized request
+//   (MPI_Grequest_start, completed with MPI_Grequest_complete; query_fn gives the same status
+//   fields and error, free_fn releases the state, cancel_fn does nothing).
 // - Persistent (MPIX_Neighbor_*_init): a persistent request of Open MPI's own kind
 //   (openmpi_request.h), built as Open MPI builds its own persistent collectives. MPI_Start /
 //   MPI_Startall of it (interposed or not) start cartplan's exchange; when the exchange has
 //   finished, its finish callback marks the request complete. So the handle stays valid across
 //   starts, becomes inactive on completion, and can be freed, exactly as MPI's persistent
 //   requests, and a start costs no message. Where that kind cannot be used (the running Open MPI
-//   is not the major.minor version the drop-in was built against, or
-//   CARTPLAN_INTERPOSE_REQUESTS=self-message), the portable fallback: a persistent zero-byte
+//   is not the major.minor version the drop-in was built against, its request layout check
+//   fails, or CARTPLAN_INTERPOSE_REQUESTS=self-message), the portable fallback: a persistent zero-byte
 //   receive from this process itself on a private duplicate of MPI_COMM_SELF, with a tag of its
 //   own, started with each MPI_Start (start_if_self_message) and completed by a zero-byte send
 //   to self when the exchange has finished. A failed exchange's error is reported by the
@@ -43,7 +49,8 @@
 
 namespace cartplan::interpose {
 
-// Starts `x` (a non-blocking exchange, Cartesian or graph) and returns its generalized request.
+// Starts `x` (a non-blocking exchange, Cartesian or graph) and returns its request (Open MPI's
+// own kind, or a generalized request).
 int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
 // Wraps `x` (a persistent exchange, inactive) in a persistent request.

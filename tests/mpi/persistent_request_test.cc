@@ -35,17 +35,17 @@
 
 #include "tests/mpi/dropin_calls.h"
 #include "tests/mpi/harness.h"
+#include "tests/mpi/ring_requests.h"
 
 namespace {
 
 using cartplan::mpitest::Harness;
+using namespace cartplan::mpitest::ring_requests;
 
 struct Options {
   int iterations = 20;
   bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false, duplicate = false;
 };
-
-const int kOffsets[] = {-2, -1, 1, 2};
 
 // A persistent allgather or alltoall on the ring, and the data of one start.
 struct Collective {
@@ -54,21 +54,6 @@ struct Collective {
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Request handle = MPI_REQUEST_NULL;  // the value init returned
 };
-
-int wrap(int r, int p) { return ((r % p) + p) % p; }
-int value(int rank, int block, int iter) { return (iter * 1024 + rank) * 8 + block; }
-
-MPI_Comm ring(const Harness& h) {
-  std::vector<int> sources, dests;
-  for (int o : kOffsets) {
-    sources.push_back(wrap(h.rank - o, h.size));
-    dests.push_back(wrap(h.rank + o, h.size));
-  }
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 4, sources.data(), MPI_UNWEIGHTED, 4, dests.data(), MPI_UNWEIGHTED,
-                                 MPI_INFO_NULL, 0, &comm);
-  return comm;
-}
 
 void init(MPI_Comm comm, Collective& c, bool gather) {
   c.gather = gather;
@@ -85,11 +70,8 @@ void fill(const Harness& h, Collective& c, int iter) {
   std::fill(c.recv.begin(), c.recv.end(), -1);
 }
 
-// Block i comes from rank - offset i, which sent it as its block i (alltoall) or its only one.
 void verify(Harness& h, const Collective& c, int iter, const std::string& what) {
-  bool ok = true;
-  for (int i = 0; i < 4; ++i) ok = ok && c.recv[i] == value(wrap(h.rank - kOffsets[i], h.size), c.gather ? 0 : i, iter);
-  h.check(ok, what + (c.gather ? " allgather" : " alltoall") + " iteration " + std::to_string(iter) + ": wrong data");
+  h.check(ring_data_ok(h, c.recv, c.gather, iter), what + (c.gather ? " allgather" : " alltoall") + " iteration " + std::to_string(iter) + ": wrong data");
   h.check(c.request == c.handle, what + ": the handle changed");
 }
 
@@ -131,32 +113,10 @@ void pmpi_cycles(Harness& h, Collective& a, Collective& g, const Options& o) {
 // The collective and a receive from self that is only sent after the collective was reported:
 // `complete` is called on the two until it has reported the collective, then the message is
 // sent, then it must report the receive; each exactly once.
-enum class Completion { kWaitany, kTestsome, kTestany, kTestall };
-
-int complete_some(Completion how, MPI_Request reqs[2], int reported[2]) {
-  int n = 0, idx[2] = {-1, -1}, flag = 0;
-  switch (how) {
-    case Completion::kWaitany: MPI_Waitany(2, reqs, &idx[0], MPI_STATUS_IGNORE); n = idx[0] == MPI_UNDEFINED ? 0 : 1; break;
-    case Completion::kTestsome: MPI_Testsome(2, reqs, &n, idx, MPI_STATUSES_IGNORE); break;
-    case Completion::kTestany:
-      MPI_Testany(2, reqs, &idx[0], &flag, MPI_STATUS_IGNORE);
-      n = flag && idx[0] != MPI_UNDEFINED ? 1 : 0;
-      break;
-    case Completion::kTestall:
-      MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
-      if (flag) for (int i = 0; i < 2; ++i) if (!reported[i]) idx[n++] = i;
-      break;
-  }
-  if (n == MPI_UNDEFINED) return -1;
-  for (int k = 0; k < n; ++k) ++reported[idx[k]];
-  return n;
-}
-
 void mixed_cycles(Harness& h, Collective& c, const Options& o) {
-  const char* names[] = {"MPI_Waitany", "MPI_Testsome", "MPI_Testany", "MPI_Testall"};
   for (int how = 0; how < 4; ++how) {
     for (int iter = 0; iter < o.iterations; ++iter) {
-      const std::string what = std::string(names[how]) + " mixed";
+      const std::string what = std::string(kCompletionNames[how]) + " mixed";
       int in = -1, out = iter, reported[2] = {0, 0};
       MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
       MPI_Irecv(&in, 1, MPI_INT, 0, 77, MPI_COMM_SELF, &reqs[0]);
