@@ -51,14 +51,15 @@ namespace cartplan::mpi {
 //   cartplan_grid_dims  auto | 2 | 3: the virtual grid of grid, grid_dims(p, d) (auto: auto prices
 //                       both, forced grid runs the 2-D one)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
-//   cartplan_auto_candidates  all | a comma-separated list of linear, pairing, cumulative, grid:
-//                       the combining candidates auto constructs and prices (default all; its
-//                       table is made once per theta and list, engine/graph/auto_candidates.h)
+//   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
+//                       grid: the combining candidates auto constructs and prices (default auto:
+//                       the grids where auto may run them, else pairing and cumulative; its table
+//                       is made once per theta and resolved list, engine/graph/auto_candidates.h)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
   int grid_dims = 0;  // 0: auto
-  engine::graph::AutoCandidates auto_candidates;
+  engine::graph::AutoCandidates auto_candidates = engine::graph::kAutomaticCandidates;
   bool progress_anywhere = true;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
   // one block size over the ranks with edges (ranks without edges then relay blocks of that size)
