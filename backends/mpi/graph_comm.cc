@@ -201,6 +201,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     SetupCounts counts;
     MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+    if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
     if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
     it = grids_.emplace(dims, std::move(p)).first;
   }
