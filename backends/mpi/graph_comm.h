@@ -8,7 +8,9 @@
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
 // its virtual grid grid_dims(p, d) for d = 2 or 3, 1-dimensional when p is prime); auto's table
-// the first time auto runs: the patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
+// the first time auto runs per candidate list (Info cartplan_auto_candidates; the default is the
+// grids in a persistent init, seed 003's pair elsewhere): the patterns, then every rank prices
+// its own schedule of each listed candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
 // prices, so every rank picks alike for any size without talking again (a rank's failure is in
 // that reduction: agree_prices).
