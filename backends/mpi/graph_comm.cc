@@ -201,6 +201,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     SetupCounts counts;
     MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+    if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
     if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
     it = grids_.emplace(dims, std::move(p)).first;
   }
@@ -285,21 +286,23 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     *out = forced_candidate(o);
     return {};
   }
+  // The default list (auto) becomes the grids where auto may run them, else seed 003's pair:
+  // grid_in_auto is agreed (persistent init) or false everywhere, so every rank resolves alike.
+  const engine::graph::AutoCandidates allowed = engine::graph::resolve_candidates(o.auto_candidates, o.grid_in_auto);
   // No combining candidate left (Info cartplan_auto_candidates=linear, or grid alone where grid
   // may not run): linear, with nothing constructed or agreed (every rank has the same options).
-  if (!engine::graph::any_combining(o.auto_candidates, o.grid_in_auto)) {
+  if (!engine::graph::any_combining(allowed, o.grid_in_auto)) {
     *out = {};
     return {};
   }
   const Table* t = nullptr;
-  MpiStatus s = table(o.theta, o.auto_candidates, &t);
+  MpiStatus s = table(o.theta, allowed, &t);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
   // through any rank, and a rank without edges relays blocks of that size.
   const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
-  *out = engine::graph::allowed_pick(engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us)),
-                                     o.auto_candidates);
+  *out = engine::graph::allowed_pick(engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us)), allowed);
   return {};
 }
 

@@ -8,7 +8,9 @@
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
 // its virtual grid grid_dims(p, d) for d = 2 or 3, 1-dimensional when p is prime); auto's table
-// the first time auto runs: the patterns, then every rank prices its own schedule of every candidate at block sizes 0, 1, 2,
+// the first time auto runs per candidate list (Info cartplan_auto_candidates; the default is the
+// grids in a persistent init, seed 003's pair elsewhere): the patterns, then every rank prices
+// its own schedule of each listed candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
 // prices, so every rank picks alike for any size without talking again (a rank's failure is in
 // that reduction: agree_prices).
@@ -51,14 +53,15 @@ namespace cartplan::mpi {
 //   cartplan_grid_dims  auto | 2 | 3: the virtual grid of grid, grid_dims(p, d) (auto: auto prices
 //                       both, forced grid runs the 2-D one)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
-//   cartplan_auto_candidates  all | a comma-separated list of linear, pairing, cumulative, grid:
-//                       the combining candidates auto constructs and prices (default all; its
-//                       table is made once per theta and list, engine/graph/auto_candidates.h)
+//   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
+//                       grid: the combining candidates auto constructs and prices (default auto:
+//                       the grids where auto may run them, else pairing and cumulative; its table
+//                       is made once per theta and resolved list, engine/graph/auto_candidates.h)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;
   int theta = 4;
   int grid_dims = 0;  // 0: auto
-  engine::graph::AutoCandidates auto_candidates;
+  engine::graph::AutoCandidates auto_candidates = engine::graph::kAutomaticCandidates;
   bool progress_anywhere = true;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
   // one block size over the ranks with edges (ranks without edges then relay blocks of that size)

@@ -6,7 +6,7 @@
 //   CARTPLAN_TEST_FAIL=pricing   GraphComm's agreed price table (graph auto, the drop-in's graph verdicts)
 //   CARTPLAN_TEST_FAIL=prepare   the drop-in's graph state of a duplicate (MPI_Comm_dup / idup)
 //   CARTPLAN_TEST_FAIL=pattern   GraphComm's pattern construction (after its messages)
-//   CARTPLAN_TEST_FAIL=pattern-pairing, pattern-cumulative   that algorithm's construction only
+//   CARTPLAN_TEST_FAIL=pattern-pairing, pattern-cumulative, pattern-grid   that algorithm's construction only
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");

@@ -7,7 +7,7 @@
 #
 #   bash bench/smpi/graph_sweep.sh --platform fattree --graph random:p=256,q=0.05,seed=1 --ops allgather,alltoallv --bytes 4,1024
 #        [--iters 3] [--reps 2] [--theta 4] [--model FILE|builtin] [--limit SECONDS] [--out bench/results/smpi/graph_raw.txt]
-#        [--variants linear,pairing,cumulative,grid,grid3,auto] [--bin-dir DIR]
+#        [--variants linear,pairing,cumulative,grid,grid3,auto,auto-LIST] [--bin-dir DIR]   (auto-LIST: auto with Info cartplan_auto_candidates=LIST, e.g. auto-all)
 #
 # The rank count is the graph's (`cartplan graph explain` reports it; Moore graphs with holes have
 # fewer ranks than cells). --model: the cost model auto prices with (CARTPLAN_COST_MODEL); default

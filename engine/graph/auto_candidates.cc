@@ -7,6 +7,7 @@ using ir::graph::GraphAlgorithm;
 
 Result<AutoCandidates> parse_auto_candidates(std::string_view value) {
   if (value == "all") return AutoCandidates{};
+  if (value == "auto") return kAutomaticCandidates;
   AutoCandidates a{false, false, false};
   std::size_t start = 0;
   while (true) {
@@ -16,7 +17,7 @@ Result<AutoCandidates> parse_auto_candidates(std::string_view value) {
     else if (word == "cumulative") a.cumulative = true;
     else if (word == "grid") a.grid = true;
     else if (word != "linear")
-      return fail("'" + std::string(word) + "' is not a candidate (expected all, or a comma-separated list of linear, pairing, cumulative and grid)");
+      return fail("'" + std::string(word) + "' is not a candidate (expected auto, all, or a comma-separated list of linear, pairing, cumulative and grid)");
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -34,12 +35,19 @@ std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate
   return out;
 }
 
+AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed) {
+  if (!a.automatic) return a;
+  return grid_allowed ? AutoCandidates{false, false, true} : AutoCandidates{true, true, false};
+}
+
 bool any_combining(const AutoCandidates& a, bool grid_allowed) { return a.pairing || a.cumulative || (a.grid && grid_allowed); }
 
 TableCandidate allowed_pick(const TableCandidate& pick, const AutoCandidates& allowed) {
   return restrict_candidates({pick}, allowed).empty() ? TableCandidate{} : pick;
 }
 
-int candidates_key(const AutoCandidates& a) { return (a.pairing ? 1 : 0) | (a.cumulative ? 2 : 0) | (a.grid ? 4 : 0); }
+int candidates_key(const AutoCandidates& a) {
+  return (a.pairing ? 1 : 0) | (a.cumulative ? 2 : 0) | (a.grid ? 4 : 0) | (a.automatic ? 8 : 0);
+}
 
 }  // namespace cartplan::engine::graph

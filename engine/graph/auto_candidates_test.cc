@@ -15,6 +15,7 @@ const std::vector<TableCandidate> kAll = {{GraphAlgorithm::kLinear, 0}, {GraphAl
 
 TEST_CASE("all and lists parse; linear is always kept") {
   CHECK(*parse_auto_candidates("all") == AutoCandidates{});
+  CHECK(*parse_auto_candidates("auto") == kAutomaticCandidates);
   CHECK(*parse_auto_candidates("grid") == AutoCandidates{false, false, true});
   CHECK(*parse_auto_candidates("linear,grid") == AutoCandidates{false, false, true});
   CHECK(*parse_auto_candidates("cumulative,pairing") == AutoCandidates{true, true, false});
@@ -26,7 +27,7 @@ TEST_CASE("all and lists parse; linear is always kept") {
 }
 
 TEST_CASE("bad words are named") {
-  for (const char* bad : {"", "grid,", ",grid", "grids", "auto", "grid;pairing", "ALL"}) {
+  for (const char* bad : {"", "grid,", ",grid", "grids", "auto,grid", "AUTO", "grid;pairing", "ALL"}) {
     Result<AutoCandidates> a = parse_auto_candidates(bad);
     REQUIRE_FALSE(a.ok());
     CHECK(a.error().find("is not a candidate") != std::string::npos);
@@ -52,11 +53,29 @@ TEST_CASE("a pick the set leaves out becomes linear") {
   CHECK(allowed_pick(pick_from_prices(nothing_priced), grid_only) == kAll[0]);
 }
 
-TEST_CASE("keys tell every set apart") {
+TEST_CASE("keys tell every set apart, auto from all") {
   std::vector<int> keys;
   for (int m = 0; m < 8; ++m) keys.push_back(candidates_key({(m & 1) != 0, (m & 2) != 0, (m & 4) != 0}));
   for (int m = 0; m < 8; ++m) CHECK(keys[static_cast<std::size_t>(m)] == m);
   CHECK(candidates_key(AutoCandidates{}) == 7);
+  CHECK(candidates_key(kAutomaticCandidates) == 15);
+}
+
+TEST_CASE("auto resolves to the grids where grid may run, else to seed 003's pair") {
+  const AutoCandidates grid_only{false, false, true}, pairs{true, true, false};
+  CHECK(resolve_candidates(kAutomaticCandidates, true) == grid_only);
+  CHECK(resolve_candidates(kAutomaticCandidates, false) == pairs);
+  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, true)) ==
+        std::vector<TableCandidate>{kAll[0], kAll[3], kAll[4]});
+  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, false)) ==
+        std::vector<TableCandidate>{kAll[0], kAll[1], kAll[2]});
+  // all and lists are taken as they are, whether grid may run or not.
+  for (bool grid_allowed : {false, true}) {
+    CHECK(resolve_candidates(AutoCandidates{}, grid_allowed) == AutoCandidates{});
+    CHECK(resolve_candidates(grid_only, grid_allowed) == grid_only);
+    CHECK(resolve_candidates(pairs, grid_allowed) == pairs);
+    CHECK(any_combining(resolve_candidates(kAutomaticCandidates, grid_allowed), grid_allowed));
+  }
 }
 
 }  // namespace cartplan::engine::graph

@@ -88,7 +88,17 @@ void check_algorithm(Harness& h, const char* algo) {
   const long before_init = global_collectives;
   Cart_Request p = CART_REQUEST_NULL;
   h.check(Cart_graph_neighbor_allgather_init(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g, MPI_INFO_NULL, &p) == MPI_SUCCESS, a + "init");
-  h.check(global_collectives - before_init == 2, a + "init makes two MPI_Allreduce, made " + std::to_string(global_collectives - before_init));
+  // Auto's default list in a persistent init is the grids, not the blocking calls' seed 003 pair:
+  // its table is agreed once more, at this first init (later inits reuse it).
+  const long init_reductions = 2 + (is_auto ? 1 : 0);
+  h.check(global_collectives - before_init == init_reductions,
+          a + "init makes " + std::to_string(init_reductions) + " MPI_Allreduce, made " + std::to_string(global_collectives - before_init));
+  Cart_Request second = CART_REQUEST_NULL;
+  const long before_second = global_collectives;
+  h.check(Cart_graph_neighbor_allgather_init(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, g, MPI_INFO_NULL, &second) == MPI_SUCCESS, a + "second init");
+  h.check(global_collectives - before_second == 2, a + "a second init makes two MPI_Allreduce (the table is kept), made " +
+                                                       std::to_string(global_collectives - before_second));
+  Cart_request_free(&second);
   const long after_init = global_collectives;
   for (int epoch = 0; epoch < 20; ++epoch) {
     s[0] = h.rank * 100 + epoch;
