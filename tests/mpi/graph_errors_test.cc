@@ -414,7 +414,8 @@ void creation_info_differs(Harness& h) {
   const bool zero = h.rank == 0;
   const std::vector<InfoKeys> cases = {{{"cartplan_algorithm", zero ? "pairing" : "grid"}},
                                        {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", zero ? "3" : "2"}},
-                                       {{"cartplan_theta", zero ? "2" : "3"}}};
+                                       {{"cartplan_theta", zero ? "2" : "3"}},
+                                       {{"cartplan_auto_candidates", zero ? "auto" : "all"}}};
   for (const InfoKeys& keys : cases) {
     MPI_Comm g = ring_with_info(h, keys);
     int send = h.rank, recv = -1;
