@@ -408,8 +408,9 @@ void creation_info_errors(Harness& h) {
 }
 
 // Valid creation Info values that differ between ranks (rank 0 against the others): blocking
-// and non-blocking calls construct the forced schedule with their peers, so creation agrees on
-// the values and the first graph collective fails on every rank, never a hang.
+// and non-blocking calls construct the forced schedule (or auto's listed candidates,
+// cartplan_auto_candidates) with their peers, so creation agrees on the values and the first
+// graph collective fails on every rank, never a hang.
 void creation_info_differs(Harness& h) {
   const bool zero = h.rank == 0;
   const std::vector<InfoKeys> cases = {{{"cartplan_algorithm", zero ? "pairing" : "grid"}},
