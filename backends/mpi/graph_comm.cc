@@ -286,9 +286,10 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     *out = forced_candidate(o);
     return {};
   }
-  // The default list (auto) becomes the grids where auto may run them, else seed 003's pair:
-  // grid_in_auto is agreed (persistent init) or false everywhere, so every rank resolves alike.
-  const engine::graph::AutoCandidates allowed = engine::graph::resolve_candidates(o.auto_candidates, o.grid_in_auto);
+  // The default list (auto) becomes the grids where auto may run them (with seed 003's pair too
+  // where p has no usable grid), else seed 003's pair: grid_in_auto is agreed (persistent init)
+  // or false everywhere, p and grid_dims are the same everywhere, so every rank resolves alike.
+  const engine::graph::AutoCandidates allowed = engine::graph::resolve_candidates(o.auto_candidates, o.grid_in_auto, size_, o.grid_dims);
   // No combining candidate left (Info cartplan_auto_candidates=linear, or grid alone where grid
   // may not run): linear, with nothing constructed or agreed (every rank has the same options).
   if (!engine::graph::any_combining(allowed, o.grid_in_auto)) {
@@ -365,16 +366,18 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   // values are agreed too (max of v and of -v): blocking and non-blocking calls construct the
   // forced algorithm's schedule with their peers, so ranks that differ would wait for messages
   // that never come.
-  const int algo = static_cast<int>(options.algo);
-  int mine[7] = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims};
-  int all[7] = {};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 7, MPI_INT, MPI_MAX, setup));
+  // cartplan_auto_candidates too: a blocking auto call constructs the listed candidates' patterns.
+  const int algo = static_cast<int>(options.algo), list = engine::graph::candidates_key(options.auto_candidates);
+  int mine[9] = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
+  int all[9] = {};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT, MPI_MAX, setup));
   if (!s.ok()) return mpi_error(all[0], s.message);
   if (all[0] != 0)
     return mpi_error(all[0], "another rank's distributed graph or Info was refused (error class " + std::to_string(all[0]) + " there)");
-  if (all[1] != -all[2] || all[3] != -all[4] || all[5] != -all[6])
+  if (all[1] != -all[2] || all[3] != -all[4] || all[5] != -all[6] || all[7] != -all[8])
     return mpi_error(MPI_ERR_INFO_VALUE,
-                     "ranks passed different cartplan_algorithm, cartplan_theta or cartplan_grid_dims values in the graph communicator's Info");
+                     "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or cartplan_auto_candidates "
+                     "values in the graph communicator's Info");
   CARTPLAN_MPI_CALL(MPI_Comm_set_attr(comm, keyval(), g.get()));
   *out = g.release();
   return {};

@@ -8,8 +8,9 @@
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
 // its virtual grid grid_dims(p, d) for d = 2 or 3, 1-dimensional when p is prime); auto's table
-// the first time auto runs per candidate list (Info cartplan_auto_candidates; the default is the
-// grids in a persistent init, seed 003's pair elsewhere): the patterns, then every rank prices
+// the first time auto runs per (theta, resolved candidate list) (Info cartplan_auto_candidates;
+// the default is the grids in a persistent init, with seed 003's pair beside them where p has no
+// usable grid, seed 003's pair elsewhere: engine/graph/auto_candidates.h): the patterns, then every rank prices
 // its own schedule of each listed candidate at block sizes 0, 1, 2,
 // 4, ..., 2^24 bytes and one MPI_Allreduce (MAX) gives every rank the same max-over-ranks
 // prices, so every rank picks alike for any size without talking again (a rank's failure is in
@@ -55,7 +56,8 @@ namespace cartplan::mpi {
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 //   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
 //                       grid: the combining candidates auto constructs and prices (default auto:
-//                       the grids where auto may run them, else pairing and cumulative; its table
+//                       the grids where auto may run them, with pairing and cumulative too where
+//                       p has no usable grid, else pairing and cumulative; agreed at creation; its table
 //                       is made once per theta and resolved list, engine/graph/auto_candidates.h)
 struct GraphOptions {
   engine::graph::GraphAlgoChoice algo = engine::graph::GraphAlgoChoice::kAuto;

@@ -1,6 +1,8 @@
 // Graph auto's candidate set from Info cartplan_auto_candidates: parsing and filtering.
 #include "engine/graph/auto_candidates.h"
 
+#include "engine/graph/grid.h"
+
 namespace cartplan::engine::graph {
 
 using ir::graph::GraphAlgorithm;
@@ -35,9 +37,20 @@ std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate
   return out;
 }
 
-AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed) {
+bool grids_suffice(int p, int grid_d) {
+  if (p < 2) return true;  // nothing to combine
+  for (const int d : {2, 3}) {
+    if (grid_d != 0 && grid_d != d) continue;
+    const std::vector<int> dims = grid_dims(p, d);  // extents of 1 dropped, non-increasing
+    if (dims.size() >= 2 && dims.front() <= kMaxGridAspect * dims.back()) return true;
+  }
+  return false;
+}
+
+AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed, int p, int grid_d) {
   if (!a.automatic) return a;
-  return grid_allowed ? AutoCandidates{false, false, true} : AutoCandidates{true, true, false};
+  if (!grid_allowed) return AutoCandidates{true, true, false};
+  return grids_suffice(p, grid_d) ? AutoCandidates{false, false, true} : AutoCandidates{true, true, true};
 }
 
 bool any_combining(const AutoCandidates& a, bool grid_allowed) { return a.pairing || a.cumulative || (a.grid && grid_allowed); }

@@ -1,13 +1,15 @@
 // Which combining candidates graph auto constructs and prices (Info cartplan_auto_candidates):
 // auto pays every construction it prices before it picks (seed 003's pairing and cumulative
-// take many rounds, the grid d rounds). The default, `auto`, constructs the grids only where
-// auto may run them (a persistent init that agreed its block sizes) and seed 003's pair only
-// where it may not: wherever the grids are priced the model never found pairing or cumulative
-// worth their set-up (bench/results/graph_auto_cheap_model.md). Linear is always a candidate
-// (the baseline every pick is measured against).
+// take many rounds, the grid d rounds). The default, `auto`, constructs in a persistent init
+// (where auto may run the grids) linear and the grids, and pairing and cumulative beside them
+// only where p has no usable grid (grids_suffice: prime or badly factored p, where the grid is
+// one message per peer or nearly); elsewhere (blocking, non-blocking) linear and seed 003's
+// pair. The model (bench/results/graph_auto_cheap_model.md) prices what leaving the pair out
+// loses where the grids suffice: at most 1.15x at its points (pairing, fat-tree model).
+// Linear is always a candidate (the baseline every pick is measured against).
 //
-//   Result<AutoCandidates> a = parse_auto_candidates("auto");   // the default
-//   AutoCandidates now = resolve_candidates(*a, grid_may_run);  // linear and the grids if it may
+//   Result<AutoCandidates> a = parse_auto_candidates("auto");         // the default
+//   AutoCandidates now = resolve_candidates(*a, grid_may_run, p, 0);  // linear and the grids if it may
 //   std::vector<TableCandidate> c = restrict_candidates(all_auto_candidates, now);
 #pragma once
 
@@ -37,10 +39,21 @@ inline constexpr AutoCandidates kAutomaticCandidates{true, true, true, true};
 // bad word.
 Result<AutoCandidates> parse_auto_candidates(std::string_view value);
 
-// The set auto constructs: `a` itself for all or a list; for auto, linear and the grids where
-// `grid_allowed` (auto may run grid: price_table.h's without_grid), else linear, pairing and
-// cumulative (the grids would be constructed for nothing). Every rank passes agreed values.
-AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed);
+// Largest over smallest extent of a virtual grid that still counts as usable: p = 909 (101 x 9,
+// 101 x 3 x 3) is where cumulative beats the grid in the model; every balanced grid of its
+// points is within 2 (bench/results/graph_auto_cheap_model.md).
+inline constexpr int kMaxGridAspect = 8;
+
+// Whether p has a usable virtual grid (grid.h's grid_dims(p, d) for d = 2 and 3, or only
+// `grid_d` if it is not 0): 2 or more dimensions, the largest <= kMaxGridAspect x the smallest.
+// True at p < 2 (nothing to combine). Only p: every rank agrees.
+bool grids_suffice(int p, int grid_d);
+
+// The set auto constructs: `a` itself for all or a list; for auto, where `grid_allowed` (auto may
+// run grid: price_table.h's without_grid) linear and the grids, with pairing and cumulative too
+// unless grids_suffice(p, grid_d); else linear, pairing and cumulative (the grids would be
+// constructed for nothing). Every rank passes agreed values.
+AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed, int p, int grid_d);
 
 // `candidates` without the rows `allowed` leaves out (linear always kept), in their order.
 std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate>& candidates, const AutoCandidates& allowed);

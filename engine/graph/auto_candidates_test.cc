@@ -61,20 +61,31 @@ TEST_CASE("keys tell every set apart, auto from all") {
   CHECK(candidates_key(kAutomaticCandidates) == 15);
 }
 
-TEST_CASE("auto resolves to the grids where grid may run, else to seed 003's pair") {
-  const AutoCandidates grid_only{false, false, true}, pairs{true, true, false};
-  CHECK(resolve_candidates(kAutomaticCandidates, true) == grid_only);
-  CHECK(resolve_candidates(kAutomaticCandidates, false) == pairs);
-  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, true)) ==
+TEST_CASE("auto resolves to the grids where grid may run and p has a usable grid, else keeps seed 003's pair") {
+  const AutoCandidates grid_only{false, false, true}, pairs{true, true, false}, every{true, true, true};
+  CHECK(resolve_candidates(kAutomaticCandidates, true, 256, 0) == grid_only);
+  CHECK(resolve_candidates(kAutomaticCandidates, false, 256, 0) == pairs);
+  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, true, 256, 0)) ==
         std::vector<TableCandidate>{kAll[0], kAll[3], kAll[4]});
-  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, false)) ==
+  CHECK(restrict_candidates(kAll, resolve_candidates(kAutomaticCandidates, false, 256, 0)) ==
         std::vector<TableCandidate>{kAll[0], kAll[1], kAll[2]});
+  // Prime or badly factored p: the grid is one message per peer, or nearly; the pair stays.
+  for (int p : {2, 3, 5, 7, 509, 909, 1021, 2039}) {
+    CHECK(!grids_suffice(p, 0));
+    CHECK(resolve_candidates(kAutomaticCandidates, true, p, 0) == every);
+    CHECK(resolve_candidates(kAutomaticCandidates, false, p, 0) == pairs);
+  }
+  for (int p : {1, 4, 6, 8, 9, 64, 128, 255, 256, 1024, 4096}) CHECK(grids_suffice(p, 0));
+  CHECK(grids_suffice(102, 2));   // 17 x 6
+  CHECK(!grids_suffice(102, 3));  // 17 x 3 x 2: 17 > 8 x 2
+  CHECK(grids_suffice(102, 0));   // the 2-D grid will do
+  CHECK(!grids_suffice(202, 0));  // 101 x 2
   // all and lists are taken as they are, whether grid may run or not.
   for (bool grid_allowed : {false, true}) {
-    CHECK(resolve_candidates(AutoCandidates{}, grid_allowed) == AutoCandidates{});
-    CHECK(resolve_candidates(grid_only, grid_allowed) == grid_only);
-    CHECK(resolve_candidates(pairs, grid_allowed) == pairs);
-    CHECK(any_combining(resolve_candidates(kAutomaticCandidates, grid_allowed), grid_allowed));
+    CHECK(resolve_candidates(AutoCandidates{}, grid_allowed, 5, 0) == AutoCandidates{});
+    CHECK(resolve_candidates(grid_only, grid_allowed, 5, 0) == grid_only);
+    CHECK(resolve_candidates(pairs, grid_allowed, 256, 0) == pairs);
+    CHECK(any_combining(resolve_candidates(kAutomaticCandidates, grid_allowed, 5, 0), grid_allowed));
   }
 }
 

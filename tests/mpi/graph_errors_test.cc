@@ -408,13 +408,15 @@ void creation_info_errors(Harness& h) {
 }
 
 // Valid creation Info values that differ between ranks (rank 0 against the others): blocking
-// and non-blocking calls construct the forced schedule with their peers, so creation agrees on
-// the values and the first graph collective fails on every rank, never a hang.
+// and non-blocking calls construct the forced schedule (or auto's listed candidates,
+// cartplan_auto_candidates) with their peers, so creation agrees on the values and the first
+// graph collective fails on every rank, never a hang.
 void creation_info_differs(Harness& h) {
   const bool zero = h.rank == 0;
   const std::vector<InfoKeys> cases = {{{"cartplan_algorithm", zero ? "pairing" : "grid"}},
                                        {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", zero ? "3" : "2"}},
-                                       {{"cartplan_theta", zero ? "2" : "3"}}};
+                                       {{"cartplan_theta", zero ? "2" : "3"}},
+                                       {{"cartplan_auto_candidates", zero ? "auto" : "all"}}};
   for (const InfoKeys& keys : cases) {
     MPI_Comm g = ring_with_info(h, keys);
     int send = h.rank, recv = -1;
