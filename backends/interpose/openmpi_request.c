@@ -155,8 +155,11 @@ int cartplan_openmpi_nonblocking_create(cartplan_request_release_fn release, voi
   r->super.req_status.MPI_SOURCE = 0;
   r->super.req_status.MPI_TAG = 0;
   r->super.req_free = free_nonblocking;
-  // An error in its status goes to comm's error handler, as for Open MPI's own collectives; the
-  // request holds comm (as Open MPI's point-to-point requests do) until it is released.
+  // An error in its status goes where Open MPI 4.1 sends the errors of its own collective
+  // requests: ompi_errhandler_request_invoke routes only point-to-point, file and window
+  // requests to their object's handler, so a COLL request's error reaches MPI_COMM_WORLD's
+  // handler, exactly as plain libnbc's does (a drop-in must not differ). The request holds comm
+  // (as Open MPI's point-to-point requests do) until it is released.
   OBJ_RETAIN(comm);
   r->super.req_mpi_object.comm = comm;
   r->holders = 2;

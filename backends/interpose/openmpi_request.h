@@ -14,8 +14,8 @@
 // A non-blocking one is built as libnbc builds its non-blocking collective requests: type
 // OMPI_REQUEST_COLL, not persistent, active from creation, with a free function of ours. Open
 // MPI completes it like its own (every completion call, MPI_Request_get_status), frees it when a
-// completion call reports it (or hands it with its error to the communicator's error handler,
-// which frees it too), and MPI_Request_free frees it even while active: the work then runs to
+// completion call reports it (or, failed, hands it to the error handler Open MPI 4.1 uses for
+// its own collective requests, MPI_COMM_WORLD's, which frees it too), and MPI_Request_free frees it even while active: the work then runs to
 // its end and `release` runs when it completes the request
 // (cartplan_openmpi_nonblocking_complete). MPI_Cancel does nothing (no cancel function: as a
 // generalized request whose cancel function does nothing). Its status on completion: the work's
@@ -65,8 +65,8 @@ int cartplan_openmpi_request_usable(void);
 int cartplan_openmpi_request_create(cartplan_request_start_fn start, cartplan_request_release_fn release, void* ctx,
                                     MPI_Request* request);
 
-// A new active non-blocking request on `comm` (whose error handler its errors go to; held until
-// the request is released). `release(ctx)` runs once the request was both completed and freed,
+// A new active non-blocking request on `comm` (held until the request is released; its errors
+// reach MPI_COMM_WORLD's handler, as libnbc's do in Open MPI 4.1). `release(ctx)` runs once the request was both completed and freed,
 // on the thread that did the later of the two. MPI_SUCCESS, or MPI_ERR_NO_MEM.
 int cartplan_openmpi_nonblocking_create(cartplan_request_release_fn release, void* ctx, MPI_Comm comm,
                                         MPI_Request* request);

@@ -5,7 +5,7 @@
 //   (openmpi_request.h), built as libnbc builds its non-blocking collectives, active from the
 //   call. The exchange's finish callback marks it complete with the exchange's outcome in its
 //   status; Open MPI handles it like any request (Wait/Test families free it, statuses as
-//   libnbc's, an error goes to the communicator's error handler). MPI_Request_free of an active
+//   libnbc's, an error goes to MPI_COMM_WORLD's error handler, as libnbc's do in Open MPI 4.1). MPI_Request_free of an active
 //   one lets the exchange run on; its state is released (the exchange back to the pool) once
 //   the request is both complete and freed. MPI_Cancel does nothing. Fallback, under the same
 //   condition and switch as the persistent one below: an MPI generalized request
