@@ -154,6 +154,7 @@ def linear_table(paths):
         print("Left out (no halo API or no linear loop in the run, e.g. tools/halo before issue 33, or not finished): "
               + ", ".join(f"`{name}`" for name in sorted(left_out)) + ".")
         print()
+    slower = []
     for platform in sorted({r["platform"] for r in runs}):
         rows = sorted((r for r in runs if r["platform"] == platform), key=lambda r: (r["np"], r["d"], r["n"], r["k"]))
         print(f"### {platform}")
@@ -168,12 +169,19 @@ def linear_table(paths):
             best = min(vs, key=lambda name: vs[name][1])
             kind, text = linear_verdict(auto[1] / loop[1])
             kinds.append(kind)
+            if kind == "slower":
+                slower.append(r["path"])
             print(f"| {r['np']} | {r['d']} | {r['n']} | {r['k']} | {auto[0]} {cell(auto)} | {cell(loop)} | "
                   f"{best} {vs[best][1]:.2f} | {auto[1] / loop[1]:.3f} | {loop[1] - auto[1]:+.2f} | {text} | "
                   f"{r.get('check', '?')} | `{r['path'].rsplit('/', 1)[-1]}` |")
         counts = ", ".join(f"{kinds.count(k)} {k}" for k in LINEAR_KINDS)
         print()
         print(f"{platform}: {len(rows)} points: auto against the loop {counts} (5 % either way).")
+        print()
+    if slower:
+        print("### Slower than the loop by more than 5 %: the halo plans, measured (predicted)")
+        print()
+        variants_table(slower)
         print()
 
 

@@ -88,6 +88,8 @@ class HaloTableTest(unittest.TestCase):
         self.assertIn("halo API direct 7.00", rows[2])
         self.assertIn("torus: 3 points: auto against the loop 1 faster, 1 within 5 %, 1 slower", torus)
         self.assertIn("dragonfly: 1 points: auto against the loop 0 faster, 0 within 5 %, 1 slower", out)
+        plans = out[out.index("### Slower than the loop"):]
+        self.assertEqual(len([line for line in plans.splitlines() if line.startswith(("| torus", "| dragonfly"))]), 2)
 
 
 if __name__ == "__main__":
