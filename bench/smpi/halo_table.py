@@ -9,6 +9,8 @@ dimension-by-dimension exchange and MPI_Neighbor_alltoallw where present, each a
         # every variant's median over the runs, min-max, predicted us, bytes/rank, and auto against the best
     python3 bench/smpi/halo_table.py --variants RUN1.txt ...   # one row per run: the halo API's plans, the
         # hand-written exchange and Cart_alltoallw's direct plan, each as measured us (predicted us)
+    python3 bench/smpi/halo_table.py --linear RUN1.txt ...   # one table per platform: the main job's choice
+        # (the halo API's auto) against the linear Isend/Irecv loop, and whether it is slower by more than 5 %
 """
 import statistics
 import re
@@ -129,7 +131,64 @@ def variants_table(paths):
               + " | ".join(cells) + f" | {best}: {vs['cartplan halo API'][1] / vs[best][1]:.3f} |")
 
 
+LINEAR_KINDS = ("faster", "within 5 %", "slower")
+
+
+def linear_verdict(ratio):
+    """auto / loop as issue 30 reads it: (kind, text): faster by more than 5 %, within 5 % either way, or slower
+    by more than 5 % (the criterion's failure)."""
+    if ratio > 1.05:
+        return "slower", f"**slower by more than 5 %** ({ratio:.2f}x the loop's time)"
+    if ratio < 0.95:
+        return "faster", f"faster, {1 / ratio:.2f}x"
+    return "within 5 %", "within 5 %"
+
+
+def linear_table(paths):
+    """Per platform, per run: the halo API's auto against the linear loop, measured (predicted), the ratio,
+    the difference in us and the verdict; then a count of each verdict."""
+    parsed = [parse(path) for path in paths]
+    runs = [r for r in parsed if "cartplan halo API" in r["variants"] and "linear Isend/Irecv" in r["variants"]]
+    left_out = [r["path"].rsplit("/", 1)[-1] for r in parsed if r not in runs]
+    if left_out:
+        print("Left out (no halo API or no linear loop in the run, e.g. tools/halo before issue 33, or not finished): "
+              + ", ".join(f"`{name}`" for name in sorted(left_out)) + ".")
+        print()
+    slower = []
+    for platform in sorted({r["platform"] for r in runs}):
+        rows = sorted((r for r in runs if r["platform"] == platform), key=lambda r: (r["np"], r["d"], r["n"], r["k"]))
+        print(f"### {platform}")
+        print()
+        print("| p | d | n | k | auto: plan us (predicted) | linear loop: us (predicted) | best variant: us | auto / loop | "
+              "loop - auto us | verdict | check | file |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        kinds = []
+        for r in rows:
+            vs = r["variants"]
+            auto, loop = vs["cartplan halo API"], vs["linear Isend/Irecv"]
+            best = min(vs, key=lambda name: vs[name][1])
+            kind, text = linear_verdict(auto[1] / loop[1])
+            kinds.append(kind)
+            if kind == "slower":
+                slower.append(r["path"])
+            print(f"| {r['np']} | {r['d']} | {r['n']} | {r['k']} | {auto[0]} {cell(auto)} | {cell(loop)} | "
+                  f"{best} {vs[best][1]:.2f} | {auto[1] / loop[1]:.3f} | {loop[1] - auto[1]:+.2f} | {text} | "
+                  f"{r.get('check', '?')} | `{r['path'].rsplit('/', 1)[-1]}` |")
+        counts = ", ".join(f"{kinds.count(k)} {k}" for k in LINEAR_KINDS)
+        print()
+        print(f"{platform}: {len(rows)} points: auto against the loop {counts} (5 % either way).")
+        print()
+    if slower:
+        print("### Slower than the loop by more than 5 %: the halo plans, measured (predicted)")
+        print()
+        variants_table(slower)
+        print()
+
+
 def main(paths):
+    if paths and paths[0] == "--linear":
+        linear_table(paths[1:])
+        return
     if paths and paths[0] == "--runs":
         runs_table(paths[1:])
         return

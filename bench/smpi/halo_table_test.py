@@ -67,6 +67,30 @@ class HaloTableTest(unittest.TestCase):
         self.assertIn("| 10.00 (11.00) | 8.00 (9.00) | - | - | - | 8.50 (9.50) |", rows[0])  # absent variants: -
         self.assertIn("halo API direct: 1.250 |", rows[0])
 
+    def test_linear_per_platform_verdicts(self):
+        def run(name, d, n, auto, loop):
+            return self.write(name, halo_output(d, n, 1, 256, {"cartplan halo API": auto, "linear Isend/Irecv": loop,
+                                                               "halo API direct": 7.0}))
+        paths = [run("halo_torus_p256_d2_n256_k1.txt", 2, 256, 12.0, 10.0),   # slower: 1.2
+                 run("halo_torus_p256_d2_n8_k1.txt", 2, 8, 5.0, 10.0),        # faster: 2x
+                 run("halo_torus_p256_d2_n64_k1.txt", 2, 64, 10.4, 10.0),     # within 5 %
+                 run("halo_dragonfly_p256_d2_n8_k1.txt", 2, 8, 10.6, 10.0),   # slower: 1.06
+                 self.write("halo_fattree_p256_d2_n8_k1.txt", halo_output(2, 8, 1, 256, {"cartplan halo API": 1.0}))]  # no loop: no row
+        out = table("--linear", *paths)
+        self.assertNotIn("### fattree", out)
+        self.assertLess(out.index("### dragonfly"), out.index("### torus"))
+        torus = out[out.index("### torus"):]
+        rows = [line for line in torus.splitlines() if line.startswith("| 256 ")]
+        self.assertEqual([r.split(" | ")[2] for r in rows], ["8", "64", "256"])  # sorted by n
+        self.assertIn("| 0.500 | +5.00 | faster, 2.00x |", rows[0])
+        self.assertIn("| 1.040 | -0.40 | within 5 % |", rows[1])
+        self.assertIn("| 1.200 | -2.00 | **slower by more than 5 %** (1.20x the loop's time) |", rows[2])
+        self.assertIn("halo API direct 7.00", rows[2])
+        self.assertIn("torus: 3 points: auto against the loop 1 faster, 1 within 5 %, 1 slower", torus)
+        self.assertIn("dragonfly: 1 points: auto against the loop 0 faster, 0 within 5 %, 1 slower", out)
+        plans = out[out.index("### Slower than the loop"):]
+        self.assertEqual(len([line for line in plans.splitlines() if line.startswith(("| torus", "| dragonfly"))]), 2)
+
 
 if __name__ == "__main__":
     unittest.main()
