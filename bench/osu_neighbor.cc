@@ -27,7 +27,9 @@
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
 //                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check] [--pace US]
-// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (then "ERRORS n" if --check failed).
+//   --paired: MPI_ and PMPI_ entry points timed in alternating batches of one launch (below)
+// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (--paired: "bytes mpi_us pmpi_us
+// ratio"), then "ERRORS n" if --check failed.
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -49,7 +51,7 @@ namespace {
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
   int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20, pace_us = 0;
-  bool self = false, check = false, shift = false, holes = false;
+  bool self = false, check = false, shift = false, holes = false, paired = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
 
@@ -61,6 +63,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--shift") c.shift = true;
     else if (a == "--check") c.check = true;
     else if (a == "--holes") c.holes = true;
+    else if (a == "--paired") c.paired = true;
     else if (i + 1 == argc) break;  // every other option takes a value
     else if (a == "--topo") c.topo = argv[++i];
     else if (a == "--op") c.op = argv[++i];
@@ -198,20 +201,38 @@ MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
   return graph;
 }
 
+// --paired: batches alternate between the MPI_ entry points (the drop-in's, when preloaded) and
+// the PMPI_ ones (always Open MPI's own), so both are timed in one launch, in one machine state.
+bool g_pmpi = false;
+
 void blocking(bool gather, const char* s, int m, char* r, MPI_Comm comm) {
+  if (g_pmpi) {
+    gather ? PMPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : PMPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
+    return;
+  }
   gather ? MPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : MPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
 }
 void start_nonblocking(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  if (g_pmpi) {
+    gather ? PMPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q)
+           : PMPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
+    return;
+  }
   gather ? MPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q)
          : MPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
 }
 void init(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
+  if (g_pmpi) {
+    gather ? PMPIX_Neighbor_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
+           : PMPIX_Neighbor_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
+    return;
+  }
   gather ? MPIX_Neighbor_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
          : MPIX_Neighbor_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
-void start(Request* q) { MPI_Start(q); }
-void wait(Request* q) { MPI_Wait(q, MPI_STATUS_IGNORE); }
-void release(Request* q) { MPI_Request_free(q); }
+void start(Request* q) { g_pmpi ? PMPI_Start(q) : MPI_Start(q); }
+void wait(Request* q) { g_pmpi ? PMPI_Wait(q, MPI_STATUS_IGNORE) : MPI_Wait(q, MPI_STATUS_IGNORE); }
+void release(Request* q) { g_pmpi ? PMPI_Request_free(q) : MPI_Request_free(q); }
 #endif
 
 // ---- timing -------------------------------------------------------------------------------
@@ -265,6 +286,52 @@ __attribute__((noinline)) void timed_calls(const Config& c, bool gather, const s
   calls(c, gather, send, recv, m, comm, persistent, n);
 }
 
+double median_of(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+#ifndef CARTPLAN_NATIVE_API
+// --paired (standard API build): one size timed through both entry points in one launch. Batches
+// alternate between MPI_ (the drop-in's, when preloaded) and PMPI_ (Open MPI's own), the order
+// swapped every pair, so that both sides see the same machine state (on this 2-core VM a launch
+// lands in one of a few speed modes, and a median over launches is decided by how many launches
+// of each variant landed in the slow one). Prints "bytes mpi_us pmpi_us ratio": each side's
+// median batch time per call and the median over batch pairs of mpi/pmpi, averaged over ranks.
+void paired_size(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m, MPI_Comm comm) {
+  Request req[2]{};  // [0] through MPI_, [1] through PMPI_
+  for (int side = 0; side < 2; ++side) {
+    g_pmpi = side == 1;
+    if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &req[side]);
+    calls(c, gather, send, recv, m, comm, &req[side], c.warmup);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> t[2], ratio;
+  for (int done = 0, pair = 0; done < c.iterations; done += c.batch, ++pair) {
+    const int k = std::min(c.batch, c.iterations - done);
+    for (int i = 0; i < 2; ++i) {
+      const int side = (i + pair) % 2;
+      g_pmpi = side == 1;
+      const double b0 = MPI_Wtime();
+      timed_calls(c, gather, send, recv, m, comm, &req[side], k);
+      t[side].push_back((MPI_Wtime() - b0) * 1e6 / k);
+    }
+    ratio.push_back(t[0].back() / t[1].back());
+  }
+  for (int side = 0; side < 2 && c.form == "persistent"; ++side) {
+    g_pmpi = side == 1;
+    release(&req[side]);
+  }
+  g_pmpi = false;
+  int p = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double v[3] = {median_of(t[0]), median_of(t[1]), median_of(ratio)}, sum[3];
+  MPI_Reduce(v, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%d %.3f %.3f %.4f\n", m, sum[0] / p, sum[1] / p, sum[2] / p);
+}
+#endif
+
 // Blocks of the last call against what their sources sent: block k of rank q is byte pattern
 // (q, k) (allgather: (q, 0)).
 long errors(const Neighbourhood& n, bool gather, const std::vector<char>& recv, int m) {
@@ -292,6 +359,14 @@ int main(int argc, char** argv) {
     std::vector<char> send((gather ? 1 : std::max<std::size_t>(out, 1)) * m), recv(std::max<std::size_t>(in, 1) * m, 0);
     for (std::size_t k = 0; k < (gather ? 1 : out); ++k)
       for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + (gather ? 0 : n.send_index[k]) * 7 + b);
+#ifndef CARTPLAN_NATIVE_API
+    if (c.paired) {
+      paired_size(c, gather, send, recv, m, comm);
+      if (c.check) bad += errors(n, gather, recv, m);
+      MPI_Barrier(MPI_COMM_WORLD);
+      continue;
+    }
+#endif
     Request persistent{};
     if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
     calls(c, gather, send, recv, m, comm, &persistent, c.warmup);
@@ -305,8 +380,7 @@ int main(int argc, char** argv) {
       batches.push_back((MPI_Wtime() - b0) * 1e6 / k);
     }
     const double us = (MPI_Wtime() - t0) * 1e6 / c.iterations;
-    std::nth_element(batches.begin(), batches.begin() + batches.size() / 2, batches.end());
-    const double median = batches[batches.size() / 2];
+    const double median = median_of(batches);
     if (c.form == "persistent") release(&persistent);
     if (c.check) bad += errors(n, gather, recv, m);
     double sum = 0, lo = 0, hi = 0, median_sum = 0;
