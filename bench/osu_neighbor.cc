@@ -27,8 +27,9 @@
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
 //                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check] [--pace US]
-//   --paired: MPI_ and PMPI_ entry points timed in alternating batches of one launch (below)
-// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (--paired: "bytes mpi_us pmpi_us
+//   --paired: the same calls through Open MPI's own PMPI_ entry points timed beside them, in
+//   alternating batches of one launch (paired_size, below)
+// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (--paired: "bytes own_us ref_us
 // ratio"), then "ERRORS n" if --check failed.
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -201,38 +202,20 @@ MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
   return graph;
 }
 
-// --paired: batches alternate between the MPI_ entry points (the drop-in's, when preloaded) and
-// the PMPI_ ones (always Open MPI's own), so both are timed in one launch, in one machine state.
-bool g_pmpi = false;
-
 void blocking(bool gather, const char* s, int m, char* r, MPI_Comm comm) {
-  if (g_pmpi) {
-    gather ? PMPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : PMPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
-    return;
-  }
   gather ? MPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm) : MPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm);
 }
 void start_nonblocking(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
-  if (g_pmpi) {
-    gather ? PMPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q)
-           : PMPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
-    return;
-  }
   gather ? MPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q)
          : MPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, q);
 }
 void init(bool gather, const char* s, int m, char* r, MPI_Comm comm, Request* q) {
-  if (g_pmpi) {
-    gather ? PMPIX_Neighbor_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
-           : PMPIX_Neighbor_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
-    return;
-  }
   gather ? MPIX_Neighbor_allgather_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q)
          : MPIX_Neighbor_alltoall_init(s, m, MPI_BYTE, r, m, MPI_BYTE, comm, MPI_INFO_NULL, q);
 }
-void start(Request* q) { g_pmpi ? PMPI_Start(q) : MPI_Start(q); }
-void wait(Request* q) { g_pmpi ? PMPI_Wait(q, MPI_STATUS_IGNORE) : MPI_Wait(q, MPI_STATUS_IGNORE); }
-void release(Request* q) { g_pmpi ? PMPI_Request_free(q) : MPI_Request_free(q); }
+void start(Request* q) { MPI_Start(q); }
+void wait(Request* q) { MPI_Wait(q, MPI_STATUS_IGNORE); }
+void release(Request* q) { MPI_Request_free(q); }
 #endif
 
 // ---- timing -------------------------------------------------------------------------------
@@ -291,38 +274,81 @@ double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-#ifndef CARTPLAN_NATIVE_API
-// --paired (standard API build): one size timed through both entry points in one launch. Batches
-// alternate between MPI_ (the drop-in's, when preloaded) and PMPI_ (Open MPI's own), the order
-// swapped every pair, so that both sides see the same machine state (on this 2-core VM a launch
-// lands in one of a few speed modes, and a median over launches is decided by how many launches
-// of each variant landed in the slow one). Prints "bytes mpi_us pmpi_us ratio": each side's
-// median batch time per call and the median over batch pairs of mpi/pmpi, averaged over ranks.
-void paired_size(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m, MPI_Comm comm) {
-  Request req[2]{};  // [0] through MPI_, [1] through PMPI_
-  for (int side = 0; side < 2; ++side) {
-    g_pmpi = side == 1;
-    if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &req[side]);
-    calls(c, gather, send, recv, m, comm, &req[side], c.warmup);
+// ---- --paired: the same size through Open MPI's own entry points in the same launch --------
+
+// The reference side: Open MPI's PMPI_ entry points (never the drop-in's, even when preloaded)
+// on a distributed graph communicator with the same neighbours in the same order.
+void reference_call(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                    MPI_Comm graph, MPI_Request* persistent) {
+  const char* s = send.data();
+  char* r = recv.data();
+  if (c.form == "blocking") {
+    gather ? PMPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, graph) : PMPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, graph);
+  } else if (c.form == "nonblocking") {
+    MPI_Request q;
+    gather ? PMPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, graph, &q)
+           : PMPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, graph, &q);
+    PMPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else {
+    PMPI_Start(persistent);
+    PMPI_Wait(persistent, MPI_STATUS_IGNORE);
   }
+}
+
+// The reference side's communicator: the benchmark's own in the standard-API build (a graph);
+// in the native build a distributed graph of the same neighbourhood, made through PMPI_.
+MPI_Comm reference_comm(const Neighbourhood& n, MPI_Comm own) {
+#ifdef CARTPLAN_NATIVE_API
+  MPI_Comm graph = MPI_COMM_NULL;
+  PMPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(n.sources.size()), n.sources.data(), MPI_UNWEIGHTED,
+                                  static_cast<int>(n.dests.size()), n.dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+  (void)own;
+  return graph;
+#else
+  (void)n;
+  return own;
+#endif
+}
+
+// Batches of `k` calls of one side: 0 = the benchmark's own API (MPI_, the drop-in's when
+// preloaded; or cartplan's native API), 1 = the reference. Returns the time per call in us.
+double paired_batch(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                    MPI_Comm own, MPI_Comm graph, Request* mine, MPI_Request* ref, int side, int k) {
+  const double b0 = MPI_Wtime();
+  if (side == 0) {
+    timed_calls(c, gather, send, recv, m, own, mine, k);
+  } else {
+    for (int i = 0; i < k; ++i) reference_call(c, gather, send, recv, m, graph, ref);
+  }
+  return (MPI_Wtime() - b0) * 1e6 / k;
+}
+
+// One size timed through both sides in one launch, in alternating batches whose order swaps every
+// pair, so that both see the same machine state (on this 2-core VM a launch lands in one of a few
+// speed modes, and a median over launches is decided by how many launches of each variant landed
+// in the slow one). Prints "bytes own_us ref_us ratio": each side's median batch time per call and
+// the median over batch pairs of own/ref, averaged over ranks.
+void paired_size(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                 MPI_Comm own, MPI_Comm graph) {
+  Request mine{};
+  MPI_Request ref = MPI_REQUEST_NULL;
+  if (c.form == "persistent") {
+    init(gather, send.data(), m, recv.data(), own, &mine);
+    gather ? PMPIX_Neighbor_allgather_init(send.data(), m, MPI_BYTE, recv.data(), m, MPI_BYTE, graph, MPI_INFO_NULL, &ref)
+           : PMPIX_Neighbor_alltoall_init(send.data(), m, MPI_BYTE, recv.data(), m, MPI_BYTE, graph, MPI_INFO_NULL, &ref);
+  }
+  for (int side = 0; side < 2; ++side) paired_batch(c, gather, send, recv, m, own, graph, &mine, &ref, side, c.warmup);
   MPI_Barrier(MPI_COMM_WORLD);
   std::vector<double> t[2], ratio;
   for (int done = 0, pair = 0; done < c.iterations; done += c.batch, ++pair) {
     const int k = std::min(c.batch, c.iterations - done);
-    for (int i = 0; i < 2; ++i) {
-      const int side = (i + pair) % 2;
-      g_pmpi = side == 1;
-      const double b0 = MPI_Wtime();
-      timed_calls(c, gather, send, recv, m, comm, &req[side], k);
-      t[side].push_back((MPI_Wtime() - b0) * 1e6 / k);
-    }
+    for (int i = 0; i < 2; ++i) t[(i + pair) % 2].push_back(paired_batch(c, gather, send, recv, m, own, graph, &mine, &ref, (i + pair) % 2, k));
     ratio.push_back(t[0].back() / t[1].back());
   }
-  for (int side = 0; side < 2 && c.form == "persistent"; ++side) {
-    g_pmpi = side == 1;
-    release(&req[side]);
+  if (c.form == "persistent") {
+    release(&mine);
+    PMPI_Request_free(&ref);
   }
-  g_pmpi = false;
   int p = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -330,7 +356,7 @@ void paired_size(const Config& c, bool gather, const std::vector<char>& send, st
   MPI_Reduce(v, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) std::printf("%d %.3f %.3f %.4f\n", m, sum[0] / p, sum[1] / p, sum[2] / p);
 }
-#endif
+
 
 // Blocks of the last call against what their sources sent: block k of rank q is byte pattern
 // (q, k) (allgather: (q, 0)).
@@ -352,6 +378,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const Neighbourhood n = neighbourhood(c, p, rank);
   MPI_Comm comm = open_comm(c, n);
+  MPI_Comm reference = c.paired ? reference_comm(n, comm) : MPI_COMM_NULL;
   const bool gather = c.op == "allgather";
   const std::size_t out = n.dests.size(), in = n.sources.size();
   long bad = 0;
@@ -359,14 +386,12 @@ int main(int argc, char** argv) {
     std::vector<char> send((gather ? 1 : std::max<std::size_t>(out, 1)) * m), recv(std::max<std::size_t>(in, 1) * m, 0);
     for (std::size_t k = 0; k < (gather ? 1 : out); ++k)
       for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + (gather ? 0 : n.send_index[k]) * 7 + b);
-#ifndef CARTPLAN_NATIVE_API
     if (c.paired) {
-      paired_size(c, gather, send, recv, m, comm);
+      paired_size(c, gather, send, recv, m, comm, reference);
       if (c.check) bad += errors(n, gather, recv, m);
       MPI_Barrier(MPI_COMM_WORLD);
       continue;
     }
-#endif
     Request persistent{};
     if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
     calls(c, gather, send, recv, m, comm, &persistent, c.warmup);
@@ -399,6 +424,7 @@ int main(int argc, char** argv) {
   long all_bad = 0;
   MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0 && all_bad) std::printf("ERRORS %ld\n", all_bad);
+  if (reference != MPI_COMM_NULL && reference != comm) PMPI_Comm_free(&reference);
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return all_bad ? 1 : 0;
