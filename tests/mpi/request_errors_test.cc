@@ -17,7 +17,7 @@
 // MPI_ERR_TRUNCATE; nothing hangs or crashes; correct calls afterwards give the right data. One
 // difference is asserted instead: plain Open MPI 4.1.4 returns MPI_ERR_OTHER or MPI_ERR_IN_STATUS
 // (either, call to call) from a blocking allgather whose receives are truncated, the drop-in
-// MPI_ERR_TRUNCATE (same handler).
+// MPI_ERR_TRUNCATE (same handler); and at np 1 plain Open MPI reports no allgather truncation.
 //
 // --mixed (even np): an error found only in the accelerated exchange's messages. Rank r passes
 // 1 + r % 2 ints on both sides of an alltoall, so each rank's own arguments agree but its ring
@@ -177,21 +177,30 @@ Outcome blocking(MPI_Comm comm, Call c, bool pmpi) {
   return o;
 }
 
-// MPI_ against PMPI_ for one call in every form and completion.
+// MPI_ against PMPI_ for one call in every form and completion. At np 1 (every block to the
+// process itself) plain Open MPI 4.1.4 reports no truncation of an allgather at all (it copies
+// without checking sizes); the drop-in's non-blocking and blocking forms still report it, so
+// there only the drop-in's guarantee is asserted for them.
 void compare_forms(Harness& h, MPI_Comm comm, const Call& c, const std::string& what, bool accelerated) {
+  const bool silent = c.gather && h.size == 1;
   for (int how = 0; how < 3; ++how) {
     const How hw = static_cast<How>(how);
     const std::string name = what + " " + kHowNames[how];
     const Outcome ours = nonblocking(comm, c, false, hw), open_mpi = nonblocking(comm, c, true, hw);
-    h.check(ours == open_mpi, "non-blocking " + name + ": " + ours.str() + "; Open MPI's: " + open_mpi.str());
-    if (c.gather && what == "truncated") {  // the documented guarantee: at completion, not at the call
-      h.check(ours.call == MPI_SUCCESS && ours.freed == 1 && (hw == How::kWaitall ? ours.status : ours.done) == MPI_ERR_TRUNCATE,
+    if (!silent) h.check(ours == open_mpi, "non-blocking " + name + ": " + ours.str() + "; Open MPI's: " + open_mpi.str());
+    if (c.gather && (!silent || accelerated)) {  // the documented guarantee: at completion, not at the call
+      h.check(ours.call == MPI_SUCCESS && ours.freed == 1 && (hw == How::kWaitall ? ours.status : ours.done) == MPI_ERR_TRUNCATE &&
+                  ours.world == 1 && ours.comm == 0,
               "non-blocking " + name + ": the truncation is reported at completion: " + ours.str());
     }
     const Outcome p_ours = persistent(comm, c, false, hw), p_open_mpi = persistent(comm, c, true, hw);
     h.check(p_ours == p_open_mpi, "persistent " + name + ": " + p_ours.str() + "; Open MPI's: " + p_open_mpi.str());
   }
   const Outcome ours = blocking(comm, c, false), open_mpi = blocking(comm, c, true);
+  if (silent) {
+    h.check(!accelerated || (ours.call == MPI_ERR_TRUNCATE && ours.comm == 1), "blocking " + what + " at np 1: " + ours.str());
+    return;
+  }
   if (c.gather) {
     // Plain Open MPI 4.1.4 returns MPI_ERR_OTHER or MPI_ERR_IN_STATUS (either, from one call to
     // the next) for a blocking allgather's truncation (its non-blocking form: MPI_ERR_TRUNCATE);
