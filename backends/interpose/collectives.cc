@@ -51,8 +51,9 @@ mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec
 
 // A persistent init: the do-no-harm verdict is taken after init's agreement (on the agreed
 // plan and block sizes, so every rank takes the same one); a declined init returns false and
-// goes to Open MPI. `fallback`: so does a failure of the agreement itself (v/w forms, whose
-// block sizes MPI lets vary by rank and direction; the agreement makes every rank fail alike).
+// goes to Open MPI, and so does one whose agreement failed (block sizes that differ, found on
+// every rank alike). `fallback` (v/w forms, whose block sizes MPI lets vary by rank and
+// direction): so does a failure to make the request.
 bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
                     int* rc, bool fallback = false) {
   Inside inside;
@@ -62,8 +63,14 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
   auto accept = [&a](const ir::Plan& plan, const std::vector<std::int64_t>& sizes) {
     return accept_agreed(a, plan, sizes, Form::kPersistent);
   };
-  if (s.ok()) s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
-  if (s.ok() && !x) return false;  // declined: Open MPI's algorithm is as good
+  if (s.ok()) {
+    s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
+    // Declined (Open MPI's algorithm is as good), or failed in the agreement, on every rank
+    // alike (Exchange::create of a persistent exchange agrees every failure): Open MPI's init
+    // runs and reports the call's errors where plain Open MPI does (a size mismatch: at
+    // completion, not at init).
+    if (!x) return false;
+  }
   if (s.ok()) {
     const int code = make_persistent(std::move(x), request);
     if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
@@ -84,7 +91,10 @@ bool vw_accelerated(Form form) { return form == Form::kPersistent; }
 // A blocking or non-blocking uniform call: a repeated call runs (blocking) or restarts
 // (non-blocking, once the earlier request completed) the exchange built for the same arguments
 // without laying out its spec again. `make` (the spec) becomes a std::function only when the
-// exchange is not simply run again.
+// exchange is not simply run again. A non-blocking call whose exchange cannot be made (its
+// arguments are erroneous, e.g. an allgather's send block larger than its receive blocks)
+// returns a request that reports the error at completion (fail_nonblocking), where plain Open
+// MPI reports it.
 template <class Make>
 bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Make& make, MPI_Comm comm, MPI_Request* request,
                int* rc) {
@@ -95,10 +105,10 @@ bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Mak
   } else {
     std::unique_ptr<mpi::Exchange> x;
     s = mpi::Exchange::create_nonblocking(*a.nc, key, make, &x);
-    if (s.ok()) {
-      const int code = start_nonblocking(std::move(x), request);
-      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
-    }
+    const bool made = s.ok();
+    const int code = made ? start_nonblocking(std::move(x), request) : fail_nonblocking(s.code, comm, request);
+    if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    else if (!made) s = {};  // reported at completion
   }
   count_call(a);
   *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
@@ -193,6 +203,16 @@ Uniform used_sides(const AcceleratedComm& a, Uniform u) {
   return u;
 }
 
+// Open MPI 4.1's MPI_(I)neighbor_alltoall refuses a call whose send and receive blocks differ
+// in size at the call, before sending anything (MPI_ERR_TRUNCATE through the communicator's
+// error handler): such a call goes to Open MPI, which reports it exactly so. (An allgather's
+// are not checked there: plain Open MPI reports the truncation at completion, and so does the
+// drop-in, run_keyed.) `send_bytes`: the send block's size.
+bool refused_by_open_mpi(const Uniform& u, std::int64_t send_bytes) {
+  std::int64_t recv_bytes = 0;
+  return !block_bytes(u.recvtype, u.recvcount, &recv_bytes) || recv_bytes != send_bytes;
+}
+
 // Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
 // the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
 // datatypes are predefined (their handles never change meaning), so that a repeated shape,
@@ -202,6 +222,7 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
   if (same_as_last_shape(a, shape)) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
   bool yes = a.graph ? usable_graph_arguments(a, u) : usable_arguments(u, &bytes);
+  if (yes && !a.graph && u.op == ir::Op::kAlltoall) yes = !refused_by_open_mpi(u, bytes);
   if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, -1);  // sizes may differ by rank (graph_collectives.cc)
   if (yes && !a.graph && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
   if (yes && !a.graph) yes = accelerated(a, u.op, form, bytes);

@@ -83,6 +83,24 @@ bool duplicate_of_ours(int n, const MPI_Request* requests) {
   return false;
 }
 
+// MPI_Startall with self-message requests of ours alive (the fallback kind, requests.h): they
+// start through start_if_self_message, and each run of other requests between them through
+// PMPI_Startall, so that Open MPI checks those as its MPI_Startall does (it refuses an active
+// one; PMPI_Start would start an active point-to-point request again). In order; the first
+// error ends it, the requests before it stay started.
+int startall_with_self_messages(int count, MPI_Request* requests) {
+  int first = 0;  // the first request of the current run of others
+  for (int i = 0; i <= count; ++i) {
+    const bool self_message = i < count && is_self_message(requests[i]);
+    if (i < count && !self_message) continue;
+    int rc = i > first ? PMPI_Startall(i - first, requests + first) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && self_message) start_if_self_message(&requests[i], &rc);
+    if (rc != MPI_SUCCESS) return rc;
+    first = i + 1;
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -303,15 +321,14 @@ int MPI_Start(MPI_Request* request) {
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
   if (forward()) return PMPI_Startall(count, array_of_requests);
   // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
-  // of ours, drop the refusal of the second start. Refused here before anything starts.
-  if (count > 1 && duplicate_of_ours(count, array_of_requests)) return MPI_ERR_REQUEST;
-  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
-  for (int i = 0; i < count; ++i) {
-    int rc = MPI_SUCCESS;
-    if (!start_if_self_message(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
-    if (rc != MPI_SUCCESS) return rc;
+  // of ours, drop the refusal of the second start. Refused here before anything starts, as
+  // Open MPI's MPI_Startall refuses an active request (MPI_COMM_WORLD's error handler).
+  if (count > 1 && duplicate_of_ours(count, array_of_requests)) {
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+    return MPI_ERR_REQUEST;
   }
-  return MPI_SUCCESS;
+  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
+  return startall_with_self_messages(count, array_of_requests);
 }
 
 int MPI_Request_free(MPI_Request* request) {
@@ -450,5 +467,8 @@ long CARTPLAN_Accelerated_calls(MPI_Comm comm) {
   AcceleratedComm* a = find_comm(comm);
   return a ? a->calls.load() : -1;
 }
+// ... and how many of its requests are not yet released (every kind; no MPI call, so it may be
+// asked after MPI_Finalize, which must have released them all).
+int CARTPLAN_Unreleased_requests(void) { return unreleased_requests(); }
 
 }  // extern "C"
