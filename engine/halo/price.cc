@@ -28,8 +28,10 @@ std::vector<Coords> representatives(const Grid& grid) {
   return out;
 }
 
-// The placement counts of `program`'s sends on `grid`.
-void add_placement(const HaloProgram& program, const Grid& grid, int ranks_per_node, Features& f) {
+// The placement counts of `program`'s sends on `grid` (each send's own counts as halo_features
+// counts them: a message, its bytes, the rendezvous step above the eager limit).
+void add_placement(const HaloProgram& program, const Grid& grid, int ranks_per_node, std::int64_t eager_limit_bytes,
+                   Features& f) {
   const Coords here = grid.coords(program.rank);
   PlacementCounter placed;
   for (const HaloPhaseProgram& ph : program.phases) {
@@ -37,7 +39,11 @@ void add_placement(const HaloProgram& program, const Grid& grid, int ranks_per_n
       if (t.peer == program.rank) continue;
       Offset shift = grid.coords(t.peer);
       for (int k = 0; k < grid.ndims(); ++k) shift[k] -= here[k];
-      placed.add(*shift_traffic(grid, ranks_per_node, shift), static_cast<double>(t.cells * program.array.elem_bytes), f);
+      Features one;
+      one.messages = 1;
+      one.wire_bytes = static_cast<double>(t.cells * program.array.elem_bytes);
+      one.rendezvous = t.cells * program.array.elem_bytes > eager_limit_bytes ? 1 : 0;
+      placed.add(*shift_traffic(grid, ranks_per_node, shift), one.wire_bytes, 1.0, one, f);
     }
     placed.end_phase(f);
   }
@@ -57,7 +63,7 @@ Features halo_features(const HaloProgram& program, std::int64_t eager_limit_byte
   for (const HaloPhaseProgram& ph : program.phases)
     for (const HaloTransfer& t : ph.sends)
       if (t.peer != program.rank && t.cells * e > eager_limit_bytes) f.rendezvous += 1;
-  if (grid && ranks_per_node >= 1 && ranks_per_node < grid->size()) add_placement(program, *grid, ranks_per_node, f);
+  if (grid && ranks_per_node >= 1 && ranks_per_node < grid->size()) add_placement(program, *grid, ranks_per_node, eager_limit_bytes, f);
   return f;
 }
 
