@@ -6,6 +6,14 @@ platform's cores per node (the committed runs' hostfiles), prices each plan unde
 phase cost and price sets, and judges the cheapest of direct / combining / dimwise by the run's measured
 time of the halo API forced to that plan, against the best variant of the run and the linear loop.
 
+It re-prices the plans itself, in Python below (the forms, the mean rank's shares, the price sets), not with
+the library's predictor (engine::predict, engine::halo::price_halo). Two checks tie it to the library: its
+`committed | sum | mean` row reproduces the predictions the runs printed (largest relative difference 0.13 %,
+printed first), and for the kept model (refit+lo, overlap 0.5) halo_replay.py --model-dir with the models
+--write-models writes replays the library's own prediction (`cartplan halo explain`) and gives the same
+picks (phase_overlap.md, last table). The other forms and price sets (max, max-cpu, rank, nic, ...) are
+priced here only.
+
 Forms (per rank r and phase f; on(r, f) / off(r, f): the sends whose peer is on r's node / another node;
 msg(b) = alpha + beta b (+ rendezvous_us above the eager limit); link(f) = the busiest node's off-node bytes in
 phase f, larger direction):
