@@ -256,21 +256,6 @@ bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info i
 
 }  // namespace
 
-bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
-  if (!a.nc) return false;  // a graph's collectives (graph_collectives.h)
-  // The shape matched the last call's, which was taken with its used sides (used_sides): a
-  // rank with edges both ways uses its arguments as given, any other matches only if they equal
-  // what its used sides made of them. The key is neighbor_uniform's for the same call.
-  const mpi::CallKey key = mpi::uniform_call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Inside inside;
-  mpi::MpiStatus s;
-  if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;
-  count_call(a);
-  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
-  return true;
-}
-
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s) {
   if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
   return s.code;
