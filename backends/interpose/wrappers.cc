@@ -319,7 +319,8 @@ int MPI_Start(MPI_Request* request) {
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward()) return PMPI_Startall(count, array_of_requests);
+  // Nothing to start, or erroneous arguments (count < 0, no array): Open MPI checks them.
+  if (forward() || count <= 0 || !array_of_requests) return PMPI_Startall(count, array_of_requests);
   // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
   // of ours, drop the refusal of the second start. Refused here before anything starts, as
   // Open MPI's MPI_Startall refuses an active request (MPI_COMM_WORLD's error handler).
