@@ -360,6 +360,12 @@ bool is_self_message(MPI_Request request) {
   return op && op->self_message;
 }
 
+bool active_self_message(MPI_Request request) {
+  if (!any_self_message()) return false;
+  Operation* op = find_persistent(request);
+  return op && op->self_message && op->active;
+}
+
 int persistent_error(MPI_Request request) {
   if (!any_persistent_failed()) return MPI_SUCCESS;
   Operation* op = find_persistent(request);
