@@ -49,13 +49,21 @@ mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec
   return s;
 }
 
+// Whether plain Open MPI handles a persistent init whose agreement failed so: block sizes that
+// differ (MPI_ERR_TRUNCATE, found by the agreement, so on every rank alike). Open MPI's init
+// then runs on every rank and reports them where plain Open MPI does (at completion, not at
+// init; docs/dropin.md, "Erroneous calls"); for the v/w forms, whose block sizes MPI lets vary
+// by rank and direction, such a call is not even erroneous. Any other failure (one rank's
+// alone, or an agreed one of cartplan's own: different Info options, too many persistent
+// requests) is raised: one rank alone in Open MPI's init would leave its peers in cartplan's
+// collectives.
+bool open_mpi_handles(const mpi::MpiStatus& s) { return s.agreed && s.code == MPI_ERR_TRUNCATE; }
+
 // A persistent init: the do-no-harm verdict is taken after init's agreement (on the agreed
 // plan and block sizes, so every rank takes the same one); a declined init returns false and
-// goes to Open MPI, and so does one whose agreement failed (block sizes that differ, found on
-// every rank alike). `fallback` (v/w forms, whose block sizes MPI lets vary by rank and
-// direction): so does a failure to make the request.
+// goes to Open MPI, and so does one whose agreement found sizes that differ (open_mpi_handles).
 bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
-                    int* rc, bool fallback = false) {
+                    int* rc) {
   Inside inside;
   mpi::Options options = a.nc->options();
   mpi::MpiStatus s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
@@ -65,17 +73,13 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
   };
   if (s.ok()) {
     s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
-    // Declined (Open MPI's algorithm is as good), or failed in the agreement, on every rank
-    // alike (Exchange::create of a persistent exchange agrees every failure): Open MPI's init
-    // runs and reports the call's errors where plain Open MPI does (a size mismatch: at
-    // completion, not at init).
-    if (!x) return false;
+    if (s.ok() && !x) return false;  // declined alike on every rank: Open MPI's algorithm is as good
+    if (open_mpi_handles(s)) return false;
   }
   if (s.ok()) {
     const int code = make_persistent(std::move(x), request);
     if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
   }
-  if (!s.ok() && fallback) return false;
   if (s.ok()) count_call(a);
   *rc = raise_status(comm, s);
   return true;
@@ -289,7 +293,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
     s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(rdispls[j]) * rext), recvcounts[j], recvtype};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -312,7 +316,7 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
   for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
   for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -342,7 +346,7 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, send, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 }  // namespace cartplan::interpose

@@ -223,10 +223,6 @@ int cartplan_openmpi_nonblocking_held(void) {
   return held;
 }
 
-int cartplan_openmpi_request_active(MPI_Request request) {
-  return request != MPI_REQUEST_NULL && request->req_free == free_request && request->req_state == OMPI_REQUEST_ACTIVE;
-}
-
 int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests) {
   for (int i = 0; i < n; ++i) {
     if (requests[i] != MPI_REQUEST_NULL && !REQUEST_COMPLETE(requests[i])) return 0;

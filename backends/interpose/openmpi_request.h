@@ -84,10 +84,6 @@ void cartplan_openmpi_request_complete(MPI_Request request);
 // 1 if `request` was made by cartplan_openmpi_request_create (persistent; one comparison), else 0.
 int cartplan_openmpi_request_is_ours(MPI_Request request);
 
-// 1 if `request` was made by cartplan_openmpi_request_create and is active (started, not yet
-// completed by a completion call), else 0.
-int cartplan_openmpi_request_active(MPI_Request request);
-
 // MPI_Finalize, once no work is running (every non-blocking request complete): frees every
 // non-blocking request the program still holds (complete but never freed by a completion call or
 // MPI_Request_free; erroneous, but its state would stay allocated to the end of the process), as

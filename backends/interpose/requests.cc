@@ -38,9 +38,11 @@ bool openmpi_kind();
 
 // Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
 // least MPI_TAG_UB), reused after free. Under MPI_THREAD_MULTIPLE threads start and free their
-// requests concurrently: one mutex, taken only then (not on the non-blocking path).
-// Also the fallback's generalized requests not yet released, which clear_requests (MPI_Finalize)
-// frees if the program never did (Open MPI's own kind has cartplan_openmpi_nonblocking_reclaim).
+// requests concurrently: one mutex, taken only then. Also the fallback's generalized requests not
+// yet released, which clear_requests (MPI_Finalize) frees if the program never did: with that
+// kind every non-blocking call takes the mutex (under MPI_THREAD_MULTIPLE) and inserts into the
+// set (new_request), and its release erases it (discard). Open MPI's own kind of non-blocking
+// request never touches this (cartplan_openmpi_nonblocking_reclaim walks its free list instead).
 struct Persistents {
   std::mutex mu;
   std::unordered_map<MPI_Request, Operation*> ops;
@@ -360,6 +362,12 @@ bool is_self_message(MPI_Request request) {
   return op && op->self_message;
 }
 
+bool active_self_message(MPI_Request request) {
+  if (!any_self_message()) return false;
+  Operation* op = find_persistent(request);
+  return op && op->self_message && op->active;
+}
+
 int persistent_error(MPI_Request request) {
   if (!any_persistent_failed()) return MPI_SUCCESS;
   Operation* op = find_persistent(request);
@@ -408,6 +416,10 @@ int unreleased_requests() {
   return n + static_cast<int>(persistents().generalized.size() + persistents().ops.size());
 }
 
+// `flying` drops in `finished` before the request is completed to MPI (the completion follows
+// in the same callback, possibly on another thread): "nothing in flight" here means every
+// request is complete only if no other thread is inside MPI at MPI_Finalize (a program whose
+// threads still call MPI then is erroneous; nothing here guards against it).
 void clear_requests() {
   Inside inside;
   while (in_flight()) mpi::Exchange::progress_all();

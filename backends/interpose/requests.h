@@ -72,6 +72,9 @@ inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0}
 // Whether `request` is one of ours self-message persistent requests (nothing is looked up when
 // none exists; Open MPI's own kind needs nothing from the wrappers to start or free).
 bool is_self_message(MPI_Request request);
+// Whether `request` is one of ours self-message requests whose exchange is running (started,
+// not yet finished; one that finished is not seen as active: docs/dropin.md, Limitations).
+bool active_self_message(MPI_Request request);
 // MPI_Start of `*request` if it is one of ours self-message requests (true, with the MPI code
 // in *rc); false (nothing done) for any other request. One lookup.
 bool start_if_self_message(MPI_Request* request, int* rc);

@@ -102,20 +102,31 @@ bool duplicate_of_ours(int n, const MPI_Request* requests) {
   return false;
 }
 
-// MPI_Startall with self-message requests of ours alive (the fallback kind, requests.h): they
-// start through start_if_self_message, and each run of other requests between them through
-// PMPI_Startall, so that Open MPI checks those as its MPI_Startall does (it refuses an active
-// one; PMPI_Start would start an active point-to-point request again). In order; the first
-// error ends it, the requests before it stay started.
+// MPI_Startall with self-message requests of ours alive (the fallback kind, requests.h). As
+// Open MPI's MPI_Startall, which checks every request before it starts any: an active one of
+// ours refuses the call before anything starts; then the others start in one PMPI_Startall (so
+// Open MPI checks them alike: it refuses an active one, where PMPI_Start would start an active
+// point-to-point request again), and ours only if it succeeded. MPI_Startall may start its
+// requests in any order (MPI-4, Sect. 3.9).
 int startall_with_self_messages(int count, MPI_Request* requests) {
-  int first = 0;  // the first request of the current run of others
-  for (int i = 0; i <= count; ++i) {
-    const bool self_message = i < count && is_self_message(requests[i]);
-    if (i < count && !self_message) continue;
-    int rc = i > first ? PMPI_Startall(i - first, requests + first) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && self_message) start_if_self_message(&requests[i], &rc);
+  for (int i = 0; i < count; ++i)
+    if (active_self_message(requests[i])) {
+      PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+      return MPI_ERR_REQUEST;
+    }
+  std::vector<char> ours(count);
+  std::vector<MPI_Request> others;
+  for (int i = 0; i < count; ++i) {
+    ours[i] = is_self_message(requests[i]);
+    if (!ours[i]) others.push_back(requests[i]);
+  }
+  if (!others.empty()) {
+    const int rc = PMPI_Startall(static_cast<int>(others.size()), others.data());
     if (rc != MPI_SUCCESS) return rc;
-    first = i + 1;
+  }
+  for (int i = 0; i < count; ++i) {
+    int rc = MPI_SUCCESS;
+    if (ours[i] && start_if_self_message(&requests[i], &rc) && rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
 }
@@ -465,7 +476,10 @@ int MPI_Start(MPI_Request* request) {
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward() || (!any_persistent() && !any_self_message())) return PMPI_Startall(count, array_of_requests);
+  // Nothing of ours could be among them, nothing to start, or erroneous arguments (count < 0,
+  // no array): Open MPI does it all and checks them.
+  if (forward() || count <= 0 || !array_of_requests || (!any_persistent() && !any_self_message()))
+    return PMPI_Startall(count, array_of_requests);
   return startall_ours(count, array_of_requests);
 }
 

@@ -25,12 +25,14 @@
 // for its own persistent receive in the same run (MPI_ERR_REQUEST through MPI_COMM_WORLD's error
 // handler, before starting anything); --start-active-single (drop-in only) also MPI_Start and
 // PMPI_Start of it. The request then completes once with its data.
+// --startall-mixed: MPI_Startall({a persistent receive, an active request}) starts neither
+// (rank 0; its peers start theirs only afterwards), MPI_Startall of both inactive starts both.
 // --expect-done-at-start: the collective must have completed inside MPI_Start (the drop-in at
 // np = 1, every block a local copy). Grid: a periodic ring, offsets -2, -1, +1, +2, one int per
 // block, rank- and iteration-dependent data.
 //
 //   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--duplicate-startall]
-//                           [--start-active | --start-active-single] [--expect-done-at-start]
+//                           [--start-active | --start-active-single] [--startall-mixed] [--expect-done-at-start]
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -49,7 +51,7 @@ using namespace cartplan::mpitest::ring_requests;
 struct Options {
   int iterations = 20;
   bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false, duplicate = false;
-  bool start_active = false, start_active_single = false;
+  bool start_active = false, start_active_single = false, startall_mixed = false;
 };
 
 // A persistent allgather or alltoall on the ring, and the data of one start.
@@ -265,6 +267,40 @@ void start_active(Harness& h, Collective& c, const Options& o) {
   verify(h, c, 3, "start of an active request");
 }
 
+// MPI_Startall({a persistent receive, r}) with r active: Open MPI checks every request before it
+// starts any, so the receive stays inactive (MPI_Request_get_status: complete). Rank 0 runs it
+// while its peers wait for its word before they start r (so that r's exchange cannot have
+// finished, as with the self-message kind it could: docs/dropin.md, Limitations); then each
+// peer runs MPI_Startall({receive, r}), which starts both, and every rank's r completes once.
+void startall_mixed(Harness& h, Collective& c, MPI_Comm comm, const Options& o) {
+  int in = -1, out = 7 + h.rank, go = 0, me = 0, size = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &size);
+  MPI_Request p2p = MPI_REQUEST_NULL;
+  MPI_Recv_init(&in, 1, MPI_INT, 0, 80, MPI_COMM_SELF, &p2p);
+  MPI_Request mixed[2] = {p2p, c.request};
+  if (me == 0) {
+    start(h, c, 5, o);
+    const Refusal r = refusal([&] { return MPI_Startall(2, mixed); });
+    h.check(r == kRefused, "MPI_Startall({persistent receive, active request}): " + r.str());
+    int flag = 0;
+    MPI_Request_get_status(p2p, &flag, MPI_STATUS_IGNORE);
+    h.check(flag == 1, "MPI_Startall refused: the persistent receive was not started");
+    for (int peer = 1; peer < size; ++peer) MPI_Send(&go, 1, MPI_INT, peer, 81, comm);
+  } else {
+    MPI_Recv(&go, 1, MPI_INT, 0, 81, comm, MPI_STATUS_IGNORE);
+    fill(h, c, 5);
+    h.check(MPI_Startall(2, mixed) == MPI_SUCCESS, "MPI_Startall({persistent receive, inactive request})");
+    c.request = mixed[1];
+    p2p = mixed[0];
+    MPI_Send(&out, 1, MPI_INT, 0, 80, MPI_COMM_SELF);
+    h.check(MPI_Wait(&p2p, MPI_STATUS_IGNORE) == MPI_SUCCESS && in == out, "mixed MPI_Startall: the persistent receive completes");
+  }
+  h.check(MPI_Wait(&c.request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "mixed MPI_Startall: MPI_Wait");
+  verify(h, c, 5, "mixed MPI_Startall");
+  MPI_Request_free(&p2p);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -280,6 +316,7 @@ int main(int argc, char** argv) {
     else if (a == "--duplicate-startall") o.duplicate = true;
     else if (a == "--start-active") o.start_active = true;
     else if (a == "--start-active-single") o.start_active = o.start_active_single = true;
+    else if (a == "--startall-mixed") o.startall_mixed = true;
     else MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm comm = ring(h);
@@ -293,7 +330,7 @@ int main(int argc, char** argv) {
   mixed_cycles(h, g, o);
   get_status_cycles(h, a, o);
   inactive_checks(h, a);
-  if (o.duplicate || o.start_active) count_world_errors();
+  if (o.duplicate || o.start_active || o.startall_mixed) count_world_errors();
   if (o.duplicate) {
     duplicate_startall(h, a);
     if (o.pmpi) duplicate_pmpi_startall(h, a);
@@ -301,6 +338,10 @@ int main(int argc, char** argv) {
   }
   if (o.start_active) {
     start_active(h, a, o);
+    plain_cycles(h, a, o);
+  }
+  if (o.startall_mixed) {
+    startall_mixed(h, a, comm, o);
     plain_cycles(h, a, o);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);

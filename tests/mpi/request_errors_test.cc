@@ -26,6 +26,9 @@
 // checks every arrival and must report MPI_ERR_TRUNCATE at completion on every rank
 // (--expect-accelerated). The persistent form is compared with Open MPI's as above.
 //
+// Not Open MPI's to report: a persistent init whose cartplan Info options differ by rank fails
+// on every rank under the drop-in (MPI_ERR_INFO_VALUE) and succeeds under plain Open MPI.
+//
 //   request_errors_test [--expect-accelerated] [--mixed]
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -186,7 +189,13 @@ void compare_forms(Harness& h, MPI_Comm comm, const Call& c, const std::string& 
   for (int how = 0; how < 3; ++how) {
     const How hw = static_cast<How>(how);
     const std::string name = what + " " + kHowNames[how];
-    const Outcome ours = nonblocking(comm, c, false, hw), open_mpi = nonblocking(comm, c, true, hw);
+    const long calls = dropin_accelerated_calls(comm);
+    const Outcome ours = nonblocking(comm, c, false, hw);
+    // The drop-in ran the call itself (a failed call counts): otherwise Open MPI's own report
+    // would pass the comparisons below.
+    if (accelerated && c.gather)
+      h.check(dropin_accelerated_calls(comm) == calls + 1, "non-blocking " + name + ": run through cartplan");
+    const Outcome open_mpi = nonblocking(comm, c, true, hw);
     if (!silent) h.check(ours == open_mpi, "non-blocking " + name + ": " + ours.str() + "; Open MPI's: " + open_mpi.str());
     if (c.gather && (!silent || accelerated)) {  // the documented guarantee: at completion, not at the call
       h.check(ours.call == MPI_SUCCESS && ours.freed == 1 && (hw == How::kWaitall ? ours.status : ours.done) == MPI_ERR_TRUNCATE &&
@@ -261,6 +270,28 @@ void mixed(Harness& h, MPI_Comm comm, bool expect_accelerated) {
   }
 }
 
+// A persistent init whose cartplan Info options differ between ranks (rank 0: trailers, the
+// others: none) is cartplan's own error, not one Open MPI would report: under the drop-in every
+// rank's init fails with MPI_ERR_INFO_VALUE through the communicator's handler (it must not fall
+// back to Open MPI's init, which ignores the key); under plain Open MPI the init succeeds.
+void info_mismatch(Harness& h, MPI_Comm comm, bool expect_accelerated) {
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_trailer_min_bytes", h.rank == 0 ? "0" : "-1");
+  std::vector<int> send(4, h.rank), recv(4, -1);
+  Outcome o;
+  Watch watch;
+  MPI_Request r = MPI_REQUEST_NULL;
+  o.call = class_of(MPIX_Neighbor_alltoall_init(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, comm, info, &r));
+  watch.into(&o);
+  if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  MPI_Info_free(&info);
+  const bool refused = expect_accelerated && h.size > 1;
+  h.check(refused ? o.call == MPI_ERR_INFO_VALUE && o.comm == 1 && o.comm_class == MPI_ERR_INFO_VALUE && o.world == 0
+                  : o.call == MPI_SUCCESS && o.comm == 0 && o.world == 0,
+          "persistent init with Info options that differ by rank: " + o.str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,6 +310,7 @@ int main(int argc, char** argv) {
   compare_forms(h, comm, Call(h, true, 2, 1), "truncated", expect_accelerated);
   compare_forms(h, comm, Call(h, false, 2, 1), "truncated", expect_accelerated);
   correct_calls(h, comm, expect_accelerated, 1);
+  info_mismatch(h, comm, expect_accelerated);
   if (with_mixed && h.size % 2 == 0) {
     mixed(h, comm, expect_accelerated);
     correct_calls(h, comm, expect_accelerated, 2);

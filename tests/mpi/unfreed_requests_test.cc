@@ -5,6 +5,8 @@
 //  - 11 non-blocking allgathers and alltoalls on a ring (more than the 8 requests the drop-in's
 //    free list makes at a time), each seen complete with MPI_Request_get_status, data checked,
 //    then its handle dropped;
+//  - a non-blocking alltoall never completed at all (no completion call; its data are checked
+//    after MPI_Finalize, which must finish it);
 //  - a persistent alltoall started and completed, and a persistent allgather never started,
 //    neither freed.
 // After MPI_Finalize each rank asks the drop-in how many of its requests are still held
@@ -33,6 +35,7 @@ using cartplan::mpitest::Harness;
 using namespace cartplan::mpitest::ring_requests;
 
 constexpr int kNonblocking = 11;
+constexpr int kNeverCompleted = 50;  // the iteration of its data
 
 // The buffers of every call, alive until MPI_Finalize (the requests are never freed).
 struct Buffers {
@@ -52,6 +55,19 @@ void unfreed_nonblocking(Harness& h, MPI_Comm comm, Buffers& b) {
     while (rc == MPI_SUCCESS && !flag) MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
     h.check(rc == MPI_SUCCESS && ring_data_ok(h, b.recv.back(), gather, i), "non-blocking call " + std::to_string(i));
   }
+}
+
+// A non-blocking alltoall never completed at all (no completion call, handle dropped): the
+// drop-in's MPI_Finalize finishes its exchange (the data are checked after MPI_Finalize) and
+// frees it. Returns the index of its receive buffer.
+std::size_t never_completed(Harness& h, MPI_Comm comm, Buffers& b) {
+  b.send.emplace_back(4);
+  b.recv.emplace_back(4, -1);
+  for (int k = 0; k < 4; ++k) b.send.back()[k] = value(h.rank, k, kNeverCompleted);
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc = MPI_Ineighbor_alltoall(b.send.back().data(), 1, MPI_INT, b.recv.back().data(), 1, MPI_INT, comm, &r);
+  h.check(rc == MPI_SUCCESS, "a non-blocking call never completed");
+  return b.recv.size() - 1;
 }
 
 void unfreed_persistent(Harness& h, MPI_Comm comm, Buffers& b) {
@@ -83,18 +99,23 @@ int main(int argc, char** argv) {
   MPI_Comm comm = ring(h);
   const long before = dropin_accelerated_calls(comm);
   Buffers b;
-  b.send.reserve(kNonblocking + 1);  // no buffer moves while a request may still use it
-  b.recv.reserve(kNonblocking + 2);
+  b.send.reserve(kNonblocking + 2);  // no buffer moves while a request may still use it
+  b.recv.reserve(kNonblocking + 3);
   unfreed_nonblocking(h, comm, b);
+  const std::size_t never = never_completed(h, comm, b);
   unfreed_persistent(h, comm, b);
   if (expect_accelerated)
-    h.check(dropin_accelerated_calls(comm) - before >= kNonblocking + 2, "the drop-in ran every call and init");
+    h.check(dropin_accelerated_calls(comm) - before >= kNonblocking + 3, "the drop-in ran every call and init");
   MPI_Comm_free(&comm);
   const int rank = h.rank;
   int rc = h.finish("unfreed_requests_test");
   using Unreleased = int (*)();
   auto unreleased = reinterpret_cast<Unreleased>(dlsym(RTLD_DEFAULT, "CARTPLAN_Unreleased_requests"));
   const int left = unreleased ? unreleased() : 0;
+  if (!ring_data_ok(h, b.recv[never], false, kNeverCompleted)) {
+    std::fprintf(stderr, "[rank %d] FAILED: the call never completed did not deliver its data by MPI_Finalize\n", rank);
+    rc = 1;
+  }
   if (left != 0) {
     std::fprintf(stderr, "[rank %d] FAILED: %d requests of the drop-in still held after MPI_Finalize\n", rank, left);
     rc = 1;
