@@ -14,18 +14,21 @@
 # per-call overhead). np 2 configurations of osu_neighbor.sh. CSV columns mpi_us/pmpi_us: the
 # benchmark's own side (MPI_, or the native API) and the PMPI_ reference.
 # Writes bench/results/<tag>/osu_paired.csv and osu_paired.md (bench/osu_paired_summary.py).
-#   bash bench/osu_paired.sh [--launches N] [--only REGEX] [--ops allgather,alltoall]
+#   bash bench/osu_paired.sh [--launches N] [--only REGEX] [--ops allgather,alltoall] [--native-algorithm ALG]
+# (--native-algorithm: the native API's Info cartplan_algorithm, default auto)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 launches=5
 only=""
 ops="allgather alltoall"
+native_algorithm=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --launches) launches=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --ops) ops=${2//,/ }; shift 2 ;;
-    *) echo "osu_paired.sh: unknown argument '$1' (--launches N, --only REGEX, --ops allgather,alltoall)" >&2; exit 2 ;;
+    --native-algorithm) native_algorithm=$2; shift 2 ;;
+    *) echo "osu_paired.sh: unknown argument '$1' (--launches N, --only REGEX, --ops allgather,alltoall, --native-algorithm ALG)" >&2; exit 2 ;;
   esac
 done
 tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
@@ -63,12 +66,13 @@ for config in "${configs[@]}"; do
         for mode in $modes; do
           pre=()
           bin=$prog
-          [ "$mode" = native ] && bin=$native
+          algo=()
+          [ "$mode" = native ] && bin=$native && algo=(--algorithm "$native_algorithm")
           [ "$mode" = preload ] && pre=(-x LD_PRELOAD="$lib")
           [ "$mode" = direct ] && pre=(-x LD_PRELOAD="$lib" -x CARTPLAN_INTERPOSE_ALGORITHM=direct)
           # shellcheck disable=SC2086  # flags: zero or more words
           mpirun --oversubscribe --allow-run-as-root -np 2 "${pre[@]}" "$bin" --topo "$topo" --d "$d" --r "$r" --op "$op" \
-            --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check --paired $flags |
+            --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check --paired $flags "${algo[@]}" |
             awk -v pre="$name,$op,$form,$mode,$i" '$1 == "ERRORS" { print "wrong data: " pre " " $0 > "/dev/stderr"; exit 1 }
                                                    { print pre "," $1 "," $2 "," $3 "," $4 }' >> "$csv"
         done
