@@ -27,22 +27,7 @@ while [ $# -gt 0 ]; do
     *) echo "osu_neighbor.sh: unknown argument '$1' (--pairs N, --only REGEX)" >&2; exit 2 ;;
   esac
 done
-tag=${CARTPLAN_MACHINE_TAG:-cpp-2core}
-out=bench/results/$tag
-mkdir -p "$out"
-# Copies, so that a rebuild during the run cannot change what is measured.
-bin_dir=$(mktemp -d)
-trap 'rm -rf "$bin_dir"' EXIT
-source bench/build_copy.sh
-build_copy "$bin_dir" //bench:osu_neighbor //bench:osu_neighbor_native //backends/interpose:libcartplan_interpose.so
-prog=$bin_dir/osu_neighbor
-native=$bin_dir/osu_neighbor_native
-lib=$bin_dir/libcartplan_interpose.so
-# Transports as in tests/mpi/run_mpi.sh; Open MPI chooses busy polling or yielding itself
-# (it yields when a node is oversubscribed), the same for every mode.
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-sizes=1,2,4,8,16,32,64,128,256,512,1024,2048,4096
+source bench/osu_setup.sh
 csv=$out/osu.csv
 verdicts=$out/osu_verdicts.txt
 # name topo d r np iterations [more osu_neighbor flags]
