@@ -13,7 +13,8 @@
 //    the drop-in preloaded (LD_PRELOAD=libcartplan_interpose.so).
 //  - osu_neighbor_native (CARTPLAN_NATIVE_API): the same exchange through cartplan's own API
 //    (Cart_neighborhood_create, Cart_*, Cart_i*, Cart_*_init), Info cartplan_algorithm from
-//    --algorithm: the native plan the drop-in is compared with.
+//    --algorithm (and --rank-offsets: the offsets reduced to the grid, as the drop-in sees them):
+//    the native plan the drop-in is compared with.
 //
 // Neighbourhood: the Moore stencil of radius r on a periodic d-dimensional grid from
 // MPI_Dims_create (with --self, the zero offset too), neighbours in lexicographic offset order;
@@ -52,7 +53,7 @@ namespace {
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
   int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20, pace_us = 0;
-  bool self = false, check = false, shift = false, holes = false, paired = false;
+  bool self = false, check = false, shift = false, holes = false, paired = false, rank_offsets = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
 
@@ -65,6 +66,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--check") c.check = true;
     else if (a == "--holes") c.holes = true;
     else if (a == "--paired") c.paired = true;
+    else if (a == "--rank-offsets") c.rank_offsets = true;
     else if (i + 1 == argc) break;  // every other option takes a value
     else if (a == "--topo") c.topo = argv[++i];
     else if (a == "--op") c.op = argv[++i];
@@ -162,6 +164,14 @@ MPI_Comm open_comm(const Config& c, const Neighbourhood& n) {
   }
   std::vector<int> periods(c.d, 1), flat;
   for (const auto& o : n.offs) flat.insert(flat.end(), o.begin(), o.end());
+  // --rank-offsets: each offset reduced to the grid (on a periodic dimension of n processes, o and
+  // o + n name the same neighbour; to the representative in (-n/2, n/2]), which is the neighbourhood
+  // the drop-in derives from the ranks of a communicator: -1 and +1 on 2 processes are one offset.
+  if (c.rank_offsets)
+    for (std::size_t i = 0; i < flat.size(); ++i) {
+      const int m = n.dims[i % c.d], v = (flat[i] % m + m) % m;
+      flat[i] = 2 * v > m ? v - m : v;
+    }
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", c.algorithm.c_str());

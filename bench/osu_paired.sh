@@ -14,21 +14,22 @@
 # per-call overhead). osu_neighbor.sh's configurations up to np 9. CSV columns mpi_us/pmpi_us: the
 # benchmark's own side (MPI_, or the native API) and the PMPI_ reference.
 # Writes bench/results/<tag>/osu_paired.csv and osu_paired.md (bench/osu_paired_summary.py).
-#   bash bench/osu_paired.sh [--launches N] [--only REGEX] [--ops allgather,alltoall] [--native-algorithm ALG]
-# (--native-algorithm: the native API's Info cartplan_algorithm, default auto)
+#   bash bench/osu_paired.sh [--launches N] [--only REGEX] [--ops allgather,alltoall] [--native-flags 'FLAGS']
+# (--native-flags: more osu_neighbor_native flags, e.g. '--algorithm direct', or '--rank-offsets'
+# to give the native API the neighbourhood the drop-in derives, so that both run the same plan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 launches=5
 only=""
 ops="allgather alltoall"
-native_algorithm=auto
+native_flags=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --launches) launches=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --ops) ops=${2//,/ }; shift 2 ;;
-    --native-algorithm) native_algorithm=$2; shift 2 ;;
-    *) echo "osu_paired.sh: unknown argument '$1' (--launches N, --only REGEX, --ops allgather,alltoall, --native-algorithm ALG)" >&2; exit 2 ;;
+    --native-flags) native_flags=$2; shift 2 ;;
+    *) echo "osu_paired.sh: unknown argument '$1' (--launches N, --only REGEX, --ops allgather,alltoall, --native-flags 'FLAGS')" >&2; exit 2 ;;
   esac
 done
 source bench/osu_setup.sh
@@ -58,13 +59,13 @@ for config in "${configs[@]}"; do
         for mode in $modes; do
           pre=()
           bin=$prog
-          algo=()
-          [ "$mode" = native ] && bin=$native && algo=(--algorithm "$native_algorithm")
+          more=""
+          [ "$mode" = native ] && bin=$native && more=$native_flags
           [ "$mode" = preload ] && pre=(-x LD_PRELOAD="$lib")
           [ "$mode" = direct ] && pre=(-x LD_PRELOAD="$lib" -x CARTPLAN_INTERPOSE_ALGORITHM=direct)
-          # shellcheck disable=SC2086  # flags: zero or more words
+          # shellcheck disable=SC2086  # flags, more: zero or more words
           mpirun --oversubscribe --allow-run-as-root -np "$np" "${pre[@]}" "$bin" --topo "$topo" --d "$d" --r "$r" --op "$op" \
-            --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check --paired $flags "${algo[@]}" |
+            --form "$form" --sizes "$sizes" --iterations "$iters" --warmup $((iters / 10 + 1)) --check --paired $flags $more |
             awk -v pre="$name,$op,$form,$mode,$i" '$1 == "ERRORS" { print "wrong data: " pre " " $0 > "/dev/stderr"; exit 1 }
                                                    { print pre "," $1 "," $2 "," $3 "," $4 }' >> "$csv"
         done
