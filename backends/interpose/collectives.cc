@@ -105,7 +105,9 @@ bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Mak
   Inside inside;
   mpi::MpiStatus s;
   if (form == Form::kBlocking) {
-    if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) s = mpi::Exchange::run_blocking(*a.nc, make, &key);
+    const int code = mpi::Exchange::rerun_blocking(*a.nc, key);
+    if (code == mpi::Exchange::kNotARepeat) s = mpi::Exchange::run_blocking(*a.nc, make, &key);
+    else s.code = code;  // only the code is raised (raise_status)
   } else {
     std::unique_ptr<mpi::Exchange> x;
     s = mpi::Exchange::create_nonblocking(*a.nc, key, make, &x);
@@ -263,6 +265,11 @@ bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info i
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s) {
   if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
   return s.code;
+}
+
+int raise_code(MPI_Comm comm, int code) {
+  PMPI_Comm_call_errhandler(comm, code);
+  return code;
 }
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,

@@ -55,29 +55,39 @@ inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
   const AcceleratedComm* a = find_comm_fast(comm);
   return !a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape));
 }
+// passes() without any call, for the wrappers' inline test (passes_known, guard.h): true when
+// `comm` is the communicator looked up last and passes(). False when that cannot be told
+// without a lookup: the wrapper's out-of-line part asks passes().
+inline bool passes_cached(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
+  if (comm != last_lookup.comm) return false;
+  const AcceleratedComm* a = last_lookup.found;
+  return !a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape));
+}
 
 // Raises a failed status through `comm`'s error handler; returns its MPI code.
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s);
+// The same for a failed call's MPI code alone (not MPI_SUCCESS).
+int raise_code(MPI_Comm comm, int code);
 
 // The fast path of a repeated blocking alltoall (allgather if `gather`) on a stencil whose last
 // call had the same shape and ran through cartplan: runs the exchange built for the same
-// buffers, counts and datatypes again (Exchange::rerun_blocking) and returns true with the MPI
-// code in *rc. False when it is not such a repeat (other buffers, a graph, checking mode):
-// nothing was done, neighbor_alltoall & co. look closer.
-// (Inline: its only caller, the wrappers' blocking path, then sets up one call frame, not two.)
-inline bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
-  if (!a.nc) return false;  // a graph's collectives (graph_collectives.h)
+// buffers, counts and datatypes again (Exchange::rerun_blocking) and returns the MPI code (an
+// error raised through `comm`'s handler). mpi::Exchange::kNotARepeat when it is not such a
+// repeat (other buffers, a graph, checking mode): nothing was done, neighbor_alltoall & co. look
+// closer. (Inline: its only caller, the wrappers' blocking path, then sets up one call frame,
+// not two; no status object: only the code is raised.)
+inline int rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!a.nc) return mpi::Exchange::kNotARepeat;  // a graph's collectives (graph_collectives.h)
   // The shape matched the last call's, which was taken with its used sides (used_sides): a
   // rank with edges both ways uses its arguments as given, any other matches only if they equal
   // what its used sides made of them. The key is neighbor_uniform's for the same call.
   const mpi::CallKey key = mpi::uniform_call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   Inside inside;
-  mpi::MpiStatus s;
-  if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;
+  const int code = mpi::Exchange::rerun_blocking(*a.nc, key);
+  if (code == mpi::Exchange::kNotARepeat) return code;
   count_call(a);
-  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
-  return true;
+  return code == MPI_SUCCESS ? MPI_SUCCESS : raise_code(comm, code);
 }
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,

@@ -98,7 +98,7 @@ struct LastLookup {
   MPI_Comm comm{};  // a null handle: no communicator is ever this
   AcceleratedComm* found = nullptr;
 };
-inline LastLookup last_lookup;  // comm_table.cc keeps it
+inline LastLookup last_lookup __attribute__((visibility("hidden")));  // comm_table.cc keeps it (hidden: no GOT load)
 inline AcceleratedComm* find_comm_fast(MPI_Comm comm) {
   return comm == last_lookup.comm ? last_lookup.found : find_comm(comm);
 }

@@ -13,8 +13,9 @@ namespace cartplan::interpose {
 
 // CARTPLAN_INTERPOSE=0 in the environment disables everything (read at the first interposed
 // call; every interposed call tests it, so the answer is a plain global).
+// Hidden: the wrappers read it directly, not through the GOT (the library's own copy).
 int read_enabled();
-inline int enabled_state = -1;  // -1 not read yet, else 0 / 1
+inline int enabled_state __attribute__((visibility("hidden"))) = -1;  // -1 not read yet, else 0 / 1
 inline bool enabled() { return (enabled_state < 0 ? read_enabled() : enabled_state) != 0; }
 
 // Depth of cartplan code on this thread's stack. Read by every interposed call, so it uses the
@@ -32,6 +33,21 @@ class Inside {
 
 // Whether an interposed call goes straight to PMPI.
 inline bool forward() { return inside_depth > 0 || !enabled(); }
+
+// The wrappers' pass-through test without any call (a wrapper whose pass-through calls nothing
+// but PMPI sets up no frame, and jumps to PMPI): true when the call certainly goes straight to
+// PMPI, because it comes from cartplan, the layer is off, or the layer is on and
+// `nothing_of_ours()` (loads only). False when it cannot tell (CARTPLAN_INTERPOSE not read yet):
+// then the wrapper's out-of-line part asks forward() and the rest again.
+//
+//   if (passes_known([&] { return !ours_alive(); })) return PMPI_Wait(r, s);
+//   return wait_ours(r, s);   // starts with: if (forward() || !ours_alive()) return PMPI_Wait(r, s);
+template <class NothingOfOurs>
+__attribute__((always_inline)) inline bool passes_known(const NothingOfOurs& nothing_of_ours) {
+  if (inside_depth > 0) return true;
+  const int e = enabled_state;
+  return e == 0 || (e > 0 && nothing_of_ours());
+}
 
 // CARTPLAN_VERBOSE=1: one line per communicator on rank 0.
 bool verbose();

@@ -66,8 +66,11 @@ int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request)
 
 // Counters the completion calls test on every call (inline: they are read far more often than
 // written): requests started and not yet signalled, self-message persistent requests alive, and
-// persistent requests whose last start failed.
-inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0}, persistent_count{0};
+// persistent requests whose last start failed. Hidden: read directly, not through the GOT.
+inline std::atomic<int> flying __attribute__((visibility("hidden"))){0};
+inline std::atomic<int> self_message_count __attribute__((visibility("hidden"))){0};
+inline std::atomic<int> persistent_failures __attribute__((visibility("hidden"))){0};
+inline std::atomic<int> persistent_count __attribute__((visibility("hidden"))){0};
 
 // Whether `request` is one of ours self-message persistent requests (nothing is looked up when
 // none exists; Open MPI's own kind needs nothing from the wrappers to start or free).
@@ -94,6 +97,9 @@ inline bool any_persistent_failed() { return persistent_failures.load(std::memor
 inline bool in_flight() { return flying.load(std::memory_order_relaxed) > 0; }
 // Whether completion calls must poll: the progress hook is off and a request is in flight.
 inline bool polling() { return in_flight() && !mpi::progress_hook_available(); }
+// polling() from loads alone (for the wrappers' inline tests, passes_known): false only when
+// polling() is; true also while the hook was not looked up yet (the caller then asks polling()).
+inline bool maybe_polling() { return in_flight() && mpi::progress_hook_state.load(std::memory_order_relaxed) != 1; }
 // Advances every pending exchange once (and so signals those that finished).
 void pump();
 

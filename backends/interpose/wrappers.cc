@@ -22,10 +22,11 @@ namespace {
 // request of ours whose last start failed, or poll where the progress hook is off
 // (requests.h). With the hook, Open MPI's own waiting loop progresses cartplan's exchanges and
 // completes their requests.
-// Inline in every completion wrapper, whose pass-through is then a test and a tail jump to PMPI
-// (the rest of each wrapper is a separate function: a frame set up for it would be paid by every
-// pass-through too).
-__attribute__((always_inline)) inline bool ours_alive() { return any_persistent_failed() || polling(); }
+// The rest of each wrapper is a separate function (*_ours below), which asks this first; the
+// wrapper's own inline test is maybe_ours(), loads only (passes_known, guard.h), so that its
+// pass-through is a test and a tail jump to PMPI without a frame.
+inline bool ours_alive() { return any_persistent_failed() || polling(); }
+__attribute__((always_inline)) inline bool maybe_ours() { return any_persistent_failed() || maybe_polling(); }
 
 // After a completion call: a completed persistent request of ours whose exchange failed
 // reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
@@ -41,52 +42,90 @@ int array_errors(int rc, int n, const MPI_Request* before, MPI_Status* statuses,
   return result;
 }
 
-// PMPI_Neighbor_alltoall and PMPI_Neighbor_allgather.
-using BlockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
+// PMPI_Neighbor_allgather if `gather`, else PMPI_Neighbor_alltoall.
+template <bool gather>
+int pmpi_blocking(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+  return gather ? PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+                : PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 
-// MPI_Neighbor_alltoall (allgather if `gather`) once the quick test of blocking_uniform found
-// that cartplan may run it: runs the exchange of the last call again when the shape and the
-// buffers are the same (rerun_uniform); anything else is looked at closely (neighbor_*).
-__attribute__((noinline)) int blocking_uniform_cartplan(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount,
-                                                        MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                                                        MPI_Datatype recvtype, MPI_Comm comm, AcceleratedComm& a) {
+// MPI_Neighbor_alltoall (allgather if `gather`) that is not a repeat: looked at closely
+// (neighbor_*), else Open MPI's. Out of line: the repeat sets up no frame for its arguments.
+template <bool gather>
+__attribute__((noinline)) int blocking_closer(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                              MPI_Datatype recvtype, MPI_Comm comm) {
   int rc = MPI_SUCCESS;
-  if (same_as_last_shape(a, shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)) &&
-      rerun_uniform(a, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
-    return rc;
   const bool ran = gather ? neighbor_allgather(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                                MPI_INFO_NULL, nullptr, &rc)
                           : neighbor_alltoall(Form::kBlocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                                               MPI_INFO_NULL, nullptr, &rc);
-  return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return ran ? rc : pmpi_blocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+// MPI_Neighbor_alltoall (allgather if `gather`) past the wrapper's inline test, which could
+// not tell that the call passes through: the whole test (forward(), the lookup), then the
+// exchange of the last call again when the shape and the buffers are the same (rerun_uniform);
+// anything else is looked at closely (blocking_closer). The same arguments as the wrapper's, so
+// that the wrapper jumps here without a frame of its own.
+template <bool gather>
+__attribute__((noinline)) int blocking_uniform_cartplan(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  AcceleratedComm* a = forward() ? nullptr : find_comm_fast(comm);
+  const auto shape = shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype);
+  if (!a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape)))
+    return pmpi_blocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  if (same_as_last_shape(*a, shape)) {
+    const int rc = rerun_uniform(*a, gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != cartplan::mpi::Exchange::kNotARepeat) return rc;
+  }
+  return blocking_closer<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 // MPI_Neighbor_alltoall (allgather if `gather`). Inlined into the two wrappers, so that a call
 // that passes through (no stencil behind `comm`, or the same shape passed through last time)
-// costs a few comparisons and a jump to PMPI, without the frame of the slow path.
-inline int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  AcceleratedComm* a = forward() ? nullptr : find_comm_fast(comm);
-  if (!a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape_of(gather, Form::kBlocking, sendcount, sendtype,
-                                                                              recvcount, recvtype))))
-    return pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return blocking_uniform_cartplan(gather, pmpi, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, *a);
+// costs a few loads and comparisons and a jump to PMPI, without a frame; any other call jumps to
+// blocking_uniform_cartplan.
+template <bool gather>
+inline int blocking_uniform(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  if (passes_known([&] { return passes_cached(comm, shape_of(gather, Form::kBlocking, sendcount, sendtype, recvcount, recvtype)); }))
+    return pmpi_blocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform_cartplan<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-// PMPI_Ineighbor_alltoall and PMPI_Ineighbor_allgather.
-using NonblockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
+// PMPI_Ineighbor_allgather if `gather`, else PMPI_Ineighbor_alltoall.
+template <bool gather>
+int pmpi_nonblocking(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request* request) {
+  return gather ? PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request)
+                : PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
 
-// MPI_Ineighbor_alltoall (allgather if `gather`) once the wrapper's inline test (passes) found
-// that cartplan may run it. Out of line, so that a pass-through sets up no frame for it.
-__attribute__((noinline)) int nonblocking_uniform_cartplan(bool gather, NonblockingUniform pmpi, const void* sendbuf, int sendcount,
-                                                           MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+// MPI_Ineighbor_alltoall (allgather if `gather`) once the wrapper's inline test could not tell
+// that it passes through: the whole test (forward(), passes()), then cartplan may run it. Out of
+// line, with the wrapper's arguments, so that a pass-through sets up no frame for it.
+template <bool gather>
+__attribute__((noinline)) int nonblocking_uniform_cartplan(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (forward() || passes(comm, shape_of(gather, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
+    return pmpi_nonblocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   int rc = MPI_SUCCESS;
   const bool ran = gather ? neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                                comm, MPI_INFO_NULL, request, &rc)
                           : neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                               comm, MPI_INFO_NULL, request, &rc);
-  return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return ran ? rc : pmpi_nonblocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+// MPI_Ineighbor_alltoall (allgather if `gather`), inlined into the two wrappers as
+// blocking_uniform is.
+template <bool gather>
+inline int nonblocking_uniform(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (passes_known([&] { return passes_cached(comm, shape_of(gather, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)); }))
+    return pmpi_nonblocking<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return nonblocking_uniform_cartplan<gather>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 // Whether a persistent request of ours occurs twice among the n (erroneous; Open MPI 4.1 would
@@ -132,15 +171,20 @@ int startall_with_self_messages(int count, MPI_Request* requests) {
 }
 
 // ---- the completion calls past their pass-through (the wrappers below) ----------------------
-// Never inlined: a pass-through then sets up no frame for them.
+// Never inlined: a pass-through then sets up no frame for them. Each first asks the whole
+// pass-through test (forward(), ours_alive() & co.), which the wrapper's inline test
+// (passes_known) can leave undecided.
 
 __attribute__((noinline)) int start_ours(MPI_Request* request) {
+  if (forward() || !any_self_message()) return PMPI_Start(request);
   int rc = MPI_SUCCESS;
   if (start_if_self_message(request, &rc)) return rc;
   return PMPI_Start(request);
 }
 
 __attribute__((noinline)) int startall_ours(int count, MPI_Request array_of_requests[]) {
+  // Self-message requests are persistent requests too (any_self_message() implies any_persistent()).
+  if (forward() || !any_persistent()) return PMPI_Startall(count, array_of_requests);
   // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
   // of ours, drop the refusal of the second start. Refused here before anything starts, as
   // Open MPI's MPI_Startall refuses an active request (MPI_COMM_WORLD's error handler).
@@ -153,11 +197,18 @@ __attribute__((noinline)) int startall_ours(int count, MPI_Request array_of_requ
 }
 
 __attribute__((noinline)) int request_free_ours(MPI_Request* request) {
+  if (forward() || !any_self_message()) return PMPI_Request_free(request);
   if (is_self_message(*request)) return free_self_message(request);
   return PMPI_Request_free(request);
 }
 
+__attribute__((noinline)) int get_status_ours(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!forward() && polling()) pump();
+  return PMPI_Request_get_status(request, flag, status);
+}
+
 __attribute__((noinline)) int test_ours(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
   const MPI_Request before = *request;
   if (polling()) pump();
   const int rc = PMPI_Test(request, flag, status);
@@ -165,6 +216,7 @@ __attribute__((noinline)) int test_ours(MPI_Request* request, int* flag, MPI_Sta
 }
 
 __attribute__((noinline)) int wait_ours(MPI_Request* request, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Wait(request, status);
   const MPI_Request before = *request;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
   // Without the progress hook, poll while accelerated requests are in flight, so that waiting
@@ -179,6 +231,7 @@ __attribute__((noinline)) int wait_ours(MPI_Request* request, MPI_Status* status
 }
 
 __attribute__((noinline)) int testall_ours(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   if (polling()) pump();
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
@@ -189,6 +242,7 @@ __attribute__((noinline)) int testall_ours(int count, MPI_Request array_of_reque
 }
 
 __attribute__((noinline)) int waitall_ours(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   std::vector<int> all(count);
   for (int i = 0; i < count; ++i) all[i] = i;
@@ -202,6 +256,7 @@ __attribute__((noinline)) int waitall_ours(int count, MPI_Request array_of_reque
 }
 
 __attribute__((noinline)) int testany_ours(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   if (polling()) pump();
   const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
@@ -210,6 +265,7 @@ __attribute__((noinline)) int testany_ours(int count, MPI_Request array_of_reque
 }
 
 __attribute__((noinline)) int waitany_ours(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  if (forward() || !ours_alive()) return PMPI_Waitany(count, array_of_requests, index, status);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
   int rc = MPI_SUCCESS;
@@ -240,6 +296,7 @@ int some_errors(int rc, const std::vector<MPI_Request>& before, const int* outco
 
 __attribute__((noinline)) int testsome_ours(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                                             MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
   if (polling()) pump();
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -248,6 +305,7 @@ __attribute__((noinline)) int testsome_ours(int incount, MPI_Request array_of_re
 
 __attribute__((noinline)) int waitsome_ours(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                                             MPI_Status array_of_statuses[]) {
+  if (forward() || !ours_alive()) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
   int rc = MPI_SUCCESS;
   for (;;) {
@@ -326,7 +384,7 @@ int MPI_Finalize(void) {
 
 int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking_uniform(false, PMPI_Neighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform<false>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -350,7 +408,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 
 int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
-  return blocking_uniform(true, PMPI_Neighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return blocking_uniform<true>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -366,10 +424,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 
 int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (forward() || passes(comm, shape_of(false, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
-    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  return nonblocking_uniform_cartplan(false, PMPI_Ineighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                      request);
+  return nonblocking_uniform<false>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -395,10 +450,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  if (forward() || passes(comm, shape_of(true, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
-    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  return nonblocking_uniform_cartplan(true, PMPI_Ineighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                      request);
+  return nonblocking_uniform<true>(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -471,67 +523,70 @@ int MPIX_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 
 int MPI_Start(MPI_Request* request) {
   // Open MPI's own kind of persistent request of ours starts inside PMPI_Start (requests.h).
-  if (forward() || !request || !any_self_message()) return PMPI_Start(request);
+  if (!request || passes_known([] { return !any_self_message(); })) return PMPI_Start(request);
   return start_ours(request);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  // Nothing of ours could be among them, nothing to start, or erroneous arguments (count < 0,
-  // no array): Open MPI does it all and checks them.
-  if (forward() || count <= 0 || !array_of_requests || (!any_persistent() && !any_self_message()))
+  // Nothing of ours could be among them (self-message requests are persistent requests too),
+  // nothing to start, or erroneous arguments (count < 0, no array): Open MPI does it all and
+  // checks them.
+  if (count <= 0 || !array_of_requests || passes_known([] { return !any_persistent(); }))
     return PMPI_Startall(count, array_of_requests);
   return startall_ours(count, array_of_requests);
 }
 
 int MPI_Request_free(MPI_Request* request) {
-  if (forward() || !request || !any_self_message()) return PMPI_Request_free(request);
+  if (!request || passes_known([] { return !any_self_message(); })) return PMPI_Request_free(request);
   return request_free_ours(request);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (!forward() && polling()) pump();
-  return PMPI_Request_get_status(request, flag, status);
+  if (passes_known([] { return !maybe_polling(); })) return PMPI_Request_get_status(request, flag, status);
+  return get_status_ours(request, flag, status);
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Test(request, flag, status);
   return test_ours(request, flag, status);
 }
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (forward() || !ours_alive()) return PMPI_Wait(request, status);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Wait(request, status);
   return wait_ours(request, status);
 }
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
-  if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   return testall_ours(count, array_of_requests, flag, array_of_statuses);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
-  if (forward() || !ours_alive()) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
   return waitall_ours(count, array_of_requests, array_of_statuses);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
-  if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Testany(count, array_of_requests, index, flag, status);
   return testany_ours(count, array_of_requests, index, flag, status);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
-  if (forward() || !ours_alive()) return PMPI_Waitany(count, array_of_requests, index, status);
+  if (passes_known([] { return !maybe_ours(); })) return PMPI_Waitany(count, array_of_requests, index, status);
   return waitany_ours(count, array_of_requests, index, status);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]) {
-  if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (passes_known([] { return !maybe_ours(); }))
+    return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   return testsome_ours(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]) {
-  if (forward() || !ours_alive()) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (passes_known([] { return !maybe_ours(); }))
+    return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   return waitsome_ours(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 

@@ -94,17 +94,7 @@ void Exchange::step(bool block, bool post_only) {
         ++phase_;
         continue;
       }
-      // Plain MPI_Irecv/MPI_Isend with the arguments fixed at build time, not persistent
-      // requests: Open MPI 4.1 (ob1) starts persistent requests slower than it posts new ones
-      // for small messages (docs/architecture.md).
-      for (std::size_t j = first; j < first + n; ++j) {
-        const Post& post = posts_[j];
-        const int rc = post.recv ? MPI_Irecv(const_cast<void*>(post.buf), post.count, post.type, post.peer, post.tag, comm_, &requests_[j])
-                                 : MPI_Isend(post.buf, post.count, post.type, post.peer, post.tag, comm_, &requests_[j]);
-        if (rc != MPI_SUCCESS) return fail(first, j - first, from_mpi(rc, post.recv ? "MPI_Irecv" : "MPI_Isend"));
-      }
-      phase_started_ = true;
-      recovering_ = false;
+      if (!post_phase(first, n)) return;
       if (post_only) return;
     }
     // A phase's receives may be read by the next phase's sends: finish it before moving on.
@@ -113,43 +103,9 @@ void Exchange::step(bool block, bool post_only) {
       int complete = 1;
       const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
                            : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
-      if (rc == MPI_SUCCESS) {
-        if (!complete) return;
-        if (!sizes_agreed_)
-          for (std::size_t j = 0; j < n; ++j)
-            if (!arrived_whole(first + j, statuses_[j])) note(check_arrival(first + j, statuses_[j], false));
-      } else if (rc == MPI_ERR_IN_STATUS) {
-        // Some request failed (a truncated message): note it and finish the phase request by
-        // request below.
-        recovering_ = true;
-        arrived_.assign(n, 0);
-        for (std::size_t j = 0; j < n; ++j)
-          if (statuses_[j].MPI_ERROR != MPI_ERR_PENDING) {
-            arrived_[j] = 1;
-            note(check_arrival(first + j, statuses_[j], true));
-          }
-      } else {
-        return fail(first, n, from_mpi(rc, block ? "MPI_Waitall" : "MPI_Testall"));
-      }
+      if (!completed(first, n, rc, complete, block)) return;
     }
-    if (recovering_) {
-      // A rank that saw a bad message still runs the whole schedule, receiving and sending
-      // everything, with the error noted: its peers then never wait for it, and no message of
-      // this exchange is left to be matched by the next one on the same lane.
-      while (std::count(arrived_.begin(), arrived_.end(), 1) < static_cast<std::ptrdiff_t>(n)) {
-        int out = 0;
-        const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data())
-                             : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data());
-        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return fail(first, n, from_mpi(rc, "MPI_Waitsome"));
-        if (out == MPI_UNDEFINED) break;
-        for (int k = 0; k < out; ++k) {
-          arrived_[static_cast<std::size_t>(indices_[k])] = 1;
-          note(check_arrival(first + static_cast<std::size_t>(indices_[k]), statuses_[k], rc == MPI_ERR_IN_STATUS));
-        }
-        if (!block && out == 0) return;
-      }
-      recovering_ = false;
-    }
+    if (recovering_ && !recover(first, n, block)) return;
     if (!after_[phase_].empty()) note(run_actions(after_[phase_]));
     ++phase_;
     phase_started_ = false;
@@ -157,6 +113,99 @@ void Exchange::step(bool block, bool post_only) {
   if (!final_.empty()) note(run_actions(final_));
   set_pending(false);
 }
+
+// Plain MPI_Irecv/MPI_Isend with the arguments fixed at build time, not persistent requests:
+// Open MPI 4.1 (ob1) starts persistent requests slower than it posts new ones for small
+// messages (docs/architecture.md).
+inline bool Exchange::post_phase(std::size_t first, std::size_t n) {
+  for (std::size_t j = first; j < first + n; ++j) {
+    const Post& post = posts_[j];
+    const int rc = post.recv ? MPI_Irecv(const_cast<void*>(post.buf), post.count, post.type, post.peer, post.tag, comm_, &requests_[j])
+                             : MPI_Isend(post.buf, post.count, post.type, post.peer, post.tag, comm_, &requests_[j]);
+    if (rc != MPI_SUCCESS) {
+      post_failed(first, j - first, rc, post.recv);
+      return false;
+    }
+  }
+  phase_started_ = true;
+  recovering_ = false;
+  return true;
+}
+
+// The failures out of line (their statuses and messages stay out of the hot functions' frames).
+__attribute__((noinline)) void Exchange::post_failed(std::size_t first, std::size_t posted, int rc, bool recv) {
+  fail(first, posted, from_mpi(rc, recv ? "MPI_Irecv" : "MPI_Isend"));
+}
+
+__attribute__((noinline)) void Exchange::note_arrival(std::size_t j, const MPI_Status& st) { note(check_arrival(j, st, false)); }
+
+inline bool Exchange::completed(std::size_t first, std::size_t n, int rc, int complete, bool block) {
+  if (rc != MPI_SUCCESS) return completion_failed(first, n, rc, block);
+  if (!complete) return false;
+  if (!sizes_agreed_)
+    for (std::size_t j = 0; j < n; ++j)
+      if (!arrived_whole(first + j, statuses_[j])) note_arrival(first + j, statuses_[j]);
+  return true;
+}
+
+__attribute__((noinline)) bool Exchange::completion_failed(std::size_t first, std::size_t n, int rc, bool block) {
+  if (rc != MPI_ERR_IN_STATUS) {
+    fail(first, n, from_mpi(rc, block ? "MPI_Waitall" : "MPI_Testall"));
+    return false;
+  }
+  // Some request failed (a truncated message): note it and finish the phase request by request
+  // (recover).
+  recovering_ = true;
+  arrived_.assign(n, 0);
+  for (std::size_t j = 0; j < n; ++j)
+    if (statuses_[j].MPI_ERROR != MPI_ERR_PENDING) {
+      arrived_[j] = 1;
+      note(check_arrival(first + j, statuses_[j], true));
+    }
+  return true;
+}
+
+// A rank that saw a bad message still runs the whole schedule, receiving and sending
+// everything, with the error noted: its peers then never wait for it, and no message of this
+// exchange is left to be matched by the next one on the same lane.
+bool Exchange::recover(std::size_t first, std::size_t n, bool block) {
+  while (std::count(arrived_.begin(), arrived_.end(), 1) < static_cast<std::ptrdiff_t>(n)) {
+    int out = 0;
+    const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data())
+                         : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data());
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+      fail(first, n, from_mpi(rc, "MPI_Waitsome"));
+      return false;
+    }
+    if (out == MPI_UNDEFINED) break;
+    for (int k = 0; k < out; ++k) {
+      arrived_[static_cast<std::size_t>(indices_[k])] = 1;
+      note(check_arrival(first + static_cast<std::size_t>(indices_[k]), statuses_[k], rc == MPI_ERR_IN_STATUS));
+    }
+    if (!block && out == 0) return false;
+  }
+  recovering_ = false;
+  return true;
+}
+
+void Exchange::find_one_phase() {
+  one_phase_ = phase_begin_.size() == 2 && phase_begin_[1] > 0 && before_[0].empty() && after_[0].empty() && final_.empty();
+}
+
+// step(true) of a one-phase schedule (one_phase_), from run_alone: the same posts, completion
+// and checks without the loop over phases and their empty lists of local steps. The exchange
+// is not in the registry (run_alone), so set_pending(false) at its end would do nothing.
+void Exchange::run_one_phase() {
+  const std::size_t n = requests_.size();
+  if (!post_phase(0, n)) return;
+  const int rc = MPI_Waitall(static_cast<int>(n), requests_.data(), statuses_.data());
+  if (!completed(0, n, rc, 1, true)) return;
+  if (recovering_ && !recover(0, n, true)) return;
+  phase_ = 1;
+  phase_started_ = false;
+}
+
+__attribute__((noinline)) void Exchange::clear_error() { error_ = {}; }
 
 void Exchange::note(MpiStatus s) {
   if (!s.ok() && error_.ok()) error_ = std::move(s);

@@ -68,7 +68,8 @@ void abandon_request(MPI_Request* request, bool recv);
 // Whether MPI was initialised with MPI_THREAD_MULTIPLE (asked once, after MPI_Init; every
 // caller runs after it). Inline: every hold of a registry or pool asks it.
 bool query_thread_multiple();  // asks MPI and remembers (exchange_progress.cc)
-inline std::atomic<int> thread_multiple_state{-1};  // -1 not asked yet, else 0 / 1
+// Hidden: each library that holds the MPI backend reads its own copy directly (no GOT load).
+inline std::atomic<int> thread_multiple_state __attribute__((visibility("hidden"))){-1};  // -1 not asked yet, else 0 / 1
 inline bool thread_multiple() {
   const int m = thread_multiple_state.load(std::memory_order_relaxed);
   return m < 0 ? query_thread_multiple() : m == 1;
@@ -115,11 +116,13 @@ class Exchange {
   // datatype_layout.h); then no datatype or message is built. `make` builds the spec only
   // when needed; `key`, if given, identifies a uniform call with predefined datatypes without it.
   static MpiStatus run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* key);
-  // The fast path of run_blocking: when `call` names the same buffers, counts and predefined
-  // datatypes as the call the cached blocking exchange was built for (and the mode does not
-  // agree on every call), runs that exchange and returns true, with its error (if any) in
-  // *failed. False: not such a repeat, nothing done (run_blocking then builds or reuses).
-  static bool rerun_blocking(NeighborhoodComm& nc, const CallKey& call, MpiStatus* failed);
+  // The fast path of run_blocking (the drop-in's repeated blocking calls): when `call` names the
+  // same buffers, counts and predefined datatypes as the call the cached blocking exchange was
+  // built for (never in checking mode, which agrees on every call), runs that exchange and
+  // returns its MPI code (MPI_SUCCESS, or the error's code). kNotARepeat: not such a repeat,
+  // nothing done (run_blocking then builds or reuses). Only the code: the caller raises it.
+  static constexpr int kNotARepeat = -1;
+  static int rerun_blocking(NeighborhoodComm& nc, const CallKey& call);
   // A schedule given message by message instead of lowered from an ir::Plan (the halo API,
   // backends/mpi/halo.h): phases of point-to-point messages with fixed arguments and no local
   // steps. `plan_tag` is the message's tag in its plan (below lanes.max_rounds()); the message
@@ -167,8 +170,9 @@ class Exchange {
   // Another kind of pending work that every cartplan call must advance too: the graph
   // exchanges (graph_progress.cc registers them at load time). How many are pending, and one
   // round of their progress; wait() blocks in MPI alone only when none is pending.
+  // (`pending` is read on every blocking call: a counter, not a function to call.)
   struct OtherProgress {
-    std::size_t (*pending)() = nullptr;
+    const std::atomic<std::size_t>* pending = nullptr;
     void (*progress)() = nullptr;
   };
   static void set_other_progress(OtherProgress other);
@@ -264,6 +268,22 @@ class Exchange {
   // error the exchange is no longer pending and `error_` holds the outcome.
   // `post_only`: return once a phase's messages are posted, without polling (start()).
   void step(bool block, bool post_only = false);
+  // step's parts, shared with run_one_phase. Posts the phase's messages (false: a post failed,
+  // the exchange failed).
+  bool post_phase(std::size_t first, std::size_t n);
+  // After the phase's completion call returned `rc` (`complete`: MPI_Testall's flag): whether
+  // the phase moves on (completed, or recovering_ set to finish it request by request).
+  bool completed(std::size_t first, std::size_t n, int rc, int complete, bool block);
+  bool completion_failed(std::size_t first, std::size_t n, int rc, bool block);
+  // Finishes a phase whose completion call failed, request by request (false: not yet, or failed).
+  bool recover(std::size_t first, std::size_t n, bool block);
+  void post_failed(std::size_t first, std::size_t posted, int rc, bool recv);
+  void note_arrival(std::size_t request, const MPI_Status& status);
+  // Whether the whole schedule is one phase of messages without local steps (the direct plans),
+  // which run_alone runs through run_one_phase; set once built (find_one_phase).
+  void find_one_phase();
+  void run_one_phase();
+  void clear_error();
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
   inline bool arrived_whole(std::size_t request, const MPI_Status& status) const;
@@ -310,6 +330,7 @@ class Exchange {
   bool pending_ = false;  // communication under way (registered for progress)
   MpiStatus error_;       // the outcome of the last start, reported by wait/test
   int messaging_phases_ = 0;  // phases with messages: more than one needs progress between them
+  bool one_phase_ = false;    // one phase of messages and nothing else (find_one_phase)
   bool hook_phases_ = true;   // advance later phases inside any MPI call (the hook)
   bool hooked_ = false;       // counted in the hook's demand
   FinishFn finish_fn_ = nullptr;

@@ -114,6 +114,7 @@ class ExchangeBuilder {
     MpiStatus st = actions_of(program.final_steps, &x_.final_);
     if (!st.ok()) return st;
     x_.pack_buffer_.resize(static_cast<std::size_t>(pack_max_));
+    x_.find_one_phase();
     return {};
   }
 
@@ -288,6 +289,7 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
   x->after_.resize(schedule.phases.size());
   x->statuses_.resize(widest);
   x->indices_.resize(widest);
+  x->find_one_phase();
   // The caller built every message from one description that all ranks agreed on.
   x->sizes_agreed_ = true;
   x->hook_phases_ = nc.options().progress_anywhere;

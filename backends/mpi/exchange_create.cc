@@ -169,25 +169,34 @@ MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spe
   return {};
 }
 
+namespace {
+
+// run_once's code, out of line (its status stays out of rerun_blocking's frame).
+__attribute__((noinline)) int run_once_code(Exchange& x) { return x.run_once().code; }
+
+}  // namespace
+
 // The fast path of a repeated uniform call: the same few words as the call the cached exchange
 // was built (and checked) for, whose datatypes were predefined; nothing else is looked at.
-bool Exchange::rerun_blocking(NeighborhoodComm& nc, const CallKey& call, MpiStatus* failed) {
+// (The cache keeps no such words in checking mode: run_blocking.) As run_once, without
+// copying the outcome's status where only its code is asked.
+int Exchange::rerun_blocking(NeighborhoodComm& nc, const CallKey& call) {
   BlockingCache* cache = nc.blocking_cache().get();
-  if (!cache || !cache->repeats(&call) || nc.options().check_collective) return false;
+  if (!cache || !cache->repeats(&call)) return kNotARepeat;
   Exchange& x = *cache->exchange;
-  if (!x.run_alone()) {
-    MpiStatus s = x.run_once();
-    if (!s.ok()) *failed = std::move(s);
-  } else if (!x.error_.ok()) {
-    *failed = x.error_;
-  }
-  if (!failed->ok()) cache->forget();  // a failed exchange is not reused
-  return true;
+  const int code = x.run_alone() ? x.error_.code : run_once_code(x);
+  if (code != MPI_SUCCESS) cache->forget();  // a failed exchange is not reused
+  return code;
 }
 
 MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<ExchangeSpec()>& make, const CallKey* call) {
   MpiStatus s;
-  if (call && rerun_blocking(nc, *call, &s)) return s;
+  BlockingCache* repeated = nc.blocking_cache().get();
+  if (call && repeated && repeated->repeats(call)) {  // rerun_blocking, with the outcome's message
+    s = repeated->exchange->run_once();
+    if (!s.ok()) repeated->forget();  // a failed exchange is not reused
+    return s;
+  }
   std::shared_ptr<BlockingCache>& slot = nc.blocking_cache();
   if (!slot) slot = std::make_shared<BlockingCache>();  // once per communicator
   BlockingCache& cache = *slot;
@@ -208,7 +217,8 @@ MpiStatus Exchange::run_blocking(NeighborhoodComm& nc, const std::function<Excha
   }
   cache.key = std::move(key);
   cache.call.reset();
-  if (call && !cache.key.empty() && !derived.any) cache.call = *call;
+  // Checking mode agrees on every call: no repeat may skip that (rerun_blocking).
+  if (call && !cache.key.empty() && !derived.any && !options.check_collective) cache.call = *call;
   s = cache.exchange->run_once();
   // This call's derived datatypes passed MPI's checks (committed, valid) in an exchange built
   // for them: a later call may reuse the exchange for them.

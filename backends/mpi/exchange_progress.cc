@@ -54,7 +54,7 @@ Exchange::OtherProgress other_progress;
 // Exchange::set_phase_probe's (set once, before any exchange starts).
 Exchange::PhaseProbe phase_probe = nullptr;
 
-bool others_pending() { return other_progress.pending && other_progress.pending() > 0; }
+bool others_pending() { return other_progress.pending && other_progress.pending->load(std::memory_order_acquire) > 0; }
 
 // This thread's part: how deep it is inside this registry (held), holds of either registry
 // (this one and graph_progress.cc's: finish notifications run only at 0, never while some
@@ -249,10 +249,13 @@ bool Exchange::run_alone() {
   Depths& d = here;
   ++d.held;
   ++d.depth;
-  if (!error_.ok()) error_ = {};
+  if (!error_.ok()) clear_error();
   phase_ = 0;
   phase_started_ = false;
-  step(true);
+  if (one_phase_)
+    run_one_phase();
+  else
+    step(true);
   --d.held;
   if (--d.depth == 0 && d.notes_waiting) run_finished();
   return true;

@@ -9,10 +9,12 @@
 //   std::unique_ptr<Exchange> x = nc.shared()->pool->take(key, entry.get());   // null: build one
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -100,13 +102,14 @@ struct BlockingCache {
   std::unique_ptr<Exchange> exchange;
   // Whether `c` names the same buffers, counts and datatypes as the call the cached exchange
   // was built and checked for (then nothing needs to be looked at again).
-  // Compared word by word: std::array's operator== is a call to memcmp, which costs more than
-  // the comparison itself.
+  // Compared word by word and unrolled: std::array's operator== is a call to memcmp, and a
+  // loop costs twice the comparisons themselves (every blocking call of the drop-in asks).
   bool repeats(const CallKey* c) const {
     if (!c || !exchange || !call) return false;
-    for (std::size_t i = 0; i < c->words.size(); ++i)
-      if (call->words[i] != c->words[i]) return false;
-    return true;
+    const auto& a = call->words;
+    const auto& b = c->words;
+    static_assert(std::tuple_size<std::remove_reference_t<decltype(a)>>::value == 7, "a CallKey has seven words");
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[5] == b[5] && a[6] == b[6];
   }
   void forget();
 };

@@ -65,7 +65,7 @@ void step_graph_exchanges() {
 // Cartesian calls (Cart_wait on a Cartesian request, ...) advance graph exchanges too, and
 // block alone in MPI only when none is pending.
 const bool registered = [] {
-  Exchange::set_other_progress(Exchange::OtherProgress{&pending_graph_exchanges, &step_graph_exchanges});
+  Exchange::set_other_progress(Exchange::OtherProgress{&the_registry.pending_count, &step_graph_exchanges});
   return true;
 }();
 

@@ -26,7 +26,7 @@ using ProgressCallback = int (*)();
 // every interposed completion call asks). CARTPLAN_PROGRESS=cartplan in the environment turns
 // it off (progress only inside cartplan's calls, as before the hook).
 bool progress_hook_lookup();  // looks up, remembers in progress_hook_state, returns it
-inline std::atomic<int> progress_hook_state{-1};  // -1 not looked up yet, else 0 / 1
+inline std::atomic<int> progress_hook_state __attribute__((visibility("hidden"))){-1};  // -1 not looked up yet, else 0 / 1 (hidden: no GOT load)
 inline bool progress_hook_available() {
   const int s = progress_hook_state.load(std::memory_order_relaxed);
   return s < 0 ? progress_hook_lookup() : s == 1;

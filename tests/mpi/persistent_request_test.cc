@@ -27,12 +27,15 @@
 // PMPI_Start of it. The request then completes once with its data.
 // --startall-mixed: MPI_Startall({a persistent receive, an active request}) starts neither
 // (rank 0; its peers start theirs only afterwards), MPI_Startall of both inactive starts both.
+// --startall-degenerate: MPI_Startall with count 0, a negative count or a NULL array answers as
+// PMPI_Startall (Open MPI's own) does in the same run, and starts nothing.
 // --expect-done-at-start: the collective must have completed inside MPI_Start (the drop-in at
 // np = 1, every block a local copy). Grid: a periodic ring, offsets -2, -1, +1, +2, one int per
 // block, rank- and iteration-dependent data.
 //
 //   persistent_request_test [--iterations N] [--expect-accelerated] [--no-pmpi] [--free-active] [--duplicate-startall]
-//                           [--start-active | --start-active-single] [--startall-mixed] [--expect-done-at-start]
+//                           [--start-active | --start-active-single] [--startall-mixed] [--startall-degenerate]
+//                           [--expect-done-at-start]
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -51,7 +54,7 @@ using namespace cartplan::mpitest::ring_requests;
 struct Options {
   int iterations = 20;
   bool expect_accelerated = false, pmpi = true, free_active = false, done_at_start = false, duplicate = false;
-  bool start_active = false, start_active_single = false, startall_mixed = false;
+  bool start_active = false, start_active_single = false, startall_mixed = false, startall_degenerate = false;
 };
 
 // A persistent allgather or alltoall on the ring, and the data of one start.
@@ -301,6 +304,37 @@ void startall_mixed(Harness& h, Collective& c, MPI_Comm comm, const Options& o) 
   MPI_Request_free(&p2p);
 }
 
+// MPI_Startall with nothing to start or without an array (count 0 with and without an array, a
+// negative count, a NULL array with count 1), while persistent requests of ours are alive (the
+// drop-in's wrapper then looks past its first test): the outcome (class returned, MPI_COMM_WORLD's
+// handler) is Open MPI's own, PMPI_Startall's with the same arguments in the same run; an error
+// exactly when the arguments are erroneous (Open MPI 4.1: a NULL array MPI_ERR_REQUEST, else a
+// negative count MPI_ERR_ARG, through MPI_COMM_WORLD's handler). Nothing of ours starts: the
+// request stays inactive (MPI_Request_get_status: complete) and then runs normally.
+void startall_degenerate(Harness& h, Collective& c, const Options& o) {
+  MPI_Request one[1] = {c.request};
+  struct Case {
+    const char* what;
+    int count;
+    MPI_Request* array;
+  };
+  const Case cases[] = {{"count 0", 0, one}, {"count 0, NULL array", 0, nullptr}, {"count -1", -1, one},
+                        {"count -1, NULL array", -1, nullptr}, {"count 1, NULL array", 1, nullptr}};
+  for (const Case& k : cases) {
+    const std::string what = std::string("MPI_Startall, ") + k.what;
+    const Refusal open_mpi = refusal([&] { return PMPI_Startall(k.count, k.array); });
+    const Refusal ours = refusal([&] { return MPI_Startall(k.count, k.array); });
+    h.check(ours == open_mpi, what + ": " + ours.str() + "; PMPI_Startall's: " + open_mpi.str());
+    const bool erroneous = k.count < 0 || !k.array;
+    h.check((ours.cls != MPI_SUCCESS) == erroneous && ours.handled == (erroneous ? 1 : 0),
+            what + ": an error through MPI_COMM_WORLD's handler exactly when erroneous: " + ours.str());
+    int flag = 0;
+    MPI_Request_get_status(c.request, &flag, MPI_STATUS_IGNORE);
+    h.check(flag == 1 && one[0] == c.handle && c.request == c.handle, what + ": nothing started, the handle kept");
+  }
+  plain_cycles(h, c, o);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -317,6 +351,7 @@ int main(int argc, char** argv) {
     else if (a == "--start-active") o.start_active = true;
     else if (a == "--start-active-single") o.start_active = o.start_active_single = true;
     else if (a == "--startall-mixed") o.startall_mixed = true;
+    else if (a == "--startall-degenerate") o.startall_degenerate = true;
     else MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm comm = ring(h);
@@ -330,7 +365,8 @@ int main(int argc, char** argv) {
   mixed_cycles(h, g, o);
   get_status_cycles(h, a, o);
   inactive_checks(h, a);
-  if (o.duplicate || o.start_active || o.startall_mixed) count_world_errors();
+  if (o.duplicate || o.start_active || o.startall_mixed || o.startall_degenerate) count_world_errors();
+  if (o.startall_degenerate) startall_degenerate(h, a, o);
   if (o.duplicate) {
     duplicate_startall(h, a);
     if (o.pmpi) duplicate_pmpi_startall(h, a);
