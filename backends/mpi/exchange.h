@@ -30,6 +30,7 @@
 
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -121,7 +122,9 @@ class Exchange {
   // built for (never in checking mode, which agrees on every call), runs that exchange and
   // returns its MPI code (MPI_SUCCESS, or the error's code). kNotARepeat: not such a repeat,
   // nothing done (run_blocking then builds or reuses). Only the code: the caller raises it.
-  static constexpr int kNotARepeat = -1;
+  // Not an MPI code: MPI's are >= 0, and a raw negative code (Open MPI's OMPI_ERROR is -1) must
+  // not be read as "not a repeat", which would run the collective a second time.
+  static constexpr int kNotARepeat = INT_MIN;
   static int rerun_blocking(NeighborhoodComm& nc, const CallKey& call);
   // A schedule given message by message instead of lowered from an ir::Plan (the halo API,
   // backends/mpi/halo.h): phases of point-to-point messages with fixed arguments and no local

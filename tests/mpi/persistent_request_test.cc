@@ -305,8 +305,9 @@ void startall_mixed(Harness& h, Collective& c, MPI_Comm comm, const Options& o) 
 }
 
 // MPI_Startall with nothing to start or without an array (count 0 with and without an array, a
-// negative count, a NULL array with count 1), while persistent requests of ours are alive (the
-// drop-in's wrapper then looks past its first test): the outcome (class returned, MPI_COMM_WORLD's
+// negative count, a NULL array with count 1), while persistent requests of ours are alive: the
+// drop-in's wrapper hands these to PMPI_Startall before any lookup of its own (its count/array
+// guard), and this checks that guard against Open MPI: the outcome (class returned, MPI_COMM_WORLD's
 // handler) is Open MPI's own, PMPI_Startall's with the same arguments in the same run; an error
 // exactly when the arguments are erroneous (Open MPI 4.1: a NULL array MPI_ERR_REQUEST, else a
 // negative count MPI_ERR_ARG, through MPI_COMM_WORLD's handler). Nothing of ours starts: the
