@@ -112,8 +112,8 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
   v = info_value(info, "cartplan_grid_dims", &present);
   if (present) {
     if (v == "auto") o->grid_dims = 0;
-    else if (v == "2" || v == "3") o->grid_dims = v[0] - '0';
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2 or 3)");
+    else if (v == "2" || v == "3" || v == "4") o->grid_dims = v[0] - '0';
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2, 3 or 4)");
   }
   v = info_value(info, "cartplan_auto_candidates", &present);
   if (present) {
@@ -134,7 +134,7 @@ TableCandidate forced_candidate(const GraphOptions& o) {
   switch (o.algo) {
     case GraphAlgoChoice::kPairing: return {GraphAlgorithm::kPairing, 0};
     case GraphAlgoChoice::kCumulative: return {GraphAlgorithm::kCumulative, 0};
-    case GraphAlgoChoice::kGrid: return {GraphAlgorithm::kGrid, o.grid_dims == 3 ? 3 : 2};
+    case GraphAlgoChoice::kGrid: return {GraphAlgorithm::kGrid, o.grid_dims == 0 ? 2 : o.grid_dims};
     case GraphAlgoChoice::kLinear:
     case GraphAlgoChoice::kAuto: break;
   }
@@ -215,6 +215,7 @@ std::vector<TableCandidate> GraphComm::auto_candidates() const {
   std::vector<TableCandidate> out = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0}, {GraphAlgorithm::kCumulative, 0},
                                      {GraphAlgorithm::kGrid, 2}};
   if (grid_ndims(3) == 3) out.push_back({GraphAlgorithm::kGrid, 3});
+  if (grid_ndims(4) == 4) out.push_back({GraphAlgorithm::kGrid, 4});
   return out;
 }
 

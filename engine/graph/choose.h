@@ -1,5 +1,5 @@
 // The graph optimizer: builds the candidate schedules the request allows (linear; seed 003's
-// pairing; cumulative pairing; virtual-grid routing in 2 and 3 dimensions, grid.h), prices each (price.h) and keeps linear unless a combining
+// pairing; cumulative pairing; virtual-grid routing in 2, 3 and 4 dimensions, grid.h), prices each (price.h) and keeps linear unless a combining
 // schedule is predicted at least kGraphGain cheaper. The combining candidates come from the
 // distributed construction (setup_run.h), the same per-rank logic the MPI backend will run.
 //
@@ -38,7 +38,7 @@ struct GraphPlanOptions {
   // grid: the virtual grids tried, by most dimensions (grid_dims(p, d)); a d whose grid has
   // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except that forced grid
   // falls back to the largest grid there is.
-  std::vector<int> grid_dimensions = {2, 3};
+  std::vector<int> grid_dimensions = {2, 3, 4};
 };
 
 struct GraphCandidate {

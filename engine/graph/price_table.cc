@@ -27,7 +27,7 @@ int candidate_index(const TableCandidate& c) {
     case GraphAlgorithm::kLinear: return 0;
     case GraphAlgorithm::kPairing: return 1;
     case GraphAlgorithm::kCumulative: return 2;
-    case GraphAlgorithm::kGrid: return c.grid_d == 3 ? 4 : 3;
+    case GraphAlgorithm::kGrid: return c.grid_d == 4 ? 5 : c.grid_d == 3 ? 4 : 3;
   }
   assert(false);
   return 0;
@@ -36,7 +36,7 @@ int candidate_index(const TableCandidate& c) {
 TableCandidate candidate_at(int index) {
   constexpr TableCandidate kAll[kPriceCandidates] = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0},
                                                      {GraphAlgorithm::kCumulative, 0}, {GraphAlgorithm::kGrid, 2},
-                                                     {GraphAlgorithm::kGrid, 3}};
+                                                     {GraphAlgorithm::kGrid, 3}, {GraphAlgorithm::kGrid, 4}};
   assert(index >= 0 && index < kPriceCandidates);
   return kAll[index];
 }
@@ -46,6 +46,15 @@ void add_prices(GraphOp op, const TableCandidate& c, const ir::graph::RankSchedu
   const std::size_t base = row(op, candidate_index(c));
   for (int i = 0; i < kPriceTableSizes; ++i)
     (*table)[base + static_cast<std::size_t>(i)] = schedule_us(schedule, BlockSizes::constant(op, price_table_bytes(i)), model);
+}
+
+std::int64_t v_form_price_bytes(const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
+  std::int64_t total = 0, blocks = 0;
+  for (const auto* list : {&send_bytes, &recv_bytes}) {
+    for (std::int64_t b : *list) total += b;
+    blocks += static_cast<std::int64_t>(list->size());
+  }
+  return blocks > 0 ? (total + blocks - 1) / blocks : 0;
 }
 
 CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t block_bytes) {
@@ -72,12 +81,14 @@ TableCandidate cheaper_combining(const CandidatePrices& us) {
 }
 
 CandidatePrices without_grid(CandidatePrices us) {
-  for (int d : {2, 3}) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
+  for (int d : {2, 3, 4}) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
   return us;
 }
 
 CandidatePrices only_grid_d(CandidatePrices us, int grid_d) {
-  if (grid_d == 2 || grid_d == 3) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, 5 - grid_d}))] = 0.0;
+  if (grid_d < 2 || grid_d > 4) return us;
+  for (int d : {2, 3, 4})
+    if (d != grid_d) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
   return us;
 }
 

@@ -54,10 +54,28 @@ TEST_CASE("a row nobody priced (0: the caller left the candidate out) is never p
   CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0, 0.0}).algorithm == GraphAlgorithm::kLinear);
 }
 
-TEST_CASE("candidate_index tells the two grids apart") {
+TEST_CASE("candidate_index tells the three grids apart") {
   CHECK(candidate_index({GraphAlgorithm::kGrid, 2}) == 3);
   CHECK(candidate_index({GraphAlgorithm::kGrid, 3}) == 4);
+  CHECK(candidate_index({GraphAlgorithm::kGrid, 4}) == 5);
   CHECK(candidate_at(4) == TableCandidate{GraphAlgorithm::kGrid, 3});
+  CHECK(candidate_at(5) == TableCandidate{GraphAlgorithm::kGrid, 4});
+}
+
+TEST_CASE("the 4-D grid row is picked where it is cheapest, and dropped like the other grids") {
+  const TableCandidate grid3{GraphAlgorithm::kGrid, 3}, grid4{GraphAlgorithm::kGrid, 4};
+  const CandidatePrices us{10.0, 8.0, 7.0, 6.0, 5.0, 4.0};
+  CHECK(pick_from_prices(us) == grid4);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 6.0, 4.0, 5.0}) == grid3);
+  CHECK(pick_from_prices({10.0, 0.0, 0.0, 0.0, 0.0, 9.5}).algorithm == GraphAlgorithm::kLinear);  // not 10 % cheaper
+  CHECK(without_grid(us)[5] == 0.0);
+  CHECK(pick_from_prices(without_grid(us)).algorithm == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices(only_grid_d(us, 3)) == grid3);
+  CHECK(only_grid_d(us, 3)[5] == 0.0);
+  CHECK(only_grid_d(us, 4)[3] == 0.0);
+  CHECK(only_grid_d(us, 4)[4] == 0.0);
+  CHECK(pick_from_prices(only_grid_d(us, 4)) == grid4);
+  CHECK(only_grid_d(us, 0) == us);
 }
 
 TEST_CASE("without_grid drops both grids, however cheap, and keeps the others") {
@@ -78,6 +96,7 @@ TEST_CASE("only_grid_d keeps the grid of one dimension count (Info cartplan_grid
   CHECK(only_grid_d(us, 0) == us);
   CHECK(only_grid_d(us, 3)[3] == 0.0);
   CHECK(only_grid_d(us, 2)[4] == 0.0);
+  CHECK(only_grid_d(us, 2)[5] == 0.0);
 }
 
 TEST_CASE("the grid row is filled and read like the others") {
@@ -91,6 +110,19 @@ TEST_CASE("the grid row is filled and read like the others") {
   CHECK(us[0] == 0.0);
   CHECK(us[1] == 0.0);
   CHECK(us[2] == 0.0);
+}
+
+TEST_CASE("a v form is priced at its mean block, rounded up") {
+  CHECK(v_form_price_bytes({}, {}) == 0);
+  CHECK(v_form_price_bytes({8}, {}) == 8);
+  CHECK(v_form_price_bytes({512, 1536}, {1024}) == 1024);
+  CHECK(v_form_price_bytes({2, 3}, {4}) == 3);  // 9 / 3
+  CHECK(v_form_price_bytes({2, 3}, {}) == 3);   // 2.5 up
+  CHECK(v_form_price_bytes({0, 0}, {0}) == 0);
+  // Below the largest block wherever the sizes differ: a forwarding schedule is not overpriced.
+  const std::int64_t mean = v_form_price_bytes({512, 600, 1536}, {700, 900});
+  CHECK(mean == 850);
+  CHECK(mean < 1536);
 }
 
 }  // namespace cartplan::engine::graph
