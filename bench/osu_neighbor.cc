@@ -27,7 +27,10 @@
 //
 //   osu_neighbor --topo graph --d 1 --r 1 --op allgather --form nonblocking
 //                --sizes 1,2,4,...,4096 --iterations 2000 [--warmup 200] [--check] [--pace US]
-// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (then "ERRORS n" if --check failed).
+//   --paired: the same calls through Open MPI's own PMPI_ entry points timed beside them, in
+//   alternating batches of one launch (paired_size, below)
+// Output, rank 0: "bytes avg_us min_us max_us median_us" per size (--paired: "bytes own_us ref_us
+// ratio"), then "ERRORS n" if --check failed.
 #include <mpi.h>
 #include <mpi-ext.h>
 
@@ -49,7 +52,7 @@ namespace {
 struct Config {
   std::string topo = "graph", op = "allgather", form = "blocking", algorithm = "auto";
   int d = 1, r = 1, iterations = 1000, warmup = 100, batch = 20, pace_us = 0;
-  bool self = false, check = false, shift = false, holes = false;
+  bool self = false, check = false, shift = false, holes = false, paired = false;
   std::vector<int> sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 };
 
@@ -61,6 +64,7 @@ Config parse(int argc, char** argv) {
     else if (a == "--shift") c.shift = true;
     else if (a == "--check") c.check = true;
     else if (a == "--holes") c.holes = true;
+    else if (a == "--paired") c.paired = true;
     else if (i + 1 == argc) break;  // every other option takes a value
     else if (a == "--topo") c.topo = argv[++i];
     else if (a == "--op") c.op = argv[++i];
@@ -265,6 +269,95 @@ __attribute__((noinline)) void timed_calls(const Config& c, bool gather, const s
   calls(c, gather, send, recv, m, comm, persistent, n);
 }
 
+double median_of(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// ---- --paired: the same size through Open MPI's own entry points in the same launch --------
+
+// The reference side: Open MPI's PMPI_ entry points (never the drop-in's, even when preloaded)
+// on a distributed graph communicator with the same neighbours in the same order.
+void reference_call(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                    MPI_Comm graph, MPI_Request* persistent) {
+  const char* s = send.data();
+  char* r = recv.data();
+  if (c.form == "blocking") {
+    gather ? PMPI_Neighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, graph) : PMPI_Neighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, graph);
+  } else if (c.form == "nonblocking") {
+    MPI_Request q;
+    gather ? PMPI_Ineighbor_allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, graph, &q)
+           : PMPI_Ineighbor_alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, graph, &q);
+    PMPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else {
+    PMPI_Start(persistent);
+    PMPI_Wait(persistent, MPI_STATUS_IGNORE);
+  }
+}
+
+// The reference side's communicator: the benchmark's own in the standard-API build (a graph);
+// in the native build a distributed graph of the same neighbourhood, made through PMPI_.
+MPI_Comm reference_comm(const Neighbourhood& n, MPI_Comm own) {
+#ifdef CARTPLAN_NATIVE_API
+  MPI_Comm graph = MPI_COMM_NULL;
+  PMPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(n.sources.size()), n.sources.data(), MPI_UNWEIGHTED,
+                                  static_cast<int>(n.dests.size()), n.dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+  (void)own;
+  return graph;
+#else
+  (void)n;
+  return own;
+#endif
+}
+
+// Batches of `k` calls of one side: 0 = the benchmark's own API (MPI_, the drop-in's when
+// preloaded; or cartplan's native API), 1 = the reference. Returns the time per call in us.
+double paired_batch(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                    MPI_Comm own, MPI_Comm graph, Request* mine, MPI_Request* ref, int side, int k) {
+  const double b0 = MPI_Wtime();
+  if (side == 0) {
+    timed_calls(c, gather, send, recv, m, own, mine, k);
+  } else {
+    for (int i = 0; i < k; ++i) reference_call(c, gather, send, recv, m, graph, ref);
+  }
+  return (MPI_Wtime() - b0) * 1e6 / k;
+}
+
+// One size timed through both sides in one launch, in alternating batches whose order swaps every
+// pair, so that both see the same machine state (on this 2-core VM a launch lands in one of a few
+// speed modes, and a median over launches is decided by how many launches of each variant landed
+// in the slow one). Prints "bytes own_us ref_us ratio": each side's median batch time per call and
+// the median over batch pairs of own/ref, averaged over ranks.
+void paired_size(const Config& c, bool gather, const std::vector<char>& send, std::vector<char>& recv, int m,
+                 MPI_Comm own, MPI_Comm graph) {
+  Request mine{};
+  MPI_Request ref = MPI_REQUEST_NULL;
+  if (c.form == "persistent") {
+    init(gather, send.data(), m, recv.data(), own, &mine);
+    gather ? PMPIX_Neighbor_allgather_init(send.data(), m, MPI_BYTE, recv.data(), m, MPI_BYTE, graph, MPI_INFO_NULL, &ref)
+           : PMPIX_Neighbor_alltoall_init(send.data(), m, MPI_BYTE, recv.data(), m, MPI_BYTE, graph, MPI_INFO_NULL, &ref);
+  }
+  for (int side = 0; side < 2; ++side) paired_batch(c, gather, send, recv, m, own, graph, &mine, &ref, side, c.warmup);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> t[2], ratio;
+  for (int done = 0, pair = 0; done < c.iterations; done += c.batch, ++pair) {
+    const int k = std::min(c.batch, c.iterations - done);
+    for (int i = 0; i < 2; ++i) t[(i + pair) % 2].push_back(paired_batch(c, gather, send, recv, m, own, graph, &mine, &ref, (i + pair) % 2, k));
+    ratio.push_back(t[0].back() / t[1].back());
+  }
+  if (c.form == "persistent") {
+    release(&mine);
+    PMPI_Request_free(&ref);
+  }
+  int p = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double v[3] = {median_of(t[0]), median_of(t[1]), median_of(ratio)}, sum[3];
+  MPI_Reduce(v, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%d %.3f %.3f %.4f\n", m, sum[0] / p, sum[1] / p, sum[2] / p);
+}
+
+
 // Blocks of the last call against what their sources sent: block k of rank q is byte pattern
 // (q, k) (allgather: (q, 0)).
 long errors(const Neighbourhood& n, bool gather, const std::vector<char>& recv, int m) {
@@ -285,6 +378,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const Neighbourhood n = neighbourhood(c, p, rank);
   MPI_Comm comm = open_comm(c, n);
+  MPI_Comm reference = c.paired ? reference_comm(n, comm) : MPI_COMM_NULL;
   const bool gather = c.op == "allgather";
   const std::size_t out = n.dests.size(), in = n.sources.size();
   long bad = 0;
@@ -292,6 +386,12 @@ int main(int argc, char** argv) {
     std::vector<char> send((gather ? 1 : std::max<std::size_t>(out, 1)) * m), recv(std::max<std::size_t>(in, 1) * m, 0);
     for (std::size_t k = 0; k < (gather ? 1 : out); ++k)
       for (int b = 0; b < m; ++b) send[k * m + b] = static_cast<char>(rank * 31 + (gather ? 0 : n.send_index[k]) * 7 + b);
+    if (c.paired) {
+      paired_size(c, gather, send, recv, m, comm, reference);
+      if (c.check) bad += errors(n, gather, recv, m);
+      MPI_Barrier(MPI_COMM_WORLD);
+      continue;
+    }
     Request persistent{};
     if (c.form == "persistent") init(gather, send.data(), m, recv.data(), comm, &persistent);
     calls(c, gather, send, recv, m, comm, &persistent, c.warmup);
@@ -305,8 +405,7 @@ int main(int argc, char** argv) {
       batches.push_back((MPI_Wtime() - b0) * 1e6 / k);
     }
     const double us = (MPI_Wtime() - t0) * 1e6 / c.iterations;
-    std::nth_element(batches.begin(), batches.begin() + batches.size() / 2, batches.end());
-    const double median = batches[batches.size() / 2];
+    const double median = median_of(batches);
     if (c.form == "persistent") release(&persistent);
     if (c.check) bad += errors(n, gather, recv, m);
     double sum = 0, lo = 0, hi = 0, median_sum = 0;
@@ -325,6 +424,7 @@ int main(int argc, char** argv) {
   long all_bad = 0;
   MPI_Reduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0 && all_bad) std::printf("ERRORS %ld\n", all_bad);
+  if (reference != MPI_COMM_NULL && reference != comm) PMPI_Comm_free(&reference);
   MPI_Comm_free(&comm);
   MPI_Finalize();
   return all_bad ? 1 : 0;

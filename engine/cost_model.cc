@@ -18,6 +18,7 @@ std::string cost_model_error(const CostModel& m) {
     if (std::string e = price_error(t, m); !e.empty()) return std::string(t.name) + " " + e;
   if (m.eager_limit_bytes < 0 || m.eager_limit_bytes > CostModel::kMaxEagerLimitBytes)
     return "eager_limit_bytes must be an integer from 0 to 2^40";
+  if (!(m.phase_overlap >= 0 && m.phase_overlap <= 1)) return "phase_overlap must be a number from 0 to 1";
   return "";
 }
 

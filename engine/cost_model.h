@@ -17,8 +17,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cartplan::engine {
+
+struct PhaseSides;
 
 // What the model counts on one process's program (features.h counts it; weights of mesh rounds
 // make the counts fractional).
@@ -40,6 +43,16 @@ struct Features {
   double node_link_bytes = 0;    // per phase, the bytes the most loaded node pushes through its
                                  // link to the network (all its processes' off-node bytes, the
                                  // larger direction), summed over phases
+  // Per phase with messages, with placement counts only (empty without them): the message counts
+  // of its sends to processes on the same node and to other nodes (phase_overlap, below).
+  std::vector<PhaseSides> sides;
+};
+
+// One phase's message counts split by placement: `on` its sends within the node (messages,
+// wire bytes and the eager/rendezvous step, each with the share of processes whose peer is on
+// their node), `off` its sends to other nodes (the same, plus the placement counts).
+struct PhaseSides {
+  Features on, off;
 };
 
 // The prices (default-constructed: the built-in ones, kCostTerms' defaults).
@@ -57,6 +70,12 @@ struct CostModel {
   double alpha_us, beta_us_per_byte, phase_us, copy_us_per_byte, rendezvous_us, single_copy_us_per_byte, pipeline_us,
       pipeline_us_per_byte, off_node_alpha_us, off_node_beta_us_per_byte, node_link_us_per_byte;
   std::int64_t eager_limit_bytes = kDefaultEagerLimitBytes;
+  // The share, 0 to 1, of the cheaper side of each phase that runs under the dearer one: a
+  // phase's sends within a node (memory) and to other nodes (the network) proceed concurrently,
+  // so with 1 a phase's messages cost max(on-node, off-node) instead of their sum
+  // (predict.h, price). Not a row of kCostTerms: its price depends on the other prices. 0 in
+  // the built-in model and wherever placement is not counted.
+  double phase_overlap = 0;
 
   CostModel();
   // A message of `bytes` on its own (no phase, no copies).
@@ -146,8 +165,10 @@ constexpr bool is_placement_term(const CostTerm& t) {
 
 // Whether `m` prices placement (any of the three placement terms non-zero): only then do
 // planners need the ranks per node (engine/placement.h), whose counts cost O(ranks) per shift.
+// phase_overlap needs them too (it splits each phase by placement).
 inline bool prices_placement(const CostModel& m) {
-  return m.off_node_alpha_us != 0 || m.off_node_beta_us_per_byte != 0 || m.node_link_us_per_byte != 0;
+  return m.off_node_alpha_us != 0 || m.off_node_beta_us_per_byte != 0 || m.node_link_us_per_byte != 0 ||
+         m.phase_overlap != 0;
 }
 
 inline CostModel::CostModel() {

@@ -31,7 +31,7 @@ bool descriptive(std::string_view key) {
 Result<bool> check_members(const nlohmann::json& j, bool v1) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
-    if (descriptive(key) || (!v1 && key == "eager_limit_bytes")) continue;
+    if (descriptive(key) || (!v1 && (key == "eager_limit_bytes" || key == "phase_overlap"))) continue;
     const bool term = std::any_of(kCostTerms.begin(), kCostTerms.end(),
                                   [&](const CostTerm& t) { return key == t.name && (!v1 || t.in_v1); });
     if (term) continue;
@@ -60,6 +60,12 @@ Result<CostModel> read_prices(const nlohmann::json& j, bool v1) {
         j[key].get<std::int64_t>() > CostModel::kMaxEagerLimitBytes)
       return fail(std::string("\"") + key + "\" must be an integer from 0 to 2^40");
     m.eager_limit_bytes = j[key].get<std::int64_t>();
+    // Optional (files before it: 0, every phase its messages' sum).
+    if (j.contains("phase_overlap")) {
+      if (!j["phase_overlap"].is_number() || !(j["phase_overlap"].get<double>() >= 0 && j["phase_overlap"].get<double>() <= 1))
+        return fail("\"phase_overlap\" must be a number from 0 to 1");
+      m.phase_overlap = j["phase_overlap"].get<double>();
+    }
   }
   for (const CostTerm& t : kCostTerms)
     if (std::string e = price_error(t, m); !e.empty()) return fail(std::string("\"") + t.name + "\" " + e);
@@ -100,6 +106,7 @@ std::string cost_model_to_json(const CostModel& m, const std::string& extra_memb
   for (const CostTerm& t : kCostTerms)
     if (!is_placement_term(t) || m.*t.price != 0) j[t.name] = m.*t.price;
   j["eager_limit_bytes"] = m.eager_limit_bytes;
+  if (m.phase_overlap != 0) j["phase_overlap"] = m.phase_overlap;  // as the placement terms: only where set
   if (!extra_members.empty()) {
     const nlohmann::ordered_json extra = nlohmann::ordered_json::parse(extra_members);
     assert(extra.is_object());

@@ -72,6 +72,34 @@ TEST_CASE("placement terms at 0 are left out: the file is one that builds before
   CHECK(cost_model_to_json(*parse_cost_model(none)) == none);
 }
 
+TEST_CASE("phase_overlap: optional, written only where set, from 0 to 1") {
+  CostModel m;
+  CHECK(m.phase_overlap == 0);
+  CHECK(cost_model_to_json(m).find("phase_overlap") == std::string::npos);  // files stay readable by older builds
+  m.phase_overlap = 0.75;
+  const std::string text = cost_model_to_json(m);
+  CHECK(text.find("\"phase_overlap\": 0.75") != std::string::npos);
+  Result<CostModel> back = parse_cost_model(text);
+  REQUIRE(back.ok());
+  CHECK(back->phase_overlap == 0.75);
+  CHECK(*back == m);
+  CHECK(cost_model_to_json(*back) == text);
+  nlohmann::json j = nlohmann::json::parse(text);
+  j.erase("phase_overlap");
+  REQUIRE(parse_cost_model(j.dump()).ok());
+  CHECK(parse_cost_model(j.dump())->phase_overlap == 0);  // files before it: the sum
+  for (const char* bad : {"1.5", "-0.1", "\"x\""}) {
+    j["phase_overlap"] = nlohmann::json::parse(bad);
+    Result<CostModel> r = parse_cost_model(j.dump());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().find("\"phase_overlap\" must be a number from 0 to 1") != std::string::npos);
+  }
+  m.phase_overlap = 2;
+  CHECK(cost_model_error(m) == "phase_overlap must be a number from 0 to 1");
+  // Version 1 has no such member.
+  CHECK_FALSE(parse_cost_model(R"({"schema": "cartplan.cost_model/1", "alpha_us": 1, "beta_us_per_byte": 0, "phase_overlap": 1})").ok());
+}
+
 TEST_CASE("a version-2 file without the later terms: pipeline_us follows rendezvous_us, the others their defaults") {
   Result<CostModel> m = parse_cost_model(R"({"schema": "cartplan.cost_model/2", "alpha_us": 1, "beta_us_per_byte": 0.001,
       "phase_us": 2, "copy_us_per_byte": 0.0001, "rendezvous_us": 4.5, "eager_limit_bytes": 4064})");

@@ -57,6 +57,21 @@ double weight_of(const Message& m, const std::vector<std::vector<double>>& weigh
 
 }  // namespace
 
+Features message_counts(const Message& m, const Message* other, std::int64_t eager_limit_bytes) {
+  Features one;
+  one.messages = 1;
+  one.wire_bytes = static_cast<double>(m.bytes);
+  if (m.bytes <= eager_limit_bytes) return one;
+  if (one_run(m.parts) && (!other || one_run(other->parts))) {
+    one.rendezvous = 1;
+    one.single_copy_bytes = one.wire_bytes;
+  } else {
+    one.pipelined = 1;
+    one.pipelined_bytes = one.wire_bytes;
+  }
+  return one;
+}
+
 bool one_run(const std::vector<Loc>& parts) {
   if (parts.size() == 1) return parts[0].contiguous;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -96,21 +111,12 @@ Features count_features(const Program& program, const std::vector<std::vector<do
       const double w = weight_of(m, weights);
       if (m.recv || w == 0) continue;
       sends = true;
-      f.messages += w;
       const auto found = received.find({m.phase, m.round});
       const Message* other = found == received.end() ? nullptr : found->second;
-      const bool contiguous = one_run(m.parts) && (!other || one_run(other->parts));
-      const double bytes = static_cast<double>(m.bytes);
-      f.wire_bytes += w * bytes;
-      if (!traffic.empty()) placed.add(*traffic[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)], bytes, f);
-      if (m.bytes <= eager_limit_bytes) continue;
-      if (contiguous) {
-        f.rendezvous += w;
-        f.single_copy_bytes += w * bytes;
-      } else {
-        f.pipelined += w;
-        f.pipelined_bytes += w * bytes;
-      }
+      const Features one = message_counts(m, other, eager_limit_bytes);
+      add_scaled(f, one, w);
+      if (!traffic.empty())
+        placed.add(*traffic[static_cast<std::size_t>(m.phase)][static_cast<std::size_t>(m.round)], one.wire_bytes, w, one, f);
     }
     f.phases += sends;
     placed.end_phase(f);

@@ -40,6 +40,11 @@ std::vector<std::vector<double>> round_weights(const ir::Plan& plan, const std::
 Features count_features(const Program& program, const std::vector<std::vector<double>>& weights,
                         std::int64_t eager_limit_bytes, const RoundTraffic& traffic = {});
 
+// The counts of send `m` alone (weight 1): one message, its wire bytes and, above the eager
+// limit, its step (rendezvous and single copy if it and `other`, the receive of the same round,
+// are one run of memory; else pipelined).
+Features message_counts(const Message& m, const Message* other, std::int64_t eager_limit_bytes);
+
 // Whether a message's parts lie as one run of memory. Several parts are one run when they follow
 // each other: staging regions end to end, or the caller's blocks in consecutive indices, which lie
 // back to back in Cart_alltoall's and Cart_allgather's buffers (and with the usual prefix-sum

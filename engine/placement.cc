@@ -83,9 +83,18 @@ RoundTraffic round_traffic(const ir::Plan& plan, const std::optional<Grid>& grid
   return out;
 }
 
-void PlacementCounter::add(const ShiftTraffic& t, double bytes, Features& f) {
+void add_scaled(Features& to, const Features& one, double w) {
+  for (const CostTerm& t : kCostTerms) to.*t.feature += w * one.*t.feature;
+}
+
+void PlacementCounter::add(const ShiftTraffic& t, double bytes, double weight, const Features& one, Features& f) {
   f.off_node_messages += t.off_share;
   f.off_node_bytes += t.off_share * bytes;
+  add_scaled(sides_.on, one, std::max(0.0, weight - t.off_share));
+  add_scaled(sides_.off, one, t.off_share);
+  sides_.off.off_node_messages += t.off_share;
+  sides_.off.off_node_bytes += t.off_share * bytes;
+  sends_ = true;
   if (out_.empty()) {
     out_.assign(t.node_out.size(), 0.0);
     in_.assign(t.node_in.size(), 0.0);
@@ -101,6 +110,12 @@ void PlacementCounter::end_phase(Features& f) {
   double most = 0;
   for (std::size_t k = 0; k < out_.size(); ++k) most = std::max({most, out_[k], in_[k]});
   f.node_link_bytes += most;
+  if (sends_) {
+    sides_.off.node_link_bytes = most;
+    f.sides.push_back(sides_);
+  }
+  sides_ = PhaseSides{};
+  sends_ = false;
   out_.clear();
   in_.clear();
 }

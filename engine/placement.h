@@ -48,17 +48,26 @@ RoundTraffic round_traffic(const ir::Plan& plan, const std::optional<Grid>& grid
 // Adds a program's placement counts to Features (cost_model.h), send by send and phase by
 // phase: each send of the representative process counts off-node with its shift's off_share,
 // and per phase the busiest node's link carries the sum over its sends of bytes x that node's
-// off-node processes (the larger direction). Every process sends alike in a round.
+// off-node processes (the larger direction). Every process sends alike in a round. Each phase
+// with sends also gets its sides (Features::sides): a send's own counts `one` (those of one
+// message: messages 1, its wire bytes and step) with the share of processes that send it within
+// their node (its weight minus off_share) and to another node (off_share, with the off-node
+// counts and the phase's node-link bytes).
 //
 //   PlacementCounter c;
-//   for (each phase) { for (each send) c.add(*traffic, bytes, f); c.end_phase(f); }
+//   for (each phase) { for (each send) c.add(*traffic, bytes, weight, one, f); c.end_phase(f); }
 class PlacementCounter {
  public:
-  void add(const ShiftTraffic& t, double bytes, Features& f);
+  void add(const ShiftTraffic& t, double bytes, double weight, const Features& one, Features& f);
   void end_phase(Features& f);
 
  private:
   std::vector<double> out_, in_;
+  PhaseSides sides_;
+  bool sends_ = false;
 };
+
+// to += w x one, term by term (kCostTerms' counts).
+void add_scaled(Features& to, const Features& one, double w);
 
 }  // namespace cartplan::engine

@@ -122,5 +122,38 @@ TEST_CASE("plan_candidates: the node link moves auto's dimension order for allga
         16 * 2 * 4096);
 }
 
+TEST_CASE("predict: each phase's sends split into on-node and off-node sides; phase_overlap prices the dearer") {
+  // Direct alltoall of box d = 2 (8 blocks of 1000 B) on 8x8, 16 ranks per node (two rows): the
+  // 6 rounds that move in dimension 0 leave the node from half the ranks.
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const Grid g = grid({8, 8}, {true, true});
+  PredictOptions o;
+  o.ranks_per_node = 16;
+  CostModel m = CostModel::linear(1.0, 0.001);
+  m.off_node_beta_us_per_byte = 0.004;
+  const ir::Plan direct = plan_direct(ir::Op::kAlltoall, n);
+  const CostBreakdown sum = predict(direct, {1000}, m, g, o);
+  REQUIRE(sum.counts.sides.size() == 1);
+  const PhaseSides& s = sum.counts.sides[0];
+  CHECK(s.on.messages == 5);
+  CHECK(s.off.messages == 3);
+  CHECK(s.on.messages + s.off.messages == sum.counts.messages);
+  CHECK(s.off.wire_bytes == 3000);
+  CHECK(s.off.off_node_bytes == sum.counts.off_node_bytes);
+  CHECK(s.on.phases == 0);
+  const double on = 5 * (1.0 + 1.0), off = 3 * (1.0 + 1.0 + 4.0);
+  CHECK(sum.total_us() == doctest::Approx(on + off));
+  m.phase_overlap = 1;
+  const CostBreakdown overlapped = predict(direct, {1000}, m, g, o);
+  CHECK(overlapped.overlap_us == doctest::Approx(-on));
+  CHECK(overlapped.total_us() == doctest::Approx(off));
+  m.phase_overlap = 0.5;
+  CHECK(predict(direct, {1000}, m, g, o).total_us() == doctest::Approx(off + on / 2));
+  // Without a node map: no sides, the sum.
+  CHECK(predict(direct, {1000}, m, g).counts.sides.empty());
+  CHECK(predict(direct, {1000}, m, g).total_us() == doctest::Approx(8 * 2.0));
+  CHECK(prices_placement(m));
+}
+
 }  // namespace
 }  // namespace cartplan::engine

@@ -62,10 +62,27 @@ double CostBreakdown::us(double CostModel::*price) const {
   return term_us[term_index(price)];
 }
 
+// One row of the table on `counts`: its count x its price (price's terms and a phase side's).
+static double term_price(const Features& counts, const CostModel& model, const CostTerm& t) {
+  return counts.*t.feature * model.*t.price;
+}
+
+// The price of one side of a phase (its counts x the table's prices).
+static double side_us(const Features& side, const CostModel& model) {
+  double us = 0;
+  for (const CostTerm& t : kCostTerms) us += term_price(side, model, t);
+  return us;
+}
+
 CostBreakdown price(const Features& counts, const CostModel& model) {
   CostBreakdown c;
   c.counts = counts;
-  for (std::size_t i = 0; i < kCostTerms.size(); ++i) c.term_us[i] = counts.*kCostTerms[i].feature * model.*kCostTerms[i].price;
+  for (std::size_t i = 0; i < kCostTerms.size(); ++i) c.term_us[i] = term_price(counts, model, kCostTerms[i]);
+  if (model.phase_overlap != 0) {
+    double hidden = 0;
+    for (const PhaseSides& s : counts.sides) hidden += std::min(side_us(s.on, model), side_us(s.off, model));
+    c.overlap_us = -model.phase_overlap * hidden;
+  }
   return c;
 }
 
@@ -78,6 +95,10 @@ std::string explain(const CostBreakdown& c, const CostModel& model) {
     const bool per_byte = std::string_view(t.unit) == "us/B";  // whole bytes, prices to 6 decimals
     std::snprintf(buf, sizeof buf, per_byte ? "%s %.0f B x %.6f = %.3f | " : "%s %g x %.3f = %.3f | ", t.counts,
                   c.counts.*t.feature, model.*t.price, c.term_us[i]);
+    line += buf;
+  }
+  if (model.phase_overlap != 0) {
+    std::snprintf(buf, sizeof buf, "overlap %.2f x hidden = %.3f | ", model.phase_overlap, c.overlap_us);
     line += buf;
   }
   std::snprintf(buf, sizeof buf, "total %.3f us", c.total_us());

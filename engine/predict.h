@@ -28,11 +28,14 @@ namespace cartplan::engine {
 struct CostBreakdown {
   Features counts;
   std::array<double, kCostTerms.size()> term_us{};  // counts.*feature * model.*price
+  // Minus the part of the phases' messages that runs concurrently (model.phase_overlap x the sum
+  // over phases of the cheaper side's price, counts.sides); 0 without it.
+  double overlap_us = 0;
   // False when the block sizes cannot be lowered (negative, or their sums could overflow 64
   // bits): the counts are then zero and the total infinite, so no such plan is ever preferred.
   bool priced = true;
   double total_us() const {
-    double us = 0;
+    double us = overlap_us;
     for (double t : term_us) us += t;
     return priced ? us : std::numeric_limits<double>::infinity();
   }
@@ -62,7 +65,9 @@ struct PredictOptions {
 CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& block_bytes, const CostModel& model,
                       const std::optional<Grid>& grid, const PredictOptions& options = {});
 
-// The counts priced with `model`.
+// The counts priced with `model`: the sum over kCostTerms of count x price, less, per phase
+// with placement sides, model.phase_overlap x the cheaper of its on-node and off-node sends'
+// prices (with phase_overlap 1 a phase's messages cost the dearer side's, not the sum).
 CostBreakdown price(const Features& counts, const CostModel& model);
 
 // "messages 6 x 1.000 = 6.000 | phases 3 x 0.500 = 1.500 | wire 2400 B x 0.000500 = 1.200 | ...

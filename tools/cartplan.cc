@@ -425,7 +425,9 @@ Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
     std::cout << ", block sizes " << *o.get("block-sizes");
   std::cout << "; model:";
   for (const engine::CostTerm& t : engine::kCostTerms) std::cout << " " << t.name << " " << m.*t.price << ",";
-  std::cout << " eager_limit_bytes " << m.eager_limit_bytes << "\n";
+  std::cout << " eager_limit_bytes " << m.eager_limit_bytes;
+  if (m.phase_overlap != 0) std::cout << ", phase_overlap " << m.phase_overlap;
+  std::cout << "\n";
   const std::size_t best = engine::pick_candidate(*cands);
   for (std::size_t i = 0; i < cands->size(); ++i) {
     const engine::Candidate& c = (*cands)[i];

@@ -221,6 +221,7 @@ Result<int> cmd_plan(const Options& o) {
 nlohmann::ordered_json terms_json(const engine::CostBreakdown& terms) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < engine::kCostTerms.size(); ++i) j[engine::kCostTerms[i].name] = terms.term_us[i];
+  if (terms.overlap_us != 0) j["phase_overlap"] = terms.overlap_us;
   return j;
 }
 

@@ -49,12 +49,21 @@ mpi::ExchangeSpec& layout(AcceleratedComm& a, ir::Op op, bool uniform, BlockSpec
   return s;
 }
 
+// Whether plain Open MPI handles a persistent init whose agreement failed so: block sizes that
+// differ (MPI_ERR_TRUNCATE, found by the agreement, so on every rank alike). Open MPI's init
+// then runs on every rank and reports them where plain Open MPI does (at completion, not at
+// init; docs/dropin.md, "Erroneous calls"); for the v/w forms, whose block sizes MPI lets vary
+// by rank and direction, such a call is not even erroneous. Any other failure (one rank's
+// alone, or an agreed one of cartplan's own: different Info options, too many persistent
+// requests) is raised: one rank alone in Open MPI's init would leave its peers in cartplan's
+// collectives.
+bool open_mpi_handles(const mpi::MpiStatus& s) { return s.agreed && s.code == MPI_ERR_TRUNCATE; }
+
 // A persistent init: the do-no-harm verdict is taken after init's agreement (on the agreed
 // plan and block sizes, so every rank takes the same one); a declined init returns false and
-// goes to Open MPI. `fallback`: so does a failure of the agreement itself (v/w forms, whose
-// block sizes MPI lets vary by rank and direction; the agreement makes every rank fail alike).
+// goes to Open MPI, and so does one whose agreement found sizes that differ (open_mpi_handles).
 bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm comm, MPI_Info info, MPI_Request* request,
-                    int* rc, bool fallback = false) {
+                    int* rc) {
   Inside inside;
   mpi::Options options = a.nc->options();
   mpi::MpiStatus s = mpi::parse_info(info, a.nc->grid().ndims(), &options);
@@ -62,13 +71,15 @@ bool run_persistent(AcceleratedComm& a, const mpi::ExchangeSpec& spec, MPI_Comm 
   auto accept = [&a](const ir::Plan& plan, const std::vector<std::int64_t>& sizes) {
     return accept_agreed(a, plan, sizes, Form::kPersistent);
   };
-  if (s.ok()) s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
-  if (s.ok() && !x) return false;  // declined: Open MPI's algorithm is as good
+  if (s.ok()) {
+    s = mpi::Exchange::create(*a.nc, spec, options, mpi::Exchange::Kind::kPersistent, &x, accept);
+    if (s.ok() && !x) return false;  // declined alike on every rank: Open MPI's algorithm is as good
+    if (open_mpi_handles(s)) return false;
+  }
   if (s.ok()) {
     const int code = make_persistent(std::move(x), request);
     if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
   }
-  if (!s.ok() && fallback) return false;
   if (s.ok()) count_call(a);
   *rc = raise_status(comm, s);
   return true;
@@ -84,7 +95,10 @@ bool vw_accelerated(Form form) { return form == Form::kPersistent; }
 // A blocking or non-blocking uniform call: a repeated call runs (blocking) or restarts
 // (non-blocking, once the earlier request completed) the exchange built for the same arguments
 // without laying out its spec again. `make` (the spec) becomes a std::function only when the
-// exchange is not simply run again.
+// exchange is not simply run again. A non-blocking call whose exchange cannot be made (its
+// arguments are erroneous, e.g. an allgather's send block larger than its receive blocks)
+// returns a request that reports the error at completion (fail_nonblocking), where plain Open
+// MPI reports it.
 template <class Make>
 bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Make& make, MPI_Comm comm, MPI_Request* request,
                int* rc) {
@@ -95,10 +109,10 @@ bool run_keyed(AcceleratedComm& a, Form form, const mpi::CallKey& key, const Mak
   } else {
     std::unique_ptr<mpi::Exchange> x;
     s = mpi::Exchange::create_nonblocking(*a.nc, key, make, &x);
-    if (s.ok()) {
-      const int code = start_nonblocking(std::move(x), request);
-      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
-    }
+    const bool made = s.ok();
+    const int code = made ? start_nonblocking(std::move(x), request) : fail_nonblocking(s.code, comm, request);
+    if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    else if (!made) s = {};  // reported at completion
   }
   count_call(a);
   *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
@@ -193,6 +207,16 @@ Uniform used_sides(const AcceleratedComm& a, Uniform u) {
   return u;
 }
 
+// Open MPI 4.1's MPI_(I)neighbor_alltoall refuses a call whose send and receive blocks differ
+// in size at the call, before sending anything (MPI_ERR_TRUNCATE through the communicator's
+// error handler): such a call goes to Open MPI, which reports it exactly so. (An allgather's
+// are not checked there: plain Open MPI reports the truncation at completion, and so does the
+// drop-in, run_keyed.) `send_bytes`: the send block's size.
+bool refused_by_open_mpi(const Uniform& u, std::int64_t send_bytes) {
+  std::int64_t recv_bytes = 0;
+  return !block_bytes(u.recvtype, u.recvcount, &recv_bytes) || recv_bytes != send_bytes;
+}
+
 // Whether a blocking or non-blocking uniform call runs through cartplan: the argument checks,
 // the large-block cut-off and the do-no-harm verdict. Remembered for the call's shape when its
 // datatypes are predefined (their handles never change meaning), so that a repeated shape,
@@ -202,6 +226,7 @@ bool taken(AcceleratedComm& a, Form form, const Uniform& u) {
   if (same_as_last_shape(a, shape)) return a.last_shape_accelerated;
   std::int64_t bytes = 0;
   bool yes = a.graph ? usable_graph_arguments(a, u) : usable_arguments(u, &bytes);
+  if (yes && !a.graph && u.op == ir::Op::kAlltoall) yes = !refused_by_open_mpi(u, bytes);
   if (yes && a.graph) yes = graph_taken(a, graph_op(u.op), form, -1);  // sizes may differ by rank (graph_collectives.cc)
   if (yes && !a.graph && form == Form::kBlocking && u.op == ir::Op::kAlltoall) yes = bytes <= max_blocking_block_bytes();
   if (yes && !a.graph) yes = accelerated(a, u.op, form, bytes);
@@ -234,21 +259,6 @@ bool neighbor_uniform(Form form, const Uniform& given, MPI_Comm comm, MPI_Info i
 }
 
 }  // namespace
-
-bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
-  if (!a.nc) return false;  // a graph's collectives (graph_collectives.h)
-  // The shape matched the last call's, which was taken with its used sides (used_sides): a
-  // rank with edges both ways uses its arguments as given, any other matches only if they equal
-  // what its used sides made of them. The key is neighbor_uniform's for the same call.
-  const mpi::CallKey key = mpi::uniform_call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-  Inside inside;
-  mpi::MpiStatus s;
-  if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;
-  count_call(a);
-  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
-  return true;
-}
 
 int raise_status(MPI_Comm comm, const mpi::MpiStatus& s) {
   if (!s.ok()) PMPI_Comm_call_errhandler(comm, s.code);
@@ -283,7 +293,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
     s.send[a->order.send[k]] = {at(sendbuf, static_cast<MPI_Aint>(sdispls[k]) * sext), sendcounts[k], sendtype};
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(rdispls[j]) * rext), recvcounts[j], recvtype};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -306,7 +316,7 @@ bool neighbor_alltoallw(Form form, const void* sendbuf, const int sendcounts[], 
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
   for (int k = 0; k < a->outdegree; ++k) s.send[a->order.send[k]] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
   for (int j = 0; j < a->indegree; ++j) s.recv[a->order.recv[j]] = {at(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 bool neighbor_allgather(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -336,7 +346,7 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, send, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};
-  return run_persistent(*a, s, comm, info, request, rc, true);
+  return run_persistent(*a, s, comm, info, request, rc);
 }
 
 }  // namespace cartplan::interpose

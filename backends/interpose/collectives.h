@@ -26,6 +26,7 @@
 #include <cstdint>
 
 #include "backends/interpose/comm_table.h"
+#include "backends/interpose/guard.h"
 #include "backends/interpose/policy.h"
 
 namespace cartplan::interpose {
@@ -55,16 +56,29 @@ inline bool passes(MPI_Comm comm, const std::array<std::uintptr_t, 5>& shape) {
   return !a || (!a->last_shape_accelerated && same_as_last_shape(*a, shape));
 }
 
+// Raises a failed status through `comm`'s error handler; returns its MPI code.
+int raise_status(MPI_Comm comm, const mpi::MpiStatus& s);
+
 // The fast path of a repeated blocking alltoall (allgather if `gather`) on a stencil whose last
 // call had the same shape and ran through cartplan: runs the exchange built for the same
 // buffers, counts and datatypes again (Exchange::rerun_blocking) and returns true with the MPI
 // code in *rc. False when it is not such a repeat (other buffers, a graph, checking mode):
 // nothing was done, neighbor_alltoall & co. look closer.
-bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc);
-
-// Raises a failed status through `comm`'s error handler; returns its MPI code.
-int raise_status(MPI_Comm comm, const mpi::MpiStatus& s);
+// (Inline: its only caller, the wrappers' blocking path, then sets up one call frame, not two.)
+inline bool rerun_uniform(AcceleratedComm& a, bool gather, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  if (!a.nc) return false;  // a graph's collectives (graph_collectives.h)
+  // The shape matched the last call's, which was taken with its used sides (used_sides): a
+  // rank with edges both ways uses its arguments as given, any other matches only if they equal
+  // what its used sides made of them. The key is neighbor_uniform's for the same call.
+  const mpi::CallKey key = mpi::uniform_call_key(gather ? 101 : 100, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  Inside inside;
+  mpi::MpiStatus s;
+  if (!mpi::Exchange::rerun_blocking(*a.nc, key, &s)) return false;
+  count_call(a);
+  *rc = s.ok() ? MPI_SUCCESS : raise_status(comm, s);
+  return true;
+}
 
 bool neighbor_alltoall(Form form, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request, int* rc);

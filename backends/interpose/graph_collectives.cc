@@ -34,10 +34,13 @@ bool run(AcceleratedComm& a, Form form, const GraphPick& pick, mpi::GraphCall ca
                            persistent ? mpi::GraphExchange::Kind::kPersistent : mpi::GraphExchange::Kind::kNonblocking, &x, {},
                            /*start=*/false);
     if (persistent && (!s.ok() || !x)) return false;
-    if (s.ok()) {
-      const int code = persistent ? make_persistent(std::move(x), request) : start_nonblocking(std::move(x), request);
-      if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
-    }
+    // A non-blocking call that cannot run reports its error at completion (fail_nonblocking).
+    const bool made = s.ok();
+    const int code = !made       ? fail_nonblocking(s.code, comm, request)
+                     : persistent ? make_persistent(std::move(x), request)
+                                  : start_nonblocking(std::move(x), request);
+    if (code != MPI_SUCCESS) s = mpi::mpi_error(code, "could not create the request");
+    else if (!made) s = {};  // reported at completion
   }
   count_call(a);
   *rc = raise_status(comm, s);

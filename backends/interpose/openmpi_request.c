@@ -10,7 +10,7 @@
 #include "ompi/request/request.h"
 #include "opal/class/opal_free_list.h"
 
-typedef struct {
+typedef struct cartplan_request {
   ompi_request_t super;  // first: the MPI_Request handle points here
   cartplan_request_start_fn start;  // persistent only
   cartplan_request_release_fn release;
@@ -18,6 +18,8 @@ typedef struct {
   // Non-blocking only: who still holds the request, the program (until MPI_Wait/Test or
   // MPI_Request_free frees it) and the work (until it completes it); the last one releases it.
   int holders;
+  // Non-blocking only: the request the free list made before this one (all_made, below).
+  struct cartplan_request* made_before;
 } cartplan_request_t;
 
 static OBJ_CLASS_INSTANCE(cartplan_request_t, ompi_request_t, NULL, NULL);
@@ -28,18 +30,43 @@ static OBJ_CLASS_INSTANCE(cartplan_request_t, ompi_request_t, NULL, NULL);
 // MPI_THREAD_MULTIPLE (Open MPI's lock-free list). Its items stay until the process ends.
 static opal_free_list_t nonblocking_requests;
 
+// Every non-blocking request the free list has made, newest first, for
+// cartplan_openmpi_nonblocking_reclaim (MPI_Finalize). Linked when the list makes them
+// (opal_free_list calls its item_init as it grows, 8 at a time, under its own lock), so a call
+// pays nothing for it. Items never leave the free list's memory, so the chain stays valid.
+static cartplan_request_t* all_made = NULL;
+
+static int note_made(opal_free_list_item_t* item, void* ctx) {
+  (void)ctx;
+  cartplan_request_t* r = (cartplan_request_t*)item;
+  r->holders = 0;  // on the list: nobody holds it
+  r->made_before = all_made;
+  all_made = r;
+  return OPAL_SUCCESS;
+}
+
+// Starting an active request is erroneous. Open MPI 4.1's MPI_Startall refuses it before
+// starting anything with MPI_ERR_REQUEST through MPI_COMM_WORLD's error handler, for every kind
+// of persistent request; its MPI_Start leaves it to the request (point-to-point ones start
+// again, libnbc's would run twice). Ours refuse it as MPI_Startall does, so that MPI_Start, and
+// a copy that MPI_Startall passed, are reported too (Open MPI ignores what req_start returns
+// inside MPI_Startall; the handler is how such a refusal is seen there).
+static int refuse_start(void) {
+  PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+  return MPI_ERR_REQUEST;
+}
+
 // MPI_Start / MPI_Startall (Open MPI calls req_start of every request that is not a
-// point-to-point one). Starting an active request is erroneous; it is refused, as Open MPI's own
-// persistent requests refuse it, before anything runs. The same handle twice in one
-// MPI_Startall passes that first check; its second copy is refused when its turn comes (the
-// first copy has made it active): MPI_ERR_REQUEST, the requests before it stay started.
+// point-to-point one). An active request is refused before anything runs (refuse_start). The
+// same handle twice in one MPI_Startall passes that first check; its second copy is refused
+// when its turn comes (the first copy has made it active): the requests before it stay started.
 static int start_requests(size_t count, ompi_request_t** requests) {
   for (size_t i = 0; i < count; ++i) {
-    if (requests[i]->req_state == OMPI_REQUEST_ACTIVE) return MPI_ERR_REQUEST;
+    if (requests[i]->req_state == OMPI_REQUEST_ACTIVE) return refuse_start();
   }
   for (size_t i = 0; i < count; ++i) {
     cartplan_request_t* r = (cartplan_request_t*)requests[i];
-    if (r->super.req_state == OMPI_REQUEST_ACTIVE) return MPI_ERR_REQUEST;  // started just now
+    if (r->super.req_state == OMPI_REQUEST_ACTIVE) return refuse_start();  // started just now
     r->super.req_status = ompi_status_empty;
     r->super.req_complete = REQUEST_PENDING;  // before start: the work may complete it inside
     r->super.req_state = OMPI_REQUEST_ACTIVE;
@@ -91,7 +118,7 @@ int cartplan_openmpi_request_usable(void) {
   if (usable) {  // as libnbc sets up its list: grows 8 items at a time, no limit
     OBJ_CONSTRUCT(&nonblocking_requests, opal_free_list_t);
     usable = opal_free_list_init(&nonblocking_requests, sizeof(cartplan_request_t), 8, OBJ_CLASS(cartplan_request_t), 0, 0, 0,
-                                 -1, 8, NULL, 0, NULL, NULL, NULL) == OPAL_SUCCESS;
+                                 -1, 8, NULL, 0, NULL, note_made, NULL) == OPAL_SUCCESS;
   }
   return usable;
 }
@@ -175,6 +202,26 @@ void cartplan_openmpi_nonblocking_complete(MPI_Request request, int error) {
 }
 
 void cartplan_openmpi_request_complete(MPI_Request request) { ompi_request_complete(request, true); }
+
+// Held by the program alone (holders 1: the work let go, which it does only after completing
+// the request; a request the program freed while active is held by the work alone, and not
+// complete until the work lets go): freed as MPI_Request_free would.
+int cartplan_openmpi_nonblocking_reclaim(void) {
+  int freed = 0;
+  for (cartplan_request_t* r = all_made; r != NULL; r = r->made_before) {
+    if (__atomic_load_n(&r->holders, __ATOMIC_ACQUIRE) != 1 || !REQUEST_COMPLETE(&r->super)) continue;
+    ompi_request_t* handle = &r->super;
+    free_nonblocking(&handle);
+    ++freed;
+  }
+  return freed;
+}
+
+int cartplan_openmpi_nonblocking_held(void) {
+  int held = 0;
+  for (cartplan_request_t* r = all_made; r != NULL; r = r->made_before) held += __atomic_load_n(&r->holders, __ATOMIC_ACQUIRE) != 0;
+  return held;
+}
 
 int cartplan_openmpi_requests_complete(int n, const MPI_Request* requests) {
   for (int i = 0; i < n; ++i) {

@@ -84,6 +84,15 @@ void cartplan_openmpi_request_complete(MPI_Request request);
 // 1 if `request` was made by cartplan_openmpi_request_create (persistent; one comparison), else 0.
 int cartplan_openmpi_request_is_ours(MPI_Request request);
 
+// MPI_Finalize, once no work is running (every non-blocking request complete): frees every
+// non-blocking request the program still holds (complete but never freed by a completion call or
+// MPI_Request_free; erroneous, but its state would stay allocated to the end of the process), as
+// MPI_Request_free would. Not concurrently with any other call on these requests. Returns how many.
+int cartplan_openmpi_nonblocking_reclaim(void);
+// How many non-blocking requests are held by the program or by their work (for tests: 0 after
+// MPI_Finalize). A walk over every request the free list made; no MPI call.
+int cartplan_openmpi_nonblocking_held(void);
+
 // 1 if every one of the n requests (any kind of Open MPI request, MPI_REQUEST_NULL included) is
 // complete, 0 if one is not: a read of each request's completion flag, no progress, nothing
 // changed. Only where cartplan_openmpi_request_usable().

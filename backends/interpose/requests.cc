@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "backends/interpose/guard.h"
@@ -37,12 +38,17 @@ bool openmpi_kind();
 
 // Persistent requests by handle, and the tags of their self messages: 0..32766 (the standard's
 // least MPI_TAG_UB), reused after free. Under MPI_THREAD_MULTIPLE threads start and free their
-// requests concurrently: one mutex, taken only then (not on the non-blocking path).
+// requests concurrently: one mutex, taken only then. Also the fallback's generalized requests not
+// yet released, which clear_requests (MPI_Finalize) frees if the program never did: with that
+// kind every non-blocking call takes the mutex (under MPI_THREAD_MULTIPLE) and inserts into the
+// set (new_request), and its release erases it (discard). Open MPI's own kind of non-blocking
+// request never touches this (cartplan_openmpi_nonblocking_reclaim walks its free list instead).
 struct Persistents {
   std::mutex mu;
   std::unordered_map<MPI_Request, Operation*> ops;
   std::vector<int> free_tags;
   int next_tag = 0;
+  std::unordered_set<Operation*> generalized;
 };
 Persistents& persistents() {
   static Persistents p;
@@ -93,6 +99,10 @@ int query_fn(void* extra, MPI_Status* status) {
 void discard(void* ctx) {
   Inside inside;
   auto* op = static_cast<Operation*>(ctx);
+  if (!op->own_kind) {
+    Locked lock;
+    persistents().generalized.erase(op);
+  }
   if (op->x) mpi::Exchange::recycle(std::move(op->x));
   delete op;
 }
@@ -167,12 +177,11 @@ Operation* operation_of(std::unique_ptr<mpi::GraphExchange> x) {
   return op;
 }
 
-// The request of a non-blocking collective: Open MPI's own kind where its layout is trusted
-// (openmpi_kind, below; no generalized request's query and free callbacks on completion), else
-// a generalized request. Either is completed by the exchange's finish callback (finished).
-int issue_nonblocking(Operation* op, MPI_Request* request) {
+// A new request for op, Open MPI's own kind or a generalized request (then remembered until
+// discard). Where it fails, op is deleted.
+int new_request(Operation* op, MPI_Comm comm, MPI_Request* request) {
   op->own_kind = openmpi_kind();
-  const int rc = op->own_kind ? cartplan_openmpi_nonblocking_create(discard, op, op->error_comm(), request)
+  const int rc = op->own_kind ? cartplan_openmpi_nonblocking_create(discard, op, comm, request)
                               : PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
   if (rc != MPI_SUCCESS) {
     Inside inside;
@@ -180,11 +189,36 @@ int issue_nonblocking(Operation* op, MPI_Request* request) {
     return rc;
   }
   op->handle = *request;
+  if (!op->own_kind) {
+    Locked lock;
+    persistents().generalized.insert(op);
+  }
+  return MPI_SUCCESS;
+}
+
+// The request of a non-blocking collective: Open MPI's own kind where its layout is trusted
+// (openmpi_kind, below; no generalized request's query and free callbacks on completion), else
+// a generalized request. Either is completed by the exchange's finish callback (finished).
+int issue_nonblocking(Operation* op, MPI_Request* request) {
+  const int rc = new_request(op, op->error_comm(), request);
+  if (rc != MPI_SUCCESS) return rc;
   watch(op);
   const int started = launch(op);  // a new exchange: only fails if something is badly wrong
   if (started == MPI_SUCCESS) return MPI_SUCCESS;
   op->error = started;  // in the status on completion (query_fn for a generalized request)
   if (op->own_kind) cartplan_openmpi_nonblocking_complete(op->handle, started);
+  else PMPI_Grequest_complete(op->handle);
+  return MPI_SUCCESS;
+}
+
+// A request that completes at once with `error` in its status, of the kind issue_nonblocking
+// gives, holding no exchange.
+int issue_failed(int error, MPI_Comm comm, MPI_Request* request) {
+  auto* op = new Operation;
+  op->error = error;
+  const int rc = new_request(op, comm, request);
+  if (rc != MPI_SUCCESS) return rc;
+  if (op->own_kind) cartplan_openmpi_nonblocking_complete(op->handle, error);
   else PMPI_Grequest_complete(op->handle);
   return MPI_SUCCESS;
 }
@@ -300,6 +334,8 @@ int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* reques
   return issue_nonblocking(operation_of(std::move(x)), request);
 }
 
+int fail_nonblocking(int error, MPI_Comm comm, MPI_Request* request) { return issue_failed(error, comm, request); }
+
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request) {
   return register_persistent(operation_of(std::move(x)), request);
 }
@@ -326,6 +362,12 @@ bool is_self_message(MPI_Request request) {
   return op && op->self_message;
 }
 
+bool active_self_message(MPI_Request request) {
+  if (!any_self_message()) return false;
+  Operation* op = find_persistent(request);
+  return op && op->self_message && op->active;
+}
+
 int persistent_error(MPI_Request request) {
   if (!any_persistent_failed()) return MPI_SUCCESS;
   Operation* op = find_persistent(request);
@@ -335,8 +377,9 @@ int persistent_error(MPI_Request request) {
 bool start_if_self_message(MPI_Request* request, int* rc) {
   Operation* op = any_self_message() ? find_persistent(*request) : nullptr;
   if (!op || !op->self_message) return false;
-  if (op->active) {
-    *rc = MPI_ERR_REQUEST;  // already active
+  if (op->active) {  // already active: refused as Open MPI's MPI_Startall refuses it (openmpi_request.c)
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+    *rc = MPI_ERR_REQUEST;
     return true;
   }
   *rc = PMPI_Start(request);
@@ -354,9 +397,33 @@ int free_self_message(MPI_Request* request) {
   return PMPI_Request_free(request);
 }
 
+// Non-blocking requests the program never freed (erroneous: MPI wants every request completed
+// or freed before MPI_Finalize), once nothing is in flight: freed as MPI_Request_free would, so
+// that the exchanges they hold are released and a leak check sees nothing of cartplan's.
+void reclaim_nonblocking() {
+  cartplan_openmpi_nonblocking_reclaim();  // nothing if Open MPI's own kind was never set up
+  std::vector<MPI_Request> handles;
+  {
+    Locked lock;
+    for (Operation* op : persistents().generalized) handles.push_back(op->handle);
+  }
+  for (MPI_Request r : handles) PMPI_Request_free(&r);  // complete: its free_fn discards op
+}
+
+int unreleased_requests() {
+  int n = cartplan_openmpi_nonblocking_held();
+  std::lock_guard<std::mutex> lock(persistents().mu);  // not Locked: it may ask MPI, maybe finalized
+  return n + static_cast<int>(persistents().generalized.size() + persistents().ops.size());
+}
+
+// `flying` drops in `finished` before the request is completed to MPI (the completion follows
+// in the same callback, possibly on another thread): "nothing in flight" here means every
+// request is complete only if no other thread is inside MPI at MPI_Finalize (a program whose
+// threads still call MPI then is erroneous; nothing here guards against it).
 void clear_requests() {
   Inside inside;
   while (in_flight()) mpi::Exchange::progress_all();
+  reclaim_nonblocking();
   std::vector<MPI_Request> handles;
   for (const auto& entry : persistents().ops) handles.push_back(entry.first);
   for (MPI_Request r : handles) {

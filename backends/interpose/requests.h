@@ -53,6 +53,13 @@ namespace cartplan::interpose {
 // own kind, or a generalized request).
 int start_nonblocking(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 int start_nonblocking(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
+// A non-blocking call whose exchange could not be made (erroneous arguments only this rank
+// can see, such as an allgather's send block larger than its receive blocks): a request of the
+// same kind, complete with `error` in its status. So the call returns MPI_SUCCESS and the error
+// is reported by the completion call, through MPI_COMM_WORLD's error handler, as plain Open MPI
+// 4.1 reports the truncation of such a call (libnbc: docs/dropin.md). MPI_SUCCESS, or the code
+// of the request's creation (then nothing was made).
+int fail_nonblocking(int error, MPI_Comm comm, MPI_Request* request);
 // Wraps `x` (a persistent exchange, inactive) in a persistent request.
 int make_persistent(std::unique_ptr<mpi::Exchange> x, MPI_Request* request);
 int make_persistent(std::unique_ptr<mpi::GraphExchange> x, MPI_Request* request);
@@ -65,6 +72,9 @@ inline std::atomic<int> flying{0}, self_message_count{0}, persistent_failures{0}
 // Whether `request` is one of ours self-message persistent requests (nothing is looked up when
 // none exists; Open MPI's own kind needs nothing from the wrappers to start or free).
 bool is_self_message(MPI_Request request);
+// Whether `request` is one of ours self-message requests whose exchange is running (started,
+// not yet finished; one that finished is not seen as active: docs/dropin.md, Limitations).
+bool active_self_message(MPI_Request request);
 // MPI_Start of `*request` if it is one of ours self-message requests (true, with the MPI code
 // in *rc); false (nothing done) for any other request. One lookup.
 bool start_if_self_message(MPI_Request* request, int* rc);
@@ -87,8 +97,11 @@ inline bool polling() { return in_flight() && !mpi::progress_hook_available(); }
 // Advances every pending exchange once (and so signals those that finished).
 void pump();
 
-// MPI_Finalize: finishes what is in flight, releases every persistent request and the private
-// communicator.
+// MPI_Finalize: finishes what is in flight, frees every non-blocking request the program never
+// freed (erroneous, but their state would stay allocated: reclaim_nonblocking), releases every
+// persistent request and the private communicator.
 void clear_requests();
+// Requests of ours not yet released, of every kind (for tests: 0 after MPI_Finalize).
+int unreleased_requests();
 
 }  // namespace cartplan::interpose

@@ -22,7 +22,10 @@ namespace {
 // request of ours whose last start failed, or poll where the progress hook is off
 // (requests.h). With the hook, Open MPI's own waiting loop progresses cartplan's exchanges and
 // completes their requests.
-bool ours_alive() { return any_persistent_failed() || polling(); }
+// Inline in every completion wrapper, whose pass-through is then a test and a tail jump to PMPI
+// (the rest of each wrapper is a separate function: a frame set up for it would be paid by every
+// pass-through too).
+__attribute__((always_inline)) inline bool ours_alive() { return any_persistent_failed() || polling(); }
 
 // After a completion call: a completed persistent request of ours whose exchange failed
 // reports that error (MPI_ERR_IN_STATUS for arrays, with the status' MPI_ERROR set).
@@ -70,6 +73,22 @@ inline int blocking_uniform(bool gather, BlockingUniform pmpi, const void* sendb
   return blocking_uniform_cartplan(gather, pmpi, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, *a);
 }
 
+// PMPI_Ineighbor_alltoall and PMPI_Ineighbor_allgather.
+using NonblockingUniform = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm, MPI_Request*);
+
+// MPI_Ineighbor_alltoall (allgather if `gather`) once the wrapper's inline test (passes) found
+// that cartplan may run it. Out of line, so that a pass-through sets up no frame for it.
+__attribute__((noinline)) int nonblocking_uniform_cartplan(bool gather, NonblockingUniform pmpi, const void* sendbuf, int sendcount,
+                                                           MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  const bool ran = gather ? neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                               comm, MPI_INFO_NULL, request, &rc)
+                          : neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                              comm, MPI_INFO_NULL, request, &rc);
+  return ran ? rc : pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 // Whether a persistent request of ours occurs twice among the n (erroneous; Open MPI 4.1 would
 // start it twice and drop our refusal of the second start). Only our requests are compared, and
 // only while some exist, so a program's own MPI_Startall pays one load.
@@ -81,6 +100,166 @@ bool duplicate_of_ours(int n, const MPI_Request* requests) {
       if (requests[j] == requests[i]) return true;
   }
   return false;
+}
+
+// MPI_Startall with self-message requests of ours alive (the fallback kind, requests.h). As
+// Open MPI's MPI_Startall, which checks every request before it starts any: an active one of
+// ours refuses the call before anything starts; then the others start in one PMPI_Startall (so
+// Open MPI checks them alike: it refuses an active one, where PMPI_Start would start an active
+// point-to-point request again), and ours only if it succeeded. MPI_Startall may start its
+// requests in any order (MPI-4, Sect. 3.9).
+int startall_with_self_messages(int count, MPI_Request* requests) {
+  for (int i = 0; i < count; ++i)
+    if (active_self_message(requests[i])) {
+      PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+      return MPI_ERR_REQUEST;
+    }
+  std::vector<char> ours(count);
+  std::vector<MPI_Request> others;
+  for (int i = 0; i < count; ++i) {
+    ours[i] = is_self_message(requests[i]);
+    if (!ours[i]) others.push_back(requests[i]);
+  }
+  if (!others.empty()) {
+    const int rc = PMPI_Startall(static_cast<int>(others.size()), others.data());
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  for (int i = 0; i < count; ++i) {
+    int rc = MPI_SUCCESS;
+    if (ours[i] && start_if_self_message(&requests[i], &rc) && rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// ---- the completion calls past their pass-through (the wrappers below) ----------------------
+// Never inlined: a pass-through then sets up no frame for them.
+
+__attribute__((noinline)) int start_ours(MPI_Request* request) {
+  int rc = MPI_SUCCESS;
+  if (start_if_self_message(request, &rc)) return rc;
+  return PMPI_Start(request);
+}
+
+__attribute__((noinline)) int startall_ours(int count, MPI_Request array_of_requests[]) {
+  // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
+  // of ours, drop the refusal of the second start. Refused here before anything starts, as
+  // Open MPI's MPI_Startall refuses an active request (MPI_COMM_WORLD's error handler).
+  if (count > 1 && duplicate_of_ours(count, array_of_requests)) {
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+    return MPI_ERR_REQUEST;
+  }
+  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
+  return startall_with_self_messages(count, array_of_requests);
+}
+
+__attribute__((noinline)) int request_free_ours(MPI_Request* request) {
+  if (is_self_message(*request)) return free_self_message(request);
+  return PMPI_Request_free(request);
+}
+
+__attribute__((noinline)) int test_ours(MPI_Request* request, int* flag, MPI_Status* status) {
+  const MPI_Request before = *request;
+  if (polling()) pump();
+  const int rc = PMPI_Test(request, flag, status);
+  return *flag ? array_errors(rc, 1, &before, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0}) : rc;
+}
+
+__attribute__((noinline)) int wait_ours(MPI_Request* request, MPI_Status* status) {
+  const MPI_Request before = *request;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
+  // Without the progress hook, poll while accelerated requests are in flight, so that waiting
+  // here drives their phases.
+  while (polling()) {
+    pump();
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return array_errors(rc, 1, &before, st, {0});
+  }
+  return array_errors(PMPI_Wait(request, status), 1, &before, st, {0});
+}
+
+__attribute__((noinline)) int testall_ours(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  if (polling()) pump();
+  const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  if (!*flag) return rc;
+  std::vector<int> all(count);
+  for (int i = 0; i < count; ++i) all[i] = i;
+  return array_errors(rc, count, before.data(), array_of_statuses, all);
+}
+
+__attribute__((noinline)) int waitall_ours(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  std::vector<int> all(count);
+  for (int i = 0; i < count; ++i) all[i] = i;
+  while (polling()) {
+    pump();
+    int flag = 0;
+    const int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
+    if (flag || rc != MPI_SUCCESS) return array_errors(rc, count, before.data(), array_of_statuses, all);
+  }
+  return array_errors(PMPI_Waitall(count, array_of_requests, array_of_statuses), count, before.data(), array_of_statuses, all);
+}
+
+__attribute__((noinline)) int testany_ours(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  if (polling()) pump();
+  const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
+  if (!*flag || *index == MPI_UNDEFINED) return rc;
+  return array_errors(rc, 1, &before[*index], status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0});
+}
+
+__attribute__((noinline)) int waitany_ours(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    if (!polling()) {
+      rc = PMPI_Waitany(count, array_of_requests, index, status);
+      break;
+    }
+    pump();
+    int flag = 0;
+    rc = PMPI_Testany(count, array_of_requests, index, &flag, status);
+    if (flag || rc != MPI_SUCCESS) break;
+  }
+  if (*index == MPI_UNDEFINED) return rc;
+  return array_errors(rc, 1, &before[*index], st, {0});
+}
+
+// After MPI_Testsome / MPI_Waitsome: the errors of the completed persistent requests of ours.
+int some_errors(int rc, const std::vector<MPI_Request>& before, const int* outcount, const int array_of_indices[],
+                MPI_Status array_of_statuses[]) {
+  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
+  std::vector<MPI_Request> done(*outcount);
+  for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
+  std::vector<int> all(*outcount);
+  for (int k = 0; k < *outcount; ++k) all[k] = k;
+  return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
+}
+
+__attribute__((noinline)) int testsome_ours(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                                            MPI_Status array_of_statuses[]) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+  if (polling()) pump();
+  const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  return some_errors(rc, before, outcount, array_of_indices, array_of_statuses);
+}
+
+__attribute__((noinline)) int waitsome_ours(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                                            MPI_Status array_of_statuses[]) {
+  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+  int rc = MPI_SUCCESS;
+  for (;;) {
+    if (!polling()) {
+      rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+      break;
+    }
+    pump();
+    rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (rc != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount > 0) break;
+  }
+  return some_errors(rc, before, outcount, array_of_indices, array_of_statuses);
 }
 
 }  // namespace
@@ -189,11 +368,8 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (forward() || passes(comm, shape_of(false, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
     return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  int rc = MPI_SUCCESS;
-  if (neighbor_alltoall(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                      MPI_INFO_NULL, request, &rc))
-    return rc;
-  return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return nonblocking_uniform_cartplan(false, PMPI_Ineighbor_alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                      request);
 }
 
 int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -221,11 +397,8 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   if (forward() || passes(comm, shape_of(true, Form::kNonblocking, sendcount, sendtype, recvcount, recvtype)))
     return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  int rc = MPI_SUCCESS;
-  if (neighbor_allgather(Form::kNonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                       MPI_INFO_NULL, request, &rc))
-    return rc;
-  return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  return nonblocking_uniform_cartplan(true, PMPI_Ineighbor_allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                      request);
 }
 
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -292,31 +465,27 @@ int MPIX_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
 }
 
 // ---- requests ------------------------------------------------------------------------------
+// Each wrapper's pass-through (forward(), or nothing of ours that the call could concern) is an
+// inline test and a tail jump to PMPI; the rest is a function of its own above (*_ours), so
+// that its frame is not set up on every call.
 
 int MPI_Start(MPI_Request* request) {
-  int rc = MPI_SUCCESS;
   // Open MPI's own kind of persistent request of ours starts inside PMPI_Start (requests.h).
-  if (!forward() && request && start_if_self_message(request, &rc)) return rc;
-  return PMPI_Start(request);
+  if (forward() || !request || !any_self_message()) return PMPI_Start(request);
+  return start_ours(request);
 }
 
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
-  if (forward()) return PMPI_Startall(count, array_of_requests);
-  // The same handle twice is erroneous: Open MPI 4.1 would start it twice and, for a request
-  // of ours, drop the refusal of the second start. Refused here before anything starts.
-  if (count > 1 && duplicate_of_ours(count, array_of_requests)) return MPI_ERR_REQUEST;
-  if (!any_self_message()) return PMPI_Startall(count, array_of_requests);
-  for (int i = 0; i < count; ++i) {
-    int rc = MPI_SUCCESS;
-    if (!start_if_self_message(&array_of_requests[i], &rc)) rc = PMPI_Start(&array_of_requests[i]);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return MPI_SUCCESS;
+  // Nothing of ours could be among them, nothing to start, or erroneous arguments (count < 0,
+  // no array): Open MPI does it all and checks them.
+  if (forward() || count <= 0 || !array_of_requests || (!any_persistent() && !any_self_message()))
+    return PMPI_Startall(count, array_of_requests);
+  return startall_ours(count, array_of_requests);
 }
 
 int MPI_Request_free(MPI_Request* request) {
-  if (!forward() && request && is_self_message(*request)) return free_self_message(request);
-  return PMPI_Request_free(request);
+  if (forward() || !request || !any_self_message()) return PMPI_Request_free(request);
+  return request_free_ours(request);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
@@ -326,114 +495,44 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Test(request, flag, status);
-  const MPI_Request before = *request;
-  if (polling()) pump();
-  const int rc = PMPI_Test(request, flag, status);
-  return *flag ? array_errors(rc, 1, &before, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0}) : rc;
+  return test_ours(request, flag, status);
 }
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Wait(request, status);
-  const MPI_Request before = *request;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
-  // Without the progress hook, poll while accelerated requests are in flight, so that waiting
-  // here drives their phases.
-  while (polling()) {
-    pump();
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (flag || rc != MPI_SUCCESS) return array_errors(rc, 1, &before, st, {0});
-  }
-  return array_errors(PMPI_Wait(request, status), 1, &before, st, {0});
+  return wait_ours(request, status);
 }
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  if (polling()) pump();
-  const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
-  if (!*flag) return rc;
-  std::vector<int> all(count);
-  for (int i = 0; i < count; ++i) all[i] = i;
-  return array_errors(rc, count, before.data(), array_of_statuses, all);
+  return testall_ours(count, array_of_requests, flag, array_of_statuses);
 }
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  std::vector<int> all(count);
-  for (int i = 0; i < count; ++i) all[i] = i;
-  while (polling()) {
-    pump();
-    int flag = 0;
-    const int rc = PMPI_Testall(count, array_of_requests, &flag, array_of_statuses);
-    if (flag || rc != MPI_SUCCESS) return array_errors(rc, count, before.data(), array_of_statuses, all);
-  }
-  return array_errors(PMPI_Waitall(count, array_of_requests, array_of_statuses), count, before.data(), array_of_statuses, all);
+  return waitall_ours(count, array_of_requests, array_of_statuses);
 }
 
 int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Testany(count, array_of_requests, index, flag, status);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  if (polling()) pump();
-  const int rc = PMPI_Testany(count, array_of_requests, index, flag, status);
-  if (!*flag || *index == MPI_UNDEFINED) return rc;
-  return array_errors(rc, 1, &before[*index], status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status, {0});
+  return testany_ours(count, array_of_requests, index, flag, status);
 }
 
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   if (forward() || !ours_alive()) return PMPI_Waitany(count, array_of_requests, index, status);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status;
-  int rc = MPI_SUCCESS;
-  for (;;) {
-    if (!polling()) {
-      rc = PMPI_Waitany(count, array_of_requests, index, status);
-      break;
-    }
-    pump();
-    int flag = 0;
-    rc = PMPI_Testany(count, array_of_requests, index, &flag, status);
-    if (flag || rc != MPI_SUCCESS) break;
-  }
-  if (*index == MPI_UNDEFINED) return rc;
-  return array_errors(rc, 1, &before[*index], st, {0});
+  return waitany_ours(count, array_of_requests, index, status);
 }
 
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
-  if (polling()) pump();
-  const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
-  std::vector<MPI_Request> done(*outcount);
-  for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
-  std::vector<int> all(*outcount);
-  for (int k = 0; k < *outcount; ++k) all[k] = k;
-  return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
+  return testsome_ours(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                  MPI_Status array_of_statuses[]) {
   if (forward() || !ours_alive()) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-  const std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
-  int rc = MPI_SUCCESS;
-  for (;;) {
-    if (!polling()) {
-      rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-      break;
-    }
-    pump();
-    rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (rc != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount > 0) break;
-  }
-  if (*outcount == MPI_UNDEFINED || *outcount == 0 || !any_persistent_failed()) return rc;
-  std::vector<MPI_Request> done(*outcount);
-  for (int k = 0; k < *outcount; ++k) done[k] = before[array_of_indices[k]];
-  std::vector<int> all(*outcount);
-  for (int k = 0; k < *outcount; ++k) all[k] = k;
-  return array_errors(rc, *outcount, done.data(), array_of_statuses, all);
+  return waitsome_ours(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 // For tests and tools: whether the drop-in found a stencil behind `comm` (its calls may then be
@@ -450,5 +549,8 @@ long CARTPLAN_Accelerated_calls(MPI_Comm comm) {
   AcceleratedComm* a = find_comm(comm);
   return a ? a->calls.load() : -1;
 }
+// ... and how many of its requests are not yet released (every kind; no MPI call, so it may be
+// asked after MPI_Finalize, which must have released them all).
+int CARTPLAN_Unreleased_requests(void) { return unreleased_requests(); }
 
 }  // extern "C"

@@ -164,7 +164,7 @@ void Exchange::note(MpiStatus s) {
 
 // The common case of check_arrival, without building a status: a send, or a receive that
 // brought exactly what was expected.
-bool Exchange::arrived_whole(std::size_t j, const MPI_Status& st) const {
+inline bool Exchange::arrived_whole(std::size_t j, const MPI_Status& st) const {
   const Post& post = posts_[j];
   if (!post.recv) return true;
 #ifdef OPEN_MPI

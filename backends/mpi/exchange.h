@@ -266,7 +266,7 @@ class Exchange {
   void step(bool block, bool post_only = false);
   void fail(std::size_t first, std::size_t n, MpiStatus s);
   MpiStatus check_arrival(std::size_t request, const MPI_Status& status, bool error_valid);
-  bool arrived_whole(std::size_t request, const MPI_Status& status) const;
+  inline bool arrived_whole(std::size_t request, const MPI_Status& status) const;
   void note(MpiStatus s);  // keeps the first error of this start
   MpiStatus run_typed(const LocalCopy& c);
   MpiStatus run_actions(const std::vector<Action>& actions);

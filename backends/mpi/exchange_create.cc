@@ -113,9 +113,9 @@ MpiStatus Exchange::confirm(NeighborhoodComm& nc, const MpiStatus& built) {
   int worst = 0;
   CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, nc.internal()));
   if (worst == 0) return {};
-  return built.ok() ? mpi_error(worst, "another rank could not build its part of this collective (error class " +
-                                           std::to_string(worst) + " there)")
-                    : mpi_error(worst, built.message);
+  return agreed_status(built.ok() ? mpi_error(worst, "another rank could not build its part of this collective (error class " +
+                                                         std::to_string(worst) + " there)")
+                                  : mpi_error(worst, built.message));
 }
 
 void Exchange::recycle(std::unique_ptr<Exchange> x) {

@@ -100,7 +100,14 @@ struct BlockingCache {
   std::unique_ptr<Exchange> exchange;
   // Whether `c` names the same buffers, counts and datatypes as the call the cached exchange
   // was built and checked for (then nothing needs to be looked at again).
-  bool repeats(const CallKey* c) const { return c && exchange && call && call->words == c->words; }
+  // Compared word by word: std::array's operator== is a call to memcmp, which costs more than
+  // the comparison itself.
+  bool repeats(const CallKey* c) const {
+    if (!c || !exchange || !call) return false;
+    for (std::size_t i = 0; i < c->words.size(); ++i)
+      if (call->words[i] != c->words[i]) return false;
+    return true;
+  }
   void forget();
 };
 

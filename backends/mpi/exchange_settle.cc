@@ -54,9 +54,9 @@ bool contiguous_type(MPI_Datatype type) {
 // The error every rank returns after an agreement found one: the largest error class any rank
 // reported (so every rank returns the same class), with this rank's own message if it had one.
 MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
-  if (!local.ok()) return mpi_error(agreed_class, local.message);
-  return mpi_error(agreed_class, "another rank passed invalid arguments to this collective (error class " +
-                                     std::to_string(agreed_class) + " there)");
+  if (!local.ok()) return agreed_status(mpi_error(agreed_class, local.message));
+  return agreed_status(mpi_error(agreed_class, "another rank passed invalid arguments to this collective (error class " +
+                                     std::to_string(agreed_class) + " there)"));
 }
 
 // One agreement: the MAX of every rank's words, and for persistent init the lanes held anywhere
@@ -178,12 +178,12 @@ MpiStatus agree_on_sizes(NeighborhoodComm& nc, const ExchangeSpec& spec, const O
   if (!agreed.ok()) return agreed;
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   if (all[all.size() - 2] != -all[all.size() - 1])
-    return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective");
+    return agreed_status(mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan Info options to this collective"));
   for (std::size_t k = 0; k < keys; ++k) {
     sizes.hi[k] = all[1 + 2 * k];
     if (sizes.hi[k] < 0) continue;  // no rank uses this block (its -min entry is the sentinel)
     sizes.lo[k] = -all[2 + 2 * k];
-    if (sizes.lo[k] != sizes.hi[k]) return size_mismatch(spec, static_cast<int>(k), sizes.lo[k], sizes.hi[k]);
+    if (sizes.lo[k] != sizes.hi[k]) return agreed_status(size_mismatch(spec, static_cast<int>(k), sizes.lo[k], sizes.hi[k]));
   }
   contiguous->assign(keys, true);
   for (std::size_t k = 0; k < keys; ++k) (*contiguous)[k] = all[1 + 2 * keys + k] == 0;

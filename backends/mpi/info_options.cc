@@ -169,6 +169,7 @@ std::vector<double> model_prices(const engine::CostModel& m) {
   std::vector<double> prices;
   for (const engine::CostTerm& t : engine::kCostTerms) prices.push_back(m.*t.price);
   prices.push_back(static_cast<double>(m.eager_limit_bytes));
+  prices.push_back(m.phase_overlap);
   return prices;
 }
 

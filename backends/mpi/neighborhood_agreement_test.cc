@@ -1,6 +1,7 @@
 // Tests for the creation agreement's description and its message, without MPI: what is in the
 // description, and that the difference named is the first one.
 #include "backends/mpi/neighborhood_agreement.h"
+#include "backends/mpi/info_options.h"
 
 #include <doctest/doctest.h>
 
@@ -58,6 +59,17 @@ TEST_CASE("every term of the cost model's table and the eager limit are in the d
   Args a = root;
   a.options.model.eager_limit_bytes += 1;
   CHECK(a.describe() != root.describe());
+}
+
+TEST_CASE("phase_overlap, not a row of the table, is agreed and fingerprinted") {
+  // It changes the plan like a price (docs/cost-model.md, "Phase overlap"), so ranks must agree on
+  // it, and a cached plan or a placement model's fingerprint must not survive a change of it alone.
+  const Args root;
+  Args a = root;
+  a.options.model.phase_overlap = 0.5;
+  CHECK(a.describe() != root.describe());
+  CHECK(model_prices(a.options.model) != model_prices(root.options.model));  // halo.cc's model_fingerprint
+  CHECK(options_fingerprint(a.options) != options_fingerprint(root.options));
 }
 
 TEST_CASE("d and t differ") {

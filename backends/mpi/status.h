@@ -13,8 +13,16 @@ namespace cartplan::mpi {
 struct MpiStatus {
   int code = MPI_SUCCESS;
   std::string message;
+  // The failure is the result of an agreement among the communicator's ranks (every rank
+  // returns it alike), not one rank's alone.
+  bool agreed = false;
   bool ok() const { return code == MPI_SUCCESS; }
 };
+
+inline MpiStatus agreed_status(MpiStatus s) {
+  s.agreed = true;
+  return s;
+}
 
 inline MpiStatus mpi_error(int code, std::string message) { return MpiStatus{code, std::move(message)}; }
 

@@ -13,7 +13,9 @@ direct plan and the halo API's direct plan, which all send one message per neigh
     python3 bench/smpi/halo_replay.py --cartplan BIN [--model-dir DIR] [--suffix S] FILE...
         # the model of a file on platform PL: DIR/cost_model_PL_p256S.json (default DIR:
         # bench/results/smpi, S empty: the models the runs used)
-Prints one markdown row per file and a last line "within 5 % of the best variant at N of M runs"."""
+Prints one markdown row per file (a dimwise pick with its dimension order; the runs' dimwise plans are
+those of the models they ran with) and the last lines "within 5 % of the best variant at N of M runs" and
+"slower than the linear loop by more than 5 % at N of M runs" (runs with a linear loop)."""
 import argparse
 import json
 import os
@@ -39,7 +41,8 @@ def pick(cartplan, run, model):
         sys.exit(f"halo_replay.py: {' '.join(args)}: {out.stderr.strip()}")
     cands = json.loads(out.stdout)["candidates"]
     chosen = [c for c in cands if c["picked"]][0]
-    return chosen["algorithm"], chosen["predicted_us"]
+    order = f" [{','.join(str(k) for k in chosen['dim_order'])}]" if chosen["algorithm"] == "dimwise" else ""
+    return chosen["algorithm"], chosen["predicted_us"], order
 
 
 def spread(vs):
@@ -56,23 +59,27 @@ def main():
     a = ap.parse_args()
     print("| platform | p | d | n | k | pick (predicted us) | pick measured | best variant | pick / best | same-message spread |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    within = total = 0
+    within = total = slower = loops = 0
     for path in a.files:
         run = halo_table.parse(path)
         vs = run["variants"]
         if "d" not in run or "halo API direct" not in vs:
             continue
         model = os.path.join(a.model_dir, f"cost_model_{run['platform']}_p256{a.suffix}.json")
-        algo, predicted = pick(a.cartplan, run, model)
+        algo, predicted, order = pick(a.cartplan, run, model)
         measured = vs[f"halo API {algo}"][1]
         best = min(vs, key=lambda name: vs[name][1])
         ratio = measured / vs[best][1]
         total += 1
         within += ratio <= TOLERANCE
-        print(f"| {run['platform']} | {run['np']} | {run['d']} | {run['n']} | {run['k']} | {algo} ({predicted:.2f}) | "
+        if "linear Isend/Irecv" in vs:
+            loops += 1
+            slower += measured > TOLERANCE * vs["linear Isend/Irecv"][1]
+        print(f"| {run['platform']} | {run['np']} | {run['d']} | {run['n']} | {run['k']} | {algo} ({predicted:.2f}){order} | "
               f"{measured:.2f} | {best} {vs[best][1]:.2f} | {ratio:.3f}{'' if ratio <= TOLERANCE else ' **miss**'} | "
               f"{spread(vs):.2f} |")
     print(f"\nwithin 5 % of the best variant at {within} of {total} runs")
+    print(f"slower than the linear loop by more than 5 % at {slower} of {loops} runs")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 #   DIMS=2 bash bench/smpi/halo_scale.sh PLATFORM NP N HALO [LIMIT_S]   # -> bench/results/smpi/halo_<platform>_p<np>_d2_n<N>_k<HALO>.txt
 # DIMS=3 given explicitly names the file ..._d3_... (the sweep of bench/smpi/halo_sweep.sh).
 # HALO_ARGS: more options for tools/halo (e.g. "--tune measure"); HALO_OUT_DIR: where the file
-# goes instead of bench/results/smpi (bench/smpi/measure_mode.sh sets both).
+# goes instead of bench/results/smpi (bench/smpi/measure_mode.sh sets both); HALO_MODEL: the model
+# file instead of the platform's committed p = 256 one.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -15,7 +16,7 @@ d=${DIMS:-3}
 r=bench/results/smpi
 out="${HALO_OUT_DIR:-$r}/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}.txt"
 extra=${HALO_ARGS:-}
-model="$r/cost_model_${pl}_p256.json"
+model="${HALO_MODEL:-$r/cost_model_${pl}_p256.json}"  # HALO_MODEL: another model file
 # HALO_BIN_DIR: a directory holding an SMPI build's tools/halo (a sweep builds once; no bazel here).
 if [ -n "${HALO_BIN_DIR:-}" ]; then
   bin="$HALO_BIN_DIR"

@@ -28,36 +28,36 @@ std::vector<Coords> representatives(const Grid& grid) {
   return out;
 }
 
-// The placement counts of `program`'s sends on `grid`.
-void add_placement(const HaloProgram& program, const Grid& grid, int ranks_per_node, Features& f) {
-  const Coords here = grid.coords(program.rank);
-  PlacementCounter placed;
-  for (const HaloPhaseProgram& ph : program.phases) {
-    for (const HaloTransfer& t : ph.sends) {
-      if (t.peer == program.rank) continue;
-      Offset shift = grid.coords(t.peer);
-      for (int k = 0; k < grid.ndims(); ++k) shift[k] -= here[k];
-      placed.add(*shift_traffic(grid, ranks_per_node, shift), static_cast<double>(t.cells * program.array.elem_bytes), f);
-    }
-    placed.end_phase(f);
-  }
-}
-
 }  // namespace
 
+// Each send's own counts (a message, its bytes, the rendezvous step above the eager limit) are built
+// once, added to the totals and, with a node map, to the placement counts and the phase's sides, as
+// count_features does (engine/features.cc).
 Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes, const Grid* grid,
                        int ranks_per_node) {
   Features f;
   const std::int64_t e = program.array.elem_bytes;
   const HaloCounts n = count(program);
-  f.messages = static_cast<double>(n.sends);
   f.phases = n.phases;
-  f.wire_bytes = static_cast<double>(n.sent_bytes);
   f.copy_bytes = static_cast<double>(n.self_bytes);
-  for (const HaloPhaseProgram& ph : program.phases)
-    for (const HaloTransfer& t : ph.sends)
-      if (t.peer != program.rank && t.cells * e > eager_limit_bytes) f.rendezvous += 1;
-  if (grid && ranks_per_node >= 1 && ranks_per_node < grid->size()) add_placement(program, *grid, ranks_per_node, f);
+  const bool placement = grid && ranks_per_node >= 1 && ranks_per_node < grid->size();
+  const Coords here = placement ? grid->coords(program.rank) : Coords{};
+  PlacementCounter placed;
+  for (const HaloPhaseProgram& ph : program.phases) {
+    for (const HaloTransfer& t : ph.sends) {
+      if (t.peer == program.rank) continue;
+      Features one;
+      one.messages = 1;
+      one.wire_bytes = static_cast<double>(t.cells * e);
+      one.rendezvous = t.cells * e > eager_limit_bytes ? 1 : 0;
+      add_scaled(f, one, 1.0);
+      if (!placement) continue;
+      Offset shift = grid->coords(t.peer);
+      for (int k = 0; k < grid->ndims(); ++k) shift[k] -= here[k];
+      placed.add(*shift_traffic(*grid, ranks_per_node, shift), one.wire_bytes, 1.0, one, f);
+    }
+    if (placement) placed.end_phase(f);
+  }
   return f;
 }
 

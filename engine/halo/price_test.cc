@@ -118,4 +118,50 @@ TEST_CASE("placement: the phase that leaves a node loads its link with the node'
   CHECK(priced->us == doctest::Approx(without->us + 0.001 * 16 * 2 * 6144));
 }
 
+TEST_CASE("phase overlap: a phase costs the dearer of its on-node and off-node sends") {
+  // 2-D 256x256, ghost 3 (6144-byte faces, 72-byte corners) on 8x8 with 16 ranks per node (a node
+  // is two rows): a rank's peer in dimension 0 is off-node for half the ranks, in dimension 1 never.
+  Result<HaloBinder> dim = HaloBinder::create(plan_halo_dimwise(moore2(256, 3), {0, 1}));
+  Result<HaloBinder> direct = HaloBinder::create(plan_halo_direct(moore2(256, 3)));
+  REQUIRE(dim);
+  REQUIRE(direct);
+  Result<Grid> torus = Grid::create({8, 8}, {true, true});
+  REQUIRE(torus);
+  CostModel m = CostModel::linear(0.5, 0.0002);
+  m.phase_us = 0.3;
+  m.off_node_beta_us_per_byte = 0.003;
+  const auto side = [&](double messages, double bytes, double off_bytes) {
+    return messages * m.alpha_us + bytes * m.beta_us_per_byte + off_bytes * m.off_node_beta_us_per_byte;
+  };
+  // direct, one phase: on-node 5 messages (2 faces + half of 2 faces and 4 corners), 18576 B;
+  // off-node 3 messages, 6288 B. dimwise: phase 0 one face each side, phase 1 two 6288-byte faces on-node.
+  const double direct_on = side(5, 18576, 0), direct_off = side(3, 6288, 6288);
+  const double dim0_on = side(1, 6144, 0), dim0_off = side(1, 6144, 6144), dim1_on = side(2, 12576, 0);
+  Result<HaloCost> a = price_halo(*direct, m, *torus, 16), b = price_halo(*dim, m, *torus, 16);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(a->terms.counts.sides.size() == 1);
+  CHECK(a->terms.counts.sides[0].off.messages == 3);
+  CHECK(a->terms.counts.sides[0].on.wire_bytes == 18576);
+  CHECK(a->terms.counts.sides[0].off.node_link_bytes == 16 * 6144 + 32 * 72);
+  CHECK(a->us == doctest::Approx(m.phase_us + direct_on + direct_off));  // the sum: dimwise is cheaper
+  CHECK(b->us == doctest::Approx(2 * m.phase_us + dim0_on + dim0_off + dim1_on));
+  CHECK(b->us < a->us);
+  m.phase_overlap = 1;  // concurrent sides: direct's on-node sends run under its off-node ones
+  a = price_halo(*direct, m, *torus, 16);
+  b = price_halo(*dim, m, *torus, 16);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->us == doctest::Approx(m.phase_us + direct_off));
+  CHECK(b->us == doctest::Approx(2 * m.phase_us + dim0_off + dim1_on));
+  CHECK(a->us < b->us);
+  CHECK(a->terms.overlap_us == doctest::Approx(-direct_on));
+  CHECK(explain(*a, m).find("overlap 1.00 x hidden = ") != std::string::npos);
+  // Without a node map nothing is split: every send is on the node, and the sum stands.
+  Result<HaloCost> one_node = price_halo(*direct, m, *torus);
+  REQUIRE(one_node);
+  CHECK(one_node->terms.overlap_us == 0);
+  CHECK(one_node->us == doctest::Approx(m.phase_us + side(8, 4 * 6144 + 4 * 72, 0)));
+}
+
 }  // namespace cartplan::engine::halo
