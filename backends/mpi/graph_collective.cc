@@ -16,7 +16,6 @@
 #include "backends/mpi/graph_sized_chain.h"
 #include "backends/mpi/graph_sizes.h"
 #include "engine/graph/auto_candidates.h"
-#include "engine/graph/price_table.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -118,11 +117,9 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
   std::int64_t largest = 0;
   for (const auto* list : {&out->send_bytes, &out->recv_bytes})
     for (std::int64_t b : *list) largest = std::max(largest, b);
-  out->block_bytes = out->price_bytes = largest;
-  // A v form is priced at its mean block (price_table.h): init takes the largest over ranks.
-  if (c.varied) out->price_bytes = engine::graph::v_form_price_bytes(out->send_bytes, out->recv_bytes);
+  out->block_bytes = largest;
   if (out->varied) return {};
-  if (out->send_bytes.empty() && out->recv_bytes.empty() && !c.per_edge_types) out->block_bytes = out->price_bytes = edgeless_block_bytes(c);
+  if (out->send_bytes.empty() && out->recv_bytes.empty() && !c.per_edge_types) out->block_bytes = edgeless_block_bytes(c);
   const std::int64_t sbytes = out->send_bytes.empty() ? -1 : out->send_bytes[0], rbytes = out->recv_bytes.empty() ? -1 : out->recv_bytes[0];
   if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes)
     return mpi_error(MPI_ERR_ARG, "sendcount x sendtype (" + std::to_string(sbytes) + " bytes) and recvcount x recvtype (" +
@@ -363,7 +360,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   if (local.ok()) local = make_buffers(g, c, &b);
   if (local.ok()) local = caller_error;
   const bool edgeless = b.send.empty() && b.recv.empty();
-  const std::int64_t mine = local.ok() && !edgeless ? b.price_bytes : -1;  // the uniform forms': block_bytes
+  const std::int64_t mine = local.ok() && !edgeless ? b.block_bytes : -1;
   Agreed agreed;
   MpiStatus s = agree_init(g, local, o, mine, &agreed);
   if (!s.ok()) return s;

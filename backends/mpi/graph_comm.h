@@ -52,7 +52,8 @@ namespace cartplan::mpi {
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
 //   cartplan_grid_dims  auto | 2 | 3 | 4: the virtual grid of grid, grid_dims(p, d) (auto: auto
-//                       prices each, forced grid runs the 2-D one)
+//                       prices each, the 4-D one for alltoall(v) only; forced grid runs the
+//                       2-D one; 4 also gives an allgather's auto the 4-D grid)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 //   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
 //                       grid: the combining candidates auto constructs and prices (default auto:
@@ -122,8 +123,9 @@ class GraphComm {
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
   // cumulative, the 2-D grid, and the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
-  // 3 (4) dimensions.
-  std::vector<engine::graph::TableCandidate> auto_candidates() const;
+  // 3 (4) dimensions; the 4-D grid only `with_grid4` (price_table.h's grid4_in_auto: graph auto's
+  // allgather neither constructs nor picks it unless Info cartplan_grid_dims=4).
+  std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true) const;
   // How many dimensions the virtual grid of a grid candidate has here (1 to 4; 0 for p = 1).
   int grid_ndims(int grid_d) const;
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
@@ -151,8 +153,8 @@ class GraphComm {
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
-  // Auto's agreed table for (theta, candidates_key of the allowed candidates).
-  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, const Table** out);
+  // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4).
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out);
 
   int rank_;
   int size_;

@@ -44,11 +44,8 @@ struct GraphBuffers {
   std::vector<BlockSpec> send;  // allgather: one; alltoall: one per out-edge (MPI's order)
   std::vector<BlockSpec> recv;  // one per in-edge (MPI's order)
   std::vector<std::int64_t> send_bytes, recv_bytes;  // per block
-  // The largest block of this rank; for the non-v forms every block's.
+  // The largest block of this rank (the size auto looks up); for the non-v forms every block's.
   std::int64_t block_bytes = 0;
-  // The size auto looks up: block_bytes, but for the v forms this rank's mean block, rounded up
-  // (graph_collective.cc's make_buffers; persistent init takes the largest over ranks).
-  std::int64_t price_bytes = 0;
   // Per temp slot of the schedule (graph_sizes.h learns them for the v forms); empty: every
   // temp slot holds block_bytes.
   std::vector<std::int64_t> temp_bytes;

@@ -48,15 +48,6 @@ void add_prices(GraphOp op, const TableCandidate& c, const ir::graph::RankSchedu
     (*table)[base + static_cast<std::size_t>(i)] = schedule_us(schedule, BlockSizes::constant(op, price_table_bytes(i)), model);
 }
 
-std::int64_t v_form_price_bytes(const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
-  std::int64_t total = 0, blocks = 0;
-  for (const auto* list : {&send_bytes, &recv_bytes}) {
-    for (std::int64_t b : *list) total += b;
-    blocks += static_cast<std::int64_t>(list->size());
-  }
-  return blocks > 0 ? (total + blocks - 1) / blocks : 0;
-}
-
 CandidatePrices table_prices(const PriceTable& table, GraphOp op, std::int64_t block_bytes) {
   int hi = 1;
   while (hi < kPriceTableSizes - 1 && price_table_bytes(hi) < block_bytes) ++hi;
@@ -89,6 +80,12 @@ CandidatePrices only_grid_d(CandidatePrices us, int grid_d) {
   if (grid_d < 2 || grid_d > 4) return us;
   for (int d : {2, 3, 4})
     if (d != grid_d) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
+  return us;
+}
+
+CandidatePrices auto_rows(CandidatePrices us, GraphOp op, int grid_d) {
+  us = only_grid_d(us, grid_d);
+  if (!grid4_in_auto(op, grid_d)) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, 4}))] = 0.0;
   return us;
 }
 

@@ -16,7 +16,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "engine/cost_model.h"
 #include "ir/graph/plan.h"
@@ -51,12 +50,6 @@ TableCandidate candidate_at(int index);
 void add_prices(ir::graph::GraphOp op, const TableCandidate& c, const ir::graph::RankSchedule& schedule,
                 const CostModel& model, PriceTable* table);
 
-// The block size a v form (blocks that differ in size) is looked up at: the mean of this rank's
-// send and receive blocks, rounded up (0 without blocks); a persistent init takes the largest
-// over ranks. A schedule's price is a sum over its blocks, so the mean prices the sum, where the
-// largest block overprices every schedule by the spread of the sizes, forwarding ones most.
-std::int64_t v_form_price_bytes(const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes);
-
 // The candidates' prices at `block_bytes`: linear interpolation between two table sizes
 // (the model's terms are affine in the bytes between its thresholds), extrapolated beyond 2^24
 // from the last two.
@@ -76,6 +69,10 @@ CandidatePrices without_grid(CandidatePrices us);
 // `us` with the grid rows of the other d dropped (Info cartplan_grid_dims): only the 2-D grid for
 // grid_d 2, only the 3-D grid for 3, only the 4-D grid for 4; 0 keeps them all.
 CandidatePrices only_grid_d(CandidatePrices us, int grid_d);
+
+// `us` as auto may pick from them for `op`: only_grid_d(us, grid_d), and the 4-D grid row
+// dropped where choose.h's grid4_in_auto says no (allgather without cartplan_grid_dims=4).
+CandidatePrices auto_rows(CandidatePrices us, ir::graph::GraphOp op, int grid_d);
 
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.

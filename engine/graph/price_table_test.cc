@@ -78,6 +78,21 @@ TEST_CASE("the 4-D grid row is picked where it is cheapest, and dropped like the
   CHECK(only_grid_d(us, 0) == us);
 }
 
+TEST_CASE("auto_rows: allgather drops the 4-D grid unless cartplan_grid_dims is 4; alltoall keeps it") {
+  const TableCandidate grid3{GraphAlgorithm::kGrid, 3}, grid4{GraphAlgorithm::kGrid, 4};
+  const CandidatePrices us{10.0, 9.5, 9.5, 8.5, 6.0, 4.0};
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAlltoall, 0)) == grid4);
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 0)) == grid3);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 0)[5] == 0.0);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 3)[5] == 0.0);
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 4)) == grid4);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 4)[4] == 0.0);
+  CHECK(auto_rows(us, GraphOp::kAlltoall, 3) == only_grid_d(us, 3));
+  // The 2-D grid beside the 4-D one: the allgather keeps linear (9.5 is not 10 % below 10).
+  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAllgather, 0)).algorithm == GraphAlgorithm::kLinear);
+  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAlltoall, 0)) == grid4);
+}
+
 TEST_CASE("without_grid drops both grids, however cheap, and keeps the others") {
   const CandidatePrices us{10.0, 8.0, 7.0, 1.0, 0.5};
   CHECK(pick_from_prices(us) == TableCandidate{GraphAlgorithm::kGrid, 3});
@@ -110,19 +125,6 @@ TEST_CASE("the grid row is filled and read like the others") {
   CHECK(us[0] == 0.0);
   CHECK(us[1] == 0.0);
   CHECK(us[2] == 0.0);
-}
-
-TEST_CASE("a v form is priced at its mean block, rounded up") {
-  CHECK(v_form_price_bytes({}, {}) == 0);
-  CHECK(v_form_price_bytes({8}, {}) == 8);
-  CHECK(v_form_price_bytes({512, 1536}, {1024}) == 1024);
-  CHECK(v_form_price_bytes({2, 3}, {4}) == 3);  // 9 / 3
-  CHECK(v_form_price_bytes({2, 3}, {}) == 3);   // 2.5 up
-  CHECK(v_form_price_bytes({0, 0}, {0}) == 0);
-  // Below the largest block wherever the sizes differ: a forwarding schedule is not overpriced.
-  const std::int64_t mean = v_form_price_bytes({512, 600, 1536}, {700, 900});
-  CHECK(mean == 850);
-  CHECK(mean < 1536);
 }
 
 }  // namespace cartplan::engine::graph
