@@ -28,6 +28,10 @@ using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
+// The bit a table's key adds to candidates_key (bits 1-8: auto_candidates.cc) when the table
+// holds the 4-D grid row: an allgather without it and an alltoall with it keep two tables.
+constexpr int kTableWithGrid4 = 16;
+
 int delete_attr(MPI_Comm, int, void* attr, void*) {
   delete static_cast<GraphComm*>(attr);
   return MPI_SUCCESS;
@@ -202,6 +206,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
     if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
+    if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
     if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
     it = grids_.emplace(dims, std::move(p)).first;
   }
@@ -269,7 +274,7 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
 // candidate). Every rank passes the same theta and list (choose's contract), so every rank
 // constructs the same patterns in the same order and joins the same reduction.
 MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out) {
-  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? 16 : 0)};
+  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0)};
   if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(key);
   if (it == tables_.end()) {

@@ -170,8 +170,9 @@ class GraphComm {
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
-  std::map<std::pair<int, int>, Table> tables_;  // (theta, candidates_key)
-  // (theta, candidates_key): an agreed failure of table(), returned from then on
+  // (theta, table_key: candidates_key with kTableWithGrid4 where the 4-D grid row is in)
+  std::map<std::pair<int, int>, Table> tables_;
+  // The same key: an agreed failure of table(), returned from then on
   std::map<std::pair<int, int>, MpiStatus> failed_tables_;
   std::shared_ptr<void> blocking_slot_;
 };

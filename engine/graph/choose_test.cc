@@ -24,7 +24,8 @@ TEST_CASE("auto: five allgather candidates (six for alltoall), all verify; a den
   CHECK((*c)[3].plan.dims() == std::vector<int>{10, 10});
   CHECK((*c)[4].plan.dims() == std::vector<int>{5, 5, 4});
   CHECK((*c)[4].setup->rounds == 3);
-  // Asked for (as Info cartplan_grid_dims=4 does in MPI), and for alltoall by default: 5x5x2x2.
+  // Asked for by a list holding 4 (all three grids; in MPI, Info cartplan_grid_dims=4 instead
+  // leaves auto only the 4-D grid and linear), and for alltoall by default: 5x5x2x2.
   GraphPlanOptions with4;
   with4.grid_dimensions = {2, 3, 4};
   for (const auto& [op, o] : {std::pair{GraphOp::kAllgather, with4}, std::pair{GraphOp::kAlltoall, GraphPlanOptions{}}}) {
@@ -125,8 +126,8 @@ TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages
     else CHECK((*c)[pick].plan.algorithm() == GraphAlgorithm::kLinear);
   }
   // Allgather at 8 B: the 4-D grid would be picked, but auto's allgather leaves it out (never
-  // simulated there; grid4_in_auto) and picks the 3-D grid; asked for (grid_dimensions 2, 3, 4,
-  // as Info cartplan_grid_dims=4 in MPI) the 4-D grid is picked.
+  // simulated there; grid4_in_auto) and picks the 3-D grid; with grid_dimensions 2, 3, 4 (all
+  // three grids, where MPI's Info cartplan_grid_dims=4 would leave only the 4-D one) it is picked.
   const BlockSizes gather = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, gather, o);
   REQUIRE(five.ok());
