@@ -124,7 +124,9 @@ class GraphComm {
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
   // cumulative, the 2-D grid, and the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
   // 3 (4) dimensions; the 4-D grid only `with_grid4` (price_table.h's grid4_in_auto: graph auto's
-  // allgather neither constructs nor picks it unless Info cartplan_grid_dims=4).
+  // allgather init does not construct it and never picks it unless Info cartplan_grid_dims=4;
+  // the drop-in, which prices at creation for both ops, takes the default and drops the row at
+  // an allgather's pick).
   std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true) const;
   // How many dimensions the virtual grid of a grid candidate has here (1 to 4; 0 for p = 1).
   int grid_ndims(int grid_d) const;
