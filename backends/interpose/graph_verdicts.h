@@ -1,6 +1,6 @@
 // The drop-in's verdicts for distributed graphs that are not a Cartesian stencil: whether
 // cartplan's graph collectives (backends/mpi/graph_collective.h: linear, seed 003's pairing,
-// cumulative pairing, the 2-D and 3-D grids) run a call instead of Open MPI, and with which algorithm.
+// cumulative pairing, the 2-D, 3-D and 4-D grids) run a call instead of Open MPI, and with which algorithm.
 //
 // Creation (collective, right after detection declined the stencil; every rank in the same
 // order): the native graph state is attached to the communicator (mpi::require_graph: two
@@ -49,7 +49,7 @@ namespace cartplan::interpose {
 struct GraphPick {
   bool accelerate = false;
   ir::graph::GraphAlgorithm algorithm = ir::graph::GraphAlgorithm::kLinear;
-  int grid_d = 0;  // grid: the d of its virtual grid grid_dims(p, d), 2 or 3
+  int grid_d = 0;  // grid: the d of its virtual grid grid_dims(p, d), 2, 3 or 4
 };
 
 struct GraphVerdicts {

@@ -28,6 +28,10 @@ using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
+// The bit a table's key adds to candidates_key (bits 1-8: auto_candidates.cc) when the table
+// holds the 4-D grid row: an allgather without it and an alltoall with it keep two tables.
+constexpr int kTableWithGrid4 = 16;
+
 int delete_attr(MPI_Comm, int, void* attr, void*) {
   delete static_cast<GraphComm*>(attr);
   return MPI_SUCCESS;
@@ -112,8 +116,8 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
   v = info_value(info, "cartplan_grid_dims", &present);
   if (present) {
     if (v == "auto") o->grid_dims = 0;
-    else if (v == "2" || v == "3") o->grid_dims = v[0] - '0';
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2 or 3)");
+    else if (v == "2" || v == "3" || v == "4") o->grid_dims = v[0] - '0';
+    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2, 3 or 4)");
   }
   v = info_value(info, "cartplan_auto_candidates", &present);
   if (present) {
@@ -134,7 +138,7 @@ TableCandidate forced_candidate(const GraphOptions& o) {
   switch (o.algo) {
     case GraphAlgoChoice::kPairing: return {GraphAlgorithm::kPairing, 0};
     case GraphAlgoChoice::kCumulative: return {GraphAlgorithm::kCumulative, 0};
-    case GraphAlgoChoice::kGrid: return {GraphAlgorithm::kGrid, o.grid_dims == 3 ? 3 : 2};
+    case GraphAlgoChoice::kGrid: return {GraphAlgorithm::kGrid, o.grid_dims == 0 ? 2 : o.grid_dims};
     case GraphAlgoChoice::kLinear:
     case GraphAlgoChoice::kAuto: break;
   }
@@ -202,6 +206,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
     if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
+    if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
     if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
     it = grids_.emplace(dims, std::move(p)).first;
   }
@@ -211,10 +216,11 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
 
 int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
 
-std::vector<TableCandidate> GraphComm::auto_candidates() const {
+std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4) const {
   std::vector<TableCandidate> out = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0}, {GraphAlgorithm::kCumulative, 0},
                                      {GraphAlgorithm::kGrid, 2}};
   if (grid_ndims(3) == 3) out.push_back({GraphAlgorithm::kGrid, 3});
+  if (with_grid4 && grid_ndims(4) == 4) out.push_back({GraphAlgorithm::kGrid, 4});
   return out;
 }
 
@@ -267,13 +273,13 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
 // Only the allowed candidates are constructed and priced (a row left out stays 0: not a
 // candidate). Every rank passes the same theta and list (choose's contract), so every rank
 // constructs the same patterns in the same order and joins the same reduction.
-MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, const Table** out) {
-  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed)};
+MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out) {
+  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0)};
   if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(key);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(), allowed), theta, model_, &all);
+    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all);
     if (!s.ok()) return failed_tables_.emplace(key, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(key, all).first;
   }
@@ -297,12 +303,16 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     return {};
   }
   const Table* t = nullptr;
-  MpiStatus s = table(o.theta, allowed, &t);
+  // The 4-D grid only where auto may pick it: p has one, grid allowed (persistent init), and an
+  // allgather only with Info cartplan_grid_dims=4. Op, Info and grid_in_auto are the same on every
+  // rank; blocking and non-blocking calls (no grid) keep one table for both ops.
+  const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && engine::graph::grid4_in_auto(op, o.grid_dims);
+  MpiStatus s = table(o.theta, allowed, with_grid4, &t);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
   // through any rank, and a rank without edges relays blocks of that size.
-  const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
+  const engine::graph::CandidatePrices us = engine::graph::auto_rows(engine::graph::table_prices(*t, op, block_bytes), op, o.grid_dims);
   *out = engine::graph::allowed_pick(engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us)), allowed);
   return {};
 }

@@ -7,7 +7,7 @@
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
 // two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
-// its virtual grid grid_dims(p, d) for d = 2 or 3, 1-dimensional when p is prime); auto's table
+// its virtual grid grid_dims(p, d) for d = 2, 3 or 4, 1-dimensional when p is prime); auto's table
 // the first time auto runs per (theta, resolved candidate list) (Info cartplan_auto_candidates;
 // the default is the grids in a persistent init, with seed 003's pair beside them where p has no
 // usable grid, seed 003's pair elsewhere: engine/graph/auto_candidates.h): the patterns, then every rank prices
@@ -51,8 +51,9 @@ namespace cartplan::mpi {
 // MPI_Comm_get_info, or per _init call):
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
-//   cartplan_grid_dims  auto | 2 | 3: the virtual grid of grid, grid_dims(p, d) (auto: auto prices
-//                       both, forced grid runs the 2-D one)
+//   cartplan_grid_dims  auto | 2 | 3 | 4: the virtual grid of grid, grid_dims(p, d) (auto: auto
+//                       prices each, the 4-D one for alltoall(v) only; forced grid runs the
+//                       2-D one; 4 also gives an allgather's auto the 4-D grid)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 //   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
 //                       grid: the combining candidates auto constructs and prices (default auto:
@@ -121,9 +122,13 @@ class GraphComm {
   // without constructing again.
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
-  // cumulative, the 2-D grid, and the 3-D grid where grid_dims(p, 3) has 3 dimensions.
-  std::vector<engine::graph::TableCandidate> auto_candidates() const;
-  // How many dimensions the virtual grid of a grid candidate has here (1, 2 or 3; 0 for p = 1).
+  // cumulative, the 2-D grid, and the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
+  // 3 (4) dimensions; the 4-D grid only `with_grid4` (price_table.h's grid4_in_auto: graph auto's
+  // allgather init does not construct it and never picks it unless Info cartplan_grid_dims=4;
+  // the drop-in, which prices at creation for both ops, takes the default and drops the row at
+  // an allgather's pick).
+  std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true) const;
+  // How many dimensions the virtual grid of a grid candidate has here (1 to 4; 0 for p = 1).
   int grid_ndims(int grid_d) const;
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
   // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
@@ -150,8 +155,8 @@ class GraphComm {
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
-  // Auto's agreed table for (theta, candidates_key of the allowed candidates).
-  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, const Table** out);
+  // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4).
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out);
 
   int rank_;
   int size_;
@@ -163,12 +168,13 @@ class GraphComm {
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
   // (cumulative, theta): this rank's failed construction, returned from then on
   std::map<std::pair<bool, int>, MpiStatus> failed_patterns_;
-  // By the grid's dims (grid_dims(p, 2) and (p, 3) may be one grid): constructed once each (a
+  // By the grid's dims (grid_dims(p, 2), (p, 3) and (p, 4) may be one grid): constructed once each (a
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
-  std::map<std::pair<int, int>, Table> tables_;  // (theta, candidates_key)
-  // (theta, candidates_key): an agreed failure of table(), returned from then on
+  // (theta, table_key: candidates_key with kTableWithGrid4 where the 4-D grid row is in)
+  std::map<std::pair<int, int>, Table> tables_;
+  // The same key: an agreed failure of table(), returned from then on
   std::map<std::pair<int, int>, MpiStatus> failed_tables_;
   std::shared_ptr<void> blocking_slot_;
 };

@@ -80,6 +80,9 @@ TEST_CASE("auto resolves to the grids where grid may run and p has a usable grid
   CHECK(!grids_suffice(102, 3));  // 17 x 3 x 2: 17 > 8 x 2
   CHECK(grids_suffice(102, 0));   // the 2-D grid will do
   CHECK(!grids_suffice(202, 0));  // 101 x 2
+  CHECK(grids_suffice(256, 4));   // 4 x 4 x 4 x 4
+  CHECK(!grids_suffice(102, 4));  // 17 x 3 x 2 again
+  CHECK(resolve_candidates(kAutomaticCandidates, true, 102, 4) == every);
   // all and lists are taken as they are, whether grid may run or not.
   for (bool grid_allowed : {false, true}) {
     CHECK(resolve_candidates(AutoCandidates{}, grid_allowed, 5, 0) == AutoCandidates{});

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "engine/graph/generators.h"
 #include "ir/graph/verify.h"
 
@@ -11,17 +13,29 @@ namespace cartplan::engine::graph {
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-TEST_CASE("auto: five candidates, all verify; a dense Moore grid picks a combining schedule for small blocks") {
+TEST_CASE("auto: five allgather candidates (six for alltoall), all verify; a dense Moore grid picks a combining schedule for small blocks") {
   Result<ir::graph::Topology> t = moore({10, 10}, 2, true, 0.0, 1);
   REQUIRE(t.ok());
   const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, GraphPlanOptions{});
   REQUIRE_MESSAGE(c.ok(), c.error());
-  REQUIRE(c->size() == 5);  // linear, pairing, cumulative, grid 10x10, grid 5x5x4
+  REQUIRE(c->size() == 5);  // linear, pairing, cumulative, grid 10x10, grid 5x5x4: no 4-D grid for allgather
   CHECK((*c)[0].plan.algorithm() == GraphAlgorithm::kLinear);
   CHECK((*c)[3].plan.dims() == std::vector<int>{10, 10});
   CHECK((*c)[4].plan.dims() == std::vector<int>{5, 5, 4});
   CHECK((*c)[4].setup->rounds == 3);
+  // Asked for by a list holding 4 (all three grids; in MPI, Info cartplan_grid_dims=4 instead
+  // leaves auto only the 4-D grid and linear), and for alltoall by default: 5x5x2x2.
+  GraphPlanOptions with4;
+  with4.grid_dimensions = {2, 3, 4};
+  for (const auto& [op, o] : {std::pair{GraphOp::kAllgather, with4}, std::pair{GraphOp::kAlltoall, GraphPlanOptions{}}}) {
+    Result<std::vector<GraphCandidate>> six = graph_candidates(op, *t, BlockSizes::uniform(op, *t, 8), o);
+    REQUIRE(six.ok());
+    REQUIRE(six->size() == 6);
+    CHECK((*six)[5].plan.dims() == std::vector<int>{5, 5, 2, 2});
+    CHECK((*six)[5].setup->rounds == 4);
+    CHECK(ir::graph::verify((*six)[5].plan).empty());
+  }
   for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
   CHECK((*c)[1].setup.has_value());
   const std::size_t pick = pick_graph_candidate(*c);
@@ -55,7 +69,7 @@ TEST_CASE("pick: a combining candidate must clear the 10 % margin") {
   CHECK(graph_candidates(GraphOp::kAllgather, *t, BlockSizes::uniform(GraphOp::kAllgather, *t, 8), o).error() == "theta must be at least 1, got 0");
 }
 
-TEST_CASE("grid: forced, the cheaper of 2 and 3 dimensions; a prime p falls back to a 1-D grid") {
+TEST_CASE("grid: forced, the cheapest of 2, 3 and 4 dimensions; a prime p falls back to a 1-D grid") {
   Result<ir::graph::Topology> t = moore({16, 16}, 2, true, 0.0, 1);
   REQUIRE(t.ok());
   GraphPlanOptions o;
@@ -63,9 +77,10 @@ TEST_CASE("grid: forced, the cheaper of 2 and 3 dimensions; a prime p falls back
   const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, o);
   REQUIRE(c.ok());
-  REQUIRE(c->size() == 2);
+  REQUIRE(c->size() == 3);
   // 8 messages per rank on the 16x16 grid against 24 direct ones.
   CHECK((*c)[0].cost.max_rank_messages == 16);
+  CHECK((*c)[2].plan.dims() == std::vector<int>{4, 4, 4, 4});
   const std::size_t pick = pick_graph_candidate(*c);
   for (const GraphCandidate& g : *c) CHECK(g.cost.max_rank_us >= (*c)[pick].cost.max_rank_us);
   o.sequential_construction = true;
@@ -83,6 +98,51 @@ TEST_CASE("grid: forced, the cheaper of 2 and 3 dimensions; a prime p falls back
   Result<std::vector<GraphCandidate>> autos = graph_candidates(GraphOp::kAlltoall, *prime, BlockSizes::uniform(GraphOp::kAlltoall, *prime, 8), {});
   REQUIRE(autos.ok());
   CHECK(autos->size() == 3);
+}
+
+TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages on the busiest rank, more bytes") {
+  Result<ir::graph::Topology> t = erdos_renyi(256, 0.05, 1);
+  REQUIRE(t.ok());
+  GraphPlanOptions o;
+  o.sequential_construction = true;
+  o.model = CostModel::linear(1.0, 0.001);  // 1 us a message, 1 ns a byte
+  for (std::int64_t bytes : {8, 1 << 16}) {
+    const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAlltoall, *t, bytes);
+    Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAlltoall, *t, sizes, o);
+    REQUIRE(c.ok());
+    REQUIRE(c->size() == 6);  // linear, pairing, cumulative, grid 16x16, 8x8x4, 4x4x4x4
+    const GraphCandidate &linear = (*c)[0], &grid3 = (*c)[4], &grid4 = (*c)[5];
+    REQUIRE(grid4.plan.dims() == std::vector<int>{4, 4, 4, 4});
+    for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
+    // A 4-D grid rank talks to at most 3 peers each way per phase: 24 message ends.
+    CHECK(grid4.cost.max_rank_messages <= 24);
+    CHECK(grid4.cost.max_rank_messages < grid3.cost.max_rank_messages);
+    CHECK(grid3.cost.max_rank_messages < linear.cost.max_rank_messages);
+    // Every block crosses one hop per coordinate it differs in: more bytes than linear's.
+    CHECK(grid4.cost.bytes > grid3.cost.bytes);
+    CHECK(grid3.cost.bytes > linear.cost.bytes);
+    const std::size_t pick = pick_graph_candidate(*c);
+    if (bytes == 8) CHECK((*c)[pick].plan.dims() == std::vector<int>{4, 4, 4, 4});
+    else CHECK((*c)[pick].plan.algorithm() == GraphAlgorithm::kLinear);
+  }
+  // Allgather at 8 B: the 4-D grid would be picked, but auto's allgather leaves it out (never
+  // simulated there; grid4_in_auto) and picks the 3-D grid; with grid_dimensions 2, 3, 4 (all
+  // three grids, where MPI's Info cartplan_grid_dims=4 would leave only the 4-D one) it is picked.
+  const BlockSizes gather = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
+  Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(five.ok());
+  REQUIRE(five->size() == 5);
+  CHECK((*five)[4].plan.dims() == std::vector<int>{8, 8, 4});
+  CHECK((*five)[pick_graph_candidate(*five)].plan.dims() == std::vector<int>{8, 8, 4});
+  o.grid_dimensions = {2, 3, 4};
+  Result<std::vector<GraphCandidate>> six = graph_candidates(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(six.ok());
+  REQUIRE(six->size() == 6);
+  CHECK((*six)[pick_graph_candidate(*six)].plan.dims() == std::vector<int>{4, 4, 4, 4});
+  CHECK((*six)[5].cost.max_rank_us < (*five)[4].cost.max_rank_us);
+  CHECK(!grid4_in_auto(GraphOp::kAllgather, 0));
+  CHECK(grid4_in_auto(GraphOp::kAllgather, 4));
+  CHECK(grid4_in_auto(GraphOp::kAlltoall, 0));
 }
 
 }  // namespace cartplan::engine::graph

@@ -1,6 +1,6 @@
 // The price table behind a graph communicator's agreed choice of algorithm: every rank prices
 // its own schedule of each candidate (linear, pairing, cumulative, grid on the communicator's
-// virtual grids grid_dims(p, 2) and grid_dims(p, 3)) for both operations at block
+// virtual grids grid_dims(p, 2), grid_dims(p, 3) and grid_dims(p, 4)) for both operations at block
 // sizes 0, 1, 2, 4, ..., 2^24 bytes (price.h's schedule_us); one max-reduction of the table (done
 // by the caller, over MPI) gives every rank the same max-over-ranks prices, from which any block
 // size is priced by interpolation without talking again. Used by the MPI backend's graph auto
@@ -24,15 +24,17 @@ namespace cartplan::engine::graph {
 
 // Sizes of the table: 0, then 2^0 .. 2^24 bytes.
 inline constexpr int kPriceTableSizes = 26;
-inline constexpr int kPriceCandidates = 5;
+inline constexpr int kPriceCandidates = 6;
 // [op][candidate][size]: microseconds (max over ranks once reduced).
 using PriceTable = std::array<double, 2 * kPriceCandidates * kPriceTableSizes>;
-// Linear, pairing, cumulative, grid 2-D, grid 3-D (candidate_index order).
+// Linear, pairing, cumulative, grid 2-D, grid 3-D, grid 4-D (candidate_index order).
 using CandidatePrices = std::array<double, kPriceCandidates>;
 
 // A row of the table: an algorithm and, for grid, the d of its virtual grid grid_dims(p, d)
-// (2 or 3; 0 for the other algorithms). The 3-D row is a candidate only where grid_dims(p, 3)
-// really has 3 dimensions (else it is the 2-D grid); the 2-D row is the 1-D grid for a prime p.
+// (2, 3 or 4; 0 for the other algorithms). The 3-D (4-D) row is a candidate only where
+// grid_dims(p, 3) (grid_dims(p, 4)) really has 3 (4) dimensions; the 2-D row is the 1-D grid for
+// a prime p. More dimensions: fewer messages per rank (at most the sum of extents - 1 each way),
+// each alltoall block forwarded over more hops (more bytes): the 4-D grid pays at small blocks.
 struct TableCandidate {
   ir::graph::GraphAlgorithm algorithm = ir::graph::GraphAlgorithm::kLinear;
   int grid_d = 0;
@@ -40,7 +42,7 @@ struct TableCandidate {
 };
 
 std::int64_t price_table_bytes(int i);
-// Grid with a grid_d other than 3 is the 2-D row.
+// Grid with a grid_d other than 3 or 4 is the 2-D row.
 int candidate_index(const TableCandidate& c);
 TableCandidate candidate_at(int index);
 
@@ -53,20 +55,24 @@ void add_prices(ir::graph::GraphOp op, const TableCandidate& c, const ir::graph:
 // from the last two.
 CandidatePrices table_prices(const PriceTable& table, ir::graph::GraphOp op, std::int64_t block_bytes);
 
-// The cheapest combining candidate (pairing, cumulative, grid 2-D or 3-D; on ties the earlier of
+// The cheapest combining candidate (pairing, cumulative, grid 2-D, 3-D or 4-D; on ties the earlier of
 // them). A row nobody priced (0) is not a candidate: the caller's table holds only what it priced.
 TableCandidate cheaper_combining(const CandidatePrices& us);
 
-// `us` with both grid rows' prices dropped (0: not a candidate). Grid relays blocks through
+// `us` with every grid row's price dropped (0: not a candidate). Grid relays blocks through
 // arbitrary ranks (ranks without edges too), so every relaying rank must know the sizes; only a
 // persistent init agrees on them (backends/mpi/graph_collective.cc: one size over the ranks with
 // edges, which the ranks without edges adopt, or a v form's size pass). Every other automatic
 // choice prices without grid: ranks deciding from their own sizes would pick differently.
 CandidatePrices without_grid(CandidatePrices us);
 
-// `us` with the grid row of the other d dropped (Info cartplan_grid_dims): only the 2-D grid for
-// grid_d 2, only the 3-D grid for 3; 0 keeps both.
+// `us` with the grid rows of the other d dropped (Info cartplan_grid_dims): only the 2-D grid for
+// grid_d 2, only the 3-D grid for 3, only the 4-D grid for 4; 0 keeps them all.
 CandidatePrices only_grid_d(CandidatePrices us, int grid_d);
+
+// `us` as auto may pick from them for `op`: only_grid_d(us, grid_d), and the 4-D grid row
+// dropped where choose.h's grid4_in_auto says no (allgather without cartplan_grid_dims=4).
+CandidatePrices auto_rows(CandidatePrices us, ir::graph::GraphOp op, int grid_d);
 
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.

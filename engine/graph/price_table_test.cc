@@ -54,10 +54,43 @@ TEST_CASE("a row nobody priced (0: the caller left the candidate out) is never p
   CHECK(pick_from_prices({10.0, 9.5, 0.0, 0.0, 0.0}).algorithm == GraphAlgorithm::kLinear);
 }
 
-TEST_CASE("candidate_index tells the two grids apart") {
+TEST_CASE("candidate_index tells the three grids apart") {
   CHECK(candidate_index({GraphAlgorithm::kGrid, 2}) == 3);
   CHECK(candidate_index({GraphAlgorithm::kGrid, 3}) == 4);
+  CHECK(candidate_index({GraphAlgorithm::kGrid, 4}) == 5);
   CHECK(candidate_at(4) == TableCandidate{GraphAlgorithm::kGrid, 3});
+  CHECK(candidate_at(5) == TableCandidate{GraphAlgorithm::kGrid, 4});
+}
+
+TEST_CASE("the 4-D grid row is picked where it is cheapest, and dropped like the other grids") {
+  const TableCandidate grid3{GraphAlgorithm::kGrid, 3}, grid4{GraphAlgorithm::kGrid, 4};
+  const CandidatePrices us{10.0, 8.0, 7.0, 6.0, 5.0, 4.0};
+  CHECK(pick_from_prices(us) == grid4);
+  CHECK(pick_from_prices({10.0, 8.0, 7.0, 6.0, 4.0, 5.0}) == grid3);
+  CHECK(pick_from_prices({10.0, 0.0, 0.0, 0.0, 0.0, 9.5}).algorithm == GraphAlgorithm::kLinear);  // not 10 % cheaper
+  CHECK(without_grid(us)[5] == 0.0);
+  CHECK(pick_from_prices(without_grid(us)).algorithm == GraphAlgorithm::kCumulative);
+  CHECK(pick_from_prices(only_grid_d(us, 3)) == grid3);
+  CHECK(only_grid_d(us, 3)[5] == 0.0);
+  CHECK(only_grid_d(us, 4)[3] == 0.0);
+  CHECK(only_grid_d(us, 4)[4] == 0.0);
+  CHECK(pick_from_prices(only_grid_d(us, 4)) == grid4);
+  CHECK(only_grid_d(us, 0) == us);
+}
+
+TEST_CASE("auto_rows: allgather drops the 4-D grid unless cartplan_grid_dims is 4; alltoall keeps it") {
+  const TableCandidate grid3{GraphAlgorithm::kGrid, 3}, grid4{GraphAlgorithm::kGrid, 4};
+  const CandidatePrices us{10.0, 9.5, 9.5, 8.5, 6.0, 4.0};
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAlltoall, 0)) == grid4);
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 0)) == grid3);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 0)[5] == 0.0);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 3)[5] == 0.0);
+  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 4)) == grid4);
+  CHECK(auto_rows(us, GraphOp::kAllgather, 4)[4] == 0.0);
+  CHECK(auto_rows(us, GraphOp::kAlltoall, 3) == only_grid_d(us, 3));
+  // The 2-D grid beside the 4-D one: the allgather keeps linear (9.5 is not 10 % below 10).
+  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAllgather, 0)).algorithm == GraphAlgorithm::kLinear);
+  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAlltoall, 0)) == grid4);
 }
 
 TEST_CASE("without_grid drops both grids, however cheap, and keeps the others") {
@@ -78,6 +111,7 @@ TEST_CASE("only_grid_d keeps the grid of one dimension count (Info cartplan_grid
   CHECK(only_grid_d(us, 0) == us);
   CHECK(only_grid_d(us, 3)[3] == 0.0);
   CHECK(only_grid_d(us, 2)[4] == 0.0);
+  CHECK(only_grid_d(us, 2)[5] == 0.0);
 }
 
 TEST_CASE("the grid row is filled and read like the others") {

@@ -60,7 +60,7 @@ TEST_CASE("the golden grid plan: alltoall through a 3x2 grid, regenerated only b
   CHECK(contains(k.out, "rank 2 of 6: grid alltoall, virtual 3x2 grid\n"));
 }
 
-TEST_CASE("graph explain: five candidates with predictions and set-up costs, one picked") {
+TEST_CASE("graph explain: five allgather candidates with predictions and set-up costs, one picked") {
   const RunResult r = run("graph explain --graph moore:dims=16x16,r=2 --op allgather");
   REQUIRE(r.status == 0);
   CHECK(contains(r.out, "256 ranks, 6144 edges"));
@@ -71,6 +71,13 @@ TEST_CASE("graph explain: five candidates with predictions and set-up costs, one
   // 8 messages per rank and phase pair instead of 24: 2048 messages, 2 set-up rounds.
   CHECK(contains(r.out, "* grid 16x16             9.16         9.16       2       2048         16        49152       2       122880\n"));
   CHECK(contains(r.out, "  grid 8x8x4 "));
+  CHECK(!contains(r.out, "grid 4x4x4x4"));  // auto's allgather leaves the 4-D grid out
+  const RunResult a = run("graph explain --graph moore:dims=16x16,r=2 --op alltoall");
+  REQUIRE(a.status == 0);
+  CHECK(contains(a.out, "grid 4x4x4x4 "));
+  const RunResult g4 = run("graph explain --graph moore:dims=16x16,r=2 --op allgather --grid-dims 2,3,4");
+  REQUIRE(g4.status == 0);
+  CHECK(contains(g4.out, "grid 4x4x4x4 "));
   const RunResult j = run("graph explain --graph moore:dims=16x16,r=2 --op allgather --grid-dims 3 --format json");
   REQUIRE(j.status == 0);
   CHECK(contains(j.out, "\"algorithm\": \"grid\",\n      \"dims\": [8, 8, 4],"));

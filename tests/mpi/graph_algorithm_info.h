@@ -1,5 +1,6 @@
-// The graph tests' algorithm names as Info keys: "grid3" is the 3-D virtual grid (Info
-// cartplan_algorithm=grid and cartplan_grid_dims=3), any other name is cartplan_algorithm's value.
+// The graph tests' algorithm names as Info keys: "grid3" and "grid4" are the 3-D and 4-D virtual
+// grids (Info cartplan_algorithm=grid and cartplan_grid_dims=3 or 4), any other name is
+// cartplan_algorithm's value.
 //
 //   MPI_Info info;  MPI_Info_create(&info);
 //   set_graph_algorithm(info, "grid3");
@@ -13,9 +14,9 @@
 namespace cartplan::mpitest {
 
 inline void set_graph_algorithm(MPI_Info info, const char* algorithm) {
-  if (std::string(algorithm) == "grid3") {
+  if (std::string(algorithm) == "grid3" || std::string(algorithm) == "grid4") {
     MPI_Info_set(info, "cartplan_algorithm", "grid");
-    MPI_Info_set(info, "cartplan_grid_dims", "3");
+    MPI_Info_set(info, "cartplan_grid_dims", algorithm + 4);
   } else {
     MPI_Info_set(info, "cartplan_algorithm", algorithm);
   }
@@ -26,7 +27,7 @@ inline bool is_grid(const char* algorithm) { return std::string(algorithm).rfind
 // The dimensions of the virtual grid of p ranks asked for d dimensions (engine/graph/grid.h's
 // grid_dims: MPI_Dims_create's factors, extents of 1 dropped).
 inline int grid_ndims(int p, int d) {
-  int dims[3] = {0, 0, 0};
+  int dims[4] = {0, 0, 0, 0};
   MPI_Dims_create(p, d, dims);
   int n = 0;
   for (int k = 0; k < d; ++k) n += dims[k] > 1;
@@ -35,5 +36,7 @@ inline int grid_ndims(int p, int d) {
 
 // Whether p ranks have a real 3-D grid (2x2x2 at 8, 3x2x2 at 12; not 2 to 7).
 inline bool has_3d_grid(int p) { return grid_ndims(p, 3) == 3; }
+// Whether p ranks have a real 4-D grid (2x2x2x2 at 16; not below).
+inline bool has_4d_grid(int p) { return grid_ndims(p, 4) == 4; }
 
 }  // namespace cartplan::mpitest

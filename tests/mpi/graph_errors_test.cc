@@ -115,7 +115,7 @@ void init_errors(Harness& h) {
   expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
          "init, cartplan_theta = 0");
   MPI_Info_set(bad, "cartplan_theta", "1");
-  for (const char* dims : {"4", "1", "bogus"}) {
+  for (const char* dims : {"5", "1", "bogus"}) {
     MPI_Info_set(bad, "cartplan_grid_dims", dims);
     expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
            std::string("init, cartplan_grid_dims = '") + dims + "'");

@@ -30,17 +30,19 @@ using cartplan::mpitest::grid_ndims;
 using cartplan::mpitest::has_3d_grid;
 namespace graph = cartplan::engine::graph;
 
-// In CART_GRAPH_* order, then auto, then grid on the 3-D grid (Info cartplan_grid_dims=3).
-const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto", "grid3"};
+// In CART_GRAPH_* order, then auto, then grid on the 3-D and 4-D grids (Info cartplan_grid_dims=3, 4).
+const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto", "grid3", "grid4"};
 constexpr int kLinear = 0;
 constexpr int kGrid = 3;
 constexpr int kAuto = 4;
 constexpr int kGrid3 = 5;
+constexpr int kGrid4 = 6;
 
 // The combining algorithms forced, the 3-D grid where p ranks have one.
 std::vector<const char*> combining(int p) {
   std::vector<const char*> out = {"pairing", "cumulative", "grid"};
   if (has_3d_grid(p)) out.push_back("grid3");
+  if (cartplan::mpitest::has_4d_grid(p)) out.push_back("grid4");
   return out;
 }
 
@@ -50,7 +52,7 @@ bool expected_request(Cart_Request r, int a, int p) {
   Cart_graph_request_algorithm(r, &got);
   Cart_graph_request_grid_dims(r, &ndims);
   if (a == kAuto) return got >= 0 && got <= CART_GRAPH_GRID && (got == CART_GRAPH_GRID) == (ndims > 0);
-  if (a == kGrid || a == kGrid3) return got == CART_GRAPH_GRID && ndims == grid_ndims(p, a == kGrid3 ? 3 : 2);
+  if (a == kGrid || a == kGrid3 || a == kGrid4) return got == CART_GRAPH_GRID && ndims == grid_ndims(p, a == kGrid ? 2 : a - 2);
   return got == a && ndims == 0;
 }
 
@@ -282,7 +284,8 @@ void check_v_forms(Harness& h, MPI_Comm g, const Edges& e, const std::string& na
 void check_graph(Harness& h, const cartplan::ir::graph::Topology& t, const std::string& name, const std::vector<Types>& types) {
   if (t.size() > h.size) return;  // the same decision on every rank
   const Edges e = edges_of(t, h.rank);
-  for (int a = 0; a <= (has_3d_grid(h.size) ? kGrid3 : kAuto); ++a) {
+  const int last = cartplan::mpitest::has_4d_grid(h.size) ? kGrid4 : has_3d_grid(h.size) ? kGrid3 : kAuto;
+  for (int a = 0; a <= last; ++a) {
     if (std::getenv("GRAPH_TEST_VERBOSE")) std::fprintf(stderr, "[rank %d] %s %s\n", h.rank, name.c_str(), kAlgorithms[a]);
     MPI_Comm g = make_graph(e, kAlgorithms[a], "1");
     for (bool alltoall : {false, true})
