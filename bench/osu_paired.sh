@@ -11,7 +11,7 @@
 # neighbours; preload's ratio over native's is the drop-in against the native API's same plan,
 # each measured against Open MPI in its own launches) and, on the shift, `direct`
 # (CARTPLAN_INTERPOSE_ALGORITHM=direct: cartplan runs the one message, so mpi_us - pmpi_us is its
-# per-call overhead). osu_neighbor.sh's configurations up to np 9. CSV columns mpi_us/pmpi_us: the
+# per-call overhead). osu_neighbor.sh's configurations (np 2 to 27). CSV columns mpi_us/pmpi_us: the
 # benchmark's own side (MPI_, or the native API) and the PMPI_ reference.
 # Writes bench/results/<tag>/osu_paired.csv and osu_paired.md (bench/osu_paired_summary.py).
 #   bash bench/osu_paired.sh [--launches N] [--only REGEX] [--ops allgather,alltoall] [--native-flags 'FLAGS']
@@ -44,6 +44,7 @@ configs=(
   "graph-1d-r2-np4 graph 1 2 4 1000"
   "cart-2d-r1-np9 cart 2 1 9 300"
   "graph-2d-r1-np9 graph 2 1 9 300"
+  "cart-3d-r1-np27 cart 3 1 27 40"
 )
 echo "config,op,form,mode,launch,bytes,mpi_us,pmpi_us,ratio" > "$csv"
 { echo "# started"; uptime; } > "$out/osu_paired_load.txt"
