@@ -24,7 +24,8 @@
 // neighbours at odd offsets send another size. Plain Open MPI reports MPI_ERR_TRUNCATE where a
 // message is larger than its receive (even ranks) and nothing where it is smaller; the drop-in
 // checks every arrival and must report MPI_ERR_TRUNCATE at completion on every rank
-// (--expect-accelerated). The persistent form is compared with Open MPI's as above.
+// (--expect-accelerated). The persistent form is compared with Open MPI's as above. The blocking
+// form runs a second time as a repeated call (the drop-in's repeat path, mixed_repeat).
 //
 // Not Open MPI's to report: a persistent init whose cartplan Info options differ by rank fails
 // on every rank under the drop-in (MPI_ERR_INFO_VALUE) and succeeds under plain Open MPI.
@@ -270,6 +271,37 @@ void mixed(Harness& h, MPI_Comm comm, bool expect_accelerated) {
   }
 }
 
+// --mixed, blocking, as a repeated call: the even ranks first make a correct blocking alltoall
+// with the buffers, counts and types of their erroneous call (twice: built, then repeated), so
+// that the drop-in runs the erroneous one on its repeat path (Exchange::rerun_blocking, which
+// raises only the error code); the odd ranks' erroneous call differs from their correct one
+// (2 ints, not 1). The outcome must be the first call's: an error through the communicator's
+// handler on the even ranks (every rank under the drop-in, MPI_ERR_TRUNCATE), and correct calls
+// afterwards.
+void mixed_repeat(Harness& h, MPI_Comm comm, bool expect_accelerated) {
+  const int count = 1 + h.rank % 2;
+  std::vector<int> send(4 * count), recv(4 * count), send1(4), recv1(4);
+  const bool even = h.rank % 2 == 0;
+  for (int iter = 0; iter < 2; ++iter) {
+    int* s = even ? send.data() : send1.data();
+    int* r = even ? recv.data() : recv1.data();
+    for (int i = 0; i < 4; ++i) s[i] = value(h.rank, i, iter), r[i] = -1;
+    const int rc = MPI_Neighbor_alltoall(s, 1, MPI_INT, r, 1, MPI_INT, comm);
+    h.check(rc == MPI_SUCCESS && ring_data_ok(h, std::vector<int>(r, r + 4), false, iter),
+            "mixed sizes, repeated blocking: the correct call " + std::to_string(iter));
+  }
+  std::fill(send.begin(), send.end(), h.rank);
+  Outcome b;
+  Watch watch;
+  b.call = class_of(MPI_Neighbor_alltoall(send.data(), count, MPI_INT, recv.data(), count, MPI_INT, comm));
+  watch.into(&b);
+  if (even || expect_accelerated)
+    h.check(b.call != MPI_SUCCESS && (b.call == MPI_ERR_TRUNCATE || !expect_accelerated) && b.comm == 1 && b.world == 0,
+            "mixed sizes, repeated blocking: " + b.str());
+  else
+    h.check(b.call == MPI_SUCCESS && b.comm == 0 && b.world == 0, "mixed sizes, repeated blocking, odd rank: " + b.str());
+}
+
 // A persistent init whose cartplan Info options differ between ranks (rank 0: trailers, the
 // others: none) is cartplan's own error, not one Open MPI would report: under the drop-in every
 // rank's init fails with MPI_ERR_INFO_VALUE through the communicator's handler (it must not fall
@@ -313,6 +345,7 @@ int main(int argc, char** argv) {
   info_mismatch(h, comm, expect_accelerated);
   if (with_mixed && h.size % 2 == 0) {
     mixed(h, comm, expect_accelerated);
+    mixed_repeat(h, comm, expect_accelerated);
     correct_calls(h, comm, expect_accelerated, 2);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
