@@ -104,9 +104,10 @@ class HaloContext {
   // The plan the exchanges of `arrays` run: the halo's own (plan_, program_) where their element
   // sizes add up to the halo's element size, or where the ranks' cost models differ (then a plan
   // made again could differ between ranks: reprice_ is false); else the planner's choice for the
-  // description with that element size, made once per size and kept (the same on every rank: the
-  // same description, model and sizes; element types of matching signatures have equal sizes).
-  // Errors: MPI_ERR_TYPE (a type that is MPI_DATATYPE_NULL or holds no data).
+  // description with that element size, made once per size (the last four sizes kept), the same
+  // on every rank: the same description, model and sizes (element types of matching signatures
+  // have equal sizes). Errors: MPI_ERR_BUFFER / MPI_ERR_ARG (a NULL array, no array),
+  // MPI_ERR_TYPE (a type that is MPI_DATATYPE_NULL or holds no data, or no plan for that size).
   MpiStatus priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out);
 
   // Measuring mode (halo_measure.cc). A candidate worth timing: the planner's, model's pick first.
