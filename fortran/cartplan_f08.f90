@@ -5,9 +5,10 @@
 ! forms, each also as a large-count ..._c form, and the requests: Cart_start, Cart_wait,
 ! Cart_test, Cart_startall, Cart_waitall, Cart_testall, Cart_request_free,
 ! Cart_request_algorithm, Cart_request_plan and Cart_request_program; the halo API
-! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free,
-! Cart_halo_plan, Cart_halo_request_plan; halos are type(Cart_Halo)). Not bound: the neighbourhood reductions and
-! rooted collectives (Cart_allreduce, Cart_bcast, ...) and the halo API's _fields forms.
+! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_exchange_fields,
+! Cart_halo_exchange_fields_init, Cart_halo_free, Cart_halo_plan, Cart_halo_request_plan; halos
+! are type(Cart_Halo)). Not bound: the neighbourhood reductions and rooted collectives
+! (Cart_allreduce, Cart_bcast, ...).
 !
 ! Every procedure is a subroutine named like its C function, with MPI handles as
 ! type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info), and a final, required
@@ -20,7 +21,9 @@
 ! "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
 ! counts and integer(MPI_ADDRESS_KIND) displacements (separate names, not generic overloads).
 ! Buffers are contiguous arrays (assumed size); those of non-blocking and persistent calls must
-! stay in place until completed, and are declared asynchronous.
+! stay in place until completed, and are declared asynchronous. The halo API's _fields forms take
+! the arrays' addresses instead (type(c_ptr), c_loc of arrays declared target, and asynchronous
+! for the persistent form), since one argument cannot hold arrays of different types.
 ! Binding: bind(c) interfaces to small C shims in libcartplan (cartplan_f_*, which convert the
 ! Fortran handles with MPI_*_f2c) and directly to the C functions that take no MPI handle.
 module cartplan_f08
@@ -54,7 +57,7 @@ module cartplan_f08
   public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
   public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
   public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan, &
-            Cart_halo_request_plan
+            Cart_halo_request_plan, Cart_halo_exchange_fields, Cart_halo_exchange_fields_init
 
   ! A halo exchange described by an array (C: Cart_Halo).
   type, bind(c), public :: Cart_Halo
@@ -533,6 +536,23 @@ module cartplan_f08
     integer(c_int) function f_halo_exchange_init(array, halo, info, r) bind(c, name="cartplan_f_halo_exchange_init")
       import :: c_int, c_ptr, Cart_Request
       type(*), dimension(*), asynchronous :: array
+      type(c_ptr), value :: halo
+      integer(c_int), value :: info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_halo_exchange_fields(count, arrays, types, halo) bind(c, name="cartplan_f_halo_exchange_fields")
+      import :: c_int, c_ptr, MPI_Datatype
+      integer(c_int), value :: count
+      type(c_ptr), intent(in) :: arrays(*)
+      type(MPI_Datatype), intent(in) :: types(*)
+      type(c_ptr), value :: halo
+    end function
+    integer(c_int) function f_halo_exchange_fields_init(count, arrays, types, halo, info, r) &
+        bind(c, name="cartplan_f_halo_exchange_fields_init")
+      import :: c_int, c_ptr, MPI_Datatype, Cart_Request
+      integer(c_int), value :: count
+      type(c_ptr), intent(in) :: arrays(*)
+      type(MPI_Datatype), intent(in) :: types(*)
       type(c_ptr), value :: halo
       integer(c_int), value :: info
       type(Cart_Request), intent(out) :: r
@@ -1255,6 +1275,34 @@ contains
     type(Cart_Request), intent(out) :: request
     integer, intent(out) :: ierror
     ierror = f_halo_exchange_init(array, halo%handle, info%MPI_VAL, request)
+  end subroutine
+
+  ! Several arrays of the halo's layout in one set of messages (C: Cart_halo_exchange_fields):
+  ! arrays(1:count) are their addresses, c_loc of arrays declared target; types(1:count) their
+  ! element types (of any sizes; the plan is priced for the sizes added up). Blocking.
+  !   real(real64), target :: u(0:n+1, 0:m+1)
+  !   integer, target :: flags(0:n+1, 0:m+1)
+  !   call Cart_halo_exchange_fields(2, [c_loc(u), c_loc(flags)], [MPI_REAL8, MPI_INTEGER], halo, ierror)
+  subroutine Cart_halo_exchange_fields(count, arrays, types, halo, ierror)
+    integer, intent(in) :: count
+    type(c_ptr), intent(in) :: arrays(*)
+    type(MPI_Datatype), intent(in) :: types(*)
+    type(Cart_Halo), intent(in) :: halo
+    integer, intent(out) :: ierror
+    ierror = f_halo_exchange_fields(count, arrays, types, halo%handle)
+  end subroutine
+
+  ! The persistent form (collective; C: Cart_halo_exchange_fields_init): the arrays, declared
+  ! target and asynchronous, must stay in place until the request is freed.
+  subroutine Cart_halo_exchange_fields_init(count, arrays, types, halo, info, request, ierror)
+    integer, intent(in) :: count
+    type(c_ptr), intent(in) :: arrays(*)
+    type(MPI_Datatype), intent(in) :: types(*)
+    type(Cart_Halo), intent(in) :: halo
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_halo_exchange_fields_init(count, arrays, types, halo%handle, info%MPI_VAL, request)
   end subroutine
 
   subroutine Cart_halo_free(halo, ierror)

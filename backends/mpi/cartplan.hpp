@@ -173,12 +173,14 @@ class Halo {
   Halo& operator=(Halo&&) noexcept;
 
   void exchange(void* array);  // Cart_halo_exchange
-  // Cart_halo_exchange_fields: types empty, or one element type per array.
+  // Cart_halo_exchange_fields: types empty, or one element type per array (the plan priced for
+  // their element sizes added up, as there).
   void exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   // Cart_halo_exchange_init (collective): `info` as there (cartplan_tune); MPI_INFO_NULL keeps the
   // halo's mode. Errors (a bad value, ranks that disagree on the mode) throw on every rank.
   HaloRequest exchange_init(void* array, MPI_Info info = MPI_INFO_NULL);
-  // Cart_halo_exchange_fields_init: types empty, or one element type per array.
+  // Cart_halo_exchange_fields_init: types empty, or one element type per array; the request's
+  // plan() is the one priced for their element sizes added up.
   HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
                             MPI_Info info = MPI_INFO_NULL);
   std::string plan() const;  // the text of Cart_halo_plan

@@ -667,8 +667,11 @@ int Cart_halo_exchange(void* array, Cart_Halo halo);
 int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request);
 /* Several arrays at once, in one set of messages: arrays[0..count-1], each of the halo's layout
  * (interior, widths, order), with element types types[0..count-1], or the halo's element type
- * for every array when types is NULL. The plan is the one chosen at creation (priced for the
- * halo's element type). The _init form agrees on the number of arrays and their element sizes
+ * for every array when types is NULL. The plan is priced for the arrays' element sizes added
+ * up (what one cell takes in a message): the cost model chooses again for that size, once per
+ * size, locally (no collective; its "elem_bytes" is that sum in Cart_halo_request_plan's JSON),
+ * unless the sum is the halo's element size or the ranks' cost models differed at creation (then
+ * the plan chosen at creation). The _init form agrees on the number of arrays and their element sizes
  * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
  * other ranks' types. The blocking forms keep their exchange for the next call with the same
  * arrays and element types: predefined ones by handle, derived ones by layout (read with

@@ -33,6 +33,14 @@ int send_recv_types_of(MPI_Comm comm, const MPI_Fint* st, const MPI_Fint* rt, st
   return e == MPI_SUCCESS ? types_of(comm, rt, crt) : e;
 }
 
+// The element types of the halo API's _fields forms: `count` Fortran handles (none read for a
+// count below 1, which the C API refuses).
+std::vector<MPI_Datatype> field_types_of(int count, const MPI_Fint* f) {
+  std::vector<MPI_Datatype> types(count > 0 ? static_cast<std::size_t>(count) : 1, MPI_DATATYPE_NULL);
+  for (int i = 0; f && i < count; ++i) types[static_cast<std::size_t>(i)] = MPI_Type_f2c(f[i]);
+  return types;
+}
+
 }  // namespace
 
 extern "C" {
@@ -265,6 +273,16 @@ int cartplan_f_halo_create(MPI_Fint comm, int d, const int* interior, const int*
 }
 int cartplan_f_halo_exchange_init(void* array, Cart_Halo halo, MPI_Fint info, Cart_Request* r) {
   return Cart_halo_exchange_init(array, halo, info_of(info), r);
+}
+// `arrays`: count addresses (the module's type(c_ptr) array); `types`: count Fortran handles.
+int cartplan_f_halo_exchange_fields(int count, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
+  const std::vector<MPI_Datatype> t = field_types_of(count, types);
+  return Cart_halo_exchange_fields(count, arrays, types ? t.data() : nullptr, halo);
+}
+int cartplan_f_halo_exchange_fields_init(int count, void* const* arrays, const MPI_Fint* types, Cart_Halo halo, MPI_Fint info,
+                                         Cart_Request* r) {
+  const std::vector<MPI_Datatype> t = field_types_of(count, types);
+  return Cart_halo_exchange_fields_init(count, arrays, types ? t.data() : nullptr, halo, info_of(info), r);
 }
 
 }  // extern "C"

@@ -217,16 +217,19 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
   return {};
 }
 
-// One agreement: the worst error, the fingerprints of the description and the plan, and
-// whether every rank uses the same model that prices placement (*learn_nodes).
-MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p, bool* learn_nodes) {
+// One agreement: the worst error, the fingerprints of the description and the plan, whether
+// every rank uses the same model that prices placement (*learn_nodes), and whether every rank
+// plans with the same model (*same_model: the fields forms may then plan again).
+MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p, bool* learn_nodes, bool* same_model) {
   const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
   const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
   const std::int64_t mh = local.ok() ? p.placement_model : 0;
-  std::int64_t mine[7] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh}, all[7] = {0, 0, 0, 0, 0, 0, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 7, MPI_INT64_T, MPI_MAX, comm));
+  const std::int64_t all_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
+  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, all_h, -all_h}, all[9] = {};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];
+  *same_model = all[7] == -all[8];
   if (all[1] != -all[2])
     return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
                                   "size, order, stencil and Info cartplan_algorithm must be the same on every rank); here: " + p.description);
@@ -280,8 +283,8 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
-  bool learn_nodes = false;
-  MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes);
+  bool learn_nodes = false, same_model = false;
+  MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes, &same_model);
   if (s.ok() && learn_nodes) s = plan_with_nodes(cartcomm, args, &p);
   if (!s.ok()) return s;
   auto h = std::shared_ptr<HaloContext>(new HaloContext());
@@ -309,6 +312,7 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   h->description_ = std::move(p.halo);
   h->plan_options_ = std::move(p.plan_options);
   h->tune_measure_ = p.options.tune_measure && h->plan_options_.algo == eh::HaloAlgoChoice::kAuto;
+  h->reprice_ = same_model;
   *out = std::move(h);
   return {};
 }
@@ -393,6 +397,13 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
   return {};
 }
 
+MpiStatus check_arrays(const std::vector<void*>& arrays) {
+  for (std::size_t f = 0; f < arrays.size(); ++f)
+    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
+  if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
+  return {};
+}
+
 }  // namespace
 
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
@@ -400,9 +411,7 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
 // memory, one set per array.
 MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::vector<void*>& arrays,
                                     const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const {
-  for (std::size_t f = 0; f < arrays.size(); ++f)
-    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
-  if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
+  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
   Buffers buffers{program, arrays, out->memory, {}, {}};
   for (std::size_t f = 0; f < arrays.size(); ++f) {
     MPI_Datatype t = types.empty() ? elem_ : types[f];
@@ -440,6 +449,43 @@ MpiStatus HaloContext::build(const eh::HaloProgram& program, const std::vector<v
   return s;
 }
 
+MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out) {
+  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
+  const std::int64_t own = description_->array.elem_bytes;
+  std::int64_t total = 0;
+  for (std::size_t f = 0; f < arrays.size(); ++f) {
+    MPI_Count size = 0;
+    if (types.empty()) {
+      size = own;
+    } else if (types[f] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[f], &size) != MPI_SUCCESS || size <= 0) {
+      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
+    }
+    total += size;
+  }
+  if (total == own || !reprice_) {
+    // program_ is the halo's own, alive as long as it: a pointer that owns nothing.
+    *out = Priced{own, plan_, std::shared_ptr<const eh::HaloProgram>(std::shared_ptr<void>(), &program_)};
+    return {};
+  }
+  auto it = std::find_if(priced_.begin(), priced_.end(), [&](const Priced& p) { return p.elem_bytes == total; });
+  if (it == priced_.end()) {
+    eh::HaloDescription d = *description_;
+    d.array.elem_bytes = total;
+    const std::string what = "cartplan could not plan the halo for fields of " + std::to_string(total) + " bytes per cell: ";
+    Result<ih::HaloPlan> plan = eh::make_halo_plan(d, plan_options_);
+    if (!plan) return mpi_error(MPI_ERR_TYPE, what + plan.error());
+    Result<eh::HaloProgram> program = lower_plan(*plan);
+    if (!program) return mpi_error(MPI_ERR_INTERN, what + program.error());
+    if (priced_.size() >= kBlockingKept) priced_.erase(priced_.begin());
+    priced_.push_back(Priced{total, std::make_shared<const ih::HaloPlan>(std::move(*plan)),
+                             std::make_shared<const eh::HaloProgram>(std::move(*program))});
+    it = priced_.end() - 1;
+  }
+  std::rotate(it, it + 1, priced_.end());  // most recently used last
+  *out = priced_.back();
+  return {};
+}
+
 MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
   // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
@@ -454,7 +500,9 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
     std::uintptr_t word = 0, kind = 0;
     if (!datatype_key(t, &derived, &word, &kind)) {
       std::unique_ptr<Exchange> once;
-      const MpiStatus s = build(program_, arrays, types, Exchange::Kind::kBlocking, 0, &once);
+      Priced priced;
+      MpiStatus s = priced_for(arrays, types, &priced);
+      if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &once);
       return s.ok() ? once->run_once() : s;
     }
     key.insert(key.end(), {word, kind});
@@ -466,7 +514,9 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   }
   if (it == blocking_.end()) {
     std::unique_ptr<Exchange> x;
-    const MpiStatus s = build(program_, arrays, types, Exchange::Kind::kBlocking, 0, &x);
+    Priced priced;
+    MpiStatus s = priced_for(arrays, types, &priced);
+    if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &x);
     if (!s.ok()) return s;
     if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
     blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
@@ -487,9 +537,12 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   MpiStatus local = caller_error.ok() ? parse_tune(info, &measuring) : caller_error;
   measuring = measuring && plan_options_.algo == eh::HaloAlgoChoice::kAuto;
   std::vector<Trial> trials;
-  std::int64_t listed = 0;  // the fingerprint of the trials' list
-  if (local.ok() && measuring) local = measure_list(&trials, &listed);
-  if (local.ok()) local = schedule_for(program_, arrays, types, &schedule);
+  std::int64_t listed = 0;  // the fingerprint of the trials' list, or of the plan the model picked
+  Priced priced;            // the model's pick for these arrays' element sizes
+  if (local.ok()) local = priced_for(arrays, types, &priced);
+  if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
+  if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+  if (local.ok()) local = schedule_for(*priced.program, arrays, types, &schedule);
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
   // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).
@@ -507,8 +560,8 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
     s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
                                 "halo exchange");
   if (s.ok() && all[5] != -all[6])
-    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange) or on its "
-                               "candidate plans");
+    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange), on its "
+                               "candidate plans or on the plan for these element sizes");
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
@@ -517,7 +570,7 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   if (s.ok() && trials.size() > 1) s = measure(trials, arrays, types, lane, &best);
   if (!s.ok() || best != 0) free_all(&schedule.owned_types);
   if (!s.ok()) return s;
-  if (plan_run) *plan_run = best == 0 ? plan_ : trials[best].plan;
+  if (plan_run) *plan_run = best == 0 ? priced.plan : trials[best].plan;
   if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
   Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
   if (!program) return mpi_error(MPI_ERR_INTERN, program.error());

@@ -66,14 +66,16 @@ class HaloContext {
   // Fills the ghost cells of every array (one set of messages for all). `types`: one element
   // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
   // of the last few (arrays, types) lists are kept and run again, derived element types keyed
-  // by layout (exchange_reuse.h) like the collectives' blocking cache.
+  // by layout (exchange_reuse.h) like the collectives' blocking cache. The plan is the one
+  // priced for the arrays' element sizes added up (priced_for).
   MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
   // caller found; it is agreed like the others. `info`: cartplan_tune (model|measure, default
   // the halo's). In measuring mode, on a halo planned with algorithm auto, init times the
   // planner's close candidates on scratch arrays (halo_measure.cc) and the request runs the
-  // fastest, the same on every rank; *plan_run (if given) is the plan the request runs.
+  // fastest, the same on every rank; *plan_run (if given) is the plan the request runs (in
+  // model mode the one priced for the arrays' element sizes added up, priced_for).
   MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
                           std::unique_ptr<Exchange>* out, MPI_Info info = MPI_INFO_NULL,
                           std::shared_ptr<const ir::halo::HaloPlan>* plan_run = nullptr);
@@ -92,15 +94,32 @@ class HaloContext {
   MpiStatus build(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
                   Exchange::Kind kind, int lane, std::unique_ptr<Exchange>* out) const;
 
+  // A plan for arrays whose element sizes add up to elem_bytes (what one cell takes in a
+  // message), and this rank's program of it.
+  struct Priced {
+    std::int64_t elem_bytes = 0;
+    std::shared_ptr<const ir::halo::HaloPlan> plan;
+    std::shared_ptr<const engine::halo::HaloProgram> program;
+  };
+  // The plan the exchanges of `arrays` run: the halo's own (plan_, program_) where their element
+  // sizes add up to the halo's element size, or where the ranks' cost models differ (then a plan
+  // made again could differ between ranks: reprice_ is false); else the planner's choice for the
+  // description with that element size, made once per size (the last four sizes kept), the same
+  // on every rank: the same description, model and sizes (element types of matching signatures
+  // have equal sizes). Errors: MPI_ERR_BUFFER / MPI_ERR_ARG (a NULL array, no array),
+  // MPI_ERR_TYPE (a type that is MPI_DATATYPE_NULL or holds no data, or no plan for that size).
+  MpiStatus priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out);
+
   // Measuring mode (halo_measure.cc). A candidate worth timing: the planner's, model's pick first.
   struct Trial {
     std::string name;
     double predicted_us = 0;
     std::shared_ptr<const ir::halo::HaloPlan> plan;
   };
-  // Local: the candidates to time (PlanCache::measure_order's rule, duplicates dropped) and a
-  // fingerprint of the list, which ranks agree on before timing.
-  MpiStatus measure_list(std::vector<Trial>* out, std::int64_t* fingerprint) const;
+  // Local: the candidates to time for elements of elem_bytes (the fields' sizes added up;
+  // PlanCache::measure_order's rule, duplicates dropped) and a fingerprint of the list, which
+  // ranks agree on before timing.
+  MpiStatus measure_list(std::int64_t elem_bytes, std::vector<Trial>* out, std::int64_t* fingerprint) const;
   // Collective: times the trials on scratch arrays like `arrays` and sets *best (index into
   // trials; 0 when the trials are skipped), the same on every rank.
   // This rank's program of `plan` on the halo's grid.
@@ -119,6 +138,10 @@ class HaloContext {
   std::optional<engine::halo::HaloDescription> description_;
   engine::halo::HaloPlanOptions plan_options_;
   bool tune_measure_ = false;
+  // Whether every rank plans with the same cost model (agreed at creation): only then do the
+  // fields forms plan again for their element sizes.
+  bool reprice_ = false;
+  std::vector<Priced> priced_;  // plans made for other element sizes, most recently used last
   // A kept blocking exchange: the arrays and the element types' keys (datatype_key: handles of
   // predefined types, layout ids of derived ones) it was built for.
   struct Blocking {

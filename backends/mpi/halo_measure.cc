@@ -19,13 +19,15 @@ namespace cartplan::mpi {
 namespace eh = engine::halo;
 namespace ih = ir::halo;
 
-MpiStatus HaloContext::measure_list(std::vector<Trial>* out, std::int64_t* fingerprint) const {
+MpiStatus HaloContext::measure_list(std::int64_t elem_bytes, std::vector<Trial>* out, std::int64_t* fingerprint) const {
   out->clear();
-  Result<std::vector<eh::HaloCandidate>> cands = eh::halo_candidates(*description_, plan_options_);
+  eh::HaloDescription d = *description_;
+  d.array.elem_bytes = elem_bytes;  // priced for what one cell of all the fields takes in a message
+  Result<std::vector<eh::HaloCandidate>> cands = eh::halo_candidates(d, plan_options_);
   if (!cands) return mpi_error(MPI_ERR_INTERN, "cartplan could not re-plan the halo to measure: " + cands.error());
   std::vector<double> predicted;
   for (const eh::HaloCandidate& c : *cands) predicted.push_back(c.cost.us);
-  // The model's pick first: the plan the halo was created with (make_halo_plan's choice).
+  // The model's pick first: make_halo_plan's choice for these element sizes (priced_for's).
   std::vector<std::string> seen;
   std::uint64_t hash = 0;
   for (std::size_t i : PlanCache::measure_order(predicted, eh::pick_halo_candidate(*cands))) {

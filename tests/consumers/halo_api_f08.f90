@@ -9,10 +9,15 @@
 ! Cart_halo_plan's JSON, Cart_halo_request_plan's (the request's plan names a known algorithm,
 ! is the text the C function gives, through a bind(c) interface of this test, and in model mode
 ! equals the halo's plan; MPI_ERR_REQUEST for a null request), and a bad order (MPI_ERR_ARG on
-! every rank). Prints "halo_api_f08: OK" on
-! rank 0 and exits 0 when every check passes on every rank, else exit 1.
+! every rank). Then the _fields forms: two arrays of the same layout and different element types
+! (real64 and default integer, by address with c_loc), other rank- and cell-dependent values,
+! exchanged together by Cart_halo_exchange_fields and by a Cart_halo_exchange_fields_init
+! request (new values each start), every cell of both checked by the same rule; the request's
+! plan is priced for the two element sizes added up ("elem_bytes" of its JSON). Prints
+! "halo_api_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program halo_api_f08
-  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char, c_associated, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char, c_associated, c_f_pointer, c_loc
+  use, intrinsic :: iso_fortran_env, only: real64
   use mpi_f08
   use cartplan_f08
   implicit none
@@ -20,6 +25,9 @@ program halo_api_f08
   integer :: ierr, size, me, failures, total, iter, dims(2), periods(2), coords(2)
   integer :: interior(2), lo(2), hi(2)
   double precision, asynchronous :: a(0:n+1, -1:m+1)
+  ! The fields: the same layout as a, other element types.
+  real(real64), target, asynchronous :: u(0:n+1, -1:m+1)
+  integer, target, asynchronous :: flags(0:n+1, -1:m+1)
   type(MPI_Comm) :: cart
   type(Cart_Halo) :: halo, bad
   type(Cart_Request) :: req, none
@@ -83,6 +91,8 @@ program halo_api_f08
   call Cart_request_free(req, ierr)
   call Cart_halo_free(halo, ierr)
   call expect(ierr == MPI_SUCCESS .and. c_halo_is_null(halo), 'Cart_halo_free')
+
+  call fields_checks()
 
   call Cart_halo_create(cart, 2, interior, lo, hi, MPI_DOUBLE_PRECISION, 12345, MPI_INFO_NULL, bad, ierr)
   call expect(ierr == MPI_ERR_ARG, 'a bad order is MPI_ERR_ARG on every rank')
@@ -158,31 +168,128 @@ contains
     end do
   end subroutine
 
-  ! The expected value of every cell, by the rule of cartplan_mpi.h.
+  ! Where cell (i, j) gets its value, by the rule of cartplan_mpi.h: the rank and cell of its
+  ! source (this rank and the cell itself in the interior); src = -1 for a ghost cell without a
+  ! source in the mesh (it keeps its value).
+  subroutine source_of(i, j, src, si, sj)
+    integer, intent(in) :: i, j
+    integer, intent(out) :: src, si, sj
+    integer :: s1, s2, c(2)
+    s1 = merge(-1, merge(1, 0, i > n), i < 1)
+    s2 = merge(-1, merge(1, 0, j > m), j < 1)
+    si = i - s1 * n
+    sj = j - s2 * m
+    src = -1
+    if (s1 == 0 .and. s2 == 0) then
+      src = me
+    else
+      c = [coords(1) + s1, coords(2) + s2]
+      c(1) = modulo(c(1), 2)  ! periodic
+      if (c(2) >= 0 .and. c(2) < 2) call MPI_Cart_rank(cart, c, src)
+    end if
+  end subroutine
+
+  ! The expected value of every cell of a.
   subroutine check(salt)
     integer, intent(in) :: salt
-    integer :: i, j, s1, s2, c(2), src, bad_cells
+    integer :: i, j, src, si, sj, bad_cells
     double precision :: want
     bad_cells = 0
     do j = -1, m + 1
       do i = 0, n + 1
-        s1 = merge(-1, merge(1, 0, i > n), i < 1)
-        s2 = merge(-1, merge(1, 0, j > m), j < 1)
+        call source_of(i, j, src, si, sj)
         want = -1
-        if (s1 == 0 .and. s2 == 0) then
-          want = value(me, i, j, salt)
-        else
-          c = [coords(1) + s1, coords(2) + s2]
-          c(1) = modulo(c(1), 2)  ! periodic
-          if (c(2) >= 0 .and. c(2) < 2) then
-            call MPI_Cart_rank(cart, c, src)
-            want = value(src, i - s1 * n, j - s2 * m, salt)
-          end if
-        end if
+        if (src >= 0) want = value(src, si, sj, salt)
         if (a(i, j) /= want) bad_cells = bad_cells + 1
       end do
     end do
     call expect(bad_cells == 0, 'cells wrong after exchange')
+  end subroutine
+
+  ! The fields' values: u differs from a's values, flags is an integer code of rank, cell and salt.
+  real(real64) function u_value(rank, i, j, salt)
+    integer, intent(in) :: rank, i, j, salt
+    u_value = -(rank * 1000 + i * 37 + j * 5) - salt * 0.25_real64 - 2
+  end function
+
+  integer function flag_value(rank, i, j, salt)
+    integer, intent(in) :: rank, i, j, salt
+    flag_value = 1 + rank * 100000 + i * 1000 + j * 10 + salt
+  end function
+
+  ! Interior cells of both fields from (me, salt), ghost cells -1.
+  subroutine fill_fields(salt)
+    integer, intent(in) :: salt
+    integer :: i, j
+    u = -1
+    flags = -1
+    do j = 1, m
+      do i = 1, n
+        u(i, j) = u_value(me, i, j, salt)
+        flags(i, j) = flag_value(me, i, j, salt)
+      end do
+    end do
+  end subroutine
+
+  ! Every cell of both fields: its source's value, its own in the interior, -1 without a source.
+  subroutine check_fields(salt, what)
+    integer, intent(in) :: salt
+    character(len=*), intent(in) :: what
+    integer :: i, j, src, si, sj, bad_u, bad_flags
+    bad_u = 0
+    bad_flags = 0
+    do j = -1, m + 1
+      do i = 0, n + 1
+        call source_of(i, j, src, si, sj)
+        if (src < 0) then
+          if (u(i, j) /= -1) bad_u = bad_u + 1
+          if (flags(i, j) /= -1) bad_flags = bad_flags + 1
+        else
+          if (u(i, j) /= u_value(src, si, sj, salt)) bad_u = bad_u + 1
+          if (flags(i, j) /= flag_value(src, si, sj, salt)) bad_flags = bad_flags + 1
+        end if
+      end do
+    end do
+    call expect(bad_u == 0, what // ': real64 field cells wrong')
+    call expect(bad_flags == 0, what // ': integer field cells wrong')
+  end subroutine
+
+  ! Cart_halo_exchange_fields and Cart_halo_exchange_fields_init on u and flags together, with a
+  ! halo created for doubles; the persistent request's plan is priced for both element sizes.
+  subroutine fields_checks()
+    type(Cart_Halo) :: fh
+    type(Cart_Request) :: fr
+    type(c_ptr) :: arrays(2)
+    type(MPI_Datatype) :: types(2)
+    character(len=:), allocatable :: plan
+    character(len=32) :: want
+    integer :: salt, size_u, size_flags
+    types = [MPI_REAL8, MPI_INTEGER]
+    arrays = [c_loc(u), c_loc(flags)]
+    call MPI_Type_size(MPI_REAL8, size_u)
+    call MPI_Type_size(MPI_INTEGER, size_flags)
+    call Cart_halo_create(cart, 2, interior, lo, hi, MPI_DOUBLE_PRECISION, MPI_ORDER_FORTRAN, MPI_INFO_NULL, fh, ierr)
+    call expect(ierr == MPI_SUCCESS, 'fields: Cart_halo_create: ' // cart_error_message())
+    call fill_fields(10)
+    call Cart_halo_exchange_fields(2, arrays, types, fh, ierr)
+    call expect(ierr == MPI_SUCCESS, 'Cart_halo_exchange_fields: ' // cart_error_message())
+    call check_fields(10, 'Cart_halo_exchange_fields')
+    call Cart_halo_exchange_fields_init(2, arrays, types, fh, MPI_INFO_NULL, fr, ierr)
+    call expect(ierr == MPI_SUCCESS, 'Cart_halo_exchange_fields_init: ' // cart_error_message())
+    call Cart_halo_request_plan(fr, plan, ierr)
+    write (want, '(a, i0)') '"elem_bytes": ', size_u + size_flags
+    call expect(ierr == MPI_SUCCESS .and. known_algorithm(algorithm_of(plan)) .and. index(plan, trim(want)) > 0, &
+                'the fields request''s plan is priced for ' // trim(want))
+    do salt = 11, 13
+      call fill_fields(salt)
+      call Cart_start(fr, ierr)
+      call Cart_wait(fr, ierr)
+      call expect(ierr == MPI_SUCCESS, 'fields: Cart_start / Cart_wait')
+      call check_fields(salt, 'Cart_halo_exchange_fields_init')
+    end do
+    call Cart_request_free(fr, ierr)
+    call expect(ierr == MPI_SUCCESS .and. cart_request_is_null(fr), 'fields: Cart_request_free')
+    call Cart_halo_free(fh, ierr)
   end subroutine
 
   subroutine expect(ok, what)
