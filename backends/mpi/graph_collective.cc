@@ -2,6 +2,7 @@
 #include "backends/mpi/graph_collective.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <cstdint>
@@ -326,17 +327,28 @@ struct Agreed {
   int lane = -1;
 };
 
-// Collective: errors, algorithm, theta, grid dims, auto's candidates, block size and the lanes held, agreed in one call.
+// Collective: errors, algorithm, theta, grid dims, auto's candidates, block size and the lanes held, agreed in one call;
+// with `pending` (the communicator's state made by this init: begin_graph), its creation too, so
+// that a first init makes one MPI_Allreduce here and not two; finish_graph attaches the state.
 // `bytes`: this rank's block size, -1 without significant blocks (a rank without edges).
-MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, Agreed* out) {
+MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o, std::int64_t bytes, PendingGraph* pending, Agreed* out) {
   const std::int64_t algo = static_cast<std::int64_t>(o.algo);
   const std::int64_t kNone = INT64_MIN / 2;
   const std::int64_t candidates = engine::graph::candidates_key(o.auto_candidates);  // auto constructs only these
-  std::vector<std::int64_t> v = {11, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
+  constexpr int kMax = 11 + PendingGraph::kWords;  // entries reduced with MAX
+  std::vector<std::int64_t> v = {kMax, local.ok() ? 0 : local.code, algo, -algo, o.theta, -o.theta, o.grid_dims, -o.grid_dims,
                                  bytes >= 0 ? bytes : -1, bytes >= 0 ? -bytes : kNone, candidates, -candidates};
+  for (int i = 0; i < PendingGraph::kWords; ++i) v.push_back(pending ? pending->words[static_cast<std::size_t>(i)] : 0);  // 0: neutral
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
+  if (pending) {  // the creation's verdict first, as require_graph would have given it
+    std::array<int, PendingGraph::kWords> created{};
+    for (int i = 0; i < PendingGraph::kWords; ++i) created[static_cast<std::size_t>(i)] = static_cast<int>(all[12 + static_cast<std::size_t>(i)]);
+    GraphComm* attached = nullptr;
+    MpiStatus s = finish_graph(std::move(*pending), created, &attached);
+    if (!s.ok()) return s;
+  }
   if (all[1] != 0) return agreed_error(local, static_cast<int>(all[1]));
   if (all[2] != -all[3] || all[4] != -all[5] || all[6] != -all[7] || all[10] != -all[11])
     return mpi_error(MPI_ERR_INFO_VALUE, "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or "
@@ -344,7 +356,7 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   out->bytes_max = all[8];
   out->bytes_min = all[9] == kNone ? -1 : -all[9];
   std::vector<std::uint64_t> held;
-  for (std::size_t i = 12; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
+  for (std::size_t i = 12 + PendingGraph::kWords; i < all.size(); ++i) held.push_back(static_cast<std::uint64_t>(all[i]));
   out->lane = g.shared()->lanes.first_free(held);
   if (out->lane < 0)
     return mpi_error(MPI_ERR_OTHER, "too many persistent graph requests alive on this communicator (" +
@@ -352,17 +364,20 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   return {};
 }
 
-MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiStatus& caller_error,
+// `pending`: the state of a communicator this init is the first graph collective on (begin_graph),
+// attached by agree_init once every rank made it; nullptr when it is attached already.
+MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiStatus& caller_error, PendingGraph* pending,
                      std::unique_ptr<GraphExchange>* out) {
   GraphOptions o = c.options ? *c.options : g.options();
-  MpiStatus local = parse_graph_info(info, &o);
+  MpiStatus local = pending ? pending->status : MpiStatus{};  // a refused graph: no buffers looked at
+  if (local.ok()) local = parse_graph_info(info, &o);
   GraphBuffers b;
   if (local.ok()) local = make_buffers(g, c, &b);
   if (local.ok()) local = caller_error;
   const bool edgeless = b.send.empty() && b.recv.empty();
   const std::int64_t mine = local.ok() && !edgeless ? b.block_bytes : -1;
   Agreed agreed;
-  MpiStatus s = agree_init(g, local, o, mine, &agreed);
+  MpiStatus s = agree_init(g, local, o, mine, pending, &agreed);
   if (!s.ok()) return s;
   // The combining schedules forward blocks and keep them in temp slots of one size: they need
   // one block size on every rank with blocks. MPI allows sizes that differ between ranks (edge by
@@ -467,12 +482,19 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
 MpiStatus graph_request(MPI_Comm comm, const GraphCall& c, MPI_Info info, GraphExchange::Kind kind,
                         std::unique_ptr<GraphExchange>* out, const MpiStatus& caller_error, bool start) {
   GraphComm* g = nullptr;
+  if (kind == GraphExchange::Kind::kPersistent) {
+    // The pattern or table a forced or auto algorithm needs is set up once the ranks agreed on
+    // it. The first graph collective on the communicator creates its state here, agreed in
+    // init's own agreement (agree_init) rather than in one of its own (require_graph).
+    if (comm != MPI_COMM_NULL && (g = attached_graph(comm))) return persistent(*g, c, info, caller_error, nullptr, out);
+    PendingGraph pending;
+    MpiStatus s = begin_graph(comm, &pending);
+    if (!s.ok()) return s;
+    GraphComm& fresh = *pending.state;  // attached by agree_init on success, else freed with `pending`
+    return persistent(fresh, c, info, caller_error, &pending, out);
+  }
   MpiStatus s = require_graph(comm, &g);
   if (!s.ok()) return s;
-  if (kind == GraphExchange::Kind::kPersistent) {
-    // The pattern or table a forced or auto algorithm needs is set up once the ranks agreed on it.
-    return persistent(*g, c, info, caller_error, out);
-  }
   // The lane is the call's sequence number, taken whatever the arguments: ranks stay in step.
   const int lane = g->shared()->lanes.next_nonblocking();
   s = nonblocking(*g, c, caller_error, lane, out);

@@ -341,13 +341,12 @@ MpiStatus attach_graph(std::unique_ptr<GraphComm> g) {
   return {};
 }
 
-MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
-  *out = nullptr;
+MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
+  *out = PendingGraph{};
   if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
-  if ((*out = attached_graph(comm))) return {};
   ir::graph::RankEdges edges;
   GraphOptions options;
-  MpiStatus s = read_graph(comm, &edges, &options);  // an error is returned after the dups below
+  MpiStatus s = read_graph(comm, &edges, &options);  // kept in out->status: the dups below are made anyway
   if (const char* p = std::getenv("CARTPLAN_PROGRESS"); p && std::string(p) == "cartplan") options.progress_anywhere = false;
   int rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(comm, &rank));
@@ -359,7 +358,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   const engine::CostModel model = located ? located->model : engine::CostModel{};
   // Both duplicates are made even after an error of read_graph (a bad Info value, a
   // communicator without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the
-  // same collective calls whatever happened here (the agreement below follows them).
+  // same collective calls whatever happened here (the agreement follows them).
   MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
   const int rc = MPI_Comm_dup(comm, &setup);
@@ -369,28 +368,45 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   }
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
-  auto g = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups on return
-  // Creation only: every rank makes the state or none, so that a rank whose graph or Info is
-  // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
-  // construction or an agreement without it. A failure attaches nothing anywhere. The Info
-  // values are agreed too (max of v and of -v): blocking and non-blocking calls construct the
-  // forced algorithm's schedule with their peers, so ranks that differ would wait for messages
-  // that never come.
-  // cartplan_auto_candidates too: a blocking auto call constructs the listed candidates' patterns.
+  // The Info values are agreed too (max of v and of -v): blocking and non-blocking calls
+  // construct the forced algorithm's schedule with their peers, so ranks that differ would wait
+  // for messages that never come; cartplan_auto_candidates too (a blocking auto call constructs
+  // the listed candidates' patterns).
   const int algo = static_cast<int>(options.algo), list = engine::graph::candidates_key(options.auto_candidates);
-  int mine[9] = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
-  int all[9] = {};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT, MPI_MAX, setup));
-  if (!s.ok()) return mpi_error(all[0], s.message);
+  out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
+  out->status = s;
+  out->state = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups
+  return {};
+}
+
+MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGraph::kWords>& all, GraphComm** out) {
+  *out = nullptr;
+  if (!pending.status.ok()) return mpi_error(all[0], pending.status.message);
   if (all[0] != 0)
     return mpi_error(all[0], "another rank's distributed graph or Info was refused (error class " + std::to_string(all[0]) + " there)");
   if (all[1] != -all[2] || all[3] != -all[4] || all[5] != -all[6] || all[7] != -all[8])
     return mpi_error(MPI_ERR_INFO_VALUE,
                      "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or cartplan_auto_candidates "
                      "values in the graph communicator's Info");
-  CARTPLAN_MPI_CALL(MPI_Comm_set_attr(comm, keyval(), g.get()));
-  *out = g.release();
-  return {};
+  GraphComm* g = pending.state.get();
+  MpiStatus s = attach_graph(std::move(pending.state));
+  if (s.ok()) *out = g;
+  return s;
+}
+
+MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
+  *out = nullptr;
+  if (comm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  if ((*out = attached_graph(comm))) return {};
+  PendingGraph pending;
+  MpiStatus s = begin_graph(comm, &pending);
+  if (!s.ok()) return s;
+  // Creation only: every rank makes the state or none, so that a rank whose graph or Info is
+  // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
+  // construction or an agreement without it. A failure attaches nothing anywhere.
+  std::array<int, PendingGraph::kWords> all{};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->setup_comm()));
+  return finish_graph(std::move(pending), all, out);
 }
 
 }  // namespace cartplan::mpi

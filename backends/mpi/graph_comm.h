@@ -5,7 +5,9 @@
 // combining patterns of seed 003's construction and the agreed table behind algorithm auto.
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
-// two MPI_Comm_dup. A pattern is constructed the first time a request needs it (neighbours,
+// two MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
+// when the first graph collective is a persistent init, part of init's (begin_graph,
+// finish_graph). A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
 // its virtual grid grid_dims(p, d) for d = 2, 3 or 4, 1-dimensional when p is prime); auto's table
 // the first time auto runs per (theta, resolved candidate list) (Info cartplan_auto_candidates;
@@ -111,6 +113,8 @@ class GraphComm {
   const ir::graph::RankEdges& edges() const { return edges_; }
   const GraphOptions& options() const { return options_; }
   const std::shared_ptr<GraphShared>& shared() const { return shared_; }
+  // The private communicator of the set-up (pattern constructions, agreements of the state).
+  MPI_Comm setup_comm() const { return setup_.comm(); }
 
   // The algorithm (and for grid its d) for `op` with blocks of `block_bytes` under `options`
   // (auto: the agreed table; on first use collective, see above). Every rank must call it at the
@@ -185,6 +189,27 @@ class GraphComm {
 // its creation. Creation ends in one MPI_Allreduce: it succeeds on every rank or none (the
 // largest error class on every rank).
 MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
+
+// require_graph in two halves, for a caller that agrees on the creation inside an agreement of
+// its own (a persistent init: one MPI_Allreduce instead of two). begin_graph makes the state
+// without attaching it (collective: the two MPI_Comm_dup; it returns only MPI's failures of
+// those, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
+// the communicator (every rank, in the same collective call) and hands the result to
+// finish_graph, which returns require_graph's error, or attaches the state and gives it in *out.
+//
+//   PendingGraph pending;
+//   MpiStatus s = begin_graph(comm, &pending);
+//   std::array<int, PendingGraph::kWords> all;    // MPI_MAX of pending.words over the ranks
+//   s = finish_graph(std::move(pending), all, &g);
+struct PendingGraph {
+  static constexpr int kWords = 9;
+  std::unique_ptr<GraphComm> state;
+  MpiStatus status;  // this rank's error (its graph or Info refused)
+  std::array<int, kWords> words{};  // that error's class, then the Info values as v, -v
+};
+MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out);
+MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGraph::kWords>& all, GraphComm** out);
+
 // The state attached to `comm`, or nullptr (never creates one).
 GraphComm* attached_graph(MPI_Comm comm);
 // Local: attaches `g` (from copy_for) to its user communicator, which then owns it.

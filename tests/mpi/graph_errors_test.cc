@@ -344,8 +344,9 @@ void pattern_failure(Harness& h, const char* algo) {
 // A plain MPI distributed graph that lists MPI_PROC_NULL (Open MPI accepts it), on every rank
 // and then on rank 0 only: the first graph collective is MPI_ERR_RANK on every rank (the state's
 // creation is agreed), with auto (whose price table is an agreement) and linear, never a hang;
-// a second call fails alike (nothing attached).
-void proc_null_errors(Harness& h) {
+// a second call fails alike (nothing attached). The calls are blocking, or persistent inits
+// (`init`: there the creation is agreed inside init's own agreement).
+void proc_null_errors(Harness& h, bool init) {
   const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
   for (const bool rank0_only : {false, true}) {
     for (const char* algo : {"auto", "linear"}) {
@@ -359,10 +360,14 @@ void proc_null_errors(Harness& h) {
       MPI_Info_free(&info);
       MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
       const std::string what = std::string(rank0_only ? "MPI_PROC_NULL listed on rank 0 only" : "MPI_PROC_NULL listed everywhere") +
-                               " (" + algo + ")";
+                               " (" + algo + (init ? ", persistent init)" : ")");
       int send = h.rank, recv[2] = {-1, -1};
       for (int call = 0; call < 2; ++call) {
-        expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, recv, 1, MPI_INT, g), MPI_ERR_RANK, what + ", call " + std::to_string(call));
+        Cart_Request req = CART_REQUEST_NULL;
+        const int rc = init ? Cart_graph_neighbor_allgather_init(&send, 1, MPI_INT, recv, 1, MPI_INT, g, MPI_INFO_NULL, &req)
+                            : Cart_graph_neighbor_allgather(&send, 1, MPI_INT, recv, 1, MPI_INT, g);
+        expect(h, rc, MPI_ERR_RANK, what + ", call " + std::to_string(call));
+        h.check(req == CART_REQUEST_NULL, what + ": no request");
         if (listed) h.check(std::strstr(Cart_error_message(), "MPI_PROC_NULL") != nullptr, what + ": the message names MPI_PROC_NULL");
       }
       MPI_Comm_free(&g);
@@ -373,6 +378,12 @@ void proc_null_errors(Harness& h) {
 void communicator_errors(Harness& h) {
   int s = 1, r = 0;
   expect(h, Cart_graph_neighbor_allgather(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY, "MPI_COMM_WORLD (no graph)");
+  Cart_Request req = CART_REQUEST_NULL;
+  expect(h, Cart_graph_neighbor_allgather_init(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_TOPOLOGY,
+         "MPI_COMM_WORLD (no graph), persistent init");
+  h.check(req == CART_REQUEST_NULL, "MPI_COMM_WORLD (no graph), persistent init: no request");
+  expect(h, Cart_graph_neighbor_alltoall_init(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_NULL, MPI_INFO_NULL, &req), MPI_ERR_COMM,
+         "MPI_COMM_NULL, persistent init");
   expect(h, Cart_graph_neighbor_alltoall(&s, 1, MPI_INT, &r, 1, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
   int algo = 0;
   expect(h, Cart_graph_request_algorithm(CART_REQUEST_NULL, &algo), MPI_ERR_ARG, "algorithm of a NULL request");
@@ -424,6 +435,17 @@ void creation_info_differs(Harness& h) {
            std::string("creation Info differing in ") + keys.back().first);
     h.check(std::strstr(Cart_error_message(), "different") != nullptr, "differing creation Info: the message says so");
     MPI_Comm_free(&g);
+    // The same with a persistent init as the first graph collective: the creation's verdict
+    // (agreed inside init's agreement) comes first, and nothing is attached.
+    g = ring_with_info(h, keys);
+    for (int call = 0; call < 2; ++call) {
+      Cart_Request req = CART_REQUEST_NULL;
+      expect(h, Cart_graph_neighbor_allgather_init(&send, 1, MPI_INT, &recv, 1, MPI_INT, g, MPI_INFO_NULL, &req), MPI_ERR_INFO_VALUE,
+             std::string("creation Info differing in ") + keys.back().first + ", persistent init, call " + std::to_string(call));
+      h.check(std::strstr(Cart_error_message(), "graph communicator's Info") != nullptr && req == CART_REQUEST_NULL,
+              "differing creation Info, persistent init: the creation's message, no request");
+    }
+    MPI_Comm_free(&g);
   }
 }
 
@@ -436,7 +458,8 @@ int main(int argc, char** argv) {
   communicator_errors(h);
   creation_info_errors(h);
   if (h.size > 1) creation_info_differs(h);
-  proc_null_errors(h);
+  proc_null_errors(h, false);
+  proc_null_errors(h, true);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) local_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) v_errors(h, algo);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) w_errors(h, algo);
