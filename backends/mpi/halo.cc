@@ -397,6 +397,18 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
   return {};
 }
 
+// Ranks that agreed on the description, the arrays' element sizes and measuring mode yet list
+// different plans (persistent init): measuring candidates listed from cost models that differ
+// (reprice_ false: the ranks' models were not the same at creation) is the caller's setup;
+// otherwise the same description, model and sizes gave different plans, which is cartplan's bug.
+MpiStatus plans_differ(bool measuring, bool same_model) {
+  if (measuring && !same_model)
+    return mpi_error(MPI_ERR_ARG, "ranks list different candidate plans to measure for the persistent halo exchange (their cost "
+                                  "models differ)");
+  return mpi_error(MPI_ERR_INTERN, std::string("cartplan chose different ") + (measuring ? "candidate plans to measure" : "plans") +
+                                       " on different ranks for the same halo, cost model and element sizes (a cartplan bug)");
+}
+
 MpiStatus check_arrays(const std::vector<void*>& arrays) {
   for (std::size_t f = 0; f < arrays.size(); ++f)
     if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
@@ -552,16 +564,18 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
     MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
     bytes = bytes * 31 + size;
   }
+  const std::int64_t measures = measuring ? 1 : 0;
   std::vector<std::int64_t> all;
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed}, &all, &held);
+  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed, measures, -measures},
+                         &all, &held);
   if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
   if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
     s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
                                 "halo exchange");
-  if (s.ok() && all[5] != -all[6])
-    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange), on its "
-                               "candidate plans or on the plan for these element sizes");
+  if (s.ok() && all[7] != -all[8])
+    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange)");
+  if (s.ok() && all[5] != -all[6]) s = plans_differ(measuring, reprice_);
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
