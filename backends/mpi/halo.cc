@@ -27,6 +27,8 @@ namespace ih = ir::halo;
 // The most array lists whose blocking exchanges a halo keeps (codes alternate between two or
 // three arrays: old and new time level).
 constexpr std::size_t kBlockingKept = 4;
+// The most element-size sums a halo keeps plans for (priced_; halo.h: "the last four sizes").
+constexpr std::size_t kPricedKept = 4;
 
 // FNV-1a: a fingerprint that is the same on every rank for the same text.
 std::int64_t fingerprint(const std::string& text) {
@@ -224,8 +226,8 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
   const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
   const std::int64_t mh = local.ok() ? p.placement_model : 0;
-  const std::int64_t all_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
-  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, all_h, -all_h}, all[9] = {};
+  const std::int64_t model_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
+  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h}, all[9] = {};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];
@@ -488,7 +490,7 @@ MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::v
     if (!plan) return mpi_error(MPI_ERR_TYPE, what + plan.error());
     Result<eh::HaloProgram> program = lower_plan(*plan);
     if (!program) return mpi_error(MPI_ERR_INTERN, what + program.error());
-    if (priced_.size() >= kBlockingKept) priced_.erase(priced_.begin());
+    if (priced_.size() >= kPricedKept) priced_.erase(priced_.begin());
     priced_.push_back(Priced{total, std::make_shared<const ih::HaloPlan>(std::move(*plan)),
                              std::make_shared<const eh::HaloProgram>(std::move(*program))});
     it = priced_.end() - 1;
