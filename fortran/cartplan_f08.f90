@@ -1279,30 +1279,40 @@ contains
 
   ! Several arrays of the halo's layout in one set of messages (C: Cart_halo_exchange_fields):
   ! arrays(1:count) are their addresses, c_loc of arrays declared target; types(1:count) their
-  ! element types (of any sizes; the plan is priced for the sizes added up). Blocking.
+  ! element types (of any sizes; the plan is priced for the sizes added up). Blocking. A count
+  ! larger than size(arrays) or size(types) is MPI_ERR_COUNT, nothing past them read (count 0
+  ! is passed to C, which refuses it as every error, through the halo's error handler).
   !   real(real64), target :: u(0:n+1, 0:m+1)
   !   integer, target :: flags(0:n+1, 0:m+1)
   !   call Cart_halo_exchange_fields(2, [c_loc(u), c_loc(flags)], [MPI_REAL8, MPI_INTEGER], halo, ierror)
   subroutine Cart_halo_exchange_fields(count, arrays, types, halo, ierror)
     integer, intent(in) :: count
-    type(c_ptr), intent(in) :: arrays(*)
-    type(MPI_Datatype), intent(in) :: types(*)
+    type(c_ptr), intent(in) :: arrays(:)
+    type(MPI_Datatype), intent(in) :: types(:)
     type(Cart_Halo), intent(in) :: halo
     integer, intent(out) :: ierror
-    ierror = f_halo_exchange_fields(count, arrays, types, halo%handle)
+    integer :: n
+    n = count
+    if (count > size(arrays) .or. count > size(types)) n = 0
+    ierror = f_halo_exchange_fields(n, arrays, types, halo%handle)
   end subroutine
 
   ! The persistent form (collective; C: Cart_halo_exchange_fields_init): the arrays, declared
-  ! target and asynchronous, must stay in place until the request is freed.
+  ! target and asynchronous, must stay in place until the request is freed. A count larger than
+  ! size(arrays) or size(types) still takes part in init's agreement (count 0 is passed to C,
+  ! which refuses it there): MPI_ERR_COUNT on this rank, an error on every other.
   subroutine Cart_halo_exchange_fields_init(count, arrays, types, halo, info, request, ierror)
     integer, intent(in) :: count
-    type(c_ptr), intent(in) :: arrays(*)
-    type(MPI_Datatype), intent(in) :: types(*)
+    type(c_ptr), intent(in) :: arrays(:)
+    type(MPI_Datatype), intent(in) :: types(:)
     type(Cart_Halo), intent(in) :: halo
     type(MPI_Info), intent(in) :: info
     type(Cart_Request), intent(out) :: request
     integer, intent(out) :: ierror
-    ierror = f_halo_exchange_fields_init(count, arrays, types, halo%handle, info%MPI_VAL, request)
+    integer :: n
+    n = count
+    if (count > size(arrays) .or. count > size(types)) n = 0
+    ierror = f_halo_exchange_fields_init(n, arrays, types, halo%handle, info%MPI_VAL, request)
   end subroutine
 
   subroutine Cart_halo_free(halo, ierror)

@@ -673,9 +673,12 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
  * unless the sum is the halo's element size or the ranks' cost models differed at creation (then
  * the plan chosen at creation). The _init form agrees on the number of arrays and their element sizes
  * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
- * other ranks' types. The blocking forms keep their exchange for the next call with the same
- * arrays and element types: predefined ones by handle, derived ones by layout (read with
- * MPI_Type_get_envelope/get_contents, so a freed handle reused for another layout builds again;
+ * other ranks' types. A rank whose blocking call passes another number of arrays or another sum
+ * of element sizes than its peers (an erroneous program) may run another plan than theirs and
+ * hang, where with one plan a peer sending more than was received failed with a truncation
+ * error (checking mode, cartplan_check=collective, does not cover halo exchanges yet). The
+ * blocking forms keep their exchange for the next call with the same arrays and element types:
+ * predefined ones by handle, derived ones by layout (read with MPI_Type_get_envelope/get_contents, so a freed handle reused for another layout builds again;
  * a derived type is reused once a call with it succeeded, docs/mpi-semantics.md).
  *   void* fields[4] = {u, v, w, flags};
  *   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_INT};

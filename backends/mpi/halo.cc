@@ -27,6 +27,8 @@ namespace ih = ir::halo;
 // The most array lists whose blocking exchanges a halo keeps (codes alternate between two or
 // three arrays: old and new time level).
 constexpr std::size_t kBlockingKept = 4;
+// The most element-size sums a halo keeps plans for (priced_; halo.h: "the last four sizes").
+constexpr std::size_t kPricedKept = 4;
 
 // FNV-1a: a fingerprint that is the same on every rank for the same text.
 std::int64_t fingerprint(const std::string& text) {
@@ -224,8 +226,8 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
   const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
   const std::int64_t mh = local.ok() ? p.placement_model : 0;
-  const std::int64_t all_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
-  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, all_h, -all_h}, all[9] = {};
+  const std::int64_t model_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
+  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h}, all[9] = {};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];
@@ -397,6 +399,18 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
   return {};
 }
 
+// Ranks that agreed on the description, the arrays' element sizes and measuring mode yet list
+// different plans (persistent init): measuring candidates listed from cost models that differ
+// (reprice_ false: the ranks' models were not the same at creation) is the caller's setup;
+// otherwise the same description, model and sizes gave different plans, which is cartplan's bug.
+MpiStatus plans_differ(bool measuring, bool same_model) {
+  if (measuring && !same_model)
+    return mpi_error(MPI_ERR_ARG, "ranks list different candidate plans to measure for the persistent halo exchange (their cost "
+                                  "models differ)");
+  return mpi_error(MPI_ERR_INTERN, std::string("cartplan chose different ") + (measuring ? "candidate plans to measure" : "plans") +
+                                       " on different ranks for the same halo, cost model and element sizes (a cartplan bug)");
+}
+
 MpiStatus check_arrays(const std::vector<void*>& arrays) {
   for (std::size_t f = 0; f < arrays.size(); ++f)
     if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
@@ -476,7 +490,7 @@ MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::v
     if (!plan) return mpi_error(MPI_ERR_TYPE, what + plan.error());
     Result<eh::HaloProgram> program = lower_plan(*plan);
     if (!program) return mpi_error(MPI_ERR_INTERN, what + program.error());
-    if (priced_.size() >= kBlockingKept) priced_.erase(priced_.begin());
+    if (priced_.size() >= kPricedKept) priced_.erase(priced_.begin());
     priced_.push_back(Priced{total, std::make_shared<const ih::HaloPlan>(std::move(*plan)),
                              std::make_shared<const eh::HaloProgram>(std::move(*program))});
     it = priced_.end() - 1;
@@ -552,16 +566,18 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
     MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
     bytes = bytes * 31 + size;
   }
+  const std::int64_t measures = measuring ? 1 : 0;
   std::vector<std::int64_t> all;
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed}, &all, &held);
+  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed, measures, -measures},
+                         &all, &held);
   if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
   if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
     s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
                                 "halo exchange");
-  if (s.ok() && all[5] != -all[6])
-    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange), on its "
-                               "candidate plans or on the plan for these element sizes");
+  if (s.ok() && all[7] != -all[8])
+    s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange)");
+  if (s.ok() && all[5] != -all[6]) s = plans_differ(measuring, reprice_);
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +

@@ -75,7 +75,10 @@ class HaloContext {
   // the halo's). In measuring mode, on a halo planned with algorithm auto, init times the
   // planner's close candidates on scratch arrays (halo_measure.cc) and the request runs the
   // fastest, the same on every rank; *plan_run (if given) is the plan the request runs (in
-  // model mode the one priced for the arrays' element sizes added up, priced_for).
+  // model mode the one priced for the arrays' element sizes added up, priced_for). Ranks that
+  // disagree on measuring mode: MPI_ERR_ARG; ranks that agree on it and on the arrays' element
+  // sizes yet list different plans: MPI_ERR_INTERN (cartplan's bug), or MPI_ERR_ARG where
+  // measuring candidates come from cost models that differed at creation.
   MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
                           std::unique_ptr<Exchange>* out, MPI_Info info = MPI_INFO_NULL,
                           std::shared_ptr<const ir::halo::HaloPlan>* plan_run = nullptr);

@@ -13,7 +13,10 @@
 ! (real64 and default integer, by address with c_loc), other rank- and cell-dependent values,
 ! exchanged together by Cart_halo_exchange_fields and by a Cart_halo_exchange_fields_init
 ! request (new values each start), every cell of both checked by the same rule; the request's
-! plan is priced for the two element sizes added up ("elem_bytes" of its JSON). Prints
+! plan is priced for the two element sizes added up ("elem_bytes" of its JSON); bad input to
+! both (a c_null_ptr address MPI_ERR_BUFFER, MPI_DATATYPE_NULL MPI_ERR_TYPE, count 0 and a
+! count larger than the arrays passed MPI_ERR_COUNT, init wrong on rank 0 only MPI_ERR_COUNT on
+! every rank), the halo working afterwards. Prints
 ! "halo_api_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program halo_api_f08
   use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char, c_associated, c_f_pointer, c_loc
@@ -283,13 +286,68 @@ contains
     do salt = 11, 13
       call fill_fields(salt)
       call Cart_start(fr, ierr)
+      call expect(ierr == MPI_SUCCESS, 'fields: Cart_start: ' // cart_error_message())
       call Cart_wait(fr, ierr)
-      call expect(ierr == MPI_SUCCESS, 'fields: Cart_start / Cart_wait')
+      call expect(ierr == MPI_SUCCESS, 'fields: Cart_wait: ' // cart_error_message())
       call check_fields(salt, 'Cart_halo_exchange_fields_init')
     end do
     call Cart_request_free(fr, ierr)
     call expect(ierr == MPI_SUCCESS .and. cart_request_is_null(fr), 'fields: Cart_request_free')
+    call fields_bad_input(fh)
     call Cart_halo_free(fh, ierr)
+  end subroutine
+
+  ! Bad input to both fields forms, the same on every rank (init: on one rank too, agreed):
+  ! a null address (MPI_ERR_BUFFER), MPI_DATATYPE_NULL (MPI_ERR_TYPE), count 0 and a count
+  ! larger than the arrays given (MPI_ERR_COUNT); the halo still works afterwards.
+  subroutine fields_bad_input(fh)
+    type(Cart_Halo), intent(in) :: fh
+    type(Cart_Request) :: fr
+    type(c_ptr) :: good(2), null_one(2)
+    type(MPI_Datatype) :: types(2), null_type(2)
+    integer :: bad_count, k
+    character(len=16) :: form
+    good = [c_loc(u), c_loc(flags)]
+    null_one = [c_loc(u), c_null_ptr]
+    types = [MPI_REAL8, MPI_INTEGER]
+    null_type = [MPI_REAL8, MPI_DATATYPE_NULL]
+    do k = 1, 2
+      form = merge('blocking  ', 'persistent', k == 1)
+      call run_fields(k, 2, null_one, types, fh)
+      call expect(ierr == MPI_ERR_BUFFER, 'fields ' // trim(form) // ': a c_null_ptr array is MPI_ERR_BUFFER')
+      call run_fields(k, 2, good, null_type, fh)
+      call expect(ierr == MPI_ERR_TYPE, 'fields ' // trim(form) // ': MPI_DATATYPE_NULL is MPI_ERR_TYPE')
+      call run_fields(k, 0, good, types, fh)
+      call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 0 is MPI_ERR_COUNT')
+      call run_fields(k, 3, good, types, fh)
+      call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 3 > size(arrays) is MPI_ERR_COUNT')
+      call run_fields(k, 2, good, types(1:1), fh)
+      call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 2 > size(types) is MPI_ERR_COUNT')
+    end do
+    bad_count = merge(3, 2, me == 0)  ! only rank 0 is wrong: init agrees, every rank returns the error
+    call Cart_halo_exchange_fields_init(bad_count, good, types, fh, MPI_INFO_NULL, fr, ierr)
+    call expect(ierr == MPI_ERR_COUNT .and. cart_request_is_null(fr), &
+                'fields init: count 3 on rank 0 only is MPI_ERR_COUNT everywhere')
+    call fill_fields(20)
+    call Cart_halo_exchange_fields(2, good, types, fh, ierr)
+    call expect(ierr == MPI_SUCCESS, 'fields after bad input: ' // cart_error_message())
+    call check_fields(20, 'Cart_halo_exchange_fields after bad input')
+  end subroutine fields_bad_input
+
+  ! One fields call of fields_bad_input: blocking (k = 1) or persistent (k = 2, whose refused
+  ! init must leave a null request).
+  subroutine run_fields(k, n, arrays, ts, fh)
+    integer, intent(in) :: k, n
+    type(c_ptr), intent(in) :: arrays(:)
+    type(MPI_Datatype), intent(in) :: ts(:)
+    type(Cart_Halo), intent(in) :: fh
+    type(Cart_Request) :: fr
+    if (k == 1) then
+      call Cart_halo_exchange_fields(n, arrays, ts, fh, ierr)
+    else
+      call Cart_halo_exchange_fields_init(n, arrays, ts, fh, MPI_INFO_NULL, fr, ierr)
+      call expect(cart_request_is_null(fr), 'fields init: a refused init gives a null request')
+    end if
   end subroutine
 
   subroutine expect(ok, what)

@@ -216,7 +216,8 @@ fi
 # 9b. Fortran: the halo API of the cartplan_f08 module (tests/consumers/halo_api_f08.f90): every
 #     cell of a Fortran-order array checked after blocking and persistent exchanges, the plan a
 #     persistent request runs (Cart_halo_request_plan) against the C function's, and the _fields
-#     forms on a real64 and an integer array together (every cell of both).
+#     forms on a real64 and an integer array together (every cell of both) and their bad input
+#     (null address, MPI_DATATYPE_NULL, count 0, count larger than the arrays passed).
 if mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/halo_api_f08" \
      2>"$work/halo_api_f08_build.log"; then
   if run4 "$work/halo_api_f08" >"$work/halo_api_f08.log" 2>&1 && grep -q '^halo_api_f08: OK' "$work/halo_api_f08.log"; then

@@ -14,9 +14,11 @@
 // the same arrays, and another number than a halo forced to the algorithm chosen for 8 bytes.
 // Where the ranks' models differ (yet agree on the halo's plan) the fields forms keep the
 // halo's plan. Every cell of every array is checked after blocking and persistent exchanges
-// (rank-, field-, cell- and round-dependent values).
+// (rank-, field-, cell- and round-dependent values), also through six sums of element sizes by
+// the blocking form, more than the halo keeps plans for (evicting_sizes).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -130,6 +132,53 @@ std::string request_plan(Cart_Request r) {
   return text;
 }
 
+// Six sums of element sizes (12, 16, 20, 24, 28 and 32 bytes) by the blocking form in turn, twice:
+// more than a halo keeps plans (priced_) or blocking exchanges for, so every call plans and
+// builds again; then persistent inits of 12 and 16 bytes evict the plan for 20 while the
+// blocking exchange of 20 bytes stays kept, and that exchange runs again (it holds no reference
+// to the plan), and the list of 12 bytes builds again from its kept plan. After every call,
+// every cell of the five arrays: the exchanged ones their sources' values, the others untouched.
+void evicting_sizes(Harness& h, Cart_Halo halo, MPI_Comm cart, const int coords[2]) {
+  Fields f;
+  std::vector<double> d2(kCells);
+  void* const all[5] = {f.d0.data(), f.i0.data(), f.d1.data(), f.i1.data(), d2.data()};  // field k: all[k]
+  const MPI_Datatype type_of[5] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE, MPI_INT, MPI_DOUBLE};
+  const std::vector<std::vector<int>> lists = {{0, 1}, {0, 2}, {0, 1, 2}, {0, 1, 2, 3}, {0, 2, 4, 1}, {0, 2, 4, 1, 3}};
+  int round = 10;
+  auto run = [&](const std::vector<int>& list, bool blocking, const std::string& what) {
+    f.fill_all(h.rank, ++round);
+    fill(d2, h.rank, 4, round);
+    std::vector<void*> arrays;
+    std::vector<MPI_Datatype> types;
+    for (int k : list) arrays.push_back(all[k]), types.push_back(type_of[k]);
+    const int n = static_cast<int>(list.size());
+    Cart_Request r = CART_REQUEST_NULL;
+    if (blocking) {
+      h.check(Cart_halo_exchange_fields(n, arrays.data(), types.data(), halo) == MPI_SUCCESS, what + ": " + Cart_error_message());
+    } else {
+      h.check(Cart_halo_exchange_fields_init(n, arrays.data(), types.data(), halo, MPI_INFO_NULL, &r) == MPI_SUCCESS &&
+                  Cart_start(&r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS,
+              what + ": " + Cart_error_message());
+      Cart_request_free(&r);
+    }
+    auto wrong = [&](const auto& a, int k) {
+      if (std::find(list.begin(), list.end(), k) != list.end()) return wrong_cells(a, cart, coords, k, round);
+      auto want = a;
+      fill(want, h.rank, k, round);
+      return want == a ? 0 : 1;
+    };
+    const int bad = wrong(f.d0, 0) + wrong(f.i0, 1) + wrong(f.d1, 2) + wrong(f.i1, 3) + wrong(d2, 4);
+    h.check(bad == 0, what + ": every cell of the five arrays (" + std::to_string(bad) + " wrong)");
+  };
+  for (int pass = 1; pass <= 2; ++pass)
+    for (std::size_t i = 0; i < lists.size(); ++i)
+      run(lists[i], true, "blocking fields, pass " + std::to_string(pass) + ", list " + std::to_string(i) + " of six sizes");
+  run(lists[0], false, "persistent fields of 12 bytes");
+  run(lists[1], false, "persistent fields of 16 bytes");
+  run(lists[2], true, "the kept blocking exchange of 20 bytes, its plan evicted");
+  run(lists[0], true, "blocking fields of 12 bytes, built again from the kept plan");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,6 +269,7 @@ int main(int argc, char** argv) {
           "measuring mode's request: every cell of the four arrays");
   Cart_request_free(&r);
   MPI_Info_free(&measure);
+  evicting_sizes(h, halo, cart, coords);
 
   Cart_halo_free(&halo);
 

@@ -99,6 +99,40 @@ void count_mode(Harness& h, const char* mode, const int periods[2], const char* 
 
 namespace {
 
+// The fields forms of a halo of 6x5 doubles with ghost widths 2 and 1: a blocking call with a
+// new sum of element sizes plans for that sum (priced_for) with no global collective, as do the
+// calls after it; a fields init agrees like the one-array init (errors, lanes), its start/wait
+// not at all.
+void count_halo_fields(Harness& h, Cart_Halo halo, const std::string& what) {
+  std::vector<double> u(10 * 7, 1.0), v(10 * 7, 2.0), w(10 * 7, 3.0);
+  std::vector<int> k(10 * 7, 4);
+  const long before = global_collectives;
+  struct Call {
+    int count;
+    void* arrays[3];
+    MPI_Datatype types[3];
+  };
+  const Call calls[] = {{2, {u.data(), k.data()}, {MPI_DOUBLE, MPI_INT}},                       // 12 bytes per cell
+                        {2, {u.data(), v.data()}, {MPI_DOUBLE, MPI_DOUBLE}},                    // 16
+                        {3, {u.data(), v.data(), k.data()}, {MPI_DOUBLE, MPI_DOUBLE, MPI_INT}}}; // 20
+  for (int it = 0; it < 6; ++it)
+    for (const Call& c : calls)
+      h.check(Cart_halo_exchange_fields(c.count, c.arrays, c.types, halo) == MPI_SUCCESS, what + ": blocking fields");
+  h.check(global_collectives == before, what + ": blocking fields of new element sizes make no global collective, counted " +
+                                            std::to_string(global_collectives - before));
+  void* const arrays[3] = {u.data(), v.data(), w.data()};
+  const MPI_Datatype types[3] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE};  // 24 bytes per cell: planned at init
+  Cart_Request req = CART_REQUEST_NULL;
+  long mark = global_collectives;
+  h.check(Cart_halo_exchange_fields_init(3, arrays, types, halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, what + ": fields init");
+  h.check(global_collectives - mark == 2,
+          what + ": fields init agrees once (errors, lanes), counted " + std::to_string(global_collectives - mark));
+  mark = global_collectives;
+  for (int it = 0; it < 10; ++it) h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, what + ": fields start/wait");
+  h.check(global_collectives == mark, what + ": fields start/wait make no global collective, counted " + std::to_string(global_collectives - mark));
+  Cart_request_free(&req);
+}
+
 // The halo API: creation agrees once (one MPI_Allreduce), persistent init once more (its lane
 // agreement), and no blocking exchange, start or wait makes any global collective.
 void count_halo(Harness& h, const int periods[2], const char* algorithm) {
@@ -128,6 +162,7 @@ void count_halo(Harness& h, const int periods[2], const char* algorithm) {
   }
   h.check(global_collectives == before, what + ": no global collective per exchange, counted " + std::to_string(global_collectives - before));
   Cart_request_free(&req);
+  count_halo_fields(h, halo, what);
   Cart_halo_free(&halo);
   MPI_Comm_free(&cart);
 }
