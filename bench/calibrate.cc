@@ -28,7 +28,8 @@
 // 2x2 grids). The eager limit is not fitted: it is Open MPI's
 // (CostModel::kDefaultEagerLimitBytes) and given with --eager-limit. The ping-pong alpha/beta
 // are recorded next to the fit. On several nodes of R >= 2 ranks the node's link is probed
-// (node_link_probe) and written with phase_overlap 1; the placement counts are not fitted.
+// (node_link_probe) and written with phase_overlap 1 (not with --no-node-link); the placement
+// counts are not fitted.
 #include <mpi.h>
 
 #include <algorithm>
@@ -153,16 +154,17 @@ double node_link_burst(MPI_Comm probe, int partner, int bytes, std::vector<char>
   return slowest;
 }
 
-// The price of a byte on a node's link to the network (CostModel::node_link_us_per_byte): the R
-// ranks of the first node exchange S bytes pairwise with the R ranks of the second, all at once,
-// so each node's link carries R x S bytes each way, as a halo phase loads it. The price is the
-// burst time's growth from S = 256 KiB to 1 MiB over R x 768 KiB (the difference takes out
-// latencies, handshakes and the barrier's skew), the median of `reps` bursts per size. 0 where
-// the run does not have two nodes of R >= 2 consecutive ranks (nothing shares a node's link).
+// The growth per byte of a burst that loads a node's link (CostModel::node_link_us_per_byte is
+// derived from it in main): the R ranks of the first node exchange S bytes pairwise with the R
+// ranks of the second, all at once, so each node's link carries R x S bytes each way, as a halo
+// phase loads it. The growth is the burst time's difference from S = 256 KiB to 1 MiB over the
+// 768 KiB (latencies, handshakes and the barrier's skew cancel), the median of up to 20 bursts
+// per size, in us per byte of one rank's message. 0 where the run does not have two full nodes of
+// R >= 2 consecutive ranks (a second node with fewer ranks is not probed).
 double node_link_probe(int rank, int np, int ranks_per_node, int reps) {
   const int r = ranks_per_node;
-  double price = 0;
-  if (r < 2 || np < 2 * r) return price;
+  double growth = 0;
+  if (r < 2 || np < 2 * r) return growth;
   MPI_Comm probe;
   MPI_Comm_split(MPI_COMM_WORLD, rank < 2 * r ? 0 : MPI_UNDEFINED, rank, &probe);
   if (probe != MPI_COMM_NULL) {
@@ -177,11 +179,11 @@ double node_link_probe(int rank, int np, int ranks_per_node, int reps) {
       }
       median[i] = cartplan::bench::summarize(samples).median;
     }
-    price = std::max(0.0, (median[1] - median[0]) / (static_cast<double>(r) * (large - small)));
+    growth = (median[1] - median[0]) / (large - small);
     MPI_Comm_free(&probe);
   }
-  MPI_Bcast(&price, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  return price;
+  MPI_Bcast(&growth, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return growth;
 }
 
 // The counts the model prices for `plan` on `grid`, one column per term of engine::kCostTerms
@@ -532,12 +534,15 @@ struct Options {
   std::string out;
   Method method;
   bool quick = false;
+  // --no-node-link: no probe, no phase_overlap (the sum of a phase's sends). The probe and overlap
+  // 1 were judged in simulation only (bench/results/smpi/nic_overlap.md), not on a real cluster.
+  bool no_node_link = false;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
 };
 
 const char* kUsage =
     "usage: calibrate --out FILE [--quick] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
-    "                 [--sizes M,M,..] [--specs SPEC;SPEC;..]";
+    "                 [--sizes M,M,..] [--specs SPEC;SPEC;..] [--no-node-link]";
 
 // Block sizes in ints. Open MPI: on both sides of the eager limit for single blocks (1000 ints =
 // 4000 bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
@@ -586,6 +591,7 @@ Options parse_options(int argc, char** argv) {
     else if (k == "--timing" && has) timing = argv[++i];
     else if (k == "--eager-limit" && has) o.eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") o.quick = true;
+    else if (k == "--no-node-link") o.no_node_link = true;
     else if (k == "--sizes" && has) sizes = argv[++i];
     else if (k == "--specs" && has) specs = argv[++i];
     else die(kUsage);
@@ -652,17 +658,20 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   const cartplan::engine::CostModel& model = f.model;
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
+  cartplan::engine::CostModel fitted = model;  // what the rows fitted: without the probed link and overlap
+  fitted.node_link_us_per_byte = 0, fitted.phase_overlap = 0;
   std::printf("exchange fit: %s, eager_limit_bytes %lld (R^2 %.3f, worst relative error %.2f, %zu points)\n",
-              prices_text(model).c_str(), static_cast<long long>(o.eager_limit), f.r2, f.worst, rows.y.size());
+              prices_text(fitted).c_str(), static_cast<long long>(o.eager_limit), f.r2, f.worst, rows.y.size());
   std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
   const std::string link =
       model.phase_overlap > 0
           ? "; on " + std::to_string(o.method.ranks_per_node) +
-                " ranks per node, the node link's price probed (node_link_probe: the ranks of two nodes exchanging 256 KiB and 1 MiB "
-                "pairwise at once) and phase_overlap 1 (a phase's on-node and off-node sends concurrent), neither fitted; the "
-                "choices above are the fitted sum's"
+                " ranks per node, node_link_us_per_byte from a probe (node_link_probe: the ranks of two nodes exchanging 256 KiB "
+                "and 1 MiB pairwise at once; the burst's growth per byte less beta, over the ranks per node) and phase_overlap 1 (a "
+                "phase's on-node and off-node sends concurrent), neither fitted; r2, worst_relative_error and the choices are the "
+                "fitted sum's, without them"
           : "";
-  std::printf("node link: %.6g us/byte, phase_overlap %g\n", model.node_link_us_per_byte, model.phase_overlap);
+  std::printf("written beside the fit: node_link_us_per_byte %.6g, phase_overlap %g\n", model.node_link_us_per_byte, model.phase_overlap);
   if (o.out.empty()) return;
   std::string specs;
   for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;
@@ -705,8 +714,16 @@ int main(int argc, char** argv) {
   Fit f = fit_in_passes(np, rank, o, &rows);
   // On several nodes a phase's on-node and off-node sends run concurrently and share the node's
   // link (docs/cost-model.md, "Phase overlap"): the probe prices the link, overlap 1 the concurrency.
-  f.model.node_link_us_per_byte = node_link_probe(rank, np, o.method.ranks_per_node, o.method.reps);
-  if (o.method.ranks_per_node >= 2 && np >= 2 * o.method.ranks_per_node) f.model.phase_overlap = 1;
+  // The model prices the probe's burst on its off-node side as beta x S + node_link x R x S (one
+  // message per rank, R per node on the link): the link's price is what the growth leaves beyond
+  // beta, per rank sharing the link. None left (the link is no bottleneck): neither term is written.
+  const int r = o.method.ranks_per_node;
+  const double growth = o.no_node_link ? 0 : node_link_probe(rank, np, r, o.method.reps);
+  const double link = growth > 0 ? (growth - f.model.beta_us_per_byte) / r : 0;
+  if (link > 0) f.model.node_link_us_per_byte = link, f.model.phase_overlap = 1;
+  if (rank == 0 && growth > 0)
+    std::printf("node link probe: %.6g us per byte per rank (%d ranks per node); beta %.6g us/byte: %s\n", growth, r,
+                f.model.beta_us_per_byte, link > 0 ? "the link is priced, phase_overlap 1" : "no link price left, neither written");
   if (rank == 0) report(o, f, rows, np, pp_alpha, pp_beta);
   MPI_Finalize();
   return 0;

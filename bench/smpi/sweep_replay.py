@@ -4,6 +4,7 @@ models and under each DIR's models of the same names (cost_model_<platform>_p<P>
 candidates' measured times: how many picks run within 5 % of the best measured candidate, and which do
 not. The pick is the optimizer's own (`cartplan plan --explain`, priced with the platform's ranks per
 node); simulated times do not depend on the model, so this is what a re-run with DIR's models would pick.
+DIR must hold every model the sweeps name (p = 64 and p = 256 per platform).
 
   python3 bench/smpi/sweep_replay.py --cartplan BIN [DIR ...]
 """
@@ -20,7 +21,12 @@ TOL = 1.05
 def tally(cartplan, models_dir, cache):
     """(within, points, misses): misses as (model file, grid, stencil, op, m, pick, its us, best us)."""
     within, total, misses = 0, 0, []
-    for key, measured in sorted(term_evidence.smpi_points(models_dir).items()):
+    points = term_evidence.smpi_points(models_dir)
+    if models_dir:  # smpi_points falls back to the committed model where DIR lacks one: refuse that
+        missing = sorted({os.path.basename(k[0]) for k in points if os.path.dirname(k[0]) != models_dir.rstrip("/")})
+        if missing:
+            sys.exit(f"sweep_replay.py: {models_dir} lacks {', '.join(missing)}")
+    for key, measured in sorted(points.items()):
         chosen = term_evidence.pick(cartplan, *key, cache) if measured else None
         if chosen not in measured:
             continue

@@ -16,5 +16,5 @@ out=$r/nic_overlap/$sub/halo_${pl}_p${np}_d${d}_n${n}_k${k}.txt; t0=$(date +%s)
 { echo "# CARTPLAN_COST_MODEL=$model smpirun -np $np -platform ${pl}_p${np}.xml -hostfile ${pl}_p${np}.hosts halo --dims $d --n $n --halo $k --periodic 1 --iters $it --timing blocks --check exchange"
   CARTPLAN_COST_MODEL=$model nice -n 5 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" \
     -platform out/smpi/platforms/${pl}_p${np}.xml -hostfile out/smpi/platforms/${pl}_p${np}.hosts "$bin/tools/halo" \
-    --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters "$it" --timing blocks --check exchange
-  echo "# wall $(($(date +%s) - t0)) s, exit $?, load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$out" 2>&1
+    --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters "$it" --timing blocks --check exchange; rc=$?
+  echo "# wall $(($(date +%s) - t0)) s, exit $rc, load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$out" 2>&1
