@@ -27,7 +27,9 @@
 // log-round plans have more than one, so calibrate at the process count you run (np = 4 gives
 // 2x2 grids). The eager limit is not fitted: it is Open MPI's
 // (CostModel::kDefaultEagerLimitBytes) and given with --eager-limit. The ping-pong alpha/beta
-// are recorded next to the fit.
+// are recorded next to the fit. On several nodes of R >= 2 ranks the node's link is probed
+// (node_link_probe) and written with phase_overlap 1 (not with --no-node-link); the placement
+// counts are not fitted.
 #include <mpi.h>
 
 #include <algorithm>
@@ -137,17 +139,64 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
   }
 }
 
+// One timed burst of the node-link probe: every rank of `probe` exchanges `bytes` with its partner
+// (rank i of the first node with rank R + i of the second) at once; the max over the probe's ranks
+// of each rank's time from the probe's barrier to its own completion, in us.
+double node_link_burst(MPI_Comm probe, int partner, int bytes, std::vector<char>& out, std::vector<char>& in) {
+  MPI_Barrier(probe);
+  const double t0 = MPI_Wtime();
+  MPI_Request reqs[2];
+  MPI_Irecv(in.data(), bytes, MPI_BYTE, partner, 0, probe, &reqs[0]);
+  MPI_Isend(out.data(), bytes, MPI_BYTE, partner, 0, probe, &reqs[1]);
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  double us = (MPI_Wtime() - t0) * 1e6, slowest = 0;
+  MPI_Allreduce(&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, probe);
+  return slowest;
+}
+
+// The growth per byte of a burst that loads a node's link (CostModel::node_link_us_per_byte is
+// derived from it in main): the R ranks of the first node exchange S bytes pairwise with the R
+// ranks of the second, all at once, so each node's link carries R x S bytes each way, as a halo
+// phase loads it. The growth is the burst time's difference from S = 256 KiB to 1 MiB over the
+// 768 KiB (latencies, handshakes and the barrier's skew cancel), the median of up to 20 bursts
+// per size, in us per byte of one rank's message. 0 where the run does not have two full nodes of
+// R >= 2 consecutive ranks (a second node with fewer ranks is not probed).
+double node_link_probe(int rank, int np, int ranks_per_node, int reps) {
+  const int r = ranks_per_node;
+  double growth = 0;
+  if (r < 2 || np < 2 * r) return growth;
+  MPI_Comm probe;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < 2 * r ? 0 : MPI_UNDEFINED, rank, &probe);
+  if (probe != MPI_COMM_NULL) {
+    const int small = 256 << 10, large = 1 << 20, partner = rank < r ? rank + r : rank - r;
+    std::vector<char> out(large, static_cast<char>(rank)), in(large);
+    double median[2];
+    for (int i = 0; i < 2; ++i) {
+      std::vector<double> samples;
+      for (int k = 0; k < std::min(reps, 20) + 1; ++k) {  // the first burst warms the connection up, untimed
+        const double us = node_link_burst(probe, partner, i ? large : small, out, in);
+        if (k > 0) samples.push_back(us);
+      }
+      median[i] = cartplan::bench::summarize(samples).median;
+    }
+    growth = (median[1] - median[0]) / (large - small);
+    MPI_Comm_free(&probe);
+  }
+  MPI_Bcast(&growth, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return growth;
+}
+
 // The counts the model prices for `plan` on `grid`, one column per term of engine::kCostTerms
 // (engine::predict's counts, so the fit prices what it counts). A term whose price may undercut
 // another's (pipeline_us_per_byte >= -beta_us_per_byte) is fitted as the sum of the two at a
 // non-negative rate: its count is taken out of the other term's column (prices_of undoes it).
-// `ranks_per_node`: consecutive ranks per node of this run (backends/mpi/node_map.h).
+// The counts leave placement out (no ranks per node): on several nodes the off-node terms are
+// not fitted but the node's link is probed (node_link_probe) and priced beside concurrent sides.
 // `counting`: a model whose eager limit, home limit (home_max_message_bytes) and trailer
 // threshold (trailer_min_bytes) the requests ran with; the counts depend on nothing else of it.
 std::vector<double> features(const cartplan::ir::Plan& plan, const cartplan::engine::Grid& grid, std::int64_t block_bytes,
-                             const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes, int ranks_per_node) {
-  cartplan::engine::PredictOptions options;
-  options.ranks_per_node = ranks_per_node;  // placement counts (0 on one node: those terms fit to 0)
+                             const cartplan::engine::CostModel& counting, std::int64_t struct_min_bytes) {
+  cartplan::engine::PredictOptions options;  // ranks_per_node 0: no placement counts
   options.lowering = cartplan::openmpi::lower_options(counting);  // as the requests ran (Info)
   options.lowering.struct_min_bytes = struct_min_bytes;
   const cartplan::engine::Features n = cartplan::engine::predict(plan, {block_bytes}, counting, grid, options).counts;
@@ -381,7 +430,7 @@ void add_rows(const char* spec, const std::vector<Built>& built, const cartplan:
     Cart_free_plan_json(json);
     if (!plan) die("the request's plan does not parse: " + plan.error());
     Cart_request_free(&reqs[i]);
-    rows->X.push_back(features(*plan, grid, std::int64_t{4} * m, counting, built[i].struct_min, method.ranks_per_node));
+    rows->X.push_back(features(*plan, grid, std::int64_t{4} * m, counting, built[i].struct_min));
     rows->y.push_back(times[i]);
     rows->group.push_back(std::string(spec) + (gather ? " allgather" : " alltoall") + " m=" + std::to_string(m));
     const std::vector<double>& f = rows->X.back();
@@ -485,12 +534,15 @@ struct Options {
   std::string out;
   Method method;
   bool quick = false;
+  // --no-node-link: no probe, no phase_overlap (the sum of a phase's sends). The probe and overlap
+  // 1 were judged in simulation only (bench/results/smpi/nic_overlap.md), not on a real cluster.
+  bool no_node_link = false;
   std::int64_t eager_limit = cartplan::engine::CostModel::kDefaultEagerLimitBytes;
 };
 
 const char* kUsage =
     "usage: calibrate --out FILE [--quick] [--reps R] [--timing barrier|back-to-back|sync] [--eager-limit BYTES]\n"
-    "                 [--sizes M,M,..] [--specs SPEC;SPEC;..]";
+    "                 [--sizes M,M,..] [--specs SPEC;SPEC;..] [--no-node-link]";
 
 // Block sizes in ints. Open MPI: on both sides of the eager limit for single blocks (1000 ints =
 // 4000 bytes just under it, 1024 ints = 4096 bytes above) and for packed messages of several
@@ -539,6 +591,7 @@ Options parse_options(int argc, char** argv) {
     else if (k == "--timing" && has) timing = argv[++i];
     else if (k == "--eager-limit" && has) o.eager_limit = std::max(0, std::atoi(argv[++i]));
     else if (k == "--quick") o.quick = true;
+    else if (k == "--no-node-link") o.no_node_link = true;
     else if (k == "--sizes" && has) sizes = argv[++i];
     else if (k == "--specs" && has) specs = argv[++i];
     else die(kUsage);
@@ -605,8 +658,20 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   const cartplan::engine::CostModel& model = f.model;
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
+  cartplan::engine::CostModel fitted = model;  // what the rows fitted: without the probed link and overlap
+  fitted.node_link_us_per_byte = 0, fitted.phase_overlap = 0;
   std::printf("exchange fit: %s, eager_limit_bytes %lld (R^2 %.3f, worst relative error %.2f, %zu points)\n",
-              prices_text(model).c_str(), static_cast<long long>(o.eager_limit), f.r2, f.worst, rows.y.size());  std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
+              prices_text(fitted).c_str(), static_cast<long long>(o.eager_limit), f.r2, f.worst, rows.y.size());
+  std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
+  const std::string link =
+      model.phase_overlap > 0
+          ? "; on " + std::to_string(o.method.ranks_per_node) +
+                " ranks per node, node_link_us_per_byte from a probe (node_link_probe: the ranks of two nodes exchanging 256 KiB "
+                "and 1 MiB pairwise at once; the burst's growth per byte less beta, over the ranks per node) and phase_overlap 1 (a "
+                "phase's on-node and off-node sends concurrent), neither fitted; r2, worst_relative_error and the choices are the "
+                "fitted sum's, without them"
+          : "";
+  std::printf("written beside the fit: node_link_us_per_byte %.6g, phase_overlap %g\n", model.node_link_us_per_byte, model.phase_overlap);
   if (o.out.empty()) return;
   std::string specs;
   for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;
@@ -617,11 +682,11 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   const char* mpi = "Open MPI";
   const char* passes = "measured without trailers and, where the fit wants them, again with them, fitted on both";
 #endif
-  char extra[2048];
+  char extra[3072];
   std::snprintf(extra, sizeof extra,
-                R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; %s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
+                R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; %s%s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                 specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
-                passes, mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
+                passes, link.c_str(), mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
   std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
   std::printf("wrote %s\n", o.out.c_str());
 }
@@ -646,7 +711,19 @@ int main(int argc, char** argv) {
   double pp_alpha = 0, pp_beta = 0;
   fit2(std::vector<double>(pp_sizes.size(), 1.0), pp_sizes, pp_times, &pp_alpha, &pp_beta);
   Rows rows;
-  const Fit f = fit_in_passes(np, rank, o, &rows);
+  Fit f = fit_in_passes(np, rank, o, &rows);
+  // On several nodes a phase's on-node and off-node sends run concurrently and share the node's
+  // link (docs/cost-model.md, "Phase overlap"): the probe prices the link, overlap 1 the concurrency.
+  // The model prices the probe's burst on its off-node side as beta x S + node_link x R x S (one
+  // message per rank, R per node on the link): the link's price is what the growth leaves beyond
+  // beta, per rank sharing the link. None left (the link is no bottleneck): neither term is written.
+  const int r = o.method.ranks_per_node;
+  const double growth = o.no_node_link ? 0 : node_link_probe(rank, np, r, o.method.reps);
+  const double link = growth > 0 ? (growth - f.model.beta_us_per_byte) / r : 0;
+  if (link > 0) f.model.node_link_us_per_byte = link, f.model.phase_overlap = 1;
+  if (rank == 0 && growth > 0)
+    std::printf("node link probe: %.6g us per byte per rank (%d ranks per node); beta %.6g us/byte: %s\n", growth, r,
+                f.model.beta_us_per_byte, link > 0 ? "the link is priced, phase_overlap 1" : "no link price left, neither written");
   if (rank == 0) report(o, f, rows, np, pp_alpha, pp_beta);
   MPI_Finalize();
   return 0;

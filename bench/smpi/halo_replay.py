@@ -57,8 +57,9 @@ def main():
     ap.add_argument("--suffix", default="")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    print("| platform | p | d | n | k | pick (predicted us) | pick measured | best variant | pick / best | same-message spread |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| platform | p | d | n | k | pick (predicted us) | pick measured | best variant | pick / best | pick / linear loop | "
+          "same-message spread |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     within = total = slower = loops = 0
     for path in a.files:
         run = halo_table.parse(path)
@@ -72,12 +73,15 @@ def main():
         ratio = measured / vs[best][1]
         total += 1
         within += ratio <= TOLERANCE
+        vs_loop = "-"
         if "linear Isend/Irecv" in vs:
             loops += 1
-            slower += measured > TOLERANCE * vs["linear Isend/Irecv"][1]
+            to_loop = measured / vs["linear Isend/Irecv"][1]
+            slower += to_loop > TOLERANCE
+            vs_loop = f"{to_loop:.3f}{' **slower**' if to_loop > TOLERANCE else ''}"
         print(f"| {run['platform']} | {run['np']} | {run['d']} | {run['n']} | {run['k']} | {algo} ({predicted:.2f}){order} | "
               f"{measured:.2f} | {best} {vs[best][1]:.2f} | {ratio:.3f}{'' if ratio <= TOLERANCE else ' **miss**'} | "
-              f"{spread(vs):.2f} |")
+              f"{vs_loop} | {spread(vs):.2f} |")
     print(f"\nwithin 5 % of the best variant at {within} of {total} runs")
     print(f"slower than the linear loop by more than 5 % at {slower} of {loops} runs")
 

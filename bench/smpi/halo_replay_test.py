@@ -48,7 +48,7 @@ class HaloReplayTest(unittest.TestCase):
     def test_linear_model_picks_dimwise_and_misses(self):
         out = self.replay()
         self.assertIn("| torus | 64 | 2 | 64 | 1 | dimwise (", out)
-        self.assertIn("| 10.00 | halo API direct 5.00 | 2.000 **miss** | 1.20 |", out)
+        self.assertIn("| 10.00 | halo API direct 5.00 | 2.000 **miss** | 1.667 **slower** | 1.20 |", out)
         self.assertIn("within 5 % of the best variant at 0 of 1 runs", out)
         self.assertIn("slower than the linear loop by more than 5 % at 1 of 1 runs", out)
         self.assertRegex(out, r"\| dimwise \([0-9.]+\) \[[01],[01]\] \| 10.00 \|")
@@ -56,7 +56,7 @@ class HaloReplayTest(unittest.TestCase):
     def test_phases_model_picks_direct(self):
         out = self.replay("--suffix", "_ph")
         self.assertIn("| direct (", out)
-        self.assertIn("| 5.00 | halo API direct 5.00 | 1.000 | 1.20 |", out)
+        self.assertIn("| 5.00 | halo API direct 5.00 | 1.000 | 0.833 | 1.20 |", out)
         self.assertIn("within 5 % of the best variant at 1 of 1 runs", out)
         self.assertIn("slower than the linear loop by more than 5 % at 0 of 1 runs", out)
 

@@ -4,6 +4,9 @@
 # the halo at 64 ranks on the torus (3-D, checked bit for bit against the serial run), the benchmark at
 # 16 ranks on the fat tree with one rank per node (every message on the simulated network; every
 # variant's data checked). Each pair of runs must print identical simulated times (determinism).
+# Calibrate's node-link probe at 8 ranks on two torus nodes must price the node's link at the
+# platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
+# phase_overlap 1; on one node, or with --no-node-link, it must set neither.
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
@@ -17,7 +20,7 @@ ok() { echo "smpi $1: OK"; }
 fail() { echo "smpi $1: FAILED ($2)"; status=1; }
 smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
 
-if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench \
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate \
      >"$work/build.log" 2>&1; then
   fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
 fi
@@ -26,6 +29,8 @@ ok build
 python3 bench/smpi/platforms.py torus --np 64 --out-dir "$work" >/dev/null
 python3 bench/smpi/platforms.py fattree --np 512 --out-dir "$work" >/dev/null
 seq 0 15 | sed 's/^/n/' >"$work/one_per_node.hosts"
+printf 'n0\nn0\nn0\nn0\nn1\nn1\nn1\nn1\n' >"$work/two_nodes.hosts"
+printf 'n0\nn0\nn0\nn0\nn0\nn0\nn0\nn0\n' >"$work/one_node.hosts"
 
 # Runs a simulation twice; both outputs (without SimGrid's own lines) must be identical.
 twice() {  # name, then the smpirun arguments
@@ -44,4 +49,27 @@ if twice bench -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_pe
   rows=$(grep -vc '^#' "$work/bench.1")
   if [ "$rows" -eq 24 ] && ! grep -v '^#' "$work/bench.1" | grep -qv ' OK$'; then ok bench_data; else fail bench_data "$rows rows, or a variant not OK"; cat "$work/bench.1"; fi
 fi
+
+# The node link: torus NIC links are 6.911e9 B/s (bench/smpi/platforms.py), 1.44697e-4 us per byte;
+# the probe's burst is priced beta x S + node_link x 4 x S, so node_link = 1.44697e-4 - beta / 4.
+node_link_case() {  # name, hostfile, expected: "probed" or "none", calibrate's further options
+  local name=$1 hosts=$2 want=$3; shift 3
+  if ! smpi_run -np 8 -platform "$work/torus_p64.xml" -hostfile "$work/$hosts" "$bin/bench/calibrate" --specs 'box:d=2,n=3,f=-1' \
+       --sizes 1,4096 --out "$work/$name.json" "$@" >"$work/$name.log" 2>&1; then
+    fail "$name" "calibrate exited $?"; tail -n 20 "$work/$name.log"; return
+  fi
+  if python3 - "$work/$name.json" "$want" <<'PY'
+import json, sys
+m, want = json.load(open(sys.argv[1])), sys.argv[2]
+link, overlap = m.get("node_link_us_per_byte", 0), m.get("phase_overlap", 0)
+expected = 1e6 / 6.911e9 - m["beta_us_per_byte"] / 4  # the NIC's price less beta, per rank of the 4 sharing it
+ok = abs(link / expected - 1) < 0.02 and overlap == 1 if want == "probed" else link == 0 and overlap == 0
+print(f"node_link_us_per_byte {link} (NIC less beta / 4: {expected:.6g}), phase_overlap {overlap}")
+sys.exit(0 if ok else 1)
+PY
+  then ok "$name"; else fail "$name" "node link or phase_overlap not as expected ($want)"; fi
+}
+node_link_case calibrate_node_link two_nodes.hosts probed
+node_link_case calibrate_one_node one_node.hosts none
+node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
 exit "$status"
