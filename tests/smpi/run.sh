@@ -64,10 +64,10 @@ m, want = json.load(open(sys.argv[1])), sys.argv[2]
 link, overlap = m.get("node_link_us_per_byte", 0), m.get("phase_overlap", 0)
 expected = 1e6 / 6.911e9 - m["beta_us_per_byte"] / 4  # the NIC's price less beta, per rank of the 4 sharing it
 ok = abs(link / expected - 1) < 0.02 and overlap == 1 if want == "probed" else link == 0 and overlap == 0
-print(f"node_link_us_per_byte {link} (NIC less beta / 4: {expected:.6g}), phase_overlap {overlap}")
+print(f"node_link_us_per_byte {link} (expected: the NIC price minus beta / 4 = {expected:.6g}), phase_overlap {overlap}")
 sys.exit(0 if ok else 1)
 PY
-  then ok "$name"; else fail "$name" "node link or phase_overlap not as expected ($want)"; fi
+  then ok "$name"; else fail "$name" "node_link_us_per_byte or phase_overlap not as expected ($want)"; fi
 }
 node_link_case calibrate_node_link two_nodes.hosts probed
 node_link_case calibrate_one_node one_node.hosts none
