@@ -36,8 +36,11 @@ void Halo::exchange(void* array) { exchange(std::vector<void*>{array}); }
 
 void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  if (!types.empty() && types.size() != arrays.size()) throw MpiError(MPI_ERR_ARG, "types must be empty or have one entry per array");
-  check(h_->exchange(arrays, types));
+  // Types of the wrong length are the halo's to report: at once, or in checking mode agreed.
+  MpiStatus lengths;
+  if (!types.empty() && types.size() != arrays.size())
+    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  check(h_->exchange(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths));
 }
 
 HaloRequest Halo::exchange_init(void* array, MPI_Info info) { return exchange_init(std::vector<void*>{array}, {}, info); }

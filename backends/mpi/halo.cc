@@ -3,11 +3,13 @@
 #include "backends/mpi/halo.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <utility>
 
+#include "backends/mpi/halo_fields.h"
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/predefined.h"
 #include "backends/mpi/type_copy.h"
@@ -193,6 +195,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
     s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)
   }
   if (s.ok()) s = parse_tune(a.info, &p->options.tune_measure);
+  if (s.ok()) s = parse_check(a.info, &p->options.check_collective);  // checking mode: halo_fields.h
   if (!s.ok()) return s;
   o.model = p->options.model;
   o.ranks_per_node = placement_ranks_per_node(p->options);
@@ -214,7 +217,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
   bool given = false;
   const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
   p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
-                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model");
+                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model") + " check " + (p->options.check_collective ? "collective" : "none");
   for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
   return {};
 }
@@ -234,7 +237,8 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   *same_model = all[7] == -all[8];
   if (all[1] != -all[2])
     return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
-                                  "size, order, stencil and Info cartplan_algorithm must be the same on every rank); here: " + p.description);
+                                  "size, order, stencil, Info cartplan_algorithm and the checking and measuring modes must be the same on every "
+                                  "rank); here: " + p.description);
   if (all[3] != -all[4])
     return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");
   return {};
@@ -411,13 +415,6 @@ MpiStatus plans_differ(bool measuring, bool same_model) {
                                        " on different ranks for the same halo, cost model and element sizes (a cartplan bug)");
 }
 
-MpiStatus check_arrays(const std::vector<void*>& arrays) {
-  for (std::size_t f = 0; f < arrays.size(); ++f)
-    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
-  if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
-  return {};
-}
-
 }  // namespace
 
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
@@ -464,18 +461,10 @@ MpiStatus HaloContext::build(const eh::HaloProgram& program, const std::vector<v
 }
 
 MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out) {
-  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
   const std::int64_t own = description_->array.elem_bytes;
-  std::int64_t total = 0;
-  for (std::size_t f = 0; f < arrays.size(); ++f) {
-    MPI_Count size = 0;
-    if (types.empty()) {
-      size = own;
-    } else if (types[f] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[f], &size) != MPI_SUCCESS || size <= 0) {
-      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
-    }
-    total += size;
-  }
+  FieldSizes sizes;
+  if (MpiStatus s = field_sizes(arrays, types, own, &sizes); !s.ok()) return s;
+  const std::int64_t total = sizes.sum;
   if (total == own || !reprice_) {
     // program_ is the halo's own, alive as long as it: a pointer that owns nothing.
     *out = Priced{own, plan_, std::shared_ptr<const eh::HaloProgram>(std::shared_ptr<void>(), &program_)};
@@ -500,7 +489,15 @@ MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::v
   return {};
 }
 
-MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                const MpiStatus& caller_error) {
+  if (nc_->options().check_collective) {  // checking mode: one agreement before any message
+    FieldSizes sizes;
+    const MpiStatus local = caller_error.ok() ? field_sizes(arrays, types, description_->array.elem_bytes, &sizes) : caller_error;
+    if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) return s;
+  } else if (!caller_error.ok()) {
+    return caller_error;  // default mode: each rank reports its own arguments
+  }
   // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
   // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
   // be freed and its handle come back for another layout. An exchange does not use the
@@ -553,6 +550,8 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::vector<Trial> trials;
   std::int64_t listed = 0;  // the fingerprint of the trials' list, or of the plan the model picked
   Priced priced;            // the model's pick for these arrays' element sizes
+  FieldSizes sizes;         // what every rank must pass alike (halo_fields.h)
+  if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
   if (local.ok()) local = priced_for(arrays, types, &priced);
   if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
   if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
@@ -560,24 +559,17 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
   // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).
-  std::int64_t fields = static_cast<std::int64_t>(arrays.size()), bytes = 0;
-  for (std::size_t f = 0; local.ok() && f < arrays.size(); ++f) {
-    MPI_Count size = 0;
-    MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
-    bytes = bytes * 31 + size;
-  }
   const std::int64_t measures = measuring ? 1 : 0;
-  std::vector<std::int64_t> all;
+  const std::array<std::int64_t, kFieldWords> field = field_words(local, sizes);
+  std::vector<std::int64_t> mine(field.begin(), field.end()), all;
+  mine.insert(mine.end(), {listed, -listed, measures, -measures});
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed, measures, -measures},
-                         &all, &held);
-  if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
-  if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
-    s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
-                                "halo exchange");
-  if (s.ok() && all[7] != -all[8])
+  MpiStatus s = agree_on(*nc_, true, mine, &all, &held);
+  if (s.ok()) s = fields_agreed(local, all.data(), sizes, "the persistent halo exchange's init");
+  const std::int64_t* rest = all.data() + kFieldWords;  // listed, -listed, measures, -measures
+  if (s.ok() && rest[2] != -rest[3])
     s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange)");
-  if (s.ok() && all[5] != -all[6]) s = plans_differ(measuring, reprice_);
+  if (s.ok() && rest[0] != -rest[1]) s = plans_differ(measuring, reprice_);
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +

@@ -15,7 +15,7 @@
 //   HaloArgs a{2, interior, ghost_lo, ghost_hi, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL};
 //   std::shared_ptr<HaloContext> h;
 //   MpiStatus s = HaloContext::create(cart, a, &h);
-//   s = h->exchange({u});                                   // blocking, no collective
+//   s = h->exchange({u});                                   // blocking, no collective (checking mode: one)
 //   std::unique_ptr<Exchange> x;
 //   s = h->exchange_init({u}, &x);                          // persistent: x->start(); x->wait();
 #pragma once
@@ -64,19 +64,27 @@ class HaloContext {
   HaloContext& operator=(const HaloContext&) = delete;
 
   // Fills the ghost cells of every array (one set of messages for all). `types`: one element
-  // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
+  // type per array, or empty for the halo's. By default local arguments only, no collective; the exchanges
   // of the last few (arrays, types) lists are kept and run again, derived element types keyed
   // by layout (exchange_reuse.h) like the collectives' blocking cache. The plan is the one
   // priced for the arrays' element sizes added up (priced_for).
-  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  // Checking mode (Info cartplan_check=collective at creation, or the environment's or the
+  // cartplan communicator's default; agreed at creation): one MPI_Allreduce on the halo's
+  // communicator first agrees on errors and on the fields' number and element sizes
+  // (halo_fields.h: MPI_ERR_TRUNCATE on every rank where they differ). `caller_error`, if not
+  // ok, is a bad argument the caller found: returned at once, or in checking mode agreed.
+  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
+                     const MpiStatus& caller_error = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
   // caller found; it is agreed like the others. `info`: cartplan_tune (model|measure, default
   // the halo's). In measuring mode, on a halo planned with algorithm auto, init times the
   // planner's close candidates on scratch arrays (halo_measure.cc) and the request runs the
   // fastest, the same on every rank; *plan_run (if given) is the plan the request runs (in
-  // model mode the one priced for the arrays' element sizes added up, priced_for). Ranks that
-  // disagree on measuring mode: MPI_ERR_ARG; ranks that agree on it and on the arrays' element
+  // model mode the one priced for the arrays' element sizes added up, priced_for). Ranks whose
+  // fields differ in number or element sizes: MPI_ERR_TRUNCATE naming what differs
+  // (halo_fields.h), as checking mode's blocking exchange. Ranks that disagree on measuring
+  // mode: MPI_ERR_ARG; ranks that agree on it and on the arrays' element
   // sizes yet list different plans: MPI_ERR_INTERN (cartplan's bug), or MPI_ERR_ARG where
   // measuring candidates come from cost models that differed at creation.
   MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
