@@ -566,7 +566,7 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::vector<std::uint64_t> held;
   MpiStatus s = agree_on(*nc_, true, mine, &all, &held);
   if (s.ok()) s = fields_agreed(local, all.data(), sizes, "the persistent halo exchange's init");
-  const std::int64_t* rest = all.data() + kFieldWords;  // listed, -listed, measures, -measures
+  const std::int64_t* rest = s.ok() ? all.data() + kFieldWords : nullptr;  // listed, -listed, measures, -measures
   if (s.ok() && rest[2] != -rest[3])
     s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange)");
   if (s.ok() && rest[0] != -rest[1]) s = plans_differ(measuring, reprice_);
