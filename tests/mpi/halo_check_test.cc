@@ -5,7 +5,7 @@
 // class), no ghost cell is written, and correct calls on the same halo afterwards fill every
 // ghost cell with its source rank's value (2-D torus, Moore, fields of doubles and floats).
 // Checking mode comes from Info at Cart_halo_create, from CARTPLAN_CHECK, and from a cartplan
-// communicator's Info. The mismatched calls run only in checking mode: without it they could
+// communicator's Info; the C++ form throws on every rank alike. The mismatched calls run only in checking mode: without it they could
 // hang, and the run's time limit fails the test.
 #include <mpi.h>
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
 #include "tests/mpi/harness.h"
 
@@ -203,6 +204,34 @@ void from_info(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// The C++ form: a types vector of another length on rank 0 only throws on every rank (agreed),
+// and the next exchange fills every ghost cell.
+void cpp_form(Harness& h) {
+  MPI_Comm cart = plain_torus(h);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  cartplan::mpi::Halo halo(cart, {kNx, kNy}, {1, 1}, {1, 1}, MPI_DOUBLE, MPI_ORDER_C, info);
+  MPI_Info_free(&info);
+  Fields f;
+  f.fill(h.rank, 1);
+  const std::vector<void*> arrays = {f.u.data(), f.p.data()};
+  int code = MPI_SUCCESS;
+  std::string msg;
+  try {
+    halo.exchange(arrays, h.rank == 0 ? std::vector<MPI_Datatype>{MPI_DOUBLE} : std::vector<MPI_Datatype>{MPI_DOUBLE, MPI_FLOAT});
+  } catch (const cartplan::mpi::MpiError& e) {
+    code = e.code();
+    msg = e.what();
+  }
+  h.check(code == MPI_ERR_ARG && contains(msg, h.rank == 0 ? "one entry per array" : "another rank"),
+          "C++: types of another length on rank 0: class " + std::to_string(code) + " '" + msg + "'");
+  h.check(ghosts_ok(cart, f.u, 0, 1, true) && ghosts_ok(cart, f.p, 1, 1, true), "C++: the refused exchange wrote ghost cells");
+  halo.exchange(arrays, {MPI_DOUBLE, MPI_FLOAT});
+  h.check(ghosts_ok(cart, f.u, 0, 1, false) && ghosts_ok(cart, f.p, 1, 1, false), "C++: exchange after the refusal");
+  MPI_Comm_free(&cart);
+}
+
 void from_env(Harness& h) {
   MPI_Comm cart = plain_torus(h);
   setenv("CARTPLAN_CHECK", "collective", 1);  // read at creation
@@ -244,5 +273,6 @@ int main(int argc, char** argv) {
   from_info(h);
   from_env(h);
   from_cartplan_comm(h);
+  if (h.size > 1) cpp_form(h);
   return h.finish("halo_check_test");
 }
