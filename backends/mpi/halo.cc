@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -275,6 +277,19 @@ MpiStatus private_comm(MPI_Comm comm, MPI_Comm* out) {
   return from_mpi(rc, "MPI_Comm_create");
 }
 
+// A local step before an agreement (a build): running out of memory is this rank's error to
+// agree on, not an exception that leaves its peers waiting for it.
+template <class F>
+MpiStatus without_throwing(F&& step) {
+  try {
+    return step();
+  } catch (const std::bad_alloc&) {
+    return mpi_error(MPI_ERR_NO_MEM, "out of memory building the halo exchange (its temps or datatypes)");
+  } catch (const std::length_error&) {
+    return mpi_error(MPI_ERR_NO_MEM, "the halo exchange's temps would be larger than memory can hold");
+  }
+}
+
 void free_all(std::vector<MPI_Datatype>* types) {
   for (MPI_Datatype& t : *types) MPI_Type_free(&t);
   types->clear();
@@ -419,16 +434,12 @@ MpiStatus plans_differ(bool measuring, bool same_model) {
 
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
 // received into where the cells live; only temps (combining and split plans) are cartplan's
-// memory, one set per array.
+// memory, one set per array. Every caller checked the arrays and types first (field_sizes).
 MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::vector<void*>& arrays,
                                     const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const {
-  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
   Buffers buffers{program, arrays, out->memory, {}, {}};
   for (std::size_t f = 0; f < arrays.size(); ++f) {
     MPI_Datatype t = types.empty() ? elem_ : types[f];
-    MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || MPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0)
-      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
     MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
     CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, &extent));
     CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
@@ -454,16 +465,14 @@ MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::v
 MpiStatus HaloContext::build(const eh::HaloProgram& program, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
                              Exchange::Kind kind, int lane, std::unique_ptr<Exchange>* out) const {
   Exchange::Schedule schedule;
-  const MpiStatus s = schedule_for(program, arrays, types, &schedule);
+  const MpiStatus s = without_throwing([&] { return schedule_for(program, arrays, types, &schedule); });
   if (s.ok()) return Exchange::from_schedule(*nc_, std::move(schedule), kind, lane, out);
   free_all(&schedule.owned_types);
   return s;
 }
 
-MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out) {
+MpiStatus HaloContext::priced_for(const FieldSizes& sizes, Priced* out) {
   const std::int64_t own = description_->array.elem_bytes;
-  FieldSizes sizes;
-  if (MpiStatus s = field_sizes(arrays, types, own, &sizes); !s.ok()) return s;
   const std::int64_t total = sizes.sum;
   if (total == own || !reprice_) {
     // program_ is the halo's own, alive as long as it: a pointer that owns nothing.
@@ -489,51 +498,69 @@ MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::v
   return {};
 }
 
-MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
-                                const MpiStatus& caller_error) {
-  if (nc_->options().check_collective) {  // checking mode: one agreement before any message
-    FieldSizes sizes;
-    const MpiStatus local = caller_error.ok() ? field_sizes(arrays, types, description_->array.elem_bytes, &sizes) : caller_error;
-    if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) return s;
-  } else if (!caller_error.ok()) {
-    return caller_error;  // default mode: each rank reports its own arguments
-  }
-  // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
-  // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
-  // be freed and its handle come back for another layout. An exchange does not use the
-  // caller's handles after it was built: its subarray datatypes were made from them and stay
-  // valid when they are freed (MPI_Type_free). A type not vouched for yet builds again (that
-  // checks it); one that cannot be keyed builds per call. With types empty, the halo's own
-  // element type is used (its own copy of a derived one, never freed before the halo).
-  DerivedTypes derived;
+MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                                      std::unique_ptr<Exchange>* out) {
+  MpiStatus s = sizes->bytes.empty() ? field_sizes(arrays, types, description_->array.elem_bytes, sizes) : MpiStatus{};
+  Priced priced;
+  if (s.ok()) s = priced_for(*sizes, &priced);
+  if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, out);
+  return s;
+}
+
+// Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
+// predefined ones by handle, derived ones by layout once vouched for, since a derived type may
+// be freed and its handle come back for another layout. An exchange does not use the caller's
+// handles after it was built: its subarray datatypes were made from them and stay valid when
+// they are freed (MPI_Type_free). A type not vouched for yet builds again (that checks it); one
+// that cannot be keyed builds per call. With types empty, the halo's own element type is used
+// (its own copy of a derived one, never freed before the halo).
+MpiStatus HaloContext::blocking_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                                    DerivedTypes* derived, BlockingFound* found) {
   std::vector<std::uintptr_t> key;
   for (MPI_Datatype t : types) {
     std::uintptr_t word = 0, kind = 0;
-    if (!datatype_key(t, &derived, &word, &kind)) {
-      std::unique_ptr<Exchange> once;
-      Priced priced;
-      MpiStatus s = priced_for(arrays, types, &priced);
-      if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &once);
-      return s.ok() ? once->run_once() : s;
-    }
+    if (!datatype_key(t, derived, &word, &kind)) return build_blocking(arrays, types, sizes, &found->once);
     key.insert(key.end(), {word, kind});
   }
   auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == key; });
-  if (it != blocking_.end() && !derived.unvouched.empty()) {
+  if (it != blocking_.end() && !derived->unvouched.empty()) {
     blocking_.erase(it);
     it = blocking_.end();
   }
-  if (it == blocking_.end()) {
-    std::unique_ptr<Exchange> x;
-    Priced priced;
-    MpiStatus s = priced_for(arrays, types, &priced);
-    if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &x);
-    if (!s.ok()) return s;
-    if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
-    blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
-  } else {
+  if (it != blocking_.end()) {
     std::rotate(it, it + 1, blocking_.end());  // most recently used last
+    return {};
   }
+  std::unique_ptr<Exchange> x;
+  if (MpiStatus s = build_blocking(arrays, types, sizes, &x); !s.ok()) return s;
+  if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
+  blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
+  found->built = true;
+  return {};
+}
+
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                const MpiStatus& caller_error) {
+  const bool checking = nc_->options().check_collective;
+  if (!checking && !caller_error.ok()) return caller_error;  // default mode: each rank reports its own arguments
+  // Checking mode: this rank's checks and the exchange's lookup or build, all local, then one
+  // agreement before any message, so that a rank that failed anywhere (a bad argument, a build
+  // out of memory) is an error on every rank rather than a peer waiting for its messages.
+  FieldSizes sizes;  // computed where needed: checking mode, or an exchange to build
+  MpiStatus local = caller_error;
+  if (local.ok() && checking) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+  DerivedTypes derived;
+  BlockingFound found;
+  if (local.ok()) local = blocking_for(arrays, types, &sizes, &derived, &found);
+  if (checking) {
+    if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) {
+      if (found.built) blocking_.pop_back();  // built for a call that does not run: nothing vouched for
+      return s;
+    }
+  } else if (!local.ok()) {
+    return local;
+  }
+  if (found.once) return found.once->run_once();
   MpiStatus s = blocking_.back().exchange->run_once();
   if (!s.ok()) blocking_.pop_back();  // a failed exchange is not run again
   if (s.ok()) vouch_for(derived);      // these types passed the checks of a call that built
@@ -552,10 +579,10 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   Priced priced;            // the model's pick for these arrays' element sizes
   FieldSizes sizes;         // what every rank must pass alike (halo_fields.h)
   if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
-  if (local.ok()) local = priced_for(arrays, types, &priced);
+  if (local.ok()) local = priced_for(sizes, &priced);
   if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
   if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
-  if (local.ok()) local = schedule_for(*priced.program, arrays, types, &schedule);
+  if (local.ok()) local = without_throwing([&] { return schedule_for(*priced.program, arrays, types, &schedule); });
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
   // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).

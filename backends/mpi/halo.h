@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/exchange_reuse.h"
+#include "backends/mpi/halo_fields.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/status.h"
 #include "engine/halo/choose.h"
@@ -99,6 +101,7 @@ class HaloContext {
 
  private:
   HaloContext() = default;
+  // The messages of `program` on `arrays`; the arrays and types were checked (field_sizes).
   MpiStatus schedule_for(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays,
                          const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
   // An exchange of `program` on `arrays` (kind and lane as Exchange::from_schedule).
@@ -117,9 +120,21 @@ class HaloContext {
   // made again could differ between ranks: reprice_ is false); else the planner's choice for the
   // description with that element size, made once per size (the last four sizes kept), the same
   // on every rank: the same description, model and sizes (element types of matching signatures
-  // have equal sizes). Errors: MPI_ERR_BUFFER / MPI_ERR_ARG (a NULL array, no array),
-  // MPI_ERR_TYPE (a type that is MPI_DATATYPE_NULL or holds no data, or no plan for that size).
-  MpiStatus priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out);
+  // have equal sizes). `sizes`: the arrays' (field_sizes, which checks them). Errors:
+  // MPI_ERR_TYPE (no plan for that size), MPI_ERR_INTERN.
+  MpiStatus priced_for(const FieldSizes& sizes, Priced* out);
+
+  // The blocking exchange a call runs, found or built locally (no message): kept ones are last
+  // in blocking_ (`built`: by this call); one whose types cannot be keyed is `once`, per call.
+  struct BlockingFound {
+    bool built = false;
+    std::unique_ptr<Exchange> once;
+  };
+  MpiStatus blocking_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                         DerivedTypes* derived, BlockingFound* found);
+  // A new blocking exchange; *sizes computed (field_sizes) unless given (not empty).
+  MpiStatus build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                           std::unique_ptr<Exchange>* out);
 
   // Measuring mode (halo_measure.cc). A candidate worth timing: the planner's, model's pick first.
   struct Trial {
