@@ -9,11 +9,13 @@
 namespace cartplan::mpi {
 namespace {
 
-// FNV-1a over the sizes in order (non-negative, so that its negation is representable).
-std::int64_t sizes_fingerprint(const std::vector<std::int64_t>& bytes) {
+// FNV-1a over the sizes after the first kExactSizes, in order (non-negative, so that its
+// negation is representable; 0 where there are none).
+std::int64_t rest_fingerprint(const std::vector<std::int64_t>& bytes) {
+  if (bytes.size() <= kExactSizes) return 0;
   std::uint64_t h = 14695981039346656037ull;
-  for (std::int64_t b : bytes)
-    for (int k = 0; k < 8; ++k) h = (h ^ ((static_cast<std::uint64_t>(b) >> (8 * k)) & 0xff)) * 1099511628211ull;
+  for (std::size_t f = kExactSizes; f < bytes.size(); ++f)
+    for (int k = 0; k < 8; ++k) h = (h ^ ((static_cast<std::uint64_t>(bytes[f]) >> (8 * k)) & 0xff)) * 1099511628211ull;
   return static_cast<std::int64_t>(h >> 1);
 }
 
@@ -48,12 +50,18 @@ MpiStatus field_sizes(const std::vector<void*>& arrays, const std::vector<MPI_Da
 }
 
 std::array<std::int64_t, kFieldWords> field_words(const MpiStatus& local, const FieldSizes& f) {
+  std::array<std::int64_t, kFieldWords> w;
   if (!local.ok()) {  // the error decides; the other words take no part
-    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
-    return {local.code, none, none, none, none, none, none};
+    w.fill(std::numeric_limits<std::int64_t>::min());
+    w[0] = local.code;
+    return w;
   }
-  const std::int64_t n = static_cast<std::int64_t>(f.bytes.size()), fp = sizes_fingerprint(f.bytes);
-  return {0, n, -n, f.sum, -f.sum, fp, -fp};
+  w.fill(0);  // a field past the count: size 0 (counts that differ are caught before)
+  const std::int64_t n = static_cast<std::int64_t>(f.bytes.size()), fp = rest_fingerprint(f.bytes);
+  w[1] = n, w[2] = -n, w[3] = f.sum, w[4] = -f.sum;
+  for (std::size_t k = 0; k < kExactSizes && k < f.bytes.size(); ++k) w[5 + 2 * k] = f.bytes[k], w[6 + 2 * k] = -f.bytes[k];
+  w[kFieldWords - 2] = fp, w[kFieldWords - 1] = -fp;
+  return w;
 }
 
 MpiStatus fields_agreed(const MpiStatus& local, const std::int64_t* all, const FieldSizes& f, const std::string& call) {
@@ -66,9 +74,15 @@ MpiStatus fields_agreed(const MpiStatus& local, const std::int64_t* all, const F
     return agreed_status(mpi_error(MPI_ERR_TRUNCATE, call + ": the fields' element sizes add up to different sums on different ranks (min " +
                                                          std::to_string(-all[4]) + ", max " + std::to_string(all[3]) +
                                                          " bytes per cell; here " + join(f.bytes) + ")" + rule));
-  if (all[5] != -all[6])
-    return agreed_status(mpi_error(MPI_ERR_TRUNCATE, call + ": the fields' element sizes differ between ranks (the same number of fields and " +
-                                                         "the same sum, other sizes in order; here " + join(f.bytes) + " bytes)" + rule));
+  std::string where;
+  for (std::size_t k = 0; k < kExactSizes && where.empty(); ++k)
+    if (all[5 + 2 * k] != -all[6 + 2 * k])
+      where = "field " + std::to_string(k) + ": min " + std::to_string(-all[6 + 2 * k]) + ", max " + std::to_string(all[5 + 2 * k]) + " bytes";
+  if (where.empty() && all[kFieldWords - 2] != -all[kFieldWords - 1]) where = "past field " + std::to_string(kExactSizes - 1);
+  if (!where.empty())
+    return agreed_status(mpi_error(MPI_ERR_TRUNCATE, call + ": the fields' element sizes differ between ranks (" + where +
+                                                         "; the same number of fields and the same sum, other sizes in order; here " +
+                                                         join(f.bytes) + " bytes)" + rule));
   return {};
 }
 

@@ -4,7 +4,7 @@
 //
 //   FieldSizes f;
 //   const MpiStatus local = field_sizes(arrays, types, halo_elem_bytes, &f);
-//   MpiStatus s = agree_on_fields(nc, local, f, "Cart_halo_exchange_fields");  // one MPI_Allreduce
+//   MpiStatus s = agree_on_fields(nc, local, f, "the blocking halo exchange");  // one MPI_Allreduce
 #pragma once
 
 #include <mpi.h>
@@ -34,13 +34,17 @@ MpiStatus field_sizes(const std::vector<void*>& arrays, const std::vector<MPI_Da
                       FieldSizes* out);
 
 // The words a rank adds to a MAX reduction: its error class (0 if none), the field count and
-// its negation, the sum and its negation, a fingerprint of the sizes in order and its negation.
-constexpr std::size_t kFieldWords = 7;
+// its negation, the sum and its negation, the sizes of the first kExactSizes fields and their
+// negations (exact; 0 past the count), and a fingerprint (FNV-1a, 63 bits) of the sizes after
+// them in order and its negation (0 where there are none). A fixed number of words, so that
+// every rank's reduction has the same count; only fields past the eighth could collide.
+constexpr std::size_t kExactSizes = 8;
+constexpr std::size_t kFieldWords = 5 + 2 * kExactSizes + 2;
 std::array<std::int64_t, kFieldWords> field_words(const MpiStatus& local, const FieldSizes& f);
 
 // After the reduction (`all`: the MAX of every rank's field_words): the agreed error where a
 // rank failed (agreed_error: the largest class), MPI_ERR_TRUNCATE naming what differs (count,
-// sum, sizes) where the fields do, else ok. The same class on every rank. `call` names the call.
+// sum, the first field of another size, or "past field 7") where the fields do, else ok. The same class on every rank. `call` names the call.
 MpiStatus fields_agreed(const MpiStatus& local, const std::int64_t* all, const FieldSizes& f, const std::string& call);
 
 // Checking mode of a blocking exchange: one MPI_Allreduce on the halo's private communicator
