@@ -541,7 +541,7 @@ module cartplan_f08
       type(Cart_Request), intent(out) :: r
     end function
     integer(c_int) function f_halo_exchange_fields(count, n_arrays, n_types, arrays, types, halo) &
-        bind(c, name="cartplan_f_halo_exchange_fields")
+        bind(c, name="cartplan_f_halo_exchange_fields2")
       import :: c_int, c_ptr, MPI_Datatype
       integer(c_int), value :: count, n_arrays, n_types
       type(c_ptr), intent(in) :: arrays(*)
@@ -549,7 +549,7 @@ module cartplan_f08
       type(c_ptr), value :: halo
     end function
     integer(c_int) function f_halo_exchange_fields_init(count, n_arrays, n_types, arrays, types, halo, info, r) &
-        bind(c, name="cartplan_f_halo_exchange_fields_init")
+        bind(c, name="cartplan_f_halo_exchange_fields_init2")
       import :: c_int, c_ptr, MPI_Datatype, Cart_Request
       integer(c_int), value :: count, n_arrays, n_types
       type(c_ptr), intent(in) :: arrays(*)

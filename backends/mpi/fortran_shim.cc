@@ -278,14 +278,14 @@ int cartplan_f_halo_exchange_init(void* array, Cart_Halo halo, MPI_Fint info, Ca
 }
 // `arrays`: n_arrays addresses (the module's type(c_ptr) array); `types`: n_types Fortran
 // handles. A count larger than either is MPI_ERR_COUNT naming them (halo_fields_room.h).
-int cartplan_f_halo_exchange_fields(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
+int cartplan_f_halo_exchange_fields2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
-  return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, arrays, types ? t.data() : nullptr, halo);
+  return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo);
 }
-int cartplan_f_halo_exchange_fields_init(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
-                                         MPI_Fint info, Cart_Request* r) {
+int cartplan_f_halo_exchange_fields_init2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
+                                          MPI_Fint info, Cart_Request* r) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
-  return cartplan::mpi::halo_exchange_fields_init_in(count, {n_arrays, n_types}, arrays, types ? t.data() : nullptr, halo,
+  return cartplan::mpi::halo_exchange_fields_init_in(count, {n_arrays, n_types}, arrays, t.data(), halo,
                                                      info_of(info), r);
 }
 

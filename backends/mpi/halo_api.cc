@@ -33,7 +33,7 @@ MPI_Comm halo_comm(Cart_Halo halo) { return halo && halo->halo ? halo->halo->err
 MpiStatus arrays_of(int count, void* const arrays[], const MPI_Datatype types[], const cartplan::mpi::FieldsRoom& room,
                     std::vector<void*>* out, std::vector<MPI_Datatype>* out_types) {
   if (count < 1) return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " (expected at least one array)");
-  if (room.arrays >= 0 && (count > room.arrays || (types && count > room.types)))
+  if ((room.arrays >= 0 && count > room.arrays) || (room.types >= 0 && count > room.types))
     return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " is larger than size(arrays) = " + std::to_string(room.arrays) +
                                         " or size(types) = " + std::to_string(room.types) + " (count arrays and types are read)");
   if (!arrays) return mpi_error(MPI_ERR_BUFFER, "arrays is NULL");
