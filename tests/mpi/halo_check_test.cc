@@ -5,8 +5,10 @@
 // class), no ghost cell is written, and correct calls on the same halo afterwards fill every
 // ghost cell with its source rank's value (2-D torus, Moore, fields of doubles and floats).
 // Checking mode comes from Info at Cart_halo_create, from CARTPLAN_CHECK, and from a cartplan
-// communicator's Info; the C++ form throws on every rank alike. The mismatched calls run only in checking mode: without it they could
-// hang, and the run's time limit fails the test.
+// communicator's Info; the C++ form throws on every rank alike; a bad cartplan_check value on one
+// rank fails creation everywhere; a build that fails on one rank only (out of memory) is an error
+// on every rank. The mismatched calls run only in checking mode: without it they could hang, and
+// the run's time limit fails the test.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -130,7 +132,7 @@ struct Tester {
     // The same count and sum, other sizes in order: float, double on rank 0.
     f.fill(h.rank, ++salt);
     rc = Cart_halo_exchange_fields(2, h.rank == 0 ? pu : udw, h.rank == 0 ? fd : dfd, halo);
-    expect_refused(rc, MPI_ERR_TRUNCATE, "element sizes differ between ranks", "element sizes in another order");
+    expect_refused(rc, MPI_ERR_TRUNCATE, "element sizes differ between ranks (field 0: min 4, max 8 bytes", "element sizes in another order");
     // Cart_halo_exchange (the halo's double) against one float field elsewhere.
     f.fill(h.rank, ++salt);
     void* p1[1] = {f.p.data()};
@@ -142,6 +144,12 @@ struct Tester {
     void* bad[2] = {f.u.data(), h.rank == 0 ? nullptr : f.p.data()};
     rc = Cart_halo_exchange_fields(2, bad, dfd, halo);
     expect_refused(rc, MPI_ERR_BUFFER, h.rank == 0 ? "arrays[1] is NULL" : "another rank", "NULL array on rank 0");
+    // A bad argument on rank 0 and another field count on another rank: the error wins.
+    if (h.size > 2) {
+      f.fill(h.rank, ++salt);
+      rc = Cart_halo_exchange_fields(h.rank == odd ? 3 : 2, h.rank == 0 ? bad : udw, dfd, halo);
+      expect_refused(rc, MPI_ERR_BUFFER, h.rank == 0 ? "arrays[1] is NULL" : "another rank", "NULL array on rank 0, 3 fields on rank 1");
+    }
   }
 
   void init_mismatches() {
@@ -178,15 +186,23 @@ MPI_Comm plain_torus(Harness& h) {
   return cart;
 }
 
-void run_case(Harness& h, MPI_Comm cart, MPI_Info info, const std::string& mode) {
+// A halo on `cart` (the test fails where it cannot be created: then CART_HALO_NULL).
+Cart_Halo create(Harness& h, MPI_Comm cart, MPI_Info info, const std::string& mode) {
   Cart_Halo halo = CART_HALO_NULL;
   const int rc = Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, MPI_DOUBLE, MPI_ORDER_C, info, &halo);
   h.check(rc == MPI_SUCCESS, mode + ": Cart_halo_create: " + (rc == MPI_SUCCESS ? "" : Cart_error_message()));
-  if (rc != MPI_SUCCESS) return;
+  return halo;
+}
+
+// The Tester's calls on `halo`, which is then freed.
+void run_on(Harness& h, MPI_Comm cart, Cart_Halo halo, const std::string& mode) {
+  if (halo == CART_HALO_NULL) return;
   Tester t{h, cart, halo, mode, {}};
   t.run();
   Cart_halo_free(&halo);
 }
+
+void run_case(Harness& h, MPI_Comm cart, MPI_Info info, const std::string& mode) { run_on(h, cart, create(h, cart, info, mode), mode); }
 
 void from_info(Harness& h) {
   MPI_Comm cart = plain_torus(h);
@@ -199,6 +215,13 @@ void from_info(Harness& h) {
     Cart_Halo halo = CART_HALO_NULL;
     const int rc = Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, MPI_DOUBLE, MPI_ORDER_C, info, &halo);
     h.check(rc == MPI_ERR_ARG && halo == CART_HALO_NULL, "cartplan_check differing between ranks: MPI_ERR_ARG, got " + std::to_string(rc));
+    // A value that is neither none nor collective on one rank: refused on every rank alike.
+    MPI_Info_set(info, "cartplan_check", h.rank == h.size - 1 ? "bogus" : "collective");
+    const int bogus = Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, MPI_DOUBLE, MPI_ORDER_C, info, &halo);
+    const std::string msg = bogus == MPI_SUCCESS ? "" : Cart_error_message();
+    h.check(bogus == MPI_ERR_INFO_VALUE && halo == CART_HALO_NULL, "cartplan_check = 'bogus' on the last rank: MPI_ERR_INFO_VALUE, got " +
+                                                                     std::to_string(bogus) + " (" + msg + ")");
+    h.check(contains(msg, h.rank == h.size - 1 ? "cartplan_check = 'bogus'" : "another rank"), "cartplan_check = 'bogus': message '" + msg + "'");
   }
   MPI_Info_free(&info);
   MPI_Comm_free(&cart);
@@ -227,23 +250,65 @@ void cpp_form(Harness& h) {
   h.check(code == MPI_ERR_ARG && contains(msg, h.rank == 0 ? "one entry per array" : "another rank"),
           "C++: types of another length on rank 0: class " + std::to_string(code) + " '" + msg + "'");
   h.check(ghosts_ok(cart, f.u, 0, 1, true) && ghosts_ok(cart, f.p, 1, 1, true), "C++: the refused exchange wrote ghost cells");
-  halo.exchange(arrays, {MPI_DOUBLE, MPI_FLOAT});
-  h.check(ghosts_ok(cart, f.u, 0, 1, false) && ghosts_ok(cart, f.p, 1, 1, false), "C++: exchange after the refusal");
+  try {
+    halo.exchange(arrays, {MPI_DOUBLE, MPI_FLOAT});
+    h.check(ghosts_ok(cart, f.u, 0, 1, false) && ghosts_ok(cart, f.p, 1, 1, false), "C++: exchange after the refusal");
+  } catch (const cartplan::mpi::MpiError& e) {
+    h.check(false, std::string("C++: exchange after the refusal threw: ") + e.what());
+  }
+  MPI_Comm_free(&cart);
+}
+
+// A build that fails on one rank only, after the fields agree: rank 0's second element type
+// has the size of a double but a true extent of 2^50 bytes, so the temps a combining plan
+// allocates per field cannot be had (more than a 47-bit address space holds) and its build
+// reports MPI_ERR_NO_MEM. Checking mode builds before it agrees: every rank returns
+// MPI_ERR_NO_MEM and nobody waits for rank 0's messages (a hang fails the run's time limit);
+// nothing is written and the next exchange is correct.
+void local_build_failure(Harness& h) {
+  MPI_Comm cart = plain_torus(h);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  MPI_Info_set(info, "cartplan_algorithm", "combining");
+  const Cart_Halo halo = create(h, cart, info, "combining, checking");
+  MPI_Info_free(&info);
+  char* json = nullptr;
+  const bool temps = halo != CART_HALO_NULL && Cart_halo_plan(halo, &json) == MPI_SUCCESS &&
+                     contains(json, "\"temps\": [{");
+  if (json) Cart_free_plan_json(json);
+  h.check(temps, "the combining plan stages cells in temps (else this case tests nothing)");
+  if (temps) {
+    MPI_Datatype huge = MPI_DATATYPE_NULL;
+    const int lens[2] = {1, 1};
+    const MPI_Aint displs[2] = {0, MPI_Aint{1} << 50};
+    MPI_Type_create_hindexed(2, lens, displs, MPI_FLOAT, &huge);
+    MPI_Type_commit(&huge);
+    Fields f;
+    f.fill(h.rank, 1);
+    void* uw[2] = {f.u.data(), f.w.data()};
+    const MPI_Datatype dd[2] = {MPI_DOUBLE, MPI_DOUBLE}, dh[2] = {MPI_DOUBLE, huge};
+    int rc = Cart_halo_exchange_fields(2, uw, h.rank == 0 ? dh : dd, halo);
+    const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+    h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory" : "another rank"),
+            "a build out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+    h.check(ghosts_ok(cart, f.u, 0, 1, true) && ghosts_ok(cart, f.w, 2, 1, true), "the refused exchange wrote ghost cells");
+    rc = Cart_halo_exchange_fields(2, uw, dd, halo);
+    h.check(rc == MPI_SUCCESS && ghosts_ok(cart, f.u, 0, 1, false) && ghosts_ok(cart, f.w, 2, 1, false),
+            "exchange after a build out of memory: rc " + std::to_string(rc));
+    MPI_Type_free(&huge);
+  }
+  Cart_Halo freed = halo;
+  if (freed != CART_HALO_NULL) Cart_halo_free(&freed);
   MPI_Comm_free(&cart);
 }
 
 void from_env(Harness& h) {
   MPI_Comm cart = plain_torus(h);
   setenv("CARTPLAN_CHECK", "collective", 1);  // read at creation
-  Cart_Halo halo = CART_HALO_NULL;
-  const int rc = Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  const Cart_Halo halo = create(h, cart, MPI_INFO_NULL, "CARTPLAN_CHECK=collective");
   unsetenv("CARTPLAN_CHECK");
-  h.check(rc == MPI_SUCCESS, "CARTPLAN_CHECK: Cart_halo_create");
-  if (rc == MPI_SUCCESS) {
-    Tester t{h, cart, halo, "CARTPLAN_CHECK=collective", {}};
-    t.run();
-    Cart_halo_free(&halo);
-  }
+  run_on(h, cart, halo, "CARTPLAN_CHECK=collective");
   MPI_Comm_free(&cart);
 }
 
@@ -274,5 +339,6 @@ int main(int argc, char** argv) {
   from_env(h);
   from_cartplan_comm(h);
   if (h.size > 1) cpp_form(h);
+  if (h.size > 1) local_build_failure(h);
   return h.finish("halo_check_test");
 }

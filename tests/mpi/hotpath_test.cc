@@ -206,6 +206,41 @@ void count_halo_checking(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// A halo created with Info cartplan_check=none on a cartplan communicator in checking mode:
+// the halo's Info wins, so its blocking exchanges make no global collective at all.
+void count_halo_unchecked_on_checking_comm(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offsets[16], n = 0;
+  MPI_Dims_create(h.size, 2, dims);
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      if (a || b) offsets[n++] = a, offsets[n++] = b;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS,
+          "unchecked halo: a checking cartplan communicator");
+  MPI_Info_set(info, "cartplan_check", "none");
+  const int interior[2] = {6, 5}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, info, &halo) == MPI_SUCCESS, "unchecked halo: create");
+  MPI_Info_free(&info);
+  std::vector<double> u(8 * 7), v(8 * 7);
+  std::vector<int> k(8 * 7);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = h.rank * 100.0 + i, v[i] = -u[i], k[i] = h.rank;
+  void* arrays[2] = {u.data(), k.data()};
+  const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+  const long before = global_collectives;
+  for (int it = 0; it < 10; ++it) {
+    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, "unchecked halo: blocking");
+    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, "unchecked halo: blocking fields");
+  }
+  h.check(global_collectives == before, "unchecked halo on a checking communicator: no global collective per blocking call, counted " +
+                                            std::to_string(global_collectives - before));
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,5 +257,6 @@ int main(int argc, char** argv) {
     count_halo(h, mesh, algorithm);
   }
   count_halo_checking(h);
+  count_halo_unchecked_on_checking_comm(h);
   return h.finish("hotpath_test");
 }
