@@ -633,13 +633,14 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * neighbours only, except in checking mode (Info cartplan_check=collective at Cart_halo_create,
  * else a cartplan communicator's mode or CARTPLAN_CHECK; agreed at creation): then every blocking
  * exchange of the halo first agrees in one MPI_Allreduce (on the halo's private communicator) on
- * errors and on the fields' number and element sizes, and a bad argument or a mismatch on any
- * rank is the same error class on every rank (MPI_ERR_TRUNCATE for fields that differ), with
- * nothing sent, except a NULL halo handle (CART_HALO_NULL), refused at once as at init. Messages are MPI subarray datatypes over the array itself (zero copies by
- * cartplan; combining and split plans stage cells in transit in cartplan's temps). The last
- * few arrays' datatypes are kept, so alternating between arrays costs nothing extra. As for
- * MPI collectives, every rank calls it (default mode: bad arguments on one rank only make the
- * others wait).
+ * errors and on the fields' number and element sizes, and a bad argument, a mismatch or a
+ * failure to build the exchange (MPI_ERR_NO_MEM) on any rank is the same error class on every
+ * rank (MPI_ERR_TRUNCATE for fields that differ), with nothing sent, except a NULL halo handle
+ * (CART_HALO_NULL), refused at once as at init. Messages are MPI subarray datatypes over the
+ * array itself (zero copies by cartplan; combining and split plans stage cells in transit in
+ * cartplan's temps). The last few arrays' datatypes are kept, so alternating between arrays
+ * costs nothing extra. As for MPI collectives, every rank calls it (default mode: bad arguments
+ * on one rank only make the others wait).
  * Cart_halo_exchange_init makes a persistent request for `array` (collective, as MPI-4 init:
  * one agreement), started and completed with Cart_start/Cart_startall and Cart_wait/Cart_test
  * like any Cart_Request, freed with Cart_request_free. Its Info takes cartplan_tune

@@ -71,9 +71,10 @@ class HaloContext {
   // by layout (exchange_reuse.h) like the collectives' blocking cache. The plan is the one
   // priced for the arrays' element sizes added up (priced_for).
   // Checking mode (Info cartplan_check=collective at creation, or the environment's or the
-  // cartplan communicator's default; agreed at creation): one MPI_Allreduce on the halo's
-  // communicator first agrees on errors and on the fields' number and element sizes
-  // (halo_fields.h: MPI_ERR_TRUNCATE on every rank where they differ). `caller_error`, if not
+  // cartplan communicator's default; agreed at creation): each rank checks its arguments and
+  // finds or builds its exchange locally (blocking_for), then one MPI_Allreduce on the halo's
+  // communicator agrees on errors (a build that failed included) and on the fields' number and
+  // element sizes (halo_fields.h: MPI_ERR_TRUNCATE on every rank where they differ). `caller_error`, if not
   // ok, is a bad argument the caller found: returned at once, or in checking mode agreed.
   MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
                      const MpiStatus& caller_error = {});
