@@ -540,17 +540,18 @@ module cartplan_f08
       integer(c_int), value :: info
       type(Cart_Request), intent(out) :: r
     end function
-    integer(c_int) function f_halo_exchange_fields(count, arrays, types, halo) bind(c, name="cartplan_f_halo_exchange_fields")
+    integer(c_int) function f_halo_exchange_fields(count, n_arrays, n_types, arrays, types, halo) &
+        bind(c, name="cartplan_f_halo_exchange_fields2")
       import :: c_int, c_ptr, MPI_Datatype
-      integer(c_int), value :: count
+      integer(c_int), value :: count, n_arrays, n_types
       type(c_ptr), intent(in) :: arrays(*)
       type(MPI_Datatype), intent(in) :: types(*)
       type(c_ptr), value :: halo
     end function
-    integer(c_int) function f_halo_exchange_fields_init(count, arrays, types, halo, info, r) &
-        bind(c, name="cartplan_f_halo_exchange_fields_init")
+    integer(c_int) function f_halo_exchange_fields_init(count, n_arrays, n_types, arrays, types, halo, info, r) &
+        bind(c, name="cartplan_f_halo_exchange_fields_init2")
       import :: c_int, c_ptr, MPI_Datatype, Cart_Request
-      integer(c_int), value :: count
+      integer(c_int), value :: count, n_arrays, n_types
       type(c_ptr), intent(in) :: arrays(*)
       type(MPI_Datatype), intent(in) :: types(*)
       type(c_ptr), value :: halo
@@ -1280,8 +1281,9 @@ contains
   ! Several arrays of the halo's layout in one set of messages (C: Cart_halo_exchange_fields):
   ! arrays(1:count) are their addresses, c_loc of arrays declared target; types(1:count) their
   ! element types (of any sizes; the plan is priced for the sizes added up). Blocking. A count
-  ! larger than size(arrays) or size(types) is MPI_ERR_COUNT, nothing past them read (count 0
-  ! is passed to C, which refuses it as every error, through the halo's error handler).
+  ! larger than size(arrays) or size(types) is MPI_ERR_COUNT naming the count and both sizes,
+  ! nothing past them read (reported as every error, through the halo's error handler; in
+  ! checking mode agreed, so that every rank returns an error).
   !   real(real64), target :: u(0:n+1, 0:m+1)
   !   integer, target :: flags(0:n+1, 0:m+1)
   !   call Cart_halo_exchange_fields(2, [c_loc(u), c_loc(flags)], [MPI_REAL8, MPI_INTEGER], halo, ierror)
@@ -1291,16 +1293,13 @@ contains
     type(MPI_Datatype), intent(in) :: types(:)
     type(Cart_Halo), intent(in) :: halo
     integer, intent(out) :: ierror
-    integer :: n
-    n = count
-    if (count > size(arrays) .or. count > size(types)) n = 0
-    ierror = f_halo_exchange_fields(n, arrays, types, halo%handle)
+    ierror = f_halo_exchange_fields(count, size(arrays), size(types), arrays, types, halo%handle)
   end subroutine
 
   ! The persistent form (collective; C: Cart_halo_exchange_fields_init): the arrays, declared
   ! target and asynchronous, must stay in place until the request is freed. A count larger than
-  ! size(arrays) or size(types) still takes part in init's agreement (count 0 is passed to C,
-  ! which refuses it there): MPI_ERR_COUNT on this rank, an error on every other.
+  ! size(arrays) or size(types) still takes part in init's agreement: MPI_ERR_COUNT naming the
+  ! count and both sizes on this rank, an error on every other.
   subroutine Cart_halo_exchange_fields_init(count, arrays, types, halo, info, request, ierror)
     integer, intent(in) :: count
     type(c_ptr), intent(in) :: arrays(:)
@@ -1309,10 +1308,7 @@ contains
     type(MPI_Info), intent(in) :: info
     type(Cart_Request), intent(out) :: request
     integer, intent(out) :: ierror
-    integer :: n
-    n = count
-    if (count > size(arrays) .or. count > size(types)) n = 0
-    ierror = f_halo_exchange_fields_init(n, arrays, types, halo%handle, info%MPI_VAL, request)
+    ierror = f_halo_exchange_fields_init(count, size(arrays), size(types), arrays, types, halo%handle, info%MPI_VAL, request)
   end subroutine
 
   subroutine Cart_halo_free(halo, ierror)

@@ -22,6 +22,7 @@
  *    environment variable CARTPLAN_CHECK=collective): every collective call agrees across ranks
  *    with one MPI_Allreduce, so a bad argument on any rank makes every rank return the same
  *    error class instead of hanging. For debugging; it costs a global collective per call.
+ *    Halo exchanges: the mode the halo was created with (Cart_halo_create, below).
  *  Cart_*_init and Cart_neighborhood_create are collective in both modes (as MPI-4 init).
  *
  * Ordering and progress. As for MPI-4 persistent and non-blocking collectives, every rank must
@@ -629,10 +630,17 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * (MPI_DATATYPE_NULL or an empty type), MPI_ERR_INFO_VALUE. Every rank returns the same class.
  *
  * Cart_halo_exchange fills the ghost cells of `array` (blocking). No collective: it talks to
- * neighbours only. Messages are MPI subarray datatypes over the array itself (zero copies by
- * cartplan; combining and split plans stage cells in transit in cartplan's temps). The last
- * few arrays' datatypes are kept, so alternating between arrays costs nothing extra. As for
- * MPI collectives, every rank calls it (bad arguments on one rank only make the others wait).
+ * neighbours only, except in checking mode (Info cartplan_check=collective at Cart_halo_create,
+ * else a cartplan communicator's mode or CARTPLAN_CHECK; agreed at creation): then every blocking
+ * exchange of the halo first agrees in one MPI_Allreduce (on the halo's private communicator) on
+ * errors and on the fields' number and element sizes, and a bad argument, a mismatch or a
+ * failure to build the exchange (MPI_ERR_NO_MEM) on any rank is the same error class on every
+ * rank (MPI_ERR_TRUNCATE for fields that differ), with nothing sent, except a NULL halo handle
+ * (CART_HALO_NULL), refused at once as at init. Messages are MPI subarray datatypes over the
+ * array itself (zero copies by cartplan; combining and split plans stage cells in transit in
+ * cartplan's temps). The last few arrays' datatypes are kept, so alternating between arrays
+ * costs nothing extra. As for MPI collectives, every rank calls it (default mode: bad arguments
+ * on one rank only make the others wait).
  * Cart_halo_exchange_init makes a persistent request for `array` (collective, as MPI-4 init:
  * one agreement), started and completed with Cart_start/Cart_startall and Cart_wait/Cart_test
  * like any Cart_Request, freed with Cart_request_free. Its Info takes cartplan_tune
@@ -671,12 +679,15 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
  * up (what one cell takes in a message): the cost model chooses again for that size, once per
  * size, locally (no collective; its "elem_bytes" is that sum in Cart_halo_request_plan's JSON),
  * unless the sum is the halo's element size or the ranks' cost models differed at creation (then
- * the plan chosen at creation). The _init form agrees on the number of arrays and their element sizes
- * (MPI_ERR_TYPE on every rank where they differ); the blocking form, like MPI, does not check
- * other ranks' types. A rank whose blocking call passes another number of arrays or another sum
- * of element sizes than its peers (an erroneous program) may run another plan than theirs and
- * hang, where with one plan a peer sending more than was received failed with a truncation
- * error (checking mode, cartplan_check=collective, does not cover halo exchanges yet). The
+ * the plan chosen at creation). The _init form agrees on the number of arrays, their element
+ * sizes in order and their sum (MPI_ERR_TRUNCATE on every rank where they differ, naming what,
+ * e.g. "the number of fields differs between ranks (min 2, max 3)"); by default the blocking form,
+ * like MPI, does not check other ranks' types: a rank whose blocking call passes another number
+ * of arrays or another sum of element sizes than its peers (an erroneous program) may run another
+ * plan than theirs and hang, where with one plan a peer sending more than was received failed
+ * with a truncation error. A halo in checking mode (cartplan_check=collective, see
+ * Cart_halo_exchange) agrees on the same before every blocking call: MPI_ERR_TRUNCATE on every
+ * rank instead (types of equal size but another signature are not caught). The
  * blocking forms keep their exchange for the next call with the same arrays and element types:
  * predefined ones by handle, derived ones by layout (read with MPI_Type_get_envelope/get_contents, so a freed handle reused for another layout builds again;
  * a derived type is reused once a call with it succeeded, docs/mpi-semantics.md).

@@ -1,6 +1,7 @@
 // The C++ halo API (cartplan.hpp: Halo, HaloRequest): RAII and exceptions over HaloContext.
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/exchange.h"
@@ -9,6 +10,10 @@
 
 namespace cartplan::mpi {
 namespace {
+
+// What the halo is given in place of types of the wrong length (both operands of the calls'
+// conditionals are const lvalues of one type, so no vector is copied per call).
+const std::vector<MPI_Datatype> kNoTypes;
 
 void check(const MpiStatus& s) {
   if (!s.ok()) throw MpiError(s.code, s.message);
@@ -36,8 +41,11 @@ void Halo::exchange(void* array) { exchange(std::vector<void*>{array}); }
 
 void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  if (!types.empty() && types.size() != arrays.size()) throw MpiError(MPI_ERR_ARG, "types must be empty or have one entry per array");
-  check(h_->exchange(arrays, types));
+  // Types of the wrong length are the halo's to report: at once, or in checking mode agreed.
+  MpiStatus lengths;
+  if (!types.empty() && types.size() != arrays.size())
+    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  check(h_->exchange(arrays, lengths.ok() ? types : kNoTypes, lengths));
 }
 
 HaloRequest Halo::exchange_init(void* array, MPI_Info info) { return exchange_init(std::vector<void*>{array}, {}, info); }
@@ -50,7 +58,7 @@ HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vec
     lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
-  check(h_->exchange_init(arrays, lengths.ok() ? types : std::vector<MPI_Datatype>{}, lengths, &x, info, &plan));
+  check(h_->exchange_init(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, info, &plan));
   return HaloRequest(h_, std::move(x), std::move(plan));
 }
 

@@ -5,9 +5,11 @@
 // the handles with MPI_*_f2c and calls Cart_X; arrays of datatypes (t entries, t from the
 // communicator) are converted into a temporary, which is safe because the C API reads its array
 // arguments only during the call. Not declared in a public header: these are the module's ABI.
+#include <algorithm>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/halo_fields_room.h"
 
 namespace {
 
@@ -274,15 +276,17 @@ int cartplan_f_halo_create(MPI_Fint comm, int d, const int* interior, const int*
 int cartplan_f_halo_exchange_init(void* array, Cart_Halo halo, MPI_Fint info, Cart_Request* r) {
   return Cart_halo_exchange_init(array, halo, info_of(info), r);
 }
-// `arrays`: count addresses (the module's type(c_ptr) array); `types`: count Fortran handles.
-int cartplan_f_halo_exchange_fields(int count, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
-  const std::vector<MPI_Datatype> t = field_types_of(count, types);
-  return Cart_halo_exchange_fields(count, arrays, types ? t.data() : nullptr, halo);
+// `arrays`: n_arrays addresses (the module's type(c_ptr) array); `types`: n_types Fortran
+// handles. A count larger than either is MPI_ERR_COUNT naming them (halo_fields_room.h).
+int cartplan_f_halo_exchange_fields2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
+  const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
+  return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo);
 }
-int cartplan_f_halo_exchange_fields_init(int count, void* const* arrays, const MPI_Fint* types, Cart_Halo halo, MPI_Fint info,
-                                         Cart_Request* r) {
-  const std::vector<MPI_Datatype> t = field_types_of(count, types);
-  return Cart_halo_exchange_fields_init(count, arrays, types ? t.data() : nullptr, halo, info_of(info), r);
+int cartplan_f_halo_exchange_fields_init2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
+                                          MPI_Fint info, Cart_Request* r) {
+  const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
+  return cartplan::mpi::halo_exchange_fields_init_in(count, {n_arrays, n_types}, arrays, t.data(), halo,
+                                                     info_of(info), r);
 }
 
 }  // extern "C"

@@ -3,11 +3,15 @@
 #include "backends/mpi/halo.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "backends/mpi/halo_fields.h"
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/predefined.h"
 #include "backends/mpi/type_copy.h"
@@ -193,6 +197,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
     s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)
   }
   if (s.ok()) s = parse_tune(a.info, &p->options.tune_measure);
+  if (s.ok()) s = parse_check(a.info, &p->options.check_collective);  // checking mode: halo_fields.h
   if (!s.ok()) return s;
   o.model = p->options.model;
   o.ranks_per_node = placement_ranks_per_node(p->options);
@@ -214,7 +219,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
   bool given = false;
   const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
   p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
-                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model");
+                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model") + " check " + (p->options.check_collective ? "collective" : "none");
   for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
   return {};
 }
@@ -234,7 +239,8 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   *same_model = all[7] == -all[8];
   if (all[1] != -all[2])
     return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
-                                  "size, order, stencil and Info cartplan_algorithm must be the same on every rank); here: " + p.description);
+                                  "size, order, stencil, Info cartplan_algorithm and the checking and measuring modes must be the same on every "
+                                  "rank); here: " + p.description);
   if (all[3] != -all[4])
     return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");
   return {};
@@ -269,6 +275,19 @@ MpiStatus private_comm(MPI_Comm comm, MPI_Comm* out) {
   const int rc = MPI_Comm_create(comm, group, out);
   MPI_Group_free(&group);
   return from_mpi(rc, "MPI_Comm_create");
+}
+
+// A local step before an agreement (a build): running out of memory is this rank's error to
+// agree on, not an exception that leaves its peers waiting for it.
+template <class F>
+MpiStatus without_throwing(F&& step) {
+  try {
+    return step();
+  } catch (const std::bad_alloc&) {
+    return mpi_error(MPI_ERR_NO_MEM, "out of memory building the halo exchange (its temps or datatypes)");
+  } catch (const std::length_error&) {
+    return mpi_error(MPI_ERR_NO_MEM, "the halo exchange's temps would be larger than memory can hold");
+  }
 }
 
 void free_all(std::vector<MPI_Datatype>* types) {
@@ -411,27 +430,16 @@ MpiStatus plans_differ(bool measuring, bool same_model) {
                                        " on different ranks for the same halo, cost model and element sizes (a cartplan bug)");
 }
 
-MpiStatus check_arrays(const std::vector<void*>& arrays) {
-  for (std::size_t f = 0; f < arrays.size(); ++f)
-    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
-  if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
-  return {};
-}
-
 }  // namespace
 
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
 // received into where the cells live; only temps (combining and split plans) are cartplan's
-// memory, one set per array.
+// memory, one set per array. Every caller checked the arrays and types first (field_sizes).
 MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::vector<void*>& arrays,
                                     const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const {
-  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
   Buffers buffers{program, arrays, out->memory, {}, {}};
   for (std::size_t f = 0; f < arrays.size(); ++f) {
     MPI_Datatype t = types.empty() ? elem_ : types[f];
-    MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || MPI_Type_size_x(t, &size) != MPI_SUCCESS || size <= 0)
-      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
     MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
     CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, &extent));
     CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
@@ -457,25 +465,15 @@ MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::v
 MpiStatus HaloContext::build(const eh::HaloProgram& program, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
                              Exchange::Kind kind, int lane, std::unique_ptr<Exchange>* out) const {
   Exchange::Schedule schedule;
-  const MpiStatus s = schedule_for(program, arrays, types, &schedule);
+  const MpiStatus s = without_throwing([&] { return schedule_for(program, arrays, types, &schedule); });
   if (s.ok()) return Exchange::from_schedule(*nc_, std::move(schedule), kind, lane, out);
   free_all(&schedule.owned_types);
   return s;
 }
 
-MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out) {
-  if (MpiStatus s = check_arrays(arrays); !s.ok()) return s;
+MpiStatus HaloContext::priced_for(const FieldSizes& sizes, Priced* out) {
   const std::int64_t own = description_->array.elem_bytes;
-  std::int64_t total = 0;
-  for (std::size_t f = 0; f < arrays.size(); ++f) {
-    MPI_Count size = 0;
-    if (types.empty()) {
-      size = own;
-    } else if (types[f] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[f], &size) != MPI_SUCCESS || size <= 0) {
-      return mpi_error(MPI_ERR_TYPE, "types[" + std::to_string(f) + "] is MPI_DATATYPE_NULL or holds no data");
-    }
-    total += size;
-  }
+  const std::int64_t total = sizes.sum;
   if (total == own || !reprice_) {
     // program_ is the halo's own, alive as long as it: a pointer that owns nothing.
     *out = Priced{own, plan_, std::shared_ptr<const eh::HaloProgram>(std::shared_ptr<void>(), &program_)};
@@ -500,43 +498,69 @@ MpiStatus HaloContext::priced_for(const std::vector<void*>& arrays, const std::v
   return {};
 }
 
-MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
-  // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
-  // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
-  // be freed and its handle come back for another layout. An exchange does not use the
-  // caller's handles after it was built: its subarray datatypes were made from them and stay
-  // valid when they are freed (MPI_Type_free). A type not vouched for yet builds again (that
-  // checks it); one that cannot be keyed builds per call. With types empty, the halo's own
-  // element type is used (its own copy of a derived one, never freed before the halo).
-  DerivedTypes derived;
+MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                                      std::unique_ptr<Exchange>* out) {
+  MpiStatus s = sizes->bytes.empty() ? field_sizes(arrays, types, description_->array.elem_bytes, sizes) : MpiStatus{};
+  Priced priced;
+  if (s.ok()) s = priced_for(*sizes, &priced);
+  if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, out);
+  return s;
+}
+
+// Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
+// predefined ones by handle, derived ones by layout once vouched for, since a derived type may
+// be freed and its handle come back for another layout. An exchange does not use the caller's
+// handles after it was built: its subarray datatypes were made from them and stay valid when
+// they are freed (MPI_Type_free). A type not vouched for yet builds again (that checks it); one
+// that cannot be keyed builds per call. With types empty, the halo's own element type is used
+// (its own copy of a derived one, never freed before the halo).
+MpiStatus HaloContext::blocking_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                                    DerivedTypes* derived, BlockingFound* found) {
   std::vector<std::uintptr_t> key;
   for (MPI_Datatype t : types) {
     std::uintptr_t word = 0, kind = 0;
-    if (!datatype_key(t, &derived, &word, &kind)) {
-      std::unique_ptr<Exchange> once;
-      Priced priced;
-      MpiStatus s = priced_for(arrays, types, &priced);
-      if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &once);
-      return s.ok() ? once->run_once() : s;
-    }
+    if (!datatype_key(t, derived, &word, &kind)) return build_blocking(arrays, types, sizes, &found->once);
     key.insert(key.end(), {word, kind});
   }
   auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == key; });
-  if (it != blocking_.end() && !derived.unvouched.empty()) {
+  if (it != blocking_.end() && !derived->unvouched.empty()) {
     blocking_.erase(it);
     it = blocking_.end();
   }
-  if (it == blocking_.end()) {
-    std::unique_ptr<Exchange> x;
-    Priced priced;
-    MpiStatus s = priced_for(arrays, types, &priced);
-    if (s.ok()) s = build(*priced.program, arrays, types, Exchange::Kind::kBlocking, 0, &x);
-    if (!s.ok()) return s;
-    if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
-    blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
-  } else {
+  if (it != blocking_.end()) {
     std::rotate(it, it + 1, blocking_.end());  // most recently used last
+    return {};
   }
+  std::unique_ptr<Exchange> x;
+  if (MpiStatus s = build_blocking(arrays, types, sizes, &x); !s.ok()) return s;
+  if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
+  blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
+  found->built = true;
+  return {};
+}
+
+MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                const MpiStatus& caller_error) {
+  const bool checking = nc_->options().check_collective;
+  if (!checking && !caller_error.ok()) return caller_error;  // default mode: each rank reports its own arguments
+  // Checking mode: this rank's checks and the exchange's lookup or build, all local, then one
+  // agreement before any message, so that a rank that failed anywhere (a bad argument, a build
+  // out of memory) is an error on every rank rather than a peer waiting for its messages.
+  FieldSizes sizes;  // computed where needed: checking mode, or an exchange to build
+  MpiStatus local = caller_error;
+  if (local.ok() && checking) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+  DerivedTypes derived;
+  BlockingFound found;
+  if (local.ok()) local = blocking_for(arrays, types, &sizes, &derived, &found);
+  if (checking) {
+    if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) {
+      if (found.built) blocking_.pop_back();  // built for a call that does not run: nothing vouched for
+      return s;
+    }
+  } else if (!local.ok()) {
+    return local;
+  }
+  if (found.once) return found.once->run_once();
   MpiStatus s = blocking_.back().exchange->run_once();
   if (!s.ok()) blocking_.pop_back();  // a failed exchange is not run again
   if (s.ok()) vouch_for(derived);      // these types passed the checks of a call that built
@@ -553,31 +577,26 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::vector<Trial> trials;
   std::int64_t listed = 0;  // the fingerprint of the trials' list, or of the plan the model picked
   Priced priced;            // the model's pick for these arrays' element sizes
-  if (local.ok()) local = priced_for(arrays, types, &priced);
+  FieldSizes sizes;         // what every rank must pass alike (halo_fields.h)
+  if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+  if (local.ok()) local = priced_for(sizes, &priced);
   if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
   if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
-  if (local.ok()) local = schedule_for(*priced.program, arrays, types, &schedule);
+  if (local.ok()) local = without_throwing([&] { return schedule_for(*priced.program, arrays, types, &schedule); });
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
   // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).
-  std::int64_t fields = static_cast<std::int64_t>(arrays.size()), bytes = 0;
-  for (std::size_t f = 0; local.ok() && f < arrays.size(); ++f) {
-    MPI_Count size = 0;
-    MPI_Type_size_x(types.empty() ? elem_ : types[f], &size);
-    bytes = bytes * 31 + size;
-  }
   const std::int64_t measures = measuring ? 1 : 0;
-  std::vector<std::int64_t> all;
+  const std::array<std::int64_t, kFieldWords> field = field_words(local, sizes);
+  std::vector<std::int64_t> mine(field.begin(), field.end()), all;
+  mine.insert(mine.end(), {listed, -listed, measures, -measures});
   std::vector<std::uint64_t> held;
-  MpiStatus s = agree_on(*nc_, true, {local.ok() ? 0 : local.code, fields, -fields, bytes, -bytes, listed, -listed, measures, -measures},
-                         &all, &held);
-  if (s.ok() && all[0] != 0) s = agreed_error(local, static_cast<int>(all[0]));
-  if (s.ok() && (all[1] != -all[2] || all[3] != -all[4]))
-    s = mpi_error(MPI_ERR_TYPE, "ranks passed different numbers of arrays, or element types of different sizes, to the persistent "
-                                "halo exchange");
-  if (s.ok() && all[7] != -all[8])
+  MpiStatus s = agree_on(*nc_, true, mine, &all, &held);
+  if (s.ok()) s = fields_agreed(local, all.data(), sizes, "the persistent halo exchange's init");
+  const std::int64_t* rest = s.ok() ? all.data() + kFieldWords : nullptr;  // listed, -listed, measures, -measures
+  if (s.ok() && rest[2] != -rest[3])
     s = mpi_error(MPI_ERR_ARG, "ranks disagree on measuring mode (Info cartplan_tune of the persistent halo exchange)");
-  if (s.ok() && all[5] != -all[6]) s = plans_differ(measuring, reprice_);
+  if (s.ok() && rest[0] != -rest[1]) s = plans_differ(measuring, reprice_);
   const int lane = s.ok() ? nc_->shared()->lanes.first_free(held) : -1;
   if (s.ok() && lane < 0)
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +

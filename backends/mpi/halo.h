@@ -15,7 +15,7 @@
 //   HaloArgs a{2, interior, ghost_lo, ghost_hi, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL};
 //   std::shared_ptr<HaloContext> h;
 //   MpiStatus s = HaloContext::create(cart, a, &h);
-//   s = h->exchange({u});                                   // blocking, no collective
+//   s = h->exchange({u});                                   // blocking, no collective (checking mode: one)
 //   std::unique_ptr<Exchange> x;
 //   s = h->exchange_init({u}, &x);                          // persistent: x->start(); x->wait();
 #pragma once
@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/exchange_reuse.h"
+#include "backends/mpi/halo_fields.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/status.h"
 #include "engine/halo/choose.h"
@@ -64,19 +66,28 @@ class HaloContext {
   HaloContext& operator=(const HaloContext&) = delete;
 
   // Fills the ghost cells of every array (one set of messages for all). `types`: one element
-  // type per array, or empty for the halo's. Local arguments only: no collective; the exchanges
+  // type per array, or empty for the halo's. By default local arguments only, no collective; the exchanges
   // of the last few (arrays, types) lists are kept and run again, derived element types keyed
   // by layout (exchange_reuse.h) like the collectives' blocking cache. The plan is the one
   // priced for the arrays' element sizes added up (priced_for).
-  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
+  // Checking mode (Info cartplan_check=collective at creation, or the environment's or the
+  // cartplan communicator's default; agreed at creation): each rank checks its arguments and
+  // finds or builds its exchange locally (blocking_for), then one MPI_Allreduce on the halo's
+  // communicator agrees on errors (a build that failed included) and on the fields' number and
+  // element sizes (halo_fields.h: MPI_ERR_TRUNCATE on every rank where they differ). `caller_error`, if not
+  // ok, is a bad argument the caller found: returned at once, or in checking mode agreed.
+  MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
+                     const MpiStatus& caller_error = {});
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
   // caller found; it is agreed like the others. `info`: cartplan_tune (model|measure, default
   // the halo's). In measuring mode, on a halo planned with algorithm auto, init times the
   // planner's close candidates on scratch arrays (halo_measure.cc) and the request runs the
   // fastest, the same on every rank; *plan_run (if given) is the plan the request runs (in
-  // model mode the one priced for the arrays' element sizes added up, priced_for). Ranks that
-  // disagree on measuring mode: MPI_ERR_ARG; ranks that agree on it and on the arrays' element
+  // model mode the one priced for the arrays' element sizes added up, priced_for). Ranks whose
+  // fields differ in number or element sizes: MPI_ERR_TRUNCATE naming what differs
+  // (halo_fields.h), as checking mode's blocking exchange. Ranks that disagree on measuring
+  // mode: MPI_ERR_ARG; ranks that agree on it and on the arrays' element
   // sizes yet list different plans: MPI_ERR_INTERN (cartplan's bug), or MPI_ERR_ARG where
   // measuring candidates come from cost models that differed at creation.
   MpiStatus exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
@@ -91,6 +102,7 @@ class HaloContext {
 
  private:
   HaloContext() = default;
+  // The messages of `program` on `arrays`; the arrays and types were checked (field_sizes).
   MpiStatus schedule_for(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays,
                          const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const;
   // An exchange of `program` on `arrays` (kind and lane as Exchange::from_schedule).
@@ -109,9 +121,21 @@ class HaloContext {
   // made again could differ between ranks: reprice_ is false); else the planner's choice for the
   // description with that element size, made once per size (the last four sizes kept), the same
   // on every rank: the same description, model and sizes (element types of matching signatures
-  // have equal sizes). Errors: MPI_ERR_BUFFER / MPI_ERR_ARG (a NULL array, no array),
-  // MPI_ERR_TYPE (a type that is MPI_DATATYPE_NULL or holds no data, or no plan for that size).
-  MpiStatus priced_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, Priced* out);
+  // have equal sizes). `sizes`: the arrays' (field_sizes, which checks them). Errors:
+  // MPI_ERR_TYPE (no plan for that size), MPI_ERR_INTERN.
+  MpiStatus priced_for(const FieldSizes& sizes, Priced* out);
+
+  // The blocking exchange a call runs, found or built locally (no message): kept ones are last
+  // in blocking_ (`built`: by this call); one whose types cannot be keyed is `once`, per call.
+  struct BlockingFound {
+    bool built = false;
+    std::unique_ptr<Exchange> once;
+  };
+  MpiStatus blocking_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                         DerivedTypes* derived, BlockingFound* found);
+  // A new blocking exchange; *sizes computed (field_sizes) unless given (not empty).
+  MpiStatus build_blocking(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
+                           std::unique_ptr<Exchange>* out);
 
   // Measuring mode (halo_measure.cc). A candidate worth timing: the planner's, model's pick first.
   struct Trial {

@@ -10,6 +10,7 @@
 #include "backends/mpi/api_guard.h"
 #include "backends/mpi/cartplan_mpi.h"
 #include "backends/mpi/halo.h"
+#include "backends/mpi/halo_fields_room.h"
 #include "backends/mpi/request.h"
 #include "ir/halo/json.h"
 
@@ -26,27 +27,34 @@ namespace {
 
 MPI_Comm halo_comm(Cart_Halo halo) { return halo && halo->halo ? halo->halo->error_comm() : MPI_COMM_SELF; }
 
-// The arrays and, if given, their element types (NULL: the halo's type for every array).
-MpiStatus arrays_of(int count, void* const arrays[], const MPI_Datatype types[], std::vector<void*>* out,
-                    std::vector<MPI_Datatype>* out_types) {
+// The arrays and, if given, their element types (NULL: the halo's type for every array). `room`:
+// how many entries the caller's arrays hold, where it knows (the Fortran module's size(arrays)
+// and size(types)); nothing past them is read.
+MpiStatus arrays_of(int count, void* const arrays[], const MPI_Datatype types[], const cartplan::mpi::FieldsRoom& room,
+                    std::vector<void*>* out, std::vector<MPI_Datatype>* out_types) {
   if (count < 1) return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " (expected at least one array)");
+  if ((room.arrays >= 0 && count > room.arrays) || (room.types >= 0 && count > room.types))
+    return mpi_error(MPI_ERR_COUNT, "count = " + std::to_string(count) + " is larger than size(arrays) = " + std::to_string(room.arrays) +
+                                        " or size(types) = " + std::to_string(room.types) + " (count arrays and types are read)");
   if (!arrays) return mpi_error(MPI_ERR_BUFFER, "arrays is NULL");
   out->assign(arrays, arrays + count);
   if (types) out_types->assign(types, types + count);
   return {};
 }
 
-int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[]) {
+int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], const cartplan::mpi::FieldsRoom& room = {}) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
     std::vector<void*> list;
     std::vector<MPI_Datatype> type_list;
-    MpiStatus s = arrays_of(count, arrays, types, &list, &type_list);
-    return s.ok() ? halo->halo->exchange(list, type_list) : s;
+    // Bad arguments are the halo's to report: at once, or in checking mode after agreeing.
+    const MpiStatus bad = arrays_of(count, arrays, types, room, &list, &type_list);
+    return halo->halo->exchange(list, type_list, bad);
   });
 }
 
-int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], MPI_Info info, Cart_Request* request) {
+int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], MPI_Info info, Cart_Request* request,
+               const cartplan::mpi::FieldsRoom& room = {}) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     // A bad halo handle cannot take part in the halo's agreement: it is refused at once (every
     // rank that passes one gets the error; as in MPI, the others' init is then erroneous).
@@ -54,7 +62,7 @@ int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Dataty
     if (request) *request = CART_REQUEST_NULL;
     std::vector<void*> list;
     std::vector<MPI_Datatype> type_list;
-    MpiStatus bad = request ? arrays_of(count, arrays, types, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    MpiStatus bad = request ? arrays_of(count, arrays, types, room, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
     // Bad arguments take part in the agreement, so that every rank returns an error.
     std::unique_ptr<cartplan::mpi::Exchange> x;
     std::shared_ptr<const cartplan::ir::halo::HaloPlan> plan;
@@ -131,3 +139,13 @@ int Cart_halo_request_plan(Cart_Request request, char** json) {
 }
 
 }  // extern "C"
+
+int cartplan::mpi::halo_exchange_fields_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[],
+                                           Cart_Halo halo) {
+  return blocking(halo, count, arrays, types, room);
+}
+
+int cartplan::mpi::halo_exchange_fields_init_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[],
+                                                Cart_Halo halo, MPI_Info info, Cart_Request* request) {
+  return persistent(halo, count, arrays, types, info, request, room);
+}

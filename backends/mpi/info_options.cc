@@ -77,13 +77,8 @@ MpiStatus parse_model(MPI_Info info, Options* o) {
 // Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
 MpiStatus parse_modes(MPI_Info info, Options* o) {
   bool present = false;
-  std::string v = info_value(info, "cartplan_check", &present);
-  if (present) {
-    if (v == "collective") o->check_collective = true;
-    else if (v == "none") o->check_collective = false;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
-  }
-  v = info_value(info, "cartplan_progress", &present);
+  if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
+  std::string v = info_value(info, "cartplan_progress", &present);
   if (present) {
     if (v == "any") o->progress_anywhere = true;
     else if (v == "cartplan") o->progress_anywhere = false;
@@ -136,6 +131,16 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }
 
 }  // namespace
+
+MpiStatus parse_check(MPI_Info info, bool* collective) {
+  bool present = false;
+  const std::string v = info_value(info, "cartplan_check", &present);
+  if (!present) return {};
+  if (v == "collective") *collective = true;
+  else if (v == "none") *collective = false;
+  else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
+  return {};
+}
 
 MpiStatus parse_tune(MPI_Info info, bool* measure) {
   bool present = false;

@@ -96,6 +96,10 @@ std::vector<double> model_prices(const engine::CostModel& m);
 // The value of Info `key` (empty, *present false, when info is MPI_INFO_NULL or lacks it).
 std::string info_value(MPI_Info info, const char* key, bool* present);
 
+// Info cartplan_check alone (none|collective; *collective left alone when absent): the halo API
+// reads it at creation. MPI_ERR_INFO_VALUE for another value.
+MpiStatus parse_check(MPI_Info info, bool* collective);
+
 // Info cartplan_tune alone (model|measure; *measure left alone when absent): the halo API reads
 // it at creation and at persistent init. MPI_ERR_INFO_VALUE for another value.
 MpiStatus parse_tune(MPI_Info info, bool* measure);

@@ -299,7 +299,8 @@ contains
 
   ! Bad input to both fields forms, the same on every rank (init: on one rank too, agreed):
   ! a null address (MPI_ERR_BUFFER), MPI_DATATYPE_NULL (MPI_ERR_TYPE), count 0 and a count
-  ! larger than the arrays given (MPI_ERR_COUNT); the halo still works afterwards.
+  ! larger than the arrays given (MPI_ERR_COUNT, naming the count and both sizes); the halo still
+  ! works afterwards.
   subroutine fields_bad_input(fh)
     type(Cart_Halo), intent(in) :: fh
     type(Cart_Request) :: fr
@@ -321,8 +322,12 @@ contains
       call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 0 is MPI_ERR_COUNT')
       call run_fields(k, 3, good, types, fh)
       call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 3 > size(arrays) is MPI_ERR_COUNT')
+      call expect(index(cart_error_message(), 'count = 3 is larger than size(arrays) = 2 or size(types) = 2') > 0, &
+                  'fields ' // trim(form) // ': the message names the count and sizes: ' // cart_error_message())
       call run_fields(k, 2, good, types(1:1), fh)
       call expect(ierr == MPI_ERR_COUNT, 'fields ' // trim(form) // ': count 2 > size(types) is MPI_ERR_COUNT')
+      call expect(index(cart_error_message(), 'count = 2 is larger than size(arrays) = 2 or size(types) = 1') > 0, &
+                  'fields ' // trim(form) // ': the message names the count and sizes: ' // cart_error_message())
     end do
     bad_count = merge(3, 2, me == 0)  ! only rank 0 is wrong: init agrees, every rank returns the error
     call Cart_halo_exchange_fields_init(bad_count, good, types, fh, MPI_INFO_NULL, fr, ierr)

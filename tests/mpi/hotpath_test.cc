@@ -1,7 +1,8 @@
 // MPI test that blocking and non-blocking Cartesian collectives talk to neighbours only in the
 // default mode: this program defines the global collectives itself (the MPI profiling
 // interface), counts every call cartplan makes to them, and forwards to PMPI_*. In checking
-// mode the same calls must agree (so the counter must move: the counting itself is tested).
+// mode the same calls must agree (so the counter must move: the counting itself is tested); a
+// halo in checking mode agrees exactly once per blocking exchange.
 #include <mpi.h>
 
 #include <string>
@@ -167,6 +168,79 @@ void count_halo(Harness& h, const int periods[2], const char* algorithm) {
   MPI_Comm_free(&cart);
 }
 
+// A halo in checking mode (Info cartplan_check=collective at creation): every blocking exchange,
+// one array or several fields, agrees in exactly one global collective; init agrees as in the
+// default mode (two); start/wait never.
+void count_halo_checking(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  const int interior[2] = {6, 5}, ghost[2] = {2, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, info, &halo) == MPI_SUCCESS, "checking halo: create");
+  MPI_Info_free(&info);
+  std::vector<double> u(10 * 7, 1.0), v(10 * 7, 2.0);
+  std::vector<int> k(10 * 7, 4);
+  void* arrays[2] = {u.data(), k.data()};
+  const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+  long before = global_collectives;
+  for (int it = 0; it < 10; ++it) {
+    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, "checking halo: blocking");
+    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, "checking halo: blocking fields");
+  }
+  h.check(global_collectives - before == 20, "checking halo: one global collective per blocking call (20 calls), counted " +
+                                                 std::to_string(global_collectives - before));
+  Cart_Request req = CART_REQUEST_NULL;
+  before = global_collectives;
+  h.check(Cart_halo_exchange_fields_init(2, arrays, types, halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, "checking halo: fields init");
+  h.check(global_collectives - before == 2, "checking halo: init agrees once (errors, lanes), counted " + std::to_string(global_collectives - before));
+  before = global_collectives;
+  for (int it = 0; it < 10; ++it) h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, "checking halo: start/wait");
+  h.check(global_collectives == before, "checking halo: start/wait make no global collective, counted " + std::to_string(global_collectives - before));
+  Cart_request_free(&req);
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
+// A halo created with Info cartplan_check=none on a cartplan communicator in checking mode:
+// the halo's Info wins, so its blocking exchanges make no global collective at all.
+void count_halo_unchecked_on_checking_comm(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offsets[16], n = 0;
+  MPI_Dims_create(h.size, 2, dims);
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      if (a || b) offsets[n++] = a, offsets[n++] = b;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS,
+          "unchecked halo: a checking cartplan communicator");
+  MPI_Info_set(info, "cartplan_check", "none");
+  const int interior[2] = {6, 5}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, info, &halo) == MPI_SUCCESS, "unchecked halo: create");
+  MPI_Info_free(&info);
+  std::vector<double> u(8 * 7), v(8 * 7);
+  std::vector<int> k(8 * 7);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = h.rank * 100.0 + i, v[i] = -u[i], k[i] = h.rank;
+  void* arrays[2] = {u.data(), k.data()};
+  const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+  const long before = global_collectives;
+  for (int it = 0; it < 10; ++it) {
+    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, "unchecked halo: blocking");
+    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, "unchecked halo: blocking fields");
+  }
+  h.check(global_collectives == before, "unchecked halo on a checking communicator: no global collective per blocking call, counted " +
+                                            std::to_string(global_collectives - before));
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,5 +256,7 @@ int main(int argc, char** argv) {
     count_halo(h, torus, algorithm);
     count_halo(h, mesh, algorithm);
   }
+  count_halo_checking(h);
+  count_halo_unchecked_on_checking_comm(h);
   return h.finish("hotpath_test");
 }
