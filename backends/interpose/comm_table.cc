@@ -96,7 +96,7 @@ std::unique_ptr<AcceleratedComm> stencil_entry(MPI_Comm graph, Detection& det) {
   acc->nc = std::make_unique<mpi::NeighborhoodComm>(internal, std::move(nbh), std::move(grid), det.coords, det.options);
   acc->nc->shared()->user = graph;
   acc->order = std::move(det.order);
-  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's (idup_stencil_entry)
+  make_spare(internal, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's (idup_stencil_entry)
   return acc;
 }
 
@@ -149,7 +149,7 @@ std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm
   const bool ready = old.graph_state == AcceleratedComm::GraphState::kReady && old.spare.ready() && state;
   acc->graph_state = ready ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
   if (ready) {
-    acc->pending_graph = state->copy_for(new_comm, old.spare.exec, old.spare.setup);
+    acc->pending_graph = state->copy_for(new_comm, old.spare.exec);
     old.spare.release();  // owned by the duplicate's state now
   } else {
     report_idup_passed(old, acc->serial, old.graph_state != AcceleratedComm::GraphState::kReady ? "the original's graph state failed" : kNoSpare);
@@ -227,7 +227,7 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
   if (PMPI_Comm_dup(old->nc->internal(), &internal) != MPI_SUCCESS) return;
   PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
   std::unique_ptr<AcceleratedComm> acc = copy_of(*old, internal, new_comm);
-  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's
+  make_spare(internal, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's
   insert(new_comm, std::move(acc));
 }
 

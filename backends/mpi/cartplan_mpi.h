@@ -395,7 +395,7 @@ void Cart_free_plan_json(char* json);
  * overrides them per request and must be the same on every rank (checked).
  *
  * Collective set-up: the first graph collective on a communicator creates cartplan's state
- * there (two MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
+ * there (one MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
  * neighbours and friends only (seed 003's construction), once per communicator and theta (grid:
  * by messages along every rank's grid lines, with every rank of the communicator, once); auto
  * also agrees once on a price table (one MPI_Allreduce). After that blocking and non-blocking

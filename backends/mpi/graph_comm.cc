@@ -38,7 +38,7 @@ int delete_attr(MPI_Comm, int, void* attr, void*) {
 }
 
 // A duplicate of the user's communicator does not carry the state (MPI_COMM_NULL_COPY_FN): it
-// gets its own, with its own private communicators, on its first graph collective.
+// gets its own, with its own private communicator, on its first graph collective.
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
   static const bool created = (create_state_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key), true);
@@ -145,8 +145,9 @@ TableCandidate forced_candidate(const GraphOptions& o) {
   return {};
 }
 
+// tag_ub itself is the set-up's (graph_setup.h's setup_tag): the lanes stay below it.
 GraphShared::GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub)
-    : user(user_comm), exec(exec_comm), lanes(tag_ub) {
+    : user(user_comm), exec(exec_comm), lanes(tag_ub - 1) {
   holders.assign(static_cast<std::size_t>(lanes.nonblocking_lanes()), nullptr);
 }
 
@@ -156,19 +157,17 @@ GraphShared::~GraphShared() {
   if (!finalized && exec != MPI_COMM_NULL) MPI_Comm_free(&exec);
 }
 
-GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges,
-                     GraphOptions options, engine::CostModel model)
-    : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(setup, tag_ub()) {
+// One private communicator for the collectives' messages, the set-up's and the agreements: the
+// set-up channel receives only on setup_tag (tag_ub), the lanes' tags stay below it
+// (GraphShared), and collectives never match point-to-point messages (graph_setup.h).
+GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
+                     engine::CostModel model)
+    : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(exec, tag_ub()) {
   shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
 }
 
-GraphComm::~GraphComm() {
-  shared_->user = MPI_COMM_NULL;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  MPI_Comm setup = setup_.comm();
-  if (!finalized && setup != MPI_COMM_NULL) MPI_Comm_free(&setup);
-}
+// The private communicator is shared_'s: freed with the last request that holds it.
+GraphComm::~GraphComm() { shared_->user = MPI_COMM_NULL; }
 
 MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::RankPattern** out) {
   const std::pair<bool, int> key{cumulative, theta};
@@ -317,8 +316,8 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   return {};
 }
 
-std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const {
-  auto g = std::make_unique<GraphComm>(user, exec, setup, rank_, size_, edges_, options_, model_);
+std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) const {
+  auto g = std::make_unique<GraphComm>(user, exec, rank_, size_, edges_, options_, model_);
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
@@ -356,18 +355,13 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   // defaults. A rank whose lookup fails uses the defaults; auto's agreed table keeps ranks alike.
   Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
   const engine::CostModel model = located ? located->model : engine::CostModel{};
-  // Both duplicates are made even after an error of read_graph (a bad Info value, a
-  // communicator without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the
-  // same collective calls whatever happened here (the agreement follows them).
-  MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
+  // The duplicate is made even after an error of read_graph (a bad Info value, a communicator
+  // without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the same collective
+  // calls whatever happened here (the agreement follows it). One duplicate carries all of the
+  // state's traffic: GraphComm's constructor says why set-up and collectives cannot collide.
+  MPI_Comm exec = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
-  const int rc = MPI_Comm_dup(comm, &setup);
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&exec);
-    return from_mpi(rc, "MPI_Comm_dup");
-  }
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
   // The Info values are agreed too (max of v and of -v): blocking and non-blocking calls
   // construct the forced algorithm's schedule with their peers, so ranks that differ would wait
   // for messages that never come; cartplan_auto_candidates too (a blocking auto call constructs
@@ -375,7 +369,7 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   const int algo = static_cast<int>(options.algo), list = engine::graph::candidates_key(options.auto_candidates);
   out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
   out->status = s;
-  out->state = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups
+  out->state = std::make_unique<GraphComm>(comm, exec, rank, size, std::move(edges), options, model);  // frees the dup
   return {};
 }
 
@@ -405,7 +399,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
   // construction or an agreement without it. A failure attaches nothing anywhere.
   std::array<int, PendingGraph::kWords> all{};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->setup_comm()));
+  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->private_comm()));
   return finish_graph(std::move(pending), all, out);
 }
 

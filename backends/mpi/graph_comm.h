@@ -1,11 +1,12 @@
 // GraphComm: the state cartplan attaches to an MPI distributed-graph communicator
 // (MPI_Dist_graph_create_adjacent) on the first graph collective called on it: this rank's
 // edge lists as MPI_Dist_graph_neighbors returns them, the options from the communicator's
-// Info, two private duplicates (one for the collectives' messages, one for set-up), the
-// combining patterns of seed 003's construction and the agreed table behind algorithm auto.
+// Info, one private duplicate (the collectives' messages on their lanes' tags, the set-up's on
+// graph_setup.h's setup_tag, its agreements as collectives), the combining patterns of seed
+// 003's construction and the agreed table behind algorithm auto.
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
-// two MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
+// one MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
 // when the first graph collective is a persistent init, part of init's (begin_graph,
 // finish_graph). A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
@@ -86,8 +87,9 @@ engine::graph::TableCandidate forced_candidate(const GraphOptions& options);
 class GraphExchange;
 
 // What requests share with their communicator and may outlive it: the private communicator
-// their messages travel on, the user's handle (for error handlers), the lanes, and which
-// request holds each non-blocking lane.
+// their messages travel on (the state's only one, which it owns and frees), the user's handle
+// (for error handlers), the lanes, and which request holds each non-blocking lane. The lanes
+// take tags up to tag_ub - 1, the set-up's tag is tag_ub (graph_setup.h: why they never meet).
 struct GraphShared {
   GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub);
   ~GraphShared();
@@ -103,7 +105,7 @@ struct GraphShared {
 
 class GraphComm {
  public:
-  GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
+  GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
             engine::CostModel model);
   ~GraphComm();
   GraphComm(const GraphComm&) = delete;
@@ -113,8 +115,8 @@ class GraphComm {
   const ir::graph::RankEdges& edges() const { return edges_; }
   const GraphOptions& options() const { return options_; }
   const std::shared_ptr<GraphShared>& shared() const { return shared_; }
-  // The private communicator of the set-up (pattern constructions, agreements of the state).
-  MPI_Comm setup_comm() const { return setup_.comm(); }
+  // The private communicator (the collectives', the set-up's and the agreements').
+  MPI_Comm private_comm() const { return shared_->exec; }
 
   // The algorithm (and for grid its d) for `op` with blocks of `block_bytes` under `options`
   // (auto: the agreed table; on first use collective, see above). Every rank must call it at the
@@ -146,10 +148,10 @@ class GraphComm {
 
   // The state of a duplicate of the user's communicator (MPI_Comm_idup: the same edges and
   // weights), made without any communication: this one's edges, options, model, constructed
-  // patterns and agreed tables, on `exec` and `setup`, private communicators the caller made
-  // beforehand (this state owns them from now on: it frees them). Attach it with attach_graph
-  // once `user` may be used.
-  std::unique_ptr<GraphComm> copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const;
+  // patterns and agreed tables, on `exec`, a private communicator the caller made beforehand
+  // (this state owns it from now on: it frees it). Attach it with attach_graph once `user` may
+  // be used.
+  std::unique_ptr<GraphComm> copy_for(MPI_Comm user, MPI_Comm exec) const;
 
   // Storage for the last blocking call's exchange (typed by graph_collective.cc), released
   // with the communicator.
@@ -192,8 +194,8 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 
 // require_graph in two halves, for a caller that agrees on the creation inside an agreement of
 // its own (a persistent init: one MPI_Allreduce instead of two). begin_graph makes the state
-// without attaching it (collective: the two MPI_Comm_dup; it returns only MPI's failures of
-// those, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
+// without attaching it (collective: the MPI_Comm_dup; it returns only MPI's failure of
+// that, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
 // the communicator (every rank, in the same collective call) and hands the result to
 // finish_graph, which returns require_graph's error, or attaches the state and gives it in *out.
 //
