@@ -239,6 +239,99 @@ MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o,
   return s;
 }
 
+// A persistent auto init that agrees auto's table: its outcome rides in the table's
+// MPI_Allreduce (one global collective fewer). The caller's datatypes are copied first, then,
+// after the constructions, this rank makes the exchange of every table row (a local step) and
+// hands its error per row, with the copy's, to the reduction: the row the agreed table picks
+// then has an agreed outcome on every rank. A v or w form's combining row needs its size pass,
+// which talks along that schedule and may only run once every rank has it (after the table,
+// which agrees on the constructions): such a row is not made here, its flag says so, and the
+// init agrees on its outcome afterwards as before.
+struct Prebuilt {
+  static constexpr int kRows = engine::graph::kPriceCandidates;
+  GraphComm& g;
+  const GraphCall& c;
+  const GraphOptions& o;
+  int lane;
+  GraphBuffers b;  // on the copies of the caller's datatypes
+  std::vector<MPI_Datatype> owned;
+  MpiStatus types;  // copying them
+  std::array<MpiStatus, kRows> errors;
+  std::array<std::unique_ptr<GraphExchange>, kRows> made;
+  ~Prebuilt() {
+    drop();
+    for (MPI_Datatype& t : owned) MPI_Type_free(&t);
+  }
+  void drop() {  // each releases the lane: a kept exchange holds it again (take)
+    for (auto& x : made) x.reset();
+  }
+  // Words: the copy's error class, each row's, then a flag per row that this rank did not make it.
+  std::vector<double> words(const std::vector<TableCandidate>& rows) {
+    std::vector<double> w(1 + 2 * kRows, 0.0);
+    w[0] = types.ok() ? 0.0 : static_cast<double>(types.code);
+    for (const TableCandidate& a : rows) {
+      const std::size_t i = static_cast<std::size_t>(engine::graph::candidate_index(a));
+      ir::graph::RankSchedule sched;
+      if (b.varied && a.algorithm != GraphAlgorithm::kLinear) w[1 + kRows + i] = 1.0;  // its size pass comes first
+      if (!types.ok() || w[1 + kRows + i] != 0.0 || !g.schedule(c.op, a, o.theta, &sched).ok()) continue;  // a failed construction: the table's word
+      errors[i] = GraphExchange::create(g.shared(), a.algorithm, std::move(sched), b, GraphExchange::Kind::kPersistent, lane,
+                                        o.progress_anywhere, &made[i]);
+      if (errors[i].ok() && a.algorithm == GraphAlgorithm::kGrid) made[i]->set_grid_ndims(g.grid_ndims(a.grid_d));
+      w[1 + i] = errors[i].ok() ? 0.0 : static_cast<double>(errors[i].code);
+    }
+    return w;
+  }
+  void take_types(GraphExchange* x) {
+    x->adopt_types(owned);
+    owned.clear();
+  }
+  // Row i's exchange, owning the datatype copies; the others are freed.
+  void take(std::size_t i, std::unique_ptr<GraphExchange>* out) {
+    *out = std::move(made[i]);
+    take_types(out->get());
+    drop();
+    g.shared()->lanes.hold(lane);
+  }
+};
+
+// Auto's persistent build (Prebuilt). *agreed: the status returned is every rank's already;
+// otherwise (no table agreed here: one agreed before, or none needed; or a v form's combining
+// pick) the exchange is built as build_request builds it and the caller agrees on the outcome.
+MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, int lane, GraphBuffers b, std::int64_t bytes,
+                     std::unique_ptr<GraphExchange>* out, bool* agreed) {
+  Prebuilt pre{g, c, o, lane, {}, {}, {}, {}, {}};
+  ExchangeSpec spec, own;
+  spec.send = std::move(b.send);
+  spec.recv = std::move(b.recv);
+  pre.types = with_own_types(spec, g.shared()->exec, &own, &pre.owned);
+  b.send = std::move(own.send);
+  b.recv = std::move(own.recv);
+  pre.b = std::move(b);
+  const GraphComm::Rider rider = [&pre](const std::vector<TableCandidate>& rows) { return pre.words(rows); };
+  std::vector<double> all;
+  TableCandidate a;
+  MpiStatus s = g.choose(c.op, bytes, o, &a, &rider, &all);
+  *agreed = !s.ok();  // a table's failure is agreed (and kept) on every rank
+  if (!s.ok()) return s;
+  const std::size_t i = static_cast<std::size_t>(engine::graph::candidate_index(a));
+  if (!all.empty() && all[0] != 0.0) {
+    *agreed = true;
+    return agreed_error(pre.types, static_cast<int>(all[0]));
+  }
+  if (!all.empty() && all[1 + Prebuilt::kRows + i] == 0.0) {  // made on every rank
+    *agreed = true;
+    if (all[1 + i] != 0.0) return agreed_error(pre.errors[i], static_cast<int>(all[1 + i]));
+    pre.take(i, out);
+    return {};
+  }
+  if (!pre.types.ok()) return pre.types;
+  pre.drop();
+  s = build_schedule(g, c, o, GraphExchange::Kind::kPersistent, lane, pre.b, a, out);
+  if (s.ok() && *out && a.algorithm == GraphAlgorithm::kGrid) (*out)->set_grid_ndims(g.grid_ndims(a.grid_d));
+  if (s.ok() && *out) pre.take_types(out->get());
+  return s;
+}
+
 // The options a call runs with: auto on a v form that is not persistent runs linear, since
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
 GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
@@ -400,9 +493,19 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   }
   // Every rank constructs what the algorithm needs before anything of its own can fail (its
   // datatypes are checked and copied in build_request): no rank leaves a construction early.
-  s = prepare(g, c.op, o);
-  if (s.ok())
-    s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  // Auto agreeing its table here agrees on the outcome in the same reduction (build_auto).
+  const std::int64_t bytes = std::max<std::int64_t>(agreed.bytes_max, 0);
+  bool outcome_agreed = false;
+  if (o.algo == engine::graph::GraphAlgoChoice::kAuto) {
+    s = build_auto(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
+  } else {
+    s = prepare(g, c.op, o);
+    if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), bytes, out);
+  }
+  if (outcome_agreed) {
+    if (!s.ok()) out->reset();
+    return s;
+  }
   // A pattern construction, a datatype check (an uncommitted type) or a v form's size pass may
   // fail on some ranks only: one more agreement on the outcome (init is collective), so that a
   // failed init frees its request and fails on every rank together; nobody is left waiting.

@@ -244,7 +244,7 @@ MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir
 // Every rank prices its own schedules; the max over ranks is what each candidate costs
 // (engine/graph/choose.h's max_rank_us), the same numbers everywhere after one MPI_Allreduce.
 MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates, int theta, const engine::CostModel& model,
-                                  Table* out) {
+                                  Table* out, const Rider* rider, std::vector<double>* rider_all) {
   Table mine{};
   MpiStatus s;
   for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
@@ -258,27 +258,33 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
   // This rank's error class (0: none) travels in the table's reduction, so every rank reaches
   // the same collective whatever happened here, and the largest class is everyone's answer.
-  std::vector<double> words(mine.begin(), mine.end()), all(mine.size() + 1, 0.0);
+  // The rider's words follow (a persistent init's outcome: graph_collective.cc).
+  std::vector<double> words(mine.begin(), mine.end());
   words.push_back(s.ok() ? 0.0 : static_cast<double>(s.code));
+  const std::vector<double> extra = rider ? (*rider)(candidates) : std::vector<double>{};
+  words.insert(words.end(), extra.begin(), extra.end());
+  std::vector<double> all(words.size(), 0.0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
-  const int worst = static_cast<int>(all.back());
+  const int worst = static_cast<int>(all[mine.size()]);
   if (worst != MPI_SUCCESS)
     return mpi_error(worst, s.ok() ? "another rank could not construct or price its graph schedules (error class " + std::to_string(worst) + " there)"
                                    : s.message);
-  std::copy(all.begin(), all.end() - 1, out->begin());
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mine.size()), out->begin());
+  if (rider_all) rider_all->assign(all.begin() + static_cast<std::ptrdiff_t>(mine.size()) + 1, all.end());
   return {};
 }
 
 // Only the allowed candidates are constructed and priced (a row left out stays 0: not a
 // candidate). Every rank passes the same theta and list (choose's contract), so every rank
 // constructs the same patterns in the same order and joins the same reduction.
-MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out) {
+MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
+                           std::vector<double>* rider_all) {
   const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0)};
   if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(key);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all);
+    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all, rider, rider_all);
     if (!s.ok()) return failed_tables_.emplace(key, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(key, all).first;
   }
@@ -286,7 +292,8 @@ MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allow
   return {};
 }
 
-MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, TableCandidate* out) {
+MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, TableCandidate* out, const Rider* rider,
+                            std::vector<double>* rider_all) {
   if (o.algo != GraphAlgoChoice::kAuto) {
     *out = forced_candidate(o);
     return {};
@@ -306,7 +313,7 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   // allgather only with Info cartplan_grid_dims=4. Op, Info and grid_in_auto are the same on every
   // rank; blocking and non-blocking calls (no grid) keep one table for both ops.
   const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && engine::graph::grid4_in_auto(op, o.grid_dims);
-  MpiStatus s = table(o.theta, allowed, with_grid4, &t);
+  MpiStatus s = table(o.theta, allowed, with_grid4, &t, rider, rider_all);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays

@@ -31,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -118,11 +119,18 @@ class GraphComm {
   // The private communicator (the collectives', the set-up's and the agreements').
   MPI_Comm private_comm() const { return shared_->exec; }
 
+  // Words that ride in the price table's MPI_Allreduce (MAX) when a table is agreed: called on
+  // every rank after the candidates' constructions and prices (some of which may have failed on
+  // this rank), with the table's candidates; every rank must return as many words.
+  using Rider = std::function<std::vector<double>(const std::vector<engine::graph::TableCandidate>&)>;
+
   // The algorithm (and for grid its d) for `op` with blocks of `block_bytes` under `options`
   // (auto: the agreed table; on first use collective, see above). Every rank must call it at the
-  // same point with the same options and size.
+  // same point with the same options and size. With `rider`: if this call agrees the table, the
+  // rider's words are reduced with it and *rider_all gets their MAX over the ranks (left empty
+  // when no table was agreed here: forced, linear, or a table agreed before).
   MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
-                   engine::graph::TableCandidate* out);
+                   engine::graph::TableCandidate* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
   // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
   // without constructing again.
@@ -143,8 +151,9 @@ class GraphComm {
   // with its error class in it: no rank waits for it, and every rank returns an error of the
   // largest class (its own message on a rank that failed). Graph auto's table and the drop-in's
   // graph verdicts (backends/interpose/graph_verdicts.h) are made by it.
+  // With `rider` (choose's), its words travel in the same reduction, their MAX in *rider_all.
   MpiStatus agree_prices(const std::vector<engine::graph::TableCandidate>& candidates, int theta, const engine::CostModel& model,
-                         engine::graph::PriceTable* out);
+                         engine::graph::PriceTable* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
 
   // The state of a duplicate of the user's communicator (MPI_Comm_idup: the same edges and
   // weights), made without any communication: this one's edges, options, model, constructed
@@ -162,7 +171,8 @@ class GraphComm {
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
   // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4).
-  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out);
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
+                  std::vector<double>* rider_all);
 
   int rank_;
   int size_;
