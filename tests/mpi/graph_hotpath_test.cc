@@ -10,6 +10,8 @@
 // (it was two MPI_Comm_dup and three MPI_Allreduce, auto four).
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -140,11 +142,62 @@ void check_first_init(Harness& h, const char* algo) {
   MPI_Comm_free(&g);
 }
 
+// A first auto alltoallv init: the same three global collectives when it runs linear; one more
+// (the outcome) after a combining pick, whose size pass runs after the table. On the complete
+// graph with a model where a message costs 10 us and a byte next to nothing (read at the
+// state's creation, inside this init), auto picks a grid from 4 ranks on. The block from s to
+// r has 1 + (s + r) % 3 ints of 1000 s + 10 r + epoch.
+void check_first_init_v(Harness& h) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string model = std::string(dir && *dir ? dir : "/tmp") + "/hotpath_model_" + std::to_string(h.rank) + ".json";
+  if (FILE* f = std::fopen(model.c_str(), "w")) {
+    std::fputs("{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": 10.0, \"beta_us_per_byte\": 0.000001}\n", f);
+    std::fclose(f);
+  }
+  std::vector<int> peers, counts, displs;
+  for (int q = 0; q < h.size; ++q)
+    if (q != h.rank) {
+      displs.push_back(displs.empty() ? 0 : displs.back() + counts.back());
+      peers.push_back(q);
+      counts.push_back(1 + (q + h.rank) % 3);
+    }
+  const int n = static_cast<int>(peers.size());
+  MPI_Comm g;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, peers.data(), MPI_UNWEIGHTED, n, peers.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+  std::vector<int> s(static_cast<std::size_t>(3 * n + 1)), r(s.size(), -1);
+  setenv("CARTPLAN_COST_MODEL", model.c_str(), 1);
+  const long at_start = global_collectives;
+  Cart_Request q = CART_REQUEST_NULL;
+  h.check(Cart_graph_neighbor_alltoallv_init(s.data(), counts.data(), displs.data(), MPI_INT, r.data(), counts.data(), displs.data(), MPI_INT,
+                                             g, MPI_INFO_NULL, &q) == MPI_SUCCESS,
+          "auto alltoallv, init first: init");
+  const long made = global_collectives - at_start;
+  unsetenv("CARTPLAN_COST_MODEL");
+  int algorithm = -1;
+  Cart_graph_request_algorithm(q, &algorithm);
+  const long expected = algorithm == CART_GRAPH_LINEAR ? 3 : 4;
+  h.check(made == expected, "auto alltoallv, init first: one MPI_Comm_dup and " + std::to_string(expected - 1) +
+                                " MPI_Allreduce (algorithm " + std::to_string(algorithm) + "), made " + std::to_string(made));
+  h.check(h.size < 4 || algorithm == CART_GRAPH_GRID, "auto alltoallv, init first: the message-heavy model picks a grid");
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int k = 0; k < n; ++k)
+      for (int e = 0; e < counts[static_cast<std::size_t>(k)]; ++e) s[static_cast<std::size_t>(displs[static_cast<std::size_t>(k)] + e)] = 1000 * h.rank + 10 * peers[static_cast<std::size_t>(k)] + epoch;
+    bool right = Cart_start(&q) == MPI_SUCCESS && Cart_wait(&q) == MPI_SUCCESS;
+    for (int k = 0; k < n; ++k)
+      for (int e = 0; e < counts[static_cast<std::size_t>(k)]; ++e)
+        right = right && r[static_cast<std::size_t>(displs[static_cast<std::size_t>(k)] + e)] == 1000 * peers[static_cast<std::size_t>(k)] + 10 * h.rank + epoch;
+    h.check(right, "auto alltoallv, init first: delivers, epoch " + std::to_string(epoch));
+  }
+  Cart_request_free(&q);
+  MPI_Comm_free(&g);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   for (const char* algo : {"linear", "pairing", "cumulative", "auto"}) check_algorithm(h, algo);
   for (const char* algo : {"linear", "pairing", "auto"}) check_first_init(h, algo);
+  check_first_init_v(h);
   return h.finish("graph_hotpath_test");
 }
