@@ -1,10 +1,14 @@
 // MPI test that a graph communicator's one private communicator keeps the set-up's messages
 // (pattern constructions, received from any rank on their own tag) apart from the collectives'
-// (lane tags): blocking and non-blocking graph calls construct their patterns while persistent
-// requests of the same communicator and of another are started and their messages are in
-// flight, requests are progressed and completed in a rank-dependent order, and an MPI_Comm_dup
-// of the communicator creates its own state in the middle of it. Every block is checked
-// (rank- and epoch-dependent data).
+// (lane tags). On g, a grid persistent request p (several rounds at composite np) is started and
+// progressed on odd ranks only, so its next round's messages are unexpected at even ranks while
+// g constructs on the same private communicator: in epoch 0 a blocking auto call (seed 003's
+// pair at theta 1, and its table), in epoch 2 a persistent init of cumulative at theta 2 (Info;
+// its construction and init's agreements). On g2 a persistent pairing request and non-blocking
+// calls run alongside (their pattern was constructed at p2's init, before the loop), and in
+// epoch 1 an MPI_Comm_dup of g creates its state and constructs in a non-blocking call (on its
+// own fresh private communicator, with g's and g2's requests in flight on theirs). Requests are
+// completed in a rank-dependent order; every block is checked (rank- and epoch-dependent data).
 #include <mpi.h>
 
 #include <algorithm>
@@ -81,10 +85,23 @@ void poke(const Harness& h, Cart_Request* q) {
   }
 }
 
+// A persistent allgather on g with Info cartplan_algorithm=cumulative and cartplan_theta=2 (a
+// pattern g has not constructed: its calls so far ran at theta 1).
+int cumulative_init(const Graph& g, int* send, int* recv, Cart_Request* c) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "cumulative");
+  MPI_Info_set(info, "cartplan_theta", "2");
+  const int rc = Cart_graph_neighbor_allgather_init(send, 1, MPI_INT, recv, 1, MPI_INT, g.comm, info, c);
+  MPI_Info_free(&info);
+  return rc;
+}
+
 void run(Harness& h) {
   Graph g = make_graph(h, "auto"), g2 = make_graph(h, "pairing");
   const std::size_t in = std::max<std::size_t>(g.in.size(), 1), out = std::max<std::size_t>(g.out.size(), 1);
-  std::vector<int> ps, pr(2 * in, -1), p2s(1), p2r(in, -1), bs(1), br(in, -1), qs(1), qr(in, -1), ds(1), dr(in, -1);
+  std::vector<int> ps, pr(2 * in, -1), p2s(1), p2r(in, -1), bs(1), br(in, -1), qs(1), qr(in, -1), ds(1), dr(in, -1), cs(1), cr(in, -1);
+  Cart_Request c = CART_REQUEST_NULL;
   fill_alltoall(h, g, 0, &ps);
   ps.resize(2 * out);
   Cart_Request p = CART_REQUEST_NULL, p2 = CART_REQUEST_NULL;
@@ -113,6 +130,11 @@ void run(Harness& h) {
             "blocking allgather on g, epoch " + std::to_string(epoch));
     // Epoch 1: a duplicate of g creates its state and constructs in a non-blocking call.
     if (epoch == 1) MPI_Comm_dup(g.comm, &dup);
+    // Epoch 2: a persistent init on g constructs cumulative at theta 2 while p is in flight on
+    // g; c runs from then on.
+    if (epoch == 2) h.check(cumulative_init(g, cs.data(), cr.data(), &c) == MPI_SUCCESS, "cumulative init on g");
+    cs[0] = 100 * h.rank + 50 + epoch;
+    if (c != CART_REQUEST_NULL) h.check(Cart_start(&c) == MPI_SUCCESS, "start c");
     Cart_Request q = CART_REQUEST_NULL, d = CART_REQUEST_NULL;
     qs[0] = 100 * h.rank + 30 + epoch;
     h.check(Cart_graph_ineighbor_allgather(qs.data(), 1, MPI_INT, qr.data(), 1, MPI_INT, g2.comm, &q) == MPI_SUCCESS, "non-blocking on g2");
@@ -120,14 +142,16 @@ void run(Harness& h) {
     if (dup != MPI_COMM_NULL)
       h.check(Cart_graph_ineighbor_allgather(ds.data(), 1, MPI_INT, dr.data(), 1, MPI_INT, dup, &d) == MPI_SUCCESS, "non-blocking on the dup");
     poke(h, &p2);
-    Cart_Request* order[4] = {&p, &q, &p2, &d};
-    if ((h.rank + epoch) % 2 == 1) std::reverse(order, order + 4);
+    Cart_Request* order[5] = {&p, &q, &c, &p2, &d};
+    if ((h.rank + epoch) % 2 == 1) std::reverse(order, order + 5);
     for (Cart_Request* r : order) h.check(Cart_wait(r) == MPI_SUCCESS, "wait");
     h.check(alltoall_right(h, g, epoch, pr), "persistent alltoall on g, epoch " + std::to_string(epoch));
     h.check(allgather_right(g2, 10 + epoch, p2r), "persistent allgather on g2, epoch " + std::to_string(epoch));
     h.check(allgather_right(g2, 30 + epoch, qr), "non-blocking allgather on g2, epoch " + std::to_string(epoch));
     if (dup != MPI_COMM_NULL) h.check(allgather_right(g, 40 + epoch, dr), "non-blocking allgather on the dup, epoch " + std::to_string(epoch));
+    if (epoch >= 2) h.check(allgather_right(g, 50 + epoch, cr), "persistent cumulative allgather on g, epoch " + std::to_string(epoch));
   }
+  Cart_request_free(&c);
   Cart_request_free(&p);
   Cart_request_free(&p2);
   MPI_Comm_free(&dup);
