@@ -125,13 +125,13 @@ void report_idup_passed(const AcceleratedComm& old, int serial, const char* why)
     std::fprintf(stderr, "cartplan_interpose: communicator %d (MPI_Comm_idup of communicator %d) passed through: %s\n", serial, old.serial, why);
 }
 constexpr const char* kNoSpare =
-    "no spare private communicators left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)";
+    "no spare private communicator left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)";
 
-// An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicators.
+// An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicator.
 //
 // Why this cannot hang: it sends, receives and waits for nothing, here or later. The duplicate
 // has the same edges and weights, so the old state's patterns and agreed verdicts are its own;
-// the private communicators it needs were made while every rank was in the blocking call that
+// the private communicator it needs was made while every rank was in the blocking call that
 // created the old communicator (graph creation or MPI_Comm_dup); ready() attaches the state at
 // the duplicate's first use, a local MPI_Comm_set_attr. Every rank takes the same branch: the
 // old state's outcome was agreed, and whether a spare is left depends only on the sequence of

@@ -2,6 +2,7 @@
 #include "backends/mpi/graph_comm.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -164,6 +165,8 @@ GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph
                      engine::CostModel model)
     : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(exec, tag_ub()) {
   shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
+  // Every lane tag, and the spare one above them, stays below the set-up's tag (graph_setup.h).
+  assert(shared_->lanes.max_rounds() * shared_->lanes.count() < setup_tag(tag_ub()));
 }
 
 // The private communicator is shared_'s: freed with the last request that holds it.

@@ -115,7 +115,13 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
     words->assign(frame.begin() + 2, frame.begin() + 2 + n);
   } else {
     words->assign(static_cast<std::size_t>(n), 0);
-    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, frame_tag, comm, MPI_STATUS_IGNORE));
+    MPI_Status payload;
+    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, frame_tag, comm, &payload));
+    int got = 0;
+    CARTPLAN_MPI_CALL(MPI_Get_count(&payload, MPI_INT, &got));
+    if (got != n)
+      return mpi_error(MPI_ERR_INTERN, "a set-up payload from rank " + std::to_string(status->MPI_SOURCE) + " brought " +
+                                           std::to_string(got) + " words, its frame announced " + std::to_string(n));
   }
   *found = 1;
   return {};

@@ -36,9 +36,10 @@ struct SetupCounts {
 // The MPI tag every set-up message travels on: the communicator's MPI_TAG_UB. The graph
 // collectives' own messages share the private communicator (GraphComm) and use tags of their
 // lanes only, which GraphShared lays out with Lanes(tag_ub - 1): every lane tag (round * lanes
-// + lane, round < max_rounds = (tag_ub - 1) / lanes), and the one above them, is <= tag_ub - 1. Set-up receives name this tag (MPI_ANY_SOURCE, never
-// MPI_ANY_TAG) and every receive or probe of the collectives names a lane tag and a peer, so
-// neither side can match the other's messages, whatever is in flight in whatever order.
+// + lane, round < max_rounds = (tag_ub - 1) / lanes), and the one above them, is <= tag_ub - 1.
+// Set-up receives name this tag (MPI_ANY_SOURCE, never MPI_ANY_TAG) and every receive or probe
+// of the collectives names a lane tag and a peer, so neither side can match the other's
+// messages, whatever is in flight in whatever order.
 int setup_tag(std::int64_t tag_ub);
 
 // The set-up messages of one graph communicator, on its private communicator and setup_tag
