@@ -96,7 +96,7 @@ std::unique_ptr<AcceleratedComm> stencil_entry(MPI_Comm graph, Detection& det) {
   acc->nc = std::make_unique<mpi::NeighborhoodComm>(internal, std::move(nbh), std::move(grid), det.coords, det.options);
   acc->nc->shared()->user = graph;
   acc->order = std::move(det.order);
-  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's (idup_stencil_entry)
+  make_spare(internal, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's (idup_stencil_entry)
   return acc;
 }
 
@@ -125,13 +125,13 @@ void report_idup_passed(const AcceleratedComm& old, int serial, const char* why)
     std::fprintf(stderr, "cartplan_interpose: communicator %d (MPI_Comm_idup of communicator %d) passed through: %s\n", serial, old.serial, why);
 }
 constexpr const char* kNoSpare =
-    "no spare private communicators left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)";
+    "no spare private communicator left (one MPI_Comm_idup per communicator made by graph creation or MPI_Comm_dup)";
 
-// An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicators.
+// An MPI_Comm_idup duplicate of a graph: the old state's copy on the old one's spare communicator.
 //
 // Why this cannot hang: it sends, receives and waits for nothing, here or later. The duplicate
 // has the same edges and weights, so the old state's patterns and agreed verdicts are its own;
-// the private communicators it needs were made while every rank was in the blocking call that
+// the private communicator it needs was made while every rank was in the blocking call that
 // created the old communicator (graph creation or MPI_Comm_dup); ready() attaches the state at
 // the duplicate's first use, a local MPI_Comm_set_attr. Every rank takes the same branch: the
 // old state's outcome was agreed, and whether a spare is left depends only on the sequence of
@@ -149,7 +149,7 @@ std::unique_ptr<AcceleratedComm> idup_graph_entry(AcceleratedComm& old, MPI_Comm
   const bool ready = old.graph_state == AcceleratedComm::GraphState::kReady && old.spare.ready() && state;
   acc->graph_state = ready ? AcceleratedComm::GraphState::kReady : AcceleratedComm::GraphState::kFailed;
   if (ready) {
-    acc->pending_graph = state->copy_for(new_comm, old.spare.exec, old.spare.setup);
+    acc->pending_graph = state->copy_for(new_comm, old.spare.exec);
     old.spare.release();  // owned by the duplicate's state now
   } else {
     report_idup_passed(old, acc->serial, old.graph_state != AcceleratedComm::GraphState::kReady ? "the original's graph state failed" : kNoSpare);
@@ -227,7 +227,7 @@ void on_comm_dup(MPI_Comm old_comm, MPI_Comm new_comm) {
   if (PMPI_Comm_dup(old->nc->internal(), &internal) != MPI_SUCCESS) return;
   PMPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN);
   std::unique_ptr<AcceleratedComm> acc = copy_of(*old, internal, new_comm);
-  make_spare(internal, SpareFor::kStencil, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's
+  make_spare(internal, &acc->spare);  // one more PMPI_Comm_dup: the next MPI_Comm_idup's
   insert(new_comm, std::move(acc));
 }
 

@@ -39,7 +39,7 @@ struct AcceleratedComm {
   enum class GraphState { kReady, kFailed };
   GraphState graph_state = GraphState::kReady;
   // The communicators for the next MPI_Comm_idup's duplicate (idup_spare.h; a stencil's: its
-  // internal one; a graph's: its state's two); none once used, and none on an MPI_Comm_idup
+  // internal one; a graph's: its state's one); none once used, and none on an MPI_Comm_idup
   // duplicate.
   SpareComms spare;
   // An MPI_Comm_idup duplicate's native state, made inside MPI_Comm_idup from the original's,

@@ -174,8 +174,8 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
     return false;
   }
   mpi::GraphComm* g = nullptr;
-  mpi::MpiStatus s = mpi::require_graph(graph, &g);  // collective: two MPI_Comm_dup
-  const mpi::MpiStatus spared = make_spare(graph, SpareFor::kGraph, spare);  // two more, made on every rank whatever happened above
+  mpi::MpiStatus s = mpi::require_graph(graph, &g);  // collective: one MPI_Comm_dup
+  const mpi::MpiStatus spared = make_spare(graph, spare);  // one more, made on every rank whatever happened above
   if (s.ok()) s = spared;
   auto v = std::make_unique<GraphVerdicts>();
   if (s.ok()) v->options = g->options();
@@ -190,8 +190,8 @@ bool graph_detect(MPI_Comm graph, MPI_Info info, const Detection& det, std::uniq
 
 mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* spare) {
   mpi::GraphComm* g = nullptr;
-  mpi::MpiStatus s = mpi::require_graph(comm, &g);         // collective: two MPI_Comm_dup
-  const mpi::MpiStatus spared = make_spare(comm, SpareFor::kGraph, spare);   // two more, on every rank whatever happened above
+  mpi::MpiStatus s = mpi::require_graph(comm, &g);         // collective: one MPI_Comm_dup
+  const mpi::MpiStatus spared = make_spare(comm, spare);   // one more, on every rank whatever happened above
   s = agreed_outcome(comm, s.ok() ? spared : s);
   if (!s.ok()) return s;  // on every rank: nobody constructs a pattern with a peer that has no state
   for (const TableCandidate& a : candidates(*g, v.options)) {

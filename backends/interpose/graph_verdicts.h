@@ -3,8 +3,8 @@
 // cumulative pairing, the 2-D, 3-D and 4-D grids) run a call instead of Open MPI, and with which algorithm.
 //
 // Creation (collective, right after detection declined the stencil; every rank in the same
-// order): the native graph state is attached to the communicator (mpi::require_graph: two
-// MPI_Comm_dup; two more for a later MPI_Comm_idup, idup_spare.h), one MPI_Allreduce agrees on its options (theta, an algorithm asked for in the
+// order): the native graph state is attached to the communicator (mpi::require_graph: one
+// MPI_Comm_dup; one more for a later MPI_Comm_idup, idup_spare.h), one MPI_Allreduce agrees on its options (theta, an algorithm asked for in the
 // Info), the combining patterns are constructed among neighbours, friends and partners only
 // (graph_setup.h), and every rank prices its own schedule of each candidate at block sizes 0, 1,
 // 2, ..., 2^24 bytes (engine/graph/price_table.h) with the cost model detection located, its

@@ -396,13 +396,18 @@ void Cart_free_plan_json(char* json);
  * overrides them per request and must be the same on every rank (checked).
  *
  * Collective set-up: the first graph collective on a communicator creates cartplan's state
- * there (two MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
+ * there (one MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
  * neighbours and friends only (seed 003's construction), once per communicator and theta (grid:
  * by messages along every rank's grid lines, with every rank of the communicator, once); auto
  * also agrees once on a price table (one MPI_Allreduce). After that blocking and non-blocking
  * calls talk to neighbours only (and, in combining schedules, to their pairing partners). Each
- * _init makes one MPI_Allreduce (errors, algorithm, theta, block size, a free lane), so a bad
- * argument on any rank fails init on every rank.
+ * _init makes two MPI_Allreduce of its own: one on its arguments (errors, algorithm, theta, block
+ * size, a free lane; in a communicator's first graph collective also the state's creation), so
+ * a bad argument on any rank fails init on every rank, and one on its outcome (a datatype copy,
+ * a pattern construction or a v form's size pass that failed on some rank fails init on every
+ * rank). An auto _init that agrees auto's table carries the outcome in the table's MPI_Allreduce
+ * instead (one of its own), unless a v or w form picks a combining schedule or the picked
+ * exchange's temp slots were over the budget for making it before the pick.
  *
  * Block sizes: the combining algorithms forward other ranks' blocks, so every rank must use
  * one block size (sendcount x sendtype = recvcount x recvtype everywhere; a rank where the two

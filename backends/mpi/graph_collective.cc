@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <climits>
 #include <cstring>
 #include <cstdint>
 #include <map>
+#include <new>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,6 +18,7 @@
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sized_chain.h"
 #include "backends/mpi/graph_sizes.h"
+#include "backends/mpi/test_failure.h"
 #include "engine/graph/auto_candidates.h"
 
 namespace cartplan::mpi {
@@ -181,6 +184,23 @@ void forget_unless_chained(GraphComm& g, GraphOp op, const MpiStatus& s, const G
 
 
 
+// A grid exchange records its virtual grid's dimensions (Cart_graph_request_grid_dims).
+void note_grid(const GraphComm& g, const TableCandidate& a, GraphExchange* x) {
+  if (x && a.algorithm == GraphAlgorithm::kGrid) x->set_grid_ndims(g.grid_ndims(a.grid_d));
+}
+
+// The caller's blocks of *b moved onto private copies of its derived datatypes (with_own_types),
+// which the caller owns in *owned from then on (also on error: b's blocks are then unusable).
+MpiStatus copy_caller_types(const GraphComm& g, GraphBuffers* b, std::vector<MPI_Datatype>* owned) {
+  ExchangeSpec spec, own;
+  spec.send = std::move(b->send);
+  spec.recv = std::move(b->recv);
+  MpiStatus s = with_own_types(spec, g.shared()->exec, &own, owned);
+  b->send = std::move(own.send);
+  b->recv = std::move(own.recv);
+  return s;
+}
+
 // The exchange of algorithm `a`. v forms with a combining schedule: a non-blocking
 // call joins its op's chain (graph_sized_chain.h: no size pass), or with reuse off runs the size
 // pass inside the request's progress; persistent init (and a blocking call with reuse off) runs
@@ -213,7 +233,7 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
   TableCandidate a;
   MpiStatus s = g.choose(c.op, bytes, o, &a);
   if (s.ok()) s = build_schedule(g, c, o, kind, lane, std::move(b), a, out);
-  if (s.ok() && *out && a.algorithm == GraphAlgorithm::kGrid) (*out)->set_grid_ndims(g.grid_ndims(a.grid_d));
+  if (s.ok()) note_grid(g, a, out->get());
   return s;
 }
 
@@ -223,19 +243,131 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 // copies of the caller's derived datatypes (type_copy.h: no attributes copied), which it owns.
 MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                         std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
-  ExchangeSpec spec, own;
-  spec.send = std::move(b.send);
-  spec.recv = std::move(b.recv);
   std::vector<MPI_Datatype> owned;
-  MpiStatus s = with_own_types(spec, g.shared()->exec, &own, &owned);
-  b.send = std::move(own.send);
-  b.recv = std::move(own.recv);
+  MpiStatus s = copy_caller_types(g, &b, &owned);
   if (s.ok()) s = build(g, c, o, kind, lane, std::move(b), bytes, out);
   if (s.ok() && *out) {
     (*out)->adopt_types(owned);
     return s;
   }
   for (MPI_Datatype& t : owned) MPI_Type_free(&t);
+  return s;
+}
+
+// A persistent auto init that agrees auto's table: its outcome rides in the table's
+// MPI_Allreduce (one global collective fewer). The caller's datatypes are copied first, then,
+// after the constructions, this rank makes the exchange of every table row (a local step) and
+// hands its error per row, with the copy's, to the reduction: the row the agreed table picks
+// then has an agreed outcome on every rank. A row is "not made" (its flag stays 1) where this
+// rank did not call GraphExchange::create for it: a v or w form's combining row (its size pass
+// talks along that schedule and may only run once every rank has it, after the table, which
+// agrees on the constructions), a row whose schedule failed (the table's word fails the init),
+// and a row whose temp slots would take more than temp_budget() (made only if picked). A
+// picked row not made on some rank is built after the table and its outcome agreed afterwards.
+struct Prebuilt {
+  static constexpr int kRows = engine::graph::kPriceCandidates;
+  static constexpr std::int64_t kBudgetFloor = std::int64_t{1} << 20;  // bytes
+  GraphComm& g;
+  const GraphCall& c;
+  const GraphOptions& o;
+  int lane;
+  GraphBuffers b;  // on the copies of the caller's datatypes
+  std::vector<MPI_Datatype> owned;
+  MpiStatus types;  // copying them
+  std::array<MpiStatus, kRows> errors;
+  std::array<std::unique_ptr<GraphExchange>, kRows> made;
+  ~Prebuilt() {
+    drop();
+    for (MPI_Datatype& t : owned) MPI_Type_free(&t);
+  }
+  void drop() {  // each releases the lane: a kept exchange holds it again (take)
+    for (auto& x : made) x.reset();
+  }
+  // The temp bytes a row may take to be made before it is picked: the caller's own block bytes
+  // (send and receive), at least kBudgetFloor.
+  std::int64_t temp_budget() const {
+    std::int64_t caller = 0;
+    for (const auto* list : {&b.send_bytes, &b.recv_bytes})
+      for (std::int64_t x : *list) caller += x;
+    return std::max(caller, kBudgetFloor);
+  }
+  // Row a's exchange into made[i] and errors[i] (MPI_ERR_NO_MEM when memory runs out).
+  void make_row(const TableCandidate& a, std::size_t i, ir::graph::RankSchedule sched) {
+    try {
+      errors[i] = GraphExchange::create(g.shared(), a.algorithm, std::move(sched), b, GraphExchange::Kind::kPersistent, lane,
+                                        o.progress_anywhere, &made[i]);
+    } catch (const std::bad_alloc&) {
+      errors[i] = mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(a.algorithm) +
+                                                " exchange of this persistent request");
+    }
+    const std::string step = std::string("prebuilt-") + ir::graph::to_string(a.algorithm);
+    if (errors[i].ok() && test_failure(step)) errors[i] = injected_failure(step);
+    if (!errors[i].ok()) made[i].reset();
+    note_grid(g, a, made[i].get());
+  }
+  // Words: the copy's error class, each row's, then a flag per row: 0 once this rank made it.
+  std::vector<double> words(const std::vector<TableCandidate>& rows) {
+    std::vector<double> w(1 + 2 * kRows, 0.0);
+    std::fill(w.begin() + 1 + kRows, w.end(), 1.0);  // not made (until create is called)
+    w[0] = types.ok() ? 0.0 : static_cast<double>(types.code);
+    if (!types.ok()) return w;
+    for (const TableCandidate& a : rows) {
+      const std::size_t i = static_cast<std::size_t>(engine::graph::candidate_index(a));
+      ir::graph::RankSchedule sched;
+      if (b.varied && a.algorithm != GraphAlgorithm::kLinear) continue;  // its size pass comes first
+      if (!g.schedule(c.op, a, o.theta, &sched).ok()) continue;  // a failed construction: the table's word
+      if (static_cast<std::int64_t>(sched.temps.size()) * (b.block_bytes + 1) > temp_budget()) continue;
+      make_row(a, i, std::move(sched));
+      w[1 + kRows + i] = 0.0;
+      w[1 + i] = errors[i].ok() ? 0.0 : static_cast<double>(errors[i].code);
+    }
+    return w;
+  }
+  void take_types(GraphExchange* x) {
+    x->adopt_types(owned);
+    owned.clear();
+  }
+  // Row i's exchange (made on this rank), owning the datatype copies; the others are freed.
+  void take(std::size_t i, std::unique_ptr<GraphExchange>* out) {
+    assert(made[i]);
+    *out = std::move(made[i]);
+    take_types(out->get());
+    drop();
+    g.shared()->lanes.hold(lane);
+  }
+};
+
+// Auto's persistent build (Prebuilt). *agreed: the status returned is every rank's already;
+// otherwise (no table agreed here: one agreed before, or none needed; or a picked row not made
+// on every rank) the exchange is built as build_request builds it and the caller agrees on the
+// outcome.
+MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, int lane, GraphBuffers b, std::int64_t bytes,
+                     std::unique_ptr<GraphExchange>* out, bool* agreed) {
+  Prebuilt pre{g, c, o, lane, {}, {}, {}, {}, {}};
+  pre.types = copy_caller_types(g, &b, &pre.owned);
+  pre.b = std::move(b);
+  const GraphComm::Rider rider = [&pre](const std::vector<TableCandidate>& rows) { return pre.words(rows); };
+  std::vector<double> all;
+  TableCandidate a;
+  MpiStatus s = g.choose(c.op, bytes, o, &a, &rider, &all);
+  *agreed = !s.ok();  // a table's failure is agreed (and kept) on every rank
+  if (!s.ok()) return s;
+  const std::size_t i = static_cast<std::size_t>(engine::graph::candidate_index(a));
+  if (!all.empty() && all[0] != 0.0) {
+    *agreed = true;
+    return agreed_error(pre.types, static_cast<int>(all[0]));
+  }
+  if (!all.empty() && all[1 + Prebuilt::kRows + i] == 0.0) {  // made on every rank
+    *agreed = true;
+    if (all[1 + i] != 0.0) return agreed_error(pre.errors[i], static_cast<int>(all[1 + i]));
+    pre.take(i, out);
+    return {};
+  }
+  if (!pre.types.ok()) return pre.types;
+  pre.drop();
+  s = build_schedule(g, c, o, GraphExchange::Kind::kPersistent, lane, pre.b, a, out);
+  if (s.ok()) note_grid(g, a, out->get());
+  if (s.ok() && *out) pre.take_types(out->get());
   return s;
 }
 
@@ -400,9 +532,19 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   }
   // Every rank constructs what the algorithm needs before anything of its own can fail (its
   // datatypes are checked and copied in build_request): no rank leaves a construction early.
-  s = prepare(g, c.op, o);
-  if (s.ok())
-    s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), std::max<std::int64_t>(agreed.bytes_max, 0), out);
+  // Auto agreeing its table here agrees on the outcome in the same reduction (build_auto).
+  const std::int64_t bytes = std::max<std::int64_t>(agreed.bytes_max, 0);
+  bool outcome_agreed = false;
+  if (o.algo == engine::graph::GraphAlgoChoice::kAuto) {
+    s = build_auto(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
+  } else {
+    s = prepare(g, c.op, o);
+    if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), bytes, out);
+  }
+  if (outcome_agreed) {
+    if (!s.ok()) out->reset();
+    return s;
+  }
   // A pattern construction, a datatype check (an uncommitted type) or a v form's size pass may
   // fail on some ranks only: one more agreement on the outcome (init is collective), so that a
   // failed init frees its request and fails on every rank together; nobody is left waiting.

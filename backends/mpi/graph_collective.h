@@ -5,12 +5,15 @@
 // Blocking and non-blocking calls talk to neighbours only: each rank checks its own arguments
 // and returns its own error; a block size that differs between ranks is found on arrival
 // (MPI_ERR_TRUNCATE). The first graph collective on a communicator creates cartplan's state
-// there (collective: two MPI_Comm_dup; with auto, or a forced combining algorithm, the pattern
+// there (collective: one MPI_Comm_dup; with auto, or a forced combining algorithm, the pattern
 // construction among neighbours and friends; with auto one MPI_Allreduce for the agreed price
 // table). Persistent init is collective: one MPI_Allreduce agrees on errors, the algorithm,
 // theta, the block size and a free lane; a second one after building agrees on the outcome (a
 // pattern construction or a datatype check may fail on one rank only), so that every rank fails
-// or succeeds together.
+// or succeeds together. An auto init that agrees auto's price table (its first on the
+// communicator, per theta and candidate list) makes every row's exchange before that table's
+// MPI_Allreduce and agrees on the outcome in it, so that no second one follows; except for a v
+// or w form whose pick is a combining schedule (its size pass runs after the table).
 //
 //   GraphCall c{GraphOp::kAllgather, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT};
 //   std::unique_ptr<GraphExchange> x;

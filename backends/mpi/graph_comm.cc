@@ -2,6 +2,7 @@
 #include "backends/mpi/graph_comm.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -38,7 +39,7 @@ int delete_attr(MPI_Comm, int, void* attr, void*) {
 }
 
 // A duplicate of the user's communicator does not carry the state (MPI_COMM_NULL_COPY_FN): it
-// gets its own, with its own private communicators, on its first graph collective.
+// gets its own, with its own private communicator, on its first graph collective.
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
   static const bool created = (create_state_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &key), true);
@@ -145,8 +146,9 @@ TableCandidate forced_candidate(const GraphOptions& o) {
   return {};
 }
 
+// tag_ub itself is the set-up's (graph_setup.h's setup_tag): the lanes stay below it.
 GraphShared::GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub)
-    : user(user_comm), exec(exec_comm), lanes(tag_ub) {
+    : user(user_comm), exec(exec_comm), lanes(tag_ub - 1) {
   holders.assign(static_cast<std::size_t>(lanes.nonblocking_lanes()), nullptr);
 }
 
@@ -156,19 +158,19 @@ GraphShared::~GraphShared() {
   if (!finalized && exec != MPI_COMM_NULL) MPI_Comm_free(&exec);
 }
 
-GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges,
-                     GraphOptions options, engine::CostModel model)
-    : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(setup, tag_ub()) {
+// One private communicator for the collectives' messages, the set-up's and the agreements: the
+// set-up channel receives only on setup_tag (tag_ub), the lanes' tags stay below it
+// (GraphShared), and collectives never match point-to-point messages (graph_setup.h).
+GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
+                     engine::CostModel model)
+    : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(exec, tag_ub()) {
   shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
+  // Every lane tag, and the spare one above them, stays below the set-up's tag (graph_setup.h).
+  assert(shared_->lanes.max_rounds() * shared_->lanes.count() < setup_tag(tag_ub()));
 }
 
-GraphComm::~GraphComm() {
-  shared_->user = MPI_COMM_NULL;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  MPI_Comm setup = setup_.comm();
-  if (!finalized && setup != MPI_COMM_NULL) MPI_Comm_free(&setup);
-}
+// The private communicator is shared_'s: freed with the last request that holds it.
+GraphComm::~GraphComm() { shared_->user = MPI_COMM_NULL; }
 
 MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::RankPattern** out) {
   const std::pair<bool, int> key{cumulative, theta};
@@ -245,7 +247,7 @@ MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir
 // Every rank prices its own schedules; the max over ranks is what each candidate costs
 // (engine/graph/choose.h's max_rank_us), the same numbers everywhere after one MPI_Allreduce.
 MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates, int theta, const engine::CostModel& model,
-                                  Table* out) {
+                                  Table* out, const Rider* rider, std::vector<double>* rider_all) {
   Table mine{};
   MpiStatus s;
   for (GraphOp op : {GraphOp::kAllgather, GraphOp::kAlltoall}) {
@@ -259,27 +261,33 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
   // This rank's error class (0: none) travels in the table's reduction, so every rank reaches
   // the same collective whatever happened here, and the largest class is everyone's answer.
-  std::vector<double> words(mine.begin(), mine.end()), all(mine.size() + 1, 0.0);
+  // The rider's words follow (a persistent init's outcome: graph_collective.cc).
+  std::vector<double> words(mine.begin(), mine.end());
   words.push_back(s.ok() ? 0.0 : static_cast<double>(s.code));
+  const std::vector<double> extra = rider ? (*rider)(candidates) : std::vector<double>{};
+  words.insert(words.end(), extra.begin(), extra.end());
+  std::vector<double> all(words.size(), 0.0);
   CARTPLAN_MPI_CALL(MPI_Allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
-  const int worst = static_cast<int>(all.back());
+  const int worst = static_cast<int>(all[mine.size()]);
   if (worst != MPI_SUCCESS)
     return mpi_error(worst, s.ok() ? "another rank could not construct or price its graph schedules (error class " + std::to_string(worst) + " there)"
                                    : s.message);
-  std::copy(all.begin(), all.end() - 1, out->begin());
+  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mine.size()), out->begin());
+  if (rider_all) rider_all->assign(all.begin() + static_cast<std::ptrdiff_t>(mine.size()) + 1, all.end());
   return {};
 }
 
 // Only the allowed candidates are constructed and priced (a row left out stays 0: not a
 // candidate). Every rank passes the same theta and list (choose's contract), so every rank
 // constructs the same patterns in the same order and joins the same reduction.
-MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out) {
+MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
+                           std::vector<double>* rider_all) {
   const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0)};
   if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(key);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all);
+    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all, rider, rider_all);
     if (!s.ok()) return failed_tables_.emplace(key, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(key, all).first;
   }
@@ -287,7 +295,8 @@ MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allow
   return {};
 }
 
-MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, TableCandidate* out) {
+MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOptions& o, TableCandidate* out, const Rider* rider,
+                            std::vector<double>* rider_all) {
   if (o.algo != GraphAlgoChoice::kAuto) {
     *out = forced_candidate(o);
     return {};
@@ -307,7 +316,7 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   // allgather only with Info cartplan_grid_dims=4. Op, Info and grid_in_auto are the same on every
   // rank; blocking and non-blocking calls (no grid) keep one table for both ops.
   const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && engine::graph::grid4_in_auto(op, o.grid_dims);
-  MpiStatus s = table(o.theta, allowed, with_grid4, &t);
+  MpiStatus s = table(o.theta, allowed, with_grid4, &t, rider, rider_all);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
@@ -317,8 +326,8 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   return {};
 }
 
-std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const {
-  auto g = std::make_unique<GraphComm>(user, exec, setup, rank_, size_, edges_, options_, model_);
+std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) const {
+  auto g = std::make_unique<GraphComm>(user, exec, rank_, size_, edges_, options_, model_);
   g->patterns_ = patterns_;
   g->tables_ = tables_;
   g->failed_tables_ = failed_tables_;
@@ -356,18 +365,13 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   // defaults. A rank whose lookup fails uses the defaults; auto's agreed table keeps ranks alike.
   Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
   const engine::CostModel model = located ? located->model : engine::CostModel{};
-  // Both duplicates are made even after an error of read_graph (a bad Info value, a
-  // communicator without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the
-  // same collective calls whatever happened here (the agreement follows them).
-  MPI_Comm exec = MPI_COMM_NULL, setup = MPI_COMM_NULL;
+  // The duplicate is made even after an error of read_graph (a bad Info value, a communicator
+  // without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the same collective
+  // calls whatever happened here (the agreement follows it). One duplicate carries all of the
+  // state's traffic: GraphComm's constructor says why set-up and collectives cannot collide.
+  MPI_Comm exec = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
-  const int rc = MPI_Comm_dup(comm, &setup);
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&exec);
-    return from_mpi(rc, "MPI_Comm_dup");
-  }
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(setup, MPI_ERRORS_RETURN);
   // The Info values are agreed too (max of v and of -v): blocking and non-blocking calls
   // construct the forced algorithm's schedule with their peers, so ranks that differ would wait
   // for messages that never come; cartplan_auto_candidates too (a blocking auto call constructs
@@ -375,7 +379,7 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   const int algo = static_cast<int>(options.algo), list = engine::graph::candidates_key(options.auto_candidates);
   out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
   out->status = s;
-  out->state = std::make_unique<GraphComm>(comm, exec, setup, rank, size, std::move(edges), options, model);  // frees the dups
+  out->state = std::make_unique<GraphComm>(comm, exec, rank, size, std::move(edges), options, model);  // frees the dup
   return {};
 }
 
@@ -405,7 +409,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
   // construction or an agreement without it. A failure attaches nothing anywhere.
   std::array<int, PendingGraph::kWords> all{};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->setup_comm()));
+  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->private_comm()));
   return finish_graph(std::move(pending), all, out);
 }
 

@@ -1,11 +1,12 @@
 // GraphComm: the state cartplan attaches to an MPI distributed-graph communicator
 // (MPI_Dist_graph_create_adjacent) on the first graph collective called on it: this rank's
 // edge lists as MPI_Dist_graph_neighbors returns them, the options from the communicator's
-// Info, two private duplicates (one for the collectives' messages, one for set-up), the
-// combining patterns of seed 003's construction and the agreed table behind algorithm auto.
+// Info, one private duplicate (the collectives' messages on their lanes' tags, the set-up's on
+// graph_setup.h's setup_tag, its agreements as collectives), the combining patterns of seed
+// 003's construction and the agreed table behind algorithm auto.
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
-// two MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
+// one MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
 // when the first graph collective is a persistent init, part of init's (begin_graph,
 // finish_graph). A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
@@ -30,6 +31,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,8 +88,9 @@ engine::graph::TableCandidate forced_candidate(const GraphOptions& options);
 class GraphExchange;
 
 // What requests share with their communicator and may outlive it: the private communicator
-// their messages travel on, the user's handle (for error handlers), the lanes, and which
-// request holds each non-blocking lane.
+// their messages travel on (the state's only one, which it owns and frees), the user's handle
+// (for error handlers), the lanes, and which request holds each non-blocking lane. The lanes
+// take tags up to tag_ub - 1, the set-up's tag is tag_ub (graph_setup.h: why they never meet).
 struct GraphShared {
   GraphShared(MPI_Comm user_comm, MPI_Comm exec_comm, std::int64_t tag_ub);
   ~GraphShared();
@@ -103,7 +106,7 @@ struct GraphShared {
 
 class GraphComm {
  public:
-  GraphComm(MPI_Comm user, MPI_Comm exec, MPI_Comm setup, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
+  GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph::RankEdges edges, GraphOptions options,
             engine::CostModel model);
   ~GraphComm();
   GraphComm(const GraphComm&) = delete;
@@ -113,14 +116,21 @@ class GraphComm {
   const ir::graph::RankEdges& edges() const { return edges_; }
   const GraphOptions& options() const { return options_; }
   const std::shared_ptr<GraphShared>& shared() const { return shared_; }
-  // The private communicator of the set-up (pattern constructions, agreements of the state).
-  MPI_Comm setup_comm() const { return setup_.comm(); }
+  // The private communicator (the collectives', the set-up's and the agreements').
+  MPI_Comm private_comm() const { return shared_->exec; }
+
+  // Words that ride in the price table's MPI_Allreduce (MAX) when a table is agreed: called on
+  // every rank after the candidates' constructions and prices (some of which may have failed on
+  // this rank), with the table's candidates; every rank must return as many words.
+  using Rider = std::function<std::vector<double>(const std::vector<engine::graph::TableCandidate>&)>;
 
   // The algorithm (and for grid its d) for `op` with blocks of `block_bytes` under `options`
   // (auto: the agreed table; on first use collective, see above). Every rank must call it at the
-  // same point with the same options and size.
+  // same point with the same options and size. With `rider`: if this call agrees the table, the
+  // rider's words are reduced with it and *rider_all gets their MAX over the ranks (left empty
+  // when no table was agreed here: forced, linear, or a table agreed before).
   MpiStatus choose(ir::graph::GraphOp op, std::int64_t block_bytes, const GraphOptions& options,
-                   engine::graph::TableCandidate* out);
+                   engine::graph::TableCandidate* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
   // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
   // without constructing again.
@@ -141,15 +151,16 @@ class GraphComm {
   // with its error class in it: no rank waits for it, and every rank returns an error of the
   // largest class (its own message on a rank that failed). Graph auto's table and the drop-in's
   // graph verdicts (backends/interpose/graph_verdicts.h) are made by it.
+  // With `rider` (choose's), its words travel in the same reduction, their MAX in *rider_all.
   MpiStatus agree_prices(const std::vector<engine::graph::TableCandidate>& candidates, int theta, const engine::CostModel& model,
-                         engine::graph::PriceTable* out);
+                         engine::graph::PriceTable* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
 
   // The state of a duplicate of the user's communicator (MPI_Comm_idup: the same edges and
   // weights), made without any communication: this one's edges, options, model, constructed
-  // patterns and agreed tables, on `exec` and `setup`, private communicators the caller made
-  // beforehand (this state owns them from now on: it frees them). Attach it with attach_graph
-  // once `user` may be used.
-  std::unique_ptr<GraphComm> copy_for(MPI_Comm user, MPI_Comm exec, MPI_Comm setup) const;
+  // patterns and agreed tables, on `exec`, a private communicator the caller made beforehand
+  // (this state owns it from now on: it frees it). Attach it with attach_graph once `user` may
+  // be used.
+  std::unique_ptr<GraphComm> copy_for(MPI_Comm user, MPI_Comm exec) const;
 
   // Storage for the last blocking call's exchange (typed by graph_collective.cc), released
   // with the communicator.
@@ -160,7 +171,8 @@ class GraphComm {
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
   // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4).
-  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out);
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
+                  std::vector<double>* rider_all);
 
   int rank_;
   int size_;
@@ -192,8 +204,8 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 
 // require_graph in two halves, for a caller that agrees on the creation inside an agreement of
 // its own (a persistent init: one MPI_Allreduce instead of two). begin_graph makes the state
-// without attaching it (collective: the two MPI_Comm_dup; it returns only MPI's failures of
-// those, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
+// without attaching it (collective: the MPI_Comm_dup; it returns only MPI's failure of
+// that, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
 // the communicator (every rank, in the same collective call) and hands the result to
 // finish_graph, which returns require_graph's error, or attaches the state and gives it in *out.
 //

@@ -22,17 +22,13 @@ using engine::graph::SetupMessage;
 constexpr int kKinds = 5;
 constexpr int kSubs = 34;  // sub-rounds 0..33 (PairingOptions caps them at max_match_rounds <= 32)
 constexpr int kPerConstruction = kSubs * kSubs * kKinds;
-#ifdef CARTPLAN_SMPI
-constexpr int kFramed = 1;  // one construction's tag range kept free for the frame tag
-#else
-constexpr int kFramed = 0;
-#endif
 
-// The tag carries (construction, kind, iteration, sub-round), as docs/graphs.md says; the
-// payload only the message's integers. Iterations run from -1 (the first in-lists) to
-// max_iterations; with the caps checked in construct() one construction needs tags below
-// 34 * 34 * 5 = 5780, and the construction's sequence number (modulo what MPI_TAG_UB allows)
-// goes above them.
+// A message's set-up tag carries (construction, kind, iteration, sub-round), as docs/graphs.md
+// says. It is not an MPI tag: it travels as the first word of the message (the frame, see
+// post_one), and every set-up message goes on the one MPI tag of the channel (setup_tag, the
+// communicator's MPI_TAG_UB, which no lane reaches: graph_setup.h). Iterations run from -1 (the
+// first in-lists) to max_iterations; with the caps checked in construct() one construction needs
+// set-up tags below 34 * 34 * 5 = 5780, and the construction's sequence number goes above them.
 int tag_of(int seq, const SetupMessage& m) {
   return seq * kPerConstruction + ((m.iteration + 1) * kSubs + m.sub) * kKinds + static_cast<int>(m.kind);
 }
@@ -89,9 +85,10 @@ MpiStatus send_words(MPI_Comm comm, int to, int tag, std::vector<int>&& words, O
 #ifdef CARTPLAN_SMPI
 // SMPI 3.32 has no MPI_Mprobe, and its MPI_Probe polls (an MPI_Iprobe every smpi/iprobe of
 // simulated time), which makes a construction over hundreds of ranks take hours of wall time.
-// There every message travels framed on one tag, [tag, n, up to kInline words], received by a
-// blocking MPI_Recv(MPI_ANY_SOURCE) into a buffer of fixed size; a longer payload follows as a
-// second message from the same rank on its own tag. The frame adds 8 bytes per message.
+// There a frame is [set-up tag, n, up to kInline words], received by a blocking
+// MPI_Recv(MPI_ANY_SOURCE) into a buffer of fixed size; a longer payload follows as a second
+// message from the same rank on the same MPI tag, received from that rank right after its frame
+// (MPI's non-overtaking rule: it is that rank's next message there). The frame adds 8 bytes.
 constexpr int kInline = 64;
 
 MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<int> w, Outbox* box) {
@@ -99,11 +96,12 @@ MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<in
   std::vector<int> frame = {tag, n};
   if (n <= kInline) frame.insert(frame.end(), w.begin(), w.end());
   MpiStatus s = send_words(comm, to, frame_tag, std::move(frame), box);
-  if (s.ok() && n > kInline) s = send_words(comm, to, tag, std::move(w), box);
+  if (s.ok() && n > kInline) s = send_words(comm, to, frame_tag, std::move(w), box);
   return s;
 }
 
-// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender and tag.
+// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender
+// and its set-up tag.
 MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
   if (!block) {
     CARTPLAN_MPI_CALL(MPI_Iprobe(MPI_ANY_SOURCE, frame_tag, comm, found, status));
@@ -117,27 +115,41 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
     words->assign(frame.begin() + 2, frame.begin() + 2 + n);
   } else {
     words->assign(static_cast<std::size_t>(n), 0);
-    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE));
+    MPI_Status payload;
+    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, frame_tag, comm, &payload));
+    int got = 0;
+    CARTPLAN_MPI_CALL(MPI_Get_count(&payload, MPI_INT, &got));
+    if (got != n)
+      return mpi_error(MPI_ERR_INTERN, "a set-up payload from rank " + std::to_string(status->MPI_SOURCE) + " brought " +
+                                           std::to_string(got) + " words, its frame announced " + std::to_string(n));
   }
   *found = 1;
   return {};
 }
 #else
-MpiStatus post_one(MPI_Comm comm, int to, int tag, int, std::vector<int> w, Outbox* box) { return send_words(comm, to, tag, std::move(w), box); }
+// A frame is [set-up tag, words...], one message, taken by a matched probe on the channel's tag.
+MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<int> w, Outbox* box) {
+  w.insert(w.begin(), tag);
+  return send_words(comm, to, frame_tag, std::move(w), box);
+}
 
-// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender and tag.
-MpiStatus take(MPI_Comm comm, int, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
+// One message from any rank (`block`), or *found = 0 if none is there; status gets its sender
+// and its set-up tag.
+MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
   MPI_Message handle = MPI_MESSAGE_NULL;
   if (block) {
-    CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &handle, status));
+    CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, frame_tag, comm, &handle, status));
   } else {
-    CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, found, &handle, status));
+    CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, frame_tag, comm, found, &handle, status));
     if (!*found) return {};
   }
   int n = 0;
   CARTPLAN_MPI_CALL(MPI_Get_count(status, MPI_INT, &n));
   words->assign(static_cast<std::size_t>(n), 0);
   CARTPLAN_MPI_CALL(MPI_Mrecv(words->data(), n, MPI_INT, &handle, MPI_STATUS_IGNORE));
+  if (words->empty()) return mpi_error(MPI_ERR_INTERN, "a set-up message without its frame");
+  status->MPI_TAG = words->front();
+  words->erase(words->begin());
   *found = 1;
   return {};
 }
@@ -194,9 +206,11 @@ void abandon(Outbox* box) {
 
 }  // namespace
 
-// Under SMPI the tag range after the last construction's frames every message (see take()).
+// Set-up tags are words of the frame, so the sequence numbers may use the whole int range.
 SetupChannel::SetupChannel(MPI_Comm comm, std::int64_t tag_ub)
-    : comm_(comm), slots_(static_cast<int>(std::max<std::int64_t>(tag_ub / kPerConstruction - kFramed, 1))) {}
+    : comm_(comm), frame_tag_(setup_tag(tag_ub)), slots_(INT_MAX / kPerConstruction) {}
+
+int setup_tag(std::int64_t tag_ub) { return static_cast<int>(std::min<std::int64_t>(tag_ub, INT_MAX)); }
 
 // One message of the running construction, whichever arrives first (`block`), or none if
 // nothing is there. A message of a later construction is kept for it.
@@ -205,7 +219,7 @@ MpiStatus SetupChannel::receive(bool block, std::vector<Raw>* inbox) {
     MPI_Status status;
     int found = 1;
     Raw m;
-    MpiStatus s = take(comm_, slots_ * kPerConstruction, block, &found, &m.words, &status);
+    MpiStatus s = take(comm_, frame_tag_, block, &found, &m.words, &status);
     if (!s.ok() || !found) return s;
     m.from = status.MPI_SOURCE;
     m.tag = status.MPI_TAG;
@@ -233,13 +247,13 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     return mpi_error(MPI_ERR_INTERN, "the set-up caps exceed the tag encoding");
   engine::graph::RankBuilder builder(rank, edges.out, edges.in, options);
   Outbox box;
-  MpiStatus s = post(comm_, seq_, slots_ * kPerConstruction, builder.start(), &box, counts);
+  MpiStatus s = post(comm_, seq_, frame_tag_, builder.start(), &box, counts);
   std::vector<Raw> raw = take_early();
   std::vector<SetupMessage> inbox;
   if (s.ok() && !raw.empty()) {
     for (Raw& r : raw) inbox.push_back(decode(rank, std::move(r)));
     counts->received += static_cast<std::int64_t>(inbox.size());
-    s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
+    s = post(comm_, seq_, frame_tag_, builder.step(std::move(inbox)), &box, counts);
   }
   // The builder waits only for messages it knows are coming (setup_rank.h), and a finished rank
   // is never sent another one (engine/graph/setup_run.cc checks that on every graph the tests
@@ -256,7 +270,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     inbox.clear();
     for (Raw& r : raw) inbox.push_back(decode(rank, std::move(r)));
     counts->received += static_cast<std::int64_t>(inbox.size());
-    s = post(comm_, seq_, slots_ * kPerConstruction, builder.step(std::move(inbox)), &box, counts);
+    s = post(comm_, seq_, frame_tag_, builder.step(std::move(inbox)), &box, counts);
   }
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
@@ -277,7 +291,7 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
   if (static_cast<int>(dims.size()) >= kPerConstruction) return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
   engine::graph::GridRankBuilder builder(rank, dims, edges);
   Outbox box;
-  const int frame_tag = slots_ * kPerConstruction;
+  const int frame_tag = frame_tag_;
   MpiStatus s = post_grid(comm_, seq_, frame_tag, builder.start(), &box, counts);
   std::vector<Raw> held = take_early();
   for (int round = 0; s.ok() && !builder.done(); ++round) {

@@ -5,7 +5,7 @@
 // rank of the graph must run it at the same point (it is called where a graph communicator's
 // state or a persistent request is created, never per call); no global collective.
 //
-//   SetupChannel channel(setup_comm, tag_ub);
+//   SetupChannel channel(private_comm, tag_ub);
 //   RankPattern p;
 //   SetupCounts c;
 //   MpiStatus s = channel.construct(rank, edges, PairingOptions{.theta = 2}, &p, &c);
@@ -33,12 +33,21 @@ struct SetupCounts {
   std::int64_t sent_bytes = 0;
 };
 
-// The set-up messages of one graph communicator: its private communicator, carrying nothing
-// else (messages are received with MPI_ANY_SOURCE and MPI_ANY_TAG), and the constructions run
-// on it one after another (pairing, cumulative per theta, grid). Every rank runs them in the
-// same order, so the k-th construction has the same sequence number everywhere; it travels in
-// the tag, because a rank that finished construction k may already send messages of k+1 to a
-// rank still in k: those are kept here until their construction runs.
+// The MPI tag every set-up message travels on: the communicator's MPI_TAG_UB. The graph
+// collectives' own messages share the private communicator (GraphComm) and use tags of their
+// lanes only, which GraphShared lays out with Lanes(tag_ub - 1): every lane tag (round * lanes
+// + lane, round < max_rounds = (tag_ub - 1) / lanes), and the one above them, is <= tag_ub - 1.
+// Set-up receives name this tag (MPI_ANY_SOURCE, never MPI_ANY_TAG) and every receive or probe
+// of the collectives names a lane tag and a peer, so neither side can match the other's
+// messages, whatever is in flight in whatever order.
+int setup_tag(std::int64_t tag_ub);
+
+// The set-up messages of one graph communicator, on its private communicator and setup_tag
+// (received with MPI_ANY_SOURCE on that tag), and the constructions run on it one after another
+// (pairing, cumulative per theta, grid). Every rank runs them in the same order, so the k-th
+// construction has the same sequence number everywhere; it travels in the message's set-up tag
+// (its first word), because a rank that finished construction k may already send messages of
+// k+1 to a rank still in k: those are kept here until their construction runs.
 class SetupChannel {
  public:
   SetupChannel(MPI_Comm comm, std::int64_t tag_ub);
@@ -52,7 +61,7 @@ class SetupChannel {
   MpiStatus construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
                            engine::graph::GridPattern* out, SetupCounts* counts);
 
-  // A message as it arrived: sender, tag, integers (decoded by the construction it belongs to).
+  // A message as it arrived: sender, set-up tag, integers (decoded by the construction it belongs to).
   struct Raw {
     int from = 0, tag = 0;
     std::vector<int> words;
@@ -62,7 +71,8 @@ class SetupChannel {
   MpiStatus receive(bool block, std::vector<Raw>* inbox);
   std::vector<Raw> take_early();
   MPI_Comm comm_;
-  int slots_ = 1;  // sequence numbers in the tag space (they wrap around)
+  int frame_tag_;  // setup_tag
+  int slots_ = 1;  // sequence numbers in a set-up tag (they wrap around)
   int seq_ = 0;    // of the running construction, modulo slots_
   std::map<int, std::vector<Raw>> early_;  // by sequence number
 };

@@ -5,11 +5,11 @@
 
 namespace cartplan::mpi {
 
-Lanes::Lanes(std::int64_t tag_ub) {
+Lanes::Lanes(std::int64_t largest_tag) {
   // Open MPI's MPI_TAG_UB is 2^31 - 1: 1024 persistent requests alive at once and 4096
   // non-blocking lanes leave room for plans of 400,000 rounds. The standard's minimum (32767)
   // still gives 64 + 64 lanes and plans of up to 254 rounds.
-  if (tag_ub >= (std::int64_t{1} << 24)) {
+  if (largest_tag >= (std::int64_t{1} << 24)) {
     persistent_ = 1024;
     nonblocking_ = 4096;
   } else {
@@ -17,7 +17,7 @@ Lanes::Lanes(std::int64_t tag_ub) {
     nonblocking_ = 64;
   }
   // One tag above the lanes' range stays free for a local copy's message to self (exchange.cc).
-  max_rounds_ = tag_ub / count();
+  max_rounds_ = largest_tag / count();
   held_.assign(static_cast<std::size_t>(persistent_ + 63) / 64, 0);
 }
 

@@ -19,7 +19,7 @@
 //     non-overtaking, each old receive matches the old message even if a fast peer already
 //     sends on the reused lane.
 //
-//   Lanes lanes(tag_ub);
+//   Lanes lanes(largest_tag);
 //   int tag = lanes.tag(lane, round);        // round < lanes.max_rounds()
 #pragma once
 
@@ -30,14 +30,16 @@ namespace cartplan::mpi {
 
 class Lanes {
  public:
-  // tag_ub: the MPI_TAG_UB attribute of the communicator (at least 32767 by the standard).
-  explicit Lanes(std::int64_t tag_ub);
+  // largest_tag: the largest tag the lanes may use, the spare tag above them included
+  // (a Cartesian communicator passes MPI_TAG_UB, GraphShared MPI_TAG_UB - 1, keeping MPI_TAG_UB
+  // for the graph set-up; MPI_TAG_UB is at least 32767 by the standard).
+  explicit Lanes(std::int64_t largest_tag);
 
   int count() const { return persistent_ + nonblocking_ + 1; }
   static constexpr int blocking_lane() { return 0; }
   int persistent_lanes() const { return persistent_; }
   int nonblocking_lanes() const { return nonblocking_; }
-  // The largest round count a plan may have for its tags to fit below MPI_TAG_UB.
+  // The largest round count a plan may have for its tags (and the spare) to fit in largest_tag.
   std::int64_t max_rounds() const { return max_rounds_; }
   int tag(int lane, int round) const { return round * count() + lane; }
 

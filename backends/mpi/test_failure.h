@@ -7,6 +7,8 @@
 //   CARTPLAN_TEST_FAIL=prepare   the drop-in's graph state of a duplicate (MPI_Comm_dup / idup)
 //   CARTPLAN_TEST_FAIL=pattern   GraphComm's pattern construction (after its messages)
 //   CARTPLAN_TEST_FAIL=pattern-pairing, pattern-cumulative, pattern-grid   that algorithm's construction only
+//   CARTPLAN_TEST_FAIL=prebuilt-linear, prebuilt-pairing, prebuilt-cumulative, prebuilt-grid   a
+//     persistent auto init's exchange of that table row, made before the pick (graph_collective.cc)
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");

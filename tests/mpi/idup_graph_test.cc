@@ -183,7 +183,7 @@ void run_blocking(Test& t, MPI_Comm graph) {
   }
   const long ran = accelerated(t, dup, "MPI_Comm_idup's blocking calls");
   if (t.expect_accelerated) t.check(ran == 2, "MPI_Comm_idup's blocking calls ran through cartplan (" + std::to_string(ran) + " of 2)");
-  // An MPI_Comm_idup of this duplicate: it has no spare communicators, its calls pass through.
+  // An MPI_Comm_idup of this duplicate: it has no spare communicator, its calls pass through.
   MPI_Comm again = idup(dup);
   Call c = make_call(t, false, id++);
   recv_pattern(t, again, [&] { return blocking(c, again); }, "MPI_Comm_idup of an MPI_Comm_idup duplicate");
@@ -252,7 +252,7 @@ void run_nonblocking(Test& t, MPI_Comm graph) {
   }, /*rank0_polls=*/true);
 }
 
-// A second MPI_Comm_idup of the graph: its spare communicators went to the first; passed through.
+// A second MPI_Comm_idup of the graph: its spare communicator went to the first; passed through.
 void run_second_idup(Test& t, MPI_Comm graph) {
   MPI_Comm dup = idup(graph);
   Call c = make_call(t, true, 20);
