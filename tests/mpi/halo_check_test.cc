@@ -22,6 +22,7 @@
 namespace {
 
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::open_checking_moore;
 
 constexpr int kNx = 4, kNy = 3;                  // interior, one ghost layer on every side
 constexpr int kEx = kNx + 2, kEy = kNy + 2;      // array extents (C order)
@@ -313,19 +314,9 @@ void from_env(Harness& h) {
 }
 
 void from_cartplan_comm(Harness& h) {
-  int dims[2] = {0, 0}, periods[2] = {1, 1}, offsets[16], n = 0;
-  MPI_Dims_create(h.size, 2, dims);
-  for (int a = -1; a <= 1; ++a)
-    for (int b = -1; b <= 1; ++b)
-      if (a || b) offsets[n++] = a, offsets[n++] = b;
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_check", "collective");
-  MPI_Comm cart = MPI_COMM_NULL;
-  const int rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_UNWEIGHTED, info, 0, &cart);
-  MPI_Info_free(&info);
-  h.check(rc == MPI_SUCCESS, "Cart_neighborhood_create with cartplan_check=collective");
-  if (rc != MPI_SUCCESS) return;
+  MPI_Comm cart = open_checking_moore(h.size);
+  h.check(cart != MPI_COMM_NULL, "Cart_neighborhood_create with cartplan_check=collective");
+  if (cart == MPI_COMM_NULL) return;
   run_case(h, cart, MPI_INFO_NULL, "a cartplan communicator's checking mode");
   MPI_Comm_free(&cart);
 }

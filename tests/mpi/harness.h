@@ -80,6 +80,25 @@ inline MPI_Comm open_cart(int d, const std::vector<int>& dims, const std::vector
   return cart;
 }
 
+// A cartplan communicator of the periodic 2-D Moore torus over MPI_COMM_WORLD (grid from
+// MPI_Dims_create) in checking mode (Info cartplan_check=collective); MPI_COMM_NULL if creation
+// fails, for the caller to report.
+inline MPI_Comm open_checking_moore(int size) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offsets[16], n = 0;
+  MPI_Dims_create(size, 2, dims);
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      if (a || b) offsets[n++] = a, offsets[n++] = b;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  MPI_Comm cart = MPI_COMM_NULL;
+  if (Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_UNWEIGHTED, info, 0, &cart) != MPI_SUCCESS)
+    cart = MPI_COMM_NULL;
+  MPI_Info_free(&info);
+  return cart;
+}
+
 // A distributed graph over MPI_COMM_WORLD of the periodic 2-D Moore torus (grid from
 // MPI_Dims_create, named to the drop-in by the Info hints cartplan_dims / cartplan_periods), as
 // a plain MPI program builds it; *sources: the source of each of the 8 blocks, in order.

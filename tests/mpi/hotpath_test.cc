@@ -15,6 +15,7 @@
 namespace {
 
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::open_checking_moore;
 
 // Runs every blocking collective and every Cart_i* + Cart_wait once with fresh data, checking
 // the alltoall and allgather results.
@@ -209,17 +210,10 @@ void count_halo_checking(Harness& h) {
 // A halo created with Info cartplan_check=none on a cartplan communicator in checking mode:
 // the halo's Info wins, so its blocking exchanges make no global collective at all.
 void count_halo_unchecked_on_checking_comm(Harness& h) {
-  int dims[2] = {0, 0}, periods[2] = {1, 1}, offsets[16], n = 0;
-  MPI_Dims_create(h.size, 2, dims);
-  for (int a = -1; a <= 1; ++a)
-    for (int b = -1; b <= 1; ++b)
-      if (a || b) offsets[n++] = a, offsets[n++] = b;
+  MPI_Comm cart = open_checking_moore(h.size);
+  h.check(cart != MPI_COMM_NULL, "unchecked halo: a checking cartplan communicator");
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_check", "collective");
-  MPI_Comm cart = MPI_COMM_NULL;
-  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offsets, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS,
-          "unchecked halo: a checking cartplan communicator");
   MPI_Info_set(info, "cartplan_check", "none");
   const int interior[2] = {6, 5}, ghost[2] = {1, 1};
   Cart_Halo halo = CART_HALO_NULL;
