@@ -23,6 +23,7 @@ namespace {
 
 using cartplan::mpitest::Harness;
 using cartplan::mpitest::open_checking_moore;
+using cartplan::mpitest::open_plain_cart2;
 
 constexpr int kNx = 4, kNy = 3;                  // interior, one ghost layer on every side
 constexpr int kEx = kNx + 2, kEy = kNy + 2;      // array extents (C order)
@@ -179,13 +180,7 @@ struct Tester {
 
 const int kInterior[2] = {kNx, kNy}, kGhost[2] = {1, 1};
 
-MPI_Comm plain_torus(Harness& h) {
-  int dims[2] = {0, 0}, periods[2] = {1, 1};
-  MPI_Dims_create(h.size, 2, dims);
-  MPI_Comm cart = MPI_COMM_NULL;
-  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
-  return cart;
-}
+MPI_Comm plain_torus(Harness& h) { return open_plain_cart2(h.size); }
 
 // A halo on `cart` (the test fails where it cannot be created: then CART_HALO_NULL).
 Cart_Halo create(Harness& h, MPI_Comm cart, MPI_Info info, const std::string& mode) {

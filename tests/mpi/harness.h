@@ -80,6 +80,17 @@ inline MPI_Comm open_cart(int d, const std::vector<int>& dims, const std::vector
   return cart;
 }
 
+// A plain MPI Cartesian communicator over MPI_COMM_WORLD, 2-D (grid from MPI_Dims_create),
+// periodic in each dimension where periods[i] is 1 (default: a torus), no cartplan Info.
+inline MPI_Comm open_plain_cart2(int size, const int periods[2] = nullptr) {
+  int dims[2] = {0, 0};
+  const int torus[2] = {1, 1};
+  MPI_Dims_create(size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods ? periods : torus, 0, &cart);
+  return cart;
+}
+
 // A cartplan communicator of the periodic 2-D Moore torus over MPI_COMM_WORLD (grid from
 // MPI_Dims_create) in checking mode (Info cartplan_check=collective); MPI_COMM_NULL if creation
 // fails, for the caller to report.

@@ -16,6 +16,7 @@ namespace {
 
 using cartplan::mpitest::Harness;
 using cartplan::mpitest::open_checking_moore;
+using cartplan::mpitest::open_plain_cart2;
 
 // Runs every blocking collective and every Cart_i* + Cart_wait once with fresh data, checking
 // the alltoall and allgather results.
@@ -138,10 +139,7 @@ void count_halo_fields(Harness& h, Cart_Halo halo, const std::string& what) {
 // The halo API: creation agrees once (one MPI_Allreduce), persistent init once more (its lane
 // agreement), and no blocking exchange, start or wait makes any global collective.
 void count_halo(Harness& h, const int periods[2], const char* algorithm) {
-  int dims[2] = {0, 0};
-  MPI_Dims_create(h.size, 2, dims);
-  MPI_Comm cart = MPI_COMM_NULL;
-  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  MPI_Comm cart = open_plain_cart2(h.size, periods);
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", algorithm);
@@ -169,14 +167,23 @@ void count_halo(Harness& h, const int periods[2], const char* algorithm) {
   MPI_Comm_free(&cart);
 }
 
+// Ten rounds of a blocking Cart_halo_exchange (u and v in turn) and a blocking two-field
+// exchange of `arrays`: the global collectives they made.
+long collectives_of_blocking_calls(Harness& h, Cart_Halo halo, std::vector<double>* u, std::vector<double>* v, void* arrays[2],
+                                   const MPI_Datatype types[2], const std::string& what) {
+  const long before = global_collectives;
+  for (int it = 0; it < 10; ++it) {
+    h.check(Cart_halo_exchange(it % 2 ? u->data() : v->data(), halo) == MPI_SUCCESS, what + ": blocking");
+    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, what + ": blocking fields");
+  }
+  return global_collectives - before;
+}
+
 // A halo in checking mode (Info cartplan_check=collective at creation): every blocking exchange,
 // one array or several fields, agrees in exactly one global collective; init agrees as in the
 // default mode (two); start/wait never.
 void count_halo_checking(Harness& h) {
-  int dims[2] = {0, 0}, periods[2] = {1, 1};
-  MPI_Dims_create(h.size, 2, dims);
-  MPI_Comm cart = MPI_COMM_NULL;
-  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  MPI_Comm cart = open_plain_cart2(h.size);
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_check", "collective");
@@ -188,15 +195,10 @@ void count_halo_checking(Harness& h) {
   std::vector<int> k(10 * 7, 4);
   void* arrays[2] = {u.data(), k.data()};
   const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
+  const long blocking = collectives_of_blocking_calls(h, halo, &u, &v, arrays, types, "checking halo");
+  h.check(blocking == 20, "checking halo: one global collective per blocking call (20 calls), counted " + std::to_string(blocking));
   long before = global_collectives;
-  for (int it = 0; it < 10; ++it) {
-    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, "checking halo: blocking");
-    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, "checking halo: blocking fields");
-  }
-  h.check(global_collectives - before == 20, "checking halo: one global collective per blocking call (20 calls), counted " +
-                                                 std::to_string(global_collectives - before));
   Cart_Request req = CART_REQUEST_NULL;
-  before = global_collectives;
   h.check(Cart_halo_exchange_fields_init(2, arrays, types, halo, MPI_INFO_NULL, &req) == MPI_SUCCESS, "checking halo: fields init");
   h.check(global_collectives - before == 2, "checking halo: init agrees once (errors, lanes), counted " + std::to_string(global_collectives - before));
   before = global_collectives;
@@ -224,13 +226,9 @@ void count_halo_unchecked_on_checking_comm(Harness& h) {
   for (std::size_t i = 0; i < u.size(); ++i) u[i] = h.rank * 100.0 + i, v[i] = -u[i], k[i] = h.rank;
   void* arrays[2] = {u.data(), k.data()};
   const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
-  const long before = global_collectives;
-  for (int it = 0; it < 10; ++it) {
-    h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, "unchecked halo: blocking");
-    h.check(Cart_halo_exchange_fields(2, arrays, types, halo) == MPI_SUCCESS, "unchecked halo: blocking fields");
-  }
-  h.check(global_collectives == before, "unchecked halo on a checking communicator: no global collective per blocking call, counted " +
-                                            std::to_string(global_collectives - before));
+  const long blocking = collectives_of_blocking_calls(h, halo, &u, &v, arrays, types, "unchecked halo");
+  h.check(blocking == 0, "unchecked halo on a checking communicator: no global collective per blocking call, counted " +
+                             std::to_string(blocking));
   Cart_halo_free(&halo);
   MPI_Comm_free(&cart);
 }
