@@ -7,7 +7,9 @@
 # DIMS=3 given explicitly names the file ..._d3_... (the sweep of bench/smpi/halo_sweep.sh).
 # HALO_ARGS: more options for tools/halo (e.g. "--tune measure"); HALO_OUT_DIR: where the file
 # goes instead of bench/results/smpi (bench/smpi/measure_mode.sh sets both); HALO_MODEL: the model
-# file instead of the platform's committed p = 256 one.
+# file instead of the platform's committed p = 256 one. SMPI_COLLECTIVES=logp: the global
+# collectives (the untimed barrier before each variant, init's agreement) with Open MPI's log-p
+# algorithms (bench/smpi/logp_collectives.sh) instead of SMPI's default ones.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -26,9 +28,15 @@ else
 fi
 python3 bench/smpi/platforms.py "$pl" --np "$np" --out-dir out/smpi/platforms >/dev/null
 plat=(-platform "out/smpi/platforms/${pl}_p${np}.xml" -hostfile "out/smpi/platforms/${pl}_p${np}.hosts")
+coll=()
+case "${SMPI_COLLECTIVES:-default}" in
+  default) ;;
+  logp) source bench/smpi/logp_collectives.sh; coll=("${logp_collectives[@]}") ;;
+  *) echo "halo_scale.sh: SMPI_COLLECTIVES must be default or logp" >&2; exit 2 ;;
+esac
 t0=$(date +%s) status=0
-{ echo "# CARTPLAN_COST_MODEL=$model smpirun -np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d --n $n --halo $k --periodic 1 --iters 4 --timing blocks${extra:+ $extra}"
-  CARTPLAN_COST_MODEL="$model" timeout -k 30 "$limit" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np "$np" "${plat[@]}" \
+{ echo "# CARTPLAN_COST_MODEL=$model smpirun ${coll[*]}${coll:+ }-np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d --n $n --halo $k --periodic 1 --iters 4 --timing blocks${extra:+ $extra}"
+  CARTPLAN_COST_MODEL="$model" timeout -k 30 "$limit" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "${coll[@]}" -np "$np" "${plat[@]}" \
     "$bin/tools/halo" --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters 4 --timing blocks $extra || status=$?
   echo "# wall $(($(date +%s) - t0)) s, exit status $status$([ "$status" = 124 ] && echo ": DID NOT FINISH within $limit s")"; } >"$out" 2>&1
 printf '| %s | halo %s p=%s n=%s k=%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$n" "$k" $(($(date +%s) - t0)) \
