@@ -9,6 +9,8 @@
 //   CARTPLAN_TEST_FAIL=pattern-pairing, pattern-cumulative, pattern-grid   that algorithm's construction only
 //   CARTPLAN_TEST_FAIL=prebuilt-linear, prebuilt-pairing, prebuilt-cumulative, prebuilt-grid   a
 //     persistent auto init's exchange of that table row, made before the pick (graph_collective.cc)
+//   CARTPLAN_TEST_FAIL=late-linear, late-pairing, late-cumulative, late-grid   the exchange of the
+//     row a persistent auto init picked, built after the table (a row some rank had not made)
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
