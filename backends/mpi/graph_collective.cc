@@ -185,19 +185,24 @@ void forget_unless_chained(GraphComm& g, GraphOp op, const MpiStatus& s, const G
 
 
 
-// GraphExchange::create with running out of memory (temp slots of blocks too large to hold) as
-// this rank's MPI_ERR_NO_MEM: a persistent init agrees on it afterwards, where an exception
-// would leave the ranks that built in that agreement, waiting for this one.
+// GraphExchange::create with running out of memory (temp slots, posts or pack buffers too large
+// to hold) as this rank's MPI_ERR_NO_MEM: a persistent init agrees on it afterwards, where an
+// exception would leave the ranks that built in that agreement, waiting for this one.
 MpiStatus create_exchange(GraphComm& g, GraphAlgorithm algorithm, ir::graph::RankSchedule sched, const GraphBuffers& b,
                           GraphExchange::Kind kind, int lane, bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
+  const std::size_t slots = sched.temps.size();
   try {
     return GraphExchange::create(g.shared(), algorithm, std::move(sched), b, kind, lane, progress_anywhere, out);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
   out->reset();
-  return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(algorithm) +
-                                       " exchange (its temp slots, of blocks of " + std::to_string(b.block_bytes) + " bytes)");
+  // A temp slot's size: temp_bytes' entry (v/w forms, from the size pass), else block_bytes.
+  std::int64_t largest = b.temp_bytes.empty() ? b.block_bytes : 0;
+  for (std::int64_t t : b.temp_bytes) largest = std::max(largest, t);
+  const std::string temps =
+      slots == 0 ? "no temp slots" : std::to_string(slots) + " temp slots, the largest of " + std::to_string(largest) + " bytes";
+  return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(algorithm) + " exchange (" + temps + ")");
 }
 
 // A grid exchange records its virtual grid's dimensions (Cart_graph_request_grid_dims).
