@@ -200,8 +200,9 @@ MpiStatus create_exchange(GraphComm& g, GraphAlgorithm algorithm, ir::graph::Ran
   // A temp slot's size: temp_bytes' entry (v/w forms, from the size pass), else block_bytes.
   std::int64_t largest = b.temp_bytes.empty() ? b.block_bytes : 0;
   for (std::int64_t t : b.temp_bytes) largest = std::max(largest, t);
-  const std::string temps =
-      slots == 0 ? "no temp slots" : std::to_string(slots) + " temp slots, the largest of " + std::to_string(largest) + " bytes";
+  const std::string temps = slots == 0   ? std::string("no temp slots")
+                            : slots == 1 ? "1 temp slot of " + std::to_string(largest) + " bytes"
+                                         : std::to_string(slots) + " temp slots, the largest of " + std::to_string(largest) + " bytes";
   return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(algorithm) + " exchange (" + temps + ")");
 }
 
