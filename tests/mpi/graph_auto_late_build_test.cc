@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -24,7 +25,9 @@
 
 namespace {
 
+using cartplan::mpitest::error_class;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::same_everywhere;
 
 constexpr int kBigInts = 1 << 19;  // 2 MiB blocks: the relay's temp slot is over its budget
 constexpr int kSmallInts = 4;      // 16-byte blocks: every row fits every budget
@@ -42,33 +45,9 @@ MPI_Comm relay_graph(const Harness& h, std::vector<int>* peers) {
   return g;
 }
 
-int error_class(int rc) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
-
-bool same_everywhere(int v) {
-  int lo = 0, hi = 0;
-  MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return lo == hi;
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 int value(int from, int to, int epoch, int k) { return (from * 7 + to * 3 + epoch * 11) * 1000003 + k; }
-
-// The per-rank model file: only messages cost, so grid (fewer messages) is the pick.
-std::string write_model(const Harness& h) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/late_build_model_" + std::to_string(h.rank) + ".json";
-  if (FILE* f = std::fopen(path.c_str(), "w")) {
-    std::fputs("{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": 1000, \"beta_us_per_byte\": 0}\n", f);
-    std::fclose(f);
-  }
-  return path;
-}
 
 // An alltoall request of `ints` ints per block on g.
 struct Blocks {
@@ -185,6 +164,8 @@ void out_of_memory(Harness& h, const std::string& model, MPI_Info info, const st
   // Ranks 0 and 3 hold grid's temp slots (relays of 2 -> 1 and 1 -> 2); 1 and 2 hold none.
   const bool relays = h.rank == 0 || h.rank == 3;
   h.check(contains(message, relays ? "out of memory making the grid exchange" : "another rank"), what + ": message '" + message + "'");
+  h.check(!relays || contains(message, "temp slot of " + std::to_string(std::int64_t{1} << 50) + " bytes"),
+          what + ": the relay's message names its 2^50-byte temp slot ('" + message + "')");
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   MPI_Type_free(&huge);
   MPI_Type_free(&chunk);
@@ -202,7 +183,8 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   h.check(h.size == 4, "runs on 4 ranks (the 2x2 virtual grid routes through rank 3)");
   if (h.size == 4) {
-    const std::string model = write_model(h);
+    // Only messages cost, so grid (fewer messages) is the pick.
+    const std::string model = cartplan::mpitest::write_cost_model(h.rank, "late_build_model", 1000, 0);
     picked_then_built(h, model);
     late_failure(h, model);
     out_of_memory(h, model, MPI_INFO_NULL, "auto, 2^50-byte blocks");
