@@ -1,6 +1,8 @@
 // Creating exchanges: settle (exchange_settle.h), measure (exchange_measure.h) and build in
 // order, and reuse through the non-blocking pool and the blocking cache (exchange_reuse.h).
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "backends/mpi/exchange.h"
@@ -136,7 +138,17 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
   ExchangeSpec copy;
   std::vector<MPI_Datatype> owned;
   MpiStatus s = own ? with_own_types(spec, nc.internal(), &copy, &owned) : MpiStatus{};
-  if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
+  // Running out of memory is this rank's MPI_ERR_NO_MEM, for confirm to agree on: an exception
+  // would pass the agreement and leave the other ranks waiting in it.
+  try {
+    if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
+  } catch (const std::bad_alloc&) {
+    out->reset();
+    s = mpi_error(MPI_ERR_NO_MEM, "out of memory building the exchange (its staging, temps or pack buffer)");
+  } catch (const std::length_error&) {
+    out->reset();
+    s = mpi_error(MPI_ERR_NO_MEM, "the exchange's staging, temps or pack buffer would be larger than memory can hold");
+  }
   if (*out) {
     (*out)->owned_types_.insert((*out)->owned_types_.end(), owned.begin(), owned.end());
   } else {

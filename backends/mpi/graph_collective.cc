@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -184,6 +185,27 @@ void forget_unless_chained(GraphComm& g, GraphOp op, const MpiStatus& s, const G
 
 
 
+// GraphExchange::create with running out of memory (temp slots, posts or pack buffers too large
+// to hold) as this rank's MPI_ERR_NO_MEM: a persistent init agrees on it afterwards, where an
+// exception would leave the ranks that built in that agreement, waiting for this one.
+MpiStatus create_exchange(GraphComm& g, GraphAlgorithm algorithm, ir::graph::RankSchedule sched, const GraphBuffers& b,
+                          GraphExchange::Kind kind, int lane, bool progress_anywhere, std::unique_ptr<GraphExchange>* out) {
+  const std::size_t slots = sched.temps.size();
+  try {
+    return GraphExchange::create(g.shared(), algorithm, std::move(sched), b, kind, lane, progress_anywhere, out);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  out->reset();
+  // A temp slot's size: temp_bytes' entry (v/w forms, from the size pass), else block_bytes.
+  std::int64_t largest = b.temp_bytes.empty() ? b.block_bytes : 0;
+  for (std::int64_t t : b.temp_bytes) largest = std::max(largest, t);
+  const std::string temps = slots == 0   ? std::string("no temp slots")
+                            : slots == 1 ? "1 temp slot of " + std::to_string(largest) + " bytes"
+                                         : std::to_string(slots) + " temp slots, the largest of " + std::to_string(largest) + " bytes";
+  return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(algorithm) + " exchange (" + temps + ")");
+}
+
 // A grid exchange records its virtual grid's dimensions (Cart_graph_request_grid_dims).
 void note_grid(const GraphComm& g, const TableCandidate& a, GraphExchange* x) {
   if (x && a.algorithm == GraphAlgorithm::kGrid) x->set_grid_ndims(g.grid_ndims(a.grid_d));
@@ -222,7 +244,7 @@ MpiStatus build_schedule(GraphComm& g, const GraphCall& c, const GraphOptions& o
     if (sizes.code != MPI_SUCCESS && sizes.code != MPI_ERR_TRUNCATE) return sizes;
     b.temp_bytes = pass.temp_bytes();
   }
-  s = GraphExchange::create(g.shared(), a.algorithm, std::move(sched), b, kind, lane, o.progress_anywhere, out);
+  s = create_exchange(g, a.algorithm, std::move(sched), b, kind, lane, o.progress_anywhere, out);
   if (s.ok()) (*out)->set_build_error(sizes);
   return s;
 }
@@ -293,13 +315,7 @@ struct Prebuilt {
   }
   // Row a's exchange into made[i] and errors[i] (MPI_ERR_NO_MEM when memory runs out).
   void make_row(const TableCandidate& a, std::size_t i, ir::graph::RankSchedule sched) {
-    try {
-      errors[i] = GraphExchange::create(g.shared(), a.algorithm, std::move(sched), b, GraphExchange::Kind::kPersistent, lane,
-                                        o.progress_anywhere, &made[i]);
-    } catch (const std::bad_alloc&) {
-      errors[i] = mpi_error(MPI_ERR_NO_MEM, std::string("out of memory making the ") + ir::graph::to_string(a.algorithm) +
-                                                " exchange of this persistent request");
-    }
+    errors[i] = create_exchange(g, a.algorithm, std::move(sched), b, GraphExchange::Kind::kPersistent, lane, o.progress_anywhere, &made[i]);
     const std::string step = std::string("prebuilt-") + ir::graph::to_string(a.algorithm);
     if (errors[i].ok() && test_failure(step)) errors[i] = injected_failure(step);
     if (!errors[i].ok()) made[i].reset();
@@ -366,6 +382,11 @@ MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, in
   if (!pre.types.ok()) return pre.types;
   pre.drop();
   s = build_schedule(g, c, o, GraphExchange::Kind::kPersistent, lane, pre.b, a, out);
+  const std::string step = std::string("late-") + ir::graph::to_string(a.algorithm);
+  if (s.ok() && test_failure(step)) {
+    s = injected_failure(step);
+    out->reset();
+  }
   if (s.ok()) note_grid(g, a, out->get());
   if (s.ok() && *out) pre.take_types(out->get());
   return s;

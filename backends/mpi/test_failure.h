@@ -9,6 +9,10 @@
 //   CARTPLAN_TEST_FAIL=pattern-pairing, pattern-cumulative, pattern-grid   that algorithm's construction only
 //   CARTPLAN_TEST_FAIL=prebuilt-linear, prebuilt-pairing, prebuilt-cumulative, prebuilt-grid   a
 //     persistent auto init's exchange of that table row, made before the pick (graph_collective.cc)
+//   CARTPLAN_TEST_FAIL=late-linear, late-pairing, late-cumulative, late-grid   a persistent auto
+//     init's exchange of the picked row whenever it is built after the pick, not taken from the
+//     rows made before it: a row some rank had not made (over its temp budget), and every
+//     persistent auto init that made no rows (its communicator's table agreed by an earlier call)
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");

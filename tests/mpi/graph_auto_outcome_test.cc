@@ -18,7 +18,9 @@
 
 namespace {
 
+using cartplan::mpitest::error_class;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::same_everywhere;
 
 // The complete graph without self edges: in and out lists are every other rank, ascending.
 MPI_Comm complete_graph(const Harness& h, std::vector<int>* peers) {
@@ -31,20 +33,6 @@ MPI_Comm complete_graph(const Harness& h, std::vector<int>* peers) {
                                  MPI_INFO_NULL, 0, &g);
   MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
   return g;
-}
-
-int error_class(int rc) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
-
-// Whether every rank got the same class (and it is not success when `failed`).
-bool same_class_everywhere(int cls) {
-  int lo = 0, hi = 0;
-  MPI_Allreduce(&cls, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&cls, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return lo == hi;
 }
 
 // Starts `req` three times: block from s to r is 1000 s + r + 10 epoch (one int).
@@ -73,7 +61,7 @@ void uncommitted_on_rank0(Harness& h) {
   const int cls = error_class(Cart_graph_neighbor_alltoall_init(send.data(), 1, sendtype, recv.data(), 1, MPI_INT, g, MPI_INFO_NULL, &req));
   const std::string message = Cart_error_message();
   h.check(cls != MPI_SUCCESS, "uncommitted send type on rank 0: init fails (" + message + ")");
-  h.check(same_class_everywhere(cls), "uncommitted send type on rank 0: the same class on every rank (" + std::to_string(cls) + ")");
+  h.check(same_everywhere(cls), "uncommitted send type on rank 0: the same class on every rank (" + std::to_string(cls) + ")");
   h.check(req == CART_REQUEST_NULL, "uncommitted send type on rank 0: no request");
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   MPI_Type_free(&uncommitted);
@@ -121,12 +109,7 @@ int first_init(Harness& h, const std::string& model, const char* fail, int* algo
 
 // (b) Per model: the pick without a failure, then a failure injected after each row's exchange.
 void prebuilt_failure(Harness& h, const char* label, double alpha_us, double beta_us_per_byte, int expected_pick) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string model = std::string(dir && *dir ? dir : "/tmp") + "/auto_outcome_model_" + std::to_string(h.rank) + ".json";
-  if (FILE* f = std::fopen(model.c_str(), "w")) {
-    std::fprintf(f, "{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": %g, \"beta_us_per_byte\": %g}\n", alpha_us, beta_us_per_byte);
-    std::fclose(f);
-  }
+  const std::string model = cartplan::mpitest::write_cost_model(h.rank, "auto_outcome_model", alpha_us, beta_us_per_byte);
   const std::string m = std::string(label) + " model: ";
   int pick = -1;
   bool right = false;
@@ -138,7 +121,7 @@ void prebuilt_failure(Harness& h, const char* label, double alpha_us, double bet
     const std::string what = m + step + " on rank " + std::to_string(h.size - 1);
     int got = -1;
     const int cls = first_init(h, model, step.c_str(), &got, &right, &message);
-    h.check(same_class_everywhere(cls), what + ": the same class on every rank");
+    h.check(same_everywhere(cls), what + ": the same class on every rank");
     if (row == pick) {
       h.check(cls == MPI_ERR_OTHER && got == -1, what + ": the picked row failed, init fails (class " + std::to_string(cls) + ")");
       h.check(h.rank != h.size - 1 || message.find("CARTPLAN_TEST_FAIL=" + step) != std::string::npos,

@@ -7,8 +7,10 @@
 // Checking mode comes from Info at Cart_halo_create, from CARTPLAN_CHECK, and from a cartplan
 // communicator's Info; the C++ form throws on every rank alike; a bad cartplan_check value on one
 // rank fails creation everywhere; a build that fails on one rank only (out of memory) is an error
-// on every rank. The mismatched calls run only in checking mode: without it they could hang, and
-// the run's time limit fails the test.
+// on every rank, in checking mode's blocking calls and in persistent inits of any mode (fields
+// init and Cart_halo_exchange_init: no request, and an init afterwards delivers). The mismatched
+// calls run only in checking mode: without it they could hang, and the run's time limit fails the
+// test.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -255,6 +257,25 @@ void cpp_form(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// A type of a double's size whose true extent is 2^50 bytes: a combining plan's temps for it
+// cannot be had (more than a 47-bit address space holds).
+MPI_Datatype huge_extent_type() {
+  MPI_Datatype huge = MPI_DATATYPE_NULL;
+  const int lens[2] = {1, 1};
+  const MPI_Aint displs[2] = {0, MPI_Aint{1} << 50};
+  MPI_Type_create_hindexed(2, lens, displs, MPI_FLOAT, &huge);
+  MPI_Type_commit(&huge);
+  return huge;
+}
+
+// Whether `halo`'s plan stages cells in temp slots (what the out-of-memory cases rely on).
+bool stages_in_temps(Cart_Halo halo) {
+  char* json = nullptr;
+  const bool temps = halo != CART_HALO_NULL && Cart_halo_plan(halo, &json) == MPI_SUCCESS && contains(json, "\"temps\": [{");
+  if (json) Cart_free_plan_json(json);
+  return temps;
+}
+
 // A build that fails on one rank only, after the fields agree: rank 0's second element type
 // has the size of a double but a true extent of 2^50 bytes, so the temps a combining plan
 // allocates per field cannot be had (more than a 47-bit address space holds) and its build
@@ -269,17 +290,10 @@ void local_build_failure(Harness& h) {
   MPI_Info_set(info, "cartplan_algorithm", "combining");
   const Cart_Halo halo = create(h, cart, info, "combining, checking");
   MPI_Info_free(&info);
-  char* json = nullptr;
-  const bool temps = halo != CART_HALO_NULL && Cart_halo_plan(halo, &json) == MPI_SUCCESS &&
-                     contains(json, "\"temps\": [{");
-  if (json) Cart_free_plan_json(json);
+  const bool temps = stages_in_temps(halo);
   h.check(temps, "the combining plan stages cells in temps (else this case tests nothing)");
   if (temps) {
-    MPI_Datatype huge = MPI_DATATYPE_NULL;
-    const int lens[2] = {1, 1};
-    const MPI_Aint displs[2] = {0, MPI_Aint{1} << 50};
-    MPI_Type_create_hindexed(2, lens, displs, MPI_FLOAT, &huge);
-    MPI_Type_commit(&huge);
+    MPI_Datatype huge = huge_extent_type();
     Fields f;
     f.fill(h.rank, 1);
     void* uw[2] = {f.u.data(), f.w.data()};
@@ -294,6 +308,75 @@ void local_build_failure(Harness& h) {
             "exchange after a build out of memory: rc " + std::to_string(rc));
     MPI_Type_free(&huge);
   }
+  Cart_Halo freed = halo;
+  if (freed != CART_HALO_NULL) Cart_halo_free(&freed);
+  MPI_Comm_free(&cart);
+}
+
+// One persistent init whose build runs out of memory on rank 0 only: every rank MPI_ERR_NO_MEM
+// (rank 0 "out of memory", the others "another rank"), no request.
+void expect_init_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+  const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory building the halo exchange" : "another rank"),
+          what + " out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(req == CART_REQUEST_NULL, what + " out of memory: no request");
+}
+
+// A persistent fields init on `halo` of u and w as doubles, started twice: every ghost cell.
+bool init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo, Fields& f) {
+  void* uw[2] = {f.u.data(), f.w.data()};
+  const MPI_Datatype dd[2] = {MPI_DOUBLE, MPI_DOUBLE};
+  Cart_Request req = CART_REQUEST_NULL;
+  bool ok = Cart_halo_exchange_fields_init(2, uw, dd, halo, MPI_INFO_NULL, &req) == MPI_SUCCESS;
+  for (int salt = 2; salt < 4 && ok; ++salt) {
+    f.fill(h.rank, salt);
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && ghosts_ok(cart, f.u, 0, salt, false) &&
+         ghosts_ok(cart, f.w, 2, salt, false);
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return ok;
+}
+
+// Persistent inits (default mode: init agrees before any message in every mode) whose build
+// runs out of memory on rank 0 only, through the same 2^50-byte extent: the fields form (rank 0's
+// second type), and Cart_halo_exchange_init on a halo whose element type is that type on rank 0.
+// Each is MPI_ERR_NO_MEM on every rank with no request; an init on the same halo then delivers.
+void inits_out_of_memory(Harness& h, MPI_Comm cart, Cart_Halo halo, MPI_Info info) {
+  MPI_Datatype huge = huge_extent_type();
+  Fields f;
+  f.fill(h.rank, 1);
+  void* uw[2] = {f.u.data(), f.w.data()};
+  const MPI_Datatype dd[2] = {MPI_DOUBLE, MPI_DOUBLE}, dh[2] = {MPI_DOUBLE, huge};
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = Cart_halo_exchange_fields_init(2, uw, h.rank == 0 ? dh : dd, halo, MPI_INFO_NULL, &req);
+  expect_init_no_mem(h, rc, req, "fields init");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(init_delivers(h, cart, halo, f), "fields init after one out of memory: every ghost cell");
+  Cart_Halo odd = CART_HALO_NULL;
+  rc = Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, h.rank == 0 ? huge : MPI_DOUBLE, MPI_ORDER_C, info, &odd);
+  h.check(rc == MPI_SUCCESS, "Cart_halo_create with the 2^50-extent element type on rank 0: " + std::to_string(rc));
+  if (rc == MPI_SUCCESS) {
+    f.fill(h.rank, 1);
+    rc = Cart_halo_exchange_init(f.u.data(), odd, MPI_INFO_NULL, &req);
+    expect_init_no_mem(h, rc, req, "Cart_halo_exchange_init");
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(init_delivers(h, cart, odd, f), "fields init of doubles on that halo afterwards: every ghost cell");
+    Cart_halo_free(&odd);
+  }
+  MPI_Type_free(&huge);
+}
+
+// The combining halo the out-of-memory inits run on, once its plan is seen to stage in temps.
+void init_out_of_memory(Harness& h) {
+  MPI_Comm cart = plain_torus(h);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "combining");
+  const Cart_Halo halo = create(h, cart, info, "combining");
+  const bool temps = stages_in_temps(halo);
+  h.check(temps, "init out of memory: the combining plan stages cells in temps (else this case tests nothing)");
+  if (temps) inits_out_of_memory(h, cart, halo, info);
+  MPI_Info_free(&info);
   Cart_Halo freed = halo;
   if (freed != CART_HALO_NULL) Cart_halo_free(&freed);
   MPI_Comm_free(&cart);
@@ -326,5 +409,6 @@ int main(int argc, char** argv) {
   from_cartplan_comm(h);
   if (h.size > 1) cpp_form(h);
   if (h.size > 1) local_build_failure(h);
+  if (h.size > 1) init_out_of_memory(h);
   return h.finish("halo_check_test");
 }

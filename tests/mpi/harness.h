@@ -59,6 +59,33 @@ struct Harness {
   }
 };
 
+// MPI's error class of a return code (MPI_SUCCESS stays MPI_SUCCESS).
+inline int error_class(int rc) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+// Whether every rank of MPI_COMM_WORLD passed the same v (collective: two MPI_Allreduce).
+inline bool same_everywhere(int v) {
+  int lo = 0, hi = 0;
+  MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+// Writes this rank's cost model file (cartplan.cost_model/1 with alpha_us, beta_us_per_byte) as
+// <TEST_TMPDIR or /tmp>/<stem>_<rank>.json and returns its path, for CARTPLAN_COST_MODEL.
+inline std::string write_cost_model(int rank, const std::string& stem, double alpha_us, double beta_us_per_byte) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/" + stem + "_" + std::to_string(rank) + ".json";
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    std::fprintf(f, "{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": %g, \"beta_us_per_byte\": %g}\n", alpha_us, beta_us_per_byte);
+    std::fclose(f);
+  }
+  return path;
+}
+
 // A cartplan communicator for a test case with Info cartplan_algorithm = `algo`; aborts the job
 // (with cartplan's message) if creation fails, since nothing after it could be checked.
 // `struct_min_bytes`, if given: Info cartplan_struct_min_bytes ("0": every message of several

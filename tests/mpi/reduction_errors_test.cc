@@ -1,8 +1,8 @@
 // MPI test of bad input to the reductions and rooted collectives: non-commutative and null
 // ops, counts that differ between ranks (checking mode: MPI_ERR_TRUNCATE on every rank; default
 // mode: found by a receiving rank, nobody hangs), bad and differing roots, MPI_IN_PLACE, and the
-// C++ API's exception (plus the C++ API working). After each error a correct call must still
-// work (no stale messages).
+// C++ API's exception (plus the C++ API working), a build out of memory on one rank only. After
+// each error a correct call must still work (no stale messages).
 #include <mpi.h>
 
 #include <cstdint>
@@ -171,6 +171,46 @@ void in_place(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// A reduction whose build runs out of memory on rank 0 only, after the agreement: rank 0's type
+// has the signature of two floats (like the others' MPI_Type_contiguous(2, MPI_FLOAT)) but a true
+// extent of 2^50 bytes, and a reduction's scratch blocks span one block's true extent. A
+// persistent init (default mode) and a blocking call in checking mode agree on it: every rank
+// MPI_ERR_NO_MEM (rank 0 "out of memory building the exchange", the others "another rank"), no
+// request, no hang (the run's time limit fails one); a correct call then works. Not under ASan:
+// its operator new dies on an allocation it cannot make instead of throwing std::bad_alloc.
+void scratch_out_of_memory(Harness& h) {
+#ifndef __SANITIZE_ADDRESS__
+  MPI_Datatype wide = MPI_DATATYPE_NULL, pair = MPI_DATATYPE_NULL;
+  const int lens[2] = {1, 1};
+  const MPI_Aint displs[2] = {0, MPI_Aint{1} << 50};
+  MPI_Type_create_hindexed(2, lens, displs, MPI_FLOAT, &wide);
+  MPI_Type_commit(&wide);
+  MPI_Type_contiguous(2, MPI_FLOAT, &pair);
+  MPI_Type_commit(&pair);
+  const MPI_Datatype type = h.rank == 0 ? wide : pair;
+  const std::string expected = h.rank == 0 ? "out of memory building the exchange" : "another rank";
+  float send[2] = {1.0f, 2.0f}, recv[2] = {0.0f, 0.0f};  // never started: the init fails
+  for (bool checking : {false, true}) {
+    MPI_Comm cart = ring(h, checking);
+    const std::string what = checking ? "blocking allreduce, checking mode" : "persistent allreduce init";
+    Cart_Request req = CART_REQUEST_NULL;
+    const int rc = checking ? Cart_allreduce(send, recv, 1, type, MPI_SUM, cart)
+                            : Cart_allreduce_init(send, recv, 1, type, MPI_SUM, cart, MPI_INFO_NULL, &req);
+    const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+    h.check(rc == MPI_ERR_NO_MEM && contains(msg, expected),
+            what + ", scratch out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+    h.check(req == CART_REQUEST_NULL, what + ", scratch out of memory: no request");
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    still_works(h, cart, what + ", scratch out of memory");
+    MPI_Comm_free(&cart);
+  }
+  MPI_Type_free(&wide);
+  MPI_Type_free(&pair);
+#else
+  (void)h;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,5 +221,6 @@ int main(int argc, char** argv) {
   count_errors(h);
   root_errors(h);
   in_place(h);
+  if (h.size > 1) scratch_out_of_memory(h);
   return h.finish("reduction_errors_test");
 }

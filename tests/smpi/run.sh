@@ -7,6 +7,9 @@
 # Calibrate's node-link probe at 8 ranks on two torus nodes must price the node's link at the
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
 # phase_overlap 1; on one node, or with --no-node-link, it must set neither.
+# The graph set-up's long payloads (SMPI frames carry up to 64 ints inline, graph_setup.cc): a star
+# of 66 ranks, whose hub sends its in-list of 65 ranks to each of them in the pairing and cumulative
+# constructions, must build both and deliver every byte (graph_scale_bench, under a second).
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
@@ -20,7 +23,7 @@ ok() { echo "smpi $1: OK"; }
 fail() { echo "smpi $1: FAILED ($2)"; status=1; }
 smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
 
-if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate \
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //bench:graph_scale_bench \
      >"$work/build.log" 2>&1; then
   fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
 fi
@@ -48,6 +51,18 @@ if twice bench -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_pe
      --stencil box:d=2,n=3,f=-1 --op alltoallv --m 1,2000 --iters 2 --warmup 1; then
   rows=$(grep -vc '^#' "$work/bench.1")
   if [ "$rows" -eq 24 ] && ! grep -v '^#' "$work/bench.1" | grep -qv ' OK$'; then ok bench_data; else fail bench_data "$rows rows, or a variant not OK"; cat "$work/bench.1"; fi
+fi
+
+# The set-up's long payloads: 65 in-neighbours of rank 0 (above the 64 ints a frame carries).
+{ echo "ranks 66"; for r in $(seq 1 65); do echo "$r 0"; echo "0 $r"; done; } >"$work/star66.edges"
+head -n 66 "$work/fattree_p512.hosts" >"$work/star66.hosts"
+if smpi_run -np 66 -platform "$work/fattree_p512.xml" -hostfile "$work/star66.hosts" "$bin/bench/graph_scale_bench" \
+     --graph "file:$work/star66.edges" --ops alltoall --bytes 4 --iters 1 --reps 2 --variants linear,pairing,cumulative \
+     >"$work/setup_long.out" 2>"$work/setup_long.err"; then
+  built=$(awk -F'|' '($3 ~ / pairing / || $3 ~ / cumulative /) && $12 + 0 == 0 && $12 ~ /[0-9]/' "$work/setup_long.out" | wc -l)
+  if [ "$built" -eq 2 ]; then ok setup_long_payload; else fail setup_long_payload "pairing and cumulative not both built with 0 wrong bytes"; cat "$work/setup_long.out"; fi
+else
+  fail setup_long_payload "graph_scale_bench exited $?"; tail -n 20 "$work/setup_long.err"
 fi
 
 # The node link: torus NIC links are 6.911e9 B/s (bench/smpi/platforms.py), 1.44697e-4 us per byte;
