@@ -46,6 +46,7 @@
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/openmpi_profile.h"
 #include "bench/bench_util.h"
+#include "bench/calibrate_sizes.h"
 #include "engine/bind.h"
 #include "engine/cost_model_file.h"
 #include "engine/loground.h"
@@ -552,14 +553,13 @@ const char* kUsage =
 // 1000-int rows no row had many eager messages of nearly the limit's size, the sweep's m = 1000
 // case, and the fit mispriced it; the 16384-int rows (64 KB blocks, messages up to 5 MB) are
 // where the single copy's per-byte price shows. SMPI: one size below every eager limit the
-// platforms set, single blocks and packed messages around it, and large blocks.
+// platforms set, single blocks and packed messages around it, and large blocks; around 4096
+// bytes where the platform sets a smaller limit or none (calibrate_sizes.h).
 void default_method(const Options& o, Method* m) {
 #ifdef CARTPLAN_SMPI
   m->reps = 1;
   m->timing = "sync";
-  const int eager_ints = static_cast<int>(std::max<std::int64_t>(o.eager_limit / 4, 2));
-  m->sizes = o.quick ? std::vector<int>{1, eager_ints / 2, 4 * eager_ints}
-                     : std::vector<int>{1, eager_ints / 8, eager_ints / 2, eager_ints + 1, 4 * eager_ints};
+  m->sizes = cartplan::bench::smpi_block_sizes(o.eager_limit, o.quick);  // at least 4096 bytes' worth
   m->specs = o.quick ? std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=2,n=7,f=-3"}
                      : std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3"};
 #else

@@ -6,7 +6,8 @@
 # variant's data checked). Each pair of runs must print identical simulated times (determinism).
 # Calibrate's node-link probe at 8 ranks on two torus nodes must price the node's link at the
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
-# phase_overlap 1; on one node, or with --no-node-link, it must set neither.
+# phase_overlap 1; on one node, or with --no-node-link, it must set neither. Without an eager limit
+# (smpi/async-small-thresh 0) its default block sizes must still span 1 to 4096 ints or more.
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
@@ -69,6 +70,20 @@ sys.exit(0 if ok else 1)
 PY
   then ok "$name"; else fail "$name" "node_link_us_per_byte or phase_overlap not as expected ($want)"; fi
 }
+# A platform without an eager protocol (SimGrid's default smpi/async-small-thresh 0, as in a platform
+# file without <config>): calibrate's default sizes must still be real blocks from 1 int to at least
+# 4096 (calibrate_sizes.h), not the 0 to 8 ints placed around a limit of 0 bytes.
+no_eager_case() {
+  if ! smpi_run -np 4 -platform "$work/torus_p64.xml" --cfg=smpi/async-small-thresh:0 "$bin/bench/calibrate" \
+       --specs 'box:d=2,n=3,f=-1' --quick --no-node-link --out "$work/no_eager.json" >"$work/no_eager.log" 2>&1; then
+    fail calibrate_no_eager "calibrate exited $?"; tail -n 20 "$work/no_eager.log"; return
+  fi
+  local sizes; sizes=$(grep -o ' m=[0-9]*' "$work/no_eager.log" | sort -u | tr -d ' m=' | sort -n | tr '\n' ' ')
+  if grep -q 'eager limit 0 bytes' "$work/no_eager.log" && [ "${sizes%% *}" = 1 ] && [ "$(echo $sizes | wc -w)" -eq 3 ] \
+     && [ "$(echo $sizes | awk '{print $NF}')" -ge 4096 ]; then ok calibrate_no_eager
+  else fail calibrate_no_eager "block sizes '$sizes' with eager limit 0"; head -n 3 "$work/no_eager.log"; fi
+}
+no_eager_case
 node_link_case calibrate_node_link two_nodes.hosts probed
 node_link_case calibrate_one_node one_node.hosts none
 node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
