@@ -8,6 +8,7 @@
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
 # phase_overlap 1; on one node, or with --no-node-link, it must set neither. Without an eager limit
 # (smpi/async-small-thresh 0) its default block sizes must still span 1 to 4096 ints or more.
+# cartplan's errors reach MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and a user's handler (error_handler).
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
@@ -21,7 +22,7 @@ ok() { echo "smpi $1: OK"; }
 fail() { echo "smpi $1: FAILED ($2)"; status=1; }
 smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
 
-if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate \
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //tests/smpi:error_handler \
      >"$work/build.log" 2>&1; then
   fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
 fi
@@ -50,6 +51,18 @@ if twice bench -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_pe
   rows=$(grep -vc '^#' "$work/bench.1")
   if [ "$rows" -eq 24 ] && ! grep -v '^#' "$work/bench.1" | grep -qv ' OK$'; then ok bench_data; else fail bench_data "$rows rows, or a variant not OK"; cat "$work/bench.1"; fi
 fi
+
+# cartplan's errors under SMPI: MPI_ERRORS_RETURN returns the class and message, a user's handler is
+# called, MPI_ERRORS_ARE_FATAL aborts with cartplan's message (SMPI 3.32 crashed in
+# MPI_Comm_call_errhandler for both predefined handlers; smpirun exits 0 after MPI_Abort).
+if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" return \
+     >"$work/eh_return" 2>&1 && grep -q '^error_handler return: OK' "$work/eh_return"; then ok error_handler_return
+else fail error_handler_return "no OK line"; tail -n 5 "$work/eh_return"; fi
+smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" fatal >"$work/eh_fatal" 2>&1
+rc=$?
+if [ "$rc" -ne 139 ] && grep -q '^cartplan: rank [0-3]: t = 0 (a neighbourhood needs at least one offset)' "$work/eh_fatal" \
+   && grep -q 'MPI_Abort was called' "$work/eh_fatal" && ! grep -q 'instead of aborting' "$work/eh_fatal"; then ok error_handler_fatal
+else fail error_handler_fatal "exit $rc, no cartplan message before MPI_Abort"; tail -n 5 "$work/eh_fatal"; fi
 
 # The node link: torus NIC links are 6.911e9 B/s (bench/smpi/platforms.py), 1.44697e-4 us per byte;
 # the probe's burst is priced beta x S + node_link x 4 x S, so node_link = 1.44697e-4 - beta / 4.
