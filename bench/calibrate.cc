@@ -33,8 +33,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -63,7 +66,26 @@ namespace {
 
 void die(const std::string& msg) {
   std::fprintf(stderr, "calibrate: %s\n", msg.c_str());
+#ifdef CARTPLAN_SMPI
+  // smpirun exits 0 after MPI_Abort (SMPI 3.32): a script could not tell that calibrate failed.
+  // Ending the simulating process makes smpirun report "Execution failed with code 2".
+  std::fflush(nullptr);
+  std::_Exit(2);
+#endif
   MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+// Why --out cannot be written ("" if it can), found before measuring: opened for appending, so
+// an existing model is not truncated; a file this check created is removed again.
+std::string output_problem(const std::string& path) {
+  std::FILE* probe = std::fopen(path.c_str(), "r");
+  const bool existed = probe != nullptr;
+  if (probe) std::fclose(probe);
+  probe = std::fopen(path.c_str(), "a");
+  if (!probe) return "cannot write --out " + path + ": " + std::strerror(errno);
+  std::fclose(probe);
+  if (!existed) std::remove(path.c_str());
+  return "";
 }
 
 // Non-negative least squares y ~ X c, c >= 0 (X: rows of features), by cyclic coordinate
@@ -654,7 +676,8 @@ Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
 }
 
 // Rank 0: the fit's terms and quality, and the cost-model file (--out) with how it was made.
-void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_alpha, double pp_beta) {
+// False if --out could not be written.
+bool report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_alpha, double pp_beta) {
   const cartplan::engine::CostModel& model = f.model;
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
@@ -672,7 +695,7 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
                 "fitted sum's, without them"
           : "";
   std::printf("written beside the fit: node_link_us_per_byte %.6g, phase_overlap %g\n", model.node_link_us_per_byte, model.phase_overlap);
-  if (o.out.empty()) return;
+  if (o.out.empty()) return true;
   std::string specs;
   for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;
 #ifdef CARTPLAN_SMPI
@@ -687,8 +710,12 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
                 R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; %s%s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                 specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
                 passes, link.c_str(), mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
-  std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
+  std::ofstream file(o.out);
+  file << cartplan::engine::cost_model_to_json(model, extra);
+  file.close();
+  if (!file) return false;
   std::printf("wrote %s\n", o.out.c_str());
+  return true;
 }
 
 }  // namespace
@@ -700,6 +727,14 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (np < 2) die("needs at least 2 ranks");
   Options o = parse_options(argc, argv);
+  // A model that cannot be written is found out before the measurements, not after them.
+  int writable = 1;
+  if (rank == 0 && !o.out.empty()) {
+    const std::string problem = output_problem(o.out);
+    if (!problem.empty()) std::fprintf(stderr, "calibrate: %s\n", problem.c_str()), writable = 0;
+  }
+  MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!writable) die("--out cannot be written (above): nothing measured");
   // Consecutive ranks per node, as Cart_neighborhood_create learns it: the rows' placement counts.
   if (cartplan::mpi::ranks_per_node(MPI_COMM_WORLD, &o.method.ranks_per_node) != MPI_SUCCESS) die("MPI_Comm_split_type failed");
   if (rank == 0)
@@ -724,7 +759,7 @@ int main(int argc, char** argv) {
   if (rank == 0 && growth > 0)
     std::printf("node link probe: %.6g us per byte per rank (%d ranks per node); beta %.6g us/byte: %s\n", growth, r,
                 f.model.beta_us_per_byte, link > 0 ? "the link is priced, phase_overlap 1" : "no link price left, neither written");
-  if (rank == 0) report(o, f, rows, np, pp_alpha, pp_beta);
+  if (rank == 0 && !report(o, f, rows, np, pp_alpha, pp_beta)) die("could not write --out " + o.out + " (the fit is printed above)");
   MPI_Finalize();
   return 0;
 }

@@ -8,6 +8,7 @@
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
 # phase_overlap 1; on one node, or with --no-node-link, it must set neither. Without an eager limit
 # (smpi/async-small-thresh 0) its default block sizes must still span 1 to 4096 ints or more.
+# An unwritable --out fails calibrate before it measures, with a non-zero exit status.
 # cartplan's errors reach MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and a user's handler (error_handler).
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
@@ -97,6 +98,17 @@ no_eager_case() {
   else fail calibrate_no_eager "block sizes '$sizes' with eager limit 0"; head -n 3 "$work/no_eager.log"; fi
 }
 no_eager_case
+# An --out that cannot be written fails at once with a non-zero exit (SMPI: smpirun reports the code),
+# not "wrote FILE" after the measurements; an existing model is not touched by the check.
+bad_out_case() {
+  smpi_run -np 2 -platform "$work/torus_p64.xml" "$bin/bench/calibrate" --specs 'box:d=2,n=3,f=-1' --quick \
+    --out "$work/no_such_dir/model.json" >"$work/bad_out.log" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 0 ] && grep -q "^calibrate: cannot write --out $work/no_such_dir/model.json: No such file or directory" "$work/bad_out.log" \
+     && ! grep -q '^wrote' "$work/bad_out.log" && ! grep -q ' m=' "$work/bad_out.log"; then ok calibrate_bad_out
+  else fail calibrate_bad_out "exit $rc"; tail -n 5 "$work/bad_out.log"; fi
+}
+bad_out_case
 node_link_case calibrate_node_link two_nodes.hosts probed
 node_link_case calibrate_one_node one_node.hosts none
 node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
