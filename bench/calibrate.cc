@@ -30,7 +30,9 @@
 // are recorded next to the fit. On several nodes of R >= 2 ranks the node's link is probed
 // (node_link_probe) and written with phase_overlap 1 (not with --no-node-link); the placement
 // counts are not fitted.
+#include <fcntl.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -75,16 +77,16 @@ void die(const std::string& msg) {
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-// Why --out cannot be written ("" if it can), found before measuring: opened for appending, so
-// an existing model is not truncated; a file this check created is removed again.
+// Why --out cannot be written ("" if it can), found before measuring. The file is created
+// exclusively (O_CREAT | O_EXCL), so the check knows it made it and removes only that one; an
+// existing file (readable or not) is opened for appending, neither truncated nor removed.
 std::string output_problem(const std::string& path) {
-  std::FILE* probe = std::fopen(path.c_str(), "r");
-  const bool existed = probe != nullptr;
-  if (probe) std::fclose(probe);
-  probe = std::fopen(path.c_str(), "a");
-  if (!probe) return "cannot write --out " + path + ": " + std::strerror(errno);
-  std::fclose(probe);
-  if (!existed) std::remove(path.c_str());
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+  const bool created = fd >= 0;
+  if (!created && errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  if (fd < 0) return "cannot write --out " + path + ": " + std::strerror(errno);
+  ::close(fd);
+  if (created) ::unlink(path.c_str());
   return "";
 }
 
