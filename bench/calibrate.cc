@@ -733,7 +733,10 @@ int main(int argc, char** argv) {
   int writable = 1;
   if (rank == 0 && !o.out.empty()) {
     const std::string problem = output_problem(o.out);
-    if (!problem.empty()) std::fprintf(stderr, "calibrate: %s\n", problem.c_str()), writable = 0;
+    if (!problem.empty()) {
+      std::fprintf(stderr, "calibrate: %s\n", problem.c_str());
+      writable = 0;
+    }
   }
   MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!writable) die("--out cannot be written (above): nothing measured");
