@@ -58,7 +58,9 @@ CARTPLAN_COST_MODEL=$M/model_eth10g_fixed.json run -np 32 $ETH $H $D2 --n 256 --
 CARTPLAN_COST_MODEL=$M/model_eth10g_fixed.json run -np 32 $ETH $H $D3 --n 48 >$M/halo_eth10g_fixed_dims3n48.txt 2>&1
 CARTPLAN_COST_MODEL=$M/model_eth10g_p64.json run -np 64 $ETH $H $D3 --n 16 >$M/halo_eth10g_p64_dims3n16.txt 2>&1
 CARTPLAN_COST_MODEL=$M/model_eth10g_p64.json run -np 64 $ETH $H $D2 --n 256 --halo 3 >$M/halo_eth10g_p64_dims2n256halo3.txt 2>&1
-# the mesh runs: which eth10g model (fixed or p64) is not recorded
+# the mesh runs: the files do not name the model; these exact lines (with raw/model_eth10g_p64.json,
+# the same file) re-run at 14:05 UTC on this branch reproduce every variant row of both files, times
+# and predictions (model_eth10g_fixed.json predicts 113.41 us for np 37's direct, not 119.05)
 CARTPLAN_COST_MODEL=$M/model_eth10g_p64.json run -np 37 $ETH $H --dims 3 --n 8 --periodic 0 --iters 5 >$M/halo_eth10g_np37_nonperiodic.txt 2>&1
 CARTPLAN_COST_MODEL=$M/model_eth10g_p64.json run -np 48 $ETH $H --dims 3 --n 8 --periodic 0 --iters 5 >$M/halo_eth10g_np48_nonperiodic.txt 2>&1
 CARTPLAN_COST_MODEL=$M/model_bignode_rr.json run -np 64 $BRR $H $D3 --n 16 >$M/halo_bignode_rr_dims3n16.txt 2>&1
