@@ -30,11 +30,16 @@
 // are recorded next to the fit. On several nodes of R >= 2 ranks the node's link is probed
 // (node_link_probe) and written with phase_overlap 1 (not with --no-node-link); the placement
 // counts are not fitted.
+#include <fcntl.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -46,6 +51,7 @@
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/openmpi_profile.h"
 #include "bench/bench_util.h"
+#include "bench/calibrate_sizes.h"
 #include "engine/bind.h"
 #include "engine/cost_model_file.h"
 #include "engine/loground.h"
@@ -62,7 +68,26 @@ namespace {
 
 void die(const std::string& msg) {
   std::fprintf(stderr, "calibrate: %s\n", msg.c_str());
+#ifdef CARTPLAN_SMPI
+  // smpirun exits 0 after MPI_Abort (SMPI 3.32): a script could not tell that calibrate failed.
+  // Ending the simulating process makes smpirun report "Execution failed with code 2".
+  std::fflush(nullptr);
+  std::_Exit(2);
+#endif
   MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+// Why --out cannot be written ("" if it can), found before measuring. The file is created
+// exclusively (O_CREAT | O_EXCL), so the check knows it made it and removes only that one; an
+// existing file (readable or not) is opened for appending, neither truncated nor removed.
+std::string output_problem(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0666);
+  const bool created = fd >= 0;
+  if (!created && errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  if (fd < 0) return "cannot write --out " + path + ": " + std::strerror(errno);
+  ::close(fd);
+  if (created) ::unlink(path.c_str());
+  return "";
 }
 
 // Non-negative least squares y ~ X c, c >= 0 (X: rows of features), by cyclic coordinate
@@ -552,14 +577,13 @@ const char* kUsage =
 // 1000-int rows no row had many eager messages of nearly the limit's size, the sweep's m = 1000
 // case, and the fit mispriced it; the 16384-int rows (64 KB blocks, messages up to 5 MB) are
 // where the single copy's per-byte price shows. SMPI: one size below every eager limit the
-// platforms set, single blocks and packed messages around it, and large blocks.
+// platforms set, single blocks and packed messages around it, and large blocks; around 4096
+// bytes where the platform sets a smaller limit or none (calibrate_sizes.h).
 void default_method(const Options& o, Method* m) {
 #ifdef CARTPLAN_SMPI
   m->reps = 1;
   m->timing = "sync";
-  const int eager_ints = static_cast<int>(std::max<std::int64_t>(o.eager_limit / 4, 2));
-  m->sizes = o.quick ? std::vector<int>{1, eager_ints / 2, 4 * eager_ints}
-                     : std::vector<int>{1, eager_ints / 8, eager_ints / 2, eager_ints + 1, 4 * eager_ints};
+  m->sizes = cartplan::bench::smpi_block_sizes(o.eager_limit, o.quick);  // at least 4096 bytes' worth
   m->specs = o.quick ? std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=2,n=7,f=-3"}
                      : std::vector<std::string>{"box:d=2,n=3,f=-1", "box:d=3,n=3,f=-1", "box:d=4,n=3,f=-1", "box:d=2,n=7,f=-3"};
 #else
@@ -654,7 +678,8 @@ Fit fit_in_passes(int np, int rank, const Options& o, Rows* rows) {
 }
 
 // Rank 0: the fit's terms and quality, and the cost-model file (--out) with how it was made.
-void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_alpha, double pp_beta) {
+// False if --out could not be written.
+bool report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_alpha, double pp_beta) {
   const cartplan::engine::CostModel& model = f.model;
   const std::vector<int>& sizes = o.method.sizes;
   std::printf("ping-pong:    alpha %.3f us, beta %.6f us/byte\n", pp_alpha, pp_beta);
@@ -672,7 +697,7 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
                 "fitted sum's, without them"
           : "";
   std::printf("written beside the fit: node_link_us_per_byte %.6g, phase_overlap %g\n", model.node_link_us_per_byte, model.phase_overlap);
-  if (o.out.empty()) return;
+  if (o.out.empty()) return true;
   std::string specs;
   for (const std::string& spec : o.method.specs) specs += (specs.empty() ? "" : "; ") + spec;
 #ifdef CARTPLAN_SMPI
@@ -687,8 +712,12 @@ void report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
                 R"({"method": "weighted (relative) non-negative least squares of persistent Cart_alltoall and Cart_allgather (direct, combining, combining with every message packed, combining in reversed dimension order, hybrid, log-round; %s; %zu block sizes from %d to %d ints) against engine::predict's counts, every term fitted, pipelined bytes at their own non-negative rate; %s%s", "mpi": "%s", "timing": "%s, %d repetitions", "np": %d, "quick": %s, "r2": %.6g, "worst_relative_error": %.6g, "points": %zu, "choices_within_10_percent": "%d of %d", "pingpong": {"alpha_us": %.6g, "beta_us_per_byte": %.6g}})",
                 specs.c_str(), sizes.size(), *std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()),
                 passes, link.c_str(), mpi, o.method.timing.c_str(), o.method.reps, np, o.quick ? "true" : "false", f.r2, f.worst, rows.y.size(), f.chosen_well, f.groups, pp_alpha, pp_beta);
-  std::ofstream(o.out) << cartplan::engine::cost_model_to_json(model, extra);
+  std::ofstream file(o.out);
+  file << cartplan::engine::cost_model_to_json(model, extra);
+  file.close();
+  if (!file) return false;
   std::printf("wrote %s\n", o.out.c_str());
+  return true;
 }
 
 }  // namespace
@@ -700,6 +729,17 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (np < 2) die("needs at least 2 ranks");
   Options o = parse_options(argc, argv);
+  // A model that cannot be written is found out before the measurements, not after them.
+  int writable = 1;
+  if (rank == 0 && !o.out.empty()) {
+    const std::string problem = output_problem(o.out);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "calibrate: %s\n", problem.c_str());
+      writable = 0;
+    }
+  }
+  MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!writable) die("--out cannot be written (above): nothing measured");
   // Consecutive ranks per node, as Cart_neighborhood_create learns it: the rows' placement counts.
   if (cartplan::mpi::ranks_per_node(MPI_COMM_WORLD, &o.method.ranks_per_node) != MPI_SUCCESS) die("MPI_Comm_split_type failed");
   if (rank == 0)
@@ -724,7 +764,7 @@ int main(int argc, char** argv) {
   if (rank == 0 && growth > 0)
     std::printf("node link probe: %.6g us per byte per rank (%d ranks per node); beta %.6g us/byte: %s\n", growth, r,
                 f.model.beta_us_per_byte, link > 0 ? "the link is priced, phase_overlap 1" : "no link price left, neither written");
-  if (rank == 0) report(o, f, rows, np, pp_alpha, pp_beta);
+  if (rank == 0 && !report(o, f, rows, np, pp_alpha, pp_beta)) die("could not write --out " + o.out + " (the fit is printed above)");
   MPI_Finalize();
   return 0;
 }

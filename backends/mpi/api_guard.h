@@ -21,9 +21,15 @@ namespace cartplan::mpi {
 // must export.
 std::string& last_error_message();
 
+// Calls comm's error handler with `code` (MPI_Comm_call_errhandler). Under SMPI 3.32 that call
+// jumps to a null function for the predefined handlers (a segmentation fault, no message), so
+// there MPI_ERRORS_RETURN returns and MPI_ERRORS_ARE_FATAL prints `message` and calls MPI_Abort;
+// handlers of the user's are called as MPI does. Defined in api_guard.cc.
+void call_error_handler(MPI_Comm comm, int code, const std::string& message);
+
 inline int report(const MpiStatus& s, MPI_Comm comm) {
   last_error_message() = s.message;
-  if (!s.ok()) MPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, s.code);
+  if (!s.ok()) call_error_handler(comm == MPI_COMM_NULL ? MPI_COMM_SELF : comm, s.code, s.message);
   return s.code;
 }
 

@@ -6,7 +6,10 @@
 # variant's data checked). Each pair of runs must print identical simulated times (determinism).
 # Calibrate's node-link probe at 8 ranks on two torus nodes must price the node's link at the
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
-# phase_overlap 1; on one node, or with --no-node-link, it must set neither.
+# phase_overlap 1; on one node, or with --no-node-link, it must set neither. Without an eager limit
+# (smpi/async-small-thresh 0) its default block sizes must still span 1 to 4096 ints or more.
+# An unwritable --out fails calibrate before it measures, with a non-zero exit status.
+# cartplan's errors reach MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and a user's handler (error_handler).
 # The graph set-up's long payloads (SMPI frames carry up to 64 ints inline, graph_setup.cc): a star
 # of 66 ranks, whose hub sends its in-list of 65 ranks to each of them in the pairing and cumulative
 # constructions, must build both and deliver every byte (graph_scale_bench, under a second).
@@ -23,7 +26,7 @@ ok() { echo "smpi $1: OK"; }
 fail() { echo "smpi $1: FAILED ($2)"; status=1; }
 smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
 
-if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //bench:graph_scale_bench \
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //bench:graph_scale_bench //tests/smpi:error_handler \
      >"$work/build.log" 2>&1; then
   fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
 fi
@@ -64,6 +67,17 @@ if smpi_run -np 66 -platform "$work/fattree_p512.xml" -hostfile "$work/star66.ho
 else
   fail setup_long_payload "graph_scale_bench exited $?"; tail -n 20 "$work/setup_long.err"
 fi
+# cartplan's errors under SMPI: MPI_ERRORS_RETURN returns the class and message, a user's handler is
+# called, MPI_ERRORS_ARE_FATAL aborts with cartplan's message (SMPI 3.32 crashed in
+# MPI_Comm_call_errhandler for both predefined handlers; smpirun exits 0 after MPI_Abort).
+if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" return \
+     >"$work/eh_return" 2>&1 && grep -q '^error_handler return: OK' "$work/eh_return"; then ok error_handler_return
+else fail error_handler_return "no OK line"; tail -n 5 "$work/eh_return"; fi
+smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" fatal >"$work/eh_fatal" 2>&1
+rc=$?
+if [ "$rc" -ne 139 ] && grep -q '^cartplan: rank [0-3]: t = 0 (a neighbourhood needs at least one offset)' "$work/eh_fatal" \
+   && grep -q 'MPI_Abort was called' "$work/eh_fatal" && ! grep -q 'instead of aborting' "$work/eh_fatal"; then ok error_handler_fatal
+else fail error_handler_fatal "exit $rc, no cartplan message before MPI_Abort"; tail -n 5 "$work/eh_fatal"; fi
 
 # The node link: torus NIC links are 6.911e9 B/s (bench/smpi/platforms.py), 1.44697e-4 us per byte;
 # the probe's burst is priced beta x S + node_link x 4 x S, so node_link = 1.44697e-4 - beta / 4.
@@ -84,6 +98,31 @@ sys.exit(0 if ok else 1)
 PY
   then ok "$name"; else fail "$name" "node_link_us_per_byte or phase_overlap not as expected ($want)"; fi
 }
+# A platform without an eager protocol (SimGrid's default smpi/async-small-thresh 0, as in a platform
+# file without <config>): calibrate's default sizes must still be real blocks from 1 int to at least
+# 4096 (calibrate_sizes.h), not the 0 to 8 ints placed around a limit of 0 bytes.
+no_eager_case() {
+  if ! smpi_run -np 4 -platform "$work/torus_p64.xml" --cfg=smpi/async-small-thresh:0 "$bin/bench/calibrate" \
+       --specs 'box:d=2,n=3,f=-1' --quick --no-node-link --out "$work/no_eager.json" >"$work/no_eager.log" 2>&1; then
+    fail calibrate_no_eager "calibrate exited $?"; tail -n 20 "$work/no_eager.log"; return
+  fi
+  local sizes; sizes=$(grep -o ' m=[0-9]*' "$work/no_eager.log" | sort -u | tr -d ' m=' | sort -n | tr '\n' ' ')
+  if grep -q 'eager limit 0 bytes' "$work/no_eager.log" && [ "${sizes%% *}" = 1 ] && [ "$(echo $sizes | wc -w)" -eq 3 ] \
+     && [ "$(echo $sizes | awk '{print $NF}')" -ge 4096 ]; then ok calibrate_no_eager
+  else fail calibrate_no_eager "block sizes '$sizes' with eager limit 0"; head -n 3 "$work/no_eager.log"; fi
+}
+no_eager_case
+# An --out that cannot be written fails at once with a non-zero exit (SMPI: smpirun reports the code),
+# not "wrote FILE" after the measurements; an existing model is not touched by the check.
+bad_out_case() {
+  smpi_run -np 2 -platform "$work/torus_p64.xml" "$bin/bench/calibrate" --specs 'box:d=2,n=3,f=-1' --quick \
+    --out "$work/no_such_dir/model.json" >"$work/bad_out.log" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 0 ] && grep -q "^calibrate: cannot write --out $work/no_such_dir/model.json: No such file or directory" "$work/bad_out.log" \
+     && ! grep -q '^wrote' "$work/bad_out.log" && ! grep -q ' m=' "$work/bad_out.log"; then ok calibrate_bad_out
+  else fail calibrate_bad_out "exit $rc"; tail -n 5 "$work/bad_out.log"; fi
+}
+bad_out_case
 node_link_case calibrate_node_link two_nodes.hosts probed
 node_link_case calibrate_one_node one_node.hosts none
 node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
