@@ -29,8 +29,8 @@ constexpr double kNonblockingBuildMessages = 15.0;
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
-// Info names one (graph auto's: the grids where they exist; the 4-D grid's allgather row is
-// dropped at the pick, price_table.h's auto_rows).
+// Info names one (graph auto's: the grids where they exist, the 4-D one for both ops; Info
+// cartplan_grid_dims narrows the pick, price_table.h's only_grid_d).
 std::vector<TableCandidate> candidates(const mpi::GraphComm& g, const mpi::GraphOptions& o) {
   if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {TableCandidate{}};
   if (o.algo != GraphAlgoChoice::kAuto) return {TableCandidate{}, mpi::forced_candidate(o)};
@@ -131,7 +131,7 @@ GraphPick decide(const GraphVerdicts& v, GraphOp op, Form form, std::int64_t byt
     *why = "asked for by the graph's Info (cartplan_algorithm)";
     return pick_of(true, mpi::forced_candidate(v.options));
   }
-  const CandidatePrices all = engine::graph::auto_rows(engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes), op, v.options.grid_dims);
+  const CandidatePrices all = engine::graph::only_grid_d(engine::graph::table_prices(v.prices, op, bytes < 0 ? 0 : bytes), v.options.grid_dims);
   const CandidatePrices p = grid_agreed ? all : engine::graph::without_grid(all);
   if (forced_algorithm() == Forced::kCombining) {
     const TableCandidate a = engine::graph::cheaper_combining(p);

@@ -30,7 +30,8 @@ using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
 // The bit a table's key adds to candidates_key (bits 1-8: auto_candidates.cc) when the table
-// holds the 4-D grid row: an allgather without it and an alltoall with it keep two tables.
+// holds the 4-D grid row: a blocking call's table (no grid may run) and a persistent init's
+// with it keep two tables.
 constexpr int kTableWithGrid4 = 16;
 
 int delete_attr(MPI_Comm, int, void* attr, void*) {
@@ -312,16 +313,16 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     return {};
   }
   const Table* t = nullptr;
-  // The 4-D grid only where auto may pick it: p has one, grid allowed (persistent init), and an
-  // allgather only with Info cartplan_grid_dims=4. Op, Info and grid_in_auto are the same on every
-  // rank; blocking and non-blocking calls (no grid) keep one table for both ops.
-  const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && engine::graph::grid4_in_auto(op, o.grid_dims);
+  // The 4-D grid only where auto may pick it: p has one, grid is allowed (persistent init) and
+  // Info cartplan_grid_dims does not name another grid; for allgather and alltoall(v) alike. Info
+  // and grid_in_auto are the same on every rank; both ops share one table per (theta, list, with_grid4).
+  const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && (o.grid_dims == 0 || o.grid_dims == 4);
   MpiStatus s = table(o.theta, allowed, with_grid4, &t, rider, rider_all);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays
   // through any rank, and a rank without edges relays blocks of that size.
-  const engine::graph::CandidatePrices us = engine::graph::auto_rows(engine::graph::table_prices(*t, op, block_bytes), op, o.grid_dims);
+  const engine::graph::CandidatePrices us = engine::graph::only_grid_d(engine::graph::table_prices(*t, op, block_bytes), o.grid_dims);
   *out = engine::graph::allowed_pick(engine::graph::pick_from_prices(o.grid_in_auto ? us : engine::graph::without_grid(us)), allowed);
   return {};
 }

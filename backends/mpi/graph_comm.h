@@ -56,8 +56,8 @@ namespace cartplan::mpi {
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
 //   cartplan_grid_dims  auto | 2 | 3 | 4: the virtual grid of grid, grid_dims(p, d) (auto: auto
-//                       prices each, the 4-D one for alltoall(v) only; forced grid runs the
-//                       2-D one; 4 also gives an allgather's auto the 4-D grid)
+//                       prices each, for allgather and alltoall(v); forced grid runs the 2-D
+//                       one; 2, 3 or 4 leaves auto only that grid and linear)
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 //   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
 //                       grid: the combining candidates auto constructs and prices (default auto:
@@ -137,10 +137,9 @@ class GraphComm {
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
   // cumulative, the 2-D grid, and the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
-  // 3 (4) dimensions; the 4-D grid only `with_grid4` (price_table.h's grid4_in_auto: graph auto's
-  // allgather init does not construct it and never picks it unless Info cartplan_grid_dims=4;
-  // the drop-in, which prices at creation for both ops, takes the default and drops the row at
-  // an allgather's pick).
+  // 3 (4) dimensions; the 4-D grid only `with_grid4` (graph auto: where it may run grid, a
+  // persistent init, unless Info cartplan_grid_dims is 2 or 3; for allgather and alltoall(v)
+  // alike; the drop-in takes the default).
   std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true) const;
   // How many dimensions the virtual grid of a grid candidate has here (1 to 4; 0 for p = 1).
   int grid_ndims(int grid_d) const;

@@ -14,18 +14,17 @@ namespace cartplan::engine::graph {
 
 namespace {
 
-// The d tried: the options' list, else 2, 3 and 4 (auto's allgather: 2 and 3, grid4_in_auto).
-std::vector<int> grid_ds(ir::graph::GraphOp op, const GraphPlanOptions& options) {
+// The d tried: the options' list, else 2, 3 and 4 (both operations, forced grid and auto).
+std::vector<int> grid_ds(const GraphPlanOptions& options) {
   if (!options.grid_dimensions.empty()) return options.grid_dimensions;
-  if (options.algo == GraphAlgoChoice::kAuto && !grid4_in_auto(op, 0)) return {2, 3};
   return {2, 3, 4};
 }
 
 // The virtual grids to try for p ranks: distinct, and of the asked number of dimensions unless
 // grid is forced and none is (then the largest grid, possibly 1-D or, for p = 1, none).
-std::vector<std::vector<int>> grids_to_try(int p, ir::graph::GraphOp op, const GraphPlanOptions& options) {
+std::vector<std::vector<int>> grids_to_try(int p, const GraphPlanOptions& options) {
   std::vector<std::vector<int>> out, all;
-  for (int d : grid_ds(op, options)) {
+  for (int d : grid_ds(options)) {
     std::vector<int> dims = grid_dims(p, d);
     if (std::find(all.begin(), all.end(), dims) == all.end()) all.push_back(dims);
     if (static_cast<int>(dims.size()) == d && std::find(out.begin(), out.end(), dims) == out.end()) out.push_back(dims);
@@ -38,7 +37,7 @@ std::vector<std::vector<int>> grids_to_try(int p, ir::graph::GraphOp op, const G
 Result<std::vector<GraphCandidate>> grid_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                                     const BlockSizes& sizes, const GraphPlanOptions& options) {
   std::vector<GraphCandidate> out;
-  for (const std::vector<int>& dims : grids_to_try(topology.size(), op, options)) {
+  for (const std::vector<int>& dims : grids_to_try(topology.size(), options)) {
     std::optional<SetupStats> stats;
     std::vector<GridPattern> patterns;
     if (options.sequential_construction) {

@@ -37,17 +37,10 @@ struct GraphPlanOptions {
   bool sequential_construction = false;
   // grid: the virtual grids tried, by most dimensions (grid_dims(p, d)); a d whose grid has
   // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except that forced grid
-  // falls back to the largest grid there is. Empty: 2, 3 and 4, but only 2 and 3 for auto's
-  // allgather, as the MPI backend's auto (price_table.h's grid4_in_auto).
+  // falls back to the largest grid there is. Empty: 2, 3 and 4, for both operations, as the MPI
+  // backend's auto (the 4-D grid joined auto's allgather once simulated, docs/graphs.md).
   std::vector<int> grid_dimensions;
 };
-
-// Whether graph auto may construct and pick the 4-D grid for `op`: for alltoall(v), and for
-// allgather only where Info cartplan_grid_dims (`grid_d`) is 4. On allgather the 4-D grid was
-// never simulated (the model moves auto's pick from the 3-D grid to it on Erdos-Renyi q = 0.05
-// at p = 256-1024, where the 3-D grid's per-call gain and set-up are the simulated ones,
-// docs/graphs.md): it stays opt-in there.
-inline bool grid4_in_auto(ir::graph::GraphOp op, int grid_d) { return op == ir::graph::GraphOp::kAlltoall || grid_d == 4; }
 
 struct GraphCandidate {
   ir::graph::GraphPlan plan;

@@ -13,29 +13,31 @@ namespace cartplan::engine::graph {
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-TEST_CASE("auto: five allgather candidates (six for alltoall), all verify; a dense Moore grid picks a combining schedule for small blocks") {
+TEST_CASE("auto: six candidates for both ops (the 4-D grid too), all verify; a dense Moore grid picks a combining schedule for small blocks") {
   Result<ir::graph::Topology> t = moore({10, 10}, 2, true, 0.0, 1);
   REQUIRE(t.ok());
   const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, GraphPlanOptions{});
   REQUIRE_MESSAGE(c.ok(), c.error());
-  REQUIRE(c->size() == 5);  // linear, pairing, cumulative, grid 10x10, grid 5x5x4: no 4-D grid for allgather
+  REQUIRE(c->size() == 6);  // linear, pairing, cumulative, grid 10x10, grid 5x5x4, grid 5x5x2x2
   CHECK((*c)[0].plan.algorithm() == GraphAlgorithm::kLinear);
   CHECK((*c)[3].plan.dims() == std::vector<int>{10, 10});
   CHECK((*c)[4].plan.dims() == std::vector<int>{5, 5, 4});
   CHECK((*c)[4].setup->rounds == 3);
-  // Asked for by a list holding 4 (all three grids; in MPI, Info cartplan_grid_dims=4 instead
-  // leaves auto only the 4-D grid and linear), and for alltoall by default: 5x5x2x2.
-  GraphPlanOptions with4;
-  with4.grid_dimensions = {2, 3, 4};
-  for (const auto& [op, o] : {std::pair{GraphOp::kAllgather, with4}, std::pair{GraphOp::kAlltoall, GraphPlanOptions{}}}) {
-    Result<std::vector<GraphCandidate>> six = graph_candidates(op, *t, BlockSizes::uniform(op, *t, 8), o);
-    REQUIRE(six.ok());
-    REQUIRE(six->size() == 6);
-    CHECK((*six)[5].plan.dims() == std::vector<int>{5, 5, 2, 2});
-    CHECK((*six)[5].setup->rounds == 4);
-    CHECK(ir::graph::verify((*six)[5].plan).empty());
-  }
+  CHECK((*c)[5].plan.dims() == std::vector<int>{5, 5, 2, 2});
+  CHECK((*c)[5].setup->rounds == 4);
+  // Alltoall by default too; a list without 4 (the CLI's --grid-dims 2,3) leaves it out.
+  Result<std::vector<GraphCandidate>> a2a = graph_candidates(GraphOp::kAlltoall, *t, BlockSizes::uniform(GraphOp::kAlltoall, *t, 8), {});
+  REQUIRE(a2a.ok());
+  REQUIRE(a2a->size() == 6);
+  CHECK((*a2a)[5].plan.dims() == std::vector<int>{5, 5, 2, 2});
+  CHECK(ir::graph::verify((*a2a)[5].plan).empty());
+  GraphPlanOptions without4;
+  without4.grid_dimensions = {2, 3};
+  Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, sizes, without4);
+  REQUIRE(five.ok());
+  REQUIRE(five->size() == 5);
+  CHECK((*five)[4].plan.dims() == std::vector<int>{5, 5, 4});
   for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
   CHECK((*c)[1].setup.has_value());
   const std::size_t pick = pick_graph_candidate(*c);
@@ -125,24 +127,23 @@ TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages
     if (bytes == 8) CHECK((*c)[pick].plan.dims() == std::vector<int>{4, 4, 4, 4});
     else CHECK((*c)[pick].plan.algorithm() == GraphAlgorithm::kLinear);
   }
-  // Allgather at 8 B: the 4-D grid would be picked, but auto's allgather leaves it out (never
-  // simulated there; grid4_in_auto) and picks the 3-D grid; with grid_dimensions 2, 3, 4 (all
-  // three grids, where MPI's Info cartplan_grid_dims=4 would leave only the 4-D one) it is picked.
+  // Allgather at 8 B: auto prices the 4-D grid for allgather too (simulated there since,
+  // docs/graphs.md) and picks it; a list without 4 (--grid-dims 2,3) picks the 3-D grid.
   const BlockSizes gather = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
-  Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, gather, o);
-  REQUIRE(five.ok());
-  REQUIRE(five->size() == 5);
-  CHECK((*five)[4].plan.dims() == std::vector<int>{8, 8, 4});
-  CHECK((*five)[pick_graph_candidate(*five)].plan.dims() == std::vector<int>{8, 8, 4});
-  o.grid_dimensions = {2, 3, 4};
   Result<std::vector<GraphCandidate>> six = graph_candidates(GraphOp::kAllgather, *t, gather, o);
   REQUIRE(six.ok());
   REQUIRE(six->size() == 6);
+  CHECK((*six)[5].plan.dims() == std::vector<int>{4, 4, 4, 4});
   CHECK((*six)[pick_graph_candidate(*six)].plan.dims() == std::vector<int>{4, 4, 4, 4});
+  Result<ir::graph::GraphPlan> plan = make_graph_plan(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(plan.ok());
+  CHECK(plan->dims() == std::vector<int>{4, 4, 4, 4});
+  o.grid_dimensions = {2, 3};
+  Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(five.ok());
+  REQUIRE(five->size() == 5);
+  CHECK((*five)[pick_graph_candidate(*five)].plan.dims() == std::vector<int>{8, 8, 4});
   CHECK((*six)[5].cost.max_rank_us < (*five)[4].cost.max_rank_us);
-  CHECK(!grid4_in_auto(GraphOp::kAllgather, 0));
-  CHECK(grid4_in_auto(GraphOp::kAllgather, 4));
-  CHECK(grid4_in_auto(GraphOp::kAlltoall, 0));
 }
 
 }  // namespace cartplan::engine::graph

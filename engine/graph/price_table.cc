@@ -83,12 +83,6 @@ CandidatePrices only_grid_d(CandidatePrices us, int grid_d) {
   return us;
 }
 
-CandidatePrices auto_rows(CandidatePrices us, GraphOp op, int grid_d) {
-  us = only_grid_d(us, grid_d);
-  if (!grid4_in_auto(op, grid_d)) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, 4}))] = 0.0;
-  return us;
-}
-
 TableCandidate pick_from_prices(const CandidatePrices& us) {
   const TableCandidate best = cheaper_combining(us);
   return us[static_cast<std::size_t>(candidate_index(best))] <= (1.0 - kGraphGain) * us[0] ? best : TableCandidate{};

@@ -67,12 +67,9 @@ TableCandidate cheaper_combining(const CandidatePrices& us);
 CandidatePrices without_grid(CandidatePrices us);
 
 // `us` with the grid rows of the other d dropped (Info cartplan_grid_dims): only the 2-D grid for
-// grid_d 2, only the 3-D grid for 3, only the 4-D grid for 4; 0 keeps them all.
+// grid_d 2, only the 3-D grid for 3, only the 4-D grid for 4; 0 keeps them all. What auto picks
+// from, for allgather and alltoall alike (the 4-D row included for both).
 CandidatePrices only_grid_d(CandidatePrices us, int grid_d);
-
-// `us` as auto may pick from them for `op`: only_grid_d(us, grid_d), and the 4-D grid row
-// dropped where choose.h's grid4_in_auto says no (allgather without cartplan_grid_dims=4).
-CandidatePrices auto_rows(CandidatePrices us, ir::graph::GraphOp op, int grid_d);
 
 // Graph auto's rule (choose.h): the cheaper combining candidate if it is at least kGraphGain
 // cheaper than linear, else linear.

@@ -78,19 +78,18 @@ TEST_CASE("the 4-D grid row is picked where it is cheapest, and dropped like the
   CHECK(only_grid_d(us, 0) == us);
 }
 
-TEST_CASE("auto_rows: allgather drops the 4-D grid unless cartplan_grid_dims is 4; alltoall keeps it") {
+TEST_CASE("auto's rows (only_grid_d): the 4-D grid kept unless cartplan_grid_dims names another; the 10 % rule holds for it") {
   const TableCandidate grid3{GraphAlgorithm::kGrid, 3}, grid4{GraphAlgorithm::kGrid, 4};
   const CandidatePrices us{10.0, 9.5, 9.5, 8.5, 6.0, 4.0};
-  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAlltoall, 0)) == grid4);
-  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 0)) == grid3);
-  CHECK(auto_rows(us, GraphOp::kAllgather, 0)[5] == 0.0);
-  CHECK(auto_rows(us, GraphOp::kAllgather, 3)[5] == 0.0);
-  CHECK(pick_from_prices(auto_rows(us, GraphOp::kAllgather, 4)) == grid4);
-  CHECK(auto_rows(us, GraphOp::kAllgather, 4)[4] == 0.0);
-  CHECK(auto_rows(us, GraphOp::kAlltoall, 3) == only_grid_d(us, 3));
-  // The 2-D grid beside the 4-D one: the allgather keeps linear (9.5 is not 10 % below 10).
-  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAllgather, 0)).algorithm == GraphAlgorithm::kLinear);
-  CHECK(pick_from_prices(auto_rows({10.0, 0.0, 0.0, 9.5, 0.0, 4.0}, GraphOp::kAlltoall, 0)) == grid4);
+  CHECK(only_grid_d(us, 0)[5] == 4.0);
+  CHECK(pick_from_prices(only_grid_d(us, 0)) == grid4);
+  CHECK(only_grid_d(us, 3)[5] == 0.0);
+  CHECK(pick_from_prices(only_grid_d(us, 3)) == grid3);
+  CHECK(pick_from_prices(only_grid_d(us, 4)) == grid4);
+  CHECK(only_grid_d(us, 4)[4] == 0.0);
+  // 9.5 against 10 is not 10 % cheaper: linear, whichever grid it is.
+  CHECK(pick_from_prices({10.0, 0.0, 0.0, 0.0, 0.0, 9.5}).algorithm == GraphAlgorithm::kLinear);
+  CHECK(pick_from_prices({10.0, 0.0, 0.0, 9.5, 0.0, 9.0}) == grid4);
 }
 
 TEST_CASE("without_grid drops both grids, however cheap, and keeps the others") {

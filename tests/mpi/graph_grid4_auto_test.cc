@@ -1,12 +1,11 @@
 // MPI test of where graph auto may have the 4-D virtual grid (np = 16: 2x2x2x2): on a complete
 // graph with a cost model that prices messages only (written by the test, CARTPLAN_COST_MODEL),
-// the 4-D grid is the cheapest candidate, yet a persistent allgather auto init (Info
-// cartplan_auto_candidates=grid) reports the 3-D grid and never constructs the 4-D one
-// (CARTPLAN_TEST_FAIL=pattern-grid4 fails only that construction), with Info
-// cartplan_grid_dims=4 it reports and constructs the 4-D grid, and a persistent alltoall auto
-// init reports it; on one communicator an allgather init, an alltoall init after it (its own
-// table, with the 4-D row) and an allgather init again keep those picks; every run's data is
-// MPI_Neighbor_allgather's or MPI_Neighbor_alltoall's, twice per request.
+// the 4-D grid is the cheapest candidate, and a persistent auto init (Info
+// cartplan_auto_candidates=grid) picks it for allgather as for alltoall; on one communicator an
+// allgather init, an alltoall init after it (the same table) and an allgather init again keep
+// that pick. Info cartplan_grid_dims=3 leaves auto the 3-D grid (and does not construct the 4-D
+// one: CARTPLAN_TEST_FAIL=pattern-grid4 fails only that construction), 4 the 4-D grid; every
+// run's data is MPI_Neighbor_allgather's or MPI_Neighbor_alltoall's, twice per request.
 #include <mpi.h>
 
 #include <cstdio>
@@ -86,26 +85,36 @@ bool failed_with(const Outcome& o, const char* step) {
   return cls == MPI_ERR_OTHER && o.message.find(step) != std::string::npos;
 }
 
-// One communicator: allgather, alltoall after it, allgather again.
+// One communicator: allgather, alltoall after it, allgather again; then Info cartplan_grid_dims.
 void picks(Harness& h) {
   MPI_Comm g = complete_graph(h, nullptr);
-  expect(h, run(h, g, "allgather"), 3, "allgather auto (the 4-D grid is not auto's for allgather)");
-  expect(h, run(h, g, "alltoall"), 4, "alltoall auto after an allgather init (a second table, with the 4-D row)");
-  expect(h, run(h, g, "allgather"), 3, "allgather auto after an alltoall init (the 4-D grid constructed, not picked)");
+  expect(h, run(h, g, "allgather"), 4, "allgather auto (the 4-D grid is auto's for allgather too)");
+  expect(h, run(h, g, "alltoall"), 4, "alltoall auto after an allgather init (the same table)");
+  expect(h, run(h, g, "allgather"), 4, "allgather auto after an alltoall init");
+  MPI_Comm_free(&g);
+  g = complete_graph(h, "3");
+  expect(h, run(h, g, "allgather"), 3, "allgather auto with Info cartplan_grid_dims=3");
+  expect(h, run(h, g, "alltoall"), 3, "alltoall auto with Info cartplan_grid_dims=3");
   MPI_Comm_free(&g);
   g = complete_graph(h, "4");
   expect(h, run(h, g, "allgather"), 4, "allgather auto with Info cartplan_grid_dims=4");
   MPI_Comm_free(&g);
 }
 
-// What each init constructs: failing the 4-D grid's construction fails only the inits that
-// construct it.
+// What each init constructs: failing the 4-D grid's construction fails the inits that construct
+// it (auto's allgather and alltoall by default, and with cartplan_grid_dims=4), not those whose
+// Info names the 3-D grid.
 void constructions(Harness& h) {
   setenv("CARTPLAN_TEST_FAIL", "pattern-grid4", 1);
-  MPI_Comm g = complete_graph(h, nullptr);
-  expect(h, run(h, g, "allgather"), 3, "allgather auto, the 4-D grid's construction failing: not constructed");
-  const Outcome a2a = run(h, g, "alltoall");
-  h.check(failed_with(a2a, "CARTPLAN_TEST_FAIL=pattern-grid4"), "alltoall auto constructs the 4-D grid (" + a2a.message + ")");
+  for (const char* op : {"allgather", "alltoall"}) {
+    MPI_Comm g = complete_graph(h, nullptr);
+    const Outcome o = run(h, g, op);
+    h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-grid4"), std::string(op) + " auto constructs the 4-D grid (" + o.message + ")");
+    MPI_Comm_free(&g);
+  }
+  MPI_Comm g = complete_graph(h, "3");
+  expect(h, run(h, g, "allgather"), 3, "allgather auto with Info cartplan_grid_dims=3, the 4-D grid's construction failing: not constructed");
+  expect(h, run(h, g, "alltoall"), 3, "alltoall auto with Info cartplan_grid_dims=3, the 4-D grid's construction failing: not constructed");
   MPI_Comm_free(&g);
   g = complete_graph(h, "4");
   const Outcome asked = run(h, g, "allgather");
