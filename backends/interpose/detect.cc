@@ -157,14 +157,36 @@ engine::OffsetCounts decode(const int* buf) {
   return out;
 }
 
-void merge_op(void* in, void* inout, int*, MPI_Datatype*) {
-  const int* a = static_cast<const int*>(in);
-  int* b = static_cast<int*>(inout);
-  const int d = b[0], capacity = b[1];
-  const bool overflow = a[3] || b[3];
-  const engine::OffsetCounts merged = overflow ? engine::OffsetCounts{} : engine::merge_counts(decode(a), decode(b));
-  const std::vector<int> out = encode(d, capacity, merged, overflow);
-  std::copy(out.begin(), out.end(), b);
+// The merge reduction's op. The buffer travels as one element of a contiguous type: an MPI may
+// hand a user op any run of elements of the count it was given (Open MPI's ring and
+// reduce-scatter allreduces split the count into segments), and a segment of MPI_INTs would not
+// start at the header.
+void merge_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  PMPI_Type_size(*type, &bytes);
+  const std::size_t words = static_cast<std::size_t>(bytes) / sizeof(int);
+  for (int e = 0; e < *len; ++e) {
+    const int* a = static_cast<const int*>(in) + e * words;
+    int* b = static_cast<int*>(inout) + e * words;
+    const int d = b[0], capacity = b[1];
+    const bool overflow = a[3] || b[3];
+    const engine::OffsetCounts merged = overflow ? engine::OffsetCounts{} : engine::merge_counts(decode(a), decode(b));
+    const std::vector<int> out = encode(d, capacity, merged, overflow);
+    std::copy(out.begin(), out.end(), b);
+  }
+}
+
+// Allreduce of `mine` with merge_op as one element (merge_op's comment says why).
+bool merge_reduce(const std::vector<int>& mine, std::vector<int>* all, MPI_Comm comm) {
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype whole = MPI_DATATYPE_NULL;
+  bool ok = PMPI_Op_create(merge_op, 1, &op) == MPI_SUCCESS;
+  ok = ok && PMPI_Type_contiguous(static_cast<int>(mine.size()), MPI_INT, &whole) == MPI_SUCCESS;
+  ok = ok && PMPI_Type_commit(&whole) == MPI_SUCCESS;
+  ok = ok && PMPI_Allreduce(mine.data(), all->data(), 1, whole, op, comm) == MPI_SUCCESS;
+  if (whole != MPI_DATATYPE_NULL) PMPI_Type_free(&whole);
+  if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+  return ok;
 }
 
 // The detection's result for the candidate every rank agreed on.
@@ -200,11 +222,7 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
   }
   std::vector<int> mine = encode(d, static_cast<int>(capacity), engine::count_offsets(c.dest), false);
   std::vector<int> all(mine.size());
-  MPI_Op op = MPI_OP_NULL;
-  bool ok = PMPI_Op_create(merge_op, 1, &op) == MPI_SUCCESS;
-  ok = ok && PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT, op, comm) == MPI_SUCCESS;
-  if (op != MPI_OP_NULL) PMPI_Op_free(&op);
-  if (!ok) {
+  if (!merge_reduce(mine, &all, comm)) {
     det->why = "the merge reduction failed";  // same everywhere only if MPI fails everywhere
     return false;
   }
