@@ -75,10 +75,11 @@ mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
   return local;
 }
 
-// "pairing", "grid 3-D", ...
+// "pairing", "grid 3-D", "grid most-D" (grid_dims(p, kMaxGridD)), ...
 std::string name(const TableCandidate& a) {
   const std::string n = ir::graph::to_string(a.algorithm);
-  return a.algorithm == GraphAlgorithm::kGrid ? n + " " + std::to_string(a.grid_d) + "-D" : n;
+  if (a.algorithm != GraphAlgorithm::kGrid) return n;
+  return a.grid_d == engine::graph::kMaxGridD ? n + " most-D" : n + " " + std::to_string(a.grid_d) + "-D";
 }
 
 std::string us(double v) {
