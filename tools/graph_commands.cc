@@ -13,6 +13,7 @@
 #include "engine/cost_model_file.h"
 #include "engine/graph/choose.h"
 #include "engine/graph/graph_spec.h"
+#include "engine/graph/grid.h"
 #include "engine/graph/schedule.h"
 #include "ir/graph/json.h"
 #include "ir/graph/json_print.h"
@@ -94,12 +95,13 @@ Result<g::GraphAlgoChoice> algo_of(const Options& o) {
   return fail("--algo: unknown value '" + *a + "' (expected auto, linear, pairing, cumulative or grid)");
 }
 
-// "2", "2,3": the grid dimensions to try (1 to 8 each, no repeats).
+// "2", "2,3": the grid dimensions to try (1 to kMaxGridD = 30 each, no repeats; 30 is the grid with
+// the most dimensions, p's factorization).
 Result<std::vector<int>> grid_dims_of(const std::string& text) {
   std::vector<int> out;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    Result<int> d = parse_int(item, 1, 8);
+    Result<int> d = parse_int(item, 1, engine::graph::kMaxGridD);
     if (!d) return fail("--grid-dims: " + d.error());
     if (std::find(out.begin(), out.end(), *d) != out.end()) return fail("--grid-dims: " + item + " is listed twice");
     out.push_back(*d);
