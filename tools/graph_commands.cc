@@ -42,7 +42,7 @@ GRAPH: random:p=P,q=Q[,seed=S]   moore:dims=AxB[xC],r=R[,holes=F][,seed=S][,peri
        (file: an edge list, "ranks P" then one "SRC DST" or "SRC,DST" per line; docs/graphs.md)
 OP: allgather alltoall
 PLAN OPTIONS: [--algo auto|linear|pairing|cumulative|grid] [--theta N] [--block-bytes N]
-              [--grid-dims D[,D...]]  (grid: the virtual grids tried, by dimensions; default 2,3,4)
+              [--grid-dims D[,D...]]  (grid: the virtual grids tried, by dimensions; default 2,3,4,30: 30 is the grid with the most dimensions)
               [--vary SEED] (v forms: every block a pseudo-random size in [0, 2 x block-bytes])
               [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE]
               [--construction distributed|sequential]  (every rank's messages in one process, or

@@ -84,14 +84,17 @@ TEST_CASE("graph explain: six allgather candidates with predictions and set-up c
   CHECK(contains(j.out, "\"algorithm\": \"grid\",\n      \"dims\": [8, 8, 4],"));
 }
 
-TEST_CASE("graph plan/explain: auto's allgather on Erdos-Renyi q = 0.05, p = 256 at 4 B runs the 4-D grid") {
+TEST_CASE("graph plan/explain: auto's allgather on Erdos-Renyi q = 0.05, p = 256 at 4 B runs the most-D grid (2^8), else the 4-D one") {
   const std::string g = "--graph random:p=256,q=0.05,seed=1 --op allgather --block-bytes 4 --construction sequential";
   const RunResult p = run("graph plan " + g);
   REQUIRE(p.status == 0);
-  CHECK(contains(p.out, "\"algorithm\": \"grid\",\n  \"dims\": [4, 4, 4, 4],"));
+  CHECK(contains(p.out, "\"algorithm\": \"grid\",\n  \"dims\": [2, 2, 2, 2, 2, 2, 2, 2],"));
   const RunResult e = run("graph explain " + g);
   REQUIRE(e.status == 0);
-  CHECK(contains(e.out, "* grid 4x4x4x4 "));
+  CHECK(contains(e.out, "* grid 2x2x2x2x2x2x2x2 "));
+  const RunResult e234 = run("graph explain " + g + " --grid-dims 2,3,4");
+  REQUIRE(e234.status == 0);
+  CHECK(contains(e234.out, "* grid 4x4x4x4 "));
   // Without the 4-D grid the 3-D one is not 10 % cheaper than linear in the built-in model: linear.
   const RunResult e23 = run("graph explain " + g + " --grid-dims 2,3");
   REQUIRE(e23.status == 0);
