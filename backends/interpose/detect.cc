@@ -157,14 +157,22 @@ engine::OffsetCounts decode(const int* buf) {
   return out;
 }
 
-void merge_op(void* in, void* inout, int*, MPI_Datatype*) {
-  const int* a = static_cast<const int*>(in);
-  int* b = static_cast<int*>(inout);
-  const int d = b[0], capacity = b[1];
-  const bool overflow = a[3] || b[3];
-  const engine::OffsetCounts merged = overflow ? engine::OffsetCounts{} : engine::merge_counts(decode(a), decode(b));
-  const std::vector<int> out = encode(d, capacity, merged, overflow);
-  std::copy(out.begin(), out.end(), b);
+// One element per encoded buffer (a contiguous type of its ints): MPI may cut a vector of MPI_INT
+// into segments between ranks (Open MPI's reduce-scatter allreduce does at 32 ranks), and a
+// segment is no encoded buffer.
+void merge_op(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  PMPI_Type_size(*type, &bytes);
+  const std::ptrdiff_t ints = bytes / static_cast<int>(sizeof(int));
+  for (int e = 0; e < *len; ++e) {
+    const int* a = static_cast<const int*>(in) + e * ints;
+    int* b = static_cast<int*>(inout) + e * ints;
+    const int d = b[0], capacity = b[1];
+    const bool overflow = a[3] || b[3];
+    const engine::OffsetCounts merged = overflow ? engine::OffsetCounts{} : engine::merge_counts(decode(a), decode(b));
+    const std::vector<int> out = encode(d, capacity, merged, overflow);
+    std::copy(out.begin(), out.end(), b);
+  }
 }
 
 // The detection's result for the candidate every rank agreed on.
@@ -201,8 +209,11 @@ bool try_candidate(MPI_Comm comm, MPI_Info info, const Candidate& c, std::int64_
   std::vector<int> mine = encode(d, static_cast<int>(capacity), engine::count_offsets(c.dest), false);
   std::vector<int> all(mine.size());
   MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype whole = MPI_DATATYPE_NULL;  // one element: merge_op sees whole encoded buffers
   bool ok = PMPI_Op_create(merge_op, 1, &op) == MPI_SUCCESS;
-  ok = ok && PMPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT, op, comm) == MPI_SUCCESS;
+  ok = ok && PMPI_Type_contiguous(static_cast<int>(mine.size()), MPI_INT, &whole) == MPI_SUCCESS && PMPI_Type_commit(&whole) == MPI_SUCCESS;
+  ok = ok && PMPI_Allreduce(mine.data(), all.data(), 1, whole, op, comm) == MPI_SUCCESS;
+  if (whole != MPI_DATATYPE_NULL) PMPI_Type_free(&whole);
   if (op != MPI_OP_NULL) PMPI_Op_free(&op);
   if (!ok) {
     det->why = "the merge reduction failed";  // same everywhere only if MPI fails everywhere
