@@ -201,11 +201,13 @@ nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& can
 }
 
 void print_candidates(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
-  std::printf("  %-14s %12s %12s %7s %10s %10s %12s %7s %12s\n", "algorithm", "max rank us", "crit. path", "phases", "messages",
+  int w = 14;  // the name column: wider for a grid with many dimensions (grid 2x2x2x2x2x2x2x2)
+  for (const g::GraphCandidate& c : cands) w = std::max(w, static_cast<int>(candidate_name(c.plan).size()));
+  std::printf("  %-*s %12s %12s %7s %10s %10s %12s %7s %12s\n", w, "algorithm", "max rank us", "crit. path", "phases", "messages",
               "max/rank", "bytes", "setup", "setup bytes");
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const g::GraphCandidate& c = cands[i];
-    std::printf("%s %-14s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", candidate_name(c.plan).c_str(),
+    std::printf("%s %-*s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", w, candidate_name(c.plan).c_str(),
                 fixed(c.cost.max_rank_us).c_str(), fixed(c.cost.critical_path_us).c_str(), c.cost.phases,
                 static_cast<long long>(c.cost.messages), static_cast<long long>(c.cost.max_rank_messages), static_cast<long long>(c.cost.bytes),
                 c.setup ? std::to_string(c.setup->rounds).c_str() : "-", c.setup ? std::to_string(c.setup->bytes).c_str() : "-");
