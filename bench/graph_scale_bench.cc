@@ -1,8 +1,8 @@
 // Graph collectives at scale, for SimGrid's SMPI (also runs under Open MPI): on a graph from a
 // GRAPH spec (engine/graph/graph_spec.h), persistent Cart_graph_neighbor_allgather, _alltoall or
 // _alltoallv with each algorithm (linear, the baseline: the Isend/Irecv loop MPI libraries run;
-// pairing, seed 003; cumulative; grid on the 2-D virtual grid; grid3 and grid4, the grid on the
-// 3-D and 4-D ones (Info cartplan_grid_dims = 3, 4); auto; auto-LIST, auto with Info cartplan_auto_candidates=LIST,
+// pairing, seed 003; cumulative; grid on the 2-D virtual grid; gridN, the grid on the N-D one
+// (Info cartplan_grid_dims = N: grid3, grid4, grid8, ...); auto; auto-LIST, auto with Info cartplan_auto_candidates=LIST,
 // e.g. auto-grid, or auto-all for every candidate, the default before it became auto).
 // No MPI_Neighbor_* and no MPI distributed graph are
 // needed: rank 0 builds the graph and hands every rank its lists, each variant gets its own
@@ -187,10 +187,12 @@ struct Variant {
 bool set_up(const Args& a, const Lists& l, int rank, Variant* v) {
   MPI_Info info;
   MPI_Info_create(&info);
-  // The variant names that are not algorithm names: grid3 and grid4, the grid on the 3-D and 4-D
-  // virtual grids; auto-LIST, auto with Info cartplan_auto_candidates=LIST (auto-grid: linear and
-  // the grids only).
-  const bool grid_d = v->name == "grid3" || v->name == "grid4", auto_list = v->name.rfind("auto-", 0) == 0;
+  // The variant names that are not algorithm names: gridN (N >= 2, grid3, grid8, ...), the grid on
+  // the N-D virtual grid grid_dims(p, N) (Info cartplan_grid_dims=N); auto-LIST, auto with Info
+  // cartplan_auto_candidates=LIST (auto-grid: linear and the grids only).
+  const bool grid_d = v->name.size() > 4 && v->name.rfind("grid", 0) == 0 &&
+                      v->name.find_first_not_of("0123456789", 4) == std::string::npos,
+             auto_list = v->name.rfind("auto-", 0) == 0;
   MPI_Info_set(info, "cartplan_algorithm", grid_d ? "grid" : auto_list ? "auto" : v->name.c_str());
   if (grid_d) MPI_Info_set(info, "cartplan_grid_dims", v->name.substr(4).c_str());
   if (auto_list) MPI_Info_set(info, "cartplan_auto_candidates", v->name.substr(5).c_str());
@@ -329,7 +331,7 @@ int main(int argc, char** argv) {
   for (const std::string& op : split(a.ops)) ok = ok && (op == "allgather" || op == "alltoall" || op == "alltoallv");
   if (!ok) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,grid,grid3,grid4,auto,auto-LIST (auto-grid, auto-all)]\n");
+      std::fprintf(stderr, "usage: graph_scale_bench --graph SPEC [--ops allgather,alltoall,alltoallv] [--bytes B,B] [--iters N] [--reps R>=2] [--theta T] [--variants linear,pairing,cumulative,grid,gridN (grid3, grid8, ...),auto,auto-LIST (auto-grid, auto-all)]\n");
     MPI_Finalize();
     return 2;
   }

@@ -13,6 +13,7 @@
 #include "engine/cost_model_file.h"
 #include "engine/graph/choose.h"
 #include "engine/graph/graph_spec.h"
+#include "engine/graph/grid.h"
 #include "engine/graph/schedule.h"
 #include "ir/graph/json.h"
 #include "ir/graph/json_print.h"
@@ -41,7 +42,7 @@ GRAPH: random:p=P,q=Q[,seed=S]   moore:dims=AxB[xC],r=R[,holes=F][,seed=S][,peri
        (file: an edge list, "ranks P" then one "SRC DST" or "SRC,DST" per line; docs/graphs.md)
 OP: allgather alltoall
 PLAN OPTIONS: [--algo auto|linear|pairing|cumulative|grid] [--theta N] [--block-bytes N]
-              [--grid-dims D[,D...]]  (grid: the virtual grids tried, by dimensions; default 2,3,4)
+              [--grid-dims D[,D...]]  (grid: the virtual grids tried, by dimensions; default 2,3,4,30: 30 is the grid with the most dimensions)
               [--vary SEED] (v forms: every block a pseudo-random size in [0, 2 x block-bytes])
               [--alpha-us A] [--beta-us-per-byte B] [--cost-model FILE]
               [--construction distributed|sequential]  (every rank's messages in one process, or
@@ -94,12 +95,13 @@ Result<g::GraphAlgoChoice> algo_of(const Options& o) {
   return fail("--algo: unknown value '" + *a + "' (expected auto, linear, pairing, cumulative or grid)");
 }
 
-// "2", "2,3": the grid dimensions to try (1 to 8 each, no repeats).
+// "2", "2,3": the grid dimensions to try (1 to kMaxGridD = 30 each, no repeats; 30 is the grid with
+// the most dimensions, p's factorization).
 Result<std::vector<int>> grid_dims_of(const std::string& text) {
   std::vector<int> out;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
-    Result<int> d = parse_int(item, 1, 8);
+    Result<int> d = parse_int(item, 1, engine::graph::kMaxGridD);
     if (!d) return fail("--grid-dims: " + d.error());
     if (std::find(out.begin(), out.end(), *d) != out.end()) return fail("--grid-dims: " + item + " is listed twice");
     out.push_back(*d);
@@ -199,11 +201,13 @@ nlohmann::ordered_json candidates_json(const std::vector<g::GraphCandidate>& can
 }
 
 void print_candidates(const std::vector<g::GraphCandidate>& cands, std::size_t pick) {
-  std::printf("  %-14s %12s %12s %7s %10s %10s %12s %7s %12s\n", "algorithm", "max rank us", "crit. path", "phases", "messages",
+  int w = 14;  // the name column: wider for a grid with many dimensions (grid 2x2x2x2x2x2x2x2)
+  for (const g::GraphCandidate& c : cands) w = std::max(w, static_cast<int>(candidate_name(c.plan).size()));
+  std::printf("  %-*s %12s %12s %7s %10s %10s %12s %7s %12s\n", w, "algorithm", "max rank us", "crit. path", "phases", "messages",
               "max/rank", "bytes", "setup", "setup bytes");
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const g::GraphCandidate& c = cands[i];
-    std::printf("%s %-14s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", candidate_name(c.plan).c_str(),
+    std::printf("%s %-*s %12s %12s %7d %10lld %10lld %12lld %7s %12s\n", i == pick ? "*" : " ", w, candidate_name(c.plan).c_str(),
                 fixed(c.cost.max_rank_us).c_str(), fixed(c.cost.critical_path_us).c_str(), c.cost.phases,
                 static_cast<long long>(c.cost.messages), static_cast<long long>(c.cost.max_rank_messages), static_cast<long long>(c.cost.bytes),
                 c.setup ? std::to_string(c.setup->rounds).c_str() : "-", c.setup ? std::to_string(c.setup->bytes).c_str() : "-");

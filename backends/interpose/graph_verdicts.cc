@@ -29,7 +29,7 @@ constexpr double kNonblockingBuildMessages = 15.0;
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
-// Info names one (graph auto's: the grids where they exist, the 4-D one for both ops; Info
+// Info names one (graph auto's: the grids where they exist, the 4-D and most-D ones for both ops; Info
 // cartplan_grid_dims narrows the pick, price_table.h's only_grid_d).
 std::vector<TableCandidate> candidates(const mpi::GraphComm& g, const mpi::GraphOptions& o) {
   if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {TableCandidate{}};
@@ -75,10 +75,11 @@ mpi::MpiStatus agreed_outcome(MPI_Comm comm, const mpi::MpiStatus& local) {
   return local;
 }
 
-// "pairing", "grid 3-D", ...
+// "pairing", "grid 3-D", "grid most-D" (grid_dims(p, kMaxGridD)), ...
 std::string name(const TableCandidate& a) {
   const std::string n = ir::graph::to_string(a.algorithm);
-  return a.algorithm == GraphAlgorithm::kGrid ? n + " " + std::to_string(a.grid_d) + "-D" : n;
+  if (a.algorithm != GraphAlgorithm::kGrid) return n;
+  return a.grid_d == engine::graph::kMaxGridD ? n + " most-D" : n + " " + std::to_string(a.grid_d) + "-D";
 }
 
 std::string us(double v) {

@@ -49,7 +49,7 @@ namespace cartplan::interpose {
 struct GraphPick {
   bool accelerate = false;
   ir::graph::GraphAlgorithm algorithm = ir::graph::GraphAlgorithm::kLinear;
-  int grid_d = 0;  // grid: the d of its virtual grid grid_dims(p, d), 2, 3 or 4
+  int grid_d = 0;  // grid: the d of its virtual grid grid_dims(p, d), 2, 3, 4 or kMaxGridD (most-D)
 };
 
 struct GraphVerdicts {

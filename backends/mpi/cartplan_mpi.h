@@ -559,12 +559,12 @@ int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts
 #define CART_GRAPH_GRID 3
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm);
 /* The number of dimensions of the virtual grid a CART_GRAPH_GRID request routes through (local):
- * 1 to 4 (grid_dims(p, d) with Info cartplan_grid_dims or auto's choice of d, docs/graphs.md);
+ * 1 to 30 (grid_dims(p, d) with Info cartplan_grid_dims or auto's choice of d, docs/graphs.md);
  * 0 for the other algorithms and for a grid at p = 1. MPI_ERR_REQUEST for a Cartesian request,
  * MPI_ERR_ARG for a NULL argument.
  *   int algorithm, ndims;
  *   Cart_graph_request_algorithm(req, &algorithm);
- *   if (algorithm == CART_GRAPH_GRID) Cart_graph_request_grid_dims(req, &ndims);   // 2, 3 or 4 */
+ *   if (algorithm == CART_GRAPH_GRID) Cart_graph_request_grid_dims(req, &ndims);   // 2, 3, 4, ... */
 int Cart_graph_request_grid_dims(Cart_Request request, int* ndims);
 
 /* ---------------------------------------------------------------------------------------

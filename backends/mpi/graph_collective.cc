@@ -456,14 +456,21 @@ std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, Der
   return key;
 }
 
-// Init's agreement in one MPI_Allreduce: element 0 says how many MAX entries follow; the rest
-// (the persistent-lane bitmap) is OR-ed.
-void max_then_or(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const std::int64_t*>(in);
-  auto* b = static_cast<std::int64_t*>(inout);
-  const int n_max = static_cast<int>(a[0]);
-  for (int i = 1; i <= n_max && i < *len; ++i) b[i] = std::max(a[i], b[i]);
-  for (int i = n_max + 1; i < *len; ++i) b[i] |= a[i];
+// Init's agreement in one MPI_Allreduce of one element, the whole vector as a contiguous type
+// (MPI may cut a vector of MPI_INT64_T into segments between ranks, as Open MPI's
+// reduce-scatter allreduce does at 32 ranks, and a segment does not start at word 0): word 0
+// says how many MAX words follow; the rest (the persistent-lane bitmap) is OR-ed.
+void max_then_or(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int words = bytes / static_cast<int>(sizeof(std::int64_t));
+  for (int e = 0; e < *len; ++e) {
+    const std::int64_t* a = static_cast<const std::int64_t*>(in) + static_cast<std::ptrdiff_t>(e) * words;
+    std::int64_t* b = static_cast<std::int64_t*>(inout) + static_cast<std::ptrdiff_t>(e) * words;
+    const int n_max = static_cast<int>(a[0]);
+    for (int i = 1; i <= n_max && i < words; ++i) b[i] = std::max(a[i], b[i]);
+    for (int i = n_max + 1; i < words; ++i) b[i] |= a[i];
+  }
 }
 
 MPI_Op agreement_op() {
@@ -494,7 +501,12 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   for (int i = 0; i < PendingGraph::kWords; ++i) v.push_back(pending ? pending->words[static_cast<std::size_t>(i)] : 0);  // 0: neutral
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(v.data(), all.data(), static_cast<int>(v.size()), MPI_INT64_T, agreement_op(), g.shared()->exec));
+  MPI_Datatype whole = MPI_DATATYPE_NULL;  // one element: max_then_or sees the vector from word 0
+  CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(v.size()), MPI_INT64_T, &whole));
+  CARTPLAN_MPI_CALL(MPI_Type_commit(&whole));
+  const int rc = MPI_Allreduce(v.data(), all.data(), 1, whole, agreement_op(), g.shared()->exec);
+  MPI_Type_free(&whole);
+  CARTPLAN_MPI_CALL(rc);
   if (pending) {  // the creation's verdict first, as require_graph would have given it
     std::array<int, PendingGraph::kWords> created{};
     for (int i = 0; i < PendingGraph::kWords; ++i) created[static_cast<std::size_t>(i)] = static_cast<int>(all[12 + static_cast<std::size_t>(i)]);

@@ -29,10 +29,10 @@ using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-// The bit a table's key adds to candidates_key (bits 1-8: auto_candidates.cc) when the table
-// holds the 4-D grid row: a blocking call's table (no grid may run) and a persistent init's
-// with it keep two tables.
-constexpr int kTableWithGrid4 = 16;
+// The bits a table's key adds to candidates_key (bits 1-8: auto_candidates.cc) when the table
+// holds the 4-D (most-D) grid row: a blocking call's table (no grid may run) and a persistent
+// init's with them keep two tables.
+constexpr int kTableWithGrid4 = 16, kTableWithMost = 32;
 
 int delete_attr(MPI_Comm, int, void* attr, void*) {
   delete static_cast<GraphComm*>(attr);
@@ -117,9 +117,11 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
   }
   v = info_value(info, "cartplan_grid_dims", &present);
   if (present) {
-    if (v == "auto") o->grid_dims = 0;
-    else if (v == "2" || v == "3" || v == "4") o->grid_dims = v[0] - '0';
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "' (expected auto, 2, 3 or 4)");
+    Result<int> d = v == "auto" ? Result<int>(0) : parse_int(v, 2, engine::graph::kMaxGridD);
+    if (!d)
+      return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_grid_dims = '" + v + "': " + d.error() + " (expected auto or an integer from 2 to " +
+                                               std::to_string(engine::graph::kMaxGridD) + ")");
+    o->grid_dims = *d;
   }
   v = info_value(info, "cartplan_auto_candidates", &present);
   if (present) {
@@ -210,6 +212,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
     if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
     if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
+    if (s.ok() && dims.size() > 4 && test_failure("pattern-gridmost")) s = injected_failure("pattern-gridmost");  // above 4-D only
     if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
     it = grids_.emplace(dims, std::move(p)).first;
   }
@@ -219,11 +222,12 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
 
 int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
 
-std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4) const {
+std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4, bool with_most) const {
   std::vector<TableCandidate> out = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0}, {GraphAlgorithm::kCumulative, 0},
                                      {GraphAlgorithm::kGrid, 2}};
   if (grid_ndims(3) == 3) out.push_back({GraphAlgorithm::kGrid, 3});
   if (with_grid4 && grid_ndims(4) == 4) out.push_back({GraphAlgorithm::kGrid, 4});
+  if (with_most && grid_ndims(engine::graph::kMaxGridD) > 4) out.push_back({GraphAlgorithm::kGrid, engine::graph::kMaxGridD});
   return out;
 }
 
@@ -281,14 +285,16 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
 // Only the allowed candidates are constructed and priced (a row left out stays 0: not a
 // candidate). Every rank passes the same theta and list (choose's contract), so every rank
 // constructs the same patterns in the same order and joins the same reduction.
-MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
-                           std::vector<double>* rider_all) {
-  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0)};
+MpiStatus GraphComm::table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, bool with_most, const Table** out,
+                           const Rider* rider, std::vector<double>* rider_all) {
+  const std::pair<int, int> key{theta, engine::graph::candidates_key(allowed) | (with_grid4 ? kTableWithGrid4 : 0) |
+                                           (with_most ? kTableWithMost : 0)};
   if (auto failed = failed_tables_.find(key); failed != failed_tables_.end()) return failed->second;
   auto it = tables_.find(key);
   if (it == tables_.end()) {
     Table all{};
-    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4), allowed), theta, model_, &all, rider, rider_all);
+    MpiStatus s = agree_prices(engine::graph::restrict_candidates(auto_candidates(with_grid4, with_most), allowed), theta, model_, &all,
+                               rider, rider_all);
     if (!s.ok()) return failed_tables_.emplace(key, s).first->second;  // agreed: kept, so no later call agrees again
     it = tables_.emplace(key, all).first;
   }
@@ -313,11 +319,14 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
     return {};
   }
   const Table* t = nullptr;
-  // The 4-D grid only where auto may pick it: p has one, grid is allowed (persistent init) and
-  // Info cartplan_grid_dims does not name another grid; for allgather and alltoall(v) alike. Info
-  // and grid_in_auto are the same on every rank; both ops share one table per (theta, list, with_grid4).
-  const bool with_grid4 = grid_ndims(4) == 4 && o.grid_in_auto && allowed.grid && (o.grid_dims == 0 || o.grid_dims == 4);
-  MpiStatus s = table(o.theta, allowed, with_grid4, &t, rider, rider_all);
+  // The 4-D (most-D) grid only where auto may pick it: p has one, grid is allowed (persistent
+  // init) and Info cartplan_grid_dims does not name another grid (4; 5 or more names the most-D
+  // row); for allgather and alltoall(v) alike. Info and grid_in_auto are the same on every rank;
+  // both ops share one table per (theta, list, with_grid4, with_most).
+  const bool high = o.grid_in_auto && allowed.grid;
+  const bool with_grid4 = high && grid_ndims(4) == 4 && (o.grid_dims == 0 || o.grid_dims == 4);
+  const bool with_most = high && grid_ndims(engine::graph::kMaxGridD) > 4 && (o.grid_dims == 0 || o.grid_dims > 4);
+  MpiStatus s = table(o.theta, allowed, with_grid4, with_most, &t, rider, rider_all);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
   // only where init agreed one block size over the ranks with edges (grid_in_auto): it relays

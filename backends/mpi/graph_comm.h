@@ -10,7 +10,7 @@
 // when the first graph collective is a persistent init, part of init's (begin_graph,
 // finish_graph). A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
-// its virtual grid grid_dims(p, d) for d = 2, 3 or 4, 1-dimensional when p is prime); auto's table
+// its virtual grid grid_dims(p, d) for d = 2 to kMaxGridD, 1-dimensional when p is prime); auto's table
 // the first time auto runs per (theta, resolved candidate list) (Info cartplan_auto_candidates;
 // the default is the grids in a persistent init, with seed 003's pair beside them where p has no
 // usable grid, seed 003's pair elsewhere: engine/graph/auto_candidates.h): the patterns, then every rank prices
@@ -55,9 +55,10 @@ namespace cartplan::mpi {
 // MPI_Comm_get_info, or per _init call):
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
-//   cartplan_grid_dims  auto | 2 | 3 | 4: the virtual grid of grid, grid_dims(p, d) (auto: auto
-//                       prices each, for allgather and alltoall(v); forced grid runs the 2-D
-//                       one; 2, 3 or 4 leaves auto only that grid and linear)
+//   cartplan_grid_dims  auto | d, 2 <= d <= kMaxGridD (30): the virtual grid of grid, grid_dims(p, d)
+//                       (auto: auto prices the 2-D, 3-D, 4-D and most-D grids, for allgather and
+//                       alltoall(v); forced grid runs the 2-D one; 2, 3 or 4 leaves auto only
+//                       that grid and linear, 5 or more only the most-D grid grid_dims(p, kMaxGridD))
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
 //   cartplan_auto_candidates  auto | all | a comma-separated list of linear, pairing, cumulative,
 //                       grid: the combining candidates auto constructs and prices (default auto:
@@ -136,12 +137,13 @@ class GraphComm {
   // without constructing again.
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
-  // cumulative, the 2-D grid, and the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
-  // 3 (4) dimensions; the 4-D grid only `with_grid4` (graph auto: where it may run grid, a
-  // persistent init, unless Info cartplan_grid_dims is 2 or 3; for allgather and alltoall(v)
-  // alike; the drop-in takes the default).
-  std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true) const;
-  // How many dimensions the virtual grid of a grid candidate has here (1 to 4; 0 for p = 1).
+  // cumulative, the 2-D grid, the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
+  // 3 (4) dimensions, and the most-D grid grid_dims(p, kMaxGridD) where it has more than 4; the
+  // 4-D grid only `with_grid4`, the most-D one only `with_most` (graph auto: where it may run
+  // grid, a persistent init, unless Info cartplan_grid_dims names another grid; for allgather and
+  // alltoall(v) alike; the drop-in takes the default).
+  std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true, bool with_most = true) const;
+  // How many dimensions the virtual grid of a grid candidate has here (1 to kMaxGridD; 0 for p = 1).
   int grid_ndims(int grid_d) const;
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
   // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
@@ -169,9 +171,9 @@ class GraphComm {
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
-  // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4).
-  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, const Table** out, const Rider* rider,
-                  std::vector<double>* rider_all);
+  // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4, with_most).
+  MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, bool with_most, const Table** out,
+                  const Rider* rider, std::vector<double>* rider_all);
 
   int rank_;
   int size_;
@@ -183,11 +185,11 @@ class GraphComm {
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
   // (cumulative, theta): this rank's failed construction, returned from then on
   std::map<std::pair<bool, int>, MpiStatus> failed_patterns_;
-  // By the grid's dims (grid_dims(p, 2), (p, 3) and (p, 4) may be one grid): constructed once each (a
+  // By the grid's dims (grid_dims(p, 2), (p, 3), (p, 4) and (p, kMaxGridD) may be one grid): constructed once each (a
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
-  // (theta, table_key: candidates_key with kTableWithGrid4 where the 4-D grid row is in)
+  // (theta, table_key: candidates_key with kTableWithGrid4 (kTableWithMost) where the 4-D (most-D) grid row is in)
   std::map<std::pair<int, int>, Table> tables_;
   // The same key: an agreed failure of table(), returned from then on
   std::map<std::pair<int, int>, MpiStatus> failed_tables_;

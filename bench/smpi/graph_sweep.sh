@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # One point of the graph-collective sweep under SimGrid's SMPI: builds the platform for the
 # graph's rank count (bench/smpi/platforms.py), runs bench/graph_scale_bench (SMPI build: linear,
-# pairing, cumulative, auto by default, grid (2-D virtual grid), grid3 (3-D) and grid4 (4-D) on request; persistent; data checked before timing) under smpirun and appends
+# pairing, cumulative, auto by default, grid (2-D virtual grid) and gridN (N-D: grid3, grid4, grid8, ...) on request; persistent; data checked before timing) under smpirun and appends
 # its output, headed by the command that reproduces it and the simulation's wall time, to the raw
 # file; one line per run goes to the wall-time log. bench/smpi/graph_report.py makes the tables.
 #
 #   bash bench/smpi/graph_sweep.sh --platform fattree --graph random:p=256,q=0.05,seed=1 --ops allgather,alltoallv --bytes 4,1024
 #        [--iters 3] [--reps 2] [--theta 4] [--model FILE|builtin] [--limit SECONDS] [--out bench/results/smpi/graph_raw.txt]
-#        [--variants linear,pairing,cumulative,grid,grid3,grid4,auto,auto-LIST] [--bin-dir DIR]   (auto-LIST: auto with Info cartplan_auto_candidates=LIST, e.g. auto-all)
+#        [--variants linear,pairing,cumulative,grid,gridN,auto,auto-LIST] [--bin-dir DIR]   (auto-LIST: auto with Info cartplan_auto_candidates=LIST, e.g. auto-all)
 #        [--collectives default|logp]
 #
 # The rank count is the graph's (`cartplan graph explain` reports it; Moore graphs with holes have

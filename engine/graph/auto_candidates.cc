@@ -39,8 +39,9 @@ std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate
 
 bool grids_suffice(int p, int grid_d) {
   if (p < 2) return true;  // nothing to combine
-  for (const int d : {2, 3, 4}) {
-    if (grid_d == 0 ? d == 4 : grid_d != d) continue;  // auto: as the 2-D and 3-D grids say
+  for (const int d : {2, 3, 4, kMaxGridD}) {
+    // auto: as the 2-D and 3-D grids say; 5 or more: the most-D grid (price_table.h's only_grid_d)
+    if (grid_d == 0 ? d > 3 : grid_d > 4 ? d != kMaxGridD : grid_d != d) continue;
     const std::vector<int> dims = grid_dims(p, d);  // extents of 1 dropped, non-increasing
     if (dims.size() >= 2 && dims.front() <= kMaxGridAspect * dims.back()) return true;
   }

@@ -25,7 +25,7 @@ namespace cartplan::engine::graph {
 struct AutoCandidates {
   bool pairing = true;
   bool cumulative = true;
-  bool grid = true;  // every grid row (2-D, 3-D, 4-D; cartplan_grid_dims narrows the pick further)
+  bool grid = true;  // every grid row (2-D, 3-D, 4-D, most-D; cartplan_grid_dims narrows the pick further)
   // Info value auto: the three flags are replaced by resolve_candidates' choice.
   bool automatic = false;
   friend bool operator==(const AutoCandidates&, const AutoCandidates&) = default;
@@ -45,7 +45,8 @@ Result<AutoCandidates> parse_auto_candidates(std::string_view value);
 inline constexpr int kMaxGridAspect = 8;
 
 // Whether p has a usable virtual grid (grid.h's grid_dims(p, d) for d = 2 and 3, or only
-// `grid_d` (2, 3 or 4) if it is not 0): 2 or more dimensions, the largest <= kMaxGridAspect x the smallest.
+// `grid_d` (2, 3 or 4; 5 or more: the most-D grid grid_dims(p, kMaxGridD)) if it is not 0): 2 or
+// more dimensions, the largest <= kMaxGridAspect x the smallest.
 // True at p < 2 (nothing to combine). Only p: every rank agrees.
 bool grids_suffice(int p, int grid_d);
 

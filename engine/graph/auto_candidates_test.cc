@@ -82,6 +82,10 @@ TEST_CASE("auto resolves to the grids where grid may run and p has a usable grid
   CHECK(!grids_suffice(202, 0));  // 101 x 2
   CHECK(grids_suffice(256, 4));   // 4 x 4 x 4 x 4
   CHECK(!grids_suffice(102, 4));  // 17 x 3 x 2 again
+  CHECK(grids_suffice(256, 8));   // 5 or more: the most-D grid, 2^8
+  CHECK(grids_suffice(360, 5));   // 5 x 3 x 3 x 2 x 2 x 2
+  CHECK(!grids_suffice(102, 5));  // 17 x 3 x 2
+  CHECK(!grids_suffice(97, 6));   // prime: 1-D
   CHECK(resolve_candidates(kAutomaticCandidates, true, 102, 4) == every);
   // all and lists are taken as they are, whether grid may run or not.
   for (bool grid_allowed : {false, true}) {

@@ -14,10 +14,11 @@ namespace cartplan::engine::graph {
 
 namespace {
 
-// The d tried: the options' list, else 2, 3 and 4 (both operations, forced grid and auto).
+// The d tried: the options' list, else 2, 3, 4 and the most-D grid kMaxGridD (both operations,
+// forced grid and auto; the MPI backend's auto rows, price_table.h).
 std::vector<int> grid_ds(const GraphPlanOptions& options) {
   if (!options.grid_dimensions.empty()) return options.grid_dimensions;
-  return {2, 3, 4};
+  return {2, 3, 4, kMaxGridD};
 }
 
 // The virtual grids to try for p ranks: distinct, and of the asked number of dimensions unless
@@ -27,7 +28,9 @@ std::vector<std::vector<int>> grids_to_try(int p, const GraphPlanOptions& option
   for (int d : grid_ds(options)) {
     std::vector<int> dims = grid_dims(p, d);
     if (std::find(all.begin(), all.end(), dims) == all.end()) all.push_back(dims);
-    if (static_cast<int>(dims.size()) == d && std::find(out.begin(), out.end(), dims) == out.end()) out.push_back(dims);
+    // kMaxGridD asks for the most-D grid: kept where it has more than 4 dimensions (the backend's row)
+    const bool asked = static_cast<int>(dims.size()) == d || (d == kMaxGridD && dims.size() > 4);
+    if (asked && std::find(out.begin(), out.end(), dims) == out.end()) out.push_back(dims);
   }
   if (out.empty() && options.algo == GraphAlgoChoice::kGrid && !all.empty())
     out.push_back(*std::max_element(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); }));

@@ -36,9 +36,10 @@ struct GraphPlanOptions {
   // (same patterns; for large graphs planned offline). The candidates then have no set-up stats.
   bool sequential_construction = false;
   // grid: the virtual grids tried, by most dimensions (grid_dims(p, d)); a d whose grid has
-  // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except that forced grid
-  // falls back to the largest grid there is. Empty: 2, 3 and 4, for both operations, as the MPI
-  // backend's auto (the 4-D grid joined auto's allgather once simulated, docs/graphs.md).
+  // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except kMaxGridD (30),
+  // the most-D grid, kept where it has more than 4, and except that forced grid falls back to the
+  // largest grid there is. Empty: 2, 3, 4 and kMaxGridD, for both operations, as the MPI backend's
+  // auto (the most-D grid joined it once simulated, bench/results/smpi/graph_hcube.md).
   std::vector<int> grid_dimensions;
 };
 

@@ -71,7 +71,7 @@ TEST_CASE("pick: a combining candidate must clear the 10 % margin") {
   CHECK(graph_candidates(GraphOp::kAllgather, *t, BlockSizes::uniform(GraphOp::kAllgather, *t, 8), o).error() == "theta must be at least 1, got 0");
 }
 
-TEST_CASE("grid: forced, the cheapest of 2, 3 and 4 dimensions; a prime p falls back to a 1-D grid") {
+TEST_CASE("grid: forced, the cheapest of 2, 3, 4 and the most dimensions; a prime p falls back to a 1-D grid") {
   Result<ir::graph::Topology> t = moore({16, 16}, 2, true, 0.0, 1);
   REQUIRE(t.ok());
   GraphPlanOptions o;
@@ -79,10 +79,11 @@ TEST_CASE("grid: forced, the cheapest of 2, 3 and 4 dimensions; a prime p falls 
   const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
   Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, *t, sizes, o);
   REQUIRE(c.ok());
-  REQUIRE(c->size() == 3);
+  REQUIRE(c->size() == 4);
   // 8 messages per rank on the 16x16 grid against 24 direct ones.
   CHECK((*c)[0].cost.max_rank_messages == 16);
   CHECK((*c)[2].plan.dims() == std::vector<int>{4, 4, 4, 4});
+  CHECK((*c)[3].plan.dims() == std::vector<int>(8, 2));  // the most-D grid: the binary hypercube
   const std::size_t pick = pick_graph_candidate(*c);
   for (const GraphCandidate& g : *c) CHECK(g.cost.max_rank_us >= (*c)[pick].cost.max_rank_us);
   o.sequential_construction = true;
@@ -112,9 +113,14 @@ TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages
     const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAlltoall, *t, bytes);
     Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAlltoall, *t, sizes, o);
     REQUIRE(c.ok());
-    REQUIRE(c->size() == 6);  // linear, pairing, cumulative, grid 16x16, 8x8x4, 4x4x4x4
-    const GraphCandidate &linear = (*c)[0], &grid3 = (*c)[4], &grid4 = (*c)[5];
+    REQUIRE(c->size() == 7);  // linear, pairing, cumulative, grid 16x16, 8x8x4, 4x4x4x4, 2^8
+    const GraphCandidate &linear = (*c)[0], &grid3 = (*c)[4], &grid4 = (*c)[5], &most = (*c)[6];
     REQUIRE(grid4.plan.dims() == std::vector<int>{4, 4, 4, 4});
+    REQUIRE(most.plan.dims() == std::vector<int>(8, 2));
+    // The hypercube: at most 1 peer each way per phase, 16 message ends; more bytes again.
+    CHECK(most.cost.max_rank_messages <= 16);
+    CHECK(most.cost.max_rank_messages < grid4.cost.max_rank_messages);
+    CHECK(most.cost.bytes > grid4.cost.bytes);
     for (const GraphCandidate& g : *c) CHECK(ir::graph::verify(g.plan).empty());
     // A 4-D grid rank talks to at most 3 peers each way per phase: 24 message ends.
     CHECK(grid4.cost.max_rank_messages <= 24);
@@ -124,20 +130,27 @@ TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages
     CHECK(grid4.cost.bytes > grid3.cost.bytes);
     CHECK(grid3.cost.bytes > linear.cost.bytes);
     const std::size_t pick = pick_graph_candidate(*c);
-    if (bytes == 8) CHECK((*c)[pick].plan.dims() == std::vector<int>{4, 4, 4, 4});
+    if (bytes == 8) CHECK((*c)[pick].plan.dims() == std::vector<int>(8, 2));
     else CHECK((*c)[pick].plan.algorithm() == GraphAlgorithm::kLinear);
   }
-  // Allgather at 8 B: auto prices the 4-D grid for allgather too (simulated there since,
-  // docs/graphs.md) and picks it; a list without 4 (--grid-dims 2,3) picks the 3-D grid.
+  // Allgather at 8 B: auto prices the 4-D and most-D grids for allgather too (simulated there
+  // since, docs/graphs.md) and picks the hypercube; --grid-dims 2,3,4 the 4-D grid; a list
+  // without 4 (--grid-dims 2,3) picks the 3-D grid.
   const BlockSizes gather = BlockSizes::uniform(GraphOp::kAllgather, *t, 8);
+  Result<std::vector<GraphCandidate>> seven = graph_candidates(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(seven.ok());
+  REQUIRE(seven->size() == 7);
+  CHECK((*seven)[pick_graph_candidate(*seven)].plan.dims() == std::vector<int>(8, 2));
+  Result<ir::graph::GraphPlan> plan = make_graph_plan(GraphOp::kAllgather, *t, gather, o);
+  REQUIRE(plan.ok());
+  CHECK(plan->dims() == std::vector<int>(8, 2));
+  o.grid_dimensions = {2, 3, 4};
   Result<std::vector<GraphCandidate>> six = graph_candidates(GraphOp::kAllgather, *t, gather, o);
   REQUIRE(six.ok());
   REQUIRE(six->size() == 6);
   CHECK((*six)[5].plan.dims() == std::vector<int>{4, 4, 4, 4});
   CHECK((*six)[pick_graph_candidate(*six)].plan.dims() == std::vector<int>{4, 4, 4, 4});
-  Result<ir::graph::GraphPlan> plan = make_graph_plan(GraphOp::kAllgather, *t, gather, o);
-  REQUIRE(plan.ok());
-  CHECK(plan->dims() == std::vector<int>{4, 4, 4, 4});
+  CHECK((*seven)[6].cost.max_rank_us < (*six)[5].cost.max_rank_us);
   o.grid_dimensions = {2, 3};
   Result<std::vector<GraphCandidate>> five = graph_candidates(GraphOp::kAllgather, *t, gather, o);
   REQUIRE(five.ok());

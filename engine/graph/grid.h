@@ -46,6 +46,10 @@ struct GridPattern {
 // non-increasing order, with dimensions of extent 1 dropped (so a prime p gives {p}, and
 // grid_dims(1, d) is empty). Deterministic: every rank computes the same from p.
 std::vector<int> grid_dims(int p, int d);
+// The largest d of grid_dims(p, d) worth asking for: p <= INT_MAX has at most 30 prime factors,
+// so grid_dims(p, kMaxGridD) is p's factorization, the grid with the most dimensions (the binary
+// hypercube for p = 2^k). Info cartplan_grid_dims accepts 2 .. kMaxGridD.
+inline constexpr int kMaxGridD = 30;
 // Row-major coordinates of a rank, and back.
 std::vector<int> grid_coords(int rank, const std::vector<int>& dims);
 int grid_rank(const std::vector<int>& coords, const std::vector<int>& dims);

@@ -81,6 +81,48 @@ TEST_CASE("Moore graphs with holes on a larger communicator, and wrapped ones (p
   }
 }
 
+TEST_CASE("the grid with the most dimensions: p's factorization (kMaxGridD), the binary hypercube for 2^k") {
+  CHECK(grid_dims(256, kMaxGridD) == std::vector<int>(8, 2));
+  CHECK(grid_dims(1024, kMaxGridD) == std::vector<int>(10, 2));
+  CHECK(grid_dims(360, kMaxGridD) == std::vector<int>{5, 3, 3, 2, 2, 2});
+  CHECK(grid_dims(256, 6) == std::vector<int>{4, 4, 2, 2, 2, 2});
+  CHECK(grid_dims(97, kMaxGridD) == std::vector<int>{97});
+  CHECK(grid_dims(1 << 30, kMaxGridD) == std::vector<int>(30, 2));
+}
+
+TEST_CASE("distributed == sequential on many dimensions: p = 256 8-D, 1024 10-D, odd factors") {
+  struct Case {
+    int p;
+    double q;
+    std::vector<int> ds;
+  };
+  // 256: 5- to 8-D; 1024: 10-D (the hypercube); 360 = 5 x 3^2 x 2^3 and 270 = 5 x 3^3 x 2: odd
+  // factors, the most-D grid and the ones between.
+  for (const Case& c : {Case{256, 0.05, {5, 6, 8}}, Case{1024, 0.01, {kMaxGridD}}, Case{360, 0.05, {4, 5, kMaxGridD}},
+                        Case{270, 0.05, {5, kMaxGridD}}}) {
+    Result<ir::graph::Topology> t = erdos_renyi(c.p, c.q, 7);
+    REQUIRE(t.ok());
+    for (int d : c.ds) {
+      CAPTURE(c.p);
+      CAPTURE(d);
+      check_verified(*t, grid_dims(c.p, d));
+    }
+  }
+}
+
+TEST_CASE("set-up on the binary hypercube: one message per rank and round, log2 p rounds") {
+  Result<ir::graph::Topology> t = erdos_renyi(64, 0.2, 3);
+  REQUIRE(t.ok());
+  const std::vector<int> dims = grid_dims(64, kMaxGridD);
+  REQUIRE(dims.size() == 6);
+  Result<GridSetupRun> run = run_grid_setup(*t, dims);
+  REQUIRE(run.ok());
+  CHECK(run->stats.rounds == 6);
+  CHECK(run->stats.max_rank_messages <= 6);
+  const std::vector<GridPattern> ps = sequential_grid_patterns(*t, dims);
+  for (const GridPattern& p : ps) CHECK(p.sends.size() <= 6);  // at most 1 partner per dimension
+}
+
 TEST_CASE("parallel and self edges: the k-th edge rule holds through the grid") {
   // Rank 0 sends twice to 5 and once to itself; 5 lists 0 twice; 3 sends to 4 twice.
   ir::graph::Topology t;

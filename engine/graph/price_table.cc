@@ -27,7 +27,7 @@ int candidate_index(const TableCandidate& c) {
     case GraphAlgorithm::kLinear: return 0;
     case GraphAlgorithm::kPairing: return 1;
     case GraphAlgorithm::kCumulative: return 2;
-    case GraphAlgorithm::kGrid: return c.grid_d == 4 ? 5 : c.grid_d == 3 ? 4 : 3;
+    case GraphAlgorithm::kGrid: return c.grid_d > 4 ? 6 : c.grid_d == 4 ? 5 : c.grid_d == 3 ? 4 : 3;
   }
   assert(false);
   return 0;
@@ -36,7 +36,8 @@ int candidate_index(const TableCandidate& c) {
 TableCandidate candidate_at(int index) {
   constexpr TableCandidate kAll[kPriceCandidates] = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0},
                                                      {GraphAlgorithm::kCumulative, 0}, {GraphAlgorithm::kGrid, 2},
-                                                     {GraphAlgorithm::kGrid, 3}, {GraphAlgorithm::kGrid, 4}};
+                                                     {GraphAlgorithm::kGrid, 3}, {GraphAlgorithm::kGrid, 4},
+                                                     {GraphAlgorithm::kGrid, kMaxGridD}};
   assert(index >= 0 && index < kPriceCandidates);
   return kAll[index];
 }
@@ -72,14 +73,15 @@ TableCandidate cheaper_combining(const CandidatePrices& us) {
 }
 
 CandidatePrices without_grid(CandidatePrices us) {
-  for (int d : {2, 3, 4}) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
+  for (int d : {2, 3, 4, kMaxGridD}) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
   return us;
 }
 
 CandidatePrices only_grid_d(CandidatePrices us, int grid_d) {
-  if (grid_d < 2 || grid_d > 4) return us;
-  for (int d : {2, 3, 4})
-    if (d != grid_d) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
+  if (grid_d < 2) return us;
+  const int keep = candidate_index({GraphAlgorithm::kGrid, grid_d});
+  for (int d : {2, 3, 4, kMaxGridD})
+    if (candidate_index({GraphAlgorithm::kGrid, d}) != keep) us[static_cast<std::size_t>(candidate_index({GraphAlgorithm::kGrid, d}))] = 0.0;
   return us;
 }
 

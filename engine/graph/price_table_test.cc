@@ -60,6 +60,31 @@ TEST_CASE("candidate_index tells the three grids apart") {
   CHECK(candidate_index({GraphAlgorithm::kGrid, 4}) == 5);
   CHECK(candidate_at(4) == TableCandidate{GraphAlgorithm::kGrid, 3});
   CHECK(candidate_at(5) == TableCandidate{GraphAlgorithm::kGrid, 4});
+  CHECK(candidate_index({GraphAlgorithm::kGrid, kMaxGridD}) == 6);
+  CHECK(candidate_index({GraphAlgorithm::kGrid, 5}) == 6);
+  CHECK(candidate_at(6) == TableCandidate{GraphAlgorithm::kGrid, kMaxGridD});
+}
+
+TEST_CASE("the most-D grid row: picked where cheapest, dropped by without_grid, kept alone by a cartplan_grid_dims of 5 or more") {
+  const TableCandidate grid4{GraphAlgorithm::kGrid, 4}, most{GraphAlgorithm::kGrid, kMaxGridD};
+  const CandidatePrices us{10.0, 9.5, 9.5, 8.5, 6.0, 4.0, 3.0};
+  CHECK(pick_from_prices(us) == most);
+  CHECK(pick_from_prices({10.0, 9.5, 9.5, 8.5, 6.0, 3.0, 4.0}) == grid4);
+  CHECK(pick_from_prices({10.0, 0.0, 0.0, 0.0, 0.0, 0.0, 9.5}).algorithm == GraphAlgorithm::kLinear);  // not 10 % cheaper
+  CHECK(without_grid(us)[6] == 0.0);
+  CHECK(pick_from_prices(without_grid(us)).algorithm == GraphAlgorithm::kLinear);
+  CHECK(only_grid_d(us, 4)[6] == 0.0);
+  CHECK(pick_from_prices(only_grid_d(us, 4)) == grid4);
+  for (int d : {5, 8, kMaxGridD}) {
+    const CandidatePrices only = only_grid_d(us, d);
+    CHECK(only[3] == 0.0);
+    CHECK(only[4] == 0.0);
+    CHECK(only[5] == 0.0);
+    CHECK(only[6] == 3.0);
+    CHECK(only[1] == 9.5);
+    CHECK(pick_from_prices(only) == most);
+  }
+  CHECK(only_grid_d(us, 0) == us);
 }
 
 TEST_CASE("the 4-D grid row is picked where it is cheapest, and dropped like the other grids") {

@@ -1,6 +1,6 @@
-// The graph tests' algorithm names as Info keys: "grid3" and "grid4" are the 3-D and 4-D virtual
-// grids (Info cartplan_algorithm=grid and cartplan_grid_dims=3 or 4), any other name is
-// cartplan_algorithm's value.
+// The graph tests' algorithm names as Info keys: "gridN" ("grid3", "grid4", "grid30") is the
+// grid on the virtual grid grid_dims(p, N) (Info cartplan_algorithm=grid and
+// cartplan_grid_dims=N), any other name is cartplan_algorithm's value.
 //
 //   MPI_Info info;  MPI_Info_create(&info);
 //   set_graph_algorithm(info, "grid3");
@@ -10,11 +10,13 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace cartplan::mpitest {
 
 inline void set_graph_algorithm(MPI_Info info, const char* algorithm) {
-  if (std::string(algorithm) == "grid3" || std::string(algorithm) == "grid4") {
+  const std::string a = algorithm;
+  if (a.size() > 4 && a.rfind("grid", 0) == 0 && a.find_first_not_of("0123456789", 4) == std::string::npos) {
     MPI_Info_set(info, "cartplan_algorithm", "grid");
     MPI_Info_set(info, "cartplan_grid_dims", algorithm + 4);
   } else {
@@ -27,8 +29,8 @@ inline bool is_grid(const char* algorithm) { return std::string(algorithm).rfind
 // The dimensions of the virtual grid of p ranks asked for d dimensions (engine/graph/grid.h's
 // grid_dims: MPI_Dims_create's factors, extents of 1 dropped).
 inline int grid_ndims(int p, int d) {
-  int dims[4] = {0, 0, 0, 0};
-  MPI_Dims_create(p, d, dims);
+  std::vector<int> dims(static_cast<std::size_t>(d), 0);
+  MPI_Dims_create(p, d, dims.data());
   int n = 0;
   for (int k = 0; k < d; ++k) n += dims[k] > 1;
   return n;

@@ -115,11 +115,12 @@ void init_errors(Harness& h) {
   expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
          "init, cartplan_theta = 0");
   MPI_Info_set(bad, "cartplan_theta", "1");
-  for (const char* dims : {"5", "1", "bogus"}) {
+  for (const char* dims : {"1", "0", "-3", "99", "31", "x", "4x", "bogus"}) {
     MPI_Info_set(bad, "cartplan_grid_dims", dims);
     expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
            std::string("init, cartplan_grid_dims = '") + dims + "'");
     h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "init, bad cartplan_grid_dims: the message names the key");
+    h.check(std::strstr(Cart_error_message(), "from 2 to 30") != nullptr, std::string("init, bad cartplan_grid_dims: the message says what is valid: ") + Cart_error_message());
   }
   MPI_Info_create(&differ);
   MPI_Info_set(differ, "cartplan_algorithm", zero ? "cumulative" : "pairing");
@@ -408,11 +409,11 @@ MPI_Comm ring_with_info(const Harness& h, const InfoKeys& keys) {
 // A bad cartplan_grid_dims in the graph's creation Info: the first graph collective (which
 // reads it) fails on every rank with MPI_ERR_INFO_VALUE naming the key, and so does the next.
 void creation_info_errors(Harness& h) {
-  MPI_Comm g = ring_with_info(h, {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", "5"}});
+  MPI_Comm g = ring_with_info(h, {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", "99"}});
   int send = h.rank, recv = -1;
   for (int call = 0; call < 2; ++call) {
     expect(h, Cart_graph_neighbor_allgather(&send, 1, MPI_INT, &recv, 1, MPI_INT, g), MPI_ERR_INFO_VALUE,
-           "creation Info cartplan_grid_dims = 5, call " + std::to_string(call));
+           "creation Info cartplan_grid_dims = 99, call " + std::to_string(call));
     h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "creation Info: the message names cartplan_grid_dims");
   }
   MPI_Comm_free(&g);

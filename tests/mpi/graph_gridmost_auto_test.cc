@@ -1,0 +1,159 @@
+// MPI test of the grid with the most dimensions (grid_dims(p, kMaxGridD), p's factorization; np =
+// 32: the 5-D binary hypercube 2x2x2x2x2): on a complete graph with a cost model that prices
+// messages only (written by the test, CARTPLAN_COST_MODEL), the most-D grid is the cheapest
+// candidate (5 messages per rank against 6 for the 4-D grid and 31 for linear), and a persistent
+// auto init (Info cartplan_auto_candidates=grid) picks it for allgather and alltoall; Info
+// cartplan_grid_dims=4 leaves auto the 4-D grid (and does not construct the most-D one:
+// CARTPLAN_TEST_FAIL=pattern-gridmost fails only that construction), 5 and 30 the most-D one.
+// Forced grid with cartplan_grid_dims 5, 6 and 30 runs the 5-D grid, 3 the 3-D one. Every run's
+// data is MPI_Neighbor_allgather's or MPI_Neighbor_alltoall's, twice per request.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/graph_algorithm_info.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// Every rank sends to every other rank; Info cartplan_algorithm (auto: with
+// cartplan_auto_candidates=grid, linear and the grids) and, if given, cartplan_grid_dims.
+MPI_Comm complete_graph(Harness& h, const char* algorithm, const char* grid_dims) {
+  std::vector<int> peers;
+  for (int r = 0; r < h.size; ++r)
+    if (r != h.rank) peers.push_back(r);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  if (std::string(algorithm) == "auto") MPI_Info_set(info, "cartplan_auto_candidates", "grid");
+  if (grid_dims) MPI_Info_set(info, "cartplan_grid_dims", grid_dims);
+  MPI_Comm g = MPI_COMM_NULL;
+  const int n = static_cast<int>(peers.size());
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, peers.data(), MPI_UNWEIGHTED, n, peers.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
+struct Outcome {
+  int rc = MPI_SUCCESS, algorithm = -1, grid_dims = -1;
+  bool delivered = false;
+  std::string message;
+};
+
+// A persistent init of `op` ("allgather" or "alltoall", 2 ints per block, rank- and
+// peer-dependent), its algorithm, and whether two runs deliver MPI's result.
+Outcome run(Harness& h, MPI_Comm g, const std::string& op) {
+  const bool a2a = op == "alltoall";
+  const int n = h.size - 1, ints = 2;
+  std::vector<int> send(static_cast<std::size_t>((a2a ? n : 1) * ints)), recv(static_cast<std::size_t>(n * ints)), ref(recv.size(), -2);
+  for (std::size_t i = 0; i < send.size(); ++i) send[i] = h.rank * 1000 + static_cast<int>(i) * 7 + 1;
+  Outcome o;
+  Cart_Request req = CART_REQUEST_NULL;
+  o.rc = a2a ? Cart_graph_neighbor_alltoall_init(send.data(), ints, MPI_INT, recv.data(), ints, MPI_INT, g, MPI_INFO_NULL, &req)
+             : Cart_graph_neighbor_allgather_init(send.data(), ints, MPI_INT, recv.data(), ints, MPI_INT, g, MPI_INFO_NULL, &req);
+  o.message = Cart_error_message();
+  if (o.rc != MPI_SUCCESS) return o;
+  Cart_graph_request_algorithm(req, &o.algorithm);
+  Cart_graph_request_grid_dims(req, &o.grid_dims);
+  if (a2a) MPI_Neighbor_alltoall(send.data(), ints, MPI_INT, ref.data(), ints, MPI_INT, g);
+  else MPI_Neighbor_allgather(send.data(), ints, MPI_INT, ref.data(), ints, MPI_INT, g);
+  o.delivered = true;
+  for (int call = 0; call < 2; ++call) {
+    std::fill(recv.begin(), recv.end(), -1);
+    o.delivered = o.delivered && Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && recv == ref;
+  }
+  Cart_request_free(&req);
+  return o;
+}
+
+void expect(Harness& h, const Outcome& o, int grid_dims, const std::string& what) {
+  h.check(o.rc == MPI_SUCCESS && o.delivered, what + ": delivers MPI's result (" + o.message + ")");
+  h.check(o.algorithm == CART_GRAPH_GRID && o.grid_dims == grid_dims,
+          what + ": runs the " + std::to_string(grid_dims) + "-D grid, got algorithm " + std::to_string(o.algorithm) + " with " +
+              std::to_string(o.grid_dims) + " dimensions");
+}
+
+bool failed_with(const Outcome& o, const char* step) {
+  int cls = MPI_SUCCESS;
+  if (o.rc != MPI_SUCCESS) MPI_Error_class(o.rc, &cls);
+  return cls == MPI_ERR_OTHER && o.message.find(step) != std::string::npos;
+}
+
+// Auto: the most-D grid by default and with cartplan_grid_dims 5 or 30, the 4-D one with 4.
+void auto_picks(Harness& h, int most) {
+  MPI_Comm g = complete_graph(h, "auto", nullptr);
+  expect(h, run(h, g, "allgather"), most, "allgather auto");
+  expect(h, run(h, g, "alltoall"), most, "alltoall auto after an allgather init (the same table)");
+  MPI_Comm_free(&g);
+  for (const char* d : {"5", "30"}) {
+    g = complete_graph(h, "auto", d);
+    expect(h, run(h, g, "allgather"), most, std::string("allgather auto with Info cartplan_grid_dims=") + d);
+    MPI_Comm_free(&g);
+  }
+  g = complete_graph(h, "auto", "4");
+  expect(h, run(h, g, "alltoall"), 4, "alltoall auto with Info cartplan_grid_dims=4");
+  MPI_Comm_free(&g);
+}
+
+// Forced grid on grid_dims(p, d): d = 5, 6 and 30 give the most-D grid at 32, 3 the 3-D one.
+void forced(Harness& h, int most) {
+  for (const auto& [d, want] : {std::pair<const char*, int>{"5", most}, {"6", most}, {"30", most}, {"3", 3}}) {
+    MPI_Comm g = complete_graph(h, "grid", d);
+    for (const char* op : {"allgather", "alltoall"}) expect(h, run(h, g, op), want, std::string(op) + " grid with Info cartplan_grid_dims=" + d);
+    MPI_Comm_free(&g);
+  }
+}
+
+// Failing the most-D grid's construction fails the auto inits that construct it (default and
+// cartplan_grid_dims=30), not the one whose Info names the 4-D grid.
+void constructions(Harness& h) {
+  setenv("CARTPLAN_TEST_FAIL", "pattern-gridmost", 1);
+  MPI_Comm g = complete_graph(h, "auto", nullptr);
+  Outcome o = run(h, g, "allgather");
+  h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "allgather auto constructs the most-D grid (" + o.message + ")");
+  MPI_Comm_free(&g);
+  g = complete_graph(h, "auto", "4");
+  expect(h, run(h, g, "allgather"), 4, "allgather auto with Info cartplan_grid_dims=4, the most-D construction failing: not constructed");
+  MPI_Comm_free(&g);
+  g = complete_graph(h, "auto", "30");
+  o = run(h, g, "alltoall");
+  h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "alltoall auto with cartplan_grid_dims=30 constructs it (" + o.message + ")");
+  MPI_Comm_free(&g);
+  unsetenv("CARTPLAN_TEST_FAIL");
+}
+
+// A model where a message costs 10 us and a byte next to nothing: on the complete graph of 32
+// ranks the grids cost 10, 7, 6 and 5 messages per rank (2-D to 5-D) against linear's 31.
+void use_message_model(Harness& h) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/gridmost_auto_model_" + std::to_string(h.rank) + ".json";
+  FILE* f = std::fopen(path.c_str(), "w");
+  h.check(f != nullptr, "writes the cost model " + path);
+  if (!f) return;
+  std::fputs("{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": 10.0, \"beta_us_per_byte\": 0.000001}\n", f);
+  std::fclose(f);
+  setenv("CARTPLAN_COST_MODEL", path.c_str(), 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  const int most = cartplan::mpitest::grid_ndims(h.size, 30);
+  h.check(most > 4 && cartplan::mpitest::has_4d_grid(h.size), "run at a size whose most-D grid has more than 4 dimensions (32)");
+  if (most > 4 && cartplan::mpitest::has_4d_grid(h.size)) {
+    use_message_model(h);
+    auto_picks(h, most);
+    forced(h, most);
+    constructions(h);
+  }
+  return h.finish("graph_gridmost_auto_test");
+}
