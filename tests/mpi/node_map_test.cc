@@ -97,6 +97,11 @@ void check_placements(Harness& h) {
       std::vector<int> shifted = cases.back();  // node labels cycle from 1: the same partition
       for (int i = 0; i < size; ++i) shifted[i] = (i + 1) % n;
       cases.push_back(shifted);
+      for (int alone : {0, size - 1}) {  // one rank on a node of its own: the rest equally spaced, not classes
+        std::vector<int> split(size);
+        for (int i = 0; i < size; ++i) split[i] = i == alone ? n : i % n;
+        cases.push_back(split);
+      }
     }
     for (int k = 0; k < 8; ++k) {  // random partitions into 2..4 nodes
       cases.emplace_back(size);
