@@ -164,8 +164,16 @@ void ping_pong(int rank, int reps, std::vector<double>* sizes, std::vector<doubl
   }
 }
 
+// "32 ranks per node" (block; "0 ranks per node": one node, or neither pattern), or "cyclic placement
+// over 2 nodes (32 ranks per node)".
+std::string placement_text(const cartplan::engine::Placement& p, int np) {
+  if (!p.is_cyclic()) return std::to_string(p.ranks_per_node) + " ranks per node";
+  return "cyclic placement over " + std::to_string(p.cyclic_nodes) + " nodes (" + std::to_string(p.largest_node(np)) +
+         " ranks per node)";
+}
+
 // One timed burst of the node-link probe: every rank of `probe` exchanges `bytes` with its partner
-// (rank i of the first node with rank R + i of the second) at once; the max over the probe's ranks
+// (the i-th rank of the first node with the i-th of the second) at once; the max over the probe's ranks
 // of each rank's time from the probe's barrier to its own completion, in us.
 double node_link_burst(MPI_Comm probe, int partner, int bytes, std::vector<char>& out, std::vector<char>& in) {
   MPI_Barrier(probe);
@@ -184,16 +192,22 @@ double node_link_burst(MPI_Comm probe, int partner, int bytes, std::vector<char>
 // ranks of the second, all at once, so each node's link carries R x S bytes each way, as a halo
 // phase loads it. The growth is the burst time's difference from S = 256 KiB to 1 MiB over the
 // 768 KiB (latencies, handshakes and the barrier's skew cancel), the median of up to 20 bursts
-// per size, in us per byte of one rank's message. 0 where the run does not have two full nodes of
-// R >= 2 consecutive ranks (a second node with fewer ranks is not probed).
-double node_link_probe(int rank, int np, int ranks_per_node, int reps) {
-  const int r = ranks_per_node;
+// per size, in us per byte of one rank's message. `placement` (known) says which ranks are on
+// the first two nodes: block, ranks 0..R-1 and R..2R-1; cyclic over N nodes, ranks 0, N, 2N, ...
+// and 1, N + 1, ... (R the second node's count, the first's beyond it left out). 0 where the run
+// does not have two nodes of R >= 2 ranks each (a block run's second node with fewer ranks is not
+// probed). *pairs: R, the ranks per node that load the link in the probe.
+double node_link_probe(int rank, int np, const cartplan::engine::Placement& placement, int reps, int* pairs) {
+  const int r = placement.is_cyclic() ? placement.largest_node(np - 1) : placement.ranks_per_node;  // ranks 1, 1 + N, ...
+  *pairs = r;
   double growth = 0;
-  if (r < 2 || np < 2 * r) return growth;
+  if (r < 2 || (!placement.is_cyclic() && np < 2 * r)) return growth;
+  // This rank's node and place in it; in the probe, rank node x R + place (block: the same rank).
+  const int node = placement.node_of(rank), place = placement.is_cyclic() ? rank / placement.cyclic_nodes : rank % r;
   MPI_Comm probe;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < 2 * r ? 0 : MPI_UNDEFINED, rank, &probe);
+  MPI_Comm_split(MPI_COMM_WORLD, node < 2 && place < r ? 0 : MPI_UNDEFINED, node * r + place, &probe);
   if (probe != MPI_COMM_NULL) {
-    const int small = 256 << 10, large = 1 << 20, partner = rank < r ? rank + r : rank - r;
+    const int small = 256 << 10, large = 1 << 20, partner = (1 - node) * r + place;
     std::vector<char> out(large, static_cast<char>(rank)), in(large);
     double median[2];
     for (int i = 0; i < 2; ++i) {
@@ -294,7 +308,7 @@ struct Method {
   std::string timing = "barrier";
   std::vector<int> sizes;
   std::vector<std::string> specs;
-  int ranks_per_node = 0;  // of this run (node_map.h); 0: one node, or not block placement
+  cartplan::engine::Placement placement;  // of this run (node_map.h); unknown: one node, or neither block nor cyclic
 };
 
 // The kinds of plan the optimizer chooses between (Info keys of Cart_neighborhood_create).
@@ -690,8 +704,8 @@ bool report(const Options& o, const Fit& f, const Rows& rows, int np, double pp_
   std::printf("choices: the model's cheapest variant runs within 10%% of the fastest in %d of %d groups\n", f.chosen_well, f.groups);
   const std::string link =
       model.phase_overlap > 0
-          ? "; on " + std::to_string(o.method.ranks_per_node) +
-                " ranks per node, node_link_us_per_byte from a probe (node_link_probe: the ranks of two nodes exchanging 256 KiB "
+          ? "; on " + placement_text(o.method.placement, np) +
+                ", node_link_us_per_byte from a probe (node_link_probe: the ranks of two nodes exchanging 256 KiB "
                 "and 1 MiB pairwise at once; the burst's growth per byte less beta, over the ranks per node) and phase_overlap 1 (a "
                 "phase's on-node and off-node sends concurrent), neither fitted; r2, worst_relative_error and the choices are the "
                 "fitted sum's, without them"
@@ -740,12 +754,12 @@ int main(int argc, char** argv) {
   }
   MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!writable) die("--out cannot be written (above): nothing measured");
-  // Consecutive ranks per node, as Cart_neighborhood_create learns it: the rows' placement counts.
-  if (cartplan::mpi::ranks_per_node(MPI_COMM_WORLD, &o.method.ranks_per_node) != MPI_SUCCESS) die("MPI_Comm_split_type failed");
+  // Block or cyclic placement, as Cart_neighborhood_create learns it: which ranks the probe pairs.
+  if (cartplan::mpi::node_placement(MPI_COMM_WORLD, &o.method.placement) != MPI_SUCCESS) die("MPI_Comm_split_type failed");
   if (rank == 0)
     std::printf("calibrate: np %d, %zu neighbourhoods, %zu block sizes, %d repetitions, timing %s, eager limit %lld bytes, "
-                "%d ranks per node\n", np, o.method.specs.size(), o.method.sizes.size(), o.method.reps,
-                o.method.timing.c_str(), static_cast<long long>(o.eager_limit), o.method.ranks_per_node);
+                "%s\n", np, o.method.specs.size(), o.method.sizes.size(), o.method.reps,
+                o.method.timing.c_str(), static_cast<long long>(o.eager_limit), placement_text(o.method.placement, np).c_str());
   std::vector<double> pp_sizes, pp_times;
   ping_pong(rank, o.method.reps, &pp_sizes, &pp_times);
   double pp_alpha = 0, pp_beta = 0;
@@ -757,8 +771,9 @@ int main(int argc, char** argv) {
   // The model prices the probe's burst on its off-node side as beta x S + node_link x R x S (one
   // message per rank, R per node on the link): the link's price is what the growth leaves beyond
   // beta, per rank sharing the link. None left (the link is no bottleneck): neither term is written.
-  const int r = o.method.ranks_per_node;
-  const double growth = o.no_node_link ? 0 : node_link_probe(rank, np, r, o.method.reps);
+  int r = 0;
+  const bool known = o.method.placement.spans_nodes(np);
+  const double growth = o.no_node_link || !known ? 0 : node_link_probe(rank, np, o.method.placement, o.method.reps, &r);
   const double link = growth > 0 ? (growth - f.model.beta_us_per_byte) / r : 0;
   if (link > 0) f.model.node_link_us_per_byte = link, f.model.phase_overlap = 1;
   if (rank == 0 && growth > 0)

@@ -153,7 +153,7 @@ class Bench {
     if (!model) die("cost model: " + model.error());
     model_ = model->model;
     grid_ = cartplan::engine::Grid::create(dims_, std::vector<bool>(d, a.periodic != 0)).value();
-    ok(cartplan::mpi::ranks_per_node(carts_[0], &ranks_per_node_), "ranks per node");
+    ok(cartplan::mpi::node_placement(carts_[0], &placement_), "node placement");
   }
   ~Bench() {
     for (MPI_Comm& c : carts_) MPI_Comm_free(&c);
@@ -214,7 +214,7 @@ class Bench {
   double predicted_us(const cartplan::ir::Plan& plan, const std::vector<std::int64_t>& block_bytes) const {
     cartplan::engine::PredictOptions options;
     options.lowering = cartplan::openmpi::lower_options(model_);
-    options.ranks_per_node = cartplan::engine::prices_placement(model_) ? ranks_per_node_ : 0;  // as the backend
+    options.placement = cartplan::engine::prices_placement(model_) ? placement_ : cartplan::engine::Placement{};  // as the backend
     return cartplan::engine::predict(plan, block_bytes, model_, grid_, options).total_us();
   }
 
@@ -225,7 +225,7 @@ class Bench {
   std::vector<MPI_Comm> carts_;
   cartplan::engine::CostModel model_;
   std::optional<cartplan::engine::Grid> grid_;
-  int ranks_per_node_ = 0;  // backends/mpi/node_map.h
+  cartplan::engine::Placement placement_;  // backends/mpi/node_map.h
 };
 
 // A barrier (untimed: every variant starts from the same skew), the warm-up, then --iters

@@ -13,7 +13,7 @@
 //   Result<BoundPlan> rep = bind_representative(plan, grid, sizes);
 //   Result<Program> prog = lower(plan, *rep, contiguous_layout(plan, *rep), options);
 //   Features f = count_features(*prog, round_weights(plan, grid), model.eager_limit_bytes,
-//                               round_traffic(plan, grid, ranks_per_node));
+//                               round_traffic(plan, grid, placement));
 #pragma once
 
 #include <cstdint>

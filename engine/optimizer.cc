@@ -30,7 +30,7 @@ PredictOptions predict_options(const PlanOptions& o) {
   PredictOptions po;
   po.contiguous = o.block_contiguous;
   po.lowering = o.lowering;
-  po.ranks_per_node = o.ranks_per_node;
+  po.placement = o.placement;
   return po;
 }
 

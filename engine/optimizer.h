@@ -51,8 +51,8 @@ struct PlanOptions {
   // process itself on every rank (a multiple of the dimension on periodic dimensions, e.g. any
   // shift along a dimension of size 1) is a local copy and costs no message in the prediction.
   std::optional<Grid> grid;
-  // Consecutive ranks per node on `grid` (placement.h, PredictOptions::ranks_per_node); 0: one node.
-  int ranks_per_node = 0;
+  // Which ranks share a node on `grid` (placement.h, PredictOptions::placement); unknown: one node.
+  Placement placement{};
 };
 
 // t, C and V of the combining plan in the given dimension order, computed without building it.

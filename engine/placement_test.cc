@@ -70,6 +70,94 @@ TEST_CASE("shift_traffic agrees with Grid::relative_rank on every rank") {
   }
 }
 
+TEST_CASE("Placement: cyclic puts rank r on node r mod N; the first p mod N nodes hold one more") {
+  const Placement c = Placement::cyclic(4);
+  CHECK(c.is_cyclic());
+  CHECK(c.node_of(0) == 0);
+  CHECK(c.node_of(5) == 1);
+  CHECK(c.node_of(11) == 3);
+  CHECK(c.node_count(10) == 4);
+  CHECK(c.largest_node(10) == 3);  // nodes 0-1 hold 3 ranks, nodes 2-3 hold 2
+  CHECK(c.node_count(3) == 3);     // fewer ranks than nodes: one rank per node
+  CHECK(c.spans_nodes(10));
+  CHECK(!c.spans_nodes(1));
+  CHECK(c.describe() == "cyclic over 4 nodes");
+  const Placement b = 16;  // a bare int is block placement, as before
+  CHECK(b == Placement::block(16));
+  CHECK(!b.is_cyclic());
+  CHECK(b.node_of(31) == 1);
+  CHECK(b.spans_nodes(17));
+  CHECK(!b.spans_nodes(16));
+  CHECK(!Placement{}.spans_nodes(64));
+  CHECK(!(b == Placement::cyclic(16)));
+}
+
+TEST_CASE("shift_traffic under cyclic placement: r and r + N share a node") {
+  const Grid torus = grid({16, 16}, {true, true});
+  // 4 nodes, cyclic: a rank's neighbours in dimension 0 (r +- 16) are on its node, those in
+  // dimension 1 (r +- 1, or r -+ 15 across the wrap) never are.
+  const auto across = shift_traffic(torus, Placement::cyclic(4), {1, 0});
+  CHECK(across->off_share == 0.0);
+  const auto along = shift_traffic(torus, Placement::cyclic(4), {0, 1});
+  CHECK(along->off_share == 1.0);
+  CHECK(along->node_out == std::vector<double>{64, 64, 64, 64});
+  CHECK(along->node_in == std::vector<double>{64, 64, 64, 64});
+  // Block and cyclic placements of the same sizes are counted apart (the cache key has both).
+  CHECK(shift_traffic(torus, Placement::block(4), {1, 0})->off_share == 1.0);
+}
+
+TEST_CASE("shift_traffic under cyclic placement agrees with a brute-force count on every rank") {
+  for (const auto& [dims, periods] : std::vector<std::pair<std::vector<int>, std::vector<bool>>>{
+           {{3, 5, 2}, {true, false, true}}, {{6, 4}, {false, true}}, {{2, 3, 2, 2}, {true, true, false, true}},
+           {{7, 3}, {false, false}}, {{4, 4, 4}, {true, true, true}}}) {
+    const Grid g = grid(dims, periods);
+    for (int nodes : {2, 3, 4, 5, 7}) {  // sizes 30, 24, 24, 21, 64: most leave a partial last round of nodes
+      const Placement c = Placement::cyclic(nodes);
+      for (const Offset& shift : std::vector<Offset>{Offset(dims.size(), 1), Offset(dims.size(), -2)}) {
+        std::vector<double> out(std::min(nodes, g.size()), 0.0), in(out.size(), 0.0);
+        double off = 0;
+        for (int r = 0; r < g.size(); ++r) {
+          const int to = g.relative_rank(g.coords(r), shift);
+          Offset back = shift;
+          for (int& s : back) s = -s;
+          const int from = g.relative_rank(g.coords(r), back);
+          if (to != kNoRank && to % nodes != r % nodes) {
+            out[r % nodes] += 1;
+            off += 1;
+          }
+          if (from != kNoRank && from % nodes != r % nodes) in[r % nodes] += 1;
+        }
+        const auto t = shift_traffic(g, c, shift);
+        CHECK(node_count(g, c) == static_cast<int>(out.size()));
+        CHECK(t->node_out == out);
+        CHECK(t->node_in == in);
+        CHECK(t->off_share == doctest::Approx(off / g.size()));
+      }
+    }
+  }
+}
+
+TEST_CASE("round_traffic and predict under cyclic placement") {
+  const Neighborhood n = *stencils::box(2, 3, -1);
+  const ir::Plan p = plan_direct(ir::Op::kAlltoall, n);
+  const Grid g = grid({8, 8}, {true, true});
+  CHECK(round_traffic(p, g, Placement::cyclic(4)).size() == 1);
+  CHECK(round_traffic(p, g, Placement::cyclic(4))[0].size() == 8);
+  CHECK(round_traffic(p, g, Placement::cyclic(1)).empty());
+  // Direct alltoall of box d = 2 on 8x8 over 4 cyclic nodes: the 2 rounds of dimension 0 alone
+  // (r +- 8) stay on the node, the 6 others leave it from every rank.
+  PredictOptions o;
+  o.placement = Placement::cyclic(4);
+  const CostBreakdown c = predict(p, {1000}, CostModel::linear(1.0, 0.001), g, o);
+  CHECK(c.counts.off_node_messages == 6);
+  CHECK(c.counts.off_node_bytes == 6 * 1000);
+  REQUIRE(c.counts.sides.size() == 1);
+  CHECK(c.counts.sides[0].on.messages == 2);
+  CHECK(c.counts.sides[0].off.messages == 6);
+  // Every node holds 16 ranks; 6 rounds x 16 ranks x 1000 B leave each node.
+  CHECK(c.counts.node_link_bytes == 6 * 16 * 1000);
+}
+
 TEST_CASE("round_traffic: nothing without a node map, a grid, or with one node") {
   const Neighborhood n = *stencils::box(2, 3, -1);
   const ir::Plan p = plan_direct(ir::Op::kAlltoall, n);
@@ -88,7 +176,7 @@ TEST_CASE("predict: the dimension that stays on a node decides the node link's b
   const Neighborhood n = *stencils::box(2, 3, -1);
   const Grid g = grid({16, 16}, {true, true});
   PredictOptions o;
-  o.ranks_per_node = 16;
+  o.placement = Placement::block(16);
   const CostModel m;
   const CostBreakdown first = predict(plan_combining(ir::Op::kAllgather, n, {0, 1}), {4096}, m, g, o);
   const CostBreakdown last = predict(plan_combining(ir::Op::kAllgather, n, {1, 0}), {4096}, m, g, o);
@@ -112,7 +200,7 @@ TEST_CASE("plan_candidates: the node link moves auto's dimension order for allga
   o.grid = grid({16, 16}, {true, true});
   o.block_bytes = 4096;
   o.model = CostModel::linear(1.0, 0.0005);
-  o.ranks_per_node = 16;
+  o.placement = Placement::block(16);
   const ir::Plan without = *make_plan(ir::Op::kAllgather, n, o);
   o.model.node_link_us_per_byte = 1.0 / 6900;
   const ir::Plan with = *make_plan(ir::Op::kAllgather, n, o);
@@ -128,7 +216,7 @@ TEST_CASE("predict: each phase's sends split into on-node and off-node sides; ph
   const Neighborhood n = *stencils::box(2, 3, -1);
   const Grid g = grid({8, 8}, {true, true});
   PredictOptions o;
-  o.ranks_per_node = 16;
+  o.placement = Placement::block(16);
   CostModel m = CostModel::linear(1.0, 0.001);
   m.off_node_beta_us_per_byte = 0.004;
   const ir::Plan direct = plan_direct(ir::Op::kAlltoall, n);

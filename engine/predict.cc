@@ -53,7 +53,7 @@ CostBreakdown predict(const ir::Plan& plan, const std::vector<std::int64_t>& blo
   Result<Program> program = lower(plan, *bound, layout, options.lowering);
   if (!program) return unpriced();
   return price(count_features(*program, round_weights(plan, g), model.eager_limit_bytes,
-                              round_traffic(plan, g, options.ranks_per_node)),
+                              round_traffic(plan, g, options.placement)),
                model);
 }
 

@@ -19,6 +19,7 @@
 #include "engine/features.h"
 #include "engine/grid.h"
 #include "engine/lower.h"
+#include "engine/placement.h"
 #include "ir/plan.h"
 
 namespace cartplan::engine {
@@ -53,9 +54,9 @@ struct PredictOptions {
   // Whether each block (one flag for all, or one per plan block; empty: all) is contiguous in the
   // caller's memory on every rank: the layout the program is lowered with.
   std::vector<bool> contiguous;
-  // Consecutive ranks per node on the grid (placement.h), for the placement counts; 0: every
-  // process on one node (they count 0, as they do without a grid).
-  int ranks_per_node = 0;
+  // Which ranks share a node on the grid (placement.h: block or cyclic), for the placement
+  // counts; unknown (the default): every process on one node (they count 0, as without a grid).
+  Placement placement{};
 };
 
 // block_bytes: one size for every block, or one per block (size t). With `grid` (of the plan's

@@ -153,6 +153,32 @@ TEST_CASE("plan --explain --ranks-per-node: the placement counts on a grid, pric
   CHECK(contains(zero.err, "--ranks-per-node"));
 }
 
+TEST_CASE("plan --explain --cyclic-nodes: cyclic placement (rank r on node r mod N) counts other rounds off-node") {
+  // 8x8 torus over 4 nodes, cyclic: a rank's peers at +-1 row (r +- 8) share its node, every other
+  // peer of the Moore neighbourhood is on another node: direct sends 6 of its 8 messages off-node.
+  // Block placement of 16 ranks per node (two rows) sends the 6 of dimension 0 off from half the ranks.
+  const std::string base = "plan --op alltoall " + kMoore2 + " --block-bytes 1000 --dims 8,8 --algo direct --explain";
+  const RunResult cyclic = run(base + " --cyclic-nodes 4");
+  REQUIRE(cyclic.status == 0);
+  CHECK(contains(cyclic.out, ", cyclic over 4 nodes,"));
+  CHECK(contains(cyclic.out, "off-node 6 x 0.000 = 0.000 | off-node 6000 B x"));
+  const RunResult block = run(base + " --ranks-per-node 16");
+  REQUIRE(block.status == 0);
+  CHECK(contains(block.out, "off-node 3 x 0.000 = 0.000 | off-node 3000 B x"));
+  const RunResult both = run(base + " --ranks-per-node 16 --cyclic-nodes 4");
+  CHECK(both.status == 2);
+  CHECK(contains(both.err, "--ranks-per-node and --cyclic-nodes exclude each other"));
+  const RunResult one = run(base + " --cyclic-nodes 1");
+  CHECK(one.status == 2);
+  CHECK(contains(one.err, "--cyclic-nodes"));
+  const RunResult no_dims = run("plan --op alltoall " + kMoore2 + " --cyclic-nodes 4");
+  CHECK(no_dims.status == 2);
+  CHECK(contains(no_dims.err, "--cyclic-nodes needs --dims"));
+  const RunResult halo = run("halo plan --interior 16,16 --ghost 1 --dims 8,8 --cyclic-nodes 4 --ranks-per-node 2");
+  CHECK(halo.status == 2);
+  CHECK(contains(halo.err, "exclude each other"));
+}
+
 TEST_CASE("plan --explain --dims --block-sizes: priced for a grid and per-block sizes, as the MPI backend does") {
   // On a 2x1 torus the shifts along dimension 1 wrap to the process itself: direct sends 6
   // messages (not 8) and copies the 2 blocks of (0,+-1); combining sends 2 (dimension 0's).

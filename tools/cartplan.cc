@@ -47,6 +47,7 @@
 #include "ir/verify.h"
 #include "tools/graph_commands.h"
 #include "tools/halo_commands.h"
+#include "tools/subcommand.h"
 
 namespace {
 
@@ -77,8 +78,9 @@ constexpr const char* kUsage = R"(usage:
                     [--dims P,P,.. [--periods 1,0,..]]  (price for this grid: rounds that
                                    wrap to the process itself are local copies)
                     [--strided]   (price the blocks as strided in memory, e.g. subarrays)
-                    [--ranks-per-node R]  (with --dims: R consecutive ranks share a node; the
-                                   model's placement terms price what leaves a node)
+                    [--ranks-per-node R | --cyclic-nodes N]  (with --dims: R consecutive ranks
+                                   share a node, or rank r is on node r mod N; the model's
+                                   placement terms price what leaves a node)
                     [--explain]   (print every candidate's predicted cost term by term instead)
   cartplan verify   FILE.json            (FILE "-" reads stdin)
   cartplan simulate --op OP --stencil SPEC --dims P,P,.. [--periods 1,0,..] [--root RANK]
@@ -418,7 +420,8 @@ Result<int> explain_candidates(const Options& o, const PlanRequest& req) {
   std::cout << "candidates for " << ir::to_string(req.op) << " " << *o.get("stencil");
   if (o.get("dims")) std::cout << " on " << *o.get("dims") << (o.get("periods") ? " periods " + *o.get("periods") : "");
   if (o.get("strided")) std::cout << ", strided";
-  if (o.get("ranks-per-node")) std::cout << ", " << req.options.ranks_per_node << " ranks per node";
+  if (o.get("ranks-per-node")) std::cout << ", " << req.options.placement.ranks_per_node << " ranks per node";
+  if (o.get("cyclic-nodes")) std::cout << ", " << req.options.placement.describe();
   if (req.options.block_sizes.empty())
     std::cout << ", blocks of " << req.options.block_bytes << " bytes";
   else
@@ -455,12 +458,10 @@ Result<int> cmd_plan(const Options& o) {
     if (!where) return ErrorMessage{where.error()};
     req->options.grid = where->grid;
   }
-  if (const std::string* s = o.get("ranks-per-node")) {
-    if (!o.get("dims")) return fail("--ranks-per-node needs --dims");
-    Result<std::int64_t> r = parse_int("--ranks-per-node", *s, 1, std::numeric_limits<int>::max());
-    if (!r) return ErrorMessage{r.error()};
-    req->options.ranks_per_node = static_cast<int>(*r);
-  }
+  Result<engine::Placement> placed =
+      cartplan::tools::parse_node_placement(o.get("ranks-per-node"), o.get("cyclic-nodes"), o.get("dims") != nullptr);
+  if (!placed) return ErrorMessage{placed.error()};
+  req->options.placement = *placed;
   if (o.get("explain")) return explain_candidates(o, *req);
   Result<ir::Plan> plan = engine::make_plan(req->op, *req->nbh, req->options);
   if (!plan) return ErrorMessage{plan.error()};
@@ -714,7 +715,7 @@ int run(const std::vector<std::string>& args) {
   Result<int> (*handler)(const Options&) = nullptr;
   if (command == "plan") {
     allowed = kPlanOptions;
-    allowed.insert({"explain", "block-sizes", "dims", "periods", "strided", "ranks-per-node"});
+    allowed.insert({"explain", "block-sizes", "dims", "periods", "strided", "ranks-per-node", "cyclic-nodes"});
     handler = cmd_plan;
   } else if (command == "verify") {
     max_positional = 1;

@@ -939,11 +939,11 @@ struct Pricing {
   std::optional<cartplan::engine::Grid> grid;
   std::vector<std::int64_t> sizes;
   std::vector<bool> contiguous;
-  int ranks_per_node = 0;  // where the model prices placement (backends/mpi/node_map.h), as the backend
+  cartplan::engine::Placement placement;  // where the model prices placement (backends/mpi/node_map.h), as the backend
   double predict(const cartplan::ir::Plan& plan) const {
     cartplan::engine::PredictOptions options;
     options.contiguous = contiguous;
-    options.ranks_per_node = ranks_per_node;
+    options.placement = placement;
     options.lowering = cartplan::openmpi::lower_options(model);  // as the backend lowers without Info
     return cartplan::engine::predict(plan, sizes, model, grid, options).total_us();
   }
@@ -965,8 +965,11 @@ Pricing set_up_pricing(const Problem& p, const Datatypes& dt) {
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
   pr.model = m->model;
-  if (cartplan::mpi::ranks_per_node(p.cart, &pr.ranks_per_node) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
-  if (!cartplan::engine::prices_placement(pr.model)) pr.ranks_per_node = 0;
+  if (cartplan::mpi::node_placement(p.cart, &pr.placement) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);
+  if (g_world_rank == 0)
+    std::printf("halo: placement %s%s\n", pr.placement.describe().c_str(),
+                cartplan::engine::prices_placement(pr.model) ? "" : " (the model prices none of it)");
+  if (!cartplan::engine::prices_placement(pr.model)) pr.placement = {};
   pr.grid = cartplan::engine::Grid::create(std::vector<int>(p.dims, p.dims + p.c.d), std::vector<bool>(p.c.d, p.c.periodic != 0))
                 .value();
   for (int i = 0; i < p.t; ++i) {
@@ -1057,7 +1060,7 @@ void halo_plan_facts(const Problem& p, Cart_Request request, const Pricing& pr, 
   const eh::HaloBinder binder = plan_step(eh::HaloBinder::create(plan));
   const cartplan::engine::Coords coords(p.coords, p.coords + p.c.d);
   v->algorithm = cartplan::ir::halo::to_string(plan.algorithm());
-  v->predicted_us = plan_step(eh::price_halo(binder, pr.model, pr.grid, pr.ranks_per_node)).us;
+  v->predicted_us = plan_step(eh::price_halo(binder, pr.model, pr.grid, pr.placement)).us;
   v->bytes = eh::count(plan_step(eh::lower_halo(binder, *pr.grid, coords))).sent_bytes;
 }
 

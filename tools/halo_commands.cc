@@ -48,8 +48,9 @@ GRID:  --dims P,P,.. [--periods 1,0,..]  (default: every dimension periodic). pl
        price the busiest rank of this grid; without it a rank whose neighbours are all others.
 PLAN OPTIONS: [--algo auto|direct|combining|dimwise|split|hybrid] [--dim-order K,K,..]
               [--cost-model FILE] [--alpha-us A] [--beta-us-per-byte B]
-              [--ranks-per-node R]  (with --dims: R consecutive ranks share a node; the
-                                     model's placement terms price what leaves a node)
+              [--ranks-per-node R | --cyclic-nodes N]  (with --dims: R consecutive ranks share
+                                     a node, or rank r is on node r mod N; the model's
+                                     placement terms price what leaves a node)
 A ghost cell is filled iff the sign vector of its position outside the interior is in the
 stencil and its source cell exists (periodic wrap, or inside the mesh). Predictions are the
 cost model's, not measurements. Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input.
@@ -69,7 +70,7 @@ Result<T> named(const std::string& option, Result<T> r) {
 const std::set<std::string> kArrayOptions = {"interior", "ghost", "ghost-lo", "ghost-hi", "elem", "order", "stencil"};
 const std::set<std::string> kGridOptions = {"dims", "periods"};
 const std::set<std::string> kPlanOptions = {"algo", "dim-order", "cost-model", "alpha-us", "beta-us-per-byte",
-                                            "ranks-per-node"};
+                                            "ranks-per-node", "cyclic-nodes"};
 
 // One value for every dimension, or d values.
 Result<std::vector<int>> per_dimension(const std::string& key, const std::string& text, int d, int lo, int hi) {
@@ -173,12 +174,9 @@ Result<eh::HaloPlanOptions> plan_options_of(const Options& o, int d) {
       (std::string(k) == "alpha-us" ? p.model.alpha_us : p.model.beta_us_per_byte) = *v;
     }
   }
-  if (const std::string* s = o.get("ranks-per-node")) {
-    if (!o.get("dims")) return fail("--ranks-per-node needs --dims");
-    Result<std::vector<int>> r = named("ranks-per-node", parse_int_list(*s, 1, std::numeric_limits<int>::max(), 1));
-    if (!r) return fail(r.error());
-    p.ranks_per_node = r->front();
-  }
+  Result<engine::Placement> placed = parse_node_placement(o.get("ranks-per-node"), o.get("cyclic-nodes"), o.get("dims") != nullptr);
+  if (!placed) return fail(placed.error());
+  p.placement = *placed;
   return p;
 }
 

@@ -2,6 +2,9 @@
 #include "tools/subcommand.h"
 
 #include <iostream>
+#include <limits>
+
+#include "ir/parse_number.h"
 
 namespace cartplan::tools {
 
@@ -41,6 +44,19 @@ int finish_subcommand(const std::string& prefix, const Result<int>& status) {
     return kSubExitBadInput;
   }
   return *status;
+}
+
+Result<engine::Placement> parse_node_placement(const std::string* ranks_per_node, const std::string* cyclic_nodes,
+                                               bool has_dims) {
+  if (ranks_per_node && cyclic_nodes)
+    return fail("--ranks-per-node and --cyclic-nodes exclude each other (block or cyclic placement)");
+  const char* name = ranks_per_node ? "--ranks-per-node" : "--cyclic-nodes";
+  const std::string* text = ranks_per_node ? ranks_per_node : cyclic_nodes;
+  if (!text) return engine::Placement{};
+  if (!has_dims) return fail(std::string(name) + " needs --dims");
+  Result<int> n = parse_int(*text, ranks_per_node ? 1 : 2, std::numeric_limits<int>::max());
+  if (!n) return fail(std::string(name) + ": " + n.error());
+  return ranks_per_node ? engine::Placement::block(*n) : engine::Placement::cyclic(*n);
 }
 
 }  // namespace cartplan::tools

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/placement.h"
 #include "ir/read_file.h"
 #include "ir/result.h"
 
@@ -38,6 +39,13 @@ Result<SubOptions> parse_sub_options(const std::vector<std::string>& args, const
 // `status`'s value, or kSubExitBadInput with "cartplan: PREFIX: ERROR" on stderr; also
 // kSubExitBadInput if standard output could not be written.
 int finish_subcommand(const std::string& prefix, const Result<int>& status);
+
+// The node placement the plan commands price with, from the values of --ranks-per-node R (block:
+// R consecutive ranks share a node) and --cyclic-nodes N (cyclic: rank r on node r mod N, N >= 2),
+// nullptr where not given: at most one of them, and only with a grid (`has_dims`). Neither:
+// unknown placement (every rank on one node, no placement counts).
+Result<engine::Placement> parse_node_placement(const std::string* ranks_per_node, const std::string* cyclic_nodes,
+                                               bool has_dims);
 
 // A plan file ("-": standard input), read with read_file_bounded's size limit and parsed by
 // `parse` (halo_plan_from_json_string, graph_plan_from_json_string); errors name the file.

@@ -162,7 +162,7 @@ struct Planned {
   eh::HaloPlanOptions plan_options;
   std::string description;  // the text every rank must share
   // A plain MPI_Cart_create communicator whose model prices placement: a fingerprint of that
-  // model (non-zero), so that ranks learn the ranks per node only if all use the same one; 0
+  // model (non-zero), so that ranks learn the placement only if all use the same one; 0
   // otherwise (a cartplan communicator's options hold them already).
   std::int64_t placement_model = 0;
 };
@@ -174,8 +174,8 @@ std::int64_t model_fingerprint(const engine::CostModel& m) {
   return fingerprint(bytes) | 1;
 }
 
-// `ranks_per_node`: what a plain MPI_Cart_create communicator is planned with (0 until learned).
-MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_per_node = 0) {
+// `placement`: what a plain MPI_Cart_create communicator is planned with (unknown until learned).
+MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engine::Placement& placement = {}) {
   if (a.d < 1 || a.d > ih::kMaxHaloDims)
     return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(a.d) + " (expected 1.." + std::to_string(ih::kMaxHaloDims) + ")");
   const NeighborhoodComm* user = find_neighborhood(comm);
@@ -192,7 +192,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
     Result<engine::LocatedModel> m = engine::locate_cost_model(std::nullopt, p->grid->size(), std::getenv);
     if (!m) return mpi_error(MPI_ERR_ARG, m.error());
     p->options.model = m->model;
-    p->options.ranks_per_node = ranks_per_node;
+    p->options.placement = placement;
     if (engine::prices_placement(m->model)) p->placement_model = model_fingerprint(m->model);
     s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)
   }
@@ -200,7 +200,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, int ranks_p
   if (s.ok()) s = parse_check(a.info, &p->options.check_collective);  // checking mode: halo_fields.h
   if (!s.ok()) return s;
   o.model = p->options.model;
-  o.ranks_per_node = placement_ranks_per_node(p->options);
+  o.placement = planning_placement(p->options);
   Result<eh::HaloDescription> h = eh::describe_halo(shape, p->stencil, p->grid);
   if (!h) return mpi_error(MPI_ERR_ARG, h.error());
   Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, o);
@@ -247,23 +247,23 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
 }
 
 // A plain MPI_Cart_create communicator whose ranks agreed on a model that prices placement:
-// the ranks per node (node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same on every
-// rank), and the plan made again with them where they are not 0. The same description, model
-// and ranks per node give the same plan on every rank; one more MPI_Allreduce checks that (and
+// the placement (block or cyclic; node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same
+// on every rank), and the plan made again with it where it is known. The same description, model
+// and placement give the same plan on every rank; one more MPI_Allreduce checks that (and
 // that no rank failed to plan), so that every rank returns the same error rather than some
 // entering private_comm's MPI_Comm_create alone. Creation only, never per call.
 MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p) {
-  int r = 0;
-  CARTPLAN_MPI_CALL(ranks_per_node(comm, &r));
-  if (r == 0) return {};  // one node, or not block placement: nothing to count
+  engine::Placement placed;
+  CARTPLAN_MPI_CALL(node_placement(comm, &placed));
+  if (placed == engine::Placement{}) return {};  // one node, or neither block nor cyclic: nothing to count
   Planned again;
-  const MpiStatus s = plan_locally(comm, a, &again, r);
+  const MpiStatus s = plan_locally(comm, a, &again, placed);
   const std::int64_t ph = s.ok() ? fingerprint(ih::to_json_string(*again.plan)) : 0;
   std::int64_t mine[3] = {s.ok() ? 0 : s.code, ph, -ph}, all[3] = {0, 0, 0};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(s, static_cast<int>(all[0]));
   if (all[1] != -all[2])
-    return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description and ranks per node (different cost models?)");
+    return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description and placement (different cost models?)");
   *p = std::move(again);
   return {};
 }

@@ -250,8 +250,8 @@ engine::LowerOptions lower_options(const Options& options) {
   return lo;
 }
 
-int placement_ranks_per_node(const Options& options) {
-  return engine::prices_placement(options.model) ? options.ranks_per_node : 0;
+engine::Placement planning_placement(const Options& options) {
+  return engine::prices_placement(options.model) ? options.placement : engine::Placement{};
 }
 
 engine::LowerOptions agreed_lower_options(const Options& options) {

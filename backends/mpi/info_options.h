@@ -18,6 +18,7 @@
 #include "engine/cost_model.h"
 #include "engine/lower.h"
 #include "engine/neighborhood.h"
+#include "engine/placement.h"
 #include "engine/optimizer.h"
 #include "ir/plan.h"
 
@@ -63,10 +64,10 @@ struct Options {
   // whether pending exchanges advance inside any MPI call (Open MPI's progress hook,
   // exchange_progress.cc) or only inside cartplan's calls. Local: no agreement needed.
   bool progress_anywhere = true;
-  // Consecutive ranks per node (block placement, node_map.h), agreed at creation; 0: not block
-  // placement, or one node. The planner counts placement (engine/placement.h) only where the
-  // model prices it.
-  int ranks_per_node = 0;
+  // Which ranks share a node (block or cyclic placement, node_map.h), agreed at creation;
+  // unknown: neither pattern, or one node. The planner counts placement (engine/placement.h)
+  // only where the model prices it.
+  engine::Placement placement{};
 };
 
 // A hash of everything in `options` that changes what a collective does (algorithm, dimension
@@ -85,9 +86,9 @@ engine::LowerOptions lower_options(const Options& options);
 // not price; what travels is the same.
 engine::LowerOptions agreed_lower_options(const Options& options);
 
-// The ranks per node the planner counts placement with: options.ranks_per_node where the model
-// prices placement (engine::prices_placement), else 0 (no placement counts, no cost).
-int placement_ranks_per_node(const Options& options);
+// The placement the planner counts with: options.placement where the model prices placement
+// (engine::prices_placement), else unknown (no placement counts, no cost).
+engine::Placement planning_placement(const Options& options);
 
 // Every price of the model, in one list (info_options.cc): the description ranks agree on at
 // creation, the options' fingerprint and the plan cache key all change when any of them does.

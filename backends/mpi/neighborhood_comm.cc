@@ -168,10 +168,10 @@ MpiStatus attach_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   CARTPLAN_MPI_CALL(MPI_Cart_create(comm, d, dims, per.data(), reorder, &cart));
   *cartcomm = cart;
   if (cart == MPI_COMM_NULL) return {};
-  // Which ranks share a node (block placement, node_map.h), learned on the Cartesian
-  // communicator: the planner maps its ranks with r / R, and reorder may renumber them. Only
-  // where the model prices placement (agreed above, so every rank takes this branch alike).
-  if (engine::prices_placement(options.model)) CARTPLAN_MPI_CALL(ranks_per_node(cart, &options.ranks_per_node));
+  // Which ranks share a node (block or cyclic placement, node_map.h), learned on the Cartesian
+  // communicator: the planner maps its ranks with r / R or r mod N, and reorder may renumber
+  // them. Only where the model prices placement (agreed above, so every rank takes this branch alike).
+  if (engine::prices_placement(options.model)) CARTPLAN_MPI_CALL(node_placement(cart, &options.placement));
   int cart_rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(cart, &cart_rank));
   std::vector<int> coords(d);

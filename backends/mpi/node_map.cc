@@ -1,17 +1,39 @@
-// Block placement of a communicator's processes on nodes, learned at creation (node_map.h).
+// Block or cyclic placement of a communicator's processes on nodes, learned at creation (node_map.h).
 #include "backends/mpi/node_map.h"
 
-#include <climits>
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
 namespace cartplan::mpi {
 
-// On any failure *mine stays "not block placement" (words[2] = 1): the reduction then agrees on
-// R = 0 on every rank, and the caller still reaches it (no mismatched collectives).
+NodeBlockFlags node_words(const std::vector<int>& members, int size) {
+  NodeBlockFlags mine;
+  const int n = static_cast<int>(members.size());
+  bool consecutive = true;
+  for (int i = 0; i < n; ++i) consecutive = consecutive && members[i] == members[0] + i;
+  const bool last = consecutive && members[0] + n == size;
+  mine.words[0] = n;
+  mine.words[1] = last ? INT_MIN : -n;
+  mine.words[2] = consecutive ? 0 : 1;
+  // Cyclic: the stride, and whether the node is equally spaced and a whole class mod the stride.
+  int* w = mine.words + kNodeBlockWords;
+  const int stride = n >= 2 ? members[1] - members[0] : 0;
+  bool even = true;
+  for (int i = 1; i < n; ++i) even = even && members[i] - members[i - 1] == stride;
+  w[0] = stride;
+  w[1] = n >= 2 ? -stride : INT_MIN;
+  w[2] = even ? 0 : 1;
+  w[3] = std::max(members[0] + 1, size - members[n - 1]);
+  return mine;
+}
+
+// On any failure *mine stays "neither" (words[2] = 1 and the cyclic flag 1): the reduction then
+// agrees on unknown on every rank, and the caller still reaches it (no mismatched collectives).
 int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine) {
   *mine = NodeBlockFlags{};
   mine->words[2] = 1;
+  mine->words[kNodeBlockWords + 2] = 1;
   int size = 0;
   int rc = PMPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return rc;
@@ -23,7 +45,7 @@ int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine) {
   PMPI_Comm_size(node, &on_node);
   PMPI_Comm_group(node, &node_group);
   PMPI_Comm_group(comm, &comm_group);
-  // The node's members as ranks of comm (a local call): consecutive iff member i is member 0 + i.
+  // The node's members as ranks of comm (a local call).
   std::vector<int> local(on_node), global(on_node, MPI_UNDEFINED);
   std::iota(local.begin(), local.end(), 0);
   rc = PMPI_Group_translate_ranks(node_group, on_node, local.data(), comm_group, global.data());
@@ -31,12 +53,9 @@ int node_block_flags(MPI_Comm comm, NodeBlockFlags* mine) {
   PMPI_Group_free(&comm_group);
   PMPI_Comm_free(&node);
   if (rc != MPI_SUCCESS) return rc;
-  bool consecutive = true;
-  for (int i = 0; i < on_node; ++i) consecutive = consecutive && global[i] == global[0] + i;
-  const bool last = consecutive && global[0] + on_node == size;
-  mine->words[0] = on_node;
-  mine->words[1] = last ? INT_MIN : -on_node;
-  mine->words[2] = consecutive ? 0 : 1;
+  if (on_node < 1 || std::find(global.begin(), global.end(), MPI_UNDEFINED) != global.end()) return MPI_SUCCESS;
+  std::sort(global.begin(), global.end());  // split_type orders by rank in comm (key 0); be sure
+  *mine = node_words(global, size);
   return MPI_SUCCESS;
 }
 
@@ -49,18 +68,30 @@ int agreed_ranks_per_node(const int reduced[kNodeBlockWords], int size) {
   return largest;
 }
 
-int ranks_per_node(MPI_Comm comm, int* ranks_per_node) {
-  *ranks_per_node = 0;
+engine::Placement agreed_placement(const int reduced[kNodeWords], int size) {
+  if (const int r = agreed_ranks_per_node(reduced, size); r > 0) return engine::Placement::block(r);
+  // Every node with two ranks or more is equally spaced with the same stride N (the MAX of the
+  // strides is minus the MAX of their negatives), and every node, of one rank or more, starts
+  // below N and ends within N of the end: it is the whole class g_0 mod N. Disjoint whole
+  // classes that cover every rank are all N classes: rank r on node r mod N.
+  const int* w = reduced + kNodeBlockWords;
+  const int n = w[0];
+  if (w[2] != 0 || n < 2 || n >= size || -w[1] != n || w[3] > n) return {};
+  return engine::Placement::cyclic(n);
+}
+
+int node_placement(MPI_Comm comm, engine::Placement* placement) {
+  *placement = {};
   int size = 0;
   NodeBlockFlags mine;
-  // A rank that cannot learn its node still joins the reduction ("not block placement", so
-  // every rank agrees on 0): only the reduction's own failure is an error.
+  // A rank that cannot learn its node still joins the reduction ("neither", so every rank
+  // agrees on unknown): only the reduction's own failure is an error.
   (void)node_block_flags(comm, &mine);
-  int all[kNodeBlockWords] = {};
-  const int rc = PMPI_Allreduce(mine.words, all, kNodeBlockWords, MPI_INT, MPI_MAX, comm);
+  int all[kNodeWords] = {};
+  const int rc = PMPI_Allreduce(mine.words, all, kNodeWords, MPI_INT, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return rc;
   PMPI_Comm_size(comm, &size);
-  *ranks_per_node = agreed_ranks_per_node(all, size);
+  *placement = agreed_placement(all, size);
   return MPI_SUCCESS;
 }
 

@@ -78,7 +78,7 @@ engine::PlanOptions PlanCache::planner_options(const Options& o, const std::vect
   else po.block_sizes = block_sizes;
   po.block_contiguous = contiguous;
   po.grid = grid_;  // rounds that wrap to this process are local copies: free in the prediction
-  po.ranks_per_node = placement_ranks_per_node(o);
+  po.placement = planning_placement(o);
   return po;
 }
 

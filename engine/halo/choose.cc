@@ -19,7 +19,7 @@ constexpr int kMaxSearchDims = 4;
 Result<HaloCandidate> priced(ih::HaloPlan plan, const HaloDescription& h, const HaloPlanOptions& o) {
   Result<HaloBinder> b = HaloBinder::create(plan);
   if (!b) return fail(b.error());  // a planner bug: every planner's plans verify
-  Result<HaloCost> c = price_halo(*b, o.model, h.grid, o.ranks_per_node);
+  Result<HaloCost> c = price_halo(*b, o.model, h.grid, o.placement);
   if (!c) return fail(c.error());
   return HaloCandidate{std::move(plan), *c};
 }

@@ -28,8 +28,8 @@ struct HaloPlanOptions {
   HaloAlgoChoice algo = HaloAlgoChoice::kAuto;
   std::optional<std::vector<int>> dim_order;  // nullopt: search (dimwise, split, hybrid) / seed 000's (combining)
   CostModel model;
-  // Consecutive ranks per node on the description's grid (engine/placement.h); 0: one node.
-  int ranks_per_node = 0;
+  // Which ranks share a node on the description's grid (engine/placement.h); unknown: one node.
+  Placement placement{};
 };
 
 struct HaloCandidate {

@@ -34,13 +34,13 @@ std::vector<Coords> representatives(const Grid& grid) {
 // once, added to the totals and, with a node map, to the placement counts and the phase's sides, as
 // count_features does (engine/features.cc).
 Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes, const Grid* grid,
-                       int ranks_per_node) {
+                       const Placement& placement_of) {
   Features f;
   const std::int64_t e = program.array.elem_bytes;
   const HaloCounts n = count(program);
   f.phases = n.phases;
   f.copy_bytes = static_cast<double>(n.self_bytes);
-  const bool placement = grid && ranks_per_node >= 1 && ranks_per_node < grid->size();
+  const bool placement = grid && placement_of.spans_nodes(grid->size());
   const Coords here = placement ? grid->coords(program.rank) : Coords{};
   PlacementCounter placed;
   for (const HaloPhaseProgram& ph : program.phases) {
@@ -54,14 +54,14 @@ Features halo_features(const HaloProgram& program, std::int64_t eager_limit_byte
       if (!placement) continue;
       Offset shift = grid->coords(t.peer);
       for (int k = 0; k < grid->ndims(); ++k) shift[k] -= here[k];
-      placed.add(*shift_traffic(*grid, ranks_per_node, shift), one.wire_bytes, 1.0, one, f);
+      placed.add(*shift_traffic(*grid, placement_of, shift), one.wire_bytes, 1.0, one, f);
     }
     if (placement) placed.end_phase(f);
   }
   return f;
 }
 
-HaloCost price_program(const HaloProgram& program, const CostModel& model, const Grid* grid, int ranks_per_node) {
+HaloCost price_program(const HaloProgram& program, const CostModel& model, const Grid* grid, const Placement& placement) {
   HaloCost c;
   c.rank = program.rank;
   c.counts = count(program);
@@ -70,13 +70,13 @@ HaloCost price_program(const HaloProgram& program, const CostModel& model, const
     for (int x : ext) cells *= x;
     c.temp_bytes += cells * program.array.elem_bytes;
   }
-  c.terms = price(halo_features(program, model.eager_limit_bytes, grid, ranks_per_node), model);
+  c.terms = price(halo_features(program, model.eager_limit_bytes, grid, placement), model);
   c.us = c.terms.total_us();
   return c;
 }
 
 Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid,
-                            int ranks_per_node) {
+                            const Placement& placement) {
   const int d = binder.plan().ndims();
   std::optional<Grid> g = grid;
   if (!g) {
@@ -88,7 +88,7 @@ Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, co
   for (const Coords& c : representatives(*g)) {
     Result<HaloProgram> p = lower_halo(binder, *g, c);
     if (!p) return fail(p.error());
-    HaloCost cost = price_program(*p, model, grid ? &*g : nullptr, ranks_per_node);
+    HaloCost cost = price_program(*p, model, grid ? &*g : nullptr, placement);
     if (!best || cost.us > best->us || (cost.us == best->us && cost.rank < best->rank)) best = cost;
   }
   return *best;

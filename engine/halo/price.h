@@ -39,18 +39,18 @@ struct HaloCost {
 };
 
 // The table's counts of `program` (see above). With `grid` (the one the program was lowered on)
-// and ranks_per_node >= 1, also the placement counts (engine/placement.h): each send's shift is
-// its peer's coordinates minus the rank's.
+// and a placement that spans nodes, also the placement counts (engine/placement.h): each send's
+// shift is its peer's coordinates minus the rank's.
 Features halo_features(const HaloProgram& program, std::int64_t eager_limit_bytes, const Grid* grid = nullptr,
-                       int ranks_per_node = 0);
+                       const Placement& placement = {});
 
 HaloCost price_program(const HaloProgram& program, const CostModel& model, const Grid* grid = nullptr,
-                       int ranks_per_node = 0);
+                       const Placement& placement = {});
 
-// The busiest rank's cost (the lowest rank on ties). ranks_per_node: consecutive ranks per node
-// on `grid` (0: one node, as without a grid).
+// The busiest rank's cost (the lowest rank on ties). placement: which ranks share a node on
+// `grid` (block or cyclic; unknown: one node, as without a grid).
 Result<HaloCost> price_halo(const HaloBinder& binder, const CostModel& model, const std::optional<Grid>& grid,
-                            int ranks_per_node = 0);
+                            const Placement& placement = {});
 
 // engine::explain's line: "messages 4 x 1.000 = 4.000 | phases 2 x 0.500 = 1.000 | ... | total 5.6 us"
 std::string explain(const HaloCost& cost, const CostModel& model);

@@ -6,8 +6,10 @@
 # variant's data checked). Each pair of runs must print identical simulated times (determinism).
 # Calibrate's node-link probe at 8 ranks on two torus nodes must price the node's link at the
 # platform's NIC bandwidth (less the fitted beta the model charges beside it) and set
-# phase_overlap 1; on one node, or with --no-node-link, it must set neither. Without an eager limit
-# (smpi/async-small-thresh 0) its default block sizes must still span 1 to 4096 ints or more.
+# phase_overlap 1; on one node, or with --no-node-link, it must set neither. With the two nodes'
+# ranks alternating (cyclic placement: rank r on node r mod 2) calibrate must say so and probe the
+# same link. Without an eager limit (smpi/async-small-thresh 0) its default block sizes must still
+# span 1 to 4096 ints or more.
 # An unwritable --out fails calibrate before it measures, with a non-zero exit status.
 # cartplan's errors reach MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and a user's handler (error_handler).
 # The graph set-up's long payloads (SMPI frames carry up to 64 ints inline, graph_setup.cc): a star
@@ -37,6 +39,7 @@ python3 bench/smpi/platforms.py fattree --np 512 --out-dir "$work" >/dev/null
 seq 0 15 | sed 's/^/n/' >"$work/one_per_node.hosts"
 printf 'n0\nn0\nn0\nn0\nn1\nn1\nn1\nn1\n' >"$work/two_nodes.hosts"
 printf 'n0\nn0\nn0\nn0\nn0\nn0\nn0\nn0\n' >"$work/one_node.hosts"
+printf 'n0\nn1\nn0\nn1\nn0\nn1\nn0\nn1\n' >"$work/two_nodes_cyclic.hosts"
 
 # Runs a simulation twice; both outputs (without SimGrid's own lines) must be identical.
 twice() {  # name, then the smpirun arguments
@@ -124,6 +127,10 @@ bad_out_case() {
 }
 bad_out_case
 node_link_case calibrate_node_link two_nodes.hosts probed
+node_link_case calibrate_node_link_cyclic two_nodes_cyclic.hosts probed
+if grep -q '^calibrate: np 8, .*, cyclic placement over 2 nodes (4 ranks per node)$' "$work/calibrate_node_link_cyclic.log"; then
+  ok calibrate_cyclic_placement
+else fail calibrate_cyclic_placement "calibrate did not report cyclic placement over 2 nodes"; head -n 1 "$work/calibrate_node_link_cyclic.log"; fi
 node_link_case calibrate_one_node one_node.hosts none
 node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
 exit "$status"
