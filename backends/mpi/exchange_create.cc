@@ -7,6 +7,7 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/exchange_reuse.h"
+#include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
 
@@ -141,6 +142,7 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
   // Running out of memory is this rank's MPI_ERR_NO_MEM, for confirm to agree on: an exception
   // would pass the agreement and leave the other ranks waiting in it.
   try {
+    if (s.ok() && agreed.measured) inject_out_of_memory("measure-rebuild");
     if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
   } catch (const std::bad_alloc&) {
     out->reset();

@@ -26,6 +26,7 @@ struct Settlement {
   std::shared_ptr<const BoundPlanEntry> entry;
   int lane = 0;
   std::vector<bool> contiguous;  // agreed per size key (collective calls; empty otherwise)
+  bool measured = false;         // measuring mode timed candidates for `entry` (exchange_measure.h)
 };
 
 // Checks the call's blocks and settles them (exchange_settle.cc); reductions and rooted ops

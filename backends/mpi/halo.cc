@@ -6,14 +6,15 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <new>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "backends/mpi/halo_fields.h"
+#include "backends/mpi/measure_trials.h"
 #include "backends/mpi/node_map.h"
+#include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/predefined.h"
+#include "backends/mpi/test_failure.h"
 #include "backends/mpi/type_copy.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
@@ -281,13 +282,7 @@ MpiStatus private_comm(MPI_Comm comm, MPI_Comm* out) {
 // agree on, not an exception that leaves its peers waiting for it.
 template <class F>
 MpiStatus without_throwing(F&& step) {
-  try {
-    return step();
-  } catch (const std::bad_alloc&) {
-    return mpi_error(MPI_ERR_NO_MEM, "out of memory building the halo exchange (its temps or datatypes)");
-  } catch (const std::length_error&) {
-    return mpi_error(MPI_ERR_NO_MEM, "the halo exchange's temps would be larger than memory can hold");
-  }
+  return out_of_memory_as_error("building the halo exchange (its temps or datatypes)", std::forward<F>(step));
 }
 
 void free_all(std::vector<MPI_Datatype>* types) {
@@ -602,14 +597,28 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
                                       " persistent requests are alive on this halo; free some first");
   std::size_t best = 0;
-  if (s.ok() && trials.size() > 1) s = measure(trials, arrays, types, lane, &best);
+  const bool measured = s.ok() && trials.size() > 1;  // alike on every rank: they agreed on the list
+  if (measured) s = measure(trials, arrays, types, lane, &best);
   if (!s.ok() || best != 0) free_all(&schedule.owned_types);
   if (!s.ok()) return s;
+  // The exchange the request keeps: the model's pick from the schedule made before the
+  // agreement, or the measured pick built now on the caller's arrays. After measuring, its
+  // build is agreed too: a rank that failed alone (out of memory) would leave its peers with a
+  // request whose messages never come.
+  s = out_of_memory_as_error("building the halo exchange measuring kept (its temps or datatypes)", [&] {
+    if (measured) inject_out_of_memory("measure-rebuild");
+    if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+    Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
+    return program ? build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out) : mpi_error(MPI_ERR_INTERN, program.error());
+  });
+  free_all(&schedule.owned_types);  // left only if from_schedule did not take them
+  if (measured) s = agree_on_kept(nc_->internal(), s);
+  if (!s.ok()) {
+    out->reset();
+    return s;
+  }
   if (plan_run) *plan_run = best == 0 ? priced.plan : trials[best].plan;
-  if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
-  Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
-  if (!program) return mpi_error(MPI_ERR_INTERN, program.error());
-  return build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out);
+  return {};
 }
 
 }  // namespace cartplan::mpi
