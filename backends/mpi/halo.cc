@@ -285,6 +285,13 @@ MpiStatus without_throwing(F&& step) {
   return out_of_memory_as_error("building the halo exchange (its temps or datatypes)", std::forward<F>(step));
 }
 
+// The planning steps before an agreement (creation's, init's, checking mode's blocking call's:
+// checks, plans, programs, and a blocking call's build), likewise.
+template <class F>
+MpiStatus planning_without_throwing(F&& step) {
+  return out_of_memory_as_error("planning the halo exchange", std::forward<F>(step));
+}
+
 void free_all(std::vector<MPI_Datatype>* types) {
   for (MPI_Datatype& t : *types) MPI_Type_free(&t);
   types->clear();
@@ -296,7 +303,13 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
                               const MpiStatus& caller_error) {
   if (cartcomm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   Planned p;
-  MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
+  MpiStatus local = caller_error;
+  if (local.ok() && !out) local = mpi_error(MPI_ERR_ARG, "halo is NULL");
+  if (local.ok())
+    local = planning_without_throwing([&] {
+      inject_out_of_memory("halo-plan");
+      return plan_locally(cartcomm, args, &p);
+    });
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
   bool learn_nodes = false, same_model = false;
@@ -478,6 +491,7 @@ MpiStatus HaloContext::priced_for(const FieldSizes& sizes, Priced* out) {
   if (it == priced_.end()) {
     eh::HaloDescription d = *description_;
     d.array.elem_bytes = total;
+    inject_out_of_memory("halo-plan");  // once per element size: a set-up step
     const std::string what = "cartplan could not plan the halo for fields of " + std::to_string(total) + " bytes per cell: ";
     Result<ih::HaloPlan> plan = eh::make_halo_plan(d, plan_options_);
     if (!plan) return mpi_error(MPI_ERR_TYPE, what + plan.error());
@@ -546,7 +560,10 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   if (local.ok() && checking) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
   DerivedTypes derived;
   BlockingFound found;
-  if (local.ok()) local = blocking_for(arrays, types, &sizes, &derived, &found);
+  // Checking mode agrees next: running out of memory is then this rank's error to agree on.
+  if (local.ok())
+    local = checking ? planning_without_throwing([&] { return blocking_for(arrays, types, &sizes, &derived, &found); })
+                     : blocking_for(arrays, types, &sizes, &derived, &found);
   if (checking) {
     if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) {
       if (found.built) blocking_.pop_back();  // built for a call that does not run: nothing vouched for
@@ -573,10 +590,14 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::int64_t listed = 0;  // the fingerprint of the trials' list, or of the plan the model picked
   Priced priced;            // the model's pick for these arrays' element sizes
   FieldSizes sizes;         // what every rank must pass alike (halo_fields.h)
-  if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
-  if (local.ok()) local = priced_for(sizes, &priced);
-  if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
-  if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+  if (local.ok())
+    local = planning_without_throwing([&] {
+      MpiStatus l = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+      if (l.ok()) l = priced_for(sizes, &priced);
+      if (l.ok() && measuring) l = measure_list(priced.elem_bytes, &trials, &listed);
+      if (l.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+      return l;
+    });
   if (local.ok()) local = without_throwing([&] { return schedule_for(*priced.program, arrays, types, &schedule); });
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
