@@ -58,26 +58,26 @@ ExchangeSpec trial_spec(const ExchangeSpec& spec, const Settlement& agreed, cons
 
 }  // namespace
 
-MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* agreed) {
+MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const MpiStatus& settled,
+                             Settlement* agreed) {
+  // Every rank makes the agreement below, also one that failed after settle's agreement and
+  // one with fewer than two candidates (the others cannot know which it is).
   std::vector<PlanCache::CandidateEntry> cands;
-  MpiStatus s = nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
-  if (!s.ok()) return s;
-  // The list depends only on agreed arguments, so every rank stops here alike.
-  if (cands.size() < 2) return {};
-
+  MpiStatus s = settled;
+  if (s.ok())
+    s = out_of_memory_as_error("listing the candidates to measure", [&] {
+      return nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
+    });
   Span span;  // of the receive blocks the trials move into scratch
-  for (std::size_t i = 0; i < spec.recv.size(); ++i)
-    if (agreed->recv_used[i]) {
-      s = span_of(spec.recv[i], &span);
-      if (!s.ok()) return s;
-    }
+  for (std::size_t i = 0; i < spec.recv.size() && s.ok() && cands.size() >= 2; ++i)
+    if (agreed->recv_used[i]) s = span_of(spec.recv[i], &span);
   const std::uint64_t scratch_bytes = span.empty() ? 1 : span.hi - span.lo;
   const bool too_big = scratch_bytes > kMeasureMaxScratchBytes;
   std::unique_ptr<unsigned char[]> scratch;  // not zeroed: only the trials touch its pages
   std::vector<std::unique_ptr<Exchange>> xs(cands.size());
   // Running out of memory here (the scratch, a trial's staging) is this rank's MPI_ERR_NO_MEM
   // for the agreement below: an exception would leave this rank alone out of it.
-  const MpiStatus built = too_big ? MpiStatus{} : out_of_memory_as_error("building the candidates to measure (scratch, exchanges)", [&] {
+  const MpiStatus built = !s.ok() || too_big || cands.size() < 2 ? s : out_of_memory_as_error("building the candidates to measure (scratch, exchanges)", [&] {
     const ExchangeSpec trial = trial_spec(spec, *agreed, span, scratch_bytes, &scratch);
     MpiStatus b;
     for (std::size_t i = 0; i < cands.size() && b.ok(); ++i) {
@@ -92,7 +92,8 @@ MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, con
   // receive span is too large for scratch, would leave its neighbours waiting.
   bool skip = false;
   s = agree_to_measure(nc.internal(), built, too_big, &skip);
-  if (!s.ok() || skip) return s;  // skip: the model's pick stands
+  // The list depends only on agreed arguments: every rank has as many candidates.
+  if (!s.ok() || skip || cands.size() < 2) return s;  // skip: the model's pick stands
   std::vector<std::string> names;
   std::vector<double> predicted;
   for (const PlanCache::CandidateEntry& c : cands) {

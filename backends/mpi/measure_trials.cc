@@ -126,7 +126,7 @@ MpiStatus agree_to_measure(MPI_Comm comm, const MpiStatus& built, bool too_big, 
   int flags[2] = {built.ok() ? 0 : built.code, too_big ? 1 : 0}, all[2] = {0, 0};
   CARTPLAN_MPI_CALL(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, comm));
   if (all[0] != 0)  // the largest class on every rank, with this rank's own message if it failed
-    return agreed_status(mpi_error(all[0], built.ok() ? "another rank could not build a candidate to measure (error class " +
+    return agreed_status(mpi_error(all[0], built.ok() ? "another rank could not plan or build the candidates to measure (error class " +
                                                             std::to_string(all[0]) + " there)"
                                                       : built.message));
   *skip = all[1] != 0;

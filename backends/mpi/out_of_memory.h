@@ -15,15 +15,16 @@
 namespace cartplan::mpi {
 
 // step()'s status, or MPI_ERR_NO_MEM "out of memory <what>" when it throws std::bad_alloc or
-// std::length_error (a size larger than a container can hold).
+// std::length_error (a size larger than a container can hold). Costs nothing on the way that
+// does not throw (`what` becomes a string only then), so per-call paths may use it.
 template <class Step>
-MpiStatus out_of_memory_as_error(const std::string& what, Step&& step) {
+MpiStatus out_of_memory_as_error(const char* what, Step&& step) {
   try {
     return step();
   } catch (const std::bad_alloc&) {
-    return mpi_error(MPI_ERR_NO_MEM, "out of memory " + what);
+    return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory ") + what);
   } catch (const std::length_error&) {
-    return mpi_error(MPI_ERR_NO_MEM, "out of memory " + what + " (a size larger than memory can hold)");
+    return mpi_error(MPI_ERR_NO_MEM, std::string("out of memory ") + what + " (a size larger than memory can hold)");
   }
 }
 

@@ -1,9 +1,10 @@
-// MPI test of measuring mode (Info cartplan_tune = measure) running out of memory on one rank
-// only: in its trial builds, before the trials' agreement (CARTPLAN_TEST_FAIL=measure-trials),
-// and in the build of the exchange it keeps, after the trials (measure-rebuild), for a
-// Cartesian alltoall init and a halo exchange init. Every rank must return MPI_ERR_NO_MEM and
-// no request, nobody may hang (the run's time limit fails a hang), and a measured init
-// afterwards delivers rank-dependent data.
+// MPI test of persistent inits running out of memory on one rank only, between or after their
+// agreements: measuring mode's trial builds, before the trials' agreement
+// (CARTPLAN_TEST_FAIL=measure-trials), the build of the exchange it keeps, after the trials
+// (measure-rebuild), and planning after init's first agreement (plan-after-agreement: a
+// Cartesian alltoall init measuring or not, and an allreduce init). Cartesian inits and a halo
+// exchange init. Every rank must return MPI_ERR_NO_MEM and no request, nobody may hang (the
+// run's time limit fails a hang), and an init afterwards delivers rank-dependent data.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -19,13 +20,6 @@ using cartplan::mpitest::error_class;
 using cartplan::mpitest::Harness;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-MPI_Info measure_info() {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "cartplan_tune", "measure");
-  return info;
-}
 
 // Sets CARTPLAN_TEST_FAIL=step on rank 0 only while it lives.
 struct FailOnRankZero {
@@ -67,14 +61,27 @@ MPI_Comm box_torus(Harness& h, std::vector<int>* sources) {
   return comm;
 }
 
-// A measured alltoall init, started twice with rank-dependent data: whether every block arrived.
-bool alltoall_delivers(Harness& h, MPI_Comm comm, const std::vector<int>& sources) {
+MPI_Info tune_info(bool measuring) {
+  if (!measuring) return MPI_INFO_NULL;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_tune", "measure");
+  return info;
+}
+
+void free_info(MPI_Info* info) {
+  if (*info != MPI_INFO_NULL) MPI_Info_free(info);
+}
+
+// An alltoall init (measured or not), started twice with rank-dependent data: whether every
+// block arrived.
+bool alltoall_delivers(Harness& h, MPI_Comm comm, const std::vector<int>& sources, bool measuring) {
   const int m = 40;
   std::vector<int> send(9 * m), recv(9 * m, -1);
-  MPI_Info info = measure_info();
+  MPI_Info info = tune_info(measuring);
   Cart_Request req = CART_REQUEST_NULL;
   bool ok = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, comm, info, &req) == MPI_SUCCESS;
-  MPI_Info_free(&info);
+  free_info(&info);
   for (int salt = 1; salt <= 2 && ok; ++salt) {
     for (int i = 0; i < 9 * m; ++i) send[i] = value(h.rank, i / m, i % m, salt);
     ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
@@ -84,23 +91,50 @@ bool alltoall_delivers(Harness& h, MPI_Comm comm, const std::vector<int>& source
   return ok;
 }
 
-void alltoall_out_of_memory(Harness& h, const char* step) {
+void alltoall_out_of_memory(Harness& h, const char* step, bool measuring) {
   std::vector<int> sources;
   MPI_Comm comm = box_torus(h, &sources);
   const int m = 40;
   std::vector<int> send(9 * m, h.rank), recv(9 * m, -1);
-  const std::string what = std::string("measured alltoall init, CARTPLAN_TEST_FAIL=") + step + " on rank 0:";
-  MPI_Info info = measure_info();
+  const std::string what = std::string(measuring ? "measured" : "model-mode") + " alltoall init, CARTPLAN_TEST_FAIL=" + step + " on rank 0:";
+  MPI_Info info = tune_info(measuring);
   Cart_Request req = CART_REQUEST_NULL;
   int rc = MPI_SUCCESS;
   {
     FailOnRankZero fail(h, step);
     rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, comm, info, &req);
   }
-  MPI_Info_free(&info);
+  free_info(&info);
   expect_no_mem(h, rc, req, what);
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
-  h.check(alltoall_delivers(h, comm, sources), what + " a measured init afterwards delivers");
+  h.check(alltoall_delivers(h, comm, sources, measuring), what + " an init afterwards delivers");
+  MPI_Comm_free(&comm);
+}
+
+// An allreduce init (a reduction: settle_extended's planning) with plan-after-agreement on
+// rank 0: every rank MPI_ERR_NO_MEM and no request; then an init sums the sources' values.
+void allreduce_out_of_memory(Harness& h) {
+  std::vector<int> sources;
+  MPI_Comm comm = box_torus(h, &sources);
+  const std::string what = "allreduce init, CARTPLAN_TEST_FAIL=plan-after-agreement on rank 0:";
+  long long mine = 0, sum = -1;
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRankZero fail(h, "plan-after-agreement");
+    rc = Cart_allreduce_init(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, comm, MPI_INFO_NULL, &req);
+  }
+  expect_no_mem(h, rc, req, what);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  bool ok = Cart_allreduce_init(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, comm, MPI_INFO_NULL, &req) == MPI_SUCCESS;
+  for (int salt = 1; salt <= 2 && ok; ++salt) {
+    mine = 1000LL * salt + h.rank;
+    long long want = 0;
+    for (int src : sources) want += 1000LL * salt + src;
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && sum == want;
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(ok, what + " an init afterwards sums the sources' values");
   MPI_Comm_free(&comm);
 }
 
@@ -135,7 +169,7 @@ bool ghosts_ok(MPI_Comm cart, const std::vector<double>& a, int salt) {
 
 bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo) {
   std::vector<double> a(kEx * kEy);
-  MPI_Info info = measure_info();
+  MPI_Info info = tune_info(true);
   Cart_Request req = CART_REQUEST_NULL;
   bool ok = Cart_halo_exchange_init(a.data(), halo, info, &req) == MPI_SUCCESS;
   MPI_Info_free(&info);
@@ -158,7 +192,7 @@ void halo_out_of_memory(Harness& h, const char* step) {
   if (rc == MPI_SUCCESS) {
     std::vector<double> a(kEx * kEy);
     fill(a, h.rank, 0);
-    MPI_Info info = measure_info();
+    MPI_Info info = tune_info(true);
     Cart_Request req = CART_REQUEST_NULL;
     {
       FailOnRankZero fail(h, step);
@@ -179,11 +213,14 @@ int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-  const char* which = std::getenv("MEASURE_OOM_CASE");  // one case only, for a before/after run
+  const char* which = std::getenv("INIT_OOM_CASE");  // one case only, for a before/after run
+  auto runs = [&](const std::string& name) { return !which || name == which; };
   for (const char* step : {"measure-trials", "measure-rebuild"}) {
-    if (which && std::string(which) != std::string("alltoall:") + step && std::string(which) != std::string("halo:") + step) continue;
-    if (!which || contains(which, "alltoall")) alltoall_out_of_memory(h, step);
-    if (!which || contains(which, "halo")) halo_out_of_memory(h, step);
+    if (runs(std::string("alltoall:") + step)) alltoall_out_of_memory(h, step, true);
+    if (runs(std::string("halo:") + step)) halo_out_of_memory(h, step);
   }
-  return h.finish("measure_oom_test");
+  if (runs("alltoall:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", false);
+  if (runs("alltoall-measured:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", true);
+  if (runs("allreduce:plan-after-agreement")) allreduce_out_of_memory(h);
+  return h.finish("init_oom_test");
 }
