@@ -1,10 +1,11 @@
-// MPI test of persistent inits running out of memory on one rank only, between or after their
-// agreements: measuring mode's trial builds, before the trials' agreement
+// MPI test of persistent inits and creations running out of memory on one rank only, between
+// or after their agreements: measuring mode's trial builds, before the trials' agreement
 // (CARTPLAN_TEST_FAIL=measure-trials), the build of the exchange it keeps, after the trials
-// (measure-rebuild), and planning after init's first agreement (plan-after-agreement: a
-// Cartesian alltoall init measuring or not, and an allreduce init). Cartesian inits and a halo
-// exchange init. Every rank must return MPI_ERR_NO_MEM and no request, nobody may hang (the
-// run's time limit fails a hang), and an init afterwards delivers rank-dependent data.
+// (measure-rebuild), planning after init's first agreement (plan-after-agreement: a Cartesian
+// alltoall init measuring or not, and an allreduce init), and Cart_neighborhood_create's checks
+// before its agreement (create-check); Cartesian inits and a halo exchange init. Every rank must
+// return MPI_ERR_NO_MEM and no request or communicator, nobody may hang (the run's time limit
+// fails a hang), and an init afterwards delivers rank-dependent data.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -138,6 +139,29 @@ void allreduce_out_of_memory(Harness& h) {
   MPI_Comm_free(&comm);
 }
 
+// Cart_neighborhood_create with create-check on rank 0 (its argument checks run out of memory
+// before the creation's agreement): every rank MPI_ERR_NO_MEM and MPI_COMM_NULL; then a creation
+// works and its alltoall init delivers.
+void creation_out_of_memory(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offs[4] = {1, 0, -1, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRankZero fail(h, "create-check");
+    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm);
+  }
+  const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+  h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory" : "another rank"),
+          "Cart_neighborhood_create, create-check on rank 0: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(comm == MPI_COMM_NULL, "Cart_neighborhood_create out of memory: no communicator");
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  std::vector<int> sources;
+  comm = box_torus(h, &sources);
+  h.check(alltoall_delivers(h, comm, sources, false), "a creation after one out of memory: its alltoall init delivers");
+  MPI_Comm_free(&comm);
+}
+
 // The halo: a periodic 2-D torus, interior 6 x 5, one ghost layer, doubles (C order).
 constexpr int kNx = 6, kNy = 5, kEx = kNx + 2, kEy = kNy + 2;
 
@@ -222,5 +246,6 @@ int main(int argc, char** argv) {
   if (runs("alltoall:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", false);
   if (runs("alltoall-measured:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", true);
   if (runs("allreduce:plan-after-agreement")) allreduce_out_of_memory(h);
+  if (runs("create:create-check")) creation_out_of_memory(h);
   return h.finish("init_oom_test");
 }
