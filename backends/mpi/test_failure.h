@@ -21,6 +21,8 @@
 //     first agreement runs out of memory: std::bad_alloc (exchange_settle.cc)
 //   CARTPLAN_TEST_FAIL=create-check   Cart_neighborhood_create's argument checks (before its
 //     agreement) run out of memory: std::bad_alloc (neighborhood_comm.cc)
+//   CARTPLAN_TEST_FAIL=graph-buffers   a persistent graph init's block layout (before its
+//     agreement) runs out of memory: std::bad_alloc (graph_collective.cc)
 //   CARTPLAN_TEST_FAIL=halo-plan   a halo's planning runs out of memory: std::bad_alloc in
 //     Cart_halo_create's planning and where a halo plans for a new element size (halo.cc)
 //   (several: comma-separated)

@@ -3,7 +3,8 @@
 // (CARTPLAN_TEST_FAIL=measure-trials), the build of the exchange it keeps, after the trials
 // (measure-rebuild), planning after init's first agreement (plan-after-agreement: a Cartesian
 // alltoall init measuring or not, and an allreduce init), and Cart_neighborhood_create's checks
-// before its agreement (create-check); Cartesian inits and a halo exchange init. Every rank must
+// before its agreement (create-check); a graph alltoall init's block layout before its agreement
+// (graph-buffers); Cartesian, graph and halo exchange inits. Every rank must
 // return MPI_ERR_NO_MEM and no request or communicator, nobody may hang (the run's time limit
 // fails a hang), and an init afterwards delivers rank-dependent data.
 #include <mpi.h>
@@ -162,6 +163,38 @@ void creation_out_of_memory(Harness& h) {
   MPI_Comm_free(&comm);
 }
 
+// A graph alltoall init on a ring (edges to r + 1 and r + 2) with graph-buffers on rank 0
+// (laying out its blocks runs out of memory before init's agreement): every rank MPI_ERR_NO_MEM,
+// no request; then an init delivers rank-dependent blocks.
+void graph_out_of_memory(Harness& h) {
+  const int p = h.size, r = h.rank;
+  const int dst[2] = {(r + 1) % p, (r + 2) % p}, src[2] = {(r + p - 1) % p, (r + 2 * p - 2) % p};
+  MPI_Comm g = MPI_COMM_NULL;
+  h.check(Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, src, 2, dst, MPI_INFO_NULL, &g) == MPI_SUCCESS, "graph creation");
+  if (g == MPI_COMM_NULL) return;
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  const int m = 8;
+  std::vector<int> send(2 * m), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRankZero fail(h, "graph-buffers");
+    rc = Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, g, MPI_INFO_NULL, &req);
+  }
+  expect_no_mem(h, rc, req, "graph alltoall init, CARTPLAN_TEST_FAIL=graph-buffers on rank 0:");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  bool ok = Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, g, MPI_INFO_NULL, &req) == MPI_SUCCESS;
+  for (int salt = 1; salt <= 2 && ok; ++salt) {
+    for (int i = 0; i < 2 * m; ++i) send[i] = value(r, i / m, i % m, salt);
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
+    // Block j comes from src[j] = r - 1 - j, whose block j goes to r.
+    for (int i = 0; i < 2 * m && ok; ++i) ok = recv[i] == value(src[i / m], i / m, i % m, salt);
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(ok, "graph alltoall init after one out of memory delivers");
+  MPI_Comm_free(&g);
+}
+
 // The halo: a periodic 2-D torus, interior 6 x 5, one ghost layer, doubles (C order).
 constexpr int kNx = 6, kNy = 5, kEx = kNx + 2, kEy = kNy + 2;
 
@@ -247,5 +280,6 @@ int main(int argc, char** argv) {
   if (runs("alltoall-measured:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", true);
   if (runs("allreduce:plan-after-agreement")) allreduce_out_of_memory(h);
   if (runs("create:create-check")) creation_out_of_memory(h);
+  if (runs("graph:graph-buffers")) graph_out_of_memory(h);
   return h.finish("init_oom_test");
 }
