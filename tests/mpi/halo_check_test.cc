@@ -316,13 +316,18 @@ void local_build_failure(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
-// One persistent init whose build runs out of memory on rank 0 only: every rank MPI_ERR_NO_MEM
-// (rank 0 "out of memory", the others "another rank"), no request.
-void expect_init_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+// A call that ran out of memory on rank 0 only: every rank MPI_ERR_NO_MEM (rank 0's message has
+// `rank0_words`, the others' "another rank"), and nothing made (no request, halo, ghost cell).
+void expect_no_mem(Harness& h, int rc, bool nothing_made, const std::string& rank0_words, const std::string& what) {
   const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
-  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory building the halo exchange" : "another rank"),
-          what + " out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
-  h.check(req == CART_REQUEST_NULL, what + " out of memory: no request");
+  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? rank0_words : "another rank"),
+          what + ", out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(nothing_made, what + ", out of memory: nothing made");
+}
+
+// One persistent init whose build runs out of memory on rank 0 only: no request.
+void expect_init_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+  expect_no_mem(h, rc, req == CART_REQUEST_NULL, "out of memory building the halo exchange", what);
 }
 
 // A persistent fields init on `halo` of u and w as doubles, started twice: every ghost cell.
@@ -387,13 +392,11 @@ void init_out_of_memory(Harness& h) {
 
 // Planning out of memory on rank 0 only (CARTPLAN_TEST_FAIL=halo-plan: std::bad_alloc where a
 // halo's planning steps run before its agreements): Cart_halo_create, a persistent init and a
-// blocking call in checking mode are MPI_ERR_NO_MEM on every rank (rank 0 "out of memory", the
-// others "another rank"), with no halo, no request, no ghost cell written; then each works.
+// blocking call in checking mode are MPI_ERR_NO_MEM on every rank (rank 0 "out of memory
+// planning the halo", the others "another rank"), with no halo, no request, no ghost cell
+// written; then each works.
 void expect_planning_no_mem(Harness& h, int rc, bool nothing_made, const std::string& what) {
-  const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
-  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory planning the halo" : "another rank"),
-          what + ", planning out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
-  h.check(nothing_made, what + ", planning out of memory: nothing made");
+  expect_no_mem(h, rc, nothing_made, "out of memory planning the halo", what + " (planning)");
 }
 
 int with_planning_failure(Harness& h, const std::function<int()>& call) {
