@@ -260,7 +260,7 @@ class Exchange {
   friend class ExchangePool;  // reads pool_key_, call_ and entry_
   // Measuring mode builds its trials here and marks their sizes agreed (exchange_measure.cc).
   friend MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options,
-                                      Settlement* settled);
+                                      const MpiStatus& settled, Settlement* agreed);
   static void drive(Exchange* x);
   static MpiStatus confirm(NeighborhoodComm& nc, const MpiStatus& built);
   static MpiStatus create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Kind kind,

@@ -7,6 +7,7 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/exchange_reuse.h"
+#include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
 
@@ -22,14 +23,19 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
                                    int nonblocking_lane, std::unique_ptr<Exchange>* out, const Accept& accept) {
   Settlement agreed;
   MpiStatus s = settle(nc, spec, options, kind, &agreed);
-  if (!s.ok()) return s;
+  // A failure after settle's agreement is this rank's alone: it still makes the agreements the
+  // others make next (measuring's, confirm), where every rank learns it.
+  if (!s.ok() && !agreed.past_agreement) return s;
   if (kind == Kind::kPersistent && options.tune_measure && options.algo == engine::AlgoChoice::kAuto && !options.given_plan &&
       !extended_op(spec.op)) {
-    s = measure_candidates(nc, spec, options, &agreed);
+    s = measure_candidates(nc, spec, options, s, &agreed);
     if (!s.ok()) return s;
   }
-  // Every input of `accept` was agreed (or is the same everywhere): every rank declines alike.
-  if (accept && !accept(agreed.entry->plan, agreed.block_bytes)) return {};
+  const bool agreeing = kind == Kind::kPersistent || agrees_every_call(nc, spec, options);
+  // Every input of `accept` was agreed (or is the same everywhere): every rank that planned
+  // declines alike, and where the call agrees still confirms, with a rank that failed after
+  // the agreement (it cannot know the verdict).
+  if (s.ok() && accept && !accept(agreed.entry->plan, agreed.block_bytes)) return agreeing ? confirm(nc, s) : MpiStatus{};
   if (kind == Kind::kNonblocking) agreed.lane = nonblocking_lane;
   // A non-blocking call with the same buffers, counts and datatypes (predefined ones by handle,
   // derived ones by layout once vouched for) as one completed before takes that call's exchange
@@ -48,8 +54,8 @@ MpiStatus Exchange::create_on_lane(NeighborhoodComm& nc, const ExchangeSpec& spe
     // posts every start after its init returned; by then the program may have freed its
     // datatypes (MPI allows it): both always run on private copies of them. A blocking
     // exchange is built by build_blocking, which owns copies when it keeps the exchange.
-    s = build_owning(nc, spec, options, agreed, agreed.lane, kind != Kind::kBlocking, out);
-    if (kind == Kind::kPersistent || agrees_every_call(nc, spec, options)) s = confirm(nc, s);
+    if (s.ok()) s = build_owning(nc, spec, options, agreed, agreed.lane, kind != Kind::kBlocking, out);
+    if (agreeing) s = confirm(nc, s);
     if (!s.ok()) {
       out->reset();
       return s;
@@ -141,6 +147,7 @@ MpiStatus Exchange::build_owning(NeighborhoodComm& nc, const ExchangeSpec& spec,
   // Running out of memory is this rank's MPI_ERR_NO_MEM, for confirm to agree on: an exception
   // would pass the agreement and leave the other ranks waiting in it.
   try {
+    if (s.ok() && agreed.measured) inject_out_of_memory("measure-rebuild");
     if (s.ok()) s = build(nc, own ? copy : spec, options, agreed, lane, out);
   } catch (const std::bad_alloc&) {
     out->reset();
@@ -165,8 +172,8 @@ MpiStatus Exchange::build_blocking(NeighborhoodComm& nc, const ExchangeSpec& spe
                                    bool derived, BlockingCache& cache) {
   Settlement agreed;
   MpiStatus s = settle(nc, spec, options, Kind::kBlocking, &agreed);
-  if (!s.ok()) return s;
-  if (!reuse || cache.exchange->entry_ != agreed.entry) {
+  if (!s.ok() && !agreed.past_agreement) return s;  // else this rank's alone: confirm below
+  if (s.ok() && (!reuse || cache.exchange->entry_ != agreed.entry)) {
     cache.exchange.reset();
     s = build_owning(nc, spec, options, agreed, Lanes::blocking_lane(), derived, &cache.exchange);
   }

@@ -12,6 +12,8 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/measure_trials.h"
+#include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -41,45 +43,57 @@ MpiStatus span_of(const BlockSpec& b, Span* s) {
   return {};
 }
 
+// The trials' spec: the caller's send blocks, its used receive blocks moved into *scratch (at
+// their own offsets from span.lo).
+ExchangeSpec trial_spec(const ExchangeSpec& spec, const Settlement& agreed, const Span& span, std::uint64_t scratch_bytes,
+                        std::unique_ptr<unsigned char[]>* scratch) {
+  inject_out_of_memory("measure-trials");
+  scratch->reset(new unsigned char[scratch_bytes]);
+  ExchangeSpec trial = spec;
+  for (std::size_t i = 0; i < trial.recv.size(); ++i)
+    if (agreed.recv_used[i] && trial.recv[i].count > 0 && !span.empty())
+      trial.recv[i].addr = scratch->get() + (reinterpret_cast<std::uintptr_t>(spec.recv[i].addr) - span.lo);
+  return trial;
+}
+
 }  // namespace
 
-MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, Settlement* agreed) {
+MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, const MpiStatus& settled,
+                             Settlement* agreed) {
+  // Every rank makes the agreement below, also one that failed after settle's agreement and
+  // one with fewer than two candidates (the others cannot know which it is).
   std::vector<PlanCache::CandidateEntry> cands;
-  MpiStatus s = nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
-  if (!s.ok()) return s;
-  // The list depends only on agreed arguments, so every rank stops here alike.
-  if (cands.size() < 2) return {};
-
-  // The trials' spec: the caller's send blocks, receive blocks moved into the scratch.
-  Span span;
-  for (std::size_t i = 0; i < spec.recv.size(); ++i)
-    if (agreed->recv_used[i]) {
-      s = span_of(spec.recv[i], &span);
-      if (!s.ok()) return s;
-    }
+  MpiStatus s = settled;
+  if (s.ok())
+    s = out_of_memory_as_error("listing the candidates to measure", [&] {
+      return nc.plans().candidate_entries(spec.op, options, agreed->block_bytes, agreed->contiguous, &cands);
+    });
+  Span span;  // of the receive blocks the trials move into scratch
+  for (std::size_t i = 0; i < spec.recv.size() && s.ok() && cands.size() >= 2; ++i)
+    if (agreed->recv_used[i]) s = span_of(spec.recv[i], &span);
   const std::uint64_t scratch_bytes = span.empty() ? 1 : span.hi - span.lo;
   const bool too_big = scratch_bytes > kMeasureMaxScratchBytes;
   std::unique_ptr<unsigned char[]> scratch;  // not zeroed: only the trials touch its pages
-  ExchangeSpec trial = spec;
   std::vector<std::unique_ptr<Exchange>> xs(cands.size());
-  MpiStatus built;
-  if (!too_big) {
-    scratch.reset(new unsigned char[scratch_bytes]);
-    for (std::size_t i = 0; i < trial.recv.size(); ++i)
-      if (agreed->recv_used[i] && trial.recv[i].count > 0 && !span.empty())
-        trial.recv[i].addr = scratch.get() + (reinterpret_cast<std::uintptr_t>(spec.recv[i].addr) - span.lo);
-    for (std::size_t i = 0; i < cands.size() && built.ok(); ++i) {
+  // Running out of memory here (the scratch, a trial's staging) is this rank's MPI_ERR_NO_MEM
+  // for the agreement below: an exception would leave this rank alone out of it.
+  const MpiStatus built = !s.ok() || too_big || cands.size() < 2 ? s : out_of_memory_as_error("building the candidates to measure (scratch, exchanges)", [&] {
+    const ExchangeSpec trial = trial_spec(spec, *agreed, span, scratch_bytes, &scratch);
+    MpiStatus b;
+    for (std::size_t i = 0; i < cands.size() && b.ok(); ++i) {
       Settlement a = *agreed;
       a.entry = cands[i].entry;
-      built = Exchange::build(nc, trial, options, a, agreed->lane, &xs[i]);
-      if (built.ok()) xs[i]->sizes_agreed_ = true;  // persistent: every rank agreed on the sizes
+      b = Exchange::build(nc, trial, options, a, agreed->lane, &xs[i]);
+      if (b.ok()) xs[i]->sizes_agreed_ = true;  // persistent: every rank agreed on the sizes
     }
-  }
+    return b;
+  });
   // One agreement before any trial runs: a rank that could not build a trial, or whose
   // receive span is too large for scratch, would leave its neighbours waiting.
   bool skip = false;
   s = agree_to_measure(nc.internal(), built, too_big, &skip);
-  if (!s.ok() || skip) return s;  // skip: the model's pick stands
+  // The list depends only on agreed arguments: every rank has as many candidates.
+  if (!s.ok() || skip || cands.size() < 2) return s;  // skip: the model's pick stands
   std::vector<std::string> names;
   std::vector<double> predicted;
   for (const PlanCache::CandidateEntry& c : cands) {
@@ -89,6 +103,7 @@ MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, con
   std::size_t best = 0;  // index 0: the model's pick (candidate_entries)
   s = time_and_pick(xs, nc.internal(), names, predicted, nc.rank() == 0, &best);
   if (!s.ok()) return s;
+  agreed->measured = true;
   if (best != 0) agreed->entry = cands[best].entry;  // else keep settle's (cached) entry of the same plan
   return {};
 }

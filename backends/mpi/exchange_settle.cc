@@ -10,6 +10,8 @@
 #include <string>
 
 #include "backends/mpi/exchange.h"
+#include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -190,6 +192,17 @@ MpiStatus agree_on_sizes(NeighborhoodComm& nc, const ExchangeSpec& spec, const O
   return {};
 }
 
+// Planning after the agreement: running out of memory is this rank's MPI_ERR_NO_MEM (the caller
+// agrees on it next), not an exception that leaves the other ranks in that agreement. The test
+// failure is read at persistent init only (a set-up step, never per call).
+template <class Plan>
+MpiStatus planning(ExchangeKind kind, Plan&& plan) {
+  return out_of_memory_as_error("planning the exchange", [&] {
+    if (kind == ExchangeKind::kPersistent) inject_out_of_memory("plan-after-agreement");
+    return plan();
+  });
+}
+
 }  // namespace
 
 MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind, Settlement* out) {
@@ -225,7 +238,8 @@ MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& 
   if (!collective && !one_size && !nc.all_periodic()) chosen.algo = engine::AlgoChoice::kDirect;
   // The optimizer sees every block's own size (faces and corners), not their mean.
   out->contiguous = contiguous;
-  MpiStatus planned = nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry, -1, contiguous);
+  out->past_agreement = collective;
+  MpiStatus planned = planning(kind, [&] { return nc.plan_for(spec.op, chosen, out->block_bytes, &out->entry, -1, contiguous); });
   if (!planned.ok()) return planned;
   if (kind == Kind::kPersistent) {
     out->lane = nc.shared()->lanes.first_free(all_held);
@@ -288,7 +302,8 @@ MpiStatus settle_extended(NeighborhoodComm& nc, const ExchangeSpec& spec, const 
   if (kind == Kind::kBlocking) out->lane = Lanes::blocking_lane();
   assert(size >= 0 && "every extended op has a significant block size on every rank");
   out->block_bytes.assign(1, size);
-  return nc.plan_for(spec.op, options, size, &out->entry, spec.root);
+  out->past_agreement = collective;
+  return planning(kind, [&] { return nc.plan_for(spec.op, options, size, &out->entry, spec.root); });
 }
 
 }  // namespace cartplan::mpi

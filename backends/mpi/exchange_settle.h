@@ -26,11 +26,17 @@ struct Settlement {
   std::shared_ptr<const BoundPlanEntry> entry;
   int lane = 0;
   std::vector<bool> contiguous;  // agreed per size key (collective calls; empty otherwise)
+  bool measured = false;         // measuring mode timed candidates for `entry` (exchange_measure.h)
+  // The call agreed (persistent init, checking mode) and the agreement passed: a failure after
+  // it (planning out of memory) is this rank's alone, and the rank must still make the
+  // agreements that follow (measuring's, Exchange::confirm) for every rank to learn it.
+  bool past_agreement = false;
 };
 
 // Checks the call's blocks and settles them (exchange_settle.cc); reductions and rooted ops
 // (extended_op) go to settle_extended. Errors: this rank's (default mode) or the agreed class
-// on every rank (collective calls).
+// on every rank (collective calls), or, with out->past_agreement, this rank's after the
+// agreement (running out of memory planning: MPI_ERR_NO_MEM).
 MpiStatus settle(NeighborhoodComm& nc, const ExchangeSpec& spec, const Options& options, ExchangeKind kind,
                  Settlement* out);
 // The checks and agreement of reductions and rooted ops: one block size, the root and the

@@ -19,6 +19,7 @@
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sized_chain.h"
 #include "backends/mpi/graph_sizes.h"
+#include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/graph/auto_candidates.h"
 
@@ -537,7 +538,12 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   MpiStatus local = pending ? pending->status : MpiStatus{};  // a refused graph: no buffers looked at
   if (local.ok()) local = parse_graph_info(info, &o);
   GraphBuffers b;
-  if (local.ok()) local = make_buffers(g, c, &b);
+  // Running out of memory laying out the blocks is this rank's MPI_ERR_NO_MEM for agree_init.
+  if (local.ok())
+    local = out_of_memory_as_error("laying out the graph collective's blocks", [&] {
+      inject_out_of_memory("graph-buffers");
+      return make_buffers(g, c, &b);
+    });
   if (local.ok()) local = caller_error;
   const bool edgeless = b.send.empty() && b.recv.empty();
   const std::int64_t mine = local.ok() && !edgeless ? b.block_bytes : -1;
@@ -572,7 +578,11 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
     s = build_auto(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
   } else {
     s = prepare(g, c.op, o);
-    if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), bytes, out);
+    // Local (the pattern is made): out of memory is this rank's error for the outcome's agreement.
+    if (s.ok())
+      s = out_of_memory_as_error("building the graph exchange", [&] {
+        return build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), bytes, out);
+      });
   }
   if (outcome_agreed) {
     if (!s.ok()) out->reset();

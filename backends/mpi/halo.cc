@@ -6,14 +6,15 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <new>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "backends/mpi/halo_fields.h"
+#include "backends/mpi/measure_trials.h"
 #include "backends/mpi/node_map.h"
+#include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/predefined.h"
+#include "backends/mpi/test_failure.h"
 #include "backends/mpi/type_copy.h"
 #include "engine/cost_model_locate.h"
 #include "engine/halo/bind.h"
@@ -281,13 +282,14 @@ MpiStatus private_comm(MPI_Comm comm, MPI_Comm* out) {
 // agree on, not an exception that leaves its peers waiting for it.
 template <class F>
 MpiStatus without_throwing(F&& step) {
-  try {
-    return step();
-  } catch (const std::bad_alloc&) {
-    return mpi_error(MPI_ERR_NO_MEM, "out of memory building the halo exchange (its temps or datatypes)");
-  } catch (const std::length_error&) {
-    return mpi_error(MPI_ERR_NO_MEM, "the halo exchange's temps would be larger than memory can hold");
-  }
+  return out_of_memory_as_error("building the halo exchange (its temps or datatypes)", std::forward<F>(step));
+}
+
+// The planning steps before an agreement (creation's, init's, checking mode's blocking call's:
+// checks, plans, programs, and a blocking call's build), likewise.
+template <class F>
+MpiStatus planning_without_throwing(F&& step) {
+  return out_of_memory_as_error("planning the halo exchange", std::forward<F>(step));
 }
 
 void free_all(std::vector<MPI_Datatype>* types) {
@@ -301,7 +303,13 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
                               const MpiStatus& caller_error) {
   if (cartcomm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   Planned p;
-  MpiStatus local = !caller_error.ok() ? caller_error : out ? plan_locally(cartcomm, args, &p) : mpi_error(MPI_ERR_ARG, "halo is NULL");
+  MpiStatus local = caller_error;
+  if (local.ok() && !out) local = mpi_error(MPI_ERR_ARG, "halo is NULL");
+  if (local.ok())
+    local = planning_without_throwing([&] {
+      inject_out_of_memory("halo-plan");
+      return plan_locally(cartcomm, args, &p);
+    });
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
   bool learn_nodes = false, same_model = false;
@@ -483,6 +491,7 @@ MpiStatus HaloContext::priced_for(const FieldSizes& sizes, Priced* out) {
   if (it == priced_.end()) {
     eh::HaloDescription d = *description_;
     d.array.elem_bytes = total;
+    inject_out_of_memory("halo-plan");  // once per element size: a set-up step
     const std::string what = "cartplan could not plan the halo for fields of " + std::to_string(total) + " bytes per cell: ";
     Result<ih::HaloPlan> plan = eh::make_halo_plan(d, plan_options_);
     if (!plan) return mpi_error(MPI_ERR_TYPE, what + plan.error());
@@ -551,7 +560,10 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   if (local.ok() && checking) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
   DerivedTypes derived;
   BlockingFound found;
-  if (local.ok()) local = blocking_for(arrays, types, &sizes, &derived, &found);
+  // Checking mode agrees next: running out of memory is then this rank's error to agree on.
+  if (local.ok())
+    local = checking ? planning_without_throwing([&] { return blocking_for(arrays, types, &sizes, &derived, &found); })
+                     : blocking_for(arrays, types, &sizes, &derived, &found);
   if (checking) {
     if (MpiStatus s = agree_on_fields(*nc_, local, sizes, "the blocking halo exchange"); !s.ok()) {
       if (found.built) blocking_.pop_back();  // built for a call that does not run: nothing vouched for
@@ -578,10 +590,14 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::int64_t listed = 0;  // the fingerprint of the trials' list, or of the plan the model picked
   Priced priced;            // the model's pick for these arrays' element sizes
   FieldSizes sizes;         // what every rank must pass alike (halo_fields.h)
-  if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
-  if (local.ok()) local = priced_for(sizes, &priced);
-  if (local.ok() && measuring) local = measure_list(priced.elem_bytes, &trials, &listed);
-  if (local.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+  if (local.ok())
+    local = planning_without_throwing([&] {
+      MpiStatus l = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+      if (l.ok()) l = priced_for(sizes, &priced);
+      if (l.ok() && measuring) l = measure_list(priced.elem_bytes, &trials, &listed);
+      if (l.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+      return l;
+    });
   if (local.ok()) local = without_throwing([&] { return schedule_for(*priced.program, arrays, types, &schedule); });
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
@@ -602,14 +618,28 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
     s = mpi_error(MPI_ERR_NO_MEM, "more than " + std::to_string(nc_->shared()->lanes.persistent_lanes()) +
                                       " persistent requests are alive on this halo; free some first");
   std::size_t best = 0;
-  if (s.ok() && trials.size() > 1) s = measure(trials, arrays, types, lane, &best);
+  const bool measured = s.ok() && trials.size() > 1;  // alike on every rank: they agreed on the list
+  if (measured) s = measure(trials, arrays, types, lane, &best);
   if (!s.ok() || best != 0) free_all(&schedule.owned_types);
   if (!s.ok()) return s;
+  // The exchange the request keeps: the model's pick from the schedule made before the
+  // agreement, or the measured pick built now on the caller's arrays. After measuring, its
+  // build is agreed too: a rank that failed alone (out of memory) would leave its peers with a
+  // request whose messages never come.
+  s = out_of_memory_as_error("building the halo exchange measuring kept (its temps or datatypes)", [&] {
+    if (measured) inject_out_of_memory("measure-rebuild");
+    if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+    Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
+    return program ? build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out) : mpi_error(MPI_ERR_INTERN, program.error());
+  });
+  free_all(&schedule.owned_types);  // left only if from_schedule did not take them
+  if (measured) s = agree_on_kept(nc_->internal(), s);
+  if (!s.ok()) {
+    out->reset();
+    return s;
+  }
   if (plan_run) *plan_run = best == 0 ? priced.plan : trials[best].plan;
-  if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
-  Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
-  if (!program) return mpi_error(MPI_ERR_INTERN, program.error());
-  return build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out);
+  return {};
 }
 
 }  // namespace cartplan::mpi

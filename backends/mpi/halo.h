@@ -147,10 +147,11 @@ class HaloContext {
   // PlanCache::measure_order's rule, duplicates dropped) and a fingerprint of the list, which
   // ranks agree on before timing.
   MpiStatus measure_list(std::int64_t elem_bytes, std::vector<Trial>* out, std::int64_t* fingerprint) const;
-  // Collective: times the trials on scratch arrays like `arrays` and sets *best (index into
-  // trials; 0 when the trials are skipped), the same on every rank.
   // This rank's program of `plan` on the halo's grid.
   Result<engine::halo::HaloProgram> lower_plan(const ir::halo::HaloPlan& plan) const;
+  // Collective: times the trials on scratch arrays like `arrays` and sets *best (index into
+  // trials; 0 when the trials are skipped), the same on every rank. A rank out of memory for
+  // its scratch or trial builds is MPI_ERR_NO_MEM on every rank (agree_to_measure).
   MpiStatus measure(const std::vector<Trial>& trials, const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
                     int lane, std::size_t* best) const;
 

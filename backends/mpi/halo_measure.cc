@@ -9,8 +9,10 @@
 
 #include "backends/mpi/halo.h"
 #include "backends/mpi/measure_trials.h"
+#include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/plan_cache.h"
 #include "backends/mpi/plan_dump.h"
+#include "backends/mpi/test_failure.h"
 #include "engine/halo/bind.h"
 #include "ir/halo/json.h"
 
@@ -72,16 +74,21 @@ MpiStatus HaloContext::measure(const std::vector<Trial>& trials, const std::vect
   }
   const bool too_big = total > kMeasureMaxScratchBytes;
   std::vector<std::unique_ptr<Exchange>> xs(trials.size());
-  MpiStatus built;
-  for (std::size_t f = 0; f < arrays.size() && !too_big; ++f) {
-    scratch[f].assign(static_cast<std::size_t>(span[f]), 0);
-    trial_arrays[f] = scratch[f].data() - lower[f];
-  }
-  for (std::size_t i = 0; i < trials.size() && built.ok() && !too_big; ++i) {
-    Result<eh::HaloProgram> program = lower_plan(*trials[i].plan);
-    built = program ? build(*program, trial_arrays, types, Exchange::Kind::kPersistent, lane, &xs[i])
-                    : mpi_error(MPI_ERR_INTERN, program.error());
-  }
+  // Running out of memory here (the scratch arrays, a trial's temps) is this rank's
+  // MPI_ERR_NO_MEM for the agreement below: an exception would leave this rank alone out of it.
+  const MpiStatus built = too_big ? MpiStatus{} : out_of_memory_as_error("building the halo's candidates to measure (scratch, exchanges)", [&] {
+    inject_out_of_memory("measure-trials");
+    for (std::size_t f = 0; f < arrays.size(); ++f) {
+      scratch[f].assign(static_cast<std::size_t>(span[f]), 0);
+      trial_arrays[f] = scratch[f].data() - lower[f];
+    }
+    MpiStatus b;
+    for (std::size_t i = 0; i < trials.size() && b.ok(); ++i) {
+      Result<eh::HaloProgram> program = lower_plan(*trials[i].plan);
+      b = program ? build(*program, trial_arrays, types, Exchange::Kind::kPersistent, lane, &xs[i]) : mpi_error(MPI_ERR_INTERN, program.error());
+    }
+    return b;
+  });
   bool skip = false;
   MpiStatus s = agree_to_measure(nc_->internal(), built, too_big, &skip);
   if (!s.ok() || skip) return s;  // skip: the model's pick stands

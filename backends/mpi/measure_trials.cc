@@ -125,12 +125,22 @@ MpiStatus agree_to_measure(MPI_Comm comm, const MpiStatus& built, bool too_big, 
   // its neighbours waiting in the trials.
   int flags[2] = {built.ok() ? 0 : built.code, too_big ? 1 : 0}, all[2] = {0, 0};
   CARTPLAN_MPI_CALL(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, comm));
-  if (all[0] != 0)
-    return built.ok() ? mpi_error(all[0], "another rank could not build a candidate to measure (error class " +
-                                              std::to_string(all[0]) + " there)")
-                      : built;
+  if (all[0] != 0)  // the largest class on every rank, with this rank's own message if it failed
+    return agreed_status(mpi_error(all[0], built.ok() ? "another rank could not plan or build the candidates to measure (error class " +
+                                                            std::to_string(all[0]) + " there)"
+                                                      : built.message));
   *skip = all[1] != 0;
   return {};
+}
+
+MpiStatus agree_on_kept(MPI_Comm comm, const MpiStatus& built) {
+  const int mine = built.ok() ? 0 : built.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm));
+  if (worst == 0) return {};
+  return agreed_status(mpi_error(worst, built.ok() ? "another rank could not build the measured plan it keeps (error class " +
+                                                         std::to_string(worst) + " there)"
+                                                   : built.message));
 }
 
 MpiStatus time_and_pick(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm, const std::vector<std::string>& names,

@@ -9,6 +9,8 @@
 //   MpiStatus s = agree_to_measure(comm, built, too_big, &skip);               // collective
 //   std::size_t best = 0;
 //   if (s.ok() && !skip) s = time_and_pick(xs, comm, names, predicted, &best);  // collective
+//   ... build the exchange of candidate `best` on the caller's buffers (halo) ...
+//   s = agree_on_kept(comm, kept_built);                                       // collective
 #pragma once
 
 #include <mpi.h>
@@ -29,9 +31,16 @@ namespace cartplan::mpi {
 constexpr std::uint64_t kMeasureMaxScratchBytes = std::uint64_t{256} << 20;
 
 // Collective over `comm`: one agreement before any trial runs. A rank that could not build a
-// trial (`built` not ok) fails every rank; a rank whose scratch would be too large makes every
-// rank skip the trials (*skip: keep the model's pick).
+// trial (`built` not ok; out of memory is MPI_ERR_NO_MEM, not an exception) fails every rank
+// with the largest class; a rank whose scratch would be too large makes every rank skip the
+// trials (*skip: keep the model's pick).
 MpiStatus agree_to_measure(MPI_Comm comm, const MpiStatus& built, bool too_big, bool* skip);
+
+// Collective over `comm`, after the trials: every rank learns whether any failed to build the
+// exchange it keeps (the measured pick, on the caller's buffers), and then returns the largest
+// error class (this rank's message if it failed), so that no rank returns a request whose
+// peers returned an error.
+MpiStatus agree_on_kept(MPI_Comm comm, const MpiStatus& built);
 
 // Collective over `comm`: times xs (index 0: the model's pick) round-robin and sets *best to
 // measured_pick of their medians, the same on every rank. With CARTPLAN_VERBOSE=1 rank

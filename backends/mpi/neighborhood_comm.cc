@@ -12,7 +12,9 @@
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/neighborhood_agreement.h"
 #include "backends/mpi/node_map.h"
+#include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/oversubscribed.h"
+#include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
 
 namespace cartplan::mpi {
@@ -209,7 +211,13 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   bool builtin_model = false;  // no calibrated model found or named
   std::optional<engine::Neighborhood> nbh;
   if (local.ok()) local = modes_from_env(&options);
-  if (local.ok()) local = check_arguments(size, d, dims, periods, t, rel, info, cartcomm, comm, &nbh, &options, &builtin_model);
+  // Running out of memory here (the neighbourhood, the model) is this rank's MPI_ERR_NO_MEM for
+  // the agreement, not an exception that passes it.
+  if (local.ok())
+    local = out_of_memory_as_error("checking the arguments of Cart_neighborhood_create", [&] {
+      inject_out_of_memory("create-check");
+      return check_arguments(size, d, dims, periods, t, rel, info, cartcomm, comm, &nbh, &options, &builtin_model);
+    });
   // Whether any node runs more of these processes than it has cores (see below).
   int oversubscribed = 0;
   CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));

@@ -2,6 +2,7 @@
 #include "backends/mpi/test_failure.h"
 
 #include <cstdlib>
+#include <new>
 #include <string>
 
 namespace cartplan::mpi {
@@ -21,6 +22,10 @@ bool test_failure(std::string_view step) {
 
 MpiStatus injected_failure(std::string_view step) {
   return mpi_error(MPI_ERR_OTHER, "failure injected by CARTPLAN_TEST_FAIL=" + std::string(step) + " (tests only)");
+}
+
+void inject_out_of_memory(std::string_view step) {
+  if (test_failure(step)) throw std::bad_alloc();
 }
 
 }  // namespace cartplan::mpi

@@ -13,9 +13,22 @@
 //     init's exchange of the picked row whenever it is built after the pick, not taken from the
 //     rows made before it: a row some rank had not made (over its temp budget), and every
 //     persistent auto init that made no rows (its communicator's table agreed by an earlier call)
+//   CARTPLAN_TEST_FAIL=measure-trials   measuring mode's trial builds (scratch and exchanges, before
+//     the trials' agreement) run out of memory: std::bad_alloc (collectives and halo exchanges)
+//   CARTPLAN_TEST_FAIL=measure-rebuild   a measuring init's build of the exchange it keeps, on the
+//     caller's buffers after the trials, runs out of memory: std::bad_alloc (collectives, halo)
+//   CARTPLAN_TEST_FAIL=plan-after-agreement   a persistent Cartesian init's planning after its
+//     first agreement runs out of memory: std::bad_alloc (exchange_settle.cc)
+//   CARTPLAN_TEST_FAIL=create-check   Cart_neighborhood_create's argument checks (before its
+//     agreement) run out of memory: std::bad_alloc (neighborhood_comm.cc)
+//   CARTPLAN_TEST_FAIL=graph-buffers   a persistent graph init's block layout (before its
+//     agreement) runs out of memory: std::bad_alloc (graph_collective.cc)
+//   CARTPLAN_TEST_FAIL=halo-plan   a halo's planning runs out of memory: std::bad_alloc in
+//     Cart_halo_create's planning and where a halo plans for a new element size (halo.cc)
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");
+//   inject_out_of_memory("measure-trials");  // inside the step whose bad_alloc is caught
 #pragma once
 
 #include <string_view>
@@ -29,5 +42,9 @@ bool test_failure(std::string_view step);
 
 // The error an injected failure of `step` returns: MPI_ERR_OTHER, naming the variable.
 MpiStatus injected_failure(std::string_view step);
+
+// Throws std::bad_alloc when CARTPLAN_TEST_FAIL on this rank names `step`: running out of
+// memory where a build would, so that the code which catches it is what the test exercises.
+void inject_out_of_memory(std::string_view step);
 
 }  // namespace cartplan::mpi

@@ -8,12 +8,15 @@
 // communicator's Info; the C++ form throws on every rank alike; a bad cartplan_check value on one
 // rank fails creation everywhere; a build that fails on one rank only (out of memory) is an error
 // on every rank, in checking mode's blocking calls and in persistent inits of any mode (fields
-// init and Cart_halo_exchange_init: no request, and an init afterwards delivers). The mismatched
+// init and Cart_halo_exchange_init: no request, and an init afterwards delivers); so is planning
+// out of memory on one rank (CARTPLAN_TEST_FAIL=halo-plan) in Cart_halo_create, a fields init and
+// checking mode's blocking call (no halo, no request, no ghost cell written). The mismatched
 // calls run only in checking mode: without it they could hang, and the run's time limit fails the
 // test.
 #include <mpi.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -313,13 +316,18 @@ void local_build_failure(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
-// One persistent init whose build runs out of memory on rank 0 only: every rank MPI_ERR_NO_MEM
-// (rank 0 "out of memory", the others "another rank"), no request.
-void expect_init_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+// A call that ran out of memory on rank 0 only: every rank MPI_ERR_NO_MEM (rank 0's message has
+// `rank0_words`, the others' "another rank"), and nothing made (no request, halo, ghost cell).
+void expect_no_mem(Harness& h, int rc, bool nothing_made, const std::string& rank0_words, const std::string& what) {
   const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
-  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory building the halo exchange" : "another rank"),
-          what + " out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
-  h.check(req == CART_REQUEST_NULL, what + " out of memory: no request");
+  h.check(rc == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? rank0_words : "another rank"),
+          what + ", out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(nothing_made, what + ", out of memory: nothing made");
+}
+
+// One persistent init whose build runs out of memory on rank 0 only: no request.
+void expect_init_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+  expect_no_mem(h, rc, req == CART_REQUEST_NULL, "out of memory building the halo exchange", what);
 }
 
 // A persistent fields init on `halo` of u and w as doubles, started twice: every ghost cell.
@@ -382,6 +390,57 @@ void init_out_of_memory(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// Planning out of memory on rank 0 only (CARTPLAN_TEST_FAIL=halo-plan: std::bad_alloc where a
+// halo's planning steps run before its agreements): Cart_halo_create, a persistent init and a
+// blocking call in checking mode are MPI_ERR_NO_MEM on every rank (rank 0 "out of memory
+// planning the halo", the others "another rank"), with no halo, no request, no ghost cell
+// written; then each works.
+void expect_planning_no_mem(Harness& h, int rc, bool nothing_made, const std::string& what) {
+  expect_no_mem(h, rc, nothing_made, "out of memory planning the halo", what + " (planning)");
+}
+
+int with_planning_failure(Harness& h, const std::function<int()>& call) {
+  if (h.rank == 0) setenv("CARTPLAN_TEST_FAIL", "halo-plan", 1);
+  const int rc = call();
+  if (h.rank == 0) unsetenv("CARTPLAN_TEST_FAIL");
+  return rc;
+}
+
+void planning_out_of_memory(Harness& h) {
+  MPI_Comm cart = plain_torus(h);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_check", "collective");
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = with_planning_failure(h, [&] { return Cart_halo_create(cart, 2, kInterior, kGhost, kGhost, MPI_DOUBLE, MPI_ORDER_C, info, &halo); });
+  expect_planning_no_mem(h, rc, halo == CART_HALO_NULL, "Cart_halo_create");
+  halo = create(h, cart, info, "after planning out of memory");
+  MPI_Info_free(&info);
+  if (halo != CART_HALO_NULL) {
+    Fields f;
+    f.fill(h.rank, 1);
+    void* uw[2] = {f.u.data(), f.w.data()};
+    const MPI_Datatype dd[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    Cart_Request req = CART_REQUEST_NULL;
+    rc = with_planning_failure(h, [&] { return Cart_halo_exchange_fields_init(2, uw, dd, halo, MPI_INFO_NULL, &req); });
+    expect_planning_no_mem(h, rc, req == CART_REQUEST_NULL, "fields init");
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(init_delivers(h, cart, halo, f), "fields init after planning out of memory: every ghost cell");
+    // Three fields (20 bytes per cell): an element size no rank has planned for yet.
+    void* upw[3] = {f.u.data(), f.p.data(), f.w.data()};
+    const MPI_Datatype dfd[3] = {MPI_DOUBLE, MPI_FLOAT, MPI_DOUBLE};
+    f.fill(h.rank, 5);
+    rc = with_planning_failure(h, [&] { return Cart_halo_exchange_fields(3, upw, dfd, halo); });
+    const bool untouched = ghosts_ok(cart, f.u, 0, 5, true) && ghosts_ok(cart, f.p, 1, 5, true) && ghosts_ok(cart, f.w, 2, 5, true);
+    expect_planning_no_mem(h, rc, untouched, "blocking fields (checking mode)");
+    rc = Cart_halo_exchange_fields(3, upw, dfd, halo);
+    h.check(rc == MPI_SUCCESS && ghosts_ok(cart, f.u, 0, 5, false) && ghosts_ok(cart, f.p, 1, 5, false) && ghosts_ok(cart, f.w, 2, 5, false),
+            "blocking fields after planning out of memory: rc " + std::to_string(rc));
+    Cart_halo_free(&halo);
+  }
+  MPI_Comm_free(&cart);
+}
+
 void from_env(Harness& h) {
   MPI_Comm cart = plain_torus(h);
   setenv("CARTPLAN_CHECK", "collective", 1);  // read at creation
@@ -410,5 +469,6 @@ int main(int argc, char** argv) {
   if (h.size > 1) cpp_form(h);
   if (h.size > 1) local_build_failure(h);
   if (h.size > 1) init_out_of_memory(h);
+  if (h.size > 1) planning_out_of_memory(h);
   return h.finish("halo_check_test");
 }
