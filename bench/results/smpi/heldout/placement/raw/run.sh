@@ -18,7 +18,7 @@ run() {
   echo "# command: ${envs[*]} nice -n 5 smpirun $L $*" >"$O/$out"
   local t0=$(date +%s.%N)
   env "${envs[@]}" nice -n 5 smpirun $L "$@" >>"$O/$out" 2>&1
-  echo "wall $(echo "$(date +%s.%N) - $t0" | bc) s (load: $(cut -d' ' -f1-3 /proc/loadavg))" >>"$O/$out"
+  echo "wall $(python3 -c "import time; print(round(time.time() - $t0, 1))") s (load: $(cut -d' ' -f1-3 /proc/loadavg))" >>"$O/$out"
 }
 what=${1:-all}
 if [[ $what == all || $what == cyclic ]]; then
