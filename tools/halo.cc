@@ -2,6 +2,7 @@
 //
 //   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
 //                                     [--periodic 0|1] [--procs P,Q[,R]] [--timing interleaved|blocks]
+//                                     [--plan FILE]   (a JSON plan every Cart_alltoallw variant runs)
 //   smpirun -np 64 -platform P.xml -hostfile P.hosts bazel-bin/tools/halo ...   (bazel build --config=smpi)
 //
 // The linear loop is what Open MPI's and MPICH's neighbourhood collectives do: every receive posted,
@@ -90,6 +91,7 @@ struct Config {
   // exchange: no sweeps, one exchange per variant, every rank checks its own cells (one array per
   // rank, nothing global); none: no check, and under SMPI one array all ranks share (timing only).
   std::string check = "serial";
+  std::string plan;  // a JSON plan file every Cart_alltoallw variant runs (Info cartplan_plan); "": they plan
   // interleaved: the variants take turns, one exchange each (a drifting machine moves them together);
   // blocks: each variant's exchanges back to back (deterministic simulators have no drift);
   // sync (SMPI): each exchange after a barrier, from the last rank's entry to the last rank's exit.
@@ -103,6 +105,7 @@ struct Config {
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
     "            [--timing interleaved|blocks|sync] [--tune model|measure] [--check serial|exchange|none]\n"
+    "            [--plan FILE]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
@@ -121,7 +124,9 @@ const char* kUsage =
     "              exchange per variant, no sweeps, each rank checks its own cells bit for bit (memory: one\n"
     "              array per rank, nothing global); none: no check, and under SMPI every rank's array is\n"
     "              one SMPI_SHARED_MALLOC block (all ranks share it: the data are meaningless, the simulated\n"
-    "              times are not); default serial\n";
+    "              times are not); default serial\n"
+    "  --plan      a JSON plan (cartplan plan, a dump) that every Cart_alltoallw variant runs instead of\n"
+    "              planning (Info cartplan_plan on the communicator; the halo API variants still plan)\n";
 
 // The options whose values are words (--timing, --tune, --check): "" or what is wrong.
 std::string word_option_error(const Config& c) {
@@ -153,7 +158,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check") {
+               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
@@ -164,8 +169,8 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       have_procs = true;
       continue;
     }
-    if (arg == "--timing" || arg == "--tune" || arg == "--check") {
-      (arg == "--timing" ? c->timing : arg == "--tune" ? c->tune : c->check) = value;
+    if (arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan") {
+      (arg == "--timing" ? c->timing : arg == "--tune" ? c->tune : arg == "--check" ? c->check : c->plan) = value;
       continue;
     }
     if (arg != "--dims" && arg != "--points" && arg != "--n" && arg != "--halo" && arg != "--iters" && arg != "--periodic")
@@ -456,8 +461,14 @@ Problem set_up_problem(const Config& c, int np) {
   CART(Cart_neighbors_count(d, metric, 1, 1, &p.t));
   p.offsets.resize(static_cast<std::size_t>(p.t) * d);
   CART(Cart_neighbors(d, metric, 1, 1, p.t, p.offsets.data()));
-  CART(Cart_neighborhood_create(MPI_COMM_WORLD, d, p.dims, p.periods, p.t, p.offsets.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                &p.cart));
+  // --plan: Info cartplan_plan on the communicator, so every Cart_alltoallw request runs that plan.
+  MPI_Info info = MPI_INFO_NULL;
+  if (!c.plan.empty()) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_plan", c.plan.c_str());
+  }
+  CART(Cart_neighborhood_create(MPI_COMM_WORLD, d, p.dims, p.periods, p.t, p.offsets.data(), MPI_UNWEIGHTED, info, 0, &p.cart));
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (p.cart == MPI_COMM_NULL) return p;
 
   MPI_Comm_rank(p.cart, &p.me);

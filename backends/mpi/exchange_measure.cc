@@ -13,6 +13,7 @@
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/measure_trials.h"
 #include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/predefined.h"
 #include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
@@ -23,9 +24,13 @@ namespace {
 // covers the span of every receive block this rank uses, one copy with the blocks at their own
 // relative addresses, so strided datatypes keep their layout. Beyond kMeasureMaxScratchBytes the
 // trials are skipped and the model's pick is kept (every rank learns it in the agreement below).
+// So they are under SMPI when a receive block has a derived datatype: SMPI 3.32 misreports the
+// bounds of subarray and resized types (docs/smpi.md, quirks), and a span from those bounds is too
+// short for where the cells are (the trials wrote past the scratch: a segmentation fault).
 
 struct Span {
   std::uintptr_t lo = std::numeric_limits<std::uintptr_t>::max(), hi = 0;
+  bool unknown = false;  // a block whose bounds MPI cannot be trusted to report (SMPI)
   bool empty() const { return hi <= lo; }
 };
 
@@ -33,6 +38,12 @@ struct Span {
 // bound of its last (extents may be negative).
 MpiStatus span_of(const BlockSpec& b, Span* s) {
   if (b.count <= 0 || b.type == MPI_DATATYPE_NULL) return {};
+#ifdef CARTPLAN_SMPI
+  if (!predefined_type(b.type)) {
+    s->unknown = true;
+    return {};
+  }
+#endif
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   CARTPLAN_MPI_CALL(MPI_Type_get_extent(b.type, &lb, &extent));
   CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(b.type, &tlb, &textent));
@@ -72,7 +83,7 @@ MpiStatus measure_candidates(NeighborhoodComm& nc, const ExchangeSpec& spec, con
   for (std::size_t i = 0; i < spec.recv.size() && s.ok() && cands.size() >= 2; ++i)
     if (agreed->recv_used[i]) s = span_of(spec.recv[i], &span);
   const std::uint64_t scratch_bytes = span.empty() ? 1 : span.hi - span.lo;
-  const bool too_big = scratch_bytes > kMeasureMaxScratchBytes;
+  const bool too_big = span.unknown || scratch_bytes > kMeasureMaxScratchBytes;
   std::unique_ptr<unsigned char[]> scratch;  // not zeroed: only the trials touch its pages
   std::vector<std::unique_ptr<Exchange>> xs(cands.size());
   // Running out of memory here (the scratch, a trial's staging) is this rank's MPI_ERR_NO_MEM

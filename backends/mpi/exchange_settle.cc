@@ -11,6 +11,7 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/predefined.h"
 #include "backends/mpi/test_failure.h"
 
 namespace cartplan::mpi {
@@ -45,6 +46,16 @@ MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int6
 }  // namespace
 
 bool contiguous_type(MPI_Datatype type) {
+#ifdef CARTPLAN_SMPI
+  // SimGrid SMPI (3.32) reports wrong bounds for some derived types: a subarray's extent and true
+  // extent are those of its old type, with lower bounds 0, wherever its cells are (a 1x1 subarray
+  // of doubles at (9,0) of a 10x10 array says lb 0, extent 8, true lb 0, true extent 8; Open MPI:
+  // extent 800, true lb 720), and a resized type's true extent is its new extent. A one-element
+  // subarray then looked like 8 bytes at the block's address, and cartplan copied a staged block
+  // there with memcpy (bench/results/smpi/hybrid_temp_message.md). Under SMPI only predefined
+  // types count as contiguous; every derived type goes by datatype, which SMPI places right.
+  if (!predefined_type(type)) return false;
+#endif
   MPI_Count size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   MPI_Type_size_x(type, &size);
