@@ -1,5 +1,11 @@
 // Derived datatypes whose bounds SimGrid SMPI 3.32 misreports, in the places where cartplan sizes
 // its own memory from them (run by tests/smpi/run.sh on 4 ranks, a 2x2 torus, Moore stencil):
+//   derived_bounds halo         a halo whose element type's data lies below its SMPI bounds (a
+//                               double at -8 resized to lb 0, extent 8) must fill every ghost cell,
+//                               with a combining plan (temps) and in measuring mode (scratch
+//                               arrays). Before: temps and scratch were addressed from SMPI's true
+//                               lb 0 and written 8 bytes before their memory (free(): invalid
+//                               next size, exit 134; valgrind: invalid writes in schedule_for's temps).
 //   derived_bounds reductions   Cart_allreduce (blocking; persistent with combining and direct
 //                               plans) and Cart_bcast with a one-cell subarray of doubles at the
 //                               end of a 40x40 array must return MPI_ERR_TYPE naming SMPI, on
@@ -105,6 +111,65 @@ void reductions(MPI_Comm cart, int rank) {
   MPI_Type_free(&sub);
 }
 
+
+// Cell value of global cell (x, y) of the 8x8 torus (4x4 interior per rank).
+double cell(int x, int y) { return 1000.0 + ((x + 8) % 8) * 8 + (y + 8) % 8; }
+
+// A 2-D halo (interior 4x4, ghost width 1, Moore regions) of one element type, exchanged twice
+// with a combining plan, whose corners travel through temps (blocking), or by a persistent
+// request made in measuring mode (its trials run on scratch arrays of the element's layout);
+// every cell checked. Cell k of the array (C order, 6x6) is the double at a[k]; the array passed
+// starts `base` doubles in.
+void halo_case(MPI_Comm cart, int rank, MPI_Datatype elem, int base, bool measure, const std::string& name) {
+  int interior[2] = {4, 4}, ghost[2] = {1, 1}, c[2];
+  MPI_Cart_coords(cart, rank, 2, c);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  if (measure) MPI_Info_set(info, "cartplan_tune", "measure");
+  else MPI_Info_set(info, "cartplan_algorithm", "combining");
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = Cart_halo_create(cart, 2, interior, ghost, ghost, elem, MPI_ORDER_C, info, &halo);
+  MPI_Info_free(&info);
+  std::vector<double> a(36 + base, -1.0);
+  auto at = [&](int i, int j) -> double& { return a[(i + 1) * 6 + j + 1]; };
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) at(i, j) = cell(c[0] * 4 + i, c[1] * 4 + j);
+  Cart_Request req;
+  if (measure && rc == MPI_SUCCESS) rc = Cart_halo_exchange_init(a.data() + base, halo, MPI_INFO_NULL, &req);
+  for (int it = 0; it < 2 && rc == MPI_SUCCESS; ++it) {
+    if (!measure) {
+      rc = Cart_halo_exchange(a.data() + base, halo);
+    } else if ((rc = Cart_start(&req)) == MPI_SUCCESS) {
+      rc = Cart_wait(&req);
+    }
+  }
+  if (measure && rc == MPI_SUCCESS) rc = Cart_request_free(&req);
+  expect(rc == MPI_SUCCESS, rank, name + ": halo rc " + std::to_string(rc) + " " + Cart_error_message());
+  int wrong = 0;
+  for (int i = -1; i <= 4; ++i)
+    for (int j = -1; j <= 4; ++j) wrong += at(i, j) != cell(c[0] * 4 + i, c[1] * 4 + j);
+  expect(wrong == 0, rank, name + ": " + std::to_string(wrong) + " of 36 cells wrong");
+  if (halo != CART_HALO_NULL) Cart_halo_free(&halo);
+}
+
+void halos(MPI_Comm cart, int rank) {
+  halo_case(cart, rank, MPI_DOUBLE, 0, false, "MPI_DOUBLE");
+  // A double 8 bytes below the element's address, resized to lb 0, extent 8: SMPI's true bounds
+  // are 0 and 8 (the data is at -8; Open MPI: true lb -8), so temps addressed from them were
+  // written 8 bytes before their memory.
+  MPI_Datatype below, elem;
+  int len = 1;
+  MPI_Aint disp = -8;
+  MPI_Datatype dbl = MPI_DOUBLE;
+  MPI_Type_create_struct(1, &len, &disp, &dbl, &below);
+  MPI_Type_create_resized(below, 0, 8, &elem);
+  MPI_Type_commit(&elem);
+  halo_case(cart, rank, elem, 1, false, "a double at -8 resized to lb 0, extent 8 (combining)");
+  halo_case(cart, rank, elem, 1, true, "a double at -8 resized to lb 0, extent 8 (measuring)");
+  MPI_Type_free(&elem);
+  MPI_Type_free(&below);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,10 +178,12 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const std::string mode = argc > 1 ? argv[1] : "";
   MPI_Comm cart = moore_torus();
-  if (mode == "reductions") {
+  if (mode == "halo") {
+    halos(cart, rank);
+  } else if (mode == "reductions") {
     reductions(cart, rank);
   } else {
-    expect(false, rank, "usage: derived_bounds reductions");
+    expect(false, rank, "usage: derived_bounds reductions|halo");
   }
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

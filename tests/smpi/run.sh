@@ -15,7 +15,8 @@
 # misreports) must deliver every corner (tools/halo --plan, 4 ranks, bit for bit), and measuring mode
 # (CARTPLAN_TUNE=measure) on such blocks must run and deliver them too.
 # cartplan's errors reach MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL and a user's handler (error_handler).
-# Reductions and rooted ops refuse derived datatypes (SMPI's bounds for them are wrong; derived_bounds).
+# Reductions and rooted ops refuse derived datatypes (SMPI's bounds for them are wrong; derived_bounds),
+# and a halo whose element type's data lies outside its SMPI bounds fills every ghost cell.
 # The graph set-up's long payloads (SMPI frames carry up to 64 ints inline, graph_setup.cc): a star
 # of 66 ranks, whose hub sends its in-list of 65 ranks to each of them in the pairing and cumulative
 # constructions, must build both and deliver every byte (graph_scale_bench, under a second).
@@ -87,6 +88,13 @@ else fail measure_derived "no bit-for-bit OK with CARTPLAN_TUNE=measure"; tail -
 if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/derived_bounds" reductions \
      >"$work/derived_reductions" 2>&1 && grep -q '^derived_bounds reductions: OK' "$work/derived_reductions"; then ok derived_reductions
 else fail derived_reductions "no OK line"; grep -v '^\[' "$work/derived_reductions" | tail -n 5; fi
+# The halo's temps and measuring scratch arrays, sized and addressed from the element type's true
+# bounds: with a double at -8 resized to lb 0, extent 8, SMPI says true lb 0 and cartplan wrote 8 bytes
+# before them (free(): invalid next size). Under SMPI a derived element's temps are packed bytes and
+# measuring keeps the model's pick; every ghost cell must be right (derived_bounds.cc).
+if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/derived_bounds" halo \
+     >"$work/derived_halo" 2>&1 && grep -q '^derived_bounds halo: OK' "$work/derived_halo"; then ok derived_halo
+else fail derived_halo "no OK line"; grep -v '^\[' "$work/derived_halo" | tail -n 5; fi
 
 # The set-up's long payloads: 65 in-neighbours of rank 0 (above the 64 ints a frame carries).
 { echo "ranks 66"; for r in $(seq 1 65); do echo "$r 0"; echo "0 $r"; done; } >"$work/star66.edges"
