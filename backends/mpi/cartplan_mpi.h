@@ -279,7 +279,9 @@ int Cart_allgatherw_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
  *  MPI_Reduce_local itself (Open MPI: through MPI_COMM_WORLD's error handler).
  *  A bad root is MPI_ERR_ROOT; in checking mode roots that differ between ranks are too.
  *  Arguments MPI calls not significant (recvbuf of gather/reduce and sendbuf of scatter away from
- *  the root) are never looked at. MPI_IN_PLACE is refused (MPI_ERR_ARG). */
+ *  the root) are never looked at. MPI_IN_PLACE is refused (MPI_ERR_ARG). In the SimGrid SMPI build,
+ *  whose bounds for derived datatypes are wrong, these calls take predefined datatypes only (a
+ *  derived one with a count above 0 is MPI_ERR_TYPE; docs/smpi.md). */
 int Cart_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm cartcomm);
 int Cart_reduce_scatter(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm cartcomm);

@@ -364,8 +364,9 @@ struct Buffers {
   const eh::HaloProgram& program;
   const std::vector<void*>& arrays;
   std::vector<std::vector<unsigned char>>& memory;
-  std::vector<MPI_Datatype> types;  // per array: its element type
-  std::vector<MPI_Aint> true_lb;    // per array: its element type's true lower bound
+  std::vector<MPI_Datatype> types;       // per array: its element type
+  std::vector<MPI_Datatype> temp_types;  // per array: the element type of its temps
+  std::vector<MPI_Aint> true_lb;         // per array: its temps' element type's true lower bound
 
   char* base(std::size_t f, int buffer) const {
     if (buffer == eh::HaloRegion::kArray) return static_cast<char*>(arrays[f]);
@@ -400,7 +401,8 @@ MpiStatus message_of(const eh::HaloTransfer& t, bool recv, const Buffers& b, Exc
       if (r.cells() == 0) continue;
       const std::vector<int> sz = b.sizes(r.buffer);
       MPI_Datatype sub = MPI_DATATYPE_NULL;
-      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, b.types[f], &sub);
+      const MPI_Datatype elem = r.buffer == eh::HaloRegion::kArray ? b.types[f] : b.temp_types[f];
+      const int rc = MPI_Type_create_subarray(b.program.array.ndims, sz.data(), r.extent.data(), r.start.data(), order, elem, &sub);
       if (rc != MPI_SUCCESS) {
         free_all(&subs);
         return from_mpi(rc, "MPI_Type_create_subarray");
@@ -438,6 +440,36 @@ MpiStatus plans_differ(bool measuring, bool same_model) {
                                        " on different ranks for the same halo, cost model and element sizes (a cartplan bug)");
 }
 
+// How a temp holds the cells of an array of element type `t`: their element type, its extent,
+// true lower bound and true extent. Temps are laid out in `t` itself, except under SimGrid SMPI
+// (3.32), whose bounds are wrong for subarray and resized types (a resized type's true bounds are
+// its new ones, so data outside them fell outside the temp: for a double at -8 resized to lb 0,
+// extent 8, cartplan wrote 8 bytes before the temp). There a derived element's temps hold it
+// packed, as contiguous bytes of its size: MPI moves the same bytes in the same order into and
+// out of them, and the temps are cartplan's own (type signatures differ; SMPI does not check).
+MpiStatus temp_element(MPI_Datatype t, std::vector<MPI_Datatype>* owned, MPI_Datatype* temp, MPI_Aint* extent, MPI_Aint* true_lb,
+                       MPI_Aint* true_extent) {
+  *temp = t;
+#ifdef CARTPLAN_SMPI
+  if (!predefined_type(t)) {
+    MPI_Count size = 0;
+    CARTPLAN_MPI_CALL(MPI_Type_size_x(t, &size));
+    CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(size), MPI_BYTE, temp));
+    owned->push_back(*temp);
+    CARTPLAN_MPI_CALL(MPI_Type_commit(temp));
+    *extent = *true_extent = static_cast<MPI_Aint>(size);
+    *true_lb = 0;
+    return {};
+  }
+#else
+  (void)owned;
+#endif
+  MPI_Aint lb = 0;
+  CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, extent));
+  CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, true_lb, true_extent));
+  return {};
+}
+
 }  // namespace
 
 // The messages of every phase for these arrays, one per transfer. Arrays are sent from and
@@ -445,13 +477,14 @@ MpiStatus plans_differ(bool measuring, bool same_model) {
 // memory, one set per array. Every caller checked the arrays and types first (field_sizes).
 MpiStatus HaloContext::schedule_for(const eh::HaloProgram& program, const std::vector<void*>& arrays,
                                     const std::vector<MPI_Datatype>& types, Exchange::Schedule* out) const {
-  Buffers buffers{program, arrays, out->memory, {}, {}};
+  Buffers buffers{program, arrays, out->memory, {}, {}, {}};
   for (std::size_t f = 0; f < arrays.size(); ++f) {
-    MPI_Datatype t = types.empty() ? elem_ : types[f];
-    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-    CARTPLAN_MPI_CALL(MPI_Type_get_extent(t, &lb, &extent));
-    CARTPLAN_MPI_CALL(MPI_Type_get_true_extent(t, &true_lb, &true_extent));
+    MPI_Datatype t = types.empty() ? elem_ : types[f], temp = MPI_DATATYPE_NULL;
+    MPI_Aint extent = 0, true_lb = 0, true_extent = 0;
+    MpiStatus st = temp_element(t, &out->owned_types, &temp, &extent, &true_lb, &true_extent);
+    if (!st.ok()) return st;
     buffers.types.push_back(t);
+    buffers.temp_types.push_back(temp);
     buffers.true_lb.push_back(true_lb);
     for (const std::vector<int>& e : program.temp_extents) {  // temp slot s of array f: memory[f * slots + s]
       std::int64_t cells = 1;

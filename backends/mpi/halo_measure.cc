@@ -12,6 +12,7 @@
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/plan_cache.h"
 #include "backends/mpi/plan_dump.h"
+#include "backends/mpi/predefined.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/halo/bind.h"
 #include "ir/halo/json.h"
@@ -72,11 +73,18 @@ MpiStatus HaloContext::measure(const std::vector<Trial>& trials, const std::vect
     lower[f] = true_lb;
     total += static_cast<std::uint64_t>(span[f]);
   }
-  const bool too_big = total > kMeasureMaxScratchBytes;
+  // Under SimGrid SMPI (3.32) a derived element type's bounds can be wrong (a resized type's true
+  // bounds are its new ones, docs/smpi.md), so its scratch array could be too short: the trials are
+  // skipped as for too large scratch, and the model's pick stands.
+  bool unknown_bounds = false;
+#ifdef CARTPLAN_SMPI
+  for (std::size_t f = 0; f < arrays.size(); ++f) unknown_bounds = unknown_bounds || !predefined_type(types.empty() ? elem_ : types[f]);
+#endif
+  const bool no_trials = total > kMeasureMaxScratchBytes || unknown_bounds;
   std::vector<std::unique_ptr<Exchange>> xs(trials.size());
   // Running out of memory here (the scratch arrays, a trial's temps) is this rank's
   // MPI_ERR_NO_MEM for the agreement below: an exception would leave this rank alone out of it.
-  const MpiStatus built = too_big ? MpiStatus{} : out_of_memory_as_error("building the halo's candidates to measure (scratch, exchanges)", [&] {
+  const MpiStatus built = no_trials ? MpiStatus{} : out_of_memory_as_error("building the halo's candidates to measure (scratch, exchanges)", [&] {
     inject_out_of_memory("measure-trials");
     for (std::size_t f = 0; f < arrays.size(); ++f) {
       scratch[f].assign(static_cast<std::size_t>(span[f]), 0);
@@ -90,7 +98,7 @@ MpiStatus HaloContext::measure(const std::vector<Trial>& trials, const std::vect
     return b;
   });
   bool skip = false;
-  MpiStatus s = agree_to_measure(nc_->internal(), built, too_big, &skip);
+  MpiStatus s = agree_to_measure(nc_->internal(), built, no_trials, &skip);
   if (!s.ok() || skip) return s;  // skip: the model's pick stands
   std::vector<std::string> names;
   std::vector<double> predicted;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "backends/mpi/predefined.h"
+
 namespace cartplan::mpi {
 namespace {
 
@@ -25,6 +27,17 @@ MpiStatus check_side(const char* what, const void* buf, Count count, MPI_Datatyp
   if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED ||
       MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS)
     return mpi_error(MPI_ERR_TYPE, std::string(what) + ": invalid datatype");
+#ifdef CARTPLAN_SMPI
+  // SimGrid SMPI (3.32) misreports derived types' bounds (a subarray's extent and true extent are
+  // its old type's; a resized type's true bounds are its new ones), so the scratch blocks these
+  // ops lay out like one block of the call would be too short (a combining or rooted plan wrote
+  // past them: a segmentation fault), and SMPI's MPI_Reduce_local refuses derived types anyway.
+  if (count > 0 && !predefined_type(type))
+    return mpi_error(MPI_ERR_TYPE, std::string(what) +
+                                       ": a derived datatype; under SimGrid SMPI, whose datatype bounds are wrong for "
+                                       "subarray and resized types, neighbourhood reductions and rooted collectives take "
+                                       "predefined datatypes only (docs/smpi.md)");
+#endif
   if (size > 0 && static_cast<MPI_Count>(count) > std::numeric_limits<std::int64_t>::max() / size)
     return mpi_error(MPI_ERR_COUNT, std::string(what) + ": count times datatype size overflows");
   *bytes = static_cast<std::int64_t>(size) * static_cast<std::int64_t>(count);
