@@ -27,6 +27,7 @@ using cartplan::mpitest::run;
 using cartplan::mpitest::expect;
 using cartplan::mpitest::failed_with;
 using cartplan::mpitest::Outcome;
+using cartplan::mpitest::use_message_model;
 
 // One communicator: allgather, alltoall after it, allgather again; then Info cartplan_grid_dims.
 void picks(Harness& h) {
@@ -67,26 +68,15 @@ void constructions(Harness& h) {
   unsetenv("CARTPLAN_TEST_FAIL");
 }
 
-// A model where a message costs 10 us and a byte next to nothing: on the complete graph of 16
-// ranks the grids cost 6, 5 and 4 messages per rank (2-D, 3-D, 4-D) against linear's 15.
-void use_message_model(Harness& h) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/grid4_auto_model_" + std::to_string(h.rank) + ".json";
-  FILE* f = std::fopen(path.c_str(), "w");
-  h.check(f != nullptr, "writes the cost model " + path);
-  if (!f) return;
-  std::fputs("{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": 10.0, \"beta_us_per_byte\": 0.000001}\n", f);
-  std::fclose(f);
-  setenv("CARTPLAN_COST_MODEL", path.c_str(), 1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   h.check(cartplan::mpitest::has_4d_grid(h.size), "run at a size with a 4-D grid (16)");
   if (cartplan::mpitest::has_4d_grid(h.size) && cartplan::mpitest::has_3d_grid(h.size)) {
-    use_message_model(h);
+    // A model where a message costs 10 us and a byte next to nothing: on the complete graph of 16
+    // ranks the grids cost 6, 5 and 4 messages per rank (2-D, 3-D, 4-D) against linear's 15.
+    use_message_model(h, "grid4_auto_model");
     picks(h);
     constructions(h);
   }

@@ -9,6 +9,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,18 @@ inline bool failed_with(const Outcome& o, const char* step) {
   int cls = MPI_SUCCESS;
   if (o.rc != MPI_SUCCESS) MPI_Error_class(o.rc, &cls);
   return cls == MPI_ERR_OTHER && o.message.find(step) != std::string::npos;
+}
+
+// A model where a message costs 10 us and a byte next to nothing (harness.h's write_cost_model,
+// one file per rank under `stem`), set as CARTPLAN_COST_MODEL: on a complete graph the grid with
+// the fewest messages per rank is the cheapest candidate.
+inline void use_message_model(Harness& h, const std::string& stem) {
+  const std::string path = write_cost_model(h.rank, stem, 10.0, 0.000001);
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  h.check(f != nullptr, "writes the cost model " + path);
+  if (!f) return;
+  std::fclose(f);
+  setenv("CARTPLAN_COST_MODEL", path.c_str(), 1);
 }
 
 }  // namespace cartplan::mpitest

@@ -28,6 +28,7 @@ using cartplan::mpitest::run;
 using cartplan::mpitest::expect;
 using cartplan::mpitest::failed_with;
 using cartplan::mpitest::Outcome;
+using cartplan::mpitest::use_message_model;
 
 // Auto: the most-D grid by default and with cartplan_grid_dims 5 or 30, the 4-D one with 4.
 void auto_picks(Harness& h, int most) {
@@ -72,19 +73,6 @@ void constructions(Harness& h) {
   unsetenv("CARTPLAN_TEST_FAIL");
 }
 
-// A model where a message costs 10 us and a byte next to nothing: on the complete graph of 32
-// ranks the grids cost 10, 7, 6 and 5 messages per rank (2-D to 5-D) against linear's 31.
-void use_message_model(Harness& h) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/gridmost_auto_model_" + std::to_string(h.rank) + ".json";
-  FILE* f = std::fopen(path.c_str(), "w");
-  h.check(f != nullptr, "writes the cost model " + path);
-  if (!f) return;
-  std::fputs("{\"schema\": \"cartplan.cost_model/1\", \"alpha_us\": 10.0, \"beta_us_per_byte\": 0.000001}\n", f);
-  std::fclose(f);
-  setenv("CARTPLAN_COST_MODEL", path.c_str(), 1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,7 +80,9 @@ int main(int argc, char** argv) {
   const int most = cartplan::mpitest::grid_ndims(h.size, 30);
   h.check(most > 4 && cartplan::mpitest::has_4d_grid(h.size), "run at a size whose most-D grid has more than 4 dimensions (32)");
   if (most > 4 && cartplan::mpitest::has_4d_grid(h.size)) {
-    use_message_model(h);
+    // A model where a message costs 10 us and a byte next to nothing: on the complete graph of 32
+    // ranks the grids cost 10, 7, 6 and 5 messages per rank (2-D to 5-D) against linear's 31.
+    use_message_model(h, "gridmost_auto_model");
     auto_picks(h, most);
     forced(h, most);
     constructions(h);
