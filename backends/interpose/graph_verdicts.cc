@@ -29,12 +29,14 @@ constexpr double kNonblockingBuildMessages = 15.0;
 
 // The candidates whose patterns are built and priced: linear always; the combining ones unless
 // linear is forced (CARTPLAN_INTERPOSE_ALGORITHM=direct, Info cartplan_algorithm=linear) or the
-// Info names one (graph auto's: the grids where they exist, the 4-D and most-D ones for both ops; Info
-// cartplan_grid_dims narrows the pick, price_table.h's only_grid_d).
+// Info names one (graph auto's: the grids where they exist, the 4-D one for both ops, the most-D
+// one as graph auto constructs it, GraphComm::most_grid_in_auto: under cartplan_grid_dims auto
+// only where some rank's degree exceeds its dimensions; Info cartplan_grid_dims narrows the pick,
+// price_table.h's only_grid_d).
 std::vector<TableCandidate> candidates(const mpi::GraphComm& g, const mpi::GraphOptions& o) {
   if (forced_algorithm() == Forced::kDirect || o.algo == GraphAlgoChoice::kLinear) return {TableCandidate{}};
   if (o.algo != GraphAlgoChoice::kAuto) return {TableCandidate{}, mpi::forced_candidate(o)};
-  return g.auto_candidates();
+  return g.auto_candidates(true, g.most_grid_in_auto(o.grid_dims));
 }
 
 GraphPick pick_of(bool accelerate, const TableCandidate& c) { return {accelerate, c.algorithm, c.grid_d}; }

@@ -222,6 +222,10 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
 
 int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
 
+bool GraphComm::most_grid_in_auto(int grid_d) const {
+  return engine::graph::auto_prices_most_grid(grid_ndims(engine::graph::kMaxGridD), grid_d, max_degree_);
+}
+
 std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4, bool with_most) const {
   std::vector<TableCandidate> out = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0}, {GraphAlgorithm::kCumulative, 0},
                                      {GraphAlgorithm::kGrid, 2}};
@@ -321,11 +325,13 @@ MpiStatus GraphComm::choose(GraphOp op, std::int64_t block_bytes, const GraphOpt
   const Table* t = nullptr;
   // The 4-D (most-D) grid only where auto may pick it: p has one, grid is allowed (persistent
   // init) and Info cartplan_grid_dims does not name another grid (4; 5 or more names the most-D
-  // row); for allgather and alltoall(v) alike. Info and grid_in_auto are the same on every rank;
-  // both ops share one table per (theta, list, with_grid4, with_most).
+  // row); for allgather and alltoall(v) alike. The most-D one under cartplan_grid_dims auto only
+  // where the degree agreed at creation exceeds its dimensions (most_grid_in_auto). Info,
+  // grid_in_auto and that degree are the same on every rank; both ops share one table per
+  // (theta, list, with_grid4, with_most).
   const bool high = o.grid_in_auto && allowed.grid;
   const bool with_grid4 = high && grid_ndims(4) == 4 && (o.grid_dims == 0 || o.grid_dims == 4);
-  const bool with_most = high && grid_ndims(engine::graph::kMaxGridD) > 4 && (o.grid_dims == 0 || o.grid_dims > 4);
+  const bool with_most = high && most_grid_in_auto(o.grid_dims);
   MpiStatus s = table(o.theta, allowed, with_grid4, with_most, &t, rider, rider_all);
   if (!s.ok()) return s;
   // Every rank has the same table, size and options, hence the same answer (price_table.h). Grid
@@ -344,6 +350,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) con
   g->failed_patterns_ = failed_patterns_;
   g->grids_ = grids_;
   g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
+  g->max_degree_ = max_degree_;      // agreed at this one's creation: the same edges
   return g;
 }
 
@@ -387,7 +394,10 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   // for messages that never come; cartplan_auto_candidates too (a blocking auto call constructs
   // the listed candidates' patterns).
   const int algo = static_cast<int>(options.algo), list = engine::graph::candidates_key(options.auto_candidates);
-  out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list};
+  // This rank's larger degree (MPI's counts): its MAX is the agreed degree that decides, before
+  // any construction, whether auto constructs the most-D grid (GraphComm::most_grid_in_auto).
+  const int degree = static_cast<int>(std::max(edges.in.size(), edges.out.size()));
+  out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list, degree};
   out->status = s;
   out->state = std::make_unique<GraphComm>(comm, exec, rank, size, std::move(edges), options, model);  // frees the dup
   return {};
@@ -403,6 +413,7 @@ MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGrap
                      "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or cartplan_auto_candidates "
                      "values in the graph communicator's Info");
   GraphComm* g = pending.state.get();
+  g->set_max_degree(all[9]);
   MpiStatus s = attach_graph(std::move(pending.state));
   if (s.ok()) *out = g;
   return s;

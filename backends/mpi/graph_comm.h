@@ -141,10 +141,17 @@ class GraphComm {
   // 3 (4) dimensions, and the most-D grid grid_dims(p, kMaxGridD) where it has more than 4; the
   // 4-D grid only `with_grid4`, the most-D one only `with_most` (graph auto: where it may run
   // grid, a persistent init, unless Info cartplan_grid_dims names another grid; for allgather and
-  // alltoall(v) alike; the drop-in takes the default).
+  // alltoall(v) alike; the most-D one only where most_grid_in_auto, in the drop-in too).
   std::vector<engine::graph::TableCandidate> auto_candidates(bool with_grid4 = true, bool with_most = true) const;
   // How many dimensions the virtual grid of a grid candidate has here (1 to kMaxGridD; 0 for p = 1).
   int grid_ndims(int grid_d) const;
+  // Whether graph auto constructs and prices the most-D grid under Info cartplan_grid_dims
+  // `grid_d` (engine/graph/auto_candidates.h's auto_prices_most_grid with the agreed degree):
+  // under auto (0) only where some rank's in- or out-degree exceeds its number of dimensions.
+  bool most_grid_in_auto(int grid_d) const;
+  // The largest in- or out-degree over the ranks, agreed at creation (finish_graph; 0 before).
+  int max_degree() const { return max_degree_; }
+  void set_max_degree(int degree) { max_degree_ = degree; }
   // Collective: every rank prices its own schedules of `candidates` for both ops with `model`
   // (constructing their patterns), and one MPI_Allreduce (MAX) gives every rank the same
   // max-over-ranks table in *out (the rows of other candidates stay 0). A rank whose
@@ -180,6 +187,7 @@ class GraphComm {
   ir::graph::RankEdges edges_;
   GraphOptions options_;
   engine::CostModel model_;
+  int max_degree_ = 0;  // agreed at creation (finish_graph)
   SetupChannel setup_;
   std::shared_ptr<GraphShared> shared_;
   std::map<std::pair<bool, int>, engine::graph::RankPattern> patterns_;  // (cumulative, theta)
@@ -215,10 +223,10 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 //   std::array<int, PendingGraph::kWords> all;    // MPI_MAX of pending.words over the ranks
 //   s = finish_graph(std::move(pending), all, &g);
 struct PendingGraph {
-  static constexpr int kWords = 9;
+  static constexpr int kWords = 10;
   std::unique_ptr<GraphComm> state;
   MpiStatus status;  // this rank's error (its graph or Info refused)
-  std::array<int, kWords> words{};  // that error's class, then the Info values as v, -v
+  std::array<int, kWords> words{};  // that error's class, the Info values as v, -v, this rank's max(in-, out-degree)
 };
 MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out);
 MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGraph::kWords>& all, GraphComm** out);
