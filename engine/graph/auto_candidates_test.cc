@@ -3,9 +3,20 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <utility>
+
+#include "engine/graph/choose.h"
+#include "engine/graph/generators.h"
+#include "engine/graph/grid.h"
+#include "engine/graph/grid_schedule.h"
+#include "engine/graph/price.h"
+#include "engine/graph/schedule.h"
+
 namespace cartplan::engine::graph {
 
 using ir::graph::GraphAlgorithm;
+using ir::graph::GraphOp;
 
 namespace {
 const std::vector<TableCandidate> kAll = {{GraphAlgorithm::kLinear, 0}, {GraphAlgorithm::kPairing, 0},
@@ -94,6 +105,80 @@ TEST_CASE("auto resolves to the grids where grid may run and p has a usable grid
     CHECK(resolve_candidates(pairs, grid_allowed, 256, 0) == pairs);
     CHECK(any_combining(resolve_candidates(kAutomaticCandidates, grid_allowed, 5, 0), grid_allowed));
   }
+}
+
+namespace {
+
+// The largest in- or out-degree of any rank: what creation agrees (GraphComm::max_degree).
+int max_degree(const ir::graph::Topology& t) {
+  int d = 0;
+  for (const ir::graph::RankEdges& r : t.ranks) d = std::max({d, static_cast<int>(r.in.size()), static_cast<int>(r.out.size())});
+  return d;
+}
+
+int most_ndims(int p) { return static_cast<int>(grid_dims(p, kMaxGridD).size()); }
+
+// max_rank_us of linear and of the most-D grid, allgather of 4-byte blocks.
+std::pair<double, double> linear_and_most(const ir::graph::Topology& t, const CostModel& m) {
+  const BlockSizes sizes = BlockSizes::uniform(GraphOp::kAllgather, t, 4);
+  const std::vector<int> dims = grid_dims(t.size(), kMaxGridD);
+  const double lin = price_plan(linear_plan(GraphOp::kAllgather, t), sizes, m).max_rank_us;
+  const double most = price_plan(grid_plan(GraphOp::kAllgather, t, dims, sequential_grid_patterns(t, dims)), sizes, m).max_rank_us;
+  return {lin, most};
+}
+
+// The fat tree's calibration (bench/results/smpi/cost_model_fattree_p256.json) rounded: no
+// per-phase price, which favours many phases.
+const CostModel kFatTree = CostModel::linear(0.78, 0.00046);
+
+}  // namespace
+
+TEST_CASE("the most-D grid row: only with more than 4 dimensions; named by Info, or a degree above its dimensions") {
+  for (const int p : {4096, 256, 360, 32}) {
+    const int n = most_ndims(p);  // 12, 8, 6, 5
+    REQUIRE(n > 4);
+    CHECK_FALSE(auto_prices_most_grid(n, 0, n));  // degree = dimensions: not constructed
+    CHECK(auto_prices_most_grid(n, 0, n + 1));
+    for (const int named : {5, n, kMaxGridD}) CHECK(auto_prices_most_grid(n, named, 0));  // Info names it: whatever the degree
+    for (const int other : {2, 3, 4}) CHECK_FALSE(auto_prices_most_grid(n, other, 1000));  // Info names another grid
+  }
+  for (const int p : {16, 97, 12, 1}) {  // the most-D grid is the 4-D one or fewer: no row of its own
+    CHECK(most_ndims(p) <= 4);
+    for (const int d : {0, 5, kMaxGridD}) CHECK_FALSE(auto_prices_most_grid(most_ndims(p), d, 1000));
+  }
+}
+
+TEST_CASE("where the degree gate drops the most-D grid the model prices it above linear; where it keeps it, it wins") {
+  const Result<ir::graph::Topology> moore64 = moore({64, 64}, 1, true, 0.0, 1);  // p = 4096, degree 8, 12-D
+  const Result<ir::graph::Topology> moore16 = moore({16, 16}, 1, true, 0.0, 1);  // p = 256, degree 8, 8-D
+  REQUIRE(moore64.ok());
+  REQUIRE(moore16.ok());
+  for (const ir::graph::Topology* t : {&*moore64, &*moore16}) {
+    CHECK_FALSE(auto_prices_most_grid(most_ndims(t->size()), 0, max_degree(*t)));
+    for (const CostModel& m : {kFatTree, CostModel{}}) {
+      const auto [lin, most] = linear_and_most(*t, m);
+      CHECK(most > lin);
+    }
+  }
+  const Result<ir::graph::Topology> er = erdos_renyi(256, 0.05, 1);  // degree about 13 on average
+  REQUIRE(er.ok());
+  CHECK(auto_prices_most_grid(most_ndims(256), 0, max_degree(*er)));
+  for (const CostModel& m : {kFatTree, CostModel{}}) {
+    const auto [lin, most] = linear_and_most(*er, m);
+    CHECK(most < (1 - kGraphGain) * lin);
+  }
+}
+
+TEST_CASE("the gate is a heuristic: a rank gathering from its nearest ranks gains from the most-D grid at degree = dimensions") {
+  // Ranks 1..8 send to rank 0 at p = 256 (8-D hypercube): rank 0's in-degree is 8, not above 8,
+  // so auto does not construct the most-D grid, yet combining gathers the 8 blocks in 4 messages.
+  std::vector<std::vector<int>> out(256);
+  for (int s = 1; s <= 8; ++s) out[static_cast<std::size_t>(s)] = {0};
+  const ir::graph::Topology t = from_out_lists(out);
+  CHECK(max_degree(t) == most_ndims(256));
+  CHECK_FALSE(auto_prices_most_grid(most_ndims(256), 0, max_degree(t)));
+  const auto [lin, most] = linear_and_most(t, kFatTree);
+  CHECK(most < (1 - kGraphGain) * lin);  // lost to the gate: auto keeps the 2-D, 3-D and 4-D grids and linear
 }
 
 }  // namespace cartplan::engine::graph

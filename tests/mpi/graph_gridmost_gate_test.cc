@@ -1,0 +1,129 @@
+// MPI test of the degree gate on auto's most-D grid (np = 32: the 5-D hypercube 2x2x2x2x2): auto
+// constructs the most-D grid only where some rank's in- or out-degree, agreed at creation,
+// exceeds its 5 dimensions. Circulant graphs r -> r + o (mod 32): degree 5 (offsets +-1, +-2,
+// 16) does not construct it, degree 6 (+-1, +-2, +-3) does (CARTPLAN_TEST_FAIL=pattern-gridmost
+// fails only that construction); Info cartplan_grid_dims=5 constructs it at degree 5 too. Both
+// creation paths: the state made by the persistent init itself, and by a blocking call before
+// it. Every run's data is MPI_Neighbor_allgather's, rank-dependent, twice per request.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/graph_algorithm_info.h"
+#include "tests/mpi/graph_grid_runs.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::failed_with;
+using cartplan::mpitest::Harness;
+using cartplan::mpitest::Outcome;
+
+// r -> r + o for every offset (mod p): in- and out-degree = offsets.size() on every rank. Info
+// auto over linear and the grids, and cartplan_grid_dims if given.
+MPI_Comm circulant(Harness& h, const std::vector<int>& offsets, const char* grid_dims) {
+  std::vector<int> out, in;
+  for (int o : offsets) {
+    out.push_back(((h.rank + o) % h.size + h.size) % h.size);
+    in.push_back(((h.rank - o) % h.size + h.size) % h.size);
+  }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "auto");
+  MPI_Info_set(info, "cartplan_auto_candidates", "grid");
+  if (grid_dims) MPI_Info_set(info, "cartplan_grid_dims", grid_dims);
+  MPI_Comm g = MPI_COMM_NULL;
+  const int n = static_cast<int>(offsets.size());
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, in.data(), MPI_UNWEIGHTED, n, out.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
+std::vector<int> send_block(Harness& h) { return {h.rank * 1000 + 17, h.rank * 31 + 5}; }
+
+// A blocking Cart_graph_neighbor_allgather (it creates the communicator's state when it is the
+// first graph collective), checked against MPI's.
+bool blocking_delivers(Harness& h, MPI_Comm g, int degree) {
+  const std::vector<int> send = send_block(h);
+  std::vector<int> recv(static_cast<std::size_t>(2 * degree), -1), ref(recv.size(), -2);
+  MPI_Neighbor_allgather(send.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, g);
+  return Cart_graph_neighbor_allgather(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, g) == MPI_SUCCESS && recv == ref;
+}
+
+// A persistent auto allgather init, its algorithm, and whether two runs deliver MPI's result.
+Outcome persistent(Harness& h, MPI_Comm g, int degree) {
+  const std::vector<int> send = send_block(h);
+  std::vector<int> recv(static_cast<std::size_t>(2 * degree)), ref(recv.size(), -2);
+  Outcome o;
+  Cart_Request req = CART_REQUEST_NULL;
+  o.rc = Cart_graph_neighbor_allgather_init(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, g, MPI_INFO_NULL, &req);
+  o.message = Cart_error_message();
+  if (o.rc != MPI_SUCCESS) return o;
+  Cart_graph_request_algorithm(req, &o.algorithm);
+  Cart_graph_request_grid_dims(req, &o.grid_dims);
+  MPI_Neighbor_allgather(send.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, g);
+  o.delivered = true;
+  for (int call = 0; call < 2; ++call) {
+    std::fill(recv.begin(), recv.end(), -1);
+    o.delivered = o.delivered && Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && recv == ref;
+  }
+  Cart_request_free(&req);
+  return o;
+}
+
+const std::vector<int> kDegree5 = {1, -1, 2, -2, 16};  // 16 = -16 mod 32: in-degree 5 too
+const std::vector<int> kDegree6 = {1, -1, 2, -2, 3, -3};
+
+// With the most-D construction failing: an init that constructs it fails on every rank, one
+// that does not runs and delivers MPI's result.
+void gate(Harness& h, bool blocking_first) {
+  const std::string how = blocking_first ? " (state made by a blocking call)" : " (state made by the init)";
+  setenv("CARTPLAN_TEST_FAIL", "pattern-gridmost", 1);
+  MPI_Comm g = circulant(h, kDegree5, nullptr);
+  if (blocking_first) h.check(blocking_delivers(h, g, 5), "degree 5: blocking allgather delivers MPI's result" + how);
+  Outcome o = persistent(h, g, 5);
+  h.check(o.rc == MPI_SUCCESS && o.delivered, "degree 5 = dimensions: the most-D grid not constructed, MPI's result" + how + " (" + o.message + ")");
+  h.check(o.rc == MPI_SUCCESS && o.grid_dims != 5, "degree 5: auto does not run the most-D grid" + how);
+  MPI_Comm_free(&g);
+  g = circulant(h, kDegree6, nullptr);
+  if (blocking_first) h.check(blocking_delivers(h, g, 6), "degree 6: blocking allgather delivers MPI's result" + how);
+  o = persistent(h, g, 6);
+  h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 6 > dimensions: the most-D grid constructed" + how + " (" + o.message + ")");
+  MPI_Comm_free(&g);
+  g = circulant(h, kDegree5, "5");
+  o = persistent(h, g, 5);
+  h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 5 with Info cartplan_grid_dims=5: constructed" + how + " (" + o.message + ")");
+  MPI_Comm_free(&g);
+  unsetenv("CARTPLAN_TEST_FAIL");
+}
+
+// Without failures: both degrees deliver MPI's result with whatever auto picks.
+void delivers(Harness& h) {
+  for (const std::vector<int>* offsets : {&kDegree5, &kDegree6}) {
+    const int degree = static_cast<int>(offsets->size());
+    MPI_Comm g = circulant(h, *offsets, nullptr);
+    const Outcome o = persistent(h, g, degree);
+    h.check(o.rc == MPI_SUCCESS && o.delivered, "degree " + std::to_string(degree) + ": auto delivers MPI's result (" + o.message + ")");
+    MPI_Comm_free(&g);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  const bool five = h.size == 32 && cartplan::mpitest::grid_ndims(h.size, 30) == 5;
+  h.check(five, "run at np = 32 (the most-D grid 2x2x2x2x2)");
+  if (five) {
+    cartplan::mpitest::use_message_model(h, "gridmost_gate_model");
+    gate(h, false);
+    gate(h, true);
+    delivers(h);
+  }
+  return h.finish("graph_gridmost_gate_test");
+}
