@@ -56,7 +56,8 @@ namespace cartplan::mpi {
 //   cartplan_algorithm  auto | linear | pairing | cumulative | grid
 //   cartplan_theta      the friendship threshold of pairing and cumulative (>= 1; default 4, seed 003's)
 //   cartplan_grid_dims  auto | d, 2 <= d <= kMaxGridD (30): the virtual grid of grid, grid_dims(p, d)
-//                       (auto: auto prices the 2-D, 3-D, 4-D and most-D grids, for allgather and
+//                       (auto: auto prices the 2-D, 3-D, 4-D and most-D grids (that one where
+//                       GraphComm::most_grid_in_auto: a degree above its dimensions), for allgather and
 //                       alltoall(v); forced grid runs the 2-D one; 2, 3 or 4 leaves auto only
 //                       that grid and linear, 5 or more only the most-D grid grid_dims(p, kMaxGridD))
 //   cartplan_progress   any | cartplan (as for Cartesian communicators)
