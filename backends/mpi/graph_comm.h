@@ -147,7 +147,7 @@ class GraphComm {
   // How many dimensions the virtual grid of a grid candidate has here (1 to kMaxGridD; 0 for p = 1).
   int grid_ndims(int grid_d) const;
   // Whether graph auto constructs and prices the most-D grid under Info cartplan_grid_dims
-  // `grid_d` (engine/graph/auto_candidates.h's auto_prices_most_grid with the agreed degree):
+  // `grid_d` (engine/graph/grid.h's auto_prices_most_grid with the agreed degree):
   // under auto (0) only where some rank's in- or out-degree exceeds its number of dimensions.
   bool most_grid_in_auto(int grid_d) const;
   // The largest in- or out-degree over the ranks, agreed at creation (finish_graph; 0 before).

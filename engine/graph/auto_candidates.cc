@@ -54,12 +54,6 @@ AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed, in
   return grids_suffice(p, grid_d) ? AutoCandidates{false, false, true} : AutoCandidates{true, true, true};
 }
 
-bool auto_prices_most_grid(int most_ndims, int grid_d, int max_degree) {
-  if (most_ndims <= 4) return false;  // the most-D grid is one of the 2-D, 3-D and 4-D rows
-  if (grid_d > 4) return true;        // Info cartplan_grid_dims names it
-  return grid_d == 0 && max_degree > most_ndims;
-}
-
 bool any_combining(const AutoCandidates& a, bool grid_allowed) { return a.pairing || a.cumulative || (a.grid && grid_allowed); }
 
 TableCandidate allowed_pick(const TableCandidate& pick, const AutoCandidates& allowed) {

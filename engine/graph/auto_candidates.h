@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/graph/grid.h"
 #include "engine/graph/price_table.h"
 #include "ir/result.h"
 
@@ -55,24 +56,6 @@ bool grids_suffice(int p, int grid_d);
 // unless grids_suffice(p, grid_d); else linear, pairing and cumulative (the grids would be
 // constructed for nothing). Every rank passes agreed values.
 AutoCandidates resolve_candidates(const AutoCandidates& a, bool grid_allowed, int p, int grid_d);
-
-// Whether auto's table holds the most-D grid row (grid_dims(p, kMaxGridD), `most_ndims`
-// dimensions): only where that grid has more than 4 dimensions (else it is the 2-D, 3-D or 4-D
-// row), and either Info cartplan_grid_dims names it (`grid_d` 5 or more: the user's choice, kept)
-// or is auto (`grid_d` 0) and `max_degree` > most_ndims. max_degree: the largest in- or
-// out-degree of any rank (MPI's counts, parallel and self edges included), agreed over the
-// ranks at creation, so every rank decides alike before any construction.
-// Why the degree: combining routes a block one hop per dimension in which its source and target
-// differ, one phase per dimension; on the most-D grid (the binary hypercube at p = 2^k) that is
-// about half of them for a target far in rank order, so a rank relays in most of the phases and
-// pays at least a message a phase, about most_ndims messages, while linear's busiest rank pays
-// its degree. With no degree above most_ndims there is nothing for combining to save, and every
-// relay adds volume. A heuristic, not a bound: a rank that gathers from many ranks near it
-// (differing from it in a few low dimensions only) receives fewer messages through the grid even
-// with a degree <= most_ndims (docs/graphs.md has the case); auto then keeps the 2-D, 3-D and 4-D
-// grids and linear. The 3-D and 4-D grids are not gated: their extents are large, a phase
-// carries messages to many peers, and the argument says nothing about them.
-bool auto_prices_most_grid(int most_ndims, int grid_d, int max_degree);
 
 // `candidates` without the rows `allowed` leaves out (linear always kept), in their order.
 std::vector<TableCandidate> restrict_candidates(const std::vector<TableCandidate>& candidates, const AutoCandidates& allowed);

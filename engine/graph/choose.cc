@@ -21,15 +21,27 @@ std::vector<int> grid_ds(const GraphPlanOptions& options) {
   return {2, 3, 4, kMaxGridD};
 }
 
-// The virtual grids to try for p ranks: distinct, and of the asked number of dimensions unless
-// grid is forced and none is (then the largest grid, possibly 1-D or, for p = 1, none).
-std::vector<std::vector<int>> grids_to_try(int p, const GraphPlanOptions& options) {
+// The largest in- or out-degree of any rank (MPI's counts, parallel and self edges included).
+int max_degree(const ir::graph::Topology& topology) {
+  std::size_t most = 0;
+  for (const ir::graph::RankEdges& r : topology.ranks) most = std::max({most, r.in.size(), r.out.size()});
+  return static_cast<int>(most);
+}
+
+// The virtual grids to try: distinct, and of the asked number of dimensions unless grid is
+// forced and none is (then the largest grid, possibly 1-D or, for p = 1, none). Auto's default
+// list keeps the most-D grid only where the MPI backend's auto does (auto_prices_most_grid).
+std::vector<std::vector<int>> grids_to_try(const ir::graph::Topology& topology, const GraphPlanOptions& options) {
+  const int p = topology.size();
+  const bool gated = options.algo == GraphAlgoChoice::kAuto && options.grid_dimensions.empty();
   std::vector<std::vector<int>> out, all;
   for (int d : grid_ds(options)) {
     std::vector<int> dims = grid_dims(p, d);
     if (std::find(all.begin(), all.end(), dims) == all.end()) all.push_back(dims);
     // kMaxGridD asks for the most-D grid: kept where it has more than 4 dimensions (the backend's row)
-    const bool asked = static_cast<int>(dims.size()) == d || (d == kMaxGridD && dims.size() > 4);
+    const int nd = static_cast<int>(dims.size());
+    const bool most = d == kMaxGridD && nd > 4 && (!gated || auto_prices_most_grid(nd, 0, max_degree(topology)));
+    const bool asked = nd == d || most;
     if (asked && std::find(out.begin(), out.end(), dims) == out.end()) out.push_back(dims);
   }
   if (out.empty() && options.algo == GraphAlgoChoice::kGrid && !all.empty())
@@ -40,7 +52,7 @@ std::vector<std::vector<int>> grids_to_try(int p, const GraphPlanOptions& option
 Result<std::vector<GraphCandidate>> grid_candidates(ir::graph::GraphOp op, const ir::graph::Topology& topology,
                                                     const BlockSizes& sizes, const GraphPlanOptions& options) {
   std::vector<GraphCandidate> out;
-  for (const std::vector<int>& dims : grids_to_try(topology.size(), options)) {
+  for (const std::vector<int>& dims : grids_to_try(topology, options)) {
     std::optional<SetupStats> stats;
     std::vector<GridPattern> patterns;
     if (options.sequential_construction) {

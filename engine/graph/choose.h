@@ -39,7 +39,9 @@ struct GraphPlanOptions {
   // fewer dimensions than d (p prime, p < 4 for d = 2, ...) is skipped, except kMaxGridD (30),
   // the most-D grid, kept where it has more than 4, and except that forced grid falls back to the
   // largest grid there is. Empty: 2, 3, 4 and kMaxGridD, for both operations, as the MPI backend's
-  // auto (the most-D grid joined it once simulated, bench/results/smpi/graph_hcube.md).
+  // auto (the most-D grid joined it once simulated, bench/results/smpi/graph_hcube.md); under
+  // auto the most-D grid only where some rank's degree exceeds its dimensions, as the backend's
+  // auto decides (auto_prices_most_grid, grid.h).
   std::vector<int> grid_dimensions;
 };
 

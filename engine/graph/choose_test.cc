@@ -3,9 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/graph/generators.h"
+#include "engine/graph/grid.h"
 #include "ir/graph/verify.h"
 
 namespace cartplan::engine::graph {
@@ -157,6 +159,31 @@ TEST_CASE("Erdos-Renyi q = 0.05 at p = 256: more grid dimensions, fewer messages
   REQUIRE(five->size() == 5);
   CHECK((*five)[pick_graph_candidate(*five)].plan.dims() == std::vector<int>{8, 8, 4});
   CHECK((*six)[5].cost.max_rank_us < (*five)[4].cost.max_rank_us);
+}
+
+TEST_CASE("auto: the most-D grid only where some rank's degree exceeds its dimensions, as the MPI backend's auto") {
+  GraphPlanOptions o;
+  o.sequential_construction = true;
+  const auto count_most = [&](const ir::graph::Topology& t, const GraphPlanOptions& opts) {
+    Result<std::vector<GraphCandidate>> c = graph_candidates(GraphOp::kAllgather, t, BlockSizes::uniform(GraphOp::kAllgather, t, 8), opts);
+    REQUIRE(c.ok());
+    return std::count_if(c->begin(), c->end(), [](const GraphCandidate& g) { return g.plan.dims() == std::vector<int>(8, 2); });
+  };
+  // Moore r = 1 on 16x16: degree 8, the most-D grid 2^8 has 8 dimensions -> not built.
+  Result<ir::graph::Topology> r1 = moore({16, 16}, 1, true, 0.0, 1);
+  REQUIRE(r1.ok());
+  CHECK(count_most(*r1, o) == 0);
+  // Named in the list (the CLI's --grid-dims 2,3,4,30), or forced grid: built whatever the degree.
+  GraphPlanOptions named = o;
+  named.grid_dimensions = {2, 3, 4, kMaxGridD};
+  CHECK(count_most(*r1, named) == 1);
+  GraphPlanOptions forced = o;
+  forced.algo = GraphAlgoChoice::kGrid;
+  CHECK(count_most(*r1, forced) == 1);
+  // Moore r = 2: degree 24 > 8 -> built under auto.
+  Result<ir::graph::Topology> r2 = moore({16, 16}, 2, true, 0.0, 1);
+  REQUIRE(r2.ok());
+  CHECK(count_most(*r2, o) == 1);
 }
 
 }  // namespace cartplan::engine::graph

@@ -11,6 +11,12 @@
 
 namespace cartplan::engine::graph {
 
+bool auto_prices_most_grid(int most_ndims, int grid_d, int max_degree) {
+  if (most_ndims <= 4) return false;  // the most-D grid is one of the 2-D, 3-D and 4-D rows
+  if (grid_d > 4) return true;        // Info cartplan_grid_dims names it
+  return grid_d == 0 && max_degree > most_ndims;
+}
+
 std::vector<int> grid_dims(int p, int d) {
   std::vector<int> dims = balanced_dims(p, d);
   dims.erase(std::remove(dims.begin(), dims.end(), 1), dims.end());

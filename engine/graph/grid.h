@@ -50,6 +50,23 @@ std::vector<int> grid_dims(int p, int d);
 // so grid_dims(p, kMaxGridD) is p's factorization, the grid with the most dimensions (the binary
 // hypercube for p = 2^k). Info cartplan_grid_dims accepts 2 .. kMaxGridD.
 inline constexpr int kMaxGridD = 30;
+// Whether auto (the MPI backend's table, graph_candidates) holds the most-D grid row (grid_dims(p, kMaxGridD), `most_ndims`
+// dimensions): only where that grid has more than 4 dimensions (else it is the 2-D, 3-D or 4-D
+// row), and either Info cartplan_grid_dims names it (`grid_d` 5 or more: the user's choice, kept)
+// or is auto (`grid_d` 0) and `max_degree` > most_ndims. max_degree: the largest in- or
+// out-degree of any rank (MPI's counts, parallel and self edges included), agreed over the
+// ranks at creation, so every rank decides alike before any construction.
+// Why the degree: combining routes a block one hop per dimension in which its source and target
+// differ, one phase per dimension; on the most-D grid (the binary hypercube at p = 2^k) that is
+// about half of them for a target far in rank order, so a rank relays in most of the phases and
+// pays at least a message a phase, about most_ndims messages, while linear's busiest rank pays
+// its degree. With no degree above most_ndims there is nothing for combining to save, and every
+// relay adds volume. A heuristic, not a bound: a rank that gathers from many ranks near it
+// (differing from it in a few low dimensions only) receives fewer messages through the grid even
+// with a degree <= most_ndims (docs/graphs.md has the case); auto then keeps the 2-D, 3-D and 4-D
+// grids and linear. The 3-D and 4-D grids are not gated: their extents are large, a phase
+// carries messages to many peers, and the argument says nothing about them.
+bool auto_prices_most_grid(int most_ndims, int grid_d, int max_degree);
 // Row-major coordinates of a rank, and back.
 std::vector<int> grid_coords(int rank, const std::vector<int>& dims);
 int grid_rank(const std::vector<int>& coords, const std::vector<int>& dims);
