@@ -67,6 +67,9 @@ class NeighborhoodComm {
   bool has_source(int i) const { return has_source_[i]; }
   // cartplan's own communicator (a duplicate, errors return): never matches user messages.
   MPI_Comm internal() const { return internal_; }
+  // A state made before its communicator (MPI_COMM_NULL: a creation's local steps come before
+  // its agreement, the communicator after it) takes it here; it frees it when destroyed.
+  void adopt_internal(MPI_Comm internal) noexcept { internal_ = internal; }
 
   // The plans of this communicator, bound to this rank and cached (plan_cache.h).
   PlanCache& plans() { return plans_; }

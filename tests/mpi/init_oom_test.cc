@@ -23,23 +23,30 @@ using cartplan::mpitest::Harness;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// Sets CARTPLAN_TEST_FAIL=step on rank 0 only while it lives.
-struct FailOnRankZero {
+// Sets CARTPLAN_TEST_FAIL=step on rank `at` only while it lives.
+struct FailOnRank {
   bool set;
-  FailOnRankZero(const Harness& h, const char* step) : set(h.rank == 0) {
+  FailOnRank(const Harness& h, const char* step, int at = 0) : set(h.rank == at) {
     if (set) setenv("CARTPLAN_TEST_FAIL", step, 1);
   }
-  ~FailOnRankZero() {
+  ~FailOnRank() {
     if (set) unsetenv("CARTPLAN_TEST_FAIL");
   }
 };
+using FailOnRankZero = FailOnRank;
 
-// The init that ran out of memory on rank 0: MPI_ERR_NO_MEM on every rank (rank 0's message
-// says out of memory, the others' another rank), no request.
-void expect_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+// What failed on rank `at` only: MPI_ERR_NO_MEM on every rank (rank at's message says out of
+// memory, the others' another rank).
+void expect_no_mem_code(Harness& h, int rc, const std::string& what, int at = 0) {
   const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
-  h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory" : "another rank"),
-          what + " out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == at ? "out of memory" : "another rank"),
+          what + " out of memory on rank " + std::to_string(at) + " only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" +
+              msg + "'");
+}
+
+// The init that ran out of memory on rank `at`: MPI_ERR_NO_MEM on every rank, no request.
+void expect_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what, int at = 0) {
+  expect_no_mem_code(h, rc, what, at);
   h.check(req == CART_REQUEST_NULL, what + " out of memory: no request");
 }
 
@@ -224,12 +231,12 @@ bool ghosts_ok(MPI_Comm cart, const std::vector<double>& a, int salt) {
   return true;
 }
 
-bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo) {
+bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo, bool measuring = true) {
   std::vector<double> a(kEx * kEy);
-  MPI_Info info = tune_info(true);
+  MPI_Info info = tune_info(measuring);
   Cart_Request req = CART_REQUEST_NULL;
   bool ok = Cart_halo_exchange_init(a.data(), halo, info, &req) == MPI_SUCCESS;
-  MPI_Info_free(&info);
+  free_info(&info);
   for (int salt = 1; salt <= 2 && ok; ++salt) {
     fill(a, h.rank, salt);
     ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && ghosts_ok(cart, a, salt);
@@ -264,6 +271,56 @@ void halo_out_of_memory(Harness& h, const char* step) {
   MPI_Comm_free(&cart);
 }
 
+// A model-mode (not measuring) halo init with CARTPLAN_TEST_FAIL=halo-init-build on rank `at`:
+// building the request (its temps and datatypes) runs out of memory. Every rank MPI_ERR_NO_MEM,
+// no request; then an init delivers every ghost cell.
+void halo_model_init_out_of_memory(Harness& h, int at) {
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  h.check(rc == MPI_SUCCESS, "Cart_halo_create (auto)");
+  const std::string what = "model-mode halo init, CARTPLAN_TEST_FAIL=halo-init-build on rank " + std::to_string(at) + ":";
+  if (rc == MPI_SUCCESS) {
+    std::vector<double> a(kEx * kEy);
+    fill(a, h.rank, 0);
+    Cart_Request req = CART_REQUEST_NULL;
+    {
+      FailOnRank fail(h, "halo-init-build", at);
+      rc = Cart_halo_exchange_init(a.data(), halo, MPI_INFO_NULL, &req);
+    }
+    expect_no_mem(h, rc, req, what, at);
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(halo_init_delivers(h, cart, halo, false), what + " a model-mode init afterwards delivers every ghost cell");
+    Cart_halo_free(&halo);
+  }
+  MPI_Comm_free(&cart);
+}
+
+// Cart_halo_create with CARTPLAN_TEST_FAIL=halo-create-local on rank `at` (its local steps,
+// the halo's parts, run out of memory): every rank MPI_ERR_NO_MEM and CART_HALO_NULL; then a
+// creation works and its init delivers every ghost cell.
+void halo_create_out_of_memory(Harness& h, int at) {
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  const std::string what = "Cart_halo_create, CARTPLAN_TEST_FAIL=halo-create-local on rank " + std::to_string(at) + ":";
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "halo-create-local", at);
+    rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  }
+  expect_no_mem_code(h, rc, what, at);
+  h.check(halo == CART_HALO_NULL, what + " no halo");
+  if (halo != CART_HALO_NULL) Cart_halo_free(&halo);
+  rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  h.check(rc == MPI_SUCCESS && halo_init_delivers(h, cart, halo, false), what + " a creation afterwards delivers every ghost cell");
+  if (halo != CART_HALO_NULL) Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,5 +338,10 @@ int main(int argc, char** argv) {
   if (runs("allreduce:plan-after-agreement")) allreduce_out_of_memory(h);
   if (runs("create:create-check")) creation_out_of_memory(h);
   if (runs("graph:graph-buffers")) graph_out_of_memory(h);
+  // The failing rank: rank 0, then the last rank.
+  for (int at : {0, h.size - 1}) {
+    if (runs("halo:halo-init-build")) halo_model_init_out_of_memory(h, at);
+    if (runs("halo:halo-create-local")) halo_create_out_of_memory(h, at);
+  }
   return h.finish("init_oom_test");
 }
