@@ -202,6 +202,75 @@ void graph_out_of_memory(Harness& h) {
   MPI_Comm_free(&g);
 }
 
+// A ring graph (edges to r + 1 and r + 2) over MPI_COMM_WORLD, errors returned; *src gets the
+// sources in the order of the receive blocks.
+MPI_Comm ring_graph(Harness& h, int src[2]) {
+  const int p = h.size, r = h.rank;
+  const int dst[2] = {(r + 1) % p, (r + 2) % p};
+  src[0] = (r + p - 1) % p;
+  src[1] = (r + 2 * p - 2) % p;
+  MPI_Comm g = MPI_COMM_NULL;
+  h.check(Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, src, 2, dst, MPI_INFO_NULL, &g) == MPI_SUCCESS, "graph creation");
+  if (g != MPI_COMM_NULL) MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
+// A graph alltoall init with Info cartplan_algorithm = algo (nullptr: the communicator's, auto).
+int graph_init(MPI_Comm g, const char* algo, std::vector<int>& send, std::vector<int>& recv, int m, Cart_Request* req) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (algo) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+  }
+  const int rc = Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, g, info, req);
+  free_info(&info);
+  return rc;
+}
+
+// Whether a graph alltoall init with `algo` on g delivers rank-dependent blocks, twice.
+bool graph_delivers(Harness& h, MPI_Comm g, const int src[2], const char* algo) {
+  const int m = 8;
+  std::vector<int> send(2 * m), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  bool ok = graph_init(g, algo, send, recv, m, &req) == MPI_SUCCESS;
+  for (int salt = 1; salt <= 2 && ok; ++salt) {
+    for (int i = 0; i < 2 * m; ++i) send[i] = value(h.rank, i / m, i % m, salt);
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
+    for (int i = 0; i < 2 * m && ok; ++i) ok = recv[i] == value(src[i / m], i / m, i % m, salt);  // block j from r - 1 - j
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return ok;
+}
+
+// The grid's pattern construction failing on rank `at` only (CARTPLAN_TEST_FAIL=grid-construct
+// before its first round, grid-construct-partway between its first two), in a graph alltoall
+// init with the grid forced (prepare) or auto (its table constructs the grid): every rank
+// MPI_ERR_NO_MEM and no request, nobody left waiting for the failed rank's messages; then a
+// linear init on that communicator and a grid or auto init on a new one deliver.
+void grid_construction_fails(Harness& h, const char* step, const char* algo, int at) {
+  int src[2];
+  MPI_Comm g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  const std::string what = std::string("graph alltoall init (") + (algo ? algo : "auto") + "), CARTPLAN_TEST_FAIL=" + step + " on rank " +
+                           std::to_string(at) + ":";
+  const int m = 8;
+  std::vector<int> send(2 * m, h.rank), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, step, at);
+    rc = graph_init(g, algo, send, recv, m, &req);
+  }
+  expect_no_mem(h, rc, req, what, at);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(graph_delivers(h, g, src, "linear"), what + " a linear init on that communicator afterwards delivers");
+  MPI_Comm_free(&g);
+  g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  h.check(graph_delivers(h, g, src, algo), what + " the same init on a new communicator delivers");
+  MPI_Comm_free(&g);
+}
+
 // The halo: a periodic 2-D torus, interior 6 x 5, one ghost layer, doubles (C order).
 constexpr int kNx = 6, kNy = 5, kEx = kNx + 2, kEy = kNy + 2;
 
@@ -342,6 +411,9 @@ int main(int argc, char** argv) {
   for (int at : {0, h.size - 1}) {
     if (runs("halo:halo-init-build")) halo_model_init_out_of_memory(h, at);
     if (runs("halo:halo-create-local")) halo_create_out_of_memory(h, at);
+    for (const char* step : {"grid-construct", "grid-construct-partway"})
+      if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
+    if (runs("graph-auto:grid-construct")) grid_construction_fails(h, "grid-construct", nullptr, at);
   }
   return h.finish("init_oom_test");
 }
