@@ -390,6 +390,56 @@ void halo_create_out_of_memory(Harness& h, int at) {
   MPI_Comm_free(&cart);
 }
 
+// A measuring init whose exchange fails in a trial on rank `at` only
+// (CARTPLAN_TEST_FAIL=measure-trial-run: MPI_ERR_OTHER after the trial's messages): every rank
+// MPI_ERR_OTHER (the failing rank's message names the variable, the others' another rank) and
+// no request, for a Cartesian alltoall init and a halo init; then measuring inits deliver.
+void trial_run_fails(Harness& h, int at) {
+  const std::string tag = "CARTPLAN_TEST_FAIL=measure-trial-run on rank " + std::to_string(at) + ":";
+  auto expect_other = [&](int rc, Cart_Request req, const std::string& what) {
+    const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+    h.check(error_class(rc) == MPI_ERR_OTHER && contains(msg, h.rank == at ? "CARTPLAN_TEST_FAIL" : "another rank"),
+            what + " every rank MPI_ERR_OTHER, got " + std::to_string(rc) + " '" + msg + "'");
+    h.check(req == CART_REQUEST_NULL, what + " no request");
+  };
+  std::vector<int> sources;
+  MPI_Comm comm = box_torus(h, &sources);
+  const int m = 40;
+  std::vector<int> send(9 * m, h.rank), recv(9 * m, -1);
+  MPI_Info info = tune_info(true);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "measure-trial-run", at);
+    rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, comm, info, &req);
+  }
+  free_info(&info);
+  expect_other(rc, req, "measured alltoall init, " + tag);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(alltoall_delivers(h, comm, sources, true), "measured alltoall init, " + tag + " a measured init afterwards delivers");
+  MPI_Comm_free(&comm);
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo) == MPI_SUCCESS, "Cart_halo_create");
+  if (halo != CART_HALO_NULL) {
+    std::vector<double> a(kEx * kEy);
+    fill(a, h.rank, 0);
+    info = tune_info(true);
+    {
+      FailOnRank fail(h, "measure-trial-run", at);
+      rc = Cart_halo_exchange_init(a.data(), halo, info, &req);
+    }
+    free_info(&info);
+    expect_other(rc, req, "measured halo init, " + tag);
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(halo_init_delivers(h, cart, halo), "measured halo init, " + tag + " a measured init afterwards delivers every ghost cell");
+    Cart_halo_free(&halo);
+  }
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -414,6 +464,7 @@ int main(int argc, char** argv) {
     for (const char* step : {"grid-construct", "grid-construct-partway"})
       if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
     if (runs("graph-auto:grid-construct")) grid_construction_fails(h, "grid-construct", nullptr, at);
+    if (runs("measure:measure-trial-run")) trial_run_fails(h, at);
   }
   return h.finish("init_oom_test");
 }
