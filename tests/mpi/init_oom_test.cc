@@ -170,6 +170,28 @@ void creation_out_of_memory(Harness& h) {
   MPI_Comm_free(&comm);
 }
 
+// Cart_neighborhood_create with create-local on rank `at` (making the neighbourhood's state,
+// before the description's agreement, runs out of memory): every rank MPI_ERR_NO_MEM and
+// MPI_COMM_NULL; then a creation works and its alltoall init delivers.
+void creation_state_out_of_memory(Harness& h, int at) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offs[4] = {1, 0, -1, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "create-local", at);
+    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm);
+  }
+  const std::string what = "Cart_neighborhood_create, create-local on rank " + std::to_string(at) + ":";
+  expect_no_mem_code(h, rc, what, at);
+  h.check(comm == MPI_COMM_NULL, what + " no communicator");
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  std::vector<int> sources;
+  comm = box_torus(h, &sources);
+  h.check(alltoall_delivers(h, comm, sources, false), what + " a creation afterwards: its alltoall init delivers");
+  MPI_Comm_free(&comm);
+}
+
 // A graph alltoall init on a ring (edges to r + 1 and r + 2) with graph-buffers on rank 0
 // (laying out its blocks runs out of memory before init's agreement): every rank MPI_ERR_NO_MEM,
 // no request; then an init delivers rank-dependent blocks.
@@ -465,6 +487,7 @@ int main(int argc, char** argv) {
       if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
     if (runs("graph-auto:grid-construct")) grid_construction_fails(h, "grid-construct", nullptr, at);
     if (runs("measure:measure-trial-run")) trial_run_fails(h, at);
+    if (runs("create:create-local")) creation_state_out_of_memory(h, at);
   }
   return h.finish("init_oom_test");
 }
