@@ -4,9 +4,13 @@
 // (measure-rebuild), planning after init's first agreement (plan-after-agreement: a Cartesian
 // alltoall init measuring or not, and an allreduce init), and Cart_neighborhood_create's checks
 // before its agreement (create-check); a graph alltoall init's block layout before its agreement
-// (graph-buffers); Cartesian, graph and halo exchange inits. Every rank must
-// return MPI_ERR_NO_MEM and no request or communicator, nobody may hang (the run's time limit
-// fails a hang), and an init afterwards delivers rank-dependent data.
+// (graph-buffers); Cartesian, graph and halo exchange inits. Then, with the failure on rank 0
+// and on the last rank: a model-mode halo init's build (halo-init-build), Cart_halo_create's
+// local steps (halo-create-local), Cart_neighborhood_create's state (create-local), a graph grid
+// construction before and between its rounds (grid-construct, grid-construct-partway; forced grid
+// and auto), and a measuring trial's exchange failing (measure-trial-run: MPI_ERR_OTHER). Every
+// rank must return the same error class and no request, halo or communicator, nobody may hang
+// (the run's time limit fails a hang), and a call afterwards delivers rank-dependent data.
 #include <mpi.h>
 
 #include <cstdlib>
