@@ -94,6 +94,14 @@ Grid::Shift Grid::relative_shift(const Coords& coords, const Offset& offset) con
   return s;
 }
 
+bool Grid::shift_exists(const Coords& coords, const Offset& offset, int sign) const noexcept {
+  for (std::size_t k = 0; k < dims_.size(); ++k) {
+    const std::int64_t v = static_cast<std::int64_t>(coords[k]) + sign * static_cast<std::int64_t>(offset[k]);
+    if (!periods_[k] && (v < 0 || v >= dims_[k])) return false;
+  }
+  return true;
+}
+
 bool wraps_to_self(const Offset& shift, const Grid& grid) {
   for (int k = 0; k < grid.ndims(); ++k) {
     if (shift[k] == 0) continue;

@@ -47,6 +47,9 @@ class Grid {
     int dest = kNoRank;
   };
   Shift relative_shift(const Coords& coords, const Offset& offset) const;
+  // Whether coords + sign * offset is on the grid (relative_shift's dest for +1, source for -1
+  // is not kNoRank), allocating nothing.
+  bool shift_exists(const Coords& coords, const Offset& offset, int sign) const noexcept;
 
  private:
   Grid(std::vector<int> dims, std::vector<bool> periods, int size)

@@ -146,7 +146,13 @@ class Exchange {
   // kBlocking runs on the blocking lane (one call at a time on `nc`, complete before the next);
   // kPersistent on `lane`, which the caller chose with an agreement (lanes.h) and which this
   // exchange holds until it is destroyed. Local: builds nothing collective.
+  // A persistent init may build before its agreement picks the lane: kPersistent with
+  // kLaneLater builds a request that holds no lane and must not start until hold_lane.
+  static constexpr int kLaneLater = -1;
   static MpiStatus from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind kind, int lane, std::unique_ptr<Exchange>* out);
+  // The agreed lane of a persistent exchange built with kLaneLater: its tags, and the lane held
+  // until it is destroyed. Allocates nothing (cannot fail after an agreement).
+  void hold_lane(int lane) noexcept;
   // False for an exchange made by from_schedule: it runs no ir::Plan (plan() and program() are
   // not to be asked).
   bool has_plan() const { return entry_ != nullptr; }

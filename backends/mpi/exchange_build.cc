@@ -267,7 +267,8 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
   x->scratch_ = std::move(schedule.memory);
   x->comm_ = nc.internal();
   x->shared_ = nc.shared();
-  x->lane_ = kind == Kind::kPersistent ? lane : Lanes::blocking_lane();
+  const bool later = kind == Kind::kPersistent && lane == kLaneLater;
+  x->lane_ = kind == Kind::kPersistent && !later ? lane : Lanes::blocking_lane();
   const Lanes& lanes = x->shared_->lanes;
   std::size_t widest = 0;
   for (std::size_t p = 0; p < schedule.phases.size(); ++p) {
@@ -293,10 +294,22 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
   // The caller built every message from one description that all ranks agreed on.
   x->sizes_agreed_ = true;
   x->hook_phases_ = nc.options().progress_anywhere;
+  if (later) {  // kind_ stays kBlocking (no lane to release) until hold_lane
+    *out = std::move(x);
+    return {};
+  }
   x->kind_ = kind;  // only now: the destructor releases a persistent exchange's lane
   if (kind == Kind::kPersistent) x->shared_->lanes.hold(x->lane_);
   *out = std::move(x);
   return {};
+}
+
+void Exchange::hold_lane(int lane) noexcept {
+  const Lanes& lanes = shared_->lanes;
+  for (Post& p : posts_) p.tag = lanes.tag(lane, p.plan_tag);
+  lane_ = lane;
+  kind_ = Kind::kPersistent;
+  shared_->lanes.hold(lane);
 }
 
 }  // namespace cartplan::mpi

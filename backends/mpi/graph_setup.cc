@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/test_failure.h"
 #include "engine/graph/grid_setup.h"
 #include "engine/graph/setup_rank.h"
 
@@ -283,41 +285,96 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
   return {};
 }
 
+// A grid round's messages from this rank's line peers in dimension `round`: `want` of them,
+// from `held` (kept from earlier) or received. A later round's message waits in `held`.
+MpiStatus SetupChannel::take_round(int round, std::size_t want, std::vector<Raw>* held, std::vector<Raw>* mine) {
+  MpiStatus s;
+  for (std::size_t i = 0; s.ok() && mine->size() < want;) {
+    if (i == held->size()) s = receive(true, held);  // appends one message of this construction
+    else if ((*held)[i].tag % kPerConstruction != round) ++i;
+    else {
+      mine->push_back(std::move((*held)[i]));
+      held->erase(held->begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return s;
+}
+
+// A rank whose part of the grid construction failed locally (out of memory, or its builder
+// refused a round) still makes every round, so that no line peer waits for it: in place of its
+// flows, each line peer of the round gets a marker, one word (the error class; a message of flows
+// has 3 words per flow). A rank that receives a marker fails too and sends markers from the next
+// round on. Every rank thus sends and receives exactly what it would have: the construction ends
+// everywhere, failed on some ranks, and the collective that needs it agrees on the outcome (the
+// table's reduction, a persistent init's outcome). `first`: line peers already sent this round.
+MpiStatus SetupChannel::post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code,
+                                     std::vector<MPI_Request>* requests) {
+  std::vector<int> coords = engine::graph::grid_coords(rank, dims);
+  const int mine = coords[static_cast<std::size_t>(round)];
+  std::size_t peer = 0;
+  for (int v = 0; v < dims[static_cast<std::size_t>(round)]; ++v) {
+    if (v == mine) continue;
+    if (peer++ < first) continue;
+    coords[static_cast<std::size_t>(round)] = v;
+    Outbox box;
+    MpiStatus s = post_one(comm_, engine::graph::grid_rank(coords, dims), seq_ * kPerConstruction + round, frame_tag_, {code}, &box);
+    markers_.insert(markers_.end(), std::make_move_iterator(box.buffers.begin()), std::make_move_iterator(box.buffers.end()));
+    requests->insert(requests->end(), box.requests.begin(), box.requests.end());
+    if (!s.ok()) return s;
+  }
+  return {};
+}
+
 // Round by round: a line peer that has finished round k may already send its round k+1
 // message (or a later construction's, kept in early_ by receive()), so messages of later rounds
-// wait in `held` until their round. Each line peer sends exactly one message per round.
+// wait in `held` until their round. Each line peer sends exactly one message per round, a
+// marker if its part failed (post_markers).
 MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
                                        engine::graph::GridPattern* out, SetupCounts* counts) {
   if (static_cast<int>(dims.size()) >= kPerConstruction) return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
   engine::graph::GridRankBuilder builder(rank, dims, edges);
   Outbox box;
-  const int frame_tag = frame_tag_;
-  MpiStatus s = post_grid(comm_, seq_, frame_tag, builder.start(), &box, counts);
+  MpiStatus s, failed;  // MPI's own failure; this rank's part's (or a peer's marker)
+  std::vector<GridSetupMessage> next;  // this round's messages
+  failed = out_of_memory_as_error("constructing the grid pattern", [&] {
+    inject_out_of_memory("grid-construct");  // before round 0
+    next = builder.start();
+    return MpiStatus{};
+  });
   std::vector<Raw> held = take_early();
-  for (int round = 0; s.ok() && !builder.done(); ++round) {
-    const std::size_t want = static_cast<std::size_t>(dims[static_cast<std::size_t>(round)] - 1);
-    std::vector<GridSetupMessage> mine;
-    for (std::size_t i = 0; s.ok() && mine.size() < want;) {
-      if (i == held.size()) s = receive(true, &held);  // appends one message of this construction
-      else if (held[i].tag % kPerConstruction != round) ++i;
-      else {
-        mine.push_back(grid_decode(rank, held[i]));
-        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-    }
+  for (int round = 0; s.ok() && round < static_cast<int>(dims.size()); ++round) {
+    const std::int64_t sent = counts->sent;  // messages (under SMPI a message may take two sends)
+    if (failed.ok()) failed = out_of_memory_as_error("constructing the grid pattern", [&] {
+      return post_grid(comm_, seq_, frame_tag_, std::move(next), &box, counts);
+    });
+    if (!failed.ok()) s = post_markers(rank, dims, round, static_cast<std::size_t>(counts->sent - sent), failed.code, &box.requests);
+    std::vector<Raw> mine;
+    if (s.ok()) s = take_round(round, static_cast<std::size_t>(dims[static_cast<std::size_t>(round)] - 1), &held, &mine);
     if (!s.ok()) break;
     counts->received += static_cast<std::int64_t>(mine.size());
-    Result<std::vector<GridSetupMessage>> next = builder.step(std::move(mine));
-    if (!next) s = mpi_error(MPI_ERR_INTERN, "grid construction, round " + std::to_string(round) + ": " + next.error());
-    else s = post_grid(comm_, seq_, frame_tag, std::move(*next), &box, counts);
+    for (const Raw& m : mine)
+      if (failed.ok() && m.words.size() % 3 != 0)
+        failed = mpi_error(m.words.empty() ? MPI_ERR_INTERN : m.words[0], "another rank's part of the grid construction failed (error class " +
+                                                                              std::to_string(m.words.empty() ? 0 : m.words[0]) + " there)");
+    if (failed.ok()) failed = out_of_memory_as_error("constructing the grid pattern", [&] {
+      if (round == 0) inject_out_of_memory("grid-construct-partway");  // between rounds
+      std::vector<GridSetupMessage> decoded;
+      for (const Raw& m : mine) decoded.push_back(grid_decode(rank, m));
+      Result<std::vector<GridSetupMessage>> r = builder.step(std::move(decoded));
+      if (!r) return mpi_error(MPI_ERR_INTERN, "grid construction, round " + std::to_string(round) + ": " + r.error());
+      next = std::move(*r);
+      return MpiStatus{};
+    });
   }
   seq_ = (seq_ + 1) % slots_;
-  if (!s.ok()) {
+  if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
     abandon(&box);
     return s;
   }
-  // Every line peer receives this rank's message of every round, so these end.
+  // Every line peer receives this rank's message of every round (or its marker), so these end.
   CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  markers_.clear();
+  if (!failed.ok()) return failed;
   *out = builder.pattern();
   return {};
 }

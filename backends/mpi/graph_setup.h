@@ -69,6 +69,9 @@ class SetupChannel {
 
  private:
   MpiStatus receive(bool block, std::vector<Raw>* inbox);
+  MpiStatus take_round(int round, std::size_t want, std::vector<Raw>* held, std::vector<Raw>* mine);
+  MpiStatus post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code, std::vector<MPI_Request>* requests);
+  std::vector<std::vector<int>> markers_;  // the grid's markers in flight (post_markers)
   std::vector<Raw> take_early();
   MPI_Comm comm_;
   int frame_tag_;  // setup_tag

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -251,15 +252,21 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
 // the placement (block or cyclic; node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same
 // on every rank), and the plan made again with it where it is known. The same description, model
 // and placement give the same plan on every rank; one more MPI_Allreduce checks that (and
-// that no rank failed to plan), so that every rank returns the same error rather than some
-// entering private_comm's MPI_Comm_create alone. Creation only, never per call.
-MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p) {
+// that no rank failed to plan or to `assemble` the halo from the new plan: creation's local
+// steps), so that every rank returns the same error rather than some entering private_comm's
+// MPI_Comm_create alone. Creation only, never per call.
+MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p, const std::function<MpiStatus(const Planned&)>& assemble) {
   engine::Placement placed;
   CARTPLAN_MPI_CALL(node_placement(comm, &placed));
   if (placed == engine::Placement{}) return {};  // one node, or neither block nor cyclic: nothing to count
   Planned again;
-  const MpiStatus s = plan_locally(comm, a, &again, placed);
-  const std::int64_t ph = s.ok() ? fingerprint(ih::to_json_string(*again.plan)) : 0;
+  std::int64_t ph = 0;
+  MpiStatus s = out_of_memory_as_error("planning the halo exchange", [&] {
+    MpiStatus l = plan_locally(comm, a, &again, placed);
+    if (l.ok()) ph = fingerprint(ih::to_json_string(*again.plan));
+    return l;
+  });
+  if (s.ok()) s = assemble(again);
   std::int64_t mine[3] = {s.ok() ? 0 : s.code, ph, -ph}, all[3] = {0, 0, 0};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(s, static_cast<int>(all[0]));
@@ -299,6 +306,53 @@ void free_all(std::vector<MPI_Datatype>* types) {
 
 }  // namespace
 
+// Creation's local steps: the halo's parts copied from a plan (which still feeds an agreement
+// afterwards), made before that agreement so that a rank out of memory (or unable to copy the
+// element type) fails every rank in it; after the agreements only MPI's own calls remain.
+struct HaloAssembly {
+  static MpiStatus make(const HaloArgs& args, const Planned& p, std::shared_ptr<HaloContext>* out) {
+    out->reset();
+    return out_of_memory_as_error("assembling the halo", [&] {
+      inject_out_of_memory("halo-create-local");
+      auto h = std::shared_ptr<HaloContext>(new HaloContext());
+      // Its internal communicator comes after the agreements (adopt_internal).
+      h->nc_ = std::make_unique<NeighborhoodComm>(MPI_COMM_NULL, *p.nbh, *p.grid, p.coords, p.options);
+      // The caller may free its element type after creation: a derived one is kept as a private
+      // copy (no attributes copied, so no copy callback of the program runs), a predefined one as it is.
+      MpiStatus s;
+      if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
+      else s = communication_copy(args.elemtype, MPI_COMM_NULL, &h->elem_);  // only built upon: need not be committed
+      if (!s.ok()) return s;
+      h->plan_ = std::make_shared<const ih::HaloPlan>(*p.plan);
+      h->program_ = p.program;
+      h->description_ = p.halo;
+      h->plan_options_ = p.plan_options;
+      h->tune_measure_ = p.options.tune_measure && h->plan_options_.algo == eh::HaloAlgoChoice::kAuto;
+      *out = std::move(h);
+      return MpiStatus{};
+    });
+  }
+
+  // After the agreements: the two private communicators (collective), MPI calls only. Errors
+  // are reported through one that carries the caller's error handler; cartplan's messages travel
+  // on the other, whose errors return to cartplan.
+  static MpiStatus connect(MPI_Comm cartcomm, HaloContext* h) {
+    MpiStatus s = private_comm(cartcomm, &h->report_);
+    if (!s.ok()) return s;
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    CARTPLAN_MPI_CALL(MPI_Comm_get_errhandler(cartcomm, &handler));
+    CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(h->report_, handler));
+    MPI_Errhandler_free(&handler);
+    MPI_Comm internal = MPI_COMM_NULL;
+    s = private_comm(cartcomm, &internal);
+    if (!s.ok()) return s;
+    h->nc_->adopt_internal(internal);
+    CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
+    h->nc_->shared()->user = h->report_;
+    return {};
+  }
+};
+
 MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shared_ptr<HaloContext>* out,
                               const MpiStatus& caller_error) {
   if (cartcomm == MPI_COMM_NULL) return mpi_error(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
@@ -310,37 +364,16 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
       inject_out_of_memory("halo-plan");
       return plan_locally(cartcomm, args, &p);
     });
+  std::shared_ptr<HaloContext> h;
+  const auto assemble = [&](const Planned& from) { return HaloAssembly::make(args, from, &h); };
+  if (local.ok()) local = assemble(p);
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
   bool learn_nodes = false, same_model = false;
   MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes, &same_model);
-  if (s.ok() && learn_nodes) s = plan_with_nodes(cartcomm, args, &p);
+  if (s.ok() && learn_nodes) s = plan_with_nodes(cartcomm, args, &p, assemble);
+  if (s.ok()) s = HaloAssembly::connect(cartcomm, h.get());
   if (!s.ok()) return s;
-  auto h = std::shared_ptr<HaloContext>(new HaloContext());
-  // Two private communicators: errors are reported through one that carries the caller's error
-  // handler; cartplan's messages travel on the other, whose errors return to cartplan.
-  s = private_comm(cartcomm, &h->report_);
-  if (!s.ok()) return s;
-  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  CARTPLAN_MPI_CALL(MPI_Comm_get_errhandler(cartcomm, &handler));
-  CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(h->report_, handler));
-  MPI_Errhandler_free(&handler);
-  MPI_Comm internal = MPI_COMM_NULL;
-  s = private_comm(cartcomm, &internal);
-  if (!s.ok()) return s;
-  h->nc_ = std::make_unique<NeighborhoodComm>(internal, std::move(*p.nbh), std::move(*p.grid), std::move(p.coords), p.options);
-  CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
-  h->nc_->shared()->user = h->report_;
-  // The caller may free its element type after creation: a derived one is kept as a private
-  // copy (no attributes copied, so no copy callback of the program runs), a predefined one as it is.
-  if (predefined_type(args.elemtype)) h->elem_ = args.elemtype;
-  else s = communication_copy(args.elemtype, MPI_COMM_NULL, &h->elem_);  // only built upon: need not be committed
-  if (!s.ok()) return s;
-  h->plan_ = std::make_shared<const ih::HaloPlan>(std::move(*p.plan));
-  h->program_ = std::move(p.program);
-  h->description_ = std::move(p.halo);
-  h->plan_options_ = std::move(p.plan_options);
-  h->tune_measure_ = p.options.tune_measure && h->plan_options_.algo == eh::HaloAlgoChoice::kAuto;
   h->reprice_ = same_model;
   *out = std::move(h);
   return {};
@@ -631,7 +664,17 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
       if (l.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
       return l;
     });
-  if (local.ok()) local = without_throwing([&] { return schedule_for(*priced.program, arrays, types, &schedule); });
+  // The model's pick is built here, before the agreement, whose lane it takes afterwards
+  // (hold_lane allocates nothing): a rank that cannot build it fails every rank in the agreement
+  // instead of leaving its peers a request whose messages never come.
+  std::unique_ptr<Exchange> pick;
+  if (local.ok())
+    local = without_throwing([&] {
+      inject_out_of_memory("halo-init-build");
+      MpiStatus l = schedule_for(*priced.program, arrays, types, &schedule);
+      return l.ok() ? Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, Exchange::kLaneLater, &pick) : l;
+    });
+  free_all(&schedule.owned_types);  // left only if from_schedule did not take them
   // Collective like MPI-4 init: every rank learns whether any failed, whether all pass as many
   // arrays with elements of the same sizes and measure the same candidates, and the persistent
   // lanes every rank holds, so that the new request takes a lane free everywhere (lanes.h).
@@ -653,19 +696,22 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
   std::size_t best = 0;
   const bool measured = s.ok() && trials.size() > 1;  // alike on every rank: they agreed on the list
   if (measured) s = measure(trials, arrays, types, lane, &best);
-  if (!s.ok() || best != 0) free_all(&schedule.owned_types);
   if (!s.ok()) return s;
-  // The exchange the request keeps: the model's pick from the schedule made before the
-  // agreement, or the measured pick built now on the caller's arrays. After measuring, its
-  // build is agreed too: a rank that failed alone (out of memory) would leave its peers with a
-  // request whose messages never come.
+  // The exchange the request keeps: the model's pick built before the agreement (it takes the
+  // lane, allocating nothing), or the measured pick built now on the caller's arrays. After
+  // measuring, that step is agreed too: a rank that failed alone (out of memory) would leave its
+  // peers with a request whose messages never come.
   s = out_of_memory_as_error("building the halo exchange measuring kept (its temps or datatypes)", [&] {
     if (measured) inject_out_of_memory("measure-rebuild");
-    if (best == 0) return Exchange::from_schedule(*nc_, std::move(schedule), Exchange::Kind::kPersistent, lane, out);
+    if (best == 0) {
+      pick->hold_lane(lane);
+      *out = std::move(pick);
+      return MpiStatus{};
+    }
+    pick.reset();
     Result<eh::HaloProgram> program = lower_plan(*trials[best].plan);
     return program ? build(*program, arrays, types, Exchange::Kind::kPersistent, lane, out) : mpi_error(MPI_ERR_INTERN, program.error());
   });
-  free_all(&schedule.owned_types);  // left only if from_schedule did not take them
   if (measured) s = agree_on_kept(nc_->internal(), s);
   if (!s.ok()) {
     out->reset();

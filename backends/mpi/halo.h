@@ -101,6 +101,7 @@ class HaloContext {
   MPI_Comm error_comm() const { return report_; }
 
  private:
+  friend struct HaloAssembly;  // creation's local steps (halo.cc)
   HaloContext() = default;
   // The messages of `program` on `arrays`; the arrays and types were checked (field_sizes).
   MpiStatus schedule_for(const engine::halo::HaloProgram& program, const std::vector<void*>& arrays,

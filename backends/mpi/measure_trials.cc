@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/mpi/test_failure.h"
+
 namespace cartplan::mpi {
 namespace {
 
@@ -41,25 +43,45 @@ double median_of(std::vector<double> v) {
 // each candidate part of its predecessor's cost), and it brings every rank the slowest time of
 // the previous run. So every rank holds the same samples and picks the same plan without a
 // further agreement. (At init only, like the agreement itself: never on a start.)
+// A run's error (an MPI error of this rank's exchange) is not returned at once: it rides in the
+// next run's MPI_Allreduce (or the last one), so every rank stops at the same run with the
+// largest class, instead of the others waiting in a reduction this rank never joins.
 MpiStatus time_trials(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm, std::vector<std::vector<double>>* samples,
                       int* reps) {
   const std::size_t n = xs.size();
   samples->assign(n, {});
-  double last_us = 0;    // this rank's time of the previous run
-  std::size_t last = n;  // its candidate; n: none, or a warm-up run
+  double last[2] = {0, 0};  // this rank's time of the previous run, and its error class (0: none)
+  std::size_t last_i = n;   // its candidate; n: none, or a warm-up run
+  MpiStatus own;            // this rank's first error
+  // Reduces the previous run's time and error: the agreed error, else its sample recorded.
+  auto collect = [&](double* slowest) -> MpiStatus {
+    double all[2] = {0, 0};
+    CARTPLAN_MPI_CALL(MPI_Allreduce(last, all, 2, MPI_DOUBLE, MPI_MAX, comm));
+    const int worst = static_cast<int>(all[1]);
+    if (worst != 0)
+      return agreed_status(mpi_error(worst, own.ok() ? "another rank's exchange failed in a measuring trial (error class " +
+                                                            std::to_string(worst) + " there)"
+                                                      : own.message));
+    if (last_i < n) (*samples)[last_i].push_back(all[0]);
+    *slowest = all[0];
+    return {};
+  };
   // with_sync: the time includes the MPI_Allreduce, for sizing the trials (on many processes the
   // allreduce, not the exchange, can be most of a trial's time, and the budget bounds both).
   auto run = [&](std::size_t i, bool timed, bool with_sync = false) -> MpiStatus {
     double slowest = 0;
     const double t_sync = MPI_Wtime();
-    CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
-    if (last < n) (*samples)[last].push_back(slowest);
+    MpiStatus agreed = collect(&slowest);
+    if (!agreed.ok()) return agreed;
     const double t0 = with_sync ? t_sync : MPI_Wtime();
     MpiStatus st = xs[i]->start();
     if (st.ok()) st = xs[i]->wait();
-    last_us = (MPI_Wtime() - t0) * 1e6;
-    last = timed ? i : n;
-    return st;
+    if (st.ok() && test_failure("measure-trial-run")) st = injected_failure("measure-trial-run");  // after its messages
+    last[0] = (MPI_Wtime() - t0) * 1e6;
+    if (!st.ok() && own.ok()) own = st;
+    last[1] = own.ok() ? 0 : own.code;
+    last_i = timed ? i : n;
+    return {};
   };
   // Two warm-up runs of each (first touch of the scratch, Open MPI's first use of a peer); the
   // second one's slowest times size the trials, the same count on every rank.
@@ -77,10 +99,8 @@ MpiStatus time_trials(std::vector<std::unique_ptr<Exchange>>& xs, MPI_Comm comm,
   for (int r = 0; r < *reps && s.ok(); ++r)
     for (std::size_t i = 0; i < n && s.ok(); ++i) s = run(i, true);
   if (!s.ok()) return s;
-  double ignored = 0;  // the last run's slowest time
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&last_us, &ignored, 1, MPI_DOUBLE, MPI_MAX, comm));
-  (*samples)[last].push_back(ignored);
-  return {};
+  double ignored = 0;  // the last run's slowest time (recorded by collect)
+  return collect(&ignored);
 }
 
 // The CARTPLAN_VERBOSE line of a measurement: per candidate its median, quartiles and the

@@ -63,18 +63,23 @@ std::string description_difference(const std::vector<std::int64_t>& mine, const 
 
 // Isomorphism: rank 0's description against everyone's (O(t d) data, one broadcast).
 MpiStatus agree_on_description(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int rel[],
-                               const Options& options) {
+                               const Options& options, const MpiStatus& local) {
   std::vector<std::int64_t> mine = creation_description(d, dims, periods, t, rel, options);
   std::int64_t root_len = static_cast<std::int64_t>(mine.size());
   CARTPLAN_MPI_CALL(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm));
   std::vector<std::int64_t> root = mine;
   root.resize(static_cast<std::size_t>(root_len));
   CARTPLAN_MPI_CALL(MPI_Bcast(root.data(), static_cast<int>(root_len), MPI_INT64_T, 0, comm));
-  int differs = root != mine ? 1 : 0, any_differs = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&differs, &any_differs, 1, MPI_INT, MPI_MAX, comm));
-  if (any_differs)
+  const int flags[2] = {root != mine ? 1 : 0, local.ok() ? 0 : local.code};
+  int all[2] = {0, 0};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, comm));
+  if (all[0])
     return mpi_error(MPI_ERR_ARG, "ranks passed different neighbourhoods to Cart_neighborhood_create: " +
-                                      (differs ? description_difference(mine, root, d, t) : std::string("another rank differs from rank 0")));
+                                      (flags[0] ? description_difference(mine, root, d, t) : std::string("another rank differs from rank 0")));
+  if (all[1] != 0)
+    return agreed_status(mpi_error(all[1], local.ok() ? "another rank could not make its part of the neighbourhood (error class " +
+                                                            std::to_string(all[1]) + " there)"
+                                                      : local.message));
   return {};
 }
 

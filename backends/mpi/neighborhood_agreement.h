@@ -30,8 +30,9 @@ std::string description_difference(const std::vector<std::int64_t>& mine, const 
                                    int t);
 
 // Collective over `comm`: every rank returns MPI_ERR_ARG if any rank's description differs
-// from rank 0's, else success. O(t d) data: one broadcast and one allreduce of a flag.
+// from rank 0's, else the largest error class of `local` (a rank's local step before it: the
+// allreduce carries it), else success. O(t d) data: one broadcast and one allreduce of two ints.
 MpiStatus agree_on_description(MPI_Comm comm, int d, const int dims[], const int periods[], int t, const int rel[],
-                               const Options& options);
+                               const Options& options, const MpiStatus& local = {});
 
 }  // namespace cartplan::mpi

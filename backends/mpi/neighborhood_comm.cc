@@ -3,7 +3,10 @@
 #include "backends/mpi/neighborhood_comm.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstdlib>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -97,6 +100,16 @@ NeighborhoodComm::NeighborhoodComm(MPI_Comm internal, engine::Neighborhood nbh, 
   shared_ = std::make_shared<CommShared>(MPI_COMM_NULL, flag && tag_ub ? *tag_ub : 32767);
 }
 
+void NeighborhoodComm::settle(MPI_Comm internal, const int* coords, const engine::Placement& placement) noexcept {
+  internal_ = internal;
+  for (std::size_t k = 0; k < coords_.size(); ++k) coords_[k] = coords[k];
+  for (std::size_t i = 0; i < nbh_.offsets().size(); ++i) {
+    has_target_[i] = grid_.shift_exists(coords_, nbh_.offsets()[i], +1);
+    has_source_[i] = grid_.shift_exists(coords_, nbh_.offsets()[i], -1);
+  }
+  options_.placement = placement;
+}
+
 NeighborhoodComm::NeighborhoodComm(const NeighborhoodComm& other, MPI_Comm internal)
     : NeighborhoodComm(internal, other.nbh_, other.grid_, other.coords_, other.options_) {}
 
@@ -161,11 +174,27 @@ MpiStatus check_arguments(int size, int d, const int dims[], const int periods[]
   return st.ok() ? check_given_plan(*options, **nbh, std::nullopt) : st;
 }
 
+// The neighbourhood's state, made before creation's last agreement (its local steps: the grid
+// and the state's allocations), on coordinates (0, ..., 0) until settle() after MPI_Cart_create.
+MpiStatus make_state(int d, const int dims[], const int periods[], const engine::Neighborhood& nbh, const Options& options,
+                     std::unique_ptr<NeighborhoodComm>* out) {
+  return out_of_memory_as_error("making the neighbourhood's state", [&] {
+    inject_out_of_memory("create-local");
+    std::vector<bool> pbool(d);
+    for (int k = 0; k < d; ++k) pbool[k] = periods[k] != 0;
+    Result<engine::Grid> grid = engine::Grid::create(std::vector<int>(dims, dims + d), pbool);
+    if (!grid) return mpi_error(MPI_ERR_DIMS, grid.error());
+    *out = std::make_unique<NeighborhoodComm>(MPI_COMM_NULL, nbh, std::move(*grid), engine::Coords(d, 0), options);
+    return MpiStatus{};
+  });
+}
+
 // The Cartesian communicator with the neighbourhood's state attached (MPI_COMM_NULL beyond the
-// grid, as MPI_Cart_create).
+// grid, as MPI_Cart_create). After the agreements: MPI's own calls, and settle (allocates nothing).
 MpiStatus attach_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int reorder,
-                              engine::Neighborhood nbh, Options options, MPI_Comm* cartcomm) {
-  std::vector<int> per(periods, periods + d);
+                              std::unique_ptr<NeighborhoodComm> state, MPI_Comm* cartcomm) {
+  std::array<int, engine::Neighborhood::kMaxDims> per{}, coords{};
+  for (int k = 0; k < d; ++k) per[static_cast<std::size_t>(k)] = periods[k];
   MPI_Comm cart = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Cart_create(comm, d, dims, per.data(), reorder, &cart));
   *cartcomm = cart;
@@ -173,27 +202,20 @@ MpiStatus attach_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // Which ranks share a node (block or cyclic placement, node_map.h), learned on the Cartesian
   // communicator: the planner maps its ranks with r / R or r mod N, and reorder may renumber
   // them. Only where the model prices placement (agreed above, so every rank takes this branch alike).
-  if (engine::prices_placement(options.model)) CARTPLAN_MPI_CALL(node_placement(cart, &options.placement));
+  engine::Placement placement = state->options().placement;
+  if (engine::prices_placement(state->options().model)) CARTPLAN_MPI_CALL(node_placement(cart, &placement));
   int cart_rank = 0;
   CARTPLAN_MPI_CALL(MPI_Comm_rank(cart, &cart_rank));
-  std::vector<int> coords(d);
   CARTPLAN_MPI_CALL(MPI_Cart_coords(cart, cart_rank, d, coords.data()));
-  std::vector<bool> pbool(d);
-  for (int k = 0; k < d; ++k) pbool[k] = periods[k] != 0;
-  Result<engine::Grid> grid = engine::Grid::create(std::vector<int>(dims, dims + d), pbool);
-  if (!grid) return mpi_error(MPI_ERR_DIMS, grid.error());
-  // MPI_Cart_create numbers ranks row-major, exactly as engine::Grid does.
-  if (grid->rank(coords) != cart_rank) return mpi_error(MPI_ERR_INTERN, "MPI_Cart_coords disagrees with row-major order");
-
   MPI_Comm internal = MPI_COMM_NULL;
   CARTPLAN_MPI_CALL(MPI_Comm_dup(cart, &internal));
   CARTPLAN_MPI_CALL(MPI_Comm_set_errhandler(internal, MPI_ERRORS_RETURN));
-  auto* state = new NeighborhoodComm(internal, std::move(nbh), std::move(*grid), std::move(coords), options);
-  const int rc = MPI_Comm_set_attr(cart, keyval(), state);
-  if (rc != MPI_SUCCESS) {
-    delete state;
-    return from_mpi(rc, "MPI_Comm_set_attr");
-  }
+  state->settle(internal, coords.data(), placement);
+  // MPI_Cart_create numbers ranks row-major, exactly as engine::Grid does.
+  assert(state->rank() == cart_rank && "MPI_Cart_coords agrees with row-major order");
+  const int rc = MPI_Comm_set_attr(cart, keyval(), state.get());
+  if (rc != MPI_SUCCESS) return from_mpi(rc, "MPI_Comm_set_attr");
+  state.release();  // the attribute's now: delete_attr frees it with the communicator
   return {};
 }
 
@@ -233,7 +255,10 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
     return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
                                                std::to_string(any_bad) + " there)"
                                          : local.message);
-  MpiStatus agreed = agree_on_description(comm, d, dims, periods, t, rel, options);
+  // The state's local steps, before the description's agreement, which carries their outcome.
+  std::unique_ptr<NeighborhoodComm> state;
+  const MpiStatus made = make_state(d, dims, periods, *nbh, options, &state);
+  MpiStatus agreed = agree_on_description(comm, d, dims, periods, t, rel, options, made);
   if (!agreed.ok()) return agreed;
 
   std::int64_t product = 1;
@@ -243,7 +268,7 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   }
   if (product > size)
     return mpi_error(MPI_ERR_DIMS, "dims multiply to more processes than the communicator has (" + std::to_string(size) + ")");
-  return attach_neighborhood(comm, d, dims, periods, reorder, std::move(*nbh), options, cartcomm);
+  return attach_neighborhood(comm, d, dims, periods, reorder, std::move(state), cartcomm);
 }
 
 }  // namespace cartplan::mpi

@@ -67,6 +67,14 @@ class NeighborhoodComm {
   bool has_source(int i) const { return has_source_[i]; }
   // cartplan's own communicator (a duplicate, errors return): never matches user messages.
   MPI_Comm internal() const { return internal_; }
+  // Cart_neighborhood_create makes the state before its last agreement (with coordinates of
+  // any rank) and settles it after MPI_Cart_create: the private communicator, this rank's
+  // coordinates there (reorder may move it: d of them) and the placement. Allocates nothing,
+  // so nothing can fail after the agreement.
+  void settle(MPI_Comm internal, const int* coords, const engine::Placement& placement) noexcept;
+  // A state made before its communicator (MPI_COMM_NULL: a creation's local steps come before
+  // its agreement, the communicator after it) takes it here; it frees it when destroyed.
+  void adopt_internal(MPI_Comm internal) noexcept { internal_ = internal; }
 
   // The plans of this communicator, bound to this rank and cached (plan_cache.h).
   PlanCache& plans() { return plans_; }

@@ -25,6 +25,16 @@
 //     agreement) runs out of memory: std::bad_alloc (graph_collective.cc)
 //   CARTPLAN_TEST_FAIL=halo-plan   a halo's planning runs out of memory: std::bad_alloc in
 //     Cart_halo_create's planning and where a halo plans for a new element size (halo.cc)
+//   CARTPLAN_TEST_FAIL=halo-create-local   Cart_halo_create's local steps (the halo's parts, before
+//     its agreement) run out of memory: std::bad_alloc (halo.cc)
+//   CARTPLAN_TEST_FAIL=halo-init-build   a persistent halo init's build of the model's pick (before
+//     its agreement) runs out of memory: std::bad_alloc (halo.cc)
+//   CARTPLAN_TEST_FAIL=create-local   Cart_neighborhood_create's state (before the description's
+//     agreement) runs out of memory: std::bad_alloc (neighborhood_comm.cc)
+//   CARTPLAN_TEST_FAIL=grid-construct, grid-construct-partway   a graph grid construction runs out
+//     of memory before its first round / between its first two: std::bad_alloc (graph_setup.cc)
+//   CARTPLAN_TEST_FAIL=measure-trial-run   a measuring trial's exchange fails after its messages:
+//     MPI_ERR_OTHER (measure_trials.cc)
 //   (several: comma-separated)
 //
 //   if (s.ok() && test_failure("pricing")) s = injected_failure("pricing");

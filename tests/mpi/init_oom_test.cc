@@ -4,9 +4,13 @@
 // (measure-rebuild), planning after init's first agreement (plan-after-agreement: a Cartesian
 // alltoall init measuring or not, and an allreduce init), and Cart_neighborhood_create's checks
 // before its agreement (create-check); a graph alltoall init's block layout before its agreement
-// (graph-buffers); Cartesian, graph and halo exchange inits. Every rank must
-// return MPI_ERR_NO_MEM and no request or communicator, nobody may hang (the run's time limit
-// fails a hang), and an init afterwards delivers rank-dependent data.
+// (graph-buffers); Cartesian, graph and halo exchange inits. Then, with the failure on rank 0
+// and on the last rank: a model-mode halo init's build (halo-init-build), Cart_halo_create's
+// local steps (halo-create-local), Cart_neighborhood_create's state (create-local), a graph grid
+// construction before and between its rounds (grid-construct, grid-construct-partway; forced grid
+// and auto), and a measuring trial's exchange failing (measure-trial-run: MPI_ERR_OTHER). Every
+// rank must return the same error class and no request, halo or communicator, nobody may hang
+// (the run's time limit fails a hang), and a call afterwards delivers rank-dependent data.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -23,23 +27,30 @@ using cartplan::mpitest::Harness;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// Sets CARTPLAN_TEST_FAIL=step on rank 0 only while it lives.
-struct FailOnRankZero {
+// Sets CARTPLAN_TEST_FAIL=step on rank `at` only while it lives.
+struct FailOnRank {
   bool set;
-  FailOnRankZero(const Harness& h, const char* step) : set(h.rank == 0) {
+  FailOnRank(const Harness& h, const char* step, int at = 0) : set(h.rank == at) {
     if (set) setenv("CARTPLAN_TEST_FAIL", step, 1);
   }
-  ~FailOnRankZero() {
+  ~FailOnRank() {
     if (set) unsetenv("CARTPLAN_TEST_FAIL");
   }
 };
+using FailOnRankZero = FailOnRank;
 
-// The init that ran out of memory on rank 0: MPI_ERR_NO_MEM on every rank (rank 0's message
-// says out of memory, the others' another rank), no request.
-void expect_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what) {
+// What failed on rank `at` only: MPI_ERR_NO_MEM on every rank (rank at's message says out of
+// memory, the others' another rank).
+void expect_no_mem_code(Harness& h, int rc, const std::string& what, int at = 0) {
   const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
-  h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory" : "another rank"),
-          what + " out of memory on rank 0 only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == at ? "out of memory" : "another rank"),
+          what + " out of memory on rank " + std::to_string(at) + " only: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" +
+              msg + "'");
+}
+
+// The init that ran out of memory on rank `at`: MPI_ERR_NO_MEM on every rank, no request.
+void expect_no_mem(Harness& h, int rc, Cart_Request req, const std::string& what, int at = 0) {
+  expect_no_mem_code(h, rc, what, at);
   h.check(req == CART_REQUEST_NULL, what + " out of memory: no request");
 }
 
@@ -163,6 +174,28 @@ void creation_out_of_memory(Harness& h) {
   MPI_Comm_free(&comm);
 }
 
+// Cart_neighborhood_create with create-local on rank `at` (making the neighbourhood's state,
+// before the description's agreement, runs out of memory): every rank MPI_ERR_NO_MEM and
+// MPI_COMM_NULL; then a creation works and its alltoall init delivers.
+void creation_state_out_of_memory(Harness& h, int at) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, offs[4] = {1, 0, -1, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "create-local", at);
+    rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &comm);
+  }
+  const std::string what = "Cart_neighborhood_create, create-local on rank " + std::to_string(at) + ":";
+  expect_no_mem_code(h, rc, what, at);
+  h.check(comm == MPI_COMM_NULL, what + " no communicator");
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  std::vector<int> sources;
+  comm = box_torus(h, &sources);
+  h.check(alltoall_delivers(h, comm, sources, false), what + " a creation afterwards: its alltoall init delivers");
+  MPI_Comm_free(&comm);
+}
+
 // A graph alltoall init on a ring (edges to r + 1 and r + 2) with graph-buffers on rank 0
 // (laying out its blocks runs out of memory before init's agreement): every rank MPI_ERR_NO_MEM,
 // no request; then an init delivers rank-dependent blocks.
@@ -195,6 +228,75 @@ void graph_out_of_memory(Harness& h) {
   MPI_Comm_free(&g);
 }
 
+// A ring graph (edges to r + 1 and r + 2) over MPI_COMM_WORLD, errors returned; *src gets the
+// sources in the order of the receive blocks.
+MPI_Comm ring_graph(Harness& h, int src[2]) {
+  const int p = h.size, r = h.rank;
+  const int dst[2] = {(r + 1) % p, (r + 2) % p};
+  src[0] = (r + p - 1) % p;
+  src[1] = (r + 2 * p - 2) % p;
+  MPI_Comm g = MPI_COMM_NULL;
+  h.check(Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, src, 2, dst, MPI_INFO_NULL, &g) == MPI_SUCCESS, "graph creation");
+  if (g != MPI_COMM_NULL) MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
+// A graph alltoall init with Info cartplan_algorithm = algo (nullptr: the communicator's, auto).
+int graph_init(MPI_Comm g, const char* algo, std::vector<int>& send, std::vector<int>& recv, int m, Cart_Request* req) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (algo) {
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+  }
+  const int rc = Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, g, info, req);
+  free_info(&info);
+  return rc;
+}
+
+// Whether a graph alltoall init with `algo` on g delivers rank-dependent blocks, twice.
+bool graph_delivers(Harness& h, MPI_Comm g, const int src[2], const char* algo) {
+  const int m = 8;
+  std::vector<int> send(2 * m), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  bool ok = graph_init(g, algo, send, recv, m, &req) == MPI_SUCCESS;
+  for (int salt = 1; salt <= 2 && ok; ++salt) {
+    for (int i = 0; i < 2 * m; ++i) send[i] = value(h.rank, i / m, i % m, salt);
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
+    for (int i = 0; i < 2 * m && ok; ++i) ok = recv[i] == value(src[i / m], i / m, i % m, salt);  // block j from r - 1 - j
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return ok;
+}
+
+// The grid's pattern construction failing on rank `at` only (CARTPLAN_TEST_FAIL=grid-construct
+// before its first round, grid-construct-partway between its first two), in a graph alltoall
+// init with the grid forced (prepare) or auto (its table constructs the grid): every rank
+// MPI_ERR_NO_MEM and no request, nobody left waiting for the failed rank's messages; then a
+// linear init on that communicator and a grid or auto init on a new one deliver.
+void grid_construction_fails(Harness& h, const char* step, const char* algo, int at) {
+  int src[2];
+  MPI_Comm g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  const std::string what = std::string("graph alltoall init (") + (algo ? algo : "auto") + "), CARTPLAN_TEST_FAIL=" + step + " on rank " +
+                           std::to_string(at) + ":";
+  const int m = 8;
+  std::vector<int> send(2 * m, h.rank), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, step, at);
+    rc = graph_init(g, algo, send, recv, m, &req);
+  }
+  expect_no_mem(h, rc, req, what, at);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(graph_delivers(h, g, src, "linear"), what + " a linear init on that communicator afterwards delivers");
+  MPI_Comm_free(&g);
+  g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  h.check(graph_delivers(h, g, src, algo), what + " the same init on a new communicator delivers");
+  MPI_Comm_free(&g);
+}
+
 // The halo: a periodic 2-D torus, interior 6 x 5, one ghost layer, doubles (C order).
 constexpr int kNx = 6, kNy = 5, kEx = kNx + 2, kEy = kNy + 2;
 
@@ -224,12 +326,12 @@ bool ghosts_ok(MPI_Comm cart, const std::vector<double>& a, int salt) {
   return true;
 }
 
-bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo) {
+bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo, bool measuring = true) {
   std::vector<double> a(kEx * kEy);
-  MPI_Info info = tune_info(true);
+  MPI_Info info = tune_info(measuring);
   Cart_Request req = CART_REQUEST_NULL;
   bool ok = Cart_halo_exchange_init(a.data(), halo, info, &req) == MPI_SUCCESS;
-  MPI_Info_free(&info);
+  free_info(&info);
   for (int salt = 1; salt <= 2 && ok; ++salt) {
     fill(a, h.rank, salt);
     ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && ghosts_ok(cart, a, salt);
@@ -264,6 +366,106 @@ void halo_out_of_memory(Harness& h, const char* step) {
   MPI_Comm_free(&cart);
 }
 
+// A model-mode (not measuring) halo init with CARTPLAN_TEST_FAIL=halo-init-build on rank `at`:
+// building the request (its temps and datatypes) runs out of memory. Every rank MPI_ERR_NO_MEM,
+// no request; then an init delivers every ghost cell.
+void halo_model_init_out_of_memory(Harness& h, int at) {
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  h.check(rc == MPI_SUCCESS, "Cart_halo_create (auto)");
+  const std::string what = "model-mode halo init, CARTPLAN_TEST_FAIL=halo-init-build on rank " + std::to_string(at) + ":";
+  if (rc == MPI_SUCCESS) {
+    std::vector<double> a(kEx * kEy);
+    fill(a, h.rank, 0);
+    Cart_Request req = CART_REQUEST_NULL;
+    {
+      FailOnRank fail(h, "halo-init-build", at);
+      rc = Cart_halo_exchange_init(a.data(), halo, MPI_INFO_NULL, &req);
+    }
+    expect_no_mem(h, rc, req, what, at);
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(halo_init_delivers(h, cart, halo, false), what + " a model-mode init afterwards delivers every ghost cell");
+    Cart_halo_free(&halo);
+  }
+  MPI_Comm_free(&cart);
+}
+
+// Cart_halo_create with CARTPLAN_TEST_FAIL=halo-create-local on rank `at` (its local steps,
+// the halo's parts, run out of memory): every rank MPI_ERR_NO_MEM and CART_HALO_NULL; then a
+// creation works and its init delivers every ghost cell.
+void halo_create_out_of_memory(Harness& h, int at) {
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  const std::string what = "Cart_halo_create, CARTPLAN_TEST_FAIL=halo-create-local on rank " + std::to_string(at) + ":";
+  Cart_Halo halo = CART_HALO_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "halo-create-local", at);
+    rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  }
+  expect_no_mem_code(h, rc, what, at);
+  h.check(halo == CART_HALO_NULL, what + " no halo");
+  if (halo != CART_HALO_NULL) Cart_halo_free(&halo);
+  rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
+  h.check(rc == MPI_SUCCESS && halo_init_delivers(h, cart, halo, false), what + " a creation afterwards delivers every ghost cell");
+  if (halo != CART_HALO_NULL) Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
+// A measuring init whose exchange fails in a trial on rank `at` only
+// (CARTPLAN_TEST_FAIL=measure-trial-run: MPI_ERR_OTHER after the trial's messages): every rank
+// MPI_ERR_OTHER (the failing rank's message names the variable, the others' another rank) and
+// no request, for a Cartesian alltoall init and a halo init; then measuring inits deliver.
+void trial_run_fails(Harness& h, int at) {
+  const std::string tag = "CARTPLAN_TEST_FAIL=measure-trial-run on rank " + std::to_string(at) + ":";
+  auto expect_other = [&](int rc, Cart_Request req, const std::string& what) {
+    const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+    h.check(error_class(rc) == MPI_ERR_OTHER && contains(msg, h.rank == at ? "CARTPLAN_TEST_FAIL" : "another rank"),
+            what + " every rank MPI_ERR_OTHER, got " + std::to_string(rc) + " '" + msg + "'");
+    h.check(req == CART_REQUEST_NULL, what + " no request");
+  };
+  std::vector<int> sources;
+  MPI_Comm comm = box_torus(h, &sources);
+  const int m = 40;
+  std::vector<int> send(9 * m, h.rank), recv(9 * m, -1);
+  MPI_Info info = tune_info(true);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "measure-trial-run", at);
+    rc = Cart_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, comm, info, &req);
+  }
+  free_info(&info);
+  expect_other(rc, req, "measured alltoall init, " + tag);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  h.check(alltoall_delivers(h, comm, sources, true), "measured alltoall init, " + tag + " a measured init afterwards delivers");
+  MPI_Comm_free(&comm);
+  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo) == MPI_SUCCESS, "Cart_halo_create");
+  if (halo != CART_HALO_NULL) {
+    std::vector<double> a(kEx * kEy);
+    fill(a, h.rank, 0);
+    info = tune_info(true);
+    {
+      FailOnRank fail(h, "measure-trial-run", at);
+      rc = Cart_halo_exchange_init(a.data(), halo, info, &req);
+    }
+    free_info(&info);
+    expect_other(rc, req, "measured halo init, " + tag);
+    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+    h.check(halo_init_delivers(h, cart, halo), "measured halo init, " + tag + " a measured init afterwards delivers every ghost cell");
+    Cart_halo_free(&halo);
+  }
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,5 +483,15 @@ int main(int argc, char** argv) {
   if (runs("allreduce:plan-after-agreement")) allreduce_out_of_memory(h);
   if (runs("create:create-check")) creation_out_of_memory(h);
   if (runs("graph:graph-buffers")) graph_out_of_memory(h);
+  // The failing rank: rank 0, then the last rank.
+  for (int at : {0, h.size - 1}) {
+    if (runs("halo:halo-init-build")) halo_model_init_out_of_memory(h, at);
+    if (runs("halo:halo-create-local")) halo_create_out_of_memory(h, at);
+    for (const char* step : {"grid-construct", "grid-construct-partway"})
+      if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
+    if (runs("graph-auto:grid-construct")) grid_construction_fails(h, "grid-construct", nullptr, at);
+    if (runs("measure:measure-trial-run")) trial_run_fails(h, at);
+    if (runs("create:create-local")) creation_state_out_of_memory(h, at);
+  }
   return h.finish("init_oom_test");
 }
