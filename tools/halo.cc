@@ -40,6 +40,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,9 @@ struct Config {
   // rank, nothing global); none: no check, and under SMPI one array all ranks share (timing only).
   std::string check = "serial";
   std::string plan;  // a JSON plan file every Cart_alltoallw variant runs (Info cartplan_plan); "": they plan
+  // The dimension order of the forced halo API dimwise variant (Info cartplan_dim_order) and of the
+  // hand-written exchange; empty: the halo API searches, the hand-written exchange runs 0,1,..
+  std::vector<int> dim_order;
   // interleaved: the variants take turns, one exchange each (a drifting machine moves them together);
   // blocks: each variant's exchanges back to back (deterministic simulators have no drift);
   // sync (SMPI): each exchange after a barrier, from the last rank's entry to the last rank's exit.
@@ -105,7 +109,7 @@ struct Config {
 const char* kUsage =
     "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
     "            [--timing interleaved|blocks|sync] [--tune model|measure] [--check serial|exchange|none]\n"
-    "            [--plan FILE]\n"
+    "            [--plan FILE] [--dim-order K,K[,K]]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
@@ -125,6 +129,8 @@ const char* kUsage =
     "              array per rank, nothing global); none: no check, and under SMPI every rank's array is\n"
     "              one SMPI_SHARED_MALLOC block (all ranks share it: the data are meaningless, the simulated\n"
     "              times are not); default serial\n"
+    "  --dim-order the dimension order of 'halo API dimwise' (Info cartplan_dim_order) and of the\n"
+    "              hand-written exchange; default: the halo API's search, and 0,1,.. by hand\n"
     "  --plan      a JSON plan (cartplan plan, a dump) that every Cart_alltoallw variant runs instead of\n"
     "              planning (Info cartplan_plan on the communicator; the halo API variants still plan)\n";
 
@@ -141,11 +147,20 @@ std::string word_option_error(const Config& c) {
   return {};
 }
 
+// --dim-order's value (after --dims is known): "" or what is wrong.
+std::string parse_dim_order(const std::string& text, Config* c) {
+  const cartplan::Result<std::vector<int>> order = cartplan::parse_int_list(text, 0, c->d - 1);
+  if (!order || static_cast<int>(order->size()) != c->d || std::set<int>(order->begin(), order->end()).size() != order->size())
+    return "--dim-order '" + text + "': expected a permutation of 0.." + std::to_string(c->d - 1) + " separated by commas";
+  c->dim_order = *order;
+  return {};
+}
+
 // Returns an empty string when the options are good, else the message to print. Only depends
 // on argv and np, so every rank reaches the same verdict without communicating.
 std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   *help = false;
-  std::string procs_text;
+  std::string procs_text, order_text;
   bool have_procs = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
@@ -158,15 +173,15 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan") {
+               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan" || arg == "--dim-order") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
       return "unknown argument '" + arg + "'";
     }
-    if (arg == "--procs") {
-      procs_text = value;
-      have_procs = true;
+    if (arg == "--procs" || arg == "--dim-order") {
+      (arg == "--procs" ? procs_text : order_text) = value;
+      have_procs = have_procs || arg == "--procs";
       continue;
     }
     if (arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan") {
@@ -203,6 +218,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   double local_cells = std::pow(static_cast<double>(c->n) + 2.0 * c->k, c->d);
   if (local_cells * (c->check == "serial" ? np : 1) > static_cast<double>(INT_MAX) / 4)
     return "--n " + std::to_string(c->n) + " with --halo " + std::to_string(c->k) + " is too large for this program";
+  if (const std::string bad = order_text.empty() ? "" : parse_dim_order(order_text, c); !bad.empty()) return bad;
   if (have_procs) {
     const cartplan::Result<std::vector<int>> procs = cartplan::parse_int_list(procs_text, 1, INT_MAX);
     if (!procs) return "--procs '" + procs_text + "': expected positive integers separated by commas";
@@ -216,6 +232,13 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       return "--procs '" + procs_text + "' needs " + std::to_string(product) + " processes, only " + std::to_string(np) + " running";
   }
   return {};
+}
+
+// "0,2,1".
+std::string comma_list(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
 }
 
 // Values are functions of global coordinates, so every rank and the serial run compute the
@@ -1101,6 +1124,7 @@ void add_halo_api_variants(const Problem& p, double* grid, const Pricing& pr, Ha
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "cartplan_algorithm", algo);
+    if (std::string(algo) == "dimwise" && !p.c.dim_order.empty()) MPI_Info_set(info, "cartplan_dim_order", comma_list(p.c.dim_order).c_str());
     Cart_Halo halo = CART_HALO_NULL;
     CART(Cart_halo_create(p.cart, d, interior.data(), ghost.data(), ghost.data(), MPI_DOUBLE, MPI_ORDER_C, info, &halo));
     MPI_Info_free(&info);
@@ -1141,7 +1165,10 @@ void add_handwritten(const Problem& p, double* grid, const HaloApi& h, std::uniq
     if (p.me == 0) std::printf("note: hand-written dimwise left out: it fills the corners, which the 5-point stencil with --halo 1 does not have\n");
     return;
   }
-  *hw = std::make_unique<halo_tool::HandWritten>(p.cart, p.c.d, p.c.n, p.c.k);
+  std::vector<int> order = p.c.dim_order;
+  if (order.empty())
+    for (int j = 0; j < p.c.d; ++j) order.push_back(j);
+  *hw = std::make_unique<halo_tool::HandWritten>(p.cart, p.c.d, p.c.n, p.c.k, order);
   halo_tool::HandWritten* x = hw->get();
   Variant v{"hand-written dimwise", "dimwise", 0.0, "", h.dimwise_predicted, x->bytes_sent()};
   variants->push_back(v);

@@ -12,13 +12,14 @@ namespace {
 // two processes (both to the same rank) still meet their own receives.
 constexpr int kTagBase = 1000;
 
-// The subarray of dimension j's slab starting at `at` in dimension j: the whole array in the
-// dimensions before j, the interior after it.
-MPI_Datatype slab(int d, int n, int k, int j, int at) {
+// The subarray of the slab of phase `phase` (dimension j = order[phase]) starting at `at` in
+// dimension j: the whole array in the dimensions of earlier phases, the interior in later ones.
+MPI_Datatype slab(int d, int n, int k, const std::vector<int>& order, int phase, int at) {
   std::vector<int> sizes(d, n + 2 * k), sub(d), start(d);
-  for (int i = 0; i < d; ++i) {
-    sub[i] = i < j ? n + 2 * k : i == j ? k : n;
-    start[i] = i < j ? 0 : i == j ? at : k;
+  for (int q = 0; q < d; ++q) {
+    const int i = order[q];
+    sub[i] = q < phase ? n + 2 * k : q == phase ? k : n;
+    start[i] = q < phase ? 0 : q == phase ? at : k;
   }
   MPI_Datatype t = MPI_DATATYPE_NULL;
   MPI_Type_create_subarray(d, sizes.data(), sub.data(), start.data(), MPI_ORDER_C, MPI_DOUBLE, &t);
@@ -28,20 +29,21 @@ MPI_Datatype slab(int d, int n, int k, int j, int at) {
 
 }  // namespace
 
-HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k) : comm_(cart), d_(d), sides_(d) {
+HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k, const std::vector<int>& order) : comm_(cart), d_(d), sides_(d) {
   int me = 0;
   MPI_Comm_rank(cart, &me);
-  for (int j = 0; j < d; ++j)
+  for (int q = 0; q < d; ++q)
     for (int s = 0; s < 2; ++s) {
-      Side& side = sides_[j][s];
+      const int j = order[q];
+      Side& side = sides_[q][s];
       std::vector<int> towards(d, 0);
       towards[j] = s == 0 ? -1 : 1;
       // peer = self + towards gets the interior slab next to side s; source = self - towards
       // sends its own slab next to side s (the same tag), which lands in the ghost slab on the
       // side opposite s.
       Cart_relative_shift(cart, towards.data(), &side.source, &side.peer);
-      side.face = slab(d, n, k, j, s == 0 ? k : n);
-      side.ghost = slab(d, n, k, j, s == 0 ? n + k : 0);
+      side.face = slab(d, n, k, order, q, s == 0 ? k : n);
+      side.ghost = slab(d, n, k, order, q, s == 0 ? n + k : 0);
       if (side.peer != MPI_PROC_NULL && side.peer != me) {  // bytes to other ranks
         int size = 0;
         MPI_Type_size(side.face, &size);

@@ -21,8 +21,10 @@
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
 #include "engine/halo/description.h"
+#include "engine/planner.h"
 #include "engine/spec.h"
 #include "ir/halo/json.h"
+#include "ir/parse_number.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -151,6 +153,24 @@ MpiStatus read_algorithm(MPI_Info info, eh::HaloAlgoChoice* algo) {
   return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_algorithm = '" + v + "' (expected auto, direct, combining, dimwise, split or hybrid)");
 }
 
+// Info cartplan_dim_order (docs/info-keys.md): auto (search every order, the default), natural,
+// or K,K,.. (that order only, for every planner that takes one).
+MpiStatus read_dim_order(MPI_Info info, int d, std::optional<std::vector<int>>* order) {
+  bool given = false;
+  const std::string v = info_value(info, "cartplan_dim_order", &given);
+  if (!given || v == "auto") return {};
+  if (v == "natural") {
+    *order = engine::natural_dim_order(d);
+    return {};
+  }
+  Result<std::vector<int>> list = parse_int_list(v, 0, ih::kMaxHaloDims);
+  if (!list) return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_dim_order = '" + v + "': " + list.error() + " (expected auto, natural or K,K,..)");
+  Result<std::vector<int>> checked = engine::check_dim_order(*list, d);
+  if (!checked) return mpi_error(MPI_ERR_INFO_VALUE, "cartplan_dim_order = '" + v + "': " + checked.error());
+  *order = *checked;
+  return {};
+}
+
 // What each rank works out alone before the agreement: everything that can fail on bad input.
 struct Planned {
   std::optional<engine::Grid> grid;
@@ -187,6 +207,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
   if (s.ok()) s = read_stencil(user, a.d, a.info, &p->stencil);
   eh::HaloPlanOptions o;
   if (s.ok()) s = read_algorithm(a.info, &o.algo);
+  if (s.ok()) s = read_dim_order(a.info, a.d, &o.dim_order);
   if (!s.ok()) return s;
   if (user) {
     p->options = user->options();
@@ -221,7 +242,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
   bool given = false;
   const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
   p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
-                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " tune " + (p->options.tune_measure ? "measure" : "model") + " check " + (p->options.check_collective ? "collective" : "none");
+                   " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " dim_order " + (o.dim_order ? join(*o.dim_order) : "auto") + " tune " + (p->options.tune_measure ? "measure" : "model") + " check " + (p->options.check_collective ? "collective" : "none");
   for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
   return {};
 }
@@ -241,7 +262,7 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   *same_model = all[7] == -all[8];
   if (all[1] != -all[2])
     return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
-                                  "size, order, stencil, Info cartplan_algorithm and the checking and measuring modes must be the same on every "
+                                  "size, order, stencil, Info cartplan_algorithm and cartplan_dim_order, and the checking and measuring modes must be the same on every "
                                   "rank); here: " + p.description);
   if (all[3] != -all[4])
     return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");

@@ -863,6 +863,46 @@ void cpp_init_info(Harness& h, const Case& c, MPI_Comm cart, const std::set<std:
   MPI_Info_free(&bogus);
 }
 
+// Info cartplan_dim_order at creation: the plan's dimension order is the one asked for (every
+// planner that takes one), the exchange fills every cell, and bad values fail on every rank.
+void dim_order_key(Harness& h) {
+  Case c;
+  c.d = 3, c.periods = {1, 0, 1}, c.interior = {4, 3, 5}, c.lo = {1, 2, 1}, c.hi = {2, 1, 1}, c.algo = "dimwise";
+  std::set<std::vector<int>> stencil;
+  MPI_Comm cart = open_comm(h, c, &stencil);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "dimwise");
+  const std::pair<const char*, const char*> asked[] = {{"2,0,1", "[2, 0, 1]"}, {"1,2,0", "[1, 2, 0]"}, {"natural", "[0, 1, 2]"}};
+  for (const auto& [key, order] : asked) {
+    MPI_Info_set(info, "cartplan_dim_order", key);
+    Cart_Halo halo = CART_HALO_NULL;
+    const int rc = Cart_halo_create(cart, 3, c.interior.data(), c.lo.data(), c.hi.data(), MPI_DOUBLE, MPI_ORDER_C, info, &halo);
+    h.check(rc == MPI_SUCCESS, std::string("dim_order ") + key + ": " + Cart_error_message());
+    if (rc != MPI_SUCCESS) continue;
+    char* json = nullptr;
+    Cart_halo_plan(halo, &json);
+    const std::string text = json ? json : "";
+    Cart_free_plan_json(json);
+    h.check(contains(text, std::string("\"dim_order\": ") + order), std::string("dim_order ") + key + ": the plan's order is not " + order);
+    Layout l(c, cart, stencil, 11);
+    std::vector<unsigned char> a;
+    l.fill(a);
+    h.check(Cart_halo_exchange(a.data(), halo) == MPI_SUCCESS, std::string("dim_order ") + key + ": exchange");
+    expect_cells(h, l, a, std::string("dim_order ") + key);
+    Cart_halo_free(&halo);
+  }
+  for (const char* bad : {"0,0,1", "0,1", "0,x,2", "3,1,0"}) {
+    MPI_Info_set(info, "cartplan_dim_order", bad);
+    Cart_Halo halo = CART_HALO_NULL;
+    const int rc = Cart_halo_create(cart, 3, c.interior.data(), c.lo.data(), c.hi.data(), MPI_DOUBLE, MPI_ORDER_C, info, &halo);
+    expect_error(h, rc, MPI_ERR_INFO_VALUE, "cartplan_dim_order", std::string("dim_order '") + bad + "'");
+    h.check(halo == CART_HALO_NULL, std::string("dim_order '") + bad + "': no halo");
+  }
+  MPI_Info_free(&info);
+  MPI_Comm_free(&cart);
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -930,5 +970,6 @@ int main(int argc, char** argv) {
   cycles(h);
   cpp_form(h);
   bad_input(h);
+  dim_order_key(h);
   return h.finish("halo_api_test");
 }
