@@ -2,7 +2,8 @@
 // constructs the most-D grid only where some rank's in- or out-degree, agreed at creation,
 // exceeds its 5 dimensions. Circulant graphs r -> r + o (mod 32): degree 5 (offsets +-1, +-2,
 // 16) does not construct it, degree 6 (+-1, +-2, +-3) does (CARTPLAN_TEST_FAIL=pattern-gridmost
-// fails only that construction); Info cartplan_grid_dims=5 constructs it at degree 5 too. Both
+// fails only that construction), and so does degree 5 with one rank of degree 11 (the agreed
+// maximum, not a rank's own); Info cartplan_grid_dims=5 constructs it at degree 5 too. Both
 // creation paths: the state made by the persistent init itself, and by a blocking call before
 // it. Every run's data is MPI_Neighbor_allgather's, rank-dependent, twice per request.
 #include <mpi.h>
@@ -25,11 +26,18 @@ using cartplan::mpitest::Outcome;
 
 // r -> r + o for every offset (mod p): in- and out-degree = offsets.size() on every rank. Info
 // auto over linear and the grids, and cartplan_grid_dims if given.
-MPI_Comm circulant(Harness& h, const std::vector<int>& offsets, const char* grid_dims) {
+// With `hub_extra`, rank kHub also sends to kHub + o for each of them (its targets gain one source):
+// the degree differs by rank, and only the agreed maximum tells every rank alike.
+constexpr int kHub = 7;
+MPI_Comm circulant(Harness& h, const std::vector<int>& offsets, const char* grid_dims, const std::vector<int>& hub_extra = {}) {
   std::vector<int> out, in;
   for (int o : offsets) {
     out.push_back(((h.rank + o) % h.size + h.size) % h.size);
     in.push_back(((h.rank - o) % h.size + h.size) % h.size);
+  }
+  for (int o : hub_extra) {
+    if (h.rank == kHub) out.push_back((kHub + o) % h.size);
+    if (h.rank == (kHub + o) % h.size) in.push_back(kHub);
   }
   MPI_Info info;
   MPI_Info_create(&info);
@@ -37,8 +45,8 @@ MPI_Comm circulant(Harness& h, const std::vector<int>& offsets, const char* grid
   MPI_Info_set(info, "cartplan_auto_candidates", "grid");
   if (grid_dims) MPI_Info_set(info, "cartplan_grid_dims", grid_dims);
   MPI_Comm g = MPI_COMM_NULL;
-  const int n = static_cast<int>(offsets.size());
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, in.data(), MPI_UNWEIGHTED, n, out.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(in.size()), in.data(), MPI_UNWEIGHTED, static_cast<int>(out.size()),
+                                 out.data(), MPI_UNWEIGHTED, info, 0, &g);
   MPI_Info_free(&info);
   MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
   return g;
@@ -78,6 +86,12 @@ Outcome persistent(Harness& h, MPI_Comm g, int degree) {
 
 const std::vector<int> kDegree5 = {1, -1, 2, -2, 16};  // 16 = -16 mod 32: in-degree 5 too
 const std::vector<int> kDegree6 = {1, -1, 2, -2, 3, -3};
+const std::vector<int> kHubExtra = {3, 4, 5, 6, 7, 8};
+// A rank's in-degree in circulant(kDegree5, .., kHubExtra): 6 for the hub's extra targets.
+int hub_in_degree(const Harness& h) {
+  const int from_hub = (h.rank - kHub + h.size) % h.size;
+  return std::count(kHubExtra.begin(), kHubExtra.end(), from_hub) ? 6 : 5;
+}
 
 // With the most-D construction failing: an init that constructs it fails on every rank, one
 // that does not runs and delivers MPI's result.
@@ -95,6 +109,13 @@ void gate(Harness& h, bool blocking_first) {
   o = persistent(h, g, 6);
   h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 6 > dimensions: the most-D grid constructed" + how + " (" + o.message + ")");
   MPI_Comm_free(&g);
+  // Degree 5 everywhere except rank 7 (out-degree 11) and its six extra targets (in-degree 6):
+  // the agreed maximum 11 > 5, so every rank constructs it (and fails), also where its own
+  // degree is 5. The data check of this graph is in delivers().
+  g = circulant(h, kDegree5, nullptr, kHubExtra);
+  o = persistent(h, g, hub_in_degree(h));
+  h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "one rank of degree 11, the others 5 or 6: constructed on every rank" + how + " (" + o.message + ")");
+  MPI_Comm_free(&g);
   g = circulant(h, kDegree5, "5");
   o = persistent(h, g, 5);
   h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 5 with Info cartplan_grid_dims=5: constructed" + how + " (" + o.message + ")");
@@ -111,6 +132,10 @@ void delivers(Harness& h) {
     h.check(o.rc == MPI_SUCCESS && o.delivered, "degree " + std::to_string(degree) + ": auto delivers MPI's result (" + o.message + ")");
     MPI_Comm_free(&g);
   }
+  MPI_Comm g = circulant(h, kDegree5, nullptr, kHubExtra);
+  const Outcome o = persistent(h, g, hub_in_degree(h));
+  h.check(o.rc == MPI_SUCCESS && o.delivered, "one rank of degree 11: auto delivers MPI's result (" + o.message + ")");
+  MPI_Comm_free(&g);
 }
 
 }  // namespace
