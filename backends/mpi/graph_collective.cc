@@ -264,17 +264,26 @@ MpiStatus build(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphEx
 // datatypes right after it (pending communication completes normally; a non-blocking v or w
 // call even builds its messages later, after its size pass): such a request runs on private
 // copies of the caller's derived datatypes (type_copy.h: no attributes copied), which it owns.
-MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
-                        std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
-  std::vector<MPI_Datatype> owned;
-  MpiStatus s = copy_caller_types(g, &b, &owned);
-  if (s.ok()) s = build(g, c, o, kind, lane, std::move(b), bytes, out);
+// `owned`: the copies b's blocks are on; the exchange adopts them, else they are freed. `before`:
+// the copy's status (not ok: nothing is built).
+MpiStatus build_on_copies(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                          std::int64_t bytes, std::vector<MPI_Datatype>& owned, const MpiStatus& before, std::unique_ptr<GraphExchange>* out) {
+  MpiStatus s = before;
+  if (s.ok())  // out of memory: this rank's error, so that the copies are freed below
+    s = out_of_memory_as_error("building the graph exchange", [&] { return build(g, c, o, kind, lane, std::move(b), bytes, out); });
   if (s.ok() && *out) {
     (*out)->adopt_types(owned);
     return s;
   }
   for (MPI_Datatype& t : owned) MPI_Type_free(&t);
   return s;
+}
+
+MpiStatus build_request(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
+                        std::int64_t bytes, std::unique_ptr<GraphExchange>* out) {
+  std::vector<MPI_Datatype> owned;
+  const MpiStatus s = copy_caller_types(g, &b, &owned);
+  return build_on_copies(g, c, o, kind, lane, std::move(b), bytes, owned, s, out);
 }
 
 // A persistent auto init that agrees auto's table: its outcome rides in the table's
@@ -530,6 +539,31 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   return {};
 }
 
+// A persistent init's forced algorithm: prepare's pattern, then the exchange (out of memory is
+// this rank's error for the outcome's agreement in persistent). A v or w form with a combining
+// algorithm runs its size pass along the schedule inside the build (build_schedule), before
+// that agreement: ranks whose pattern (a construction failing part-way tells only some ranks)
+// or datatypes' copies failed would wait in the agreement while the others wait for them in
+// the pass. There prepare's and the copy's outcome are agreed first, in one MPI_Allreduce (init
+// only); if it fails, *agreed: the status returned is every rank's already.
+MpiStatus build_forced(GraphComm& g, const GraphCall& c, const GraphOptions& o, int lane, GraphBuffers b, std::int64_t bytes,
+                       std::unique_ptr<GraphExchange>* out, bool* agreed) {
+  const auto kind = GraphExchange::Kind::kPersistent;
+  MpiStatus s = prepare(g, c.op, o);
+  if (!c.varied || o.algo == engine::graph::GraphAlgoChoice::kLinear) {
+    if (!s.ok()) return s;
+    return out_of_memory_as_error("building the graph exchange", [&] { return build_request(g, c, o, kind, lane, std::move(b), bytes, out); });
+  }
+  std::vector<MPI_Datatype> owned;
+  if (s.ok()) s = out_of_memory_as_error("copying the caller's datatypes", [&] { return copy_caller_types(g, &b, &owned); });
+  const int mine = s.ok() ? 0 : s.code;
+  int worst = 0;
+  MpiStatus reduced = from_mpi(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec), "MPI_Allreduce");
+  if (reduced.ok() && worst != 0) reduced = agreed_error(s, worst);
+  *agreed = !reduced.ok();
+  return build_on_copies(g, c, o, kind, lane, std::move(b), bytes, owned, reduced, out);
+}
+
 // `pending`: the state of a communicator this init is the first graph collective on (begin_graph),
 // attached by agree_init once every rank made it; nullptr when it is attached already.
 MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiStatus& caller_error, PendingGraph* pending,
@@ -570,19 +604,15 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
     o.algo = engine::graph::GraphAlgoChoice::kLinear;
   }
   // Every rank constructs what the algorithm needs before anything of its own can fail (its
-  // datatypes are checked and copied in build_request): no rank leaves a construction early.
+  // datatypes are checked and copied in build_request or build_forced): no rank leaves a
+  // construction early.
   // Auto agreeing its table here agrees on the outcome in the same reduction (build_auto).
   const std::int64_t bytes = std::max<std::int64_t>(agreed.bytes_max, 0);
   bool outcome_agreed = false;
   if (o.algo == engine::graph::GraphAlgoChoice::kAuto) {
     s = build_auto(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
   } else {
-    s = prepare(g, c.op, o);
-    // Local (the pattern is made): out of memory is this rank's error for the outcome's agreement.
-    if (s.ok())
-      s = out_of_memory_as_error("building the graph exchange", [&] {
-        return build_request(g, c, o, GraphExchange::Kind::kPersistent, agreed.lane, std::move(b), bytes, out);
-      });
+    s = build_forced(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
   }
   if (outcome_agreed) {
     if (!s.ok()) out->reset();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,12 @@ MpiStatus send_words(MPI_Comm comm, int to, int tag, std::vector<int>&& words, O
 // (MPI's non-overtaking rule: it is that rank's next message there). The frame adds 8 bytes.
 constexpr int kInline = 64;
 
+// A one-word message's frame in `frame` (at least 3 ints): its length in ints.
+int one_word_frame(int tag, int word, int* frame) {
+  frame[0] = tag, frame[1] = 1, frame[2] = word;
+  return 3;
+}
+
 MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<int> w, Outbox* box) {
   const int n = static_cast<int>(w.size());
   std::vector<int> frame = {tag, n};
@@ -130,6 +137,11 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
 }
 #else
 // A frame is [set-up tag, words...], one message, taken by a matched probe on the channel's tag.
+int one_word_frame(int tag, int word, int* frame) {
+  frame[0] = tag, frame[1] = word;
+  return 2;
+}
+
 MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<int> w, Outbox* box) {
   w.insert(w.begin(), tag);
   return send_words(comm, to, frame_tag, std::move(w), box);
@@ -304,23 +316,25 @@ MpiStatus SetupChannel::take_round(int round, std::size_t want, std::vector<Raw>
 // refused a round) still makes every round, so that no line peer waits for it: in place of its
 // flows, each line peer of the round gets a marker, one word (the error class; a message of flows
 // has 3 words per flow). A rank that receives a marker fails too and sends markers from the next
-// round on. Every rank thus sends and receives exactly what it would have: the construction ends
-// everywhere, failed on some ranks, and the collective that needs it agrees on the outcome (the
-// table's reduction, a persistent init's outcome). `first`: line peers already sent this round.
+// round on. Every rank thus sends and receives exactly what it would have and no rank waits in
+// the construction; but markers only travel forward (a failure after round k reaches only the
+// ranks sharing the failed rank's coordinates 0..k), so a failure is known everywhere only where
+// an agreement follows (the table's reduction, a persistent init's; docs/graphs.md). `first`:
+// line peers already sent this round. Allocates nothing (markers_, `requests` reserved), as it
+// runs after running out of memory.
 MpiStatus SetupChannel::post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code,
                                      std::vector<MPI_Request>* requests) {
-  std::vector<int> coords = engine::graph::grid_coords(rank, dims);
-  const int mine = coords[static_cast<std::size_t>(round)];
+  const std::size_t k = static_cast<std::size_t>(round);
+  int stride = 1;  // grid_rank is row-major: dimension k's coordinate steps by the product of the later extents
+  for (std::size_t j = k + 1; j < dims.size(); ++j) stride *= dims[j];
+  const int mine = rank / stride % dims[k];
+  int* frame = markers_[k].data();
+  const int n = one_word_frame(seq_ * kPerConstruction + round, code, frame);
   std::size_t peer = 0;
-  for (int v = 0; v < dims[static_cast<std::size_t>(round)]; ++v) {
-    if (v == mine) continue;
-    if (peer++ < first) continue;
-    coords[static_cast<std::size_t>(round)] = v;
-    Outbox box;
-    MpiStatus s = post_one(comm_, engine::graph::grid_rank(coords, dims), seq_ * kPerConstruction + round, frame_tag_, {code}, &box);
-    markers_.insert(markers_.end(), std::make_move_iterator(box.buffers.begin()), std::make_move_iterator(box.buffers.end()));
-    requests->insert(requests->end(), box.requests.begin(), box.requests.end());
-    if (!s.ok()) return s;
+  for (int v = 0; v < dims[k]; ++v) {
+    if (v == mine || peer++ < first) continue;
+    requests->push_back(MPI_REQUEST_NULL);  // within the capacity reserved before round 0
+    CARTPLAN_MPI_CALL(MPI_Isend(frame, n, MPI_INT, rank + (v - mine) * stride, frame_tag_, comm_, &requests->back()));
   }
   return {};
 }
@@ -331,14 +345,20 @@ MpiStatus SetupChannel::post_markers(int rank, const std::vector<int>& dims, int
 // marker if its part failed (post_markers).
 MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
                                        engine::graph::GridPattern* out, SetupCounts* counts) {
-  if (static_cast<int>(dims.size()) >= kPerConstruction) return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
-  engine::graph::GridRankBuilder builder(rank, dims, edges);
+  if (static_cast<int>(dims.size()) > std::min(kMaxGridRounds, kPerConstruction - 1))
+    return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
+  std::optional<engine::graph::GridRankBuilder> builder;
   Outbox box;
   MpiStatus s, failed;  // MPI's own failure; this rank's part's (or a peer's marker)
   std::vector<GridSetupMessage> next;  // this round's messages
+  // Everything a failed rank needs for its markers is allocated here, before any send.
   failed = out_of_memory_as_error("constructing the grid pattern", [&] {
+    std::size_t peers = 0;
+    for (int e : dims) peers += static_cast<std::size_t>(e - 1);
+    box.requests.reserve(2 * peers);  // a message may take two sends (the SMPI frame and its payload)
     inject_out_of_memory("grid-construct");  // before round 0
-    next = builder.start();
+    builder.emplace(rank, dims, edges);
+    next = builder->start();
     return MpiStatus{};
   });
   std::vector<Raw> held = take_early();
@@ -352,15 +372,15 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     if (s.ok()) s = take_round(round, static_cast<std::size_t>(dims[static_cast<std::size_t>(round)] - 1), &held, &mine);
     if (!s.ok()) break;
     counts->received += static_cast<std::int64_t>(mine.size());
-    for (const Raw& m : mine)
-      if (failed.ok() && m.words.size() % 3 != 0)
-        failed = mpi_error(m.words.empty() ? MPI_ERR_INTERN : m.words[0], "another rank's part of the grid construction failed (error class " +
-                                                                              std::to_string(m.words.empty() ? 0 : m.words[0]) + " there)");
     if (failed.ok()) failed = out_of_memory_as_error("constructing the grid pattern", [&] {
+      for (const Raw& m : mine)
+        if (m.words.size() % 3 != 0)
+          return mpi_error(m.words.empty() ? MPI_ERR_INTERN : m.words[0], "another rank's part of the grid construction failed (error class " +
+                                                                              std::to_string(m.words.empty() ? 0 : m.words[0]) + " there)");
       if (round == 0) inject_out_of_memory("grid-construct-partway");  // between rounds
       std::vector<GridSetupMessage> decoded;
       for (const Raw& m : mine) decoded.push_back(grid_decode(rank, m));
-      Result<std::vector<GridSetupMessage>> r = builder.step(std::move(decoded));
+      Result<std::vector<GridSetupMessage>> r = builder->step(std::move(decoded));
       if (!r) return mpi_error(MPI_ERR_INTERN, "grid construction, round " + std::to_string(round) + ": " + r.error());
       next = std::move(*r);
       return MpiStatus{};
@@ -373,9 +393,8 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
   }
   // Every line peer receives this rank's message of every round (or its marker), so these end.
   CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
-  markers_.clear();
   if (!failed.ok()) return failed;
-  *out = builder.pattern();
+  *out = builder->pattern();
   return {};
 }
 

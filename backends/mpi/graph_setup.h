@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -71,7 +72,10 @@ class SetupChannel {
   MpiStatus receive(bool block, std::vector<Raw>* inbox);
   MpiStatus take_round(int round, std::size_t want, std::vector<Raw>* held, std::vector<Raw>* mine);
   MpiStatus post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code, std::vector<MPI_Request>* requests);
-  std::vector<std::vector<int>> markers_;  // the grid's markers in flight (post_markers)
+  // The grid's markers in flight (post_markers): one frame per round, sent to each line peer of
+  // the round; fixed, so that sending them allocates nothing.
+  static constexpr int kMaxGridRounds = 32;
+  std::array<std::array<int, 3>, kMaxGridRounds> markers_{};
   std::vector<Raw> take_early();
   MPI_Comm comm_;
   int frame_tag_;  // setup_tag

@@ -4,7 +4,8 @@
 // agrees on the state, and with auto one more for the price table); after that blocking,
 // non-blocking calls and Cart_start/Cart_wait of persistent requests make none (the v and w forms
 // included), and each _init exactly two MPI_Allreduce (its arguments before building, its outcome
-// after; an auto init that agrees auto's table agrees on its outcome in the table's reduction).
+// after; an auto init that agrees auto's table agrees on its outcome in the table's reduction;
+// a v or w init with a forced combining algorithm makes a third, on its pattern: not counted here).
 // A persistent init that is the first graph collective on its communicator agrees on the state's
 // creation inside its own first MPI_Allreduce: one MPI_Comm_dup and two MPI_Allreduce, auto too
 // (it was two MPI_Comm_dup and three MPI_Allreduce, auto four).

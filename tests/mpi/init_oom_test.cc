@@ -8,9 +8,10 @@
 // and on the last rank: a model-mode halo init's build (halo-init-build), Cart_halo_create's
 // local steps (halo-create-local), Cart_neighborhood_create's state (create-local), a graph grid
 // construction before and between its rounds (grid-construct, grid-construct-partway; forced grid
-// and auto), and a measuring trial's exchange failing (measure-trial-run: MPI_ERR_OTHER). Every
-// rank must return the same error class and no request, halo or communicator, nobody may hang
-// (the run's time limit fails a hang), and a call afterwards delivers rank-dependent data.
+// and auto alltoall, and forced-grid alltoallv: its size pass waits for the pattern's agreement),
+// and a measuring trial's exchange failing (measure-trial-run: MPI_ERR_OTHER). Every rank must
+// return the same error class and no request, halo or communicator, nobody may hang (the run's
+// time limit fails a hang), and a call afterwards delivers rank-dependent data.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -297,6 +298,66 @@ void grid_construction_fails(Harness& h, const char* step, const char* algo, int
   MPI_Comm_free(&g);
 }
 
+// A graph alltoallv init on the ring with cartplan_algorithm = algo: edge j's block from rank
+// q holds 3 + q + 2 j ints (counts differ by rank and edge), started twice with rank-dependent
+// data; returns the init's code, *ok whether every block arrived (false if not started) and
+// *requested whether the init gave a request.
+int graph_v_init_runs(Harness& h, MPI_Comm g, const int src[2], const char* algo, bool* ok, bool* requested) {
+  auto count = [](int q, int j) { return 3 + q + 2 * j; };
+  int scount[2], sdispl[2], rcount[2], rdispl[2], stotal = 0, rtotal = 0;
+  for (int j = 0; j < 2; ++j) {
+    scount[j] = count(h.rank, j), sdispl[j] = stotal, stotal += scount[j];
+    rcount[j] = count(src[j], j), rdispl[j] = rtotal, rtotal += rcount[j];
+  }
+  std::vector<int> send(stotal), recv(rtotal, -1);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algo);
+  Cart_Request req = CART_REQUEST_NULL;
+  const int rc = Cart_graph_neighbor_alltoallv_init(send.data(), scount, sdispl, MPI_INT, recv.data(), rcount, rdispl, MPI_INT, g, info, &req);
+  MPI_Info_free(&info);
+  *ok = rc == MPI_SUCCESS;
+  for (int salt = 1; salt <= 2 && *ok; ++salt) {
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < scount[j]; ++i) send[sdispl[j] + i] = value(h.rank, j, i, salt);
+    *ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
+    for (int j = 0; j < 2 && *ok; ++j)
+      for (int i = 0; i < rcount[j] && *ok; ++i) *ok = recv[rdispl[j] + i] == value(src[j], j, i, salt);
+  }
+  *requested = req != CART_REQUEST_NULL;
+  if (!*requested) *ok = false;
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return rc;
+}
+
+// A forced-grid alltoallv init (a v form: its size pass runs along the grid's schedule) with
+// grid-construct-partway on rank `at`: the construction's markers reach only some ranks, so
+// the others have the pattern; every rank must still return MPI_ERR_NO_MEM (none may enter the
+// size pass while the failed ranks are elsewhere: that hung); then the same init on a new
+// communicator and a linear one on the old deliver.
+void grid_v_construction_fails(Harness& h, int at) {
+  int src[2];
+  MPI_Comm g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  const std::string what = "graph alltoallv init (grid), CARTPLAN_TEST_FAIL=grid-construct-partway on rank " + std::to_string(at) + ":";
+  bool ok = false, requested = false;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "grid-construct-partway", at);
+    rc = graph_v_init_runs(h, g, src, "grid", &ok, &requested);
+  }
+  expect_no_mem_code(h, rc, what, at);
+  h.check(!requested, what + " no request");
+  h.check(graph_v_init_runs(h, g, src, "linear", &ok, &requested) == MPI_SUCCESS && ok,
+          what + " a linear alltoallv init on that communicator delivers");
+  MPI_Comm_free(&g);
+  g = ring_graph(h, src);
+  if (g == MPI_COMM_NULL) return;
+  h.check(graph_v_init_runs(h, g, src, "grid", &ok, &requested) == MPI_SUCCESS && ok,
+          what + " the grid alltoallv init on a new communicator delivers");
+  MPI_Comm_free(&g);
+}
+
 // The halo: a periodic 2-D torus, interior 6 x 5, one ghost layer, doubles (C order).
 constexpr int kNx = 6, kNy = 5, kEx = kNx + 2, kEy = kNy + 2;
 
@@ -490,6 +551,7 @@ int main(int argc, char** argv) {
     for (const char* step : {"grid-construct", "grid-construct-partway"})
       if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
     if (runs("graph-auto:grid-construct")) grid_construction_fails(h, "grid-construct", nullptr, at);
+    if (runs("graph-grid-v:grid-construct-partway")) grid_v_construction_fails(h, at);
     if (runs("measure:measure-trial-run")) trial_run_fails(h, at);
     if (runs("create:create-local")) creation_state_out_of_memory(h, at);
   }
