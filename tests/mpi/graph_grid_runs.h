@@ -45,10 +45,11 @@ struct Outcome {
 };
 
 // A persistent init of `op` ("allgather" or "alltoall", 2 ints per block, rank- and
-// peer-dependent), its algorithm, and whether two runs deliver MPI's result.
-inline Outcome run(Harness& h, MPI_Comm g, const std::string& op) {
+// peer-dependent), its algorithm, and whether two runs deliver MPI's result. `degree`: the
+// rank's number of sources (and, for alltoall, destinations); -1: a complete graph's p - 1.
+inline Outcome run(Harness& h, MPI_Comm g, const std::string& op, int degree = -1) {
   const bool a2a = op == "alltoall";
-  const int n = h.size - 1, ints = 2;
+  const int n = degree < 0 ? h.size - 1 : degree, ints = 2;
   std::vector<int> send(static_cast<std::size_t>((a2a ? n : 1) * ints)), recv(static_cast<std::size_t>(n * ints)), ref(recv.size(), -2);
   for (std::size_t i = 0; i < send.size(); ++i) send[i] = h.rank * 1000 + static_cast<int>(i) * 7 + 1;
   Outcome o;

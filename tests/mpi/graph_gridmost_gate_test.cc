@@ -63,27 +63,6 @@ bool blocking_delivers(Harness& h, MPI_Comm g, int degree) {
   return Cart_graph_neighbor_allgather(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, g) == MPI_SUCCESS && recv == ref;
 }
 
-// A persistent auto allgather init, its algorithm, and whether two runs deliver MPI's result.
-Outcome persistent(Harness& h, MPI_Comm g, int degree) {
-  const std::vector<int> send = send_block(h);
-  std::vector<int> recv(static_cast<std::size_t>(2 * degree)), ref(recv.size(), -2);
-  Outcome o;
-  Cart_Request req = CART_REQUEST_NULL;
-  o.rc = Cart_graph_neighbor_allgather_init(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, g, MPI_INFO_NULL, &req);
-  o.message = Cart_error_message();
-  if (o.rc != MPI_SUCCESS) return o;
-  Cart_graph_request_algorithm(req, &o.algorithm);
-  Cart_graph_request_grid_dims(req, &o.grid_dims);
-  MPI_Neighbor_allgather(send.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, g);
-  o.delivered = true;
-  for (int call = 0; call < 2; ++call) {
-    std::fill(recv.begin(), recv.end(), -1);
-    o.delivered = o.delivered && Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && recv == ref;
-  }
-  Cart_request_free(&req);
-  return o;
-}
-
 const std::vector<int> kDegree5 = {1, -1, 2, -2, 16};  // 16 = -16 mod 32: in-degree 5 too
 const std::vector<int> kDegree6 = {1, -1, 2, -2, 3, -3};
 const std::vector<int> kHubExtra = {3, 4, 5, 6, 7, 8};
@@ -100,24 +79,24 @@ void gate(Harness& h, bool blocking_first) {
   setenv("CARTPLAN_TEST_FAIL", "pattern-gridmost", 1);
   MPI_Comm g = circulant(h, kDegree5, nullptr);
   if (blocking_first) h.check(blocking_delivers(h, g, 5), "degree 5: blocking allgather delivers MPI's result" + how);
-  Outcome o = persistent(h, g, 5);
+  Outcome o = cartplan::mpitest::run(h, g, "allgather", 5);
   h.check(o.rc == MPI_SUCCESS && o.delivered, "degree 5 = dimensions: the most-D grid not constructed, MPI's result" + how + " (" + o.message + ")");
   h.check(o.rc == MPI_SUCCESS && o.grid_dims != 5, "degree 5: auto does not run the most-D grid" + how);
   MPI_Comm_free(&g);
   g = circulant(h, kDegree6, nullptr);
   if (blocking_first) h.check(blocking_delivers(h, g, 6), "degree 6: blocking allgather delivers MPI's result" + how);
-  o = persistent(h, g, 6);
+  o = cartplan::mpitest::run(h, g, "allgather", 6);
   h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 6 > dimensions: the most-D grid constructed" + how + " (" + o.message + ")");
   MPI_Comm_free(&g);
   // Degree 5 everywhere except rank 7 (out-degree 11) and its six extra targets (in-degree 6):
   // the agreed maximum 11 > 5, so every rank constructs it (and fails), also where its own
   // degree is 5. The data check of this graph is in delivers().
   g = circulant(h, kDegree5, nullptr, kHubExtra);
-  o = persistent(h, g, hub_in_degree(h));
+  o = cartplan::mpitest::run(h, g, "allgather", hub_in_degree(h));
   h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "one rank of degree 11, the others 5 or 6: constructed on every rank" + how + " (" + o.message + ")");
   MPI_Comm_free(&g);
   g = circulant(h, kDegree5, "5");
-  o = persistent(h, g, 5);
+  o = cartplan::mpitest::run(h, g, "allgather", 5);
   h.check(failed_with(o, "CARTPLAN_TEST_FAIL=pattern-gridmost"), "degree 5 with Info cartplan_grid_dims=5: constructed" + how + " (" + o.message + ")");
   MPI_Comm_free(&g);
   unsetenv("CARTPLAN_TEST_FAIL");
@@ -128,12 +107,12 @@ void delivers(Harness& h) {
   for (const std::vector<int>* offsets : {&kDegree5, &kDegree6}) {
     const int degree = static_cast<int>(offsets->size());
     MPI_Comm g = circulant(h, *offsets, nullptr);
-    const Outcome o = persistent(h, g, degree);
+    const Outcome o = cartplan::mpitest::run(h, g, "allgather", degree);
     h.check(o.rc == MPI_SUCCESS && o.delivered, "degree " + std::to_string(degree) + ": auto delivers MPI's result (" + o.message + ")");
     MPI_Comm_free(&g);
   }
   MPI_Comm g = circulant(h, kDegree5, nullptr, kHubExtra);
-  const Outcome o = persistent(h, g, hub_in_degree(h));
+  const Outcome o = cartplan::mpitest::run(h, g, "allgather", hub_in_degree(h));
   h.check(o.rc == MPI_SUCCESS && o.delivered, "one rank of degree 11: auto delivers MPI's result (" + o.message + ")");
   MPI_Comm_free(&g);
 }
