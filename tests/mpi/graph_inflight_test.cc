@@ -1,0 +1,378 @@
+// MPI test of the native graph API with many requests in flight on one distributed-graph
+// communicator: persistent grid / linear / pairing / cumulative / auto requests of five ops,
+// non-blocking v and plain calls and a blocking call in between, completed in rank-dependent
+// orders (waits reversed, Cart_test polling, sleeps), mixed with the user's own point-to-point
+// messages on the same communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, tags 0-4 and
+// MPI_TAG_UB, a receive blocked while the sender's requests are pending). Every received element
+// is checked against rank-, edge- and iteration-dependent data, and every gap left untouched.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// Who sent it, on which of its out-edges, which element, iteration and request.
+int value(int sender, int block, int elem, int iter, int id) {
+  return ((((iter % 1000) * 16 + id) * 64 + sender) * 64 + block) * 16 + elem;
+}
+constexpr int kGap = -7;  // what every receive-buffer cell outside a block must keep
+
+// Rank r's destinations on p ranks: a ring both ways, a chord, a parallel edge on every third
+// rank and a self edge on ranks 1 mod 4 (so degrees differ between ranks).
+std::vector<int> outs_of(int r, int p) {
+  std::vector<int> out = {(r + 1) % p, (r + p - 1) % p, (r + 2) % p};
+  if (r % 3 == 0) out.push_back((r + 1) % p);
+  if (r % 4 == 1) out.push_back(r);
+  return out;
+}
+
+// Rank r's sources: every s listing r, as often as it lists it, in descending rank order.
+std::vector<int> ins_of(int r, int p) {
+  std::vector<int> in;
+  for (int s = p - 1; s >= 0; --s)
+    for (int d : outs_of(s, p))
+      if (d == r) in.push_back(s);
+  return in;
+}
+
+struct Graph {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int me = 0, p = 1;
+  std::vector<int> in, out;
+  std::vector<int> sender_block;  // per in-edge j: the sender's out-edge index (k-th edge rule)
+};
+
+Graph make_graph(int me, int p, const char* comm_algorithm) {
+  Graph g;
+  g.me = me;
+  g.p = p;
+  g.in = ins_of(me, p);
+  g.out = outs_of(me, p);
+  for (std::size_t j = 0; j < g.in.size(); ++j) {
+    const int s = g.in[j];
+    int seen = 0;  // earlier in-edges from s: this is the seen-th edge s -> me
+    for (std::size_t i = 0; i < j; ++i) seen += g.in[i] == s;
+    const std::vector<int> so = outs_of(s, p);
+    for (std::size_t k = 0; k < so.size(); ++k)
+      if (so[k] == me && seen-- == 0) {
+        g.sender_block.push_back(static_cast<int>(k));
+        break;
+      }
+  }
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", comm_algorithm);  // the blocking and non-blocking calls'
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(g.out.size()), g.out.data(), MPI_UNWEIGHTED, info, 0, &g.comm);
+  MPI_Info_free(&info);
+  return g;
+}
+
+enum Op { kAllgather, kAlltoall, kAllgatherv, kAlltoallv, kAlltoallw };
+
+// Elements of the block sender s sends on its out-edge k (alltoall forms) or of all its sends
+// (allgather forms, k ignored), for a salt that differs between requests and iterations.
+int count_of(Op op, int m, int s, int k, int salt) {
+  if (op == kAllgather || op == kAlltoall) return m;
+  if (op == kAllgatherv) return 1 + (s + salt) % 3;
+  return 1 + (3 * s + k + salt) % 4;
+}
+
+// One request of the test: its buffers, counts and displacements, and how to check them.
+struct Req {
+  std::string name;
+  Op op = kAllgather;
+  int m = 1, id = 0, salt = 0;
+  std::vector<int> send, recv, sc, sd, rc, rd;  // counts and displacements in elements
+  std::vector<MPI_Aint> sdb, rdb;               // w: in bytes
+  std::vector<MPI_Datatype> st, rt;
+  Cart_Request req = CART_REQUEST_NULL;
+
+  bool gather() const { return op == kAllgather || op == kAllgatherv; }
+  // v and w forms: send blocks in order with one spare element before each, receive blocks in
+  // reverse edge order with one gap element after each (the gaps must stay kGap).
+  void layout(const Graph& g, int new_salt) {
+    salt = new_salt;
+    const bool fixed = op == kAllgather || op == kAlltoall;  // blocks at k * m, no gaps
+    sc.clear();
+    sd.clear();
+    int at = 0;
+    const int blocks = gather() ? 1 : static_cast<int>(g.out.size());
+    for (int k = 0; k < blocks; ++k) {
+      sc.push_back(count_of(op, m, g.me, k, salt));
+      sd.push_back(fixed ? k * m : at + 1);
+      at = sd.back() + sc.back();
+    }
+    send.assign(static_cast<std::size_t>(at) + 1, 0);
+    const int n = static_cast<int>(g.in.size());
+    rc.assign(n, 0);
+    rd.assign(n, 0);
+    at = 0;
+    for (int j = fixed ? 0 : n - 1; fixed ? j < n : j >= 0; j += fixed ? 1 : -1) {
+      rc[j] = count_of(op, m, g.in[j], g.sender_block[j], salt);
+      rd[j] = at;
+      at += rc[j] + (fixed ? 0 : 1);
+    }
+    recv.assign(static_cast<std::size_t>(at) + 1, kGap);
+    sdb.clear();
+    rdb.clear();
+    for (int d : sd) sdb.push_back(static_cast<MPI_Aint>(d * sizeof(int)));
+    for (int d : rd) rdb.push_back(static_cast<MPI_Aint>(d * sizeof(int)));
+    st.assign(sd.size(), MPI_INT);
+    rt.assign(rd.size(), MPI_INT);
+  }
+  void fill(const Graph& g, int iter) {
+    for (std::size_t k = 0; k < sc.size(); ++k)
+      for (int e = 0; e < sc[k]; ++e) send[sd[k] + e] = value(g.me, gather() ? 0 : static_cast<int>(k), e, iter, id);
+    std::fill(recv.begin(), recv.end(), kGap);
+  }
+  // The first wrong cell, or "".
+  std::string check(const Graph& g, int iter) const {
+    std::vector<int> want(recv.size(), kGap);
+    for (std::size_t j = 0; j < g.in.size(); ++j)
+      for (int e = 0; e < rc[j]; ++e)
+        want[rd[j] + e] = value(g.in[j], gather() ? 0 : g.sender_block[j], e, iter, id);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      if (recv[i] != want[i])
+        return name + ": element " + std::to_string(i) + " is " + std::to_string(recv[i]) + ", want " + std::to_string(want[i]) +
+               " (iteration " + std::to_string(iter) + ")";
+    return "";
+  }
+  int post_init(const Graph& g, MPI_Info info);
+  int post_nonblocking(const Graph& g);
+};
+
+int Req::post_init(const Graph& g, MPI_Info info) {
+  const MPI_Comm c = g.comm;
+  switch (op) {
+    case kAllgather: return Cart_graph_neighbor_allgather_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, c, info, &req);
+    case kAlltoall: return Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, c, info, &req);
+    case kAllgatherv:
+      return Cart_graph_neighbor_allgatherv_init(send.data() + sd[0], sc[0], MPI_INT, recv.data(), rc.data(), rd.data(), MPI_INT, c,
+                                                 info, &req);
+    case kAlltoallv:
+      return Cart_graph_neighbor_alltoallv_init(send.data(), sc.data(), sd.data(), MPI_INT, recv.data(), rc.data(), rd.data(),
+                                                MPI_INT, c, info, &req);
+    default:
+      return Cart_graph_neighbor_alltoallw_init(send.data(), sc.data(), sdb.data(), st.data(), recv.data(), rc.data(), rdb.data(),
+                                                rt.data(), c, info, &req);
+  }
+}
+
+int Req::post_nonblocking(const Graph& g) {
+  const MPI_Comm c = g.comm;
+  switch (op) {
+    case kAllgather: return Cart_graph_ineighbor_allgather(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, c, &req);
+    case kAlltoall: return Cart_graph_ineighbor_alltoall(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, c, &req);
+    case kAllgatherv:
+      return Cart_graph_ineighbor_allgatherv(send.data() + sd[0], sc[0], MPI_INT, recv.data(), rc.data(), rd.data(), MPI_INT, c, &req);
+    case kAlltoallv:
+      return Cart_graph_ineighbor_alltoallv(send.data(), sc.data(), sd.data(), MPI_INT, recv.data(), rc.data(), rd.data(), MPI_INT, c,
+                                            &req);
+    default:
+      return Cart_graph_ineighbor_alltoallw(send.data(), sc.data(), sdb.data(), st.data(), recv.data(), rc.data(), rdb.data(),
+                                            rt.data(), c, &req);
+  }
+}
+
+// The persistent requests: op, block size, the algorithm forced at _init and what it reports.
+struct PersistentSpec {
+  Op op;
+  int m;
+  const char* algorithm;
+  int expect;  // CART_GRAPH_*, or -1 for auto (any)
+};
+const PersistentSpec kPersistent[] = {
+    {kAllgather, 3, "grid", CART_GRAPH_GRID},          {kAlltoall, 2, "linear", CART_GRAPH_LINEAR},
+    {kAlltoallv, 0, "pairing", CART_GRAPH_PAIRING},    {kAllgatherv, 0, "cumulative", CART_GRAPH_CUMULATIVE},
+    {kAlltoallw, 0, "auto", -1},                       {kAlltoallv, 0, "grid", CART_GRAPH_GRID},
+};
+constexpr int kPersistentCount = sizeof kPersistent / sizeof kPersistent[0];
+
+std::vector<Req> make_persistent(Harness& h, const Graph& g) {
+  std::vector<Req> out(kPersistentCount);
+  for (int i = 0; i < kPersistentCount; ++i) {
+    Req& r = out[i];
+    r.op = kPersistent[i].op;
+    r.m = kPersistent[i].m;
+    r.id = i;
+    r.name = std::string("persistent ") + std::to_string(i) + " (" + kPersistent[i].algorithm + ")";
+    r.layout(g, 5 * i);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", kPersistent[i].algorithm);
+    h.check(r.post_init(g, info) == MPI_SUCCESS, r.name + " init: " + Cart_error_message());
+    MPI_Info_free(&info);
+    int algorithm = -2;
+    h.check(Cart_graph_request_algorithm(r.req, &algorithm) == MPI_SUCCESS &&
+                (kPersistent[i].expect < 0 ? algorithm >= 0 : algorithm == kPersistent[i].expect),
+            r.name + " runs its algorithm, got " + std::to_string(algorithm));
+  }
+  return out;
+}
+
+// The user's own traffic on the graph communicator: two messages to the next rank per
+// iteration, with a small tag (what cartplan's lanes use, on its private communicator) and
+// MPI_TAG_UB (what its set-up uses there), received with MPI_ANY_SOURCE and MPI_ANY_TAG.
+struct User {
+  int tag_ub = 32767;
+  std::vector<int> buf[2];
+  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+  int tag(int q, int iter) const { return q == 0 ? iter % 5 : tag_ub; }
+  static int length(int q, int iter) { return 3 + q + iter % 2; }
+  void send(const Graph& g, int iter) {
+    for (int q = 0; q < 2; ++q) {
+      buf[q].assign(static_cast<std::size_t>(length(q, iter)), 0);
+      for (int e = 0; e < length(q, iter); ++e) buf[q][e] = value(g.me, 60 + q, e, iter, 15);
+      MPI_Isend(buf[q].data(), length(q, iter), MPI_INT, (g.me + 1) % g.p, tag(q, iter), g.comm, &sends[q]);
+    }
+  }
+  // Both messages of the previous rank, in the order sent (non-overtaking), or what was wrong.
+  std::string receive(const Graph& g, int iter) const {
+    const int prev = (g.me + g.p - 1) % g.p;
+    for (int q = 0; q < 2; ++q) {
+      std::vector<int> in(16, kGap);
+      MPI_Status st;
+      MPI_Recv(in.data(), 16, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &st);
+      int n = -1;
+      MPI_Get_count(&st, MPI_INT, &n);
+      std::string what = "user message " + std::to_string(q) + " of iteration " + std::to_string(iter);
+      if (st.MPI_SOURCE != prev || st.MPI_TAG != tag(q, iter) || n != length(q, iter))
+        return what + ": source " + std::to_string(st.MPI_SOURCE) + " tag " + std::to_string(st.MPI_TAG) + " count " + std::to_string(n);
+      for (int e = 0; e < 16; ++e)
+        if (in[e] != (e < n ? value(prev, 60 + q, e, iter, 15) : kGap)) return what + ": element " + std::to_string(e);
+    }
+    return "";
+  }
+  // Whatever MPI_Iprobe finds on the communicator must be one of the previous rank's messages.
+  std::string probe(const Graph& g) const {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, &st);
+    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || (st.MPI_TAG >= 5 && st.MPI_TAG != tag_ub)))
+      return "MPI_Iprobe found a message that is not the user's: source " + std::to_string(st.MPI_SOURCE) + " tag " +
+             std::to_string(st.MPI_TAG);
+    return "";
+  }
+};
+
+// Completes every request in a pattern that depends on the rank and the iteration: waits in
+// start order, waits last-started first, Cart_test polling from a rank-dependent first request
+// (with MPI_Iprobe between tests), or a sleep and Cart_waitall. Every third rank works first.
+bool complete(const Graph& g, const User& user, std::vector<Req*>& all, int iter, std::string* fail) {
+  const int n = static_cast<int>(all.size());
+  bool ok = true;
+  if (g.me % 3 == 0) usleep(200);
+  const int mode = (g.me + iter) % 4;
+  if (mode == 0 || mode == 1) {
+    for (int i = 0; i < n; ++i) ok = Cart_wait(&all[mode == 0 ? i : n - 1 - i]->req) == MPI_SUCCESS && ok;
+  } else if (mode == 2) {
+    std::vector<char> done(n, 0);
+    for (int left = n, spin = 0; left > 0 && ok; ++spin)
+      for (int i = 0; i < n && ok; ++i) {
+        Req* r = all[(i + g.me + iter) % n];
+        const int at = static_cast<int>((i + g.me + iter) % n);
+        int flag = 0;
+        if (done[at]) continue;
+        ok = Cart_test(&r->req, &flag) == MPI_SUCCESS;
+        if (flag) done[at] = 1, --left;
+        if (spin % 8 == 0 && fail->empty()) *fail = user.probe(g);
+      }
+  } else {
+    usleep(300);
+    std::vector<Cart_Request> handles;
+    for (Req* r : all) handles.push_back(r->req);
+    ok = Cart_waitall(n, handles.data()) == MPI_SUCCESS;
+    for (int i = 0; i < n; ++i) all[i]->req = handles[i];
+  }
+  return ok;
+}
+
+// The non-blocking and blocking calls of the test: alltoallv with new counts every iteration,
+// allgather, and a blocking alltoallv, on the communicator's algorithm.
+struct Calls {
+  Req nbv, nbg, blk;
+  void setup(const Graph& g) {
+    nbv.op = kAlltoallv, nbv.id = 10, nbv.name = "non-blocking alltoallv";
+    nbg.op = kAllgather, nbg.m = 2, nbg.id = 11, nbg.name = "non-blocking allgather";
+    blk.op = kAlltoallv, blk.id = 12, blk.name = "blocking alltoallv";
+    nbg.layout(g, 0);
+  }
+};
+
+// One iteration: the same sequence of collective calls on every rank (starts, a non-blocking
+// call, Cart_startall, a blocking call, another non-blocking call, Cart_startall); user messages
+// sent before the collectives on even ranks and after completion on odd ones, received while
+// requests are in flight on even ranks (blocked in MPI_Recv while the sender's are pending).
+std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, int iter) {
+  for (Req& r : pers) r.fill(g, iter);
+  c.nbv.layout(g, iter + 1);
+  c.blk.layout(g, 2 * iter + 3);
+  for (Req* r : {&c.nbv, &c.nbg, &c.blk}) r->fill(g, iter);
+  const bool even = g.me % 2 == 0;
+  std::string fail;
+  bool ok = true;
+  if (even) user.send(g, iter);
+  ok = Cart_start(&pers[0].req) == MPI_SUCCESS && Cart_start(&pers[1].req) == MPI_SUCCESS && ok;
+  ok = c.nbv.post_nonblocking(g) == MPI_SUCCESS && ok;
+  Cart_Request first[2] = {pers[2].req, pers[3].req}, second[2] = {pers[4].req, pers[5].req};
+  ok = Cart_startall(2, first) == MPI_SUCCESS && ok;
+  Req& b = c.blk;
+  ok = Cart_graph_neighbor_alltoallv(b.send.data(), b.sc.data(), b.sd.data(), MPI_INT, b.recv.data(), b.rc.data(), b.rd.data(),
+                                     MPI_INT, g.comm) == MPI_SUCCESS && ok;
+  ok = c.nbg.post_nonblocking(g) == MPI_SUCCESS && ok;
+  ok = Cart_startall(2, second) == MPI_SUCCESS && ok;
+  if (even) fail = user.receive(g, iter);
+  std::vector<Req*> all = {&pers[0], &pers[1], &c.nbv, &pers[2], &pers[3], &c.nbg, &pers[4], &pers[5]};
+  ok = complete(g, user, all, iter, &fail) && ok;
+  if (!even) user.send(g, iter);
+  if (!even && fail.empty()) fail = user.receive(g, iter);
+  MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
+  if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
+  for (Req* r : all)
+    if (fail.empty()) fail = r->check(g, iter);
+  if (fail.empty()) fail = b.check(g, iter);
+  if (fail.empty() && (c.nbv.req != CART_REQUEST_NULL || c.nbg.req != CART_REQUEST_NULL)) fail = "completion left a request";
+  return fail;
+}
+
+void run_iterations(Harness& h, Graph& g, const std::string& label, int iterations) {
+  std::vector<Req> pers = make_persistent(h, g);
+  Calls c;
+  c.setup(g);
+  User user;
+  void* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(g.comm, MPI_TAG_UB, &ub, &flag);
+  if (flag) user.tag_ub = *static_cast<int*>(ub);
+  std::string fail;
+  for (int it = 0; it < iterations; ++it) {  // every rank runs every iteration: no rank left waiting
+    const std::string f = iteration(g, pers, c, user, it);
+    if (fail.empty()) fail = f;
+  }
+  h.check(fail.empty(), label + ": " + fail);
+  for (Req& r : pers) h.check(Cart_request_free(&r.req) == MPI_SUCCESS, label + ": free " + r.name);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  // The communicator's Info forces pairing on the blocking and non-blocking calls (multi-phase:
+  // they need progress); each _init forces its own.
+  for (const char* comm_algorithm : {"pairing", "auto"}) {
+    Graph g = make_graph(h.rank, h.size, comm_algorithm);
+    run_iterations(h, g, std::string("communicator algorithm ") + comm_algorithm, 25);
+    MPI_Comm_free(&g.comm);
+  }
+  return h.finish("graph_inflight_test");
+}

@@ -1,0 +1,239 @@
+// MPI test of the halo API with several requests in flight on one Cartesian communicator: two
+// halos (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order),
+// persistent exchanges on different arrays of each (one a two-field request) started together,
+// blocking exchanges between the starts, completed in rank-dependent orders (waits reversed,
+// Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
+// communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, small tags and MPI_TAG_UB, a receive
+// blocked while the sender's requests are pending). Every cell of every array is checked each
+// iteration with new data: ghosts filled from the right global cell, the others untouched.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// One halo's description and how to compute what every cell of an array must hold.
+struct Shape {
+  int interior[2], lo[2], hi[2];
+  int order;
+  bool von_neumann;  // faces only; else Moore (faces, edges, corners)
+  const char* algorithm;
+  int extent(int k) const { return lo[k] + interior[k] + hi[k]; }
+  int cells() const { return extent(0) * extent(1); }
+  int index(int x0, int x1) const { return order == MPI_ORDER_C ? x0 * extent(1) + x1 : x1 * extent(0) + x0; }
+};
+
+struct Grid {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int me = 0, p = 1, dims[2] = {0, 0}, periods[2] = {1, 0}, coords[2] = {0, 0};
+};
+
+int interior_value(int g0, int g1, int iter, int id) { return (((iter % 1000) * 8 + id) * 256 + g0) * 256 + g1; }
+int untouched_value(int iter, int id) { return -((iter % 1000) * 8 + id) - 1; }
+
+// What cell (x0, x1) of array `id` of shape s must hold after the exchange of iteration iter.
+int expected(const Grid& g, const Shape& s, int x0, int x1, int iter, int id) {
+  const int x[2] = {x0, x1};
+  int G[2], sign[2], nonzero = 0;
+  for (int k = 0; k < 2; ++k) {
+    sign[k] = x[k] < s.lo[k] ? -1 : (x[k] >= s.lo[k] + s.interior[k] ? 1 : 0);
+    nonzero += sign[k] != 0;
+    const int n = g.dims[k] * s.interior[k];
+    G[k] = g.coords[k] * s.interior[k] + x[k] - s.lo[k];
+    if (sign[k] != 0 && g.periods[k]) G[k] = (G[k] + n) % n;
+    if (sign[k] != 0 && (G[k] < 0 || G[k] >= n)) return untouched_value(iter, id);  // no source in the mesh
+  }
+  if (nonzero == 0) return interior_value(G[0], G[1], iter, id);
+  if (s.von_neumann && nonzero > 1) return untouched_value(iter, id);  // not in the neighbourhood
+  return interior_value(G[0], G[1], iter, id);
+}
+
+void fill(const Grid& g, const Shape& s, std::vector<int>& a, int iter, int id) {
+  a.assign(static_cast<std::size_t>(s.cells()), 0);
+  for (int x0 = 0; x0 < s.extent(0); ++x0)
+    for (int x1 = 0; x1 < s.extent(1); ++x1) {
+      const bool inside = x0 >= s.lo[0] && x0 < s.lo[0] + s.interior[0] && x1 >= s.lo[1] && x1 < s.lo[1] + s.interior[1];
+      a[s.index(x0, x1)] = inside ? expected(g, s, x0, x1, iter, id) : untouched_value(iter, id);
+    }
+}
+
+// The first wrong cell, or "".
+std::string check(const Grid& g, const Shape& s, const std::vector<int>& a, int iter, int id) {
+  for (int x0 = 0; x0 < s.extent(0); ++x0)
+    for (int x1 = 0; x1 < s.extent(1); ++x1) {
+      const int want = expected(g, s, x0, x1, iter, id), got = a[s.index(x0, x1)];
+      if (got != want)
+        return "array " + std::to_string(id) + " cell (" + std::to_string(x0) + "," + std::to_string(x1) + ") is " + std::to_string(got) +
+               ", want " + std::to_string(want) + " (iteration " + std::to_string(iter) + ")";
+    }
+  return "";
+}
+
+const Shape kMoore = {{5, 4}, {1, 2}, {2, 1}, MPI_ORDER_C, false, "combining"};
+const Shape kVonNeumann = {{4, 6}, {2, 1}, {1, 1}, MPI_ORDER_FORTRAN, true, "dimwise"};
+
+Cart_Halo make_halo(Harness& h, const Grid& g, const Shape& s) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", s.algorithm);
+  if (s.von_neumann) MPI_Info_set(info, "cartplan_stencil", "vonneumann:d=2,r=1");
+  Cart_Halo halo = CART_HALO_NULL;
+  h.check(Cart_halo_create(g.comm, 2, s.interior, s.lo, s.hi, MPI_INT, s.order, info, &halo) == MPI_SUCCESS,
+          std::string("Cart_halo_create ") + s.algorithm + ": " + Cart_error_message());
+  MPI_Info_free(&info);
+  return halo;
+}
+
+// The user's own traffic on the Cartesian communicator: two messages to the next rank (in
+// MPI_COMM_WORLD order) per iteration, tags iter % 5 and MPI_TAG_UB, received with
+// MPI_ANY_SOURCE and MPI_ANY_TAG.
+struct User {
+  int tag_ub = 32767;
+  std::vector<int> buf[2];
+  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+  int tag(int q, int iter) const { return q == 0 ? iter % 5 : tag_ub; }
+  static int length(int q, int iter) { return 2 + q + iter % 3; }
+  static int payload(int from, int q, int e, int iter) { return ((iter * 64 + from) * 2 + q) * 16 + e + 7; }
+  void send(const Grid& g, int iter) {
+    for (int q = 0; q < 2; ++q) {
+      buf[q].assign(static_cast<std::size_t>(length(q, iter)), 0);
+      for (int e = 0; e < length(q, iter); ++e) buf[q][e] = payload(g.me, q, e, iter);
+      MPI_Isend(buf[q].data(), length(q, iter), MPI_INT, (g.me + 1) % g.p, tag(q, iter), g.comm, &sends[q]);
+    }
+  }
+  std::string receive(const Grid& g, int iter) const {
+    const int prev = (g.me + g.p - 1) % g.p;
+    for (int q = 0; q < 2; ++q) {
+      std::vector<int> in(16, -1);
+      MPI_Status st;
+      MPI_Recv(in.data(), 16, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &st);
+      int n = -1;
+      MPI_Get_count(&st, MPI_INT, &n);
+      const std::string what = "user message " + std::to_string(q) + " of iteration " + std::to_string(iter);
+      if (st.MPI_SOURCE != prev || st.MPI_TAG != tag(q, iter) || n != length(q, iter))
+        return what + ": source " + std::to_string(st.MPI_SOURCE) + " tag " + std::to_string(st.MPI_TAG) + " count " + std::to_string(n);
+      for (int e = 0; e < 16; ++e)
+        if (in[e] != (e < n ? payload(prev, q, e, iter) : -1)) return what + ": element " + std::to_string(e);
+    }
+    return "";
+  }
+  std::string probe(const Grid& g) const {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, &st);
+    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || (st.MPI_TAG >= 5 && st.MPI_TAG != tag_ub)))
+      return "MPI_Iprobe found a message that is not the user's: source " + std::to_string(st.MPI_SOURCE) + " tag " +
+             std::to_string(st.MPI_TAG);
+    return "";
+  }
+};
+
+// Completes the requests in a rank- and iteration-dependent pattern: waits in start order, waits
+// last-started first, Cart_test polling from a rank-dependent first request (MPI_Iprobe between
+// tests), or a sleep and Cart_waitall. Every third rank works a little first.
+bool complete(const Grid& g, const User& user, Cart_Request* reqs, int n, int iter, std::string* fail) {
+  bool ok = true;
+  if (g.me % 3 == 0) usleep(200);
+  const int mode = (g.me + iter) % 4;
+  if (mode == 0 || mode == 1) {
+    for (int i = 0; i < n; ++i) ok = Cart_wait(&reqs[mode == 0 ? i : n - 1 - i]) == MPI_SUCCESS && ok;
+  } else if (mode == 2) {
+    std::vector<char> done(n, 0);
+    for (int left = n, spin = 0; left > 0 && ok; ++spin)
+      for (int i = 0; i < n && ok; ++i) {
+        const int at = (i + g.me + iter) % n;
+        int flag = 0;
+        if (done[at]) continue;
+        ok = Cart_test(&reqs[at], &flag) == MPI_SUCCESS;
+        if (flag) done[at] = 1, --left;
+        if (spin % 8 == 0 && fail->empty()) *fail = user.probe(g);
+      }
+  } else {
+    usleep(300);
+    ok = Cart_waitall(n, reqs) == MPI_SUCCESS;
+  }
+  return ok;
+}
+
+// The arrays: 0 Moore persistent, 1 and 2 Moore two-field persistent, 3 von Neumann persistent,
+// 4 von Neumann blocking, 5 Moore blocking.
+struct Arrays {
+  std::vector<int> a[6];
+  const Shape* shape[6] = {&kMoore, &kMoore, &kMoore, &kVonNeumann, &kVonNeumann, &kMoore};
+};
+
+// One iteration: the same sequence of halo calls on every rank (starts, a blocking exchange,
+// Cart_startall, another blocking exchange); user messages sent first on even ranks and after
+// completion on odd ones, received while requests are in flight on even ranks.
+std::string iteration(const Grid& g, Arrays& x, Cart_Request* reqs, Cart_Halo moore, Cart_Halo vn, User& user, int iter) {
+  for (int id = 0; id < 6; ++id) {
+    std::vector<int> fresh;
+    fill(g, *x.shape[id], fresh, iter, id);
+    std::copy(fresh.begin(), fresh.end(), x.a[id].begin());  // same storage: the requests keep pointers
+  }
+  const bool even = g.me % 2 == 0;
+  std::string fail;
+  bool ok = true;
+  if (even) user.send(g, iter);
+  ok = Cart_start(&reqs[0]) == MPI_SUCCESS && Cart_start(&reqs[2]) == MPI_SUCCESS && ok;
+  ok = Cart_halo_exchange(x.a[4].data(), vn) == MPI_SUCCESS && ok;
+  ok = Cart_startall(1, &reqs[1]) == MPI_SUCCESS && ok;
+  ok = Cart_halo_exchange(x.a[5].data(), moore) == MPI_SUCCESS && ok;
+  if (even) fail = user.receive(g, iter);
+  ok = complete(g, user, reqs, 3, iter, &fail) && ok;
+  if (!even) user.send(g, iter);
+  if (!even && fail.empty()) fail = user.receive(g, iter);
+  MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
+  if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
+  for (int id = 0; id < 6 && fail.empty(); ++id) fail = check(g, *x.shape[id], x.a[id], iter, id);
+  return fail;
+}
+
+void run(Harness& h, int iterations) {
+  Grid g;
+  MPI_Dims_create(h.size, 2, g.dims);
+  MPI_Cart_create(MPI_COMM_WORLD, 2, g.dims, g.periods, 0, &g.comm);
+  MPI_Comm_rank(g.comm, &g.me);
+  MPI_Comm_size(g.comm, &g.p);
+  MPI_Cart_coords(g.comm, g.me, 2, g.coords);
+  Cart_Halo moore = make_halo(h, g, kMoore), vn = make_halo(h, g, kVonNeumann);
+  Arrays x;
+  for (int id = 0; id < 6; ++id) x.a[id].assign(static_cast<std::size_t>(x.shape[id]->cells()), 0);
+  Cart_Request reqs[3] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
+  void* const fields[2] = {x.a[1].data(), x.a[2].data()};
+  h.check(Cart_halo_exchange_init(x.a[0].data(), moore, MPI_INFO_NULL, &reqs[0]) == MPI_SUCCESS, "init Moore");
+  h.check(Cart_halo_exchange_fields_init(2, fields, nullptr, moore, MPI_INFO_NULL, &reqs[1]) == MPI_SUCCESS, "init Moore fields");
+  h.check(Cart_halo_exchange_init(x.a[3].data(), vn, MPI_INFO_NULL, &reqs[2]) == MPI_SUCCESS, "init von Neumann");
+  User user;
+  void* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(g.comm, MPI_TAG_UB, &ub, &flag);
+  if (flag) user.tag_ub = *static_cast<int*>(ub);
+  std::string fail;
+  for (int it = 0; it < iterations; ++it) {  // every rank runs every iteration: no rank left waiting
+    const std::string f = iteration(g, x, reqs, moore, vn, user, it);
+    if (fail.empty()) fail = f;
+  }
+  h.check(fail.empty(), fail);
+  for (Cart_Request& r : reqs) h.check(Cart_request_free(&r) == MPI_SUCCESS, "free a request");
+  Cart_halo_free(&moore);
+  Cart_halo_free(&vn);
+  MPI_Comm_free(&g.comm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  run(h, 30);
+  return h.finish("halo_inflight_test");
+}
