@@ -1,7 +1,8 @@
 // MPI test of the native graph API with many requests in flight on one distributed-graph
 // communicator: persistent grid / linear / pairing / cumulative / auto requests of five ops,
-// non-blocking v and plain calls and a blocking call in between, completed in rank-dependent
-// orders (waits reversed, Cart_test polling, sleeps), mixed with the user's own point-to-point
+// non-blocking v and plain calls, a blocking call, a persistent init and an MPI_Comm_dup with a
+// first call on the duplicate in between, completed in rank-dependent orders (waits reversed,
+// Cart_test polling, sleeps), mixed with the user's own point-to-point
 // messages on the same communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, tags 0-4 and
 // MPI_TAG_UB, a receive blocked while the sender's requests are pending). Every received element
 // is checked against rank-, edge- and iteration-dependent data, and every gap left untouched.
@@ -297,10 +298,53 @@ bool complete(const Graph& g, const User& user, std::vector<Req*>& all, int iter
   return ok;
 }
 
+// Collective calls made while the iteration's requests are in flight, the same on every rank:
+// every sixth iteration a persistent init (its lane chosen while other lanes are busy), started
+// at once and freed after completion; every sixth, offset by 2, MPI_Comm_dup of the graph and a
+// first blocking graph call on the duplicate (cartplan's state set up there), then its free.
+struct Midflight {
+  Req extra;
+  std::string begin(const Graph& g, int iter) {
+    if (iter % 6 == 2) {
+      Graph d = g;
+      MPI_Comm_dup(g.comm, &d.comm);
+      Req r;
+      r.op = kAllgather, r.m = 2, r.id = 13, r.name = "blocking allgather on a duplicate";
+      r.layout(d, 0);
+      r.fill(d, iter);
+      const int rc = Cart_graph_neighbor_allgather(r.send.data(), 2, MPI_INT, r.recv.data(), 2, MPI_INT, d.comm);
+      MPI_Comm_free(&d.comm);
+      return rc != MPI_SUCCESS ? r.name + ": " + Cart_error_message() : r.check(d, iter);
+    }
+    if (iter % 6 != 5) return "";
+    extra = Req{};
+    extra.op = kAlltoallv, extra.id = 14, extra.name = "persistent init while others are in flight";
+    extra.layout(g, iter);
+    extra.fill(g, iter);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", iter % 12 == 5 ? "grid" : "cumulative");
+    const int rc = extra.post_init(g, info);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS || Cart_start(&extra.req) != MPI_SUCCESS) return extra.name + ": " + Cart_error_message();
+    return "";
+  }
+  // After the others completed: complete and check the extra request, then free it.
+  std::string end(const Graph& g, int iter) {
+    if (iter % 6 != 5) return "";
+    std::string fail;
+    if (Cart_wait(&extra.req) != MPI_SUCCESS) fail = extra.name + ": wait: " + Cart_error_message();
+    if (fail.empty()) fail = extra.check(g, iter);
+    if (Cart_request_free(&extra.req) != MPI_SUCCESS && fail.empty()) fail = extra.name + ": free";
+    return fail;
+  }
+};
+
 // The non-blocking and blocking calls of the test: alltoallv with new counts every iteration,
 // allgather, and a blocking alltoallv, on the communicator's algorithm.
 struct Calls {
   Req nbv, nbg, blk;
+  Midflight mid;
   void setup(const Graph& g) {
     nbv.op = kAlltoallv, nbv.id = 10, nbv.name = "non-blocking alltoallv";
     nbg.op = kAllgather, nbg.m = 2, nbg.id = 11, nbg.name = "non-blocking allgather";
@@ -326,6 +370,7 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   ok = c.nbv.post_nonblocking(g) == MPI_SUCCESS && ok;
   Cart_Request first[2] = {pers[2].req, pers[3].req}, second[2] = {pers[4].req, pers[5].req};
   ok = Cart_startall(2, first) == MPI_SUCCESS && ok;
+  const std::string midflight = c.mid.begin(g, iter);
   Req& b = c.blk;
   ok = Cart_graph_neighbor_alltoallv(b.send.data(), b.sc.data(), b.sd.data(), MPI_INT, b.recv.data(), b.rc.data(), b.rd.data(),
                                      MPI_INT, g.comm) == MPI_SUCCESS && ok;
@@ -334,10 +379,12 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   if (even) fail = user.receive(g, iter);
   std::vector<Req*> all = {&pers[0], &pers[1], &c.nbv, &pers[2], &pers[3], &c.nbg, &pers[4], &pers[5]};
   ok = complete(g, user, all, iter, &fail) && ok;
+  const std::string extra = c.mid.end(g, iter);
   if (!even) user.send(g, iter);
   if (!even && fail.empty()) fail = user.receive(g, iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
   if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
+  if (fail.empty()) fail = !midflight.empty() ? midflight : extra;
   for (Req* r : all)
     if (fail.empty()) fail = r->check(g, iter);
   if (fail.empty()) fail = b.check(g, iter);

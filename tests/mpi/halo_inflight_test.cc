@@ -4,7 +4,8 @@
 // blocking exchanges between the starts, completed in rank-dependent orders (waits reversed,
 // Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
 // communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, small tags and MPI_TAG_UB, a receive
-// blocked while the sender's requests are pending). Every cell of every array is checked each
+// blocked while the sender's requests are pending), a persistent init and a new halo's creation
+// and exchange between the starts. Every cell of every array is checked each
 // iteration with new data: ghosts filled from the right global cell, the others untouched.
 #include <mpi.h>
 #include <unistd.h>
@@ -165,17 +166,74 @@ bool complete(const Grid& g, const User& user, Cart_Request* reqs, int n, int it
 }
 
 // The arrays: 0 Moore persistent, 1 and 2 Moore two-field persistent, 3 von Neumann persistent,
-// 4 von Neumann blocking, 5 Moore blocking.
+// 4 von Neumann blocking, 5 Moore blocking, 6 Moore persistent made mid-flight, 7 a new halo's
+// (von Neumann's shape) blocking exchange mid-flight. 6 and 7 only exchanged in some iterations.
+constexpr int kArrays = 8;
 struct Arrays {
-  std::vector<int> a[6];
-  const Shape* shape[6] = {&kMoore, &kMoore, &kMoore, &kVonNeumann, &kVonNeumann, &kMoore};
+  std::vector<int> a[kArrays];
+  const Shape* shape[kArrays] = {&kMoore, &kMoore, &kMoore, &kVonNeumann, &kVonNeumann, &kMoore, &kMoore, &kVonNeumann};
+  static bool exchanged(int id, int iter) { return id < 6 || (id == 6 && iter % 6 == 5) || (id == 7 && iter % 6 == 2); }
 };
 
+// Collective calls made while the iteration's requests are in flight, the same on every rank:
+// every sixth iteration a persistent init on array 6 (Moore), started at once and freed after
+// completion; every sixth, offset by 2, a new halo (von Neumann's shape) created, used once
+// (blocking, array 7) and freed.
+struct Midflight {
+  Cart_Request extra = CART_REQUEST_NULL;
+  std::string begin(Harness& h, const Grid& g, Arrays& x, Cart_Halo moore, int iter) {
+    if (iter % 6 == 2) {
+      Cart_Halo fresh = make_halo(h, g, kVonNeumann);
+      const int rc = Cart_halo_exchange(x.a[7].data(), fresh);
+      Cart_halo_free(&fresh);
+      return rc != MPI_SUCCESS ? std::string("blocking exchange of a new halo: ") + Cart_error_message() : check(g, kVonNeumann, x.a[7], iter, 7);
+    }
+    if (iter % 6 != 5) return "";
+    if (Cart_halo_exchange_init(x.a[6].data(), moore, MPI_INFO_NULL, &extra) != MPI_SUCCESS || Cart_start(&extra) != MPI_SUCCESS)
+      return std::string("persistent init while others are in flight: ") + Cart_error_message();
+    return "";
+  }
+  // After the others completed: complete the extra request and free it (its cells are checked
+  // with the other arrays).
+  std::string end(int iter) {
+    if (iter % 6 != 5) return "";
+    std::string fail;
+    if (Cart_wait(&extra) != MPI_SUCCESS) fail = std::string("extra request: wait: ") + Cart_error_message();
+    if (Cart_request_free(&extra) != MPI_SUCCESS && fail.empty()) fail = "extra request: free";
+    return fail;
+  }
+};
+
+// The test's halos and persistent requests: reqs[0] on array 0 and reqs[1] on arrays 1 and 2
+// (Moore), reqs[2] on array 3 (von Neumann).
+struct Halos {
+  Cart_Halo moore = CART_HALO_NULL, vn = CART_HALO_NULL;
+  Cart_Request reqs[3] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
+  Midflight mid;
+};
+
+// The first wrong cell of the iteration's arrays: exchanged ones as `expected` says, the others
+// exactly as filled (nothing wrote them).
+std::string check_arrays(const Grid& g, const Arrays& x, int iter) {
+  std::string fail;
+  for (int id = 0; id < kArrays && fail.empty(); ++id) {
+    if (Arrays::exchanged(id, iter)) {
+      fail = check(g, *x.shape[id], x.a[id], iter, id);
+      continue;
+    }
+    std::vector<int> fresh;
+    fill(g, *x.shape[id], fresh, iter, id);
+    if (fresh != x.a[id]) fail = "array " + std::to_string(id) + " written in iteration " + std::to_string(iter) + " without an exchange";
+  }
+  return fail;
+}
+
 // One iteration: the same sequence of halo calls on every rank (starts, a blocking exchange,
-// Cart_startall, another blocking exchange); user messages sent first on even ranks and after
-// completion on odd ones, received while requests are in flight on even ranks.
-std::string iteration(const Grid& g, Arrays& x, Cart_Request* reqs, Cart_Halo moore, Cart_Halo vn, User& user, int iter) {
-  for (int id = 0; id < 6; ++id) {
+// the mid-flight calls, Cart_startall, another blocking exchange); user messages sent first on
+// even ranks and after completion on odd ones, received while requests are in flight on even
+// ranks.
+std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& user, int iter) {
+  for (int id = 0; id < kArrays; ++id) {
     std::vector<int> fresh;
     fill(g, *x.shape[id], fresh, iter, id);
     std::copy(fresh.begin(), fresh.end(), x.a[id].begin());  // same storage: the requests keep pointers
@@ -184,18 +242,20 @@ std::string iteration(const Grid& g, Arrays& x, Cart_Request* reqs, Cart_Halo mo
   std::string fail;
   bool ok = true;
   if (even) user.send(g, iter);
-  ok = Cart_start(&reqs[0]) == MPI_SUCCESS && Cart_start(&reqs[2]) == MPI_SUCCESS && ok;
-  ok = Cart_halo_exchange(x.a[4].data(), vn) == MPI_SUCCESS && ok;
-  ok = Cart_startall(1, &reqs[1]) == MPI_SUCCESS && ok;
-  ok = Cart_halo_exchange(x.a[5].data(), moore) == MPI_SUCCESS && ok;
+  ok = Cart_start(&hs.reqs[0]) == MPI_SUCCESS && Cart_start(&hs.reqs[2]) == MPI_SUCCESS && ok;
+  ok = Cart_halo_exchange(x.a[4].data(), hs.vn) == MPI_SUCCESS && ok;
+  const std::string midflight = hs.mid.begin(h, g, x, hs.moore, iter);
+  ok = Cart_startall(1, &hs.reqs[1]) == MPI_SUCCESS && ok;
+  ok = Cart_halo_exchange(x.a[5].data(), hs.moore) == MPI_SUCCESS && ok;
   if (even) fail = user.receive(g, iter);
-  ok = complete(g, user, reqs, 3, iter, &fail) && ok;
+  ok = complete(g, user, hs.reqs, 3, iter, &fail) && ok;
+  const std::string extra = hs.mid.end(iter);
   if (!even) user.send(g, iter);
   if (!even && fail.empty()) fail = user.receive(g, iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
   if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
-  for (int id = 0; id < 6 && fail.empty(); ++id) fail = check(g, *x.shape[id], x.a[id], iter, id);
-  return fail;
+  if (fail.empty()) fail = !midflight.empty() ? midflight : extra;
+  return fail.empty() ? check_arrays(g, x, iter) : fail;
 }
 
 void run(Harness& h, int iterations) {
@@ -205,14 +265,15 @@ void run(Harness& h, int iterations) {
   MPI_Comm_rank(g.comm, &g.me);
   MPI_Comm_size(g.comm, &g.p);
   MPI_Cart_coords(g.comm, g.me, 2, g.coords);
-  Cart_Halo moore = make_halo(h, g, kMoore), vn = make_halo(h, g, kVonNeumann);
+  Halos hs;
+  hs.moore = make_halo(h, g, kMoore);
+  hs.vn = make_halo(h, g, kVonNeumann);
   Arrays x;
-  for (int id = 0; id < 6; ++id) x.a[id].assign(static_cast<std::size_t>(x.shape[id]->cells()), 0);
-  Cart_Request reqs[3] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
+  for (int id = 0; id < kArrays; ++id) x.a[id].assign(static_cast<std::size_t>(x.shape[id]->cells()), 0);
   void* const fields[2] = {x.a[1].data(), x.a[2].data()};
-  h.check(Cart_halo_exchange_init(x.a[0].data(), moore, MPI_INFO_NULL, &reqs[0]) == MPI_SUCCESS, "init Moore");
-  h.check(Cart_halo_exchange_fields_init(2, fields, nullptr, moore, MPI_INFO_NULL, &reqs[1]) == MPI_SUCCESS, "init Moore fields");
-  h.check(Cart_halo_exchange_init(x.a[3].data(), vn, MPI_INFO_NULL, &reqs[2]) == MPI_SUCCESS, "init von Neumann");
+  h.check(Cart_halo_exchange_init(x.a[0].data(), hs.moore, MPI_INFO_NULL, &hs.reqs[0]) == MPI_SUCCESS, "init Moore");
+  h.check(Cart_halo_exchange_fields_init(2, fields, nullptr, hs.moore, MPI_INFO_NULL, &hs.reqs[1]) == MPI_SUCCESS, "init Moore fields");
+  h.check(Cart_halo_exchange_init(x.a[3].data(), hs.vn, MPI_INFO_NULL, &hs.reqs[2]) == MPI_SUCCESS, "init von Neumann");
   User user;
   void* ub = nullptr;
   int flag = 0;
@@ -220,13 +281,13 @@ void run(Harness& h, int iterations) {
   if (flag) user.tag_ub = *static_cast<int*>(ub);
   std::string fail;
   for (int it = 0; it < iterations; ++it) {  // every rank runs every iteration: no rank left waiting
-    const std::string f = iteration(g, x, reqs, moore, vn, user, it);
+    const std::string f = iteration(h, g, x, hs, user, it);
     if (fail.empty()) fail = f;
   }
   h.check(fail.empty(), fail);
-  for (Cart_Request& r : reqs) h.check(Cart_request_free(&r) == MPI_SUCCESS, "free a request");
-  Cart_halo_free(&moore);
-  Cart_halo_free(&vn);
+  for (Cart_Request& r : hs.reqs) h.check(Cart_request_free(&r) == MPI_SUCCESS, "free a request");
+  Cart_halo_free(&hs.moore);
+  Cart_halo_free(&hs.vn);
   MPI_Comm_free(&g.comm);
 }
 
