@@ -1,11 +1,15 @@
-// MPI test of the native graph API with many requests in flight on one distributed-graph
-// communicator: persistent grid / linear / pairing / cumulative / auto requests of five ops,
-// non-blocking v and plain calls, a blocking call, a persistent init and an MPI_Comm_dup with a
-// first call on the duplicate in between, completed in rank-dependent orders (waits reversed,
-// Cart_test polling, sleeps), mixed with the user's own point-to-point
-// messages on the same communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, tags 0-4 and
-// MPI_TAG_UB, a receive blocked while the sender's requests are pending). Every received element
-// is checked against rank-, edge- and iteration-dependent data, and every gap left untouched.
+// MPI test of the native graph API with many requests in flight on one graph communicator
+// (an MPI distributed graph with pairing or auto for its blocking and non-blocking calls, and a
+// Cart_graph_comm_create_adjacent one with grid): persistent grid / linear / pairing / cumulative
+// / auto requests of five ops, non-blocking v calls (new counts, and two with the same counts in
+// flight together) and plain calls, a blocking call, a persistent init, an MPI_Comm_dup with a
+// first call on the duplicate and Open MPI's MPI_Ineighbor_allgather between the starts,
+// completed in rank-dependent orders (waits reversed, Cart_test polling, sleeps), mixed with the
+// user's own point-to-point messages on the same communicator (MPI_ANY_SOURCE / MPI_ANY_TAG
+// receives, tags 0-4 and MPI_TAG_UB, a receive blocked while the sender's requests are pending).
+// Every received element is checked against rank-, edge- and iteration-dependent data, and every
+// gap left untouched. Last, one request stays in flight while 4100 more non-blocking calls wrap
+// the lanes round.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -47,11 +51,14 @@ std::vector<int> ins_of(int r, int p) {
 struct Graph {
   MPI_Comm comm = MPI_COMM_NULL;
   int me = 0, p = 1;
+  bool dist = true;  // an MPI distributed graph (MPI_Neighbor_* work on it)
   std::vector<int> in, out;
   std::vector<int> sender_block;  // per in-edge j: the sender's out-edge index (k-th edge rule)
 };
 
-Graph make_graph(int me, int p, const char* comm_algorithm) {
+// attribute: Cart_graph_comm_create_adjacent's duplicate with the lists attached, else an MPI
+// distributed graph.
+Graph make_graph(int me, int p, const char* comm_algorithm, bool attribute) {
   Graph g;
   g.me = me;
   g.p = p;
@@ -71,8 +78,15 @@ Graph make_graph(int me, int p, const char* comm_algorithm) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_algorithm", comm_algorithm);  // the blocking and non-blocking calls'
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.data(), MPI_UNWEIGHTED,
-                                 static_cast<int>(g.out.size()), g.out.data(), MPI_UNWEIGHTED, info, 0, &g.comm);
+  g.dist = !attribute;
+  if (attribute) {
+    MPI_Info_set(info, "cartplan_graph_comm", "attribute");
+    Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.data(), static_cast<int>(g.out.size()),
+                                    g.out.data(), info, &g.comm);
+  } else {
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(g.in.size()), g.in.data(), MPI_UNWEIGHTED,
+                                   static_cast<int>(g.out.size()), g.out.data(), MPI_UNWEIGHTED, info, 0, &g.comm);
+  }
   MPI_Info_free(&info);
   return g;
 }
@@ -340,16 +354,23 @@ struct Midflight {
   }
 };
 
-// The non-blocking and blocking calls of the test: alltoallv with new counts every iteration,
-// allgather, and a blocking alltoallv, on the communicator's algorithm.
+// The non-blocking and blocking calls of the test, on the communicator's algorithm: alltoallv
+// with new counts every iteration, allgather, a blocking alltoallv, and two alltoallv calls with
+// the counts of the previous such call (the second reuses the first's sizes while both are in
+// flight: graph_sized_chain.h).
 struct Calls {
-  Req nbv, nbg, blk;
+  Req nbv, nbg, blk, same1, same2;
   Midflight mid;
+  int expect = 0;  // CART_GRAPH_* the communicator's Info makes a non-blocking v call run
   void setup(const Graph& g) {
     nbv.op = kAlltoallv, nbv.id = 10, nbv.name = "non-blocking alltoallv";
     nbg.op = kAllgather, nbg.m = 2, nbg.id = 11, nbg.name = "non-blocking allgather";
     blk.op = kAlltoallv, blk.id = 12, blk.name = "blocking alltoallv";
+    same1.op = kAlltoallv, same1.id = 8, same1.name = "non-blocking alltoallv, counts as before";
+    same2.op = kAlltoallv, same2.id = 9, same2.name = "non-blocking alltoallv, counts as the one in flight";
     nbg.layout(g, 0);
+    same1.layout(g, 100);
+    same2.layout(g, 100);
   }
 };
 
@@ -361,13 +382,16 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   for (Req& r : pers) r.fill(g, iter);
   c.nbv.layout(g, iter + 1);
   c.blk.layout(g, 2 * iter + 3);
-  for (Req* r : {&c.nbv, &c.nbg, &c.blk}) r->fill(g, iter);
+  for (Req* r : {&c.nbv, &c.nbg, &c.blk, &c.same1, &c.same2}) r->fill(g, iter);
   const bool even = g.me % 2 == 0;
   std::string fail;
   bool ok = true;
   if (even) user.send(g, iter);
   ok = Cart_start(&pers[0].req) == MPI_SUCCESS && Cart_start(&pers[1].req) == MPI_SUCCESS && ok;
   ok = c.nbv.post_nonblocking(g) == MPI_SUCCESS && ok;
+  int algorithm = -1;
+  if (ok && Cart_graph_request_algorithm(c.nbv.req, &algorithm) == MPI_SUCCESS && algorithm != c.expect)
+    fail = c.nbv.name + " runs algorithm " + std::to_string(algorithm) + ", want " + std::to_string(c.expect);
   Cart_Request first[2] = {pers[2].req, pers[3].req}, second[2] = {pers[4].req, pers[5].req};
   ok = Cart_startall(2, first) == MPI_SUCCESS && ok;
   const std::string midflight = c.mid.begin(g, iter);
@@ -375,11 +399,24 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   ok = Cart_graph_neighbor_alltoallv(b.send.data(), b.sc.data(), b.sd.data(), MPI_INT, b.recv.data(), b.rc.data(), b.rd.data(),
                                      MPI_INT, g.comm) == MPI_SUCCESS && ok;
   ok = c.nbg.post_nonblocking(g) == MPI_SUCCESS && ok;
+  ok = c.same1.post_nonblocking(g) == MPI_SUCCESS && c.same2.post_nonblocking(g) == MPI_SUCCESS && ok;
   ok = Cart_startall(2, second) == MPI_SUCCESS && ok;
-  if (even) fail = user.receive(g, iter);
-  std::vector<Req*> all = {&pers[0], &pers[1], &c.nbv, &pers[2], &pers[3], &c.nbg, &pers[4], &pers[5]};
+  // Open MPI's own neighbourhood collective in flight with cartplan's, on the same communicator.
+  MPI_Request mine = MPI_REQUEST_NULL;
+  const int own = value(g.me, 50, 0, iter, 15);
+  std::vector<int> theirs(g.in.size() + 1, kGap);
+  if (g.dist) MPI_Ineighbor_allgather(&own, 1, MPI_INT, theirs.data(), 1, MPI_INT, g.comm, &mine);
+  if (even) {
+    const std::string f = user.receive(g, iter);  // always received, whatever failed before
+    if (fail.empty()) fail = f;
+  }
+  std::vector<Req*> all = {&pers[0], &pers[1], &c.nbv, &pers[2], &pers[3], &c.nbg, &c.same1, &c.same2, &pers[4], &pers[5]};
   ok = complete(g, user, all, iter, &fail) && ok;
   const std::string extra = c.mid.end(g, iter);
+  MPI_Wait(&mine, MPI_STATUS_IGNORE);
+  for (std::size_t j = 0; g.dist && j <= g.in.size(); ++j)
+    if (fail.empty() && theirs[j] != (j < g.in.size() ? value(g.in[j], 50, 0, iter, 15) : kGap))
+      fail = "MPI_Ineighbor_allgather in flight with cartplan's requests: block " + std::to_string(j);
   if (!even) user.send(g, iter);
   if (!even && fail.empty()) fail = user.receive(g, iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
@@ -388,14 +425,16 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   for (Req* r : all)
     if (fail.empty()) fail = r->check(g, iter);
   if (fail.empty()) fail = b.check(g, iter);
-  if (fail.empty() && (c.nbv.req != CART_REQUEST_NULL || c.nbg.req != CART_REQUEST_NULL)) fail = "completion left a request";
+  for (Req* r : {&c.nbv, &c.nbg, &c.same1, &c.same2})
+    if (fail.empty() && r->req != CART_REQUEST_NULL) fail = r->name + ": completion left the request";
   return fail;
 }
 
-void run_iterations(Harness& h, Graph& g, const std::string& label, int iterations) {
+void run_iterations(Harness& h, Graph& g, const std::string& label, int expect, int iterations) {
   std::vector<Req> pers = make_persistent(h, g);
   Calls c;
   c.setup(g);
+  c.expect = expect;
   User user;
   void* ub = nullptr;
   int flag = 0;
@@ -410,15 +449,47 @@ void run_iterations(Harness& h, Graph& g, const std::string& label, int iteratio
   for (Req& r : pers) h.check(Cart_request_free(&r.req) == MPI_SUCCESS, label + ": free " + r.name);
 }
 
+// A non-blocking request left in flight while 4100 more non-blocking calls run on the same
+// communicator: their lanes (4096 with Open MPI's tag space, lanes.h) come round to the old
+// request's, which must finish before its lane is reused and still deliver its own data. The
+// old one is tested now and then on even ranks only; every call's data checked.
+std::string lane_wrap(const Graph& g) {
+  Req old, call;
+  old.op = kAlltoall, old.m = 1, old.id = 7, old.name = "request in flight while the lanes wrap";
+  call.op = kAllgather, call.m = 1, call.id = 6, call.name = "non-blocking allgather";
+  old.layout(g, 0);
+  call.layout(g, 0);
+  old.fill(g, 999);
+  std::string fail;
+  if (old.post_nonblocking(g) != MPI_SUCCESS) return old.name + ": " + Cart_error_message();
+  for (int i = 0; i < 4100; ++i) {
+    call.fill(g, i);
+    if (call.post_nonblocking(g) != MPI_SUCCESS || Cart_wait(&call.req) != MPI_SUCCESS) return call.name + ": " + Cart_error_message();
+    if (fail.empty()) fail = call.check(g, i);
+    int flag = 0;
+    if (g.me % 2 == 0 && i % 97 == 0 && old.req != CART_REQUEST_NULL && Cart_test(&old.req, &flag) != MPI_SUCCESS)
+      return old.name + ": test: " + Cart_error_message();
+  }
+  if (old.req != CART_REQUEST_NULL && Cart_wait(&old.req) != MPI_SUCCESS) return old.name + ": wait: " + Cart_error_message();
+  return fail.empty() ? old.check(g, 999) : fail;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   // The communicator's Info forces pairing on the blocking and non-blocking calls (multi-phase:
   // they need progress); each _init forces its own.
-  for (const char* comm_algorithm : {"pairing", "auto"}) {
-    Graph g = make_graph(h.rank, h.size, comm_algorithm);
-    run_iterations(h, g, std::string("communicator algorithm ") + comm_algorithm, 25);
+  // The third: forced grid on a Cart_graph_comm_create_adjacent communicator.
+  for (const char* comm_algorithm : {"pairing", "auto", "grid"}) {
+    const bool attribute = std::string(comm_algorithm) == "grid";
+    Graph g = make_graph(h.rank, h.size, comm_algorithm, attribute);
+    const int expect = attribute ? CART_GRAPH_GRID : (std::string(comm_algorithm) == "pairing" ? CART_GRAPH_PAIRING : CART_GRAPH_LINEAR);
+    run_iterations(h, g, std::string("communicator algorithm ") + comm_algorithm + (attribute ? " (attribute)" : ""), expect, 25);
+    if (std::string(comm_algorithm) == "pairing") {
+      const std::string fail = lane_wrap(g);
+      h.check(fail.empty(), "lanes wrap: " + fail);
+    }
     MPI_Comm_free(&g.comm);
   }
   return h.finish("graph_inflight_test");

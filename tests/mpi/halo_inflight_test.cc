@@ -1,11 +1,11 @@
 // MPI test of the halo API with several requests in flight on one Cartesian communicator: two
 // halos (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order),
 // persistent exchanges on different arrays of each (one a two-field request) started together,
-// blocking exchanges between the starts, completed in rank-dependent orders (waits reversed,
-// Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
+// blocking exchanges, a persistent init, a new halo's creation and exchange and Open MPI's
+// MPI_Ineighbor_allgather between the starts, completed in rank-dependent orders (waits
+// reversed, Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
 // communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, small tags and MPI_TAG_UB, a receive
-// blocked while the sender's requests are pending), a persistent init and a new halo's creation
-// and exchange between the starts. Every cell of every array is checked each
+// blocked while the sender's requests are pending). Every cell of every array is checked each
 // iteration with new data: ghosts filled from the right global cell, the others untouched.
 #include <mpi.h>
 #include <unistd.h>
@@ -247,9 +247,23 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   const std::string midflight = hs.mid.begin(h, g, x, hs.moore, iter);
   ok = Cart_startall(1, &hs.reqs[1]) == MPI_SUCCESS && ok;
   ok = Cart_halo_exchange(x.a[5].data(), hs.moore) == MPI_SUCCESS && ok;
+  // Open MPI's own neighbourhood collective on the Cartesian communicator, in flight with the
+  // halo requests: every rank's value from its 2d neighbours (MPI_PROC_NULL: untouched).
+  MPI_Request mine = MPI_REQUEST_NULL;
+  const int own = User::payload(g.me, 3, 0, iter);
+  int theirs[4] = {-1, -1, -1, -1};
+  MPI_Ineighbor_allgather(&own, 1, MPI_INT, theirs, 1, MPI_INT, g.comm, &mine);
   if (even) fail = user.receive(g, iter);
   ok = complete(g, user, hs.reqs, 3, iter, &fail) && ok;
   const std::string extra = hs.mid.end(iter);
+  MPI_Wait(&mine, MPI_STATUS_IGNORE);
+  for (int k = 0; k < 2; ++k) {
+    int from[2];
+    MPI_Cart_shift(g.comm, k, 1, &from[0], &from[1]);
+    for (int side = 0; side < 2; ++side)
+      if (fail.empty() && theirs[2 * k + side] != (from[side] == MPI_PROC_NULL ? -1 : User::payload(from[side], 3, 0, iter)))
+        fail = "MPI_Ineighbor_allgather in flight with the halo requests: neighbour " + std::to_string(2 * k + side);
+  }
   if (!even) user.send(g, iter);
   if (!even && fail.empty()) fail = user.receive(g, iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
