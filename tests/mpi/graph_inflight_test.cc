@@ -313,9 +313,10 @@ bool complete(const Graph& g, const User& user, std::vector<Req*>& all, int iter
 }
 
 // Collective calls made while the iteration's requests are in flight, the same on every rank:
-// every sixth iteration a persistent init (its lane chosen while other lanes are busy), started
-// at once and freed after completion; every sixth, offset by 2, MPI_Comm_dup of the graph and a
-// first blocking graph call on the duplicate (cartplan's state set up there), then its free.
+// every sixth iteration a persistent init of alltoallv (grid, cumulative, auto, pairing in turn;
+// its lane chosen while other lanes are busy), started at once and freed after completion; every
+// sixth, offset by 2, MPI_Comm_dup of the graph and a first blocking graph call on the duplicate
+// (cartplan's state set up there), then its free.
 struct Midflight {
   Req extra;
   std::string begin(const Graph& g, int iter) {
@@ -337,7 +338,8 @@ struct Midflight {
     extra.fill(g, iter);
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "cartplan_algorithm", iter % 12 == 5 ? "grid" : "cumulative");
+    const char* const algorithms[] = {"grid", "cumulative", "auto", "pairing"};
+    MPI_Info_set(info, "cartplan_algorithm", algorithms[(iter / 6) % 4]);
     const int rc = extra.post_init(g, info);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS || Cart_start(&extra.req) != MPI_SUCCESS) return extra.name + ": " + Cart_error_message();

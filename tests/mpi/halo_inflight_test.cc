@@ -1,5 +1,6 @@
 // MPI test of the halo API with several requests in flight on one Cartesian communicator: two
-// halos (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order),
+// halos (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order)
+// and a third planned by the cost model (auto, with a measuring-mode init mid-flight),
 // persistent exchanges on different arrays of each (one a two-field request) started together,
 // blocking exchanges, a persistent init, a new halo's creation and exchange and Open MPI's
 // MPI_Ineighbor_allgather between the starts, completed in rank-dependent orders (waits
@@ -80,6 +81,7 @@ std::string check(const Grid& g, const Shape& s, const std::vector<int>& a, int 
 
 const Shape kMoore = {{5, 4}, {1, 2}, {2, 1}, MPI_ORDER_C, false, "combining"};
 const Shape kVonNeumann = {{4, 6}, {2, 1}, {1, 1}, MPI_ORDER_FORTRAN, true, "dimwise"};
+const Shape kAuto = {{3, 5}, {1, 1}, {1, 1}, MPI_ORDER_C, false, "auto"};  // Moore, planned by the cost model
 
 Cart_Halo make_halo(Harness& h, const Grid& g, const Shape& s) {
   MPI_Info info;
@@ -167,21 +169,26 @@ bool complete(const Grid& g, const User& user, Cart_Request* reqs, int n, int it
 
 // The arrays: 0 Moore persistent, 1 and 2 Moore two-field persistent, 3 von Neumann persistent,
 // 4 von Neumann blocking, 5 Moore blocking, 6 Moore persistent made mid-flight, 7 a new halo's
-// (von Neumann's shape) blocking exchange mid-flight. 6 and 7 only exchanged in some iterations.
-constexpr int kArrays = 8;
+// (von Neumann's shape) blocking exchange mid-flight, 8 the auto halo's persistent, 9 the auto
+// halo's persistent made mid-flight in measuring mode. 6, 7 and 9 only exchanged in some
+// iterations.
+constexpr int kArrays = 10;
 struct Arrays {
   std::vector<int> a[kArrays];
-  const Shape* shape[kArrays] = {&kMoore, &kMoore, &kMoore, &kVonNeumann, &kVonNeumann, &kMoore, &kMoore, &kVonNeumann};
-  static bool exchanged(int id, int iter) { return id < 6 || (id == 6 && iter % 6 == 5) || (id == 7 && iter % 6 == 2); }
+  const Shape* shape[kArrays] = {&kMoore, &kMoore, &kMoore, &kVonNeumann, &kVonNeumann, &kMoore, &kMoore, &kVonNeumann, &kAuto, &kAuto};
+  static bool exchanged(int id, int iter) {
+    return id < 6 || id == 8 || ((id == 6 || id == 9) && iter % 6 == 5) || (id == 7 && iter % 6 == 2);
+  }
 };
 
 // Collective calls made while the iteration's requests are in flight, the same on every rank:
-// every sixth iteration a persistent init on array 6 (Moore), started at once and freed after
-// completion; every sixth, offset by 2, a new halo (von Neumann's shape) created, used once
-// (blocking, array 7) and freed.
+// every sixth iteration persistent inits on array 6 (Moore) and on array 9 (the auto halo, in
+// measuring mode: its trials run while the auto halo's own request is in flight), started at once
+// and freed after completion; every sixth, offset by 2, a new halo (von Neumann's shape)
+// created, used once (blocking, array 7) and freed.
 struct Midflight {
-  Cart_Request extra = CART_REQUEST_NULL;
-  std::string begin(Harness& h, const Grid& g, Arrays& x, Cart_Halo moore, int iter) {
+  Cart_Request extra = CART_REQUEST_NULL, measured = CART_REQUEST_NULL;
+  std::string begin(Harness& h, const Grid& g, Arrays& x, Cart_Halo moore, Cart_Halo automatic, int iter) {
     if (iter % 6 == 2) {
       Cart_Halo fresh = make_halo(h, g, kVonNeumann);
       const int rc = Cart_halo_exchange(x.a[7].data(), fresh);
@@ -191,6 +198,13 @@ struct Midflight {
     if (iter % 6 != 5) return "";
     if (Cart_halo_exchange_init(x.a[6].data(), moore, MPI_INFO_NULL, &extra) != MPI_SUCCESS || Cart_start(&extra) != MPI_SUCCESS)
       return std::string("persistent init while others are in flight: ") + Cart_error_message();
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_tune", "measure");
+    const int rc = Cart_halo_exchange_init(x.a[9].data(), automatic, info, &measured);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS || Cart_start(&measured) != MPI_SUCCESS)
+      return std::string("measuring init while others are in flight: ") + Cart_error_message();
     return "";
   }
   // After the others completed: complete the extra request and free it (its cells are checked
@@ -198,17 +212,18 @@ struct Midflight {
   std::string end(int iter) {
     if (iter % 6 != 5) return "";
     std::string fail;
-    if (Cart_wait(&extra) != MPI_SUCCESS) fail = std::string("extra request: wait: ") + Cart_error_message();
-    if (Cart_request_free(&extra) != MPI_SUCCESS && fail.empty()) fail = "extra request: free";
+    if (Cart_wait(&measured) != MPI_SUCCESS) fail = std::string("measured request: wait: ") + Cart_error_message();
+    if (Cart_wait(&extra) != MPI_SUCCESS && fail.empty()) fail = std::string("extra request: wait: ") + Cart_error_message();
+    if ((Cart_request_free(&extra) != MPI_SUCCESS || Cart_request_free(&measured) != MPI_SUCCESS) && fail.empty()) fail = "extra requests: free";
     return fail;
   }
 };
 
 // The test's halos and persistent requests: reqs[0] on array 0 and reqs[1] on arrays 1 and 2
-// (Moore), reqs[2] on array 3 (von Neumann).
+// (Moore), reqs[2] on array 3 (von Neumann), reqs[3] on array 8 (auto).
 struct Halos {
-  Cart_Halo moore = CART_HALO_NULL, vn = CART_HALO_NULL;
-  Cart_Request reqs[3] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
+  Cart_Halo moore = CART_HALO_NULL, vn = CART_HALO_NULL, automatic = CART_HALO_NULL;
+  Cart_Request reqs[4] = {CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL, CART_REQUEST_NULL};
   Midflight mid;
 };
 
@@ -242,9 +257,9 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   std::string fail;
   bool ok = true;
   if (even) user.send(g, iter);
-  ok = Cart_start(&hs.reqs[0]) == MPI_SUCCESS && Cart_start(&hs.reqs[2]) == MPI_SUCCESS && ok;
+  ok = Cart_start(&hs.reqs[3]) == MPI_SUCCESS && Cart_start(&hs.reqs[0]) == MPI_SUCCESS && Cart_start(&hs.reqs[2]) == MPI_SUCCESS && ok;
   ok = Cart_halo_exchange(x.a[4].data(), hs.vn) == MPI_SUCCESS && ok;
-  const std::string midflight = hs.mid.begin(h, g, x, hs.moore, iter);
+  const std::string midflight = hs.mid.begin(h, g, x, hs.moore, hs.automatic, iter);
   ok = Cart_startall(1, &hs.reqs[1]) == MPI_SUCCESS && ok;
   ok = Cart_halo_exchange(x.a[5].data(), hs.moore) == MPI_SUCCESS && ok;
   // Open MPI's own neighbourhood collective on the Cartesian communicator, in flight with the
@@ -254,7 +269,7 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   int theirs[4] = {-1, -1, -1, -1};
   MPI_Ineighbor_allgather(&own, 1, MPI_INT, theirs, 1, MPI_INT, g.comm, &mine);
   if (even) fail = user.receive(g, iter);
-  ok = complete(g, user, hs.reqs, 3, iter, &fail) && ok;
+  ok = complete(g, user, hs.reqs, 4, iter, &fail) && ok;
   const std::string extra = hs.mid.end(iter);
   MPI_Wait(&mine, MPI_STATUS_IGNORE);
   for (int k = 0; k < 2; ++k) {
@@ -282,12 +297,14 @@ void run(Harness& h, int iterations) {
   Halos hs;
   hs.moore = make_halo(h, g, kMoore);
   hs.vn = make_halo(h, g, kVonNeumann);
+  hs.automatic = make_halo(h, g, kAuto);
   Arrays x;
   for (int id = 0; id < kArrays; ++id) x.a[id].assign(static_cast<std::size_t>(x.shape[id]->cells()), 0);
   void* const fields[2] = {x.a[1].data(), x.a[2].data()};
   h.check(Cart_halo_exchange_init(x.a[0].data(), hs.moore, MPI_INFO_NULL, &hs.reqs[0]) == MPI_SUCCESS, "init Moore");
   h.check(Cart_halo_exchange_fields_init(2, fields, nullptr, hs.moore, MPI_INFO_NULL, &hs.reqs[1]) == MPI_SUCCESS, "init Moore fields");
   h.check(Cart_halo_exchange_init(x.a[3].data(), hs.vn, MPI_INFO_NULL, &hs.reqs[2]) == MPI_SUCCESS, "init von Neumann");
+  h.check(Cart_halo_exchange_init(x.a[8].data(), hs.automatic, MPI_INFO_NULL, &hs.reqs[3]) == MPI_SUCCESS, "init auto");
   User user;
   void* ub = nullptr;
   int flag = 0;
@@ -302,6 +319,7 @@ void run(Harness& h, int iterations) {
   for (Cart_Request& r : hs.reqs) h.check(Cart_request_free(&r) == MPI_SUCCESS, "free a request");
   Cart_halo_free(&hs.moore);
   Cart_halo_free(&hs.vn);
+  Cart_halo_free(&hs.automatic);
   MPI_Comm_free(&g.comm);
 }
 
