@@ -9,7 +9,7 @@
 // receives, tags 0-4 and MPI_TAG_UB, a receive blocked while the sender's requests are pending).
 // Every received element is checked against rank-, edge- and iteration-dependent data, and every
 // gap left untouched. Last, one request stays in flight while 4100 more non-blocking calls wrap
-// the lanes round.
+// the lanes round, and a communicator is freed with requests on it in flight.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -476,6 +476,43 @@ std::string lane_wrap(const Graph& g) {
   return fail.empty() ? old.check(g, 999) : fail;
 }
 
+// The communicator freed while its requests are in flight (MPI_Comm_free: pending operations
+// complete normally): a non-blocking pairing alltoallv and a persistent grid allgather started,
+// the communicator freed (after a sleep on odd ranks), then both completed in rank-dependent
+// order and checked; the persistent request started once more, then freed.
+std::string free_while_in_flight(int me, int p) {
+  Graph g = make_graph(me, p, "pairing", false);
+  Req nb, pers;
+  nb.op = kAlltoallv, nb.id = 4, nb.name = "non-blocking alltoallv on a freed communicator";
+  pers.op = kAllgather, pers.m = 2, pers.id = 5, pers.name = "persistent allgather on a freed communicator";
+  nb.layout(g, 7);
+  pers.layout(g, 0);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "grid");
+  const int rc = pers.post_init(g, info);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) return pers.name + ": init: " + Cart_error_message();
+  std::string fail;
+  for (int it = 0; it < 2 && fail.empty(); ++it) {
+    nb.fill(g, it);
+    pers.fill(g, it);
+    if (Cart_start(&pers.req) != MPI_SUCCESS || (it == 0 && nb.post_nonblocking(g) != MPI_SUCCESS)) return "start: " + std::string(Cart_error_message());
+    if (it == 0) {
+      if (me % 2) usleep(500);
+      MPI_Comm_free(&g.comm);
+    }
+    Cart_Request* order[2] = {&pers.req, &nb.req};
+    if (me % 2) std::swap(order[0], order[1]);
+    for (Cart_Request* r : order)
+      if (*r != CART_REQUEST_NULL && Cart_wait(r) != MPI_SUCCESS && fail.empty()) fail = std::string("wait: ") + Cart_error_message();
+    if (fail.empty()) fail = pers.check(g, it);
+    if (fail.empty() && it == 0) fail = nb.check(g, it);
+  }
+  if (Cart_request_free(&pers.req) != MPI_SUCCESS && fail.empty()) fail = pers.name + ": free";
+  return fail;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -494,5 +531,7 @@ int main(int argc, char** argv) {
     }
     MPI_Comm_free(&g.comm);
   }
+  const std::string fail = free_while_in_flight(h.rank, h.size);
+  h.check(fail.empty(), "communicator freed with requests in flight: " + fail);
   return h.finish("graph_inflight_test");
 }

@@ -7,7 +7,8 @@
 // reversed, Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
 // communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, small tags and MPI_TAG_UB, a receive
 // blocked while the sender's requests are pending). Every cell of every array is checked each
-// iteration with new data: ghosts filled from the right global cell, the others untouched.
+// iteration with new data: ghosts filled from the right global cell, the others untouched. Last,
+// a halo and its communicator are freed while two of its requests are in flight.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -287,6 +288,43 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   return fail.empty() ? check_arrays(g, x, iter) : fail;
 }
 
+// The halo and its Cartesian communicator freed while two of its requests are in flight (the
+// halo's private communicators outlive both): a request on array a and a two-field one on b and
+// c started, Cart_halo_free and MPI_Comm_free (after a sleep on odd ranks), then completed in
+// rank-dependent order, every cell checked; started once more, then freed.
+std::string free_while_in_flight(const Grid& grid, Harness& h) {
+  Grid g = grid;
+  MPI_Comm_dup(grid.comm, &g.comm);
+  Cart_Halo halo = make_halo(h, g, kVonNeumann);
+  std::vector<int> arr[3];
+  for (std::vector<int>& v : arr) v.assign(static_cast<std::size_t>(kVonNeumann.cells()), 0);
+  void* const fields[2] = {arr[1].data(), arr[2].data()};
+  Cart_Request r[2] = {CART_REQUEST_NULL, CART_REQUEST_NULL};
+  if (Cart_halo_exchange_init(arr[0].data(), halo, MPI_INFO_NULL, &r[0]) != MPI_SUCCESS ||
+      Cart_halo_exchange_fields_init(2, fields, nullptr, halo, MPI_INFO_NULL, &r[1]) != MPI_SUCCESS)
+    return std::string("init: ") + Cart_error_message();
+  std::string fail;
+  for (int it = 40; it < 42 && fail.empty(); ++it) {
+    for (int id = 0; id < 3; ++id) {
+      std::vector<int> fresh;
+      fill(g, kVonNeumann, fresh, it, id);
+      std::copy(fresh.begin(), fresh.end(), arr[id].begin());
+    }
+    if (Cart_startall(2, r) != MPI_SUCCESS) return std::string("start: ") + Cart_error_message();
+    if (it == 40) {
+      if (g.me % 2) usleep(500);
+      Cart_halo_free(&halo);
+      MPI_Comm_free(&g.comm);
+    }
+    const int first = g.me % 2;
+    if (Cart_wait(&r[first]) != MPI_SUCCESS || Cart_wait(&r[1 - first]) != MPI_SUCCESS) return std::string("wait: ") + Cart_error_message();
+    for (int id = 0; id < 3 && fail.empty(); ++id) fail = check(g, kVonNeumann, arr[id], it, id);
+  }
+  for (Cart_Request& q : r)
+    if (Cart_request_free(&q) != MPI_SUCCESS && fail.empty()) fail = "free";
+  return fail;
+}
+
 void run(Harness& h, int iterations) {
   Grid g;
   MPI_Dims_create(h.size, 2, g.dims);
@@ -320,6 +358,8 @@ void run(Harness& h, int iterations) {
   Cart_halo_free(&hs.moore);
   Cart_halo_free(&hs.vn);
   Cart_halo_free(&hs.automatic);
+  const std::string freed = free_while_in_flight(g, h);
+  h.check(freed.empty(), "halo and communicator freed with requests in flight: " + freed);
   MPI_Comm_free(&g.comm);
 }
 
