@@ -1,14 +1,14 @@
-// MPI test of the halo API with several requests in flight on one Cartesian communicator: two
-// halos (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order)
-// and a third planned by the cost model (auto, with a measuring-mode init mid-flight),
-// persistent exchanges on different arrays of each (one a two-field request) started together,
-// blocking exchanges, a persistent init, a new halo's creation and exchange and Open MPI's
-// MPI_Ineighbor_allgather between the starts, completed in rank-dependent orders (waits
-// reversed, Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
-// communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, small tags and MPI_TAG_UB, a receive
-// blocked while the sender's requests are pending). Every cell of every array is checked each
-// iteration with new data: ghosts filled from the right global cell, the others untouched. Last,
-// a halo and its communicator are freed while two of its requests are in flight.
+// MPI test of the halo API with several requests in flight on one Cartesian communicator: two halos
+// (Moore with forced combining, C order; von Neumann with forced dimwise, Fortran order) and a
+// third planned by the cost model (auto, with a measuring-mode init mid-flight), persistent
+// exchanges on different arrays of each (one a two-field request) started together, blocking
+// exchanges, a persistent init, a new halo's creation and exchange and Open MPI's
+// MPI_Ineighbor_allgather between the starts, completed in rank-dependent orders (waits reversed,
+// Cart_test polling, sleeps), mixed with the user's point-to-point messages on the same
+// communicator (MPI_ANY_SOURCE / MPI_ANY_TAG receives, cartplan's lane tags and MPI_TAG_UB, a
+// receive blocked while the sender's requests are pending). Every cell of every array is checked
+// each iteration with new data: ghosts filled from the right global cell, the others untouched.
+// Last, a halo and its communicator are freed while two of its requests are in flight.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -97,14 +97,18 @@ Cart_Halo make_halo(Harness& h, const Grid& g, const Shape& s) {
 }
 
 // The user's own traffic on the Cartesian communicator: two messages to the next rank (in
-// MPI_COMM_WORLD order) per iteration, tags iter % 5 and MPI_TAG_UB, received with
+// MPI_COMM_WORLD order) per iteration, a tag of cartplan's lanes and MPI_TAG_UB, received with
 // MPI_ANY_SOURCE and MPI_ANY_TAG.
 struct User {
   int tag_ub = 32767;
   std::vector<int> buf[2];
   MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 
-  int tag(int q, int iter) const { return q == 0 ? iter % 5 : tag_ub; }
+  // Tags cartplan's own messages carry on its private communicators (lanes.h: round * 5121 + lane
+  // with Open MPI's tag space; lane 0 blocking, 1-1024 persistent, 1025-5120 non-blocking).
+  static constexpr int kTags[5] = {0, 1, 1025, 5120, 5121};
+  int tag(int q, int iter) const { return q == 0 ? kTags[iter % 5] : tag_ub; }
+  bool user_tag(int t) const { return t == tag_ub || t == 0 || t == 1 || t == 1025 || t == 5120 || t == 5121; }
   static int length(int q, int iter) { return 2 + q + iter % 3; }
   static int payload(int from, int q, int e, int iter) { return ((iter * 64 + from) * 2 + q) * 16 + e + 7; }
   void send(const Grid& g, int iter) {
@@ -134,7 +138,7 @@ struct User {
     int flag = 0;
     MPI_Status st;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, &st);
-    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || (st.MPI_TAG >= 5 && st.MPI_TAG != tag_ub)))
+    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || !user_tag(st.MPI_TAG)))
       return "MPI_Iprobe found a message that is not the user's: source " + std::to_string(st.MPI_SOURCE) + " tag " +
              std::to_string(st.MPI_TAG);
     return "";
