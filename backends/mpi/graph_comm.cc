@@ -381,7 +381,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) con
   g->failed_patterns_ = failed_patterns_;
   g->grids_ = grids_;
   g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
-  g->agreed_grids_ = agreed_grids_;  // else every rank would sweep again, alike (its state is this one's)
+  g->agreed_grids_ = agreed_grids_;  // the duplicate holds the same outcome: no sweep again
   g->max_degree_ = max_degree_;      // agreed at this one's creation: the same edges
   return g;
 }

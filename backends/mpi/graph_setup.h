@@ -11,6 +11,8 @@
 //   MpiStatus s = channel.construct(rank, edges, PairingOptions{.theta = 2}, &p, &c);
 //   GridPattern g;
 //   s = channel.construct_grid(rank, grid_dims(size, 2), edges, &g, &c);  // every rank of the communicator
+//   int verdict = 0;                                 // no agreement follows: spread the outcome
+//   s = channel.agree_grid(rank, grid_dims(size, 2), my_class, &verdict, &c);
 #pragma once
 
 #include <mpi.h>
