@@ -265,14 +265,14 @@ std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4, bool wit
   return out;
 }
 
-MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out, bool spread_grid) {
+MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out, bool spread) {
   if (c.algorithm == GraphAlgorithm::kLinear) {
     *out = engine::graph::linear_schedule(op, edges_, rank_);
     return {};
   }
   if (c.algorithm == GraphAlgorithm::kGrid) {
     const engine::graph::GridPattern* g = nullptr;
-    MpiStatus s = grid_pattern(c.grid_d, spread_grid, &g);
+    MpiStatus s = grid_pattern(c.grid_d, spread, &g);
     if (s.ok()) *out = engine::graph::grid_schedule(op, edges_, rank_, *g);
     return s;
   }

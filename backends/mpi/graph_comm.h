@@ -143,9 +143,9 @@ class GraphComm {
   // (SetupChannel::agree_grid, collective), unless an agreement already vouched for the grid
   // (grid_agreed); then every rank holds the grid, or the failure, of the largest error class.
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out,
-                     bool spread_grid = false);
+                     bool spread = false);
   // An agreement after grid candidate c's construction succeeded on every rank (every rank
-  // holds its grid): a later spread_grid schedule needs no sweep. Local; no-op for other candidates.
+  // holds its grid): a later `spread` schedule needs no sweep. Local; no-op for other candidates.
   void grid_agreed(const engine::graph::TableCandidate& c);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
   // cumulative, the 2-D grid, the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
