@@ -138,7 +138,7 @@ class GraphComm {
   // failed construction is final: the same error is returned for that pattern from then on,
   // without constructing again. A grid construction that fails part-way on some rank reaches
   // only some ranks (graph_setup.h); callers with an agreement after it (persistent init, auto's
-  // table, the drop-in's preparation) agree on it there. `spread_grid`, for callers without one
+  // table, the drop-in's preparation) agree on it there. `spread`, for callers without one
   // (blocking and non-blocking calls): every rank runs the verdict sweep first, once per grid
   // (SetupChannel::agree_grid, collective), unless an agreement already vouched for the grid
   // (grid_agreed); then every rank holds the grid, or the failure, of the largest error class.
