@@ -2,8 +2,8 @@
 // (engine/graph/setup_rank.h) with its messages sent and received as point-to-point messages
 // among neighbours, friends and partners only; and the grid's (engine/graph/grid_setup.h), among
 // the ranks of this rank's grid lines. Collective over `comm` in the sense that every
-// rank of the graph must run it at the same point (it is called where a graph communicator's
-// state or a persistent request is created, never per call); no global collective.
+// rank of the graph must run it at the same point (once per pattern and communicator, at the
+// first call or persistent init that needs it); no global collective.
 //
 //   SetupChannel channel(private_comm, tag_ub);
 //   RankPattern p;

@@ -7,7 +7,20 @@
 
 namespace cartplan::engine::graph {
 
-GridVerdict::GridVerdict(int rank, const std::vector<int>& dims, int code) : dims_(&dims), rank_(rank), known_(code), sent_(code) {}
+namespace {
+
+[[maybe_unused]] int grid_size(const std::vector<int>& dims) {
+  int p = 1;
+  for (int e : dims) p *= e;
+  return p;
+}
+
+}  // namespace
+
+GridVerdict::GridVerdict(int rank, const std::vector<int>& dims, int code) : dims_(&dims), rank_(rank), known_(code), sent_(code) {
+  assert(rank >= 0 && rank < grid_size(dims) && "the rank is one of the grid's");
+  assert(code >= 0 && "an error class, 0 for none");
+}
 
 int GridVerdict::stride() const {
   int s = 1;
@@ -36,8 +49,6 @@ bool GridVerdict::take(int from, int word) {
   known_ = std::max(known_, word);
   return true;
 }
-
-void GridVerdict::raise(int code) { known_ = std::max(known_, code); }
 
 void GridVerdict::next() {
   ++round_;

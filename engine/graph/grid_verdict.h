@@ -14,7 +14,7 @@
 //   GridVerdict v(rank, dims, my_class);               // dims outlives v
 //   for (; !v.done(); v.next()) {
 //     for (int i = 0; i < v.peers(); ++i) send(v.peer(i), v.word());
-//     for each (from, word) of the round's v.peers() messages: if (!v.take(from, word)) v.raise(kInternal);
+//     for each (from, word) of the round's v.peers() messages: assert(v.take(from, word));  // else our bug
 //   }
 //   int agreed = v.verdict();                          // the same on every rank
 #pragma once
@@ -26,7 +26,8 @@ namespace cartplan::engine::graph {
 
 class GridVerdict {
  public:
-  // `code`: this rank's error class after the construction (0: it has the pattern).
+  // `code`: this rank's error class after the construction (0: it has the pattern; never
+  // negative); 0 <= rank < the product of dims.
   GridVerdict(int rank, const std::vector<int>& dims, int code);
   int round() const { return round_; }
   bool done() const { return round_ >= static_cast<int>(dims_->size()); }
@@ -37,10 +38,10 @@ class GridVerdict {
   // What this rank sends each of them this round (fixed until next()).
   int word() const { return sent_; }
   // A word received this round: kept (the largest so far) if `from` is one of this round's
-  // peers and the word a class (>= 0); false otherwise, and the word is ignored.
+  // peers and the word a class (>= 0); false otherwise, and the word is ignored. Only our own
+  // bug sends such a word (the MPI driver asserts): turning it into an error class here would
+  // not help, since a class learned in round k reaches only the lines of rounds k+1 .. d-1.
   bool take(int from, int word);
-  // This rank learns of an error itself (a malformed message): the class joins the sweep.
-  void raise(int code);
   // To the next round, once this round's words are sent and its peers() words taken.
   void next();
   // The largest class any rank started with, once done() (every rank alike); 0: no failure.

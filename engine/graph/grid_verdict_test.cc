@@ -95,8 +95,11 @@ TEST_CASE("grid verdict: peers are the line of the round's dimension; other word
   CHECK(v.word() == 5);
   REQUIRE(v.peers() == 2);
   CHECK(std::vector<int>{v.peer(0), v.peer(1)} == std::vector<int>{6, 8});  // (2,0) (2,2)
-  CHECK_FALSE(v.take(4, 9));  // a round-0 peer
-  v.raise(9);
+  CHECK_FALSE(v.take(4, 9));   // a round-0 peer
+  CHECK_FALSE(v.take(10, 9));  // (3, 1): neither is a round-1 peer
+  CHECK_FALSE(v.take(8, -2));  // a round-1 peer, but not a class
+  CHECK(v.verdict() == 5);     // none of them counted
+  CHECK(v.take(8, 9));
   v.next();
   CHECK(v.done());
   CHECK(v.peers() == 0);
