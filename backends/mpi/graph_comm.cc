@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <new>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "backends/mpi/comm_keyval.h"
@@ -224,25 +228,59 @@ MpiStatus GraphComm::grid_pattern(int grid_d, bool spread, const engine::graph::
   return {};
 }
 
+// What recording the verdict sweep's outcome needs on this rank, made before the sweep, so that
+// recording it afterwards allocates nothing and cannot stop half-way: a rank marked agreed
+// without its outcome would construct alone at its next forced-grid call, one swept but not
+// marked would sweep alone; either waits for good.
+struct GraphComm::SweepRoom {
+  std::set<std::vector<int>>::node_type agreed;              // agreed_grids_'s entry
+  std::map<std::vector<int>, MpiStatus>::node_type failure;  // failed_grids_'s new or replacing entry
+};
+
+GraphComm::SweepRoom GraphComm::sweep_room(const std::vector<int>& dims, std::size_t kept_message) {
+  std::set<std::vector<int>> agreed{dims};
+  std::map<std::vector<int>, MpiStatus> failure;
+  failure.emplace(dims, MpiStatus{});
+  SweepRoom room{agreed.extract(agreed.begin()), failure.extract(failure.begin())};
+  room.failure.mapped().message.reserve(kept_message + 128);  // the longest note below, with its digits
+  return room;
+}
+
 // Every rank runs it at the same point (the same call, with the same kept state: every rank
-// constructed the grid in the same earlier call), whether its construction failed or not.
+// constructed the grid in the same earlier call), whether its construction failed or not. A
+// rank that runs out of memory making the room still takes part in the sweep with
+// MPI_ERR_NO_MEM, so the call fails on every rank; it alone stays unmarked (its next
+// forced-grid call on the communicator would sweep alone: not covered, as receiving is not).
 MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
   auto failed = failed_grids_.find(dims);
-  const int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
+  assert((failed == failed_grids_.end() || failed->second.code > 0) && "a kept failure has an error class");
+  int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
+  std::optional<SweepRoom> room;
+  try {
+    room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
+  } catch (const std::bad_alloc&) {
+    mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
+  }
   int verdict = 0;
   SetupCounts counts;
   MpiStatus s = setup_.agree_grid(rank_, dims, mine, &verdict, &counts);
   if (!s.ok()) return s;
-  agreed_grids_.insert(dims);
-  if (verdict == 0) return {};
-  if (failed == failed_grids_.end()) {  // a peer failed: this rank drops its grid, as every rank does
-    grids_.erase(dims);
-    failed_grids_.emplace(dims, mpi_error(verdict, "another rank's part of the grid construction failed (error class " +
-                                                       std::to_string(verdict) + " there)"));
-  } else if (failed->second.code != verdict) {  // another rank failed with a larger class: that one, everywhere
-    failed->second = mpi_error(verdict, failed->second.message + " (and another rank's part failed with error class " +
-                                            std::to_string(verdict) + ")");
+  if (!room) throw std::bad_alloc();  // the caller's guard returns MPI_ERR_NO_MEM; every rank fails
+  if (verdict != 0) {
+    MpiStatus& note = room->failure.mapped();  // its message's room is reserved: appending allocates nothing
+    char digits[16];
+    const std::string_view cls(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, verdict).ptr - digits));
+    note.code = verdict;
+    if (failed == failed_grids_.end()) {  // a peer failed: this rank drops its grid, as every rank does
+      note.message.append("another rank's part of the grid construction failed (error class ").append(cls).append(" there)");
+      grids_.erase(dims);
+      failed_grids_.insert(std::move(room->failure));
+    } else if (failed->second.code != verdict) {  // another rank failed with a larger class: that one, everywhere
+      note.message.append(failed->second.message).append(" (and another rank's part failed with error class ").append(cls).append(")");
+      std::swap(failed->second, note);
+    }
   }
+  agreed_grids_.insert(std::move(room->agreed));  // last: a node handle's insertion allocates and throws nothing
   return {};
 }
 

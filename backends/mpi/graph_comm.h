@@ -30,6 +30,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -192,6 +193,8 @@ class GraphComm {
   // The verdict sweep on dims' kept outcome (constructed already), once: afterwards every rank
   // holds the grid or every rank a failure of one class (agreed_grids_). Returns MPI's failure only.
   MpiStatus spread_grid(const std::vector<int>& dims);
+  struct SweepRoom;  // graph_comm.cc
+  static SweepRoom sweep_room(const std::vector<int>& dims, std::size_t kept_message);
   // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4, with_most).
   MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, bool with_most, const Table** out,
                   const Rider* rider, std::vector<double>* rider_all);
