@@ -10,7 +10,9 @@
 // everywhere), and the same call on a new communicator delivers rank-dependent data. Then a
 // forced-grid persistent init failing the same way (agreed there, but leaving the grid on the
 // uninformed ranks) followed by a blocking allgather on that communicator: MPI_ERR_NO_MEM on
-// every rank (the sweep runs at that first call).
+// every rank (the sweep runs at that first call). Last, without a failure: after a successful
+// forced-grid init (its agreement vouches for the grid), a blocking call on that communicator
+// sends no set-up message (no sweep), counted through the MPI profiling interface.
 #include <mpi.h>
 
 #include <cstdlib>
@@ -26,6 +28,26 @@ using cartplan::mpitest::error_class;
 using cartplan::mpitest::Harness;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The set-up channel's messages (graph_setup.h: tag MPI_TAG_UB, which no exchange uses), counted
+// by the MPI_Isend this program defines below.
+long setup_sends = 0;
+int setup_tag_value() {
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  return flag ? *ub : -1;
+}
+
+}  // namespace
+
+extern "C" int MPI_Isend(const void* b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c, MPI_Request* q) {
+  static const int setup = setup_tag_value();
+  if (tag == setup) ++setup_sends;
+  return PMPI_Isend(b, n, t, to, tag, c, q);
+}
+
+namespace {
 
 // Sets CARTPLAN_TEST_FAIL=step on rank `at` only while it lives.
 struct FailOnRank {
@@ -143,6 +165,33 @@ void init_then_call(Harness& h, int at) {
   MPI_Comm_free(&g);
 }
 
+// A successful forced-grid alltoall init (its construction sends set-up messages; its agreement
+// vouches for the grid), then blocking allgathers on that communicator: no set-up message, no
+// sweep, and rank-dependent data. Without the vouching the first call would sweep
+// (sum(dims[k] - 1) words from each rank).
+void agreed_then_call(Harness& h) {
+  const std::string what = "a successful grid alltoall init, then a blocking allgather:";
+  int src[2];
+  MPI_Comm g = grid_ring(h, src);
+  if (g == MPI_COMM_NULL) return;
+  std::vector<int> send(10, h.rank), recv(10, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  const long before_init = setup_sends;
+  const int rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+  h.check(rc == MPI_SUCCESS && req != CART_REQUEST_NULL, what + " the init succeeds");
+  h.check(setup_sends > before_init, what + " the init's grid construction sends set-up messages (the count sees them)");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  const long before_calls = setup_sends;
+  for (int salt = 1; salt <= 2; ++salt) {
+    bool delivered = false;
+    const int call_rc = run_call(h, g, src, Call::kAllgather, false, salt, &delivered);
+    h.check(call_rc == MPI_SUCCESS && delivered, what + " call " + std::to_string(salt) + " delivers");
+  }
+  h.check(setup_sends == before_calls,
+          what + " the calls send no set-up message (no sweep), sent " + std::to_string(setup_sends - before_calls));
+  MPI_Comm_free(&g);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,5 +206,6 @@ int main(int argc, char** argv) {
           call_fails(h, call, nonblocking, at);
   for (int at : {0, h.size - 1})
     if (runs("init-then-call")) init_then_call(h, at);
+  if (runs("agreed-then-call")) agreed_then_call(h);
   return h.finish("grid_call_fail_test");
 }
