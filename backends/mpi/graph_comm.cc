@@ -257,6 +257,7 @@ MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
   int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
   std::optional<SweepRoom> room;
   try {
+    inject_out_of_memory("grid-sweep-room");
     room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
   } catch (const std::bad_alloc&) {
     mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
