@@ -168,10 +168,12 @@ void init_then_call(Harness& h, int at) {
 
 // The room to record the sweep's outcome runs out of memory on rank `at` (grid-sweep-room: the
 // construction succeeded everywhere): it still sends MPI_ERR_NO_MEM in the sweep, so a blocking
-// allgather returns MPI_ERR_NO_MEM on every rank. Only that call: rank `at` stays unmarked, and
-// its next forced-grid call on the communicator would sweep alone (not covered, graphs.md).
-void room_fails(Harness& h, int at) {
-  const std::string what = "blocking allgather (grid), grid-sweep-room on rank " + std::to_string(at) + ":";
+// or non-blocking allgather returns MPI_ERR_NO_MEM on every rank. Only that call: rank `at`
+// stays unmarked, and its next forced-grid call on the communicator would sweep alone (not
+// covered, graphs.md).
+void room_fails(Harness& h, bool nonblocking, int at) {
+  const std::string what =
+      std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-sweep-room on rank " + std::to_string(at) + ":";
   int src[2];
   MPI_Comm g = grid_ring(h, src);
   if (g == MPI_COMM_NULL) return;
@@ -179,7 +181,7 @@ void room_fails(Harness& h, int at) {
   int rc = MPI_SUCCESS;
   {
     FailOnRank fail(h, "grid-sweep-room", at);
-    rc = run_call(h, g, src, Call::kAllgather, false, 1, &delivered);
+    rc = run_call(h, g, src, Call::kAllgather, nonblocking, 1, &delivered);
   }
   expect_no_mem(h, rc, what, at);
   MPI_Comm_free(&g);
@@ -227,7 +229,8 @@ int main(int argc, char** argv) {
   for (int at : {0, h.size - 1})
     if (runs("init-then-call")) init_then_call(h, at);
   for (int at : {0, h.size - 1})
-    if (runs("room-fails")) room_fails(h, at);
+    for (bool nonblocking : {false, true})
+      if (runs("room-fails")) room_fails(h, nonblocking, at);
   if (runs("agreed-then-call")) agreed_then_call(h);
   return h.finish("grid_call_fail_test");
 }
