@@ -203,7 +203,10 @@ mpi::MpiStatus graph_prepare(MPI_Comm comm, const GraphVerdicts& v, SpareComms* 
     if (!built.ok() && s.ok()) s = built;  // the next construction still needs this rank
   }
   if (s.ok() && mpi::test_failure("prepare")) s = mpi::injected_failure("prepare");
-  return agreed_outcome(comm, s);
+  s = agreed_outcome(comm, s);
+  if (s.ok())  // every rank holds every candidate's pattern: a blocking call on it sweeps nothing
+    for (const TableCandidate& a : candidates(*g, v.options)) g->grid_agreed(a);
+  return s;
 }
 
 GraphPick graph_pick(GraphVerdicts& v, GraphOp op, Form form, std::int64_t bytes, bool grid_agreed, bool reporter, int serial) {

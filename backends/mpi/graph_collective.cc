@@ -135,12 +135,15 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
 
 // What the algorithm needs before any argument is looked at, so that every rank takes part in
 // the same collective set-up whatever its arguments: auto's table, or a forced pattern.
-MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o) {
+// `agreement_after`: the caller agrees on the outcome afterwards (persistent init). Blocking and
+// non-blocking calls do not, so a forced grid's outcome is spread to every rank here
+// (GraphComm::schedule's `spread`: once per grid); forced pairing and cumulative are not.
+MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o, bool agreement_after) {
   TableCandidate a;
   MpiStatus s = g.choose(op, 0, o, &a);  // auto: builds the table (its answer at 0 bytes is not used)
   if (!s.ok() || a.algorithm == GraphAlgorithm::kLinear) return s;
   ir::graph::RankSchedule unused;
-  return g.schedule(op, a, o.theta, &unused);
+  return g.schedule(op, a, o.theta, &unused, !agreement_after);
 }
 
 // The blocking call's cached exchange (uniform forms): reused when the arguments have the same
@@ -424,7 +427,7 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   MpiStatus s = g.choose(c.op, 0, o, &a);
   std::unique_ptr<SizedCalls>* calls = nullptr;
   if (s.ok() && a.algorithm != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[sized_key(c.op, a, o.theta)];
-  if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o);
+  if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o, false);
   GraphBuffers b;
   if (s.ok()) s = make_buffers(g, c, &b);
   if (s.ok() && calls) {
@@ -549,7 +552,7 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
 MpiStatus build_forced(GraphComm& g, const GraphCall& c, const GraphOptions& o, int lane, GraphBuffers b, std::int64_t bytes,
                        std::unique_ptr<GraphExchange>* out, bool* agreed) {
   const auto kind = GraphExchange::Kind::kPersistent;
-  MpiStatus s = prepare(g, c.op, o);
+  MpiStatus s = prepare(g, c.op, o, true);
   if (!c.varied || o.algo == engine::graph::GraphAlgoChoice::kLinear) {
     if (!s.ok()) return s;
     return out_of_memory_as_error("building the graph exchange", [&] { return build_request(g, c, o, kind, lane, std::move(b), bytes, out); });
@@ -625,14 +628,17 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   const int mine_code = local_build.ok() ? 0 : local_build.code;
   int worst = 0;
   CARTPLAN_MPI_CALL(MPI_Allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
-  if (worst == 0) return {};
+  if (worst == 0) {
+    if (o.algo == engine::graph::GraphAlgoChoice::kGrid) g.grid_agreed(forced_candidate(o));  // built on every rank
+    return {};
+  }
   out->reset();
   return agreed_error(local_build, worst);
 }
 
 MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_error, int lane, std::unique_ptr<GraphExchange>* out) {
   const GraphOptions o = call_options(g, c);
-  MpiStatus s = prepare(g, c.op, o);
+  MpiStatus s = prepare(g, c.op, o, false);
   if (!s.ok()) return s;
   if (!caller_error.ok()) return caller_error;
   GraphBuffers b;
@@ -673,7 +679,7 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
     cache.exchange.reset();
     cache.key.clear();
     const GraphOptions o = call_options(*g, c);
-    s = prepare(*g, c.op, o);
+    s = prepare(*g, c.op, o, false);
     GraphBuffers b;
     if (s.ok()) s = make_buffers(*g, c, &b);
     const std::int64_t bytes = b.block_bytes;

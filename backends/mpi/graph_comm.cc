@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <new>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "backends/mpi/comm_keyval.h"
@@ -201,11 +205,9 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
 
 // The grid is the communicator's: every rank computes the same dims from its size alone. Keyed by
 // dims, so a d whose grid is the other's (grid_dims(p, 3) with an extent of 1) constructs nothing new.
-MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern** out) {
+MpiStatus GraphComm::grid_pattern(int grid_d, bool spread, const engine::graph::GridPattern** out) {
   const std::vector<int> dims = engine::graph::grid_dims(size_, grid_d);
-  if (auto failed = failed_grids_.find(dims); failed != failed_grids_.end()) return failed->second;
-  auto it = grids_.find(dims);
-  if (it == grids_.end()) {
+  if (!failed_grids_.count(dims) && !grids_.count(dims)) {
     engine::graph::GridPattern p;
     SetupCounts counts;
     MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
@@ -213,11 +215,78 @@ MpiStatus GraphComm::grid_pattern(int grid_d, const engine::graph::GridPattern**
     if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
     if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
     if (s.ok() && dims.size() > 4 && test_failure("pattern-gridmost")) s = injected_failure("pattern-gridmost");  // above 4-D only
-    if (!s.ok()) return failed_grids_.emplace(dims, s).first->second;  // kept, as pattern()'s: the construction runs once on every rank
-    it = grids_.emplace(dims, std::move(p)).first;
+    // Kept, as pattern()'s: the construction runs once on every rank.
+    if (s.ok()) grids_.emplace(dims, std::move(p));
+    else failed_grids_.emplace(dims, s);
   }
-  *out = &it->second;
+  if (spread && !agreed_grids_.count(dims)) {
+    MpiStatus s = spread_grid(dims);
+    if (!s.ok()) return s;
+  }
+  if (auto failed = failed_grids_.find(dims); failed != failed_grids_.end()) return failed->second;
+  *out = &grids_.at(dims);
   return {};
+}
+
+// What recording the verdict sweep's outcome needs on this rank, made before the sweep, so that
+// recording it afterwards allocates nothing and cannot stop half-way: a rank marked agreed
+// without its outcome would construct alone at its next forced-grid call, one swept but not
+// marked would sweep alone; either waits for good.
+struct GraphComm::SweepRoom {
+  std::set<std::vector<int>>::node_type agreed;              // agreed_grids_'s entry
+  std::map<std::vector<int>, MpiStatus>::node_type failure;  // failed_grids_'s new or replacing entry
+};
+
+GraphComm::SweepRoom GraphComm::sweep_room(const std::vector<int>& dims, std::size_t kept_message) {
+  std::set<std::vector<int>> agreed{dims};
+  std::map<std::vector<int>, MpiStatus> failure;
+  failure.emplace(dims, MpiStatus{});
+  SweepRoom room{agreed.extract(agreed.begin()), failure.extract(failure.begin())};
+  room.failure.mapped().message.reserve(kept_message + 128);  // the longest note below, with its digits
+  return room;
+}
+
+// Every rank runs it at the same point (the same call, with the same kept state: every rank
+// constructed the grid in the same earlier call), whether its construction failed or not. A
+// rank that runs out of memory making the room still takes part in the sweep with
+// MPI_ERR_NO_MEM, so the call fails on every rank; it alone stays unmarked (its next
+// forced-grid call on the communicator would sweep alone: not covered, as receiving is not).
+MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
+  auto failed = failed_grids_.find(dims);
+  assert((failed == failed_grids_.end() || failed->second.code > 0) && "a kept failure has an error class");
+  int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
+  std::optional<SweepRoom> room;
+  try {
+    inject_out_of_memory("grid-sweep-room");
+    room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
+  } catch (const std::bad_alloc&) {
+    mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
+  }
+  int verdict = 0;
+  SetupCounts counts;
+  MpiStatus s = setup_.agree_grid(rank_, dims, mine, &verdict, &counts);
+  if (!s.ok()) return s;
+  if (!room) throw std::bad_alloc();  // the caller's guard returns MPI_ERR_NO_MEM; every rank fails
+  if (verdict != 0) {
+    MpiStatus& note = room->failure.mapped();  // its message's room is reserved: appending allocates nothing
+    char digits[16];
+    const std::string_view cls(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, verdict).ptr - digits));
+    note.code = verdict;
+    if (failed == failed_grids_.end()) {  // a peer failed: this rank drops its grid, as every rank does
+      note.message.append("another rank's part of the grid construction failed (error class ").append(cls).append(" there)");
+      grids_.erase(dims);
+      failed_grids_.insert(std::move(room->failure));
+    } else if (failed->second.code != verdict) {  // another rank failed with a larger class: that one, everywhere
+      note.message.append(failed->second.message).append(" (and another rank's part failed with error class ").append(cls).append(")");
+      std::swap(failed->second, note);
+    }
+  }
+  agreed_grids_.insert(std::move(room->agreed));  // last: a node handle's insertion allocates and throws nothing
+  return {};
+}
+
+void GraphComm::grid_agreed(const TableCandidate& c) {
+  if (c.algorithm == GraphAlgorithm::kGrid) agreed_grids_.insert(engine::graph::grid_dims(size_, c.grid_d));
 }
 
 int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
@@ -235,14 +304,14 @@ std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4, bool wit
   return out;
 }
 
-MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out) {
+MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out, bool spread) {
   if (c.algorithm == GraphAlgorithm::kLinear) {
     *out = engine::graph::linear_schedule(op, edges_, rank_);
     return {};
   }
   if (c.algorithm == GraphAlgorithm::kGrid) {
     const engine::graph::GridPattern* g = nullptr;
-    MpiStatus s = grid_pattern(c.grid_d, &g);
+    MpiStatus s = grid_pattern(c.grid_d, spread, &g);
     if (s.ok()) *out = engine::graph::grid_schedule(op, edges_, rank_, *g);
     return s;
   }
@@ -281,6 +350,7 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   if (worst != MPI_SUCCESS)
     return mpi_error(worst, s.ok() ? "another rank could not construct or price its graph schedules (error class " + std::to_string(worst) + " there)"
                                    : s.message);
+  for (const TableCandidate& a : candidates) grid_agreed(a);  // every rank constructed every candidate's pattern
   std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mine.size()), out->begin());
   if (rider_all) rider_all->assign(all.begin() + static_cast<std::ptrdiff_t>(mine.size()) + 1, all.end());
   return {};
@@ -350,6 +420,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) con
   g->failed_patterns_ = failed_patterns_;
   g->grids_ = grids_;
   g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
+  g->agreed_grids_ = agreed_grids_;  // the duplicate holds the same outcome: no sweep again
   g->max_degree_ = max_degree_;      // agreed at this one's creation: the same edges
   return g;
 }

@@ -30,12 +30,14 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "backends/mpi/graph_setup.h"
@@ -135,8 +137,17 @@ class GraphComm {
                    engine::graph::TableCandidate* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
   // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
-  // without constructing again.
-  MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out);
+  // without constructing again. A grid construction that fails part-way on some rank reaches
+  // only some ranks (graph_setup.h); callers with an agreement after it (persistent init, auto's
+  // table, the drop-in's preparation) agree on it there. `spread`, for callers without one
+  // (blocking and non-blocking calls): every rank runs the verdict sweep first, once per grid
+  // (SetupChannel::agree_grid, collective), unless an agreement already vouched for the grid
+  // (grid_agreed); then every rank holds the grid, or the failure, of the largest error class.
+  MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out,
+                     bool spread = false);
+  // An agreement after grid candidate c's construction succeeded on every rank (every rank
+  // holds its grid): a later `spread` schedule needs no sweep. Local; no-op for other candidates.
+  void grid_agreed(const engine::graph::TableCandidate& c);
   // Auto's candidates on this communicator (every rank the same, from its size): linear, pairing,
   // cumulative, the 2-D grid, the 3-D (4-D) grid where grid_dims(p, 3) (grid_dims(p, 4)) has
   // 3 (4) dimensions, and the most-D grid grid_dims(p, kMaxGridD) where it has more than 4; the
@@ -178,7 +189,12 @@ class GraphComm {
  private:
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
-  MpiStatus grid_pattern(int grid_d, const engine::graph::GridPattern** out);
+  MpiStatus grid_pattern(int grid_d, bool spread, const engine::graph::GridPattern** out);
+  // The verdict sweep on dims' kept outcome (constructed already), once: afterwards every rank
+  // holds the grid or every rank a failure of one class (agreed_grids_). Returns MPI's failure only.
+  MpiStatus spread_grid(const std::vector<int>& dims);
+  struct SweepRoom;  // graph_comm.cc
+  static SweepRoom sweep_room(const std::vector<int>& dims, std::size_t kept_message);
   // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4, with_most).
   MpiStatus table(int theta, const engine::graph::AutoCandidates& allowed, bool with_grid4, bool with_most, const Table** out,
                   const Rider* rider, std::vector<double>* rider_all);
@@ -198,6 +214,8 @@ class GraphComm {
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
+  // The dims whose outcome every rank is known to share (swept, or vouched for by an agreement).
+  std::set<std::vector<int>> agreed_grids_;
   // (theta, table_key: candidates_key with kTableWithGrid4 (kTableWithMost) where the 4-D (most-D) grid row is in)
   std::map<std::pair<int, int>, Table> tables_;
   // The same key: an agreed failure of table(), returned from then on

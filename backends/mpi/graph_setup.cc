@@ -1,7 +1,8 @@
-// The MPI driver of the distributed pattern constructions (seed 003, Alg. 1 and 2; the grid's).
+// The MPI driver of the distributed pattern constructions (seed 003, Alg. 1 and 2; the grid's and its verdict sweep).
 #include "backends/mpi/graph_setup.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <cstddef>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/graph/grid_setup.h"
+#include "engine/graph/grid_verdict.h"
 #include "engine/graph/setup_rank.h"
 
 namespace cartplan::mpi {
@@ -213,8 +215,8 @@ GridSetupMessage grid_decode(int rank, const SetupChannel::Raw& raw) {
 }
 
 // Sends still in flight after a failure of MPI itself: nothing is left waiting for them here.
-void abandon(Outbox* box) {
-  for (MPI_Request& r : box->requests)
+void abandon(std::vector<MPI_Request>* requests) {
+  for (MPI_Request& r : *requests)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
 }
 
@@ -288,7 +290,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
   }
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
-    abandon(&box);
+    abandon(&box.requests);
     return s;
   }
   // Every message this rank sent is consumed by a rank that was still running, so these end.
@@ -319,7 +321,8 @@ MpiStatus SetupChannel::take_round(int round, std::size_t want, std::vector<Raw>
 // round on. Every rank thus sends and receives exactly what it would have and no rank waits in
 // the construction; but markers only travel forward (a failure after round k reaches only the
 // ranks sharing the failed rank's coordinates 0..k), so a failure is known everywhere only where
-// an agreement follows (the table's reduction, a persistent init's; docs/graphs.md). `first`:
+// an agreement follows (the table's reduction, a persistent init's; docs/graphs.md) or the
+// verdict sweep runs (agree_grid: blocking and non-blocking calls). `first`:
 // line peers already sent this round. Allocates nothing (markers_, `requests` reserved), as it
 // runs after running out of memory.
 MpiStatus SetupChannel::post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code,
@@ -356,6 +359,7 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     std::size_t peers = 0;
     for (int e : dims) peers += static_cast<std::size_t>(e - 1);
     box.requests.reserve(2 * peers);  // a message may take two sends (the SMPI frame and its payload)
+    verdict_requests_.reserve(peers);  // agree_grid's, should the caller run it
     inject_out_of_memory("grid-construct");  // before round 0
     builder.emplace(rank, dims, edges);
     next = builder->start();
@@ -388,13 +392,55 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
   }
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
-    abandon(&box);
+    abandon(&box.requests);
     return s;
   }
   // Every line peer receives this rank's message of every round (or its marker), so these end.
   CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   if (!failed.ok()) return failed;
   *out = builder->pattern();
+  return {};
+}
+
+// Round k's words wait in `held` as the construction's messages do (a line peer may be a round
+// ahead), a later construction's in early_. Each line peer sends exactly one word per round, a
+// rank whose construction failed too, so every rank receives what it waits for.
+MpiStatus SetupChannel::agree_grid(int rank, const std::vector<int>& dims, int code, int* verdict, SetupCounts* counts) {
+  if (static_cast<int>(dims.size()) > std::min(kMaxGridRounds, kPerConstruction - 1))
+    return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
+  std::size_t peers = 0;
+  for (int e : dims) peers += static_cast<std::size_t>(e - 1);
+  verdict_requests_.clear();
+  verdict_requests_.reserve(peers);  // done by construct_grid on this channel: allocates nothing then
+  engine::graph::GridVerdict v(rank, dims, code);
+  std::vector<Raw> held = take_early();
+  MpiStatus s;
+  for (; s.ok() && !v.done(); v.next()) {
+    int* frame = verdicts_[static_cast<std::size_t>(v.round())].data();
+    const int n = one_word_frame(seq_ * kPerConstruction + v.round(), v.word(), frame);
+    for (int i = 0; s.ok() && i < v.peers(); ++i) {
+      verdict_requests_.push_back(MPI_REQUEST_NULL);
+      s = from_mpi(MPI_Isend(frame, n, MPI_INT, v.peer(i), frame_tag_, comm_, &verdict_requests_.back()), "MPI_Isend");
+      ++counts->sent;
+      counts->sent_bytes += static_cast<std::int64_t>(sizeof(int));
+    }
+    std::vector<Raw> mine;
+    if (s.ok()) s = take_round(v.round(), static_cast<std::size_t>(v.peers()), &held, &mine);
+    counts->received += static_cast<std::int64_t>(mine.size());
+    for (const Raw& m : mine) {  // a malformed word, or one from a rank that is no line peer of the round, is our bug
+      const bool taken = m.words.size() == 1 && v.take(m.from, m.words[0]);
+      assert(taken && "every word of the round is one class from one of its line peers");
+      (void)taken;
+    }
+  }
+  seq_ = (seq_ + 1) % slots_;
+  if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
+    abandon(&verdict_requests_);
+    return s;
+  }
+  // Every line peer takes this rank's word of every round, so these end.
+  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
+  *verdict = v.verdict();
   return {};
 }
 

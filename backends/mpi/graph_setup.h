@@ -2,8 +2,8 @@
 // (engine/graph/setup_rank.h) with its messages sent and received as point-to-point messages
 // among neighbours, friends and partners only; and the grid's (engine/graph/grid_setup.h), among
 // the ranks of this rank's grid lines. Collective over `comm` in the sense that every
-// rank of the graph must run it at the same point (it is called where a graph communicator's
-// state or a persistent request is created, never per call); no global collective.
+// rank of the graph must run it at the same point (once per pattern and communicator, at the
+// first call or persistent init that needs it); no global collective.
 //
 //   SetupChannel channel(private_comm, tag_ub);
 //   RankPattern p;
@@ -11,6 +11,8 @@
 //   MpiStatus s = channel.construct(rank, edges, PairingOptions{.theta = 2}, &p, &c);
 //   GridPattern g;
 //   s = channel.construct_grid(rank, grid_dims(size, 2), edges, &g, &c);  // every rank of the communicator
+//   int verdict = 0;                                 // no agreement follows: spread the outcome
+//   s = channel.agree_grid(rank, grid_dims(size, 2), my_class, &verdict, &c);
 #pragma once
 
 #include <mpi.h>
@@ -61,6 +63,14 @@ class SetupChannel {
   // too), then exactly dims[k] - 1 messages of round k from them, tag = (construction, round).
   MpiStatus construct_grid(int rank, const std::vector<int>& dims, const ir::graph::RankEdges& edges,
                            engine::graph::GridPattern* out, SetupCounts* counts);
+  // The grid construction's verdict sweep (engine/graph/grid_verdict.h) on the same `dims`,
+  // after construct_grid, for callers that have no agreement after the construction: `code` is
+  // this rank's error class from it (0: it has the pattern); *verdict gets the largest class of
+  // any rank, the same on every rank. Collective over the whole communicator like
+  // construct_grid (its own sequence number; round k: one one-word MPI_Isend to each line peer
+  // of dimension k, then dims[k] - 1 words from them); a rank whose construction failed runs it
+  // too. Returns only MPI's own failure.
+  MpiStatus agree_grid(int rank, const std::vector<int>& dims, int code, int* verdict, SetupCounts* counts);
 
   // A message as it arrived: sender, set-up tag, integers (decoded by the construction it belongs to).
   struct Raw {
@@ -76,6 +86,11 @@ class SetupChannel {
   // the round; fixed, so that sending them allocates nothing.
   static constexpr int kMaxGridRounds = 32;
   std::array<std::array<int, 3>, kMaxGridRounds> markers_{};
+  // The verdict sweep's words in flight (agree_grid): one frame per round, and the room for its
+  // sends, reserved by construct_grid before its round 0 (a rank that ran out of memory there
+  // still sends them).
+  std::array<std::array<int, 3>, kMaxGridRounds> verdicts_{};
+  std::vector<MPI_Request> verdict_requests_;
   std::vector<Raw> take_early();
   MPI_Comm comm_;
   int frame_tag_;  // setup_tag
