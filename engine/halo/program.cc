@@ -1,6 +1,7 @@
 // Lowering a bound halo plan to one rank's program: transfers per peer, joined regions.
 #include "engine/halo/program.h"
 
+#include <algorithm>
 #include <map>
 
 namespace cartplan::engine::halo {
@@ -48,20 +49,35 @@ HaloRegion region_of(const ih::ArrayShape& array, const ih::Place& place, const 
   return r;
 }
 
-// One side's transfers of a phase: the kept parts of the messages per peer, in tag order.
+// What one side of a phase gathers per peer: the first message's tag and shift, and the kept parts.
+struct PeerParts {
+  int tag = 0;
+  ir::Offset shift;
+  std::vector<ih::Part> parts;
+};
+
+// One side's transfers of a phase: the kept parts of the messages per peer. Receives are by peer
+// rank; sends by the shift of their first message, lexicographically, so every rank sends in the
+// same relative order (the Moore neighbours from -1,-1 to 1,1, as the linear loop does), also
+// where the grid wraps: there peer-rank order would reorder a rank's sends against its
+// neighbours' (issues 30 and 33).
 std::vector<HaloTransfer> transfers(const HaloBinder& binder, const std::vector<const BoundMessage*>& msgs, bool recv) {
-  std::map<int, std::pair<int, std::vector<ih::Part>>> by_peer;  // peer -> (smallest tag, parts)
+  std::map<int, PeerParts> by_peer;
   for (const BoundMessage* bm : msgs) {
     const int peer = recv ? bm->recv_peer : bm->send_peer;
     if (peer == kNoRank) continue;
     const ih::Message& m = binder.plan().phases()[bm->phase].messages[bm->message];
-    auto [it, fresh] = by_peer.try_emplace(peer, bm->tag, std::vector<ih::Part>{});
-    for (int q : recv ? bm->recv_parts : bm->send_parts) it->second.second.push_back(m.parts[q]);
+    auto [it, fresh] = by_peer.try_emplace(peer, PeerParts{bm->tag, m.shift, {}});
+    for (int q : recv ? bm->recv_parts : bm->send_parts) it->second.parts.push_back(m.parts[q]);
   }
+  std::vector<std::pair<int, PeerParts*>> order;
+  for (auto& [peer, gathered] : by_peer) order.emplace_back(peer, &gathered);
+  if (!recv)
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second->shift < b.second->shift; });
   std::vector<HaloTransfer> out;
-  for (auto& [peer, tagged] : by_peer) {
-    HaloTransfer t{peer, tagged.first, {}, 0};
-    for (const ih::Part& p : joined(std::move(tagged.second))) {
+  for (auto& [peer, gathered] : order) {
+    HaloTransfer t{peer, gathered->tag, {}, 0};
+    for (const ih::Part& p : joined(std::move(gathered->parts))) {
       t.regions.push_back(region_of(binder.plan().array(), recv ? p.to : p.from, p.extent));
       t.cells += t.regions.back().cells();
     }

@@ -11,6 +11,9 @@
 // order); parts that touch in both sender and receiver buffers are joined into one region.
 // Both sides do this from the same kept parts, so their wire orders match. A transfer whose
 // peer is the rank itself (a periodic dimension of size 1) is a local copy in effect.
+// Receives are listed by peer rank; sends by their first message's shift (lexicographic), the
+// same relative order on every rank, also where a torus wraps (the linear loop's order for the
+// direct plan; issues 30 and 33: under SMPI peer-rank order made the direct plan slower).
 //
 // Running it: for each phase, start every receive and send of the phase, wait for all of them;
 // then the next phase (its sends read ghost cells the earlier phases received).

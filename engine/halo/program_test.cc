@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "engine/halo/planners.h"
 
 namespace cartplan::engine::halo {
@@ -23,6 +25,17 @@ Grid grid(std::vector<int> dims, std::vector<bool> periods) {
   Result<Grid> g = Grid::create(std::move(dims), std::move(periods));
   REQUIRE(g);
   return *g;
+}
+
+// Where a transfer's peer sits from `coords` on a torus of `dims` (each at least 3): -1, 0 or 1 per dimension.
+Offset displacement(const Grid& g, const Coords& coords, int peer) {
+  const Coords pc = g.coords(peer);
+  Offset d(coords.size());
+  for (std::size_t k = 0; k < coords.size(); ++k) {
+    const int n = g.dims()[k], diff = ((pc[k] - coords[k]) % n + n) % n;
+    d[k] = diff == n - 1 ? -1 : diff;
+  }
+  return d;
 }
 
 }  // namespace
@@ -76,6 +89,38 @@ TEST_CASE("mesh: a rank at the edge sends less and still one region per transfer
     REQUIRE(t.regions.size() == 1);
     CHECK(t.regions[0].start[0] == 2);  // no low ghost rows: they have no source
     CHECK(t.regions[0].extent[0] == 7);
+  }
+}
+
+TEST_CASE("sends go in the order of their shifts on every rank, also where the torus wraps") {
+  // Peer-rank order would put rank 0's send to its -1 neighbour (the last rank of its row) after
+  // the one to +1: the rank would send in another order than its neighbours (issues 30 and 33).
+  for (int d : {2, 3}) {
+    const Grid g = grid(std::vector<int>(d, d == 2 ? 4 : 3), std::vector<bool>(d, true));
+    std::vector<int> dims(d);
+    for (int k = 0; k < d; ++k) dims[k] = k;
+    for (const ih::HaloPlan& plan : {plan_halo_direct(moore(d)), plan_halo_dimwise(moore(d), dims), plan_halo_combining(moore(d), dims)}) {
+      CAPTURE(d);
+      const std::string algo = ih::to_string(plan.algorithm());
+      CAPTURE(algo);
+      Result<HaloBinder> b = HaloBinder::create(plan);
+      REQUIRE(b);
+      std::vector<std::vector<Offset>> first;  // rank 0's displacements per phase
+      for (int r = 0; r < g.size(); ++r) {
+        Result<HaloProgram> p = lower_halo(*b, g, g.coords(r));
+        REQUIRE(p);
+        std::vector<std::vector<Offset>> mine;
+        for (const HaloPhaseProgram& ph : p->phases) {
+          std::vector<Offset>& list = mine.emplace_back();
+          for (const HaloTransfer& t : ph.sends) list.push_back(displacement(g, g.coords(r), t.peer));
+          CHECK(std::is_sorted(list.begin(), list.end()));
+          CHECK(std::adjacent_find(list.begin(), list.end()) == list.end());
+        }
+        if (r == 0) first = mine;
+        CHECK(mine == first);
+      }
+      if (plan.algorithm() == ih::HaloAlgorithm::kDirect) CHECK(first.back().size() == (d == 2 ? 8u : 26u));
+    }
   }
 }
 
