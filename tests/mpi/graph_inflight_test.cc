@@ -20,10 +20,13 @@
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "tests/mpi/harness.h"
+#include "tests/mpi/user_traffic.h"
 
 namespace {
 
+using cartplan::mpitest::complete_in_rank_order;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::UserTraffic;
 
 // Who sent it, on which of its out-edges, which element, iteration and request.
 int value(int sender, int block, int elem, int iter, int id) {
@@ -235,88 +238,6 @@ std::vector<Req> make_persistent(Harness& h, const Graph& g) {
   return out;
 }
 
-// The user's own traffic on the graph communicator: two messages to the next rank per
-// iteration, with a small tag (what cartplan's lanes use, on its private communicator) and
-// MPI_TAG_UB (what its set-up uses there), received with MPI_ANY_SOURCE and MPI_ANY_TAG.
-struct User {
-  int tag_ub = 32767;
-  std::vector<int> buf[2];
-  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-
-  // Tags cartplan's own messages carry on its private communicators (lanes.h: round * 5121 + lane
-  // with Open MPI's tag space; lane 0 blocking, 1-1024 persistent, 1025-5120 non-blocking).
-  static constexpr int kTags[5] = {0, 1, 1025, 5120, 5121};
-  int tag(int q, int iter) const { return q == 0 ? kTags[iter % 5] : tag_ub; }
-  bool user_tag(int t) const { return t == tag_ub || t == 0 || t == 1 || t == 1025 || t == 5120 || t == 5121; }
-  static int length(int q, int iter) { return 3 + q + iter % 2; }
-  void send(const Graph& g, int iter) {
-    for (int q = 0; q < 2; ++q) {
-      buf[q].assign(static_cast<std::size_t>(length(q, iter)), 0);
-      for (int e = 0; e < length(q, iter); ++e) buf[q][e] = value(g.me, 60 + q, e, iter, 15);
-      MPI_Isend(buf[q].data(), length(q, iter), MPI_INT, (g.me + 1) % g.p, tag(q, iter), g.comm, &sends[q]);
-    }
-  }
-  // Both messages of the previous rank, in the order sent (non-overtaking), or what was wrong.
-  std::string receive(const Graph& g, int iter) const {
-    const int prev = (g.me + g.p - 1) % g.p;
-    for (int q = 0; q < 2; ++q) {
-      std::vector<int> in(16, kGap);
-      MPI_Status st;
-      MPI_Recv(in.data(), 16, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &st);
-      int n = -1;
-      MPI_Get_count(&st, MPI_INT, &n);
-      std::string what = "user message " + std::to_string(q) + " of iteration " + std::to_string(iter);
-      if (st.MPI_SOURCE != prev || st.MPI_TAG != tag(q, iter) || n != length(q, iter))
-        return what + ": source " + std::to_string(st.MPI_SOURCE) + " tag " + std::to_string(st.MPI_TAG) + " count " + std::to_string(n);
-      for (int e = 0; e < 16; ++e)
-        if (in[e] != (e < n ? value(prev, 60 + q, e, iter, 15) : kGap)) return what + ": element " + std::to_string(e);
-    }
-    return "";
-  }
-  // Whatever MPI_Iprobe finds on the communicator must be one of the previous rank's messages.
-  std::string probe(const Graph& g) const {
-    int flag = 0;
-    MPI_Status st;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, &st);
-    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || !user_tag(st.MPI_TAG)))
-      return "MPI_Iprobe found a message that is not the user's: source " + std::to_string(st.MPI_SOURCE) + " tag " +
-             std::to_string(st.MPI_TAG);
-    return "";
-  }
-};
-
-// Completes every request in a pattern that depends on the rank and the iteration: waits in
-// start order, waits last-started first, Cart_test polling from a rank-dependent first request
-// (with MPI_Iprobe between tests), or a sleep and Cart_waitall. Every third rank works first.
-bool complete(const Graph& g, const User& user, std::vector<Req*>& all, int iter, std::string* fail) {
-  const int n = static_cast<int>(all.size());
-  bool ok = true;
-  if (g.me % 3 == 0) usleep(200);
-  const int mode = (g.me + iter) % 4;
-  if (mode == 0 || mode == 1) {
-    for (int i = 0; i < n; ++i) ok = Cart_wait(&all[mode == 0 ? i : n - 1 - i]->req) == MPI_SUCCESS && ok;
-  } else if (mode == 2) {
-    std::vector<char> done(n, 0);
-    for (int left = n, spin = 0; left > 0 && ok; ++spin)
-      for (int i = 0; i < n && ok; ++i) {
-        Req* r = all[(i + g.me + iter) % n];
-        const int at = static_cast<int>((i + g.me + iter) % n);
-        int flag = 0;
-        if (done[at]) continue;
-        ok = Cart_test(&r->req, &flag) == MPI_SUCCESS;
-        if (flag) done[at] = 1, --left;
-        if (spin % 8 == 0 && fail->empty()) *fail = user.probe(g);
-      }
-  } else {
-    usleep(300);
-    std::vector<Cart_Request> handles;
-    for (Req* r : all) handles.push_back(r->req);
-    ok = Cart_waitall(n, handles.data()) == MPI_SUCCESS;
-    for (int i = 0; i < n; ++i) all[i]->req = handles[i];
-  }
-  return ok;
-}
-
 // Collective calls made while the iteration's requests are in flight, the same on every rank:
 // every sixth iteration a persistent init of alltoallv (grid, cumulative, auto, pairing in turn;
 // its lane chosen while other lanes are busy), started at once and freed after completion; every
@@ -390,7 +311,7 @@ bool cartplan_progress_only() {
 // call, Cart_startall, a blocking call, another non-blocking call, Cart_startall); user messages
 // sent before the collectives on even ranks and after completion on odd ones, received while
 // requests are in flight on even ranks (blocked in MPI_Recv while the sender's are pending).
-std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, int iter) {
+std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, UserTraffic& user, int iter) {
   for (Req& r : pers) r.fill(g, iter);
   c.nbv.layout(g, iter + 1);
   c.blk.layout(g, 2 * iter + 3);
@@ -401,7 +322,7 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   const bool send_early = even || cartplan_progress_only();
   std::string fail;
   bool ok = true;
-  if (send_early) user.send(g, iter);
+  if (send_early) user.send(iter);
   ok = Cart_start(&pers[0].req) == MPI_SUCCESS && Cart_start(&pers[1].req) == MPI_SUCCESS && ok;
   ok = c.nbv.post_nonblocking(g) == MPI_SUCCESS && ok;
   int algorithm = -1;
@@ -422,18 +343,20 @@ std::string iteration(Graph& g, std::vector<Req>& pers, Calls& c, User& user, in
   std::vector<int> theirs(g.in.size() + 1, kGap);
   if (g.dist) MPI_Ineighbor_allgather(&own, 1, MPI_INT, theirs.data(), 1, MPI_INT, g.comm, &mine);
   if (even) {
-    const std::string f = user.receive(g, iter);  // always received, whatever failed before
+    const std::string f = user.receive(iter);  // always received, whatever failed before
     if (fail.empty()) fail = f;
   }
   std::vector<Req*> all = {&pers[0], &pers[1], &c.nbv, &pers[2], &pers[3], &c.nbg, &c.same1, &c.same2, &pers[4], &pers[5]};
-  ok = complete(g, user, all, iter, &fail) && ok;
+  std::vector<Cart_Request*> handles;
+  for (Req* r : all) handles.push_back(&r->req);
+  ok = complete_in_rank_order(user, handles, iter, &fail) && ok;
   const std::string extra = c.mid.end(g, iter);
   MPI_Wait(&mine, MPI_STATUS_IGNORE);
   for (std::size_t j = 0; g.dist && j <= g.in.size(); ++j)
     if (fail.empty() && theirs[j] != (j < g.in.size() ? value(g.in[j], 50, 0, iter, 15) : kGap))
       fail = "MPI_Ineighbor_allgather in flight with cartplan's requests: block " + std::to_string(j);
-  if (!send_early) user.send(g, iter);
-  if (!even && fail.empty()) fail = user.receive(g, iter);
+  if (!send_early) user.send(iter);
+  if (!even && fail.empty()) fail = user.receive(iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
   if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
   if (fail.empty()) fail = !midflight.empty() ? midflight : extra;
@@ -450,11 +373,7 @@ void run_iterations(Harness& h, Graph& g, const std::string& label, int expect, 
   Calls c;
   c.setup(g);
   c.expect = expect;
-  User user;
-  void* ub = nullptr;
-  int flag = 0;
-  MPI_Comm_get_attr(g.comm, MPI_TAG_UB, &ub, &flag);
-  if (flag) user.tag_ub = *static_cast<int*>(ub);
+  UserTraffic user(g.comm);
   std::string fail;
   for (int it = 0; it < iterations; ++it) {  // every rank runs every iteration: no rank left waiting
     const std::string f = iteration(g, pers, c, user, it);

@@ -19,10 +19,13 @@
 
 #include "backends/mpi/cartplan_mpi.h"
 #include "tests/mpi/harness.h"
+#include "tests/mpi/user_traffic.h"
 
 namespace {
 
+using cartplan::mpitest::complete_in_rank_order;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::UserTraffic;
 
 // One halo's description and how to compute what every cell of an array must hold.
 struct Shape {
@@ -95,82 +98,6 @@ Cart_Halo make_halo(Harness& h, const Grid& g, const Shape& s) {
           std::string("Cart_halo_create ") + s.algorithm + ": " + Cart_error_message());
   MPI_Info_free(&info);
   return halo;
-}
-
-// The user's own traffic on the Cartesian communicator: two messages to the next rank (in
-// MPI_COMM_WORLD order) per iteration, a tag of cartplan's lanes and MPI_TAG_UB, received with
-// MPI_ANY_SOURCE and MPI_ANY_TAG.
-struct User {
-  int tag_ub = 32767;
-  std::vector<int> buf[2];
-  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-
-  // Tags cartplan's own messages carry on its private communicators (lanes.h: round * 5121 + lane
-  // with Open MPI's tag space; lane 0 blocking, 1-1024 persistent, 1025-5120 non-blocking).
-  static constexpr int kTags[5] = {0, 1, 1025, 5120, 5121};
-  int tag(int q, int iter) const { return q == 0 ? kTags[iter % 5] : tag_ub; }
-  bool user_tag(int t) const { return t == tag_ub || t == 0 || t == 1 || t == 1025 || t == 5120 || t == 5121; }
-  static int length(int q, int iter) { return 2 + q + iter % 3; }
-  static int payload(int from, int q, int e, int iter) { return ((iter * 64 + from) * 2 + q) * 16 + e + 7; }
-  void send(const Grid& g, int iter) {
-    for (int q = 0; q < 2; ++q) {
-      buf[q].assign(static_cast<std::size_t>(length(q, iter)), 0);
-      for (int e = 0; e < length(q, iter); ++e) buf[q][e] = payload(g.me, q, e, iter);
-      MPI_Isend(buf[q].data(), length(q, iter), MPI_INT, (g.me + 1) % g.p, tag(q, iter), g.comm, &sends[q]);
-    }
-  }
-  std::string receive(const Grid& g, int iter) const {
-    const int prev = (g.me + g.p - 1) % g.p;
-    for (int q = 0; q < 2; ++q) {
-      std::vector<int> in(16, -1);
-      MPI_Status st;
-      MPI_Recv(in.data(), 16, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &st);
-      int n = -1;
-      MPI_Get_count(&st, MPI_INT, &n);
-      const std::string what = "user message " + std::to_string(q) + " of iteration " + std::to_string(iter);
-      if (st.MPI_SOURCE != prev || st.MPI_TAG != tag(q, iter) || n != length(q, iter))
-        return what + ": source " + std::to_string(st.MPI_SOURCE) + " tag " + std::to_string(st.MPI_TAG) + " count " + std::to_string(n);
-      for (int e = 0; e < 16; ++e)
-        if (in[e] != (e < n ? payload(prev, q, e, iter) : -1)) return what + ": element " + std::to_string(e);
-    }
-    return "";
-  }
-  std::string probe(const Grid& g) const {
-    int flag = 0;
-    MPI_Status st;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, &st);
-    if (flag && (st.MPI_SOURCE != (g.me + g.p - 1) % g.p || !user_tag(st.MPI_TAG)))
-      return "MPI_Iprobe found a message that is not the user's: source " + std::to_string(st.MPI_SOURCE) + " tag " +
-             std::to_string(st.MPI_TAG);
-    return "";
-  }
-};
-
-// Completes the requests in a rank- and iteration-dependent pattern: waits in start order, waits
-// last-started first, Cart_test polling from a rank-dependent first request (MPI_Iprobe between
-// tests), or a sleep and Cart_waitall. Every third rank works a little first.
-bool complete(const Grid& g, const User& user, Cart_Request* reqs, int n, int iter, std::string* fail) {
-  bool ok = true;
-  if (g.me % 3 == 0) usleep(200);
-  const int mode = (g.me + iter) % 4;
-  if (mode == 0 || mode == 1) {
-    for (int i = 0; i < n; ++i) ok = Cart_wait(&reqs[mode == 0 ? i : n - 1 - i]) == MPI_SUCCESS && ok;
-  } else if (mode == 2) {
-    std::vector<char> done(n, 0);
-    for (int left = n, spin = 0; left > 0 && ok; ++spin)
-      for (int i = 0; i < n && ok; ++i) {
-        const int at = (i + g.me + iter) % n;
-        int flag = 0;
-        if (done[at]) continue;
-        ok = Cart_test(&reqs[at], &flag) == MPI_SUCCESS;
-        if (flag) done[at] = 1, --left;
-        if (spin % 8 == 0 && fail->empty()) *fail = user.probe(g);
-      }
-  } else {
-    usleep(300);
-    ok = Cart_waitall(n, reqs) == MPI_SUCCESS;
-  }
-  return ok;
 }
 
 // The arrays: 0 Moore persistent, 1 and 2 Moore two-field persistent, 3 von Neumann persistent,
@@ -260,7 +187,7 @@ bool cartplan_progress_only() {
 // the mid-flight calls, another blocking exchange, Cart_startall); user messages sent first on
 // even ranks and after completion on odd ones, received while requests are in flight on even
 // ranks.
-std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& user, int iter) {
+std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, UserTraffic& user, int iter) {
   for (int id = 0; id < kArrays; ++id) {
     std::vector<int> fresh;
     fill(g, *x.shape[id], fresh, iter, id);
@@ -272,7 +199,7 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   const bool send_early = even || cartplan_progress_only();
   std::string fail;
   bool ok = true;
-  if (send_early) user.send(g, iter);
+  if (send_early) user.send(iter);
   ok = Cart_start(&hs.reqs[3]) == MPI_SUCCESS && Cart_start(&hs.reqs[0]) == MPI_SUCCESS && Cart_start(&hs.reqs[2]) == MPI_SUCCESS && ok;
   ok = Cart_halo_exchange(x.a[4].data(), hs.vn) == MPI_SUCCESS && ok;
   void* const pair[2] = {x.a[10].data(), x.a[11].data()};
@@ -286,22 +213,24 @@ std::string iteration(Harness& h, const Grid& g, Arrays& x, Halos& hs, User& use
   // Open MPI's own neighbourhood collective on the Cartesian communicator, in flight with the
   // halo requests: every rank's value from its 2d neighbours (MPI_PROC_NULL: untouched).
   MPI_Request mine = MPI_REQUEST_NULL;
-  const int own = User::payload(g.me, 3, 0, iter);
+  const int own = UserTraffic::payload(g.me, 3, 0, iter);
   int theirs[4] = {-1, -1, -1, -1};
   MPI_Ineighbor_allgather(&own, 1, MPI_INT, theirs, 1, MPI_INT, g.comm, &mine);
-  if (even) fail = user.receive(g, iter);
-  ok = complete(g, user, hs.reqs, 4, iter, &fail) && ok;
+  if (even) fail = user.receive(iter);
+  std::vector<Cart_Request*> handles;
+  for (Cart_Request& r : hs.reqs) handles.push_back(&r);
+  ok = complete_in_rank_order(user, handles, iter, &fail) && ok;
   const std::string extra = hs.mid.end(iter);
   MPI_Wait(&mine, MPI_STATUS_IGNORE);
   for (int k = 0; k < 2; ++k) {
     int from[2];
     MPI_Cart_shift(g.comm, k, 1, &from[0], &from[1]);
     for (int side = 0; side < 2; ++side)
-      if (fail.empty() && theirs[2 * k + side] != (from[side] == MPI_PROC_NULL ? -1 : User::payload(from[side], 3, 0, iter)))
+      if (fail.empty() && theirs[2 * k + side] != (from[side] == MPI_PROC_NULL ? -1 : UserTraffic::payload(from[side], 3, 0, iter)))
         fail = "MPI_Ineighbor_allgather in flight with the halo requests: neighbour " + std::to_string(2 * k + side);
   }
-  if (!send_early) user.send(g, iter);
-  if (!even && fail.empty()) fail = user.receive(g, iter);
+  if (!send_early) user.send(iter);
+  if (!even && fail.empty()) fail = user.receive(iter);
   MPI_Waitall(2, user.sends, MPI_STATUSES_IGNORE);
   if (!ok) return "a call failed at iteration " + std::to_string(iter) + ": " + Cart_error_message();
   if (fail.empty()) fail = !midflight.empty() ? midflight : extra;
@@ -363,11 +292,7 @@ void run(Harness& h, int iterations) {
   h.check(Cart_halo_exchange_fields_init(2, fields, nullptr, hs.moore, MPI_INFO_NULL, &hs.reqs[1]) == MPI_SUCCESS, "init Moore fields");
   h.check(Cart_halo_exchange_init(x.a[3].data(), hs.vn, MPI_INFO_NULL, &hs.reqs[2]) == MPI_SUCCESS, "init von Neumann");
   h.check(Cart_halo_exchange_init(x.a[8].data(), hs.automatic, MPI_INFO_NULL, &hs.reqs[3]) == MPI_SUCCESS, "init auto");
-  User user;
-  void* ub = nullptr;
-  int flag = 0;
-  MPI_Comm_get_attr(g.comm, MPI_TAG_UB, &ub, &flag);
-  if (flag) user.tag_ub = *static_cast<int*>(ub);
+  UserTraffic user(g.comm);
   std::string fail;
   for (int it = 0; it < iterations; ++it) {  // every rank runs every iteration: no rank left waiting
     const std::string f = iteration(h, g, x, hs, user, it);
