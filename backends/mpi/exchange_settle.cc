@@ -68,8 +68,10 @@ bool contiguous_type(MPI_Datatype type) {
 // reported (so every rank returns the same class), with this rank's own message if it had one.
 MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
   if (!local.ok()) return agreed_status(mpi_error(agreed_class, local.message));
-  return agreed_status(mpi_error(agreed_class, "another rank passed invalid arguments to this collective (error class " +
-                                     std::to_string(agreed_class) + " there)"));
+  // Name what the class says happened there: running out of memory is not an argument error.
+  const char* what = agreed_class == MPI_ERR_NO_MEM ? "ran out of memory in" : "passed invalid arguments to";
+  return agreed_status(mpi_error(agreed_class, std::string("another rank ") + what + " this collective (error class " +
+                                                    std::to_string(agreed_class) + " there)"));
 }
 
 // One agreement: the MAX of every rank's words, and for persistent init the lanes held anywhere

@@ -401,54 +401,32 @@ bool halo_init_delivers(Harness& h, MPI_Comm cart, Cart_Halo halo, bool measurin
   return ok;
 }
 
-void halo_out_of_memory(Harness& h, const char* step) {
+// A halo init with CARTPLAN_TEST_FAIL=`step` on rank `at`, in measuring mode (the trials' steps)
+// or model mode (halo-init-build: building the request, its temps and datatypes, runs out of
+// memory). Every rank MPI_ERR_NO_MEM, no request; then an init of the same mode delivers every
+// ghost cell.
+void halo_init_out_of_memory(Harness& h, const char* step, int at, bool measuring) {
   MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
   MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
   const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
   Cart_Halo halo = CART_HALO_NULL;
   int rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
   h.check(rc == MPI_SUCCESS, "Cart_halo_create (auto)");
-  const std::string what = std::string("measured halo init, CARTPLAN_TEST_FAIL=") + step + " on rank 0:";
+  const std::string mode = measuring ? "measured" : "model-mode";
+  const std::string what = mode + " halo init, CARTPLAN_TEST_FAIL=" + step + " on rank " + std::to_string(at) + ":";
   if (rc == MPI_SUCCESS) {
     std::vector<double> a(kEx * kEy);
     fill(a, h.rank, 0);
-    MPI_Info info = tune_info(true);
+    MPI_Info info = tune_info(measuring);
     Cart_Request req = CART_REQUEST_NULL;
     {
-      FailOnRankZero fail(h, step);
+      FailOnRank fail(h, step, at);
       rc = Cart_halo_exchange_init(a.data(), halo, info, &req);
     }
-    MPI_Info_free(&info);
-    expect_no_mem(h, rc, req, what);
-    if (req != CART_REQUEST_NULL) Cart_request_free(&req);
-    h.check(halo_init_delivers(h, cart, halo), what + " a measured init afterwards delivers every ghost cell");
-    Cart_halo_free(&halo);
-  }
-  MPI_Comm_free(&cart);
-}
-
-// A model-mode (not measuring) halo init with CARTPLAN_TEST_FAIL=halo-init-build on rank `at`:
-// building the request (its temps and datatypes) runs out of memory. Every rank MPI_ERR_NO_MEM,
-// no request; then an init delivers every ghost cell.
-void halo_model_init_out_of_memory(Harness& h, int at) {
-  MPI_Comm cart = cartplan::mpitest::open_plain_cart2(h.size);
-  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
-  const int interior[2] = {kNx, kNy}, ghost[2] = {1, 1};
-  Cart_Halo halo = CART_HALO_NULL;
-  int rc = Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &halo);
-  h.check(rc == MPI_SUCCESS, "Cart_halo_create (auto)");
-  const std::string what = "model-mode halo init, CARTPLAN_TEST_FAIL=halo-init-build on rank " + std::to_string(at) + ":";
-  if (rc == MPI_SUCCESS) {
-    std::vector<double> a(kEx * kEy);
-    fill(a, h.rank, 0);
-    Cart_Request req = CART_REQUEST_NULL;
-    {
-      FailOnRank fail(h, "halo-init-build", at);
-      rc = Cart_halo_exchange_init(a.data(), halo, MPI_INFO_NULL, &req);
-    }
+    free_info(&info);
     expect_no_mem(h, rc, req, what, at);
     if (req != CART_REQUEST_NULL) Cart_request_free(&req);
-    h.check(halo_init_delivers(h, cart, halo, false), what + " a model-mode init afterwards delivers every ghost cell");
+    h.check(halo_init_delivers(h, cart, halo, measuring), what + " a " + mode + " init afterwards delivers every ghost cell");
     Cart_halo_free(&halo);
   }
   MPI_Comm_free(&cart);
@@ -537,7 +515,7 @@ int main(int argc, char** argv) {
   auto runs = [&](const std::string& name) { return !which || name == which; };
   for (const char* step : {"measure-trials", "measure-rebuild"}) {
     if (runs(std::string("alltoall:") + step)) alltoall_out_of_memory(h, step, true);
-    if (runs(std::string("halo:") + step)) halo_out_of_memory(h, step);
+    if (runs(std::string("halo:") + step)) halo_init_out_of_memory(h, step, 0, true);
   }
   if (runs("alltoall:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", false);
   if (runs("alltoall-measured:plan-after-agreement")) alltoall_out_of_memory(h, "plan-after-agreement", true);
@@ -546,7 +524,7 @@ int main(int argc, char** argv) {
   if (runs("graph:graph-buffers")) graph_out_of_memory(h);
   // The failing rank: rank 0, then the last rank.
   for (int at : {0, h.size - 1}) {
-    if (runs("halo:halo-init-build")) halo_model_init_out_of_memory(h, at);
+    if (runs("halo:halo-init-build")) halo_init_out_of_memory(h, "halo-init-build", at, false);
     if (runs("halo:halo-create-local")) halo_create_out_of_memory(h, at);
     for (const char* step : {"grid-construct", "grid-construct-partway"})
       if (runs(std::string("graph-grid:") + step)) grid_construction_fails(h, step, "grid", at);
