@@ -203,10 +203,28 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
   return {};
 }
 
+namespace {
+
+// The failure a rank returns after a verdict sweep whose outcome it had no room to record (a
+// bare verdict): the agreed class always; its text only if that fits in memory.
+MpiStatus bare_failure(int code) noexcept {
+  MpiStatus s;
+  s.code = code;
+  try {
+    s.message = "out of memory recording the grid construction's verdict on this rank (every rank fails with error class " +
+                std::to_string(code) + ")";
+  } catch (const std::bad_alloc&) {
+  }
+  return s;
+}
+
+}  // namespace
+
 // The grid is the communicator's: every rank computes the same dims from its size alone. Keyed by
 // dims, so a d whose grid is the other's (grid_dims(p, 3) with an extent of 1) constructs nothing new.
 MpiStatus GraphComm::grid_pattern(int grid_d, bool spread, const engine::graph::GridPattern** out) {
   const std::vector<int> dims = engine::graph::grid_dims(size_, grid_d);
+  if (const int bare = bare_verdict(dims); bare != 0) return bare_failure(bare);  // swept before: the agreed failure
   if (!failed_grids_.count(dims) && !grids_.count(dims)) {
     engine::graph::GridPattern p;
     SetupCounts counts;
@@ -246,34 +264,60 @@ GraphComm::SweepRoom GraphComm::sweep_room(const std::vector<int>& dims, std::si
   return room;
 }
 
+int GraphComm::bare_verdict(const std::vector<int>& dims) const {
+  for (const BareVerdict& b : bare_verdicts_)
+    if (b.code != 0 && b.ndims == static_cast<int>(dims.size()) && std::equal(dims.begin(), dims.end(), b.dims.begin())) return b.code;
+  return 0;
+}
+
+void GraphComm::keep_bare_verdict(const std::vector<int>& dims, int code) {
+  assert(code > 0 && dims.size() <= engine::graph::kMaxGridD && "a bare verdict is a failure of one grid");
+  for (BareVerdict& b : bare_verdicts_) {
+    if (b.code != 0) continue;  // another grid's: a communicator has at most one grid per d
+    b.ndims = static_cast<int>(dims.size());
+    std::copy(dims.begin(), dims.end(), b.dims.begin());
+    b.code = code;
+    return;
+  }
+  assert(false && "a slot per grid");
+}
+
 // Every rank runs it at the same point (the same call, with the same kept state: every rank
 // constructed the grid in the same earlier call), whether its construction failed or not. A
-// rank that runs out of memory making the room still takes part in the sweep with
-// MPI_ERR_NO_MEM, so the call fails on every rank; it alone stays unmarked (its next
-// forced-grid call on the communicator would sweep alone: not covered, as receiving is not).
+// rank that runs out of memory making the room (the sends' requests, the maps' entries) still
+// takes part in the sweep with MPI_ERR_NO_MEM (without requests: SetupChannel::agree_grid), so
+// the call fails on every rank; it keeps the agreed class in a bare verdict instead (fixed
+// room), so that its later calls return that class as the others' failed_grids_ do, without a
+// sweep of its own.
 MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
   auto failed = failed_grids_.find(dims);
   assert((failed == failed_grids_.end() || failed->second.code > 0) && "a kept failure has an error class");
   int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
+  bool reserved = false;
   std::optional<SweepRoom> room;
   try {
     inject_out_of_memory("grid-sweep-room");
+    setup_.reserve_sweep(dims);
+    reserved = true;
     room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
   } catch (const std::bad_alloc&) {
     mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
   }
   int verdict = 0;
   SetupCounts counts;
-  MpiStatus s = setup_.agree_grid(rank_, dims, mine, &verdict, &counts);
+  MpiStatus s = setup_.agree_grid(rank_, dims, mine, reserved, &verdict, &counts);
   if (!s.ok()) return s;
-  if (!room) throw std::bad_alloc();  // the caller's guard returns MPI_ERR_NO_MEM; every rank fails
+  if (!room) {  // verdict >= MPI_ERR_NO_MEM: every rank fails and keeps it
+    keep_bare_verdict(dims, verdict);
+    return bare_failure(verdict);
+  }
   if (verdict != 0) {
     MpiStatus& note = room->failure.mapped();  // its message's room is reserved: appending allocates nothing
     char digits[16];
     const std::string_view cls(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, verdict).ptr - digits));
     note.code = verdict;
     if (failed == failed_grids_.end()) {  // a peer failed: this rank drops its grid, as every rank does
-      note.message.append("another rank's part of the grid construction failed (error class ").append(cls).append(" there)");
+      note.message.append("another rank's part of the grid construction or of its verdict sweep failed (error class ").append(cls).append(" there)");
       grids_.erase(dims);
       failed_grids_.insert(std::move(room->failure));
     } else if (failed->second.code != verdict) {  // another rank failed with a larger class: that one, everywhere
@@ -421,6 +465,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) con
   g->grids_ = grids_;
   g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
   g->agreed_grids_ = agreed_grids_;  // the duplicate holds the same outcome: no sweep again
+  g->bare_verdicts_ = bare_verdicts_;
   g->max_degree_ = max_degree_;      // agreed at this one's creation: the same edges
   return g;
 }

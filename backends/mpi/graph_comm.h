@@ -216,6 +216,19 @@ class GraphComm {
   std::map<std::vector<int>, MpiStatus> failed_grids_;
   // The dims whose outcome every rank is known to share (swept, or vouched for by an agreement).
   std::set<std::vector<int>> agreed_grids_;
+  // A sweep's outcome on a rank that ran out of memory making the room to record it in the maps
+  // above (it failed then, with every rank): the grid's dims and the agreed class, written
+  // without allocating and read before anything else (grid_pattern), so that this rank returns
+  // the class every other rank keeps in failed_grids_ and never sweeps that grid again. One slot
+  // per grid a communicator can have (one per d of grid_dims(p, d)); code 0: free.
+  struct BareVerdict {
+    int ndims = 0;
+    std::array<int, engine::graph::kMaxGridD> dims{};
+    int code = 0;
+  };
+  std::array<BareVerdict, engine::graph::kMaxGridD> bare_verdicts_{};
+  int bare_verdict(const std::vector<int>& dims) const;  // its class, 0 if none
+  void keep_bare_verdict(const std::vector<int>& dims, int code);  // allocates nothing
   // (theta, table_key: candidates_key with kTableWithGrid4 (kTableWithMost) where the 4-D (most-D) grid row is in)
   std::map<std::pair<int, int>, Table> tables_;
   // The same key: an agreed failure of table(), returned from then on

@@ -2,6 +2,7 @@
 #include "backends/mpi/graph_setup.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <climits>
 #include <cstddef>
@@ -359,7 +360,6 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     std::size_t peers = 0;
     for (int e : dims) peers += static_cast<std::size_t>(e - 1);
     box.requests.reserve(2 * peers);  // a message may take two sends (the SMPI frame and its payload)
-    verdict_requests_.reserve(peers);  // agree_grid's, should the caller run it
     inject_out_of_memory("grid-construct");  // before round 0
     builder.emplace(rank, dims, edges);
     next = builder->start();
@@ -402,42 +402,100 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
   return {};
 }
 
-// Round k's words wait in `held` as the construction's messages do (a line peer may be a round
-// ahead), a later construction's in early_. Each line peer sends exactly one word per round, a
-// rank whose construction failed too, so every rank receives what it waits for.
-MpiStatus SetupChannel::agree_grid(int rank, const std::vector<int>& dims, int code, int* verdict, SetupCounts* counts) {
-  if (static_cast<int>(dims.size()) > std::min(kMaxGridRounds, kPerConstruction - 1))
-    return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
+void SetupChannel::reserve_sweep(const std::vector<int>& dims) {
   std::size_t peers = 0;
   for (int e : dims) peers += static_cast<std::size_t>(e - 1);
-  verdict_requests_.clear();
-  verdict_requests_.reserve(peers);  // done by construct_grid on this channel: allocates nothing then
-  engine::graph::GridVerdict v(rank, dims, code);
-  std::vector<Raw> held = take_early();
-  MpiStatus s;
-  for (; s.ok() && !v.done(); v.next()) {
-    int* frame = verdicts_[static_cast<std::size_t>(v.round())].data();
-    const int n = one_word_frame(seq_ * kPerConstruction + v.round(), v.word(), frame);
-    for (int i = 0; s.ok() && i < v.peers(); ++i) {
-      verdict_requests_.push_back(MPI_REQUEST_NULL);
-      s = from_mpi(MPI_Isend(frame, n, MPI_INT, v.peer(i), frame_tag_, comm_, &verdict_requests_.back()), "MPI_Isend");
-      ++counts->sent;
-      counts->sent_bytes += static_cast<std::int64_t>(sizeof(int));
-    }
-    std::vector<Raw> mine;
-    if (s.ok()) s = take_round(v.round(), static_cast<std::size_t>(v.peers()), &held, &mine);
-    counts->received += static_cast<std::int64_t>(mine.size());
-    for (const Raw& m : mine) {  // a malformed word, or one from a rank that is no line peer of the round, is our bug
-      const bool taken = m.words.size() == 1 && v.take(m.from, m.words[0]);
-      assert(taken && "every word of the round is one class from one of its line peers");
-      (void)taken;
-    }
+  verdict_requests_.reserve(peers);
+}
+
+namespace {
+
+// Line peer `from`'s word of the running sweep, if it arrived during an earlier construction
+// (`held`, take_early's: each line peer sends one word per sweep): taken out of `held`.
+bool take_held(std::vector<SetupChannel::Raw>* held, int from, int round, int* word) {
+  for (auto it = held->begin(); it != held->end(); ++it) {
+    if (it->from != from) continue;
+    assert(it->words.size() == 1 && it->tag % kPerConstruction == round && "a held word of the sweep is one class of its round");
+    (void)round;
+    *word = it->words.empty() ? 0 : it->words[0];
+    held->erase(it);  // moves the later ones down: allocates nothing
+    return true;
   }
+  return false;
+}
+
+}  // namespace
+
+// A word received into a fixed frame (agree_grid's): its class.
+MpiStatus SetupChannel::sweep_word(const int* frame, const MPI_Status& status, int round, int* word) const {
+  int scratch[3];
+  const int n = one_word_frame(0, 0, scratch);
+  int got = 0;
+  CARTPLAN_MPI_CALL(MPI_Get_count(&status, MPI_INT, &got));
+  assert(got == n && frame[0] == seq_ * kPerConstruction + round && "a line peer's next set-up message is its word of the sweep");
+  (void)round;
+  *word = frame[n - 1];
+  return {};
+}
+
+// One round: this rank's word to each line peer of the round, and theirs. A line peer's word
+// is held (it came during an earlier construction), or else its next message on the set-up
+// tag: every message of earlier constructions was consumed by them, and it can send this rank
+// nothing later before it has this rank's word of the round (non-overtaking). So it is received
+// from that peer by name into a fixed frame, and a later construction's message from any rank
+// stays in MPI until that construction receives it. Without room (no requests), MPI_Sendrecv
+// with one line peer after the other in increasing coordinate, and MPI_Send to one whose word is
+// held (it waits for this rank's): every rank, with room or not, takes its line peers in that
+// order, so the smallest pair (by coordinates) not yet done can always finish; nobody waits
+// for good.
+MpiStatus SetupChannel::sweep_round(engine::graph::GridVerdict* v, bool room, std::vector<Raw>* held, SetupCounts* counts) {
+  int* frame = verdicts_[static_cast<std::size_t>(v->round())].data();
+  const int n = one_word_frame(seq_ * kPerConstruction + v->round(), v->word(), frame);
+  for (int i = 0; room && i < v->peers(); ++i) {
+    verdict_requests_.push_back(MPI_REQUEST_NULL);  // within reserve_sweep's room
+    CARTPLAN_MPI_CALL(MPI_Isend(frame, n, MPI_INT, v->peer(i), frame_tag_, comm_, &verdict_requests_.back()));
+  }
+  for (int i = 0; i < v->peers(); ++i) {
+    const int from = v->peer(i);
+    int word = 0;
+    if (take_held(held, from, v->round(), &word)) {
+      if (!room) CARTPLAN_MPI_CALL(MPI_Send(frame, n, MPI_INT, from, frame_tag_, comm_));
+    } else {
+      std::array<int, 3> in{};
+      MPI_Status status;
+      if (room) CARTPLAN_MPI_CALL(MPI_Recv(in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
+      else CARTPLAN_MPI_CALL(MPI_Sendrecv(frame, n, MPI_INT, from, frame_tag_, in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
+      MpiStatus s = sweep_word(in.data(), status, v->round(), &word);
+      if (!s.ok()) return s;
+    }
+    const bool taken = v->take(from, word);  // a malformed word, or one from a rank that is no line peer of the round, is our bug
+    assert(taken && "every word of the round is one class from one of its line peers");
+    (void)taken;
+  }
+  counts->sent += v->peers();
+  counts->received += v->peers();
+  counts->sent_bytes += static_cast<std::int64_t>(v->peers()) * static_cast<std::int64_t>(sizeof(int));
+  return {};
+}
+
+MpiStatus SetupChannel::agree_grid(int rank, const std::vector<int>& dims, int code, bool room, int* verdict, SetupCounts* counts) {
+  if (static_cast<int>(dims.size()) > std::min(kMaxGridRounds, kPerConstruction - 1))
+    return mpi_error(MPI_ERR_INTERN, "the grid has too many dimensions for the tag encoding");
+  verdict_requests_.clear();
+  std::size_t peers = 0;
+  for (int e : dims) peers += static_cast<std::size_t>(e - 1);
+  assert((!room || verdict_requests_.capacity() >= peers) && "reserve_sweep made the room for the sends");
+  (void)peers;
+  engine::graph::GridVerdict v(rank, dims, code);
+  std::vector<Raw> held = take_early();  // moved out of early_: allocates nothing
+  MpiStatus s;
+  for (; s.ok() && !v.done(); v.next()) s = sweep_round(&v, room, &held, counts);
   seq_ = (seq_ + 1) % slots_;
   if (!s.ok()) {  // MPI itself failed: nothing is left waiting here
     abandon(&verdict_requests_);
     return s;
   }
+  assert(held.empty() && "every held word belongs to a line peer of some round");
   // Every line peer takes this rank's word of every round, so these end.
   CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
   *verdict = v.verdict();

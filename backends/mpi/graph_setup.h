@@ -12,7 +12,8 @@
 //   GridPattern g;
 //   s = channel.construct_grid(rank, grid_dims(size, 2), edges, &g, &c);  // every rank of the communicator
 //   int verdict = 0;                                 // no agreement follows: spread the outcome
-//   s = channel.agree_grid(rank, grid_dims(size, 2), my_class, &verdict, &c);
+//   channel.reserve_sweep(grid_dims(size, 2));      // may throw: then room = false, my_class = MPI_ERR_NO_MEM
+//   s = channel.agree_grid(rank, grid_dims(size, 2), my_class, room, &verdict, &c);
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +25,7 @@
 
 #include "backends/mpi/status.h"
 #include "engine/graph/grid.h"
+#include "engine/graph/grid_verdict.h"
 #include "engine/graph/pattern.h"
 #include "engine/graph/setup_message.h"
 #include "ir/graph/topology.h"
@@ -67,10 +69,16 @@ class SetupChannel {
   // after construct_grid, for callers that have no agreement after the construction: `code` is
   // this rank's error class from it (0: it has the pattern); *verdict gets the largest class of
   // any rank, the same on every rank. Collective over the whole communicator like
-  // construct_grid (its own sequence number; round k: one one-word MPI_Isend to each line peer
-  // of dimension k, then dims[k] - 1 words from them); a rank whose construction failed runs it
-  // too. Returns only MPI's own failure.
-  MpiStatus agree_grid(int rank, const std::vector<int>& dims, int code, int* verdict, SetupCounts* counts);
+  // construct_grid (its own sequence number; round k: one one-word message to each line peer of
+  // dimension k, then dims[k] - 1 words from them); a rank whose construction failed runs it
+  // too. `room`: reserve_sweep(dims) succeeded beforehand; then the words go by MPI_Isend,
+  // otherwise (this rank ran out of memory: its `code` says so) one line peer after the other
+  // by MPI_Sendrecv, in increasing coordinate, which needs no request. Either way nothing
+  // allocates from the first word sent to the verdict (the words arrive in fixed frames), so
+  // only MPI itself can fail, and that is all it returns.
+  MpiStatus agree_grid(int rank, const std::vector<int>& dims, int code, bool room, int* verdict, SetupCounts* counts);
+  // The room agree_grid's sends need on `dims` (a request per line peer); may throw std::bad_alloc.
+  void reserve_sweep(const std::vector<int>& dims);
 
   // A message as it arrived: sender, set-up tag, integers (decoded by the construction it belongs to).
   struct Raw {
@@ -86,11 +94,12 @@ class SetupChannel {
   // the round; fixed, so that sending them allocates nothing.
   static constexpr int kMaxGridRounds = 32;
   std::array<std::array<int, 3>, kMaxGridRounds> markers_{};
-  // The verdict sweep's words in flight (agree_grid): one frame per round, and the room for its
-  // sends, reserved by construct_grid before its round 0 (a rank that ran out of memory there
-  // still sends them).
+  // The verdict sweep's words in flight (agree_grid): one frame per round; the room for its
+  // sends (reserve_sweep); and the sweep's steps.
   std::array<std::array<int, 3>, kMaxGridRounds> verdicts_{};
   std::vector<MPI_Request> verdict_requests_;
+  MpiStatus sweep_round(engine::graph::GridVerdict* v, bool room, std::vector<Raw>* held, SetupCounts* counts);
+  MpiStatus sweep_word(const int* frame, const MPI_Status& status, int round, int* word) const;
   std::vector<Raw> take_early();
   MPI_Comm comm_;
   int frame_tag_;  // setup_tag

@@ -11,12 +11,17 @@
 // forced-grid persistent init failing the same way (agreed there, but leaving the grid on the
 // uninformed ranks) followed by a blocking allgather on that communicator: MPI_ERR_NO_MEM on
 // every rank (the sweep runs at that first call). Then the room to record the sweep's outcome
-// running out of memory on one rank: that call fails on every rank. Last, without a failure: after a successful
-// forced-grid init (its agreement vouches for the grid), a blocking call on that communicator
-// sends no set-up message (no sweep), counted through the MPI profiling interface.
+// (and its sends' requests) running out of memory on one rank: that call fails on every rank,
+// and so does a second call on that communicator, on every rank, without a set-up message
+// (that rank kept the agreed failure: no sweep of its own, which would hang). Without a
+// failure: after a successful forced-grid init (its agreement vouches for the grid), a blocking
+// call on that communicator sends no set-up message (no sweep), counted through the MPI
+// profiling interface; and a first forced-grid call's sweep allocates nothing (operator new,
+// counted) from its first word sent to its last word received.
 #include <mpi.h>
 
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -31,7 +36,7 @@ using cartplan::mpitest::Harness;
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // The set-up channel's messages (graph_setup.h: tag MPI_TAG_UB, which no exchange uses), counted
-// by the MPI_Isend this program defines below.
+// by the MPI_Isend, MPI_Send and MPI_Sendrecv this program defines below.
 long setup_sends = 0;
 int setup_tag_value() {
   int* ub = nullptr;
@@ -40,13 +45,64 @@ int setup_tag_value() {
   return flag ? *ub : -1;
 }
 
+// The verdict sweep's window (sweep_allocates_nothing), on a call without failures: opened by
+// the first one-word frame sent on the set-up tag (Open MPI's frame is [set-up tag, word]: 2
+// ints; a construction's message without a failure is 1 + 3 k ints), closed once this rank has
+// sent its `sweep_words` words and holds as many: received on the set-up tag by MPI_Recv, or
+// taken during the construction before (early: a line peer a round ahead; the construction
+// takes its messages by MPI_Mrecv, and only a sweep word there has 2 ints).
+bool watch_sweep = false, counting = false;
+long sweep_words = 0, sweep_sent = 0, sweep_received = 0, early_words = 0, counted_news = 0;
+
+void close_when_done() {
+  if (counting && sweep_sent == sweep_words && sweep_received + early_words == sweep_words) counting = false;
+}
+
 }  // namespace
 
 extern "C" int MPI_Isend(const void* b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c, MPI_Request* q) {
   static const int setup = setup_tag_value();
   if (tag == setup) ++setup_sends;
-  return PMPI_Isend(b, n, t, to, tag, c, q);
+  const bool word = tag == setup && watch_sweep && n == 2;
+  if (word && sweep_sent == 0) counting = true;
+  const int rc = PMPI_Isend(b, n, t, to, tag, c, q);
+  if (word && counting) ++sweep_sent, close_when_done();
+  return rc;
 }
+
+extern "C" int MPI_Mrecv(void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
+  if (watch_sweep && !counting && sweep_sent == 0 && n == 2 && t == MPI_INT) ++early_words;
+  return PMPI_Mrecv(b, n, t, m, st);
+}
+
+// A sweep without requests (a rank that ran out of memory making its room) sends by these.
+extern "C" int MPI_Send(const void* b, int n, MPI_Datatype t, int to, int tag, MPI_Comm c) {
+  static const int setup = setup_tag_value();
+  if (tag == setup) ++setup_sends;
+  return PMPI_Send(b, n, t, to, tag, c);
+}
+
+extern "C" int MPI_Sendrecv(const void* sb, int sn, MPI_Datatype st, int to, int stag, void* rb, int rn, MPI_Datatype rt, int from,
+                            int rtag, MPI_Comm c, MPI_Status* status) {
+  static const int setup = setup_tag_value();
+  if (stag == setup) ++setup_sends;
+  return PMPI_Sendrecv(sb, sn, st, to, stag, rb, rn, rt, from, rtag, c, status);
+}
+
+extern "C" int MPI_Recv(void* b, int n, MPI_Datatype t, int from, int tag, MPI_Comm c, MPI_Status* st) {
+  static const int setup = setup_tag_value();
+  const int rc = PMPI_Recv(b, n, t, from, tag, c, st);
+  if (tag == setup && counting) ++sweep_received, close_when_done();
+  return rc;
+}
+
+void* operator new(std::size_t n) {
+  if (counting) ++counted_news;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -167,10 +223,11 @@ void init_then_call(Harness& h, int at) {
 }
 
 // The room to record the sweep's outcome runs out of memory on rank `at` (grid-sweep-room: the
-// construction succeeded everywhere): it still sends MPI_ERR_NO_MEM in the sweep, so a blocking
-// or non-blocking allgather returns MPI_ERR_NO_MEM on every rank. Only that call: rank `at`
-// stays unmarked, and its next forced-grid call on the communicator would sweep alone (not
-// covered, graphs.md).
+// construction succeeded everywhere; the sweep's requests are part of that room): it still
+// sends MPI_ERR_NO_MEM in the sweep (one line peer after the other, without requests), so a
+// blocking or non-blocking allgather returns MPI_ERR_NO_MEM on every rank. A second call on
+// that communicator returns MPI_ERR_NO_MEM on every rank again, with no set-up message from
+// anyone (no sweep: rank `at` kept the agreed failure; before, it swept alone and hung).
 void room_fails(Harness& h, bool nonblocking, int at) {
   const std::string what =
       std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-sweep-room on rank " + std::to_string(at) + ":";
@@ -184,6 +241,10 @@ void room_fails(Harness& h, bool nonblocking, int at) {
     rc = run_call(h, g, src, Call::kAllgather, nonblocking, 1, &delivered);
   }
   expect_no_mem(h, rc, what, at);
+  const long before = setup_sends;
+  rc = run_call(h, g, src, Call::kAllgather, nonblocking, 2, &delivered);
+  expect_no_mem(h, rc, what + " the next call on that communicator:", at);
+  h.check(setup_sends == before, what + " the next call sends no set-up message (no sweep), sent " + std::to_string(setup_sends - before));
   MPI_Comm_free(&g);
 }
 
@@ -214,6 +275,34 @@ void agreed_then_call(Harness& h) {
   MPI_Comm_free(&g);
 }
 
+// A first forced-grid blocking allgather on a new communicator (construction and sweep succeed):
+// no operator new on any rank from the sweep's first word sent to its last word received
+// (sum(dims[k] - 1) of them, dims the balanced 2-D grid, as MPI_Dims_create makes it), so
+// running out of memory cannot stop a rank half-way through the sweep; and the call delivers.
+void sweep_allocates_nothing(Harness& h) {
+  const std::string what = "a first forced-grid blocking allgather:";
+  int src[2];
+  MPI_Comm g = grid_ring(h, src);
+  if (g == MPI_COMM_NULL) return;
+  int dims[2] = {0, 0};
+  MPI_Dims_create(h.size, 2, dims);
+  sweep_words = (dims[0] - 1) + (dims[1] - 1);
+  sweep_sent = sweep_received = early_words = counted_news = 0;
+  bool delivered = false;
+  watch_sweep = true;
+  const int rc = run_call(h, g, src, Call::kAllgather, false, 1, &delivered);
+  watch_sweep = false;
+  const bool left_open = counting;
+  counting = false;
+  h.check(rc == MPI_SUCCESS && delivered, what + " delivers");
+  h.check(!left_open && sweep_sent == sweep_words && sweep_received + early_words == sweep_words,
+          what + " the sweep sends " + std::to_string(sweep_words) + " words and receives them from their senders by name: sent " +
+              std::to_string(sweep_sent) + ", received " + std::to_string(sweep_received) + " (and " + std::to_string(early_words) +
+              " during the construction)" + (left_open ? ", window left open" : ""));
+  h.check(counted_news == 0, what + " no allocation during the sweep, counted " + std::to_string(counted_news));
+  MPI_Comm_free(&g);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -232,5 +321,6 @@ int main(int argc, char** argv) {
     for (bool nonblocking : {false, true})
       if (runs("room-fails")) room_fails(h, nonblocking, at);
   if (runs("agreed-then-call")) agreed_then_call(h);
+  if (runs("sweep-allocations")) sweep_allocates_nothing(h);
   return h.finish("grid_call_fail_test");
 }
