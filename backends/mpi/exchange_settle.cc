@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "backends/mpi/another_rank.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/predefined.h"
@@ -68,10 +69,7 @@ bool contiguous_type(MPI_Datatype type) {
 // reported (so every rank returns the same class), with this rank's own message if it had one.
 MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
   if (!local.ok()) return agreed_status(mpi_error(agreed_class, local.message));
-  // Name what the class says happened there: running out of memory is not an argument error.
-  const char* what = agreed_class == MPI_ERR_NO_MEM ? "ran out of memory in" : "passed invalid arguments to";
-  return agreed_status(mpi_error(agreed_class, std::string("another rank ") + what + " this collective (error class " +
-                                                    std::to_string(agreed_class) + " there)"));
+  return agreed_status(mpi_error(agreed_class, another_rank_failed(agreed_class, "this collective")));
 }
 
 // One agreement: the MAX of every rank's words, and for persistent init the lanes held anywhere

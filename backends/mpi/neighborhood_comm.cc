@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/another_rank.h"
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/neighborhood_agreement.h"
 #include "backends/mpi/node_map.h"
@@ -252,9 +253,7 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
   // phase costs a context switch (engine/cost_model.h). The same on every rank: agreed above.
   if (builtin_model && all_flags[1]) options.model.phase_us = engine::CostModel::kOversubscribedPhaseUs;
   if (any_bad)
-    return mpi_error(any_bad, local.ok() ? "another rank passed invalid arguments to Cart_neighborhood_create (error class " +
-                                               std::to_string(any_bad) + " there)"
-                                         : local.message);
+    return mpi_error(any_bad, local.ok() ? another_rank_failed(any_bad, "Cart_neighborhood_create") : local.message);
   // The state's local steps, before the description's agreement, which carries their outcome.
   std::unique_ptr<NeighborhoodComm> state;
   const MpiStatus made = make_state(d, dims, periods, *nbh, options, &state);

@@ -167,6 +167,10 @@ void creation_out_of_memory(Harness& h) {
   const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
   h.check(error_class(rc) == MPI_ERR_NO_MEM && contains(msg, h.rank == 0 ? "out of memory" : "another rank"),
           "Cart_neighborhood_create, create-check on rank 0: every rank MPI_ERR_NO_MEM, got " + std::to_string(rc) + " '" + msg + "'");
+  // The others say what happened there: not invalid arguments.
+  if (h.rank != 0)
+    h.check(contains(msg, "another rank ran out of memory in Cart_neighborhood_create") && !contains(msg, "invalid arguments"),
+            "Cart_neighborhood_create, create-check on rank 0: the other ranks' message names running out of memory: '" + msg + "'");
   h.check(comm == MPI_COMM_NULL, "Cart_neighborhood_create out of memory: no communicator");
   if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   std::vector<int> sources;
