@@ -33,8 +33,9 @@
 //     agreement) runs out of memory: std::bad_alloc (neighborhood_comm.cc)
 //   CARTPLAN_TEST_FAIL=grid-construct, grid-construct-partway   a graph grid construction runs out
 //     of memory before its first round / between its first two: std::bad_alloc (graph_setup.cc)
-//   CARTPLAN_TEST_FAIL=grid-sweep-room   the room to record a grid's verdict sweep runs out of
-//     memory (before the sweep): std::bad_alloc (graph_comm.cc)
+//   CARTPLAN_TEST_FAIL=grid-sweep-room   the room for a grid's verdict sweep (its sends' requests,
+//     the room to record its outcome) runs out of memory, before the sweep: std::bad_alloc
+//     (graph_comm.cc; that rank then sweeps without requests and keeps a bare verdict)
 //   CARTPLAN_TEST_FAIL=measure-trial-run   a measuring trial's exchange fails after its messages:
 //     MPI_ERR_OTHER (measure_trials.cc)
 //   (several: comma-separated)
