@@ -227,7 +227,8 @@ void init_then_call(Harness& h, int at) {
 // sends MPI_ERR_NO_MEM in the sweep (one line peer after the other, without requests), so a
 // blocking or non-blocking allgather returns MPI_ERR_NO_MEM on every rank. A second call on
 // that communicator returns MPI_ERR_NO_MEM on every rank again, with no set-up message from
-// anyone (no sweep: rank `at` kept the agreed failure; before, it swept alone and hung).
+// anyone (no sweep: rank `at` kept the agreed failure; before, it swept alone and hung), and so
+// does a forced-grid persistent init there.
 void room_fails(Harness& h, bool nonblocking, int at) {
   const std::string what =
       std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-sweep-room on rank " + std::to_string(at) + ":";
@@ -245,6 +246,13 @@ void room_fails(Harness& h, bool nonblocking, int at) {
   rc = run_call(h, g, src, Call::kAllgather, nonblocking, 2, &delivered);
   expect_no_mem(h, rc, what + " the next call on that communicator:", at);
   h.check(setup_sends == before, what + " the next call sends no set-up message (no sweep), sent " + std::to_string(setup_sends - before));
+  // A forced-grid persistent init there: the kept failure on every rank (rank `at`'s bare verdict).
+  std::vector<int> send(10, h.rank), recv(10, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+  expect_no_mem(h, rc, what + " a grid alltoall init on that communicator:", at);
+  h.check(req == CART_REQUEST_NULL, what + " the init makes no request");
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   MPI_Comm_free(&g);
 }
 
