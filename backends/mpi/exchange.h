@@ -303,6 +303,8 @@ class Exchange {
   // when another exchange is pending or MPI_THREAD_MULTIPLE (exchange_progress.cc).
   bool run_alone();
   void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
+  // With the registry held: active, no error yet, from phase 0, pending (start and run_once).
+  void begin_run();
   void request_hook();
   static int step_all();
   // Inside progress_poll, with a probe set: whether the probe says a request of the phase is

@@ -221,14 +221,18 @@ void Exchange::request_hook() {
   if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) registry().hook.want();
 }
 
-MpiStatus Exchange::start() {
-  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
-  Hold hold;
+void Exchange::begin_run() {
   active_ = true;
   error_ = {};
   phase_ = 0;
   phase_started_ = false;
   set_pending(true);
+}
+
+MpiStatus Exchange::start() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
+  Hold hold;
+  begin_run();
   // Start the schedule: local phases run and the first phase with messages is posted, without
   // polling for its completion (a poll right after posting rarely finds anything and costs a
   // round of Open MPI's progress engine; wait and test poll). The request stays active until
@@ -266,11 +270,7 @@ MpiStatus Exchange::run_once() {
   if (run_alone()) return error_;
   {
     Hold hold;
-    active_ = true;
-    error_ = {};
-    phase_ = 0;
-    phase_started_ = false;
-    set_pending(true);
+    begin_run();
   }
   return wait();
 }
