@@ -24,7 +24,6 @@
 // turns those nested calls into no-ops. Under MPI_THREAD_MULTIPLE poll() only try-locks the
 // registry: the thread that holds it is already progressing everything, and a blocking lock
 // inside Open MPI's progress engine could deadlock against Open MPI's own locks.
-#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <mutex>
@@ -32,16 +31,16 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/hot_tls.h"
+#include "backends/mpi/pending_requests.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::mpi {
 namespace {
 
-struct Registry {
+// The pending exchanges and their demand on the hook (pending_requests.h), and the lock.
+struct Registry : PendingRequests<Exchange> {
+  constexpr Registry() : PendingRequests(&Exchange::progress_poll) {}
   std::mutex mu;
-  std::vector<Exchange*> pending;  // in the order they were started
-  std::atomic<int> hook_demand{0};  // pending exchanges that need the hook
-  LingeringHook hook{&Exchange::progress_poll};  // poll(), registered while wanted and a while after
 };
 
 // One per process, constructed when the library is loaded (no guard on every use).
@@ -199,27 +198,13 @@ void Exchange::leave_hold() {
 void Exchange::set_pending(bool pending) {
   if (pending == pending_) return;  // run_alone's exchange ends here: it was never registered
   assert(here.held > 0 && "the registry is held");
-  Registry& r = registry();
-  if (pending && !pending_) r.pending.push_back(this);
-  if (!pending && pending_) {
-    r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
-    if (hooked_) {
-      hooked_ = false;
-      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (LingeringHook)
-    }
-    if (finish_fn_) defer_finish(finish_fn_, finish_ctx_);
-  }
+  if (registry().set_pending(this, pending_, pending, &hooked_) && finish_fn_) defer_finish(finish_fn_, finish_ctx_);
   pending_ = pending;
 }
 
 // After the first phase is posted: an exchange that still has phases to post, or whose owner
 // must hear of its end (the drop-in's MPI requests), asks for the hook.
-void Exchange::request_hook() {
-  if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ > 1))) return;
-  if (!progress_hook_available()) return;
-  hooked_ = true;
-  if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) registry().hook.want();
-}
+void Exchange::request_hook() { registry().demand_hook(pending_, finish_fn_ || (hook_phases_ && messaging_phases_ > 1), &hooked_); }
 
 void Exchange::begin_run() {
   active_ = true;
