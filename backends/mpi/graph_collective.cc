@@ -649,6 +649,39 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
 
 }  // namespace
 
+GraphCall graph_uniform_call(GraphOp op, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype) {
+  GraphCall c;
+  c.op = op;
+  c.sendbuf = sendbuf;
+  c.sendcount = sendcount;
+  c.sendtype = sendtype;
+  c.recvbuf = recvbuf;
+  c.recvcount = recvcount;
+  c.recvtype = recvtype;
+  return c;
+}
+
+GraphCall graph_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype) {
+  GraphCall c = graph_uniform_call(GraphOp::kAllgather, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+  c.varied = true;
+  c.recvcounts = recvcounts;
+  c.rdispls = rdispls;
+  return c;
+}
+
+GraphCall graph_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
+  GraphCall c = graph_uniform_call(GraphOp::kAlltoall, sendbuf, 0, sendtype, recvbuf, 0, recvtype);
+  c.varied = true;
+  c.sendcounts = sendcounts;
+  c.sdispls = sdispls;
+  c.recvcounts = recvcounts;
+  c.rdispls = rdispls;
+  return c;
+}
+
 GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
   GraphCall c;
