@@ -667,28 +667,30 @@ MpiStatus give_text(const std::string& text, const char* fn, char** out) {
   return {};
 }
 
-}  // namespace
-
-int Cart_request_plan(Cart_Request request, char** json) {
+// Cart_request_plan and Cart_request_program (`fn`): the request of a Cartesian collective, and
+// `text` of its exchange, the `what` ("plan", "program") a graph request has none of, as JSON
+// in *json.
+int request_json(Cart_Request request, const char* fn, const char* what, char** json, std::string (*text)(const Exchange&)) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
-    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
-    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: a graph request has no Cartesian plan");
-    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
-    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_plan");
+    if (!request) return mpi_error(MPI_ERR_REQUEST, std::string(fn) + ": request is CART_REQUEST_NULL");
+    if (request->graph) return mpi_error(MPI_ERR_REQUEST, std::string(fn) + ": a graph request has no Cartesian " + what);
+    if (!json) return mpi_error(MPI_ERR_ARG, std::string(fn) + ": json is NULL");
+    if (!request->exchange->has_plan()) return not_a_collective(fn);
     *json = nullptr;
-    return give_text(cartplan::ir::to_json_string(request->exchange->plan()), "Cart_request_plan", json);
+    return give_text(text(*request->exchange), fn, json);
   });
 }
 
+}  // namespace
+
+int Cart_request_plan(Cart_Request request, char** json) {
+  return request_json(request, "Cart_request_plan", "plan", json,
+                      [](const Exchange& x) -> std::string { return cartplan::ir::to_json_string(x.plan()); });
+}
+
 int Cart_request_program(Cart_Request request, char** json) {
-  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
-    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: request is CART_REQUEST_NULL");
-    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: a graph request has no Cartesian program");
-    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_program: json is NULL");
-    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_program");
-    *json = nullptr;
-    return give_text(cartplan::engine::to_json(request->exchange->program()).dump(), "Cart_request_program", json);
-  });
+  return request_json(request, "Cart_request_program", "program", json,
+                      [](const Exchange& x) -> std::string { return cartplan::engine::to_json(x.program()).dump(); });
 }
 
 void Cart_free_plan_json(char* json) { std::free(json); }
