@@ -292,7 +292,7 @@ bool neighbor_alltoallv(Form form, const void* sendbuf, const int sendcounts[], 
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0) return false;
   if (a->graph) {
-    mpi::GraphCall c{GraphOp::kAlltoall, sendbuf, 0, sendtype, recvbuf, 0, recvtype, true, sendcounts, sdispls, recvcounts, rdispls};
+    const mpi::GraphCall c = mpi::graph_alltoallv_call(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
     return graph_varied(*a, form, c, comm, info, request, rc);
   }
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAlltoall, false, {}, {});
@@ -344,7 +344,7 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
   for (int j = 0; j < a->indegree; ++j)
     if (recvcounts[j] < 0) return false;
   if (a->graph) {
-    mpi::GraphCall c{GraphOp::kAllgather, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, true, nullptr, nullptr, recvcounts, displs};
+    const mpi::GraphCall c = mpi::graph_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     return graph_varied(*a, form, c, comm, info, request, rc);
   }
   // A sink's send side is ignored by MPI: its block takes the used side's size (used_sides).

@@ -79,7 +79,7 @@ bool graph_uniform(AcceleratedComm& a, Form form, ir::graph::GraphOp op, const v
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request, int* rc) {
   if (!state_ready(a)) return false;
-  mpi::GraphCall call{op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype};
+  mpi::GraphCall call = mpi::graph_uniform_call(op, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   if (form == Form::kPersistent) {
     call.decide = persistent_verdict(a, op);
     return run(a, form, GraphPick{}, call, comm, info, request, rc);  // the algorithm: decide's

@@ -24,6 +24,9 @@
 using cartplan::mpi::Exchange;
 using cartplan::mpi::ExchangeSpec;
 using cartplan::mpi::GraphExchange;
+using cartplan::mpi::graph_allgatherv_call;
+using cartplan::mpi::graph_alltoallv_call;
+using cartplan::mpi::graph_uniform_call;
 using cartplan::mpi::MpiStatus;
 using cartplan::mpi::NeighborhoodComm;
 using cartplan::mpi::mpi_error;
@@ -440,19 +443,6 @@ CART_REDUCTIONS(_c, MPI_Count)
 // Graph collectives on any distributed-graph communicator (graph_collective.h).
 namespace {
 
-cartplan::mpi::GraphCall graph_call(cartplan::ir::graph::GraphOp op, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                                    MPI_Datatype rt) {
-  cartplan::mpi::GraphCall c;
-  c.op = op;
-  c.sendbuf = sb;
-  c.sendcount = sc;
-  c.sendtype = st;
-  c.recvbuf = rb;
-  c.recvcount = rc;
-  c.recvtype = rt;
-  return c;
-}
-
 int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info info, bool persistent, Cart_Request* request) {
   return guarded(comm, [&]() -> MpiStatus {
     // A NULL request takes part in init's agreement like any argument error.
@@ -476,15 +466,15 @@ int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info 
 
 #define CART_GRAPH_COLLECTIVE(NAME, OP)                                                                                      \
   int Cart_graph_neighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_call(OP, sb, sc, st, rb, rc, rt)); });        \
+    return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt)); }); \
   }                                                                                                                          \
-  int Cart_graph_ineighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm,  \
+  int Cart_graph_ineighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, \
                                   Cart_Request* r) {                                                                         \
-    return graph_request(comm, graph_call(OP, sb, sc, st, rb, rc, rt), MPI_INFO_NULL, false, r);                              \
+    return graph_request(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt), MPI_INFO_NULL, false, r);                     \
   }                                                                                                                          \
-  int Cart_graph_neighbor_##NAME##_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt,           \
+  int Cart_graph_neighbor_##NAME##_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt,          \
                                         MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                     \
-    return graph_request(comm, graph_call(OP, sb, sc, st, rb, rc, rt), info, true, r);                                        \
+    return graph_request(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt), info, true, r);                               \
   }
 
 CART_GRAPH_COLLECTIVE(allgather, cartplan::ir::graph::GraphOp::kAllgather)
@@ -496,58 +486,34 @@ int Cart_graph_comm_create_adjacent(MPI_Comm comm, int indegree, const int sourc
   return guarded(comm, [&] { return cartplan::mpi::create_adjacent(comm, indegree, sources, outdegree, destinations, info, graphcomm); });
 }
 
-namespace {
-
-cartplan::mpi::GraphCall allgatherv_call(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                                         MPI_Datatype rt) {
-  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAllgather, sb, sc, st, rb, 0, rt);
-  c.varied = true;
-  c.recvcounts = rc;
-  c.rdispls = rd;
-  return c;
-}
-
-cartplan::mpi::GraphCall alltoallv_call(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                                        const int rd[], MPI_Datatype rt) {
-  cartplan::mpi::GraphCall c = graph_call(cartplan::ir::graph::GraphOp::kAlltoall, sb, 0, st, rb, 0, rt);
-  c.varied = true;
-  c.sendcounts = sc;
-  c.sdispls = sd;
-  c.recvcounts = rc;
-  c.rdispls = rd;
-  return c;
-}
-
-}  // namespace
-
 int Cart_graph_neighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
                                    MPI_Comm comm) {
-  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt)); });
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)); });
 }
 
 int Cart_graph_ineighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
                                     MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+  return graph_request(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
 }
 
 int Cart_graph_neighbor_allgatherv_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
                                         MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return graph_request(comm, allgatherv_call(sb, sc, st, rb, rc, rd, rt), info, true, r);
+  return graph_request(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info, true, r);
 }
 
 int Cart_graph_neighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
                                   const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)); });
+  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)); });
 }
 
 int Cart_graph_ineighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
                                    const int rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
+  return graph_request(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
 }
 
 int Cart_graph_neighbor_alltoallv_init(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
                                        const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return graph_request(comm, alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
+  return graph_request(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
 }
 
 int Cart_graph_neighbor_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
@@ -701,28 +667,30 @@ MpiStatus give_text(const std::string& text, const char* fn, char** out) {
   return {};
 }
 
-}  // namespace
-
-int Cart_request_plan(Cart_Request request, char** json) {
+// Cart_request_plan and Cart_request_program (`fn`): the request of a Cartesian collective, and
+// `text` of its exchange, the `what` ("plan", "program") a graph request has none of, as JSON
+// in *json.
+int request_json(Cart_Request request, const char* fn, const char* what, char** json, std::string (*text)(const Exchange&)) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
-    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: request is CART_REQUEST_NULL");
-    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_plan: a graph request has no Cartesian plan");
-    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_plan: json is NULL");
-    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_plan");
+    if (!request) return mpi_error(MPI_ERR_REQUEST, std::string(fn) + ": request is CART_REQUEST_NULL");
+    if (request->graph) return mpi_error(MPI_ERR_REQUEST, std::string(fn) + ": a graph request has no Cartesian " + what);
+    if (!json) return mpi_error(MPI_ERR_ARG, std::string(fn) + ": json is NULL");
+    if (!request->exchange->has_plan()) return not_a_collective(fn);
     *json = nullptr;
-    return give_text(cartplan::ir::to_json_string(request->exchange->plan()), "Cart_request_plan", json);
+    return give_text(text(*request->exchange), fn, json);
   });
 }
 
+}  // namespace
+
+int Cart_request_plan(Cart_Request request, char** json) {
+  return request_json(request, "Cart_request_plan", "plan", json,
+                      [](const Exchange& x) -> std::string { return cartplan::ir::to_json_string(x.plan()); });
+}
+
 int Cart_request_program(Cart_Request request, char** json) {
-  return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
-    if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: request is CART_REQUEST_NULL");
-    if (request->graph) return mpi_error(MPI_ERR_REQUEST, "Cart_request_program: a graph request has no Cartesian program");
-    if (!json) return mpi_error(MPI_ERR_ARG, "Cart_request_program: json is NULL");
-    if (!request->exchange->has_plan()) return not_a_collective("Cart_request_program");
-    *json = nullptr;
-    return give_text(cartplan::engine::to_json(request->exchange->program()).dump(), "Cart_request_program", json);
-  });
+  return request_json(request, "Cart_request_program", "program", json,
+                      [](const Exchange& x) -> std::string { return cartplan::engine::to_json(x.program()).dump(); });
 }
 
 void Cart_free_plan_json(char* json) { std::free(json); }

@@ -62,18 +62,14 @@ MpiStatus large_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) {
 
 MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out) { return large_type(count, type, out); }
 
-MPI_Comm Exchange::error_comm() const { return shared_ && shared_->user != MPI_COMM_NULL ? shared_->user : MPI_COMM_SELF; }
+MPI_Comm Exchange::error_comm() const { return request_error_comm(shared_.get()); }
 
 Exchange::~Exchange() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (pending_) drive(this);  // never free requests that are still in use
-  if (kind_ == Kind::kPersistent) shared_->lanes.release(lane_);
-  if (kind_ == Kind::kNonblocking) {
-    PoolLock lock(*shared_);
-    if (shared_->holder(lane_) == this) shared_->holder(lane_) = nullptr;
-  }
+  give_back_lane(shared_.get(), this, kind_ == Kind::kPersistent, kind_ == Kind::kNonblocking, lane_);
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);

@@ -78,15 +78,36 @@ inline bool thread_multiple() {
 
 // Guards a communicator's pool and lane holders under MPI_THREAD_MULTIPLE: requests are
 // recycled by whichever thread completes them (the drop-in: inside Open MPI's progress engine).
+// The mutex form guards a graph communicator's lane holders (GraphShared::mu).
 class PoolLock {
  public:
-  explicit PoolLock(CommShared& shared) : lock_(shared.mu, std::defer_lock) {
+  explicit PoolLock(CommShared& shared) : PoolLock(shared.mu) {}
+  explicit PoolLock(std::mutex& mu) : lock_(mu, std::defer_lock) {
     if (thread_multiple()) lock_.lock();
   }
 
  private:
   std::unique_lock<std::mutex> lock_;
 };
+
+// What a request, Cartesian or graph, gives back as it is destroyed (its communication done): a
+// persistent lane to its communicator's lanes, a non-blocking lane's holder slot if it still
+// holds it. `Shared`: CommShared or GraphShared (null: a blocking request that holds nothing).
+template <class Shared, class Request>
+void give_back_lane(Shared* shared, const Request* request, bool persistent, bool nonblocking, int lane) {
+  if (persistent) shared->lanes.release(lane);
+  if (nonblocking) {
+    PoolLock lock(shared->mu);
+    if (shared->holder(lane) == request) shared->holder(lane) = nullptr;
+  }
+}
+
+// The communicator whose error handler reports a request's errors: the user's while it exists,
+// else MPI_COMM_SELF. `Shared`: CommShared or GraphShared.
+template <class Shared>
+MPI_Comm request_error_comm(const Shared* shared) {
+  return shared && shared->user != MPI_COMM_NULL ? shared->user : MPI_COMM_SELF;
+}
 
 class Exchange {
  public:
@@ -303,6 +324,8 @@ class Exchange {
   // when another exchange is pending or MPI_THREAD_MULTIPLE (exchange_progress.cc).
   bool run_alone();
   void set_pending(bool pending);  // with the registry held (exchange_progress.cc)
+  // With the registry held: active, no error yet, from phase 0, pending (start and run_once).
+  void begin_run();
   void request_hook();
   static int step_all();
   // Inside progress_poll, with a probe set: whether the probe says a request of the phase is

@@ -24,7 +24,6 @@
 // turns those nested calls into no-ops. Under MPI_THREAD_MULTIPLE poll() only try-locks the
 // registry: the thread that holds it is already progressing everything, and a blocking lock
 // inside Open MPI's progress engine could deadlock against Open MPI's own locks.
-#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <mutex>
@@ -32,16 +31,16 @@
 
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/hot_tls.h"
+#include "backends/mpi/pending_requests.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::mpi {
 namespace {
 
-struct Registry {
+// The pending exchanges and their demand on the hook (pending_requests.h), and the lock.
+struct Registry : PendingRequests<Exchange> {
+  constexpr Registry() : PendingRequests(&Exchange::progress_poll) {}
   std::mutex mu;
-  std::vector<Exchange*> pending;  // in the order they were started
-  std::atomic<int> hook_demand{0};  // pending exchanges that need the hook
-  LingeringHook hook{&Exchange::progress_poll};  // poll(), registered while wanted and a while after
 };
 
 // One per process, constructed when the library is loaded (no guard on every use).
@@ -199,36 +198,26 @@ void Exchange::leave_hold() {
 void Exchange::set_pending(bool pending) {
   if (pending == pending_) return;  // run_alone's exchange ends here: it was never registered
   assert(here.held > 0 && "the registry is held");
-  Registry& r = registry();
-  if (pending && !pending_) r.pending.push_back(this);
-  if (!pending && pending_) {
-    r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
-    if (hooked_) {
-      hooked_ = false;
-      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (LingeringHook)
-    }
-    if (finish_fn_) defer_finish(finish_fn_, finish_ctx_);
-  }
+  if (registry().set_pending(this, pending_, pending, &hooked_) && finish_fn_) defer_finish(finish_fn_, finish_ctx_);
   pending_ = pending;
 }
 
 // After the first phase is posted: an exchange that still has phases to post, or whose owner
 // must hear of its end (the drop-in's MPI requests), asks for the hook.
-void Exchange::request_hook() {
-  if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ > 1))) return;
-  if (!progress_hook_available()) return;
-  hooked_ = true;
-  if (registry().hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) registry().hook.want();
-}
+void Exchange::request_hook() { registry().demand_hook(pending_, finish_fn_ || (hook_phases_ && messaging_phases_ > 1), &hooked_); }
 
-MpiStatus Exchange::start() {
-  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
-  Hold hold;
+void Exchange::begin_run() {
   active_ = true;
   error_ = {};
   phase_ = 0;
   phase_started_ = false;
   set_pending(true);
+}
+
+MpiStatus Exchange::start() {
+  if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");
+  Hold hold;
+  begin_run();
   // Start the schedule: local phases run and the first phase with messages is posted, without
   // polling for its completion (a poll right after posting rarely finds anything and costs a
   // round of Open MPI's progress engine; wait and test poll). The request stays active until
@@ -266,11 +255,7 @@ MpiStatus Exchange::run_once() {
   if (run_alone()) return error_;
   {
     Hold hold;
-    active_ = true;
-    error_ = {};
-    phase_ = 0;
-    phase_started_ = false;
-    set_pending(true);
+    begin_run();
   }
   return wait();
 }

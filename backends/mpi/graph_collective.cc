@@ -649,21 +649,29 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
 
 }  // namespace
 
+GraphCall graph_uniform_call(GraphOp op, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype) {
+  return GraphCall{.op = op, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
+                   .recvcount = recvcount, .recvtype = recvtype};
+}
+
+GraphCall graph_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype) {
+  return GraphCall{.op = GraphOp::kAllgather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
+                   .recvtype = recvtype, .varied = true, .recvcounts = recvcounts, .rdispls = rdispls};
+}
+
+GraphCall graph_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
+  return GraphCall{.op = GraphOp::kAlltoall, .sendbuf = sendbuf, .sendtype = sendtype, .recvbuf = recvbuf, .recvtype = recvtype,
+                   .varied = true, .sendcounts = sendcounts, .sdispls = sdispls, .recvcounts = recvcounts, .rdispls = rdispls};
+}
+
 GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
-  GraphCall c;
-  c.op = GraphOp::kAlltoall;
-  c.sendbuf = sendbuf;
-  c.recvbuf = recvbuf;
-  c.varied = true;
-  c.per_edge_types = true;
-  c.sendcounts = sendcounts;
-  c.sdispls_bytes = sdispls;
-  c.sendtypes = sendtypes;
-  c.recvcounts = recvcounts;
-  c.rdispls_bytes = rdispls;
-  c.recvtypes = recvtypes;
-  return c;
+  return GraphCall{.op = GraphOp::kAlltoall, .sendbuf = sendbuf, .recvbuf = recvbuf, .varied = true, .sendcounts = sendcounts,
+                   .recvcounts = recvcounts, .per_edge_types = true, .sendtypes = sendtypes, .recvtypes = recvtypes,
+                   .sdispls_bytes = sdispls, .rdispls_bytes = rdispls};
 }
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {

@@ -70,6 +70,16 @@ struct GraphCall {
   const MPI_Aint* rdispls_bytes = nullptr;
 };
 
+// The calls of the MPI forms, one builder each, for the C API (c_api.cc) and the drop-in.
+// MPI_Neighbor_allgather's or MPI_Neighbor_alltoall's arguments (`op`) as a call.
+GraphCall graph_uniform_call(ir::graph::GraphOp op, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             int recvcount, MPI_Datatype recvtype);
+// MPI_Neighbor_allgatherv's arguments as a call.
+GraphCall graph_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype);
+// MPI_Neighbor_alltoallv's arguments as a call.
+GraphCall graph_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
 // MPI_Neighbor_alltoallw's arguments as a call (per-edge types, byte displacements).
 GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]);

@@ -200,8 +200,7 @@ MpiStatus GraphExchange::run_copies(std::size_t phase) {
 void GraphExchange::take_lane(int lane) {
   GraphExchange* previous = nullptr;
   {
-    std::unique_lock<std::mutex> lock(shared_->mu, std::defer_lock);
-    if (thread_multiple()) lock.lock();
+    PoolLock lock(shared_->mu);
     previous = shared_->holder(lane);
     shared_->holder(lane) = this;
   }
@@ -212,19 +211,14 @@ void GraphExchange::take_lane(int lane) {
   if (sizes_) sizes_->set_lane(lane);
 }
 
-MPI_Comm GraphExchange::error_comm() const { return shared_ && shared_->user != MPI_COMM_NULL ? shared_->user : MPI_COMM_SELF; }
+MPI_Comm GraphExchange::error_comm() const { return request_error_comm(shared_.get()); }
 
 GraphExchange::~GraphExchange() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (pending_) drive(this);  // never free requests that are still in use
-  if (kind_ == Kind::kPersistent) shared_->lanes.release(lane_);
-  if (kind_ == Kind::kNonblocking) {
-    std::unique_lock<std::mutex> lock(shared_->mu, std::defer_lock);
-    if (thread_multiple()) lock.lock();
-    if (shared_->holder(lane_) == this) shared_->holder(lane_) = nullptr;
-  }
+  give_back_lane(shared_.get(), this, kind_ == Kind::kPersistent, kind_ == Kind::kNonblocking, lane_);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);
 }
 

@@ -6,7 +6,6 @@
 // while some graph exchange still has a phase to post, the hook runs poll() inside every MPI
 // call that waits or tests. poll() never re-enters (the MPI calls it makes run the progress
 // engine again) and under MPI_THREAD_MULTIPLE only try-locks the registry.
-#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <mutex>
@@ -14,21 +13,21 @@
 
 #include "backends/mpi/graph_exchange.h"
 #include "backends/mpi/hot_tls.h"
+#include "backends/mpi/pending_requests.h"
 #include "backends/mpi/progress_hook.h"
 
 namespace cartplan::mpi {
 namespace {
 
-struct Registry {
+// The pending graph exchanges and their demand on the hook (pending_requests.h), and the lock.
+// poll() is registered while some exchange demands it and a while after, like the Cartesian
+// registry's: a graph request per iteration registers it once, not once per request.
+struct Registry : PendingRequests<GraphExchange> {
+  constexpr Registry() : PendingRequests(&GraphExchange::progress_poll) {}
   std::mutex mu;
-  std::vector<GraphExchange*> pending;  // in the order they were started
   // pending.size(), readable without holding the registry: the Cartesian registry asks it on
   // every blocking call's completion, where taking the hold costs more than the question.
   std::atomic<std::size_t> pending_count{0};
-  std::atomic<int> hook_demand{0};
-  // poll(), registered while some exchange demands it and a while after, like the Cartesian
-  // registry's: a graph request per iteration registers it once, not once per request.
-  LingeringHook hook{&GraphExchange::progress_poll};
 };
 
 Registry the_registry;
@@ -107,26 +106,14 @@ int GraphExchange::step_all() {
 void GraphExchange::set_pending(bool pending) {
   assert(held > 0 && "the registry is held");
   Registry& r = the_registry;
-  if (pending && !pending_) r.pending.push_back(this);
-  if (!pending && pending_) {
-    r.pending.erase(std::find(r.pending.begin(), r.pending.end(), this));
-    if (hooked_) {
-      hooked_ = false;
-      r.hook_demand.fetch_sub(1, std::memory_order_relaxed);  // poll() lingers (LingeringHook)
-    }
-    if (finish_fn_) Exchange::defer_finish(finish_fn_, finish_ctx_);
-  }
+  if (r.set_pending(this, pending_, pending, &hooked_) && finish_fn_) Exchange::defer_finish(finish_fn_, finish_ctx_);
   pending_ = pending;
   r.pending_count.store(r.pending.size(), std::memory_order_release);
 }
 
 // An exchange with a later phase still to post, or whose owner must hear of its end (the
 // drop-in's MPI requests), asks for the hook once its first phase is posted.
-void GraphExchange::request_hook() {
-  if (!pending_ || hooked_ || !(finish_fn_ || (hook_phases_ && messaging_phases_ >= 2)) || !progress_hook_available()) return;
-  hooked_ = true;
-  if (the_registry.hook_demand.fetch_add(1, std::memory_order_relaxed) == 0) the_registry.hook.want();
-}
+void GraphExchange::request_hook() { the_registry.demand_hook(pending_, finish_fn_ || (hook_phases_ && messaging_phases_ >= 2), &hooked_); }
 
 MpiStatus GraphExchange::start() {
   if (active_) return mpi_error(MPI_ERR_REQUEST, "the request is already active (start it again only after wait or test completes it)");

@@ -20,6 +20,18 @@
 namespace cartplan::mpi {
 namespace {
 
+// An Info key of two values, `a` and `b`: `a` sets *flag to a_value, `b` to the opposite;
+// absent, *flag stays; any other value is MPI_ERR_INFO_VALUE naming both.
+MpiStatus parse_switch(MPI_Info info, const char* key, const char* a, const char* b, bool a_value, bool* flag) {
+  bool present = false;
+  const std::string v = info_value(info, key, &present);
+  if (!present) return {};
+  if (v == a) *flag = a_value;
+  else if (v == b) *flag = !a_value;
+  else return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + " = '" + v + "' (expected " + a + " or " + b + ")");
+  return {};
+}
+
 // Info keys that choose the plan: cartplan_algorithm, cartplan_dim_order.
 MpiStatus parse_choices(MPI_Info info, int ndims, Options* o) {
   bool present = false;
@@ -76,14 +88,8 @@ MpiStatus parse_model(MPI_Info info, Options* o) {
 
 // Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
 MpiStatus parse_modes(MPI_Info info, Options* o) {
-  bool present = false;
   if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
-  std::string v = info_value(info, "cartplan_progress", &present);
-  if (present) {
-    if (v == "any") o->progress_anywhere = true;
-    else if (v == "cartplan") o->progress_anywhere = false;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
-  }
+  if (MpiStatus s = parse_switch(info, "cartplan_progress", "any", "cartplan", true, &o->progress_anywhere); !s.ok()) return s;
   return parse_tune(info, &o->tune_measure);
 }
 
@@ -133,24 +139,10 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }  // namespace
 
 MpiStatus parse_check(MPI_Info info, bool* collective) {
-  bool present = false;
-  const std::string v = info_value(info, "cartplan_check", &present);
-  if (!present) return {};
-  if (v == "collective") *collective = true;
-  else if (v == "none") *collective = false;
-  else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_check = '" + v + "' (expected none or collective)");
-  return {};
+  return parse_switch(info, "cartplan_check", "none", "collective", false, collective);
 }
 
-MpiStatus parse_tune(MPI_Info info, bool* measure) {
-  bool present = false;
-  const std::string v = info_value(info, "cartplan_tune", &present);
-  if (!present) return {};
-  if (v == "measure") *measure = true;
-  else if (v == "model") *measure = false;
-  else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_tune = '" + v + "' (expected model or measure)");
-  return {};
-}
+MpiStatus parse_tune(MPI_Info info, bool* measure) { return parse_switch(info, "cartplan_tune", "model", "measure", false, measure); }
 
 // The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
 // CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "backends/mpi/predefined.h"
 
@@ -100,6 +101,37 @@ int first_from_root(const NeighborhoodComm& nc, int root) {
 
 const void* at(const void* buf, MPI_Aint bytes) { return static_cast<const char*>(buf) + bytes; }
 
+// The side a rank gives t blocks of: `count` elements of `type` each, one after another from buf.
+template <class Count>
+void consecutive_blocks(const void* buf, Count count, MPI_Datatype type, MPI_Aint extent, std::vector<BlockSpec>* blocks) {
+  for (std::size_t i = 0; i < blocks->size(); ++i)
+    (*blocks)[i] = {at(buf, static_cast<MPI_Aint>(i) * static_cast<MPI_Aint>(count) * extent), static_cast<MPI_Count>(count), type};
+}
+
+// gather and scatter: every rank's one block and the root's t blocks (gather receives them,
+// scatter sends them), which only the root's arguments describe. Sizes in bytes (-1: the root's
+// side away from the root, not looked at) and extents, the send side checked first.
+struct RootedSides {
+  std::int64_t sbytes = 0, rbytes = 0;
+  MPI_Aint sextent = 0, rextent = 0;
+};
+
+template <class Count>
+MpiStatus check_rooted(const NeighborhoodComm& nc, int root, bool root_receives, const void* sendbuf, Count sendcount,
+                       MPI_Datatype sendtype, const void* recvbuf, Count recvcount, MPI_Datatype recvtype, RootedSides* out) {
+  const bool at_root = nc.rank() == root;
+  const void* one = root_receives ? sendbuf : recvbuf;
+  const void* many = root_receives ? recvbuf : sendbuf;
+  if (one == MPI_IN_PLACE || (at_root && many == MPI_IN_PLACE)) return mpi_error(MPI_ERR_ARG, kInPlace);
+  MpiStatus s = check_root(nc, root);
+  (root_receives ? out->rbytes : out->sbytes) = -1;
+  if (s.ok() && (root_receives || at_root))
+    s = check_side(root_receives ? "sendbuf" : "sendbuf (t blocks)", sendbuf, sendcount, sendtype, &out->sbytes, &out->sextent);
+  if (s.ok() && (!root_receives || at_root))
+    s = check_side(root_receives ? "recvbuf (t blocks)" : "recvbuf", recvbuf, recvcount, recvtype, &out->rbytes, &out->rextent);
+  return s;
+}
+
 // allreduce, reduce_scatter and reduce share everything but the blocks.
 template <class Count>
 ExchangeSpec reduction(const NeighborhoodComm& nc, ir::Op op, const void* sendbuf, void* recvbuf, Count count,
@@ -122,8 +154,7 @@ ExchangeSpec reduction(const NeighborhoodComm& nc, ir::Op op, const void* sendbu
   spec.reduce_op = reduce_op;
   spec.root = ir::is_rooted(op) ? root : -1;
   spec.unit = {nullptr, static_cast<MPI_Count>(count), type};
-  for (std::size_t i = 0; i < spec.send.size(); ++i)
-    spec.send[i] = {at(sendbuf, static_cast<MPI_Aint>(i) * static_cast<MPI_Aint>(count) * extent), static_cast<MPI_Count>(count), type};
+  consecutive_blocks(sendbuf, count, type, extent, &spec.send);
   spec.send_bytes = spec.recv_bytes = bytes;
   if (result_here) {
     spec.recv[0] = {recvbuf, static_cast<MPI_Count>(count), type};
@@ -178,26 +209,19 @@ template <class Count>
 ExchangeSpec gather_spec(const NeighborhoodComm& nc, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
                          void* recvbuf, Count recvcount, MPI_Datatype recvtype, int root) {
   const ir::Op op = ir::Op::kGather;
-  const bool at_root = nc.rank() == root;
-  if (sendbuf == MPI_IN_PLACE || (at_root && recvbuf == MPI_IN_PLACE)) return invalid(op, mpi_error(MPI_ERR_ARG, kInPlace));
-  MpiStatus s = check_root(nc, root);
-  std::int64_t sbytes = 0, rbytes = -1;
-  MPI_Aint sextent = 0, rextent = 0;
-  if (s.ok()) s = check_side("sendbuf", sendbuf, sendcount, sendtype, &sbytes, &sextent);
-  if (s.ok() && at_root) s = check_side("recvbuf (t blocks)", recvbuf, recvcount, recvtype, &rbytes, &rextent);
+  RootedSides sides;
+  MpiStatus s = check_rooted(nc, root, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &sides);
   if (!s.ok()) return invalid(op, s);
   ExchangeSpec spec = start(nc, op);
   spec.root = root;
   spec.unit = {nullptr, static_cast<MPI_Count>(sendcount), sendtype};
   spec.send[0] = {sendbuf, static_cast<MPI_Count>(sendcount), sendtype};
-  spec.send_bytes = sbytes;
-  spec.recv_bytes = rbytes;
-  if (at_root)
-    for (std::size_t i = 0; i < spec.recv.size(); ++i) {
-      spec.recv[i] = {at(recvbuf, static_cast<MPI_Aint>(i) * static_cast<MPI_Aint>(recvcount) * rextent),
-                      static_cast<MPI_Count>(recvcount), recvtype};
-      spec.recv_user[i] = 1;
-    }
+  spec.send_bytes = sides.sbytes;
+  spec.recv_bytes = sides.rbytes;
+  if (nc.rank() == root) {
+    consecutive_blocks(recvbuf, recvcount, recvtype, sides.rextent, &spec.recv);
+    spec.recv_user.assign(spec.recv.size(), 1);
+  }
   return spec;
 }
 
@@ -206,23 +230,16 @@ ExchangeSpec scatter_spec(const NeighborhoodComm& nc, const void* sendbuf, Count
                           void* recvbuf, Count recvcount, MPI_Datatype recvtype, int root) {
   const ir::Op op = ir::Op::kScatter;
   const bool at_root = nc.rank() == root;
-  if (recvbuf == MPI_IN_PLACE || (at_root && sendbuf == MPI_IN_PLACE)) return invalid(op, mpi_error(MPI_ERR_ARG, kInPlace));
-  MpiStatus s = check_root(nc, root);
-  std::int64_t sbytes = -1, rbytes = 0;
-  MPI_Aint sextent = 0, rextent = 0;
-  if (s.ok() && at_root) s = check_side("sendbuf (t blocks)", sendbuf, sendcount, sendtype, &sbytes, &sextent);
-  if (s.ok()) s = check_side("recvbuf", recvbuf, recvcount, recvtype, &rbytes, &rextent);
+  RootedSides sides;
+  MpiStatus s = check_rooted(nc, root, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &sides);
   if (!s.ok()) return invalid(op, s);
   ExchangeSpec spec = start(nc, op);
   spec.root = root;
   spec.unit = at_root ? BlockSpec{nullptr, static_cast<MPI_Count>(sendcount), sendtype}
                       : BlockSpec{nullptr, static_cast<MPI_Count>(recvcount), recvtype};
-  if (at_root)
-    for (std::size_t i = 0; i < spec.send.size(); ++i)
-      spec.send[i] = {at(sendbuf, static_cast<MPI_Aint>(i) * static_cast<MPI_Aint>(sendcount) * sextent),
-                      static_cast<MPI_Count>(sendcount), sendtype};
-  spec.send_bytes = sbytes;
-  spec.recv_bytes = rbytes;
+  if (at_root) consecutive_blocks(sendbuf, sendcount, sendtype, sides.sextent, &spec.send);
+  spec.send_bytes = sides.sbytes;
+  spec.recv_bytes = sides.rbytes;
   const int first = first_from_root(nc, root);
   if (first >= 0) {
     spec.recv[first] = {recvbuf, static_cast<MPI_Count>(recvcount), recvtype};

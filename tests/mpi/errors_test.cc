@@ -101,6 +101,27 @@ void creation_errors(Harness& h) {
       expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info " + key, "bad " + key + " '" + bad + "'");
       MPI_Info_free(&info);
     }
+  // The two-valued mode keys: either value creates, anything else is refused naming the key and
+  // both values (one parse for the three keys, info_options.cc parse_switch).
+  struct TwoValued {
+    const char *key, *a, *b;
+  };
+  for (const TwoValued& k : {TwoValued{"cartplan_check", "none", "collective"}, TwoValued{"cartplan_tune", "model", "measure"},
+                             TwoValued{"cartplan_progress", "any", "cartplan"}}) {
+    for (const char* value : {k.a, k.b, "bogus"}) {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, k.key, value);
+      rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 2, offs3, MPI_UNWEIGHTED, info, 0, &cart);
+      MPI_Info_free(&info);
+      const std::string what = std::string(k.key) + " = '" + value + "'";
+      if (std::string(value) != "bogus") {
+        h.check(rc == MPI_SUCCESS, what + ": creation fails (" + std::to_string(rc) + ")");
+        if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
+      } else {
+        expect_error(h, rc, MPI_ERR_INFO_VALUE, "Info " + what + " (expected " + k.a + " or " + k.b + ")", "bad " + what);
+      }
+    }
+  }
   // Trailers change what travels: ranks that differ on them are refused at creation.
   MPI_Info_create(&info);
   MPI_Info_set(info, "cartplan_trailer_min_bytes", h.rank == 0 ? "0" : "-1");
