@@ -53,8 +53,9 @@ int setup_tag_value() {
 // the first one-word frame sent on the set-up tag (Open MPI's frame is [set-up tag, word]: 2
 // ints; a construction's message without a failure is 1 + 3 k ints), closed once this rank has
 // sent its `sweep_words` words and holds as many: received on the set-up tag by MPI_Recv, or
-// taken during the construction before (early: a line peer a round ahead; the construction
-// takes its messages by MPI_Mrecv, and only a sweep word there has 2 ints).
+// taken during the construction before (early: a line peer a construction ahead, already in
+// the sweep; the construction takes its messages by MPI_Mrecv, and only a sweep word there has
+// 2 ints).
 bool watch_sweep = false, counting = false;
 long sweep_words = 0, sweep_sent = 0, sweep_received = 0, early_words = 0, counted_news = 0;
 
