@@ -12,8 +12,16 @@
 namespace cartplan::mpi {
 
 // "another rank <what happened> <where> (error class `cls` there)": ran out of memory in (for
-// MPI_ERR_NO_MEM), failed in (MPI_ERR_INTERN, MPI_ERR_OTHER, MPI_ERR_UNKNOWN: not the caller's
-// doing), else passed invalid arguments to. `where`: the call, e.g. "this collective".
+// MPI_ERR_NO_MEM), passed invalid arguments to (argument_class), else failed in (MPI's own
+// failure, ours, a tag space too small: not the caller's doing). `where`: the call, e.g.
+// "this collective".
 std::string another_rank_failed(int cls, std::string_view where);
+// Its words for what happened, "ran out of memory in " and so on (a static string, with its
+// trailing space), for a caller that must not allocate (it appends them to reserved room).
+const char* another_rank_did(int cls) noexcept;
+// Whether `cls` is one the library returns for a caller's mistake: MPI_ERR_ARG, _BUFFER, _COMM,
+// _COUNT, _DIMS, _INFO, _INFO_KEY, _INFO_NOKEY, _INFO_VALUE, _OP, _RANK, _REQUEST, _ROOT,
+// _TOPOLOGY, _TRUNCATE (block sizes that differ between ranks), _TYPE.
+bool argument_class(int cls) noexcept;
 
 }  // namespace cartplan::mpi

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "backends/mpi/another_rank.h"
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
@@ -172,6 +173,7 @@ GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph
                      engine::CostModel model)
     : rank_(rank), size_(size), edges_(std::move(edges)), options_(options), model_(model), setup_(exec, tag_ub()) {
   shared_ = std::make_shared<GraphShared>(user, exec, tag_ub());
+  for (int d = 2; d <= engine::graph::kMaxGridD; ++d) dims_by_d_[static_cast<std::size_t>(d)] = engine::graph::grid_dims(size, d);
   // Every lane tag, and the spare one above them, stays below the set-up's tag (graph_setup.h).
   assert(shared_->lanes.max_rounds() * shared_->lanes.count() < setup_tag(tag_ub()));
 }
@@ -205,14 +207,41 @@ MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::Ra
 
 namespace {
 
-// The failure a rank returns after a verdict sweep whose outcome it had no room to record (a
-// bare verdict): the agreed class always; its text only if that fits in memory.
-MpiStatus bare_failure(int code) noexcept {
+// Why a rank returns a class kept in a bare verdict (no text was kept with it).
+enum class BareWhen {
+  kPending,   // this rank could not record its construction's outcome (no sweep yet)
+  kThisCall,  // this call's sweep, whose outcome this rank had no room to record
+  kEarlier,   // a sweep of an earlier call
+};
+
+// The failure a rank returns from a bare verdict: the class always; its text only if that fits
+// in memory.
+MpiStatus bare_failure(int code, BareWhen when) noexcept {
   MpiStatus s;
   s.code = code;
   try {
-    s.message = "out of memory recording the grid construction's verdict on this rank (every rank fails with error class " +
-                std::to_string(code) + ")";
+    const std::string cls = std::to_string(code);
+    if (when == BareWhen::kPending)
+      s.message = "out of memory on this rank recording the grid construction's outcome on this communicator";
+    else if (when == BareWhen::kThisCall)
+      s.message = "out of memory on this rank recording the grid construction's verdict (every rank fails with error class " + cls + ")";
+    else
+      s.message = "an earlier grid construction on this communicator failed (error class " + cls +
+                  " on every rank; this rank ran out of memory keeping its details)";
+  } catch (const std::bad_alloc&) {
+  }
+  return s;
+}
+
+// A kept failure, returned after the sweep: its class always (the one every rank agreed on),
+// its text only if copying it fits in memory.
+MpiStatus kept_failure(const MpiStatus& kept) noexcept {
+  MpiStatus s;
+  s.code = kept.code;
+  s.agreed = kept.agreed;
+  try {
+    inject_out_of_memory("grid-verdict-copy");
+    s.message = kept.message;
   } catch (const std::bad_alloc&) {
   }
   return s;
@@ -220,30 +249,81 @@ MpiStatus bare_failure(int code) noexcept {
 
 }  // namespace
 
+const std::vector<int>& GraphComm::dims_of(int grid_d) const {
+  assert(grid_d >= 2 && grid_d <= engine::graph::kMaxGridD && "a grid's d is 2 .. kMaxGridD (parse_graph_info, auto_candidates)");
+  return dims_by_d_[static_cast<std::size_t>(std::clamp(grid_d, 2, engine::graph::kMaxGridD))];
+}
+
 // The grid is the communicator's: every rank computes the same dims from its size alone. Keyed by
-// dims, so a d whose grid is the other's (grid_dims(p, 3) with an extent of 1) constructs nothing new.
+// dims, so a d whose grid is the other's (grid_dims(p, 3) with an extent of 1) constructs nothing
+// new. From the construction's start to the sweep's end no allocation here can take a rank out:
+// the dims are made with the state, the room to record either outcome before the construction.
 MpiStatus GraphComm::grid_pattern(int grid_d, bool spread, const engine::graph::GridPattern** out) {
-  const std::vector<int> dims = engine::graph::grid_dims(size_, grid_d);
-  if (const int bare = bare_verdict(dims); bare != 0) return bare_failure(bare);  // swept before: the agreed failure
-  if (!failed_grids_.count(dims) && !grids_.count(dims)) {
-    engine::graph::GridPattern p;
-    SetupCounts counts;
-    MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
-    if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
-    if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
-    if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
-    if (s.ok() && dims.size() > 4 && test_failure("pattern-gridmost")) s = injected_failure("pattern-gridmost");  // above 4-D only
-    // Kept, as pattern()'s: the construction runs once on every rank.
-    if (s.ok()) grids_.emplace(dims, std::move(p));
-    else failed_grids_.emplace(dims, s);
+  const std::vector<int>& dims = dims_of(grid_d);
+  const BareVerdict* bare = bare_verdict(dims);
+  if (bare && bare->swept) return bare_failure(bare->code, BareWhen::kEarlier);  // the agreed failure
+  if (!bare && !failed_grids_.count(dims) && !grids_.count(dims)) {
+    construct_and_keep(dims);
+    bare = bare_verdict(dims);
   }
+  // A pending bare verdict: no agreement vouched for the grid (this rank failed), so a spread
+  // call sweeps, as its line peers do.
+  if (bare) return spread ? spread_grid(dims, bare->code) : bare_failure(bare->code, BareWhen::kPending);
   if (spread && !agreed_grids_.count(dims)) {
-    MpiStatus s = spread_grid(dims);
+    MpiStatus s = spread_grid(dims, 0);
     if (!s.ok()) return s;
   }
-  if (auto failed = failed_grids_.find(dims); failed != failed_grids_.end()) return failed->second;
+  if (auto failed = failed_grids_.find(dims); failed != failed_grids_.end()) return kept_failure(failed->second);
   *out = &grids_.at(dims);
   return {};
+}
+
+// Made before the construction, so that recording its outcome allocates nothing: a rank that
+// ran out of memory there would skip the sweep its line peers wait in.
+struct GraphComm::RecordRoom {
+  std::map<std::vector<int>, engine::graph::GridPattern>::node_type grid;  // grids_'s entry
+  std::map<std::vector<int>, MpiStatus>::node_type failure;                // failed_grids_'s
+};
+
+std::optional<GraphComm::RecordRoom> GraphComm::record_room(const std::vector<int>& dims) noexcept {
+  try {
+    inject_out_of_memory("grid-record-room");
+    std::map<std::vector<int>, engine::graph::GridPattern> grid;
+    grid.emplace(dims, engine::graph::GridPattern{});
+    std::map<std::vector<int>, MpiStatus> failure;
+    failure.emplace(dims, MpiStatus{});
+    return RecordRoom{grid.extract(grid.begin()), failure.extract(failure.begin())};
+  } catch (const std::bad_alloc&) {
+    return std::nullopt;
+  }
+}
+
+// A rank without the room still runs the whole construction (its line peers wait for its
+// messages), then keeps its class in a pending bare verdict.
+void GraphComm::construct_and_keep(const std::vector<int>& dims) {
+  std::optional<RecordRoom> room = record_room(dims);
+  engine::graph::GridPattern p;
+  SetupCounts counts;
+  MpiStatus s = setup_.construct_grid(rank_, dims, edges_, &p, &counts);
+  if (s.ok() && test_failure("pattern")) s = injected_failure("pattern");  // after the construction's messages
+  if (s.ok() && test_failure("pattern-grid")) s = injected_failure("pattern-grid");
+  if (s.ok() && dims.size() == 4 && test_failure("pattern-grid4")) s = injected_failure("pattern-grid4");  // the 4-D grid's only
+  if (s.ok() && dims.size() > 4 && test_failure("pattern-gridmost")) s = injected_failure("pattern-gridmost");  // above 4-D only
+  if (!room) {
+    const bool kept = keep_bare_verdict(dims, std::max(s.code, static_cast<int>(MPI_ERR_NO_MEM)), false);
+    assert(kept && "a slot per grid");
+    (void)kept;
+    return;
+  }
+  // Kept, as pattern()'s: the construction runs once on every rank. Moves into the room and
+  // node insertions: nothing allocates.
+  if (s.ok()) {
+    room->grid.mapped() = std::move(p);
+    grids_.insert(std::move(room->grid));
+  } else {
+    room->failure.mapped() = std::move(s);
+    failed_grids_.insert(std::move(room->failure));
+  }
 }
 
 // What recording the verdict sweep's outcome needs on this rank, made before the sweep, so that
@@ -263,53 +343,56 @@ GraphComm::SweepRoom GraphComm::sweep_room(const std::vector<int>& dims, std::si
   room.failure.mapped().message.reserve(kept_message + 128);  // the longest note below, with its digits
   return room;
 }
-
-int GraphComm::bare_verdict(const std::vector<int>& dims) const {
+const GraphComm::BareVerdict* GraphComm::bare_verdict(const std::vector<int>& dims) const {
   for (const BareVerdict& b : bare_verdicts_)
-    if (b.code != 0 && b.ndims == static_cast<int>(dims.size()) && std::equal(dims.begin(), dims.end(), b.dims.begin())) return b.code;
-  return 0;
+    if (b.code != 0 && b.ndims == static_cast<int>(dims.size()) && std::equal(dims.begin(), dims.end(), b.dims.begin())) return &b;
+  return nullptr;
 }
 
-void GraphComm::keep_bare_verdict(const std::vector<int>& dims, int code) {
+bool GraphComm::keep_bare_verdict(const std::vector<int>& dims, int code, bool swept) noexcept {
   assert(code > 0 && dims.size() <= engine::graph::kMaxGridD && "a bare verdict is a failure of one grid");
-  for (BareVerdict& b : bare_verdicts_) {
-    if (b.code != 0) continue;  // another grid's: a communicator has at most one grid per d
-    b.ndims = static_cast<int>(dims.size());
-    std::copy(dims.begin(), dims.end(), b.dims.begin());
-    b.code = code;
-    return;
-  }
-  assert(false && "a slot per grid");
+  BareVerdict* slot = nullptr;
+  for (BareVerdict& b : bare_verdicts_)  // dims' pending one (now swept), else a free one
+    if (&b == bare_verdict(dims) || (!slot && b.code == 0)) slot = &b;
+  if (!slot) return false;  // more grids than d's of 2 .. kMaxGridD: kGridDs is wrong
+  slot->ndims = static_cast<int>(dims.size());
+  std::copy(dims.begin(), dims.end(), slot->dims.begin());
+  slot->code = code;
+  slot->swept = swept;
+  return true;
 }
 
 // Every rank runs it at the same point (the same call, with the same kept state: every rank
-// constructed the grid in the same earlier call), whether its construction failed or not. A
-// rank that runs out of memory making the room (the sends' requests, the maps' entries) still
-// takes part in the sweep with MPI_ERR_NO_MEM (without requests: SetupChannel::agree_grid), so
-// the call fails on every rank; it keeps the agreed class in a bare verdict instead (fixed
-// room), so that its later calls return that class as the others' failed_grids_ do, without a
-// sweep of its own.
-MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
+// constructed the grid in the same earlier call, and no agreement vouched for it), whether its
+// construction failed or not. A rank that runs out of memory making the room (the sends'
+// requests, the maps' entries), or kept its construction's outcome in a pending bare verdict
+// (`pending`, its class), still takes part in the sweep with its class (without requests:
+// SetupChannel::agree_grid), so the call fails on every rank; it keeps the agreed class in a
+// swept bare verdict (fixed room), so that its later calls return that class as the others'
+// failed_grids_ do, without a sweep of its own.
+MpiStatus GraphComm::spread_grid(const std::vector<int>& dims, int pending) {
   auto failed = failed_grids_.find(dims);
   assert((failed == failed_grids_.end() || failed->second.code > 0) && "a kept failure has an error class");
-  int mine = failed == failed_grids_.end() ? 0 : failed->second.code;
+  int mine = pending != 0 ? pending : failed == failed_grids_.end() ? 0 : failed->second.code;
   bool reserved = false;
   std::optional<SweepRoom> room;
-  try {
-    inject_out_of_memory("grid-sweep-room");
-    setup_.reserve_sweep(dims);
-    reserved = true;
-    room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
-  } catch (const std::bad_alloc&) {
-    mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
+  if (pending == 0) {  // a pending rank has nothing of its own to record the outcome in
+    try {
+      inject_out_of_memory("grid-sweep-room");
+      setup_.reserve_sweep(dims);
+      reserved = true;
+      room = sweep_room(dims, failed == failed_grids_.end() ? 0 : failed->second.message.size());
+    } catch (const std::bad_alloc&) {
+      mine = std::max(mine, static_cast<int>(MPI_ERR_NO_MEM));
+    }
   }
   int verdict = 0;
   SetupCounts counts;
   MpiStatus s = setup_.agree_grid(rank_, dims, mine, reserved, &verdict, &counts);
   if (!s.ok()) return s;
   if (!room) {  // verdict >= MPI_ERR_NO_MEM: every rank fails and keeps it
-    keep_bare_verdict(dims, verdict);
-    return bare_failure(verdict);
+    if (!keep_bare_verdict(dims, verdict, true)) return bare_failure(MPI_ERR_INTERN, BareWhen::kThisCall);
+    return bare_failure(verdict, BareWhen::kThisCall);
   }
   if (verdict != 0) {
     MpiStatus& note = room->failure.mapped();  // its message's room is reserved: appending allocates nothing
@@ -317,11 +400,13 @@ MpiStatus GraphComm::spread_grid(const std::vector<int>& dims) {
     const std::string_view cls(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, verdict).ptr - digits));
     note.code = verdict;
     if (failed == failed_grids_.end()) {  // a peer failed: this rank drops its grid, as every rank does
-      note.message.append("another rank's part of the grid construction or of its verdict sweep failed (error class ").append(cls).append(" there)");
+      note.message.append("another rank ").append(another_rank_did(verdict)).append("the grid construction or its verdict sweep (error class ");
+      note.message.append(cls).append(" there)");
       grids_.erase(dims);
       failed_grids_.insert(std::move(room->failure));
     } else if (failed->second.code != verdict) {  // another rank failed with a larger class: that one, everywhere
-      note.message.append(failed->second.message).append(" (and another rank's part failed with error class ").append(cls).append(")");
+      note.message.append(failed->second.message).append(" (and another rank ").append(another_rank_did(verdict));
+      note.message.append("the grid construction or its verdict sweep, error class ").append(cls).append(" there)");
       std::swap(failed->second, note);
     }
   }
@@ -392,8 +477,7 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   CARTPLAN_MPI_CALL(MPI_Allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
   const int worst = static_cast<int>(all[mine.size()]);
   if (worst != MPI_SUCCESS)
-    return mpi_error(worst, s.ok() ? "another rank could not construct or price its graph schedules (error class " + std::to_string(worst) + " there)"
-                                   : s.message);
+    return mpi_error(worst, s.ok() ? another_rank_failed(worst, "the construction or pricing of the graph schedules") : s.message);
   for (const TableCandidate& a : candidates) grid_agreed(a);  // every rank constructed every candidate's pattern
   std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mine.size()), out->begin());
   if (rider_all) rider_all->assign(all.begin() + static_cast<std::ptrdiff_t>(mine.size()) + 1, all.end());

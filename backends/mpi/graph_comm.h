@@ -190,9 +190,17 @@ class GraphComm {
   using Table = engine::graph::PriceTable;  // auto's table (price_table.h): max-over-ranks us
   MpiStatus pattern(bool cumulative, int theta, const engine::graph::RankPattern** out);
   MpiStatus grid_pattern(int grid_d, bool spread, const engine::graph::GridPattern** out);
+  // The grid construction on dims (every rank at the same call), its outcome kept: in grids_ or
+  // failed_grids_, in room made before it starts (record_room); without that room, in a pending
+  // bare verdict (MPI_ERR_NO_MEM or this rank's larger class).
+  void construct_and_keep(const std::vector<int>& dims);
+  struct RecordRoom;  // graph_comm.cc
+  static std::optional<RecordRoom> record_room(const std::vector<int>& dims) noexcept;
   // The verdict sweep on dims' kept outcome (constructed already), once: afterwards every rank
-  // holds the grid or every rank a failure of one class (agreed_grids_). Returns MPI's failure only.
-  MpiStatus spread_grid(const std::vector<int>& dims);
+  // holds the grid or every rank a failure of one class (agreed_grids_). Returns MPI's failure,
+  // or, on a rank that kept its outcome in a bare verdict (`pending`: its class) or had no room
+  // to record the sweep's, the agreed class (bare_failure), kept in a swept bare verdict.
+  MpiStatus spread_grid(const std::vector<int>& dims, int pending);
   struct SweepRoom;  // graph_comm.cc
   static SweepRoom sweep_room(const std::vector<int>& dims, std::size_t kept_message);
   // Auto's agreed table for (theta, candidates_key of the allowed candidates, with_grid4, with_most).
@@ -216,19 +224,31 @@ class GraphComm {
   std::map<std::vector<int>, MpiStatus> failed_grids_;
   // The dims whose outcome every rank is known to share (swept, or vouched for by an agreement).
   std::set<std::vector<int>> agreed_grids_;
-  // A sweep's outcome on a rank that ran out of memory making the room to record it in the maps
-  // above (it failed then, with every rank): the grid's dims and the agreed class, written
-  // without allocating and read before anything else (grid_pattern), so that this rank returns
-  // the class every other rank keeps in failed_grids_ and never sweeps that grid again. One slot
-  // per grid a communicator can have (one per d of grid_dims(p, d)); code 0: free.
+  // The virtual grid of each d (grid_dims(size_, d), index d = 2 .. kMaxGridD), made with this
+  // state: a grid call looks its dims up without allocating before its construction starts.
+  std::array<std::vector<int>, engine::graph::kMaxGridD + 1> dims_by_d_;
+  const std::vector<int>& dims_of(int grid_d) const;
+  // A grid's outcome on a rank that ran out of memory making the room to record it in the maps
+  // above, written without allocating and read before anything else (grid_pattern). Pending
+  // (not swept): the construction ran, this rank failed with `code` (MPI_ERR_NO_MEM or larger)
+  // and the others hold what they hold; its next `spread` call sweeps with them (without room),
+  // a call with an agreement after returns `code` into that agreement. Swept: `code` is the
+  // class every rank agreed on (the others keep it in failed_grids_); returned from then on,
+  // without a sweep of its own. A communicator has at most one grid per d of 2 .. kMaxGridD
+  // (Info cartplan_grid_dims, auto's 2, 3, 4 and kMaxGridD), so kMaxGridD - 1 slots hold every
+  // grid it can construct (kGridDs); code 0: free.
   struct BareVerdict {
     int ndims = 0;
     std::array<int, engine::graph::kMaxGridD> dims{};
     int code = 0;
+    bool swept = false;
   };
-  std::array<BareVerdict, engine::graph::kMaxGridD> bare_verdicts_{};
-  int bare_verdict(const std::vector<int>& dims) const;  // its class, 0 if none
-  void keep_bare_verdict(const std::vector<int>& dims, int code);  // allocates nothing
+  static constexpr int kGridDs = engine::graph::kMaxGridD - 1;  // d = 2 .. kMaxGridD
+  std::array<BareVerdict, kGridDs> bare_verdicts_{};
+  const BareVerdict* bare_verdict(const std::vector<int>& dims) const;  // nullptr if none
+  // Writes dims' slot (a free one, or its pending one, now swept); allocates nothing. False
+  // only if no slot is free, which kGridDs rules out (the caller returns MPI_ERR_INTERN then).
+  bool keep_bare_verdict(const std::vector<int>& dims, int code, bool swept) noexcept;
   // (theta, table_key: candidates_key with kTableWithGrid4 (kTableWithMost) where the 4-D (most-D) grid row is in)
   std::map<std::pair<int, int>, Table> tables_;
   // The same key: an agreed failure of table(), returned from then on

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/mpi/another_rank.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/graph/grid_setup.h"
@@ -378,9 +379,10 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     counts->received += static_cast<std::int64_t>(mine.size());
     if (failed.ok()) failed = out_of_memory_as_error("constructing the grid pattern", [&] {
       for (const Raw& m : mine)
-        if (m.words.size() % 3 != 0)
-          return mpi_error(m.words.empty() ? MPI_ERR_INTERN : m.words[0], "another rank's part of the grid construction failed (error class " +
-                                                                              std::to_string(m.words.empty() ? 0 : m.words[0]) + " there)");
+        if (m.words.size() % 3 != 0) {  // a marker: its class
+          const int cls = m.words.empty() ? MPI_ERR_INTERN : m.words[0];
+          return mpi_error(cls, another_rank_failed(cls, "its part of the grid construction"));
+        }
       if (round == 0) inject_out_of_memory("grid-construct-partway");  // between rounds
       std::vector<GridSetupMessage> decoded;
       for (const Raw& m : mine) decoded.push_back(grid_decode(rank, m));

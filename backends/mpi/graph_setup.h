@@ -11,8 +11,10 @@
 //   MpiStatus s = channel.construct(rank, edges, PairingOptions{.theta = 2}, &p, &c);
 //   GridPattern g;
 //   s = channel.construct_grid(rank, grid_dims(size, 2), edges, &g, &c);  // every rank of the communicator
-//   int verdict = 0;                                 // no agreement follows: spread the outcome
-//   channel.reserve_sweep(grid_dims(size, 2));      // may throw: then room = false, my_class = MPI_ERR_NO_MEM
+//   int verdict = 0, my_class = s.ok() ? 0 : s.code;  // no agreement follows: spread the outcome
+//   bool room = true;
+//   try { channel.reserve_sweep(grid_dims(size, 2)); }
+//   catch (const std::bad_alloc&) { room = false; my_class = std::max(my_class, MPI_ERR_NO_MEM); }
 //   s = channel.agree_grid(rank, grid_dims(size, 2), my_class, room, &verdict, &c);
 #pragma once
 

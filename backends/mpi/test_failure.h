@@ -36,6 +36,11 @@
 //   CARTPLAN_TEST_FAIL=grid-sweep-room   the room for a grid's verdict sweep (its sends' requests,
 //     the room to record its outcome) runs out of memory, before the sweep: std::bad_alloc
 //     (graph_comm.cc; that rank then sweeps without requests and keeps a bare verdict)
+//   CARTPLAN_TEST_FAIL=grid-record-room   the room to record a grid construction's outcome runs
+//     out of memory, before the construction: std::bad_alloc (graph_comm.cc; that rank still
+//     constructs, keeps its class in a pending bare verdict and sweeps at its next spread call)
+//   CARTPLAN_TEST_FAIL=grid-verdict-copy   copying a kept grid failure's text after the sweep runs
+//     out of memory: std::bad_alloc (graph_comm.cc; the agreed class is returned without it)
 //   CARTPLAN_TEST_FAIL=measure-trial-run   a measuring trial's exchange fails after its messages:
 //     MPI_ERR_OTHER (measure_trials.cc)
 //   (several: comma-separated)

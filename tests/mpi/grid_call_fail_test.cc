@@ -13,7 +13,11 @@
 // every rank (the sweep runs at that first call). Then the room to record the sweep's outcome
 // (and its sends' requests) running out of memory on one rank: that call fails on every rank,
 // and so does a second call on that communicator, on every rank, without a set-up message
-// (that rank kept the agreed failure: no sweep of its own, which would hang). Without a
+// (that rank kept the agreed failure: no sweep of its own, which would hang). Then the room to
+// record the construction's outcome (grid-record-room) running out of memory on one rank, in a
+// blocking or non-blocking call and in a persistent init followed by blocking calls: every rank
+// fails alike at every call, nobody hangs. A rank running out of memory copying its kept
+// failure after the sweep (grid-verdict-copy) still returns the agreed class. Without a
 // failure: after a successful forced-grid init (its agreement vouches for the grid), a blocking
 // call on that communicator sends no set-up message (no sweep), counted through the MPI
 // profiling interface; and a first forced-grid call's sweep allocates nothing (operator new,
@@ -49,8 +53,9 @@ int setup_tag_value() {
 // the first one-word frame sent on the set-up tag (Open MPI's frame is [set-up tag, word]: 2
 // ints; a construction's message without a failure is 1 + 3 k ints), closed once this rank has
 // sent its `sweep_words` words and holds as many: received on the set-up tag by MPI_Recv, or
-// taken during the construction before (early: a line peer a round ahead; the construction
-// takes its messages by MPI_Mrecv, and only a sweep word there has 2 ints).
+// taken during the construction before (early: a line peer a construction ahead, already in
+// the sweep; the construction takes its messages by MPI_Mrecv, and only a sweep word there has
+// 2 ints).
 bool watch_sweep = false, counting = false;
 long sweep_words = 0, sweep_sent = 0, sweep_received = 0, early_words = 0, counted_news = 0;
 
@@ -256,6 +261,92 @@ void room_fails(Harness& h, bool nonblocking, int at) {
   MPI_Comm_free(&g);
 }
 
+// The room to record the construction's outcome runs out of memory on rank `at`
+// (grid-record-room, made before the construction: the construction succeeds everywhere). That
+// rank still constructs and sweeps with MPI_ERR_NO_MEM (before, it threw out of the call after
+// its construction, and its line peers waited in the sweep for good), so a blocking or
+// non-blocking allgather returns MPI_ERR_NO_MEM on every rank; a second call on that
+// communicator too, with no set-up message (rank `at` kept the agreed class), and a forced-grid
+// persistent init there.
+void record_fails(Harness& h, bool nonblocking, int at) {
+  const std::string what =
+      std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-record-room on rank " + std::to_string(at) + ":";
+  int src[2];
+  MPI_Comm g = grid_ring(h, src);
+  if (g == MPI_COMM_NULL) return;
+  bool delivered = false;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "grid-record-room", at);
+    rc = run_call(h, g, src, Call::kAllgather, nonblocking, 1, &delivered);
+  }
+  expect_no_mem(h, rc, what, at);
+  const long before = setup_sends;
+  rc = run_call(h, g, src, Call::kAllgather, nonblocking, 2, &delivered);
+  expect_no_mem(h, rc, what + " the next call on that communicator:", at);
+  h.check(setup_sends == before, what + " the next call sends no set-up message (no sweep), sent " + std::to_string(setup_sends - before));
+  if (h.rank == at && rc != MPI_SUCCESS)  // worded as the earlier failure, not as this call's
+    h.check(contains(Cart_error_message(), "an earlier grid construction on this communicator failed"),
+            what + " the next call's message on rank " + std::to_string(at) + ": '" + Cart_error_message() + "'");
+  std::vector<int> send(10, h.rank), recv(10, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+  expect_no_mem(h, rc, what + " a grid alltoall init on that communicator:", at);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  MPI_Comm_free(&g);
+}
+
+// grid-record-room on rank `at` in a forced-grid persistent init (an agreement follows the
+// construction, no sweep): every rank MPI_ERR_NO_MEM, and rank `at` keeps its class pending.
+// The other ranks hold the grid, not vouched for, so the next blocking allgather sweeps on every
+// rank, rank `at` with them (before, it constructed again alone and hung): MPI_ERR_NO_MEM
+// everywhere; the one after it sends no set-up message.
+void init_record_fails(Harness& h, int at) {
+  const std::string what = "grid alltoall init, grid-record-room on rank " + std::to_string(at) + ", then blocking allgathers:";
+  int src[2];
+  MPI_Comm g = grid_ring(h, src);
+  if (g == MPI_COMM_NULL) return;
+  std::vector<int> send(10, h.rank), recv(10, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, "grid-record-room", at);
+    rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+  }
+  expect_no_mem(h, rc, what + " the init:", at);
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  bool delivered = false;
+  long before = setup_sends;
+  expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, 1, &delivered), what + " call 1:", at);
+  h.check(setup_sends > before, what + " call 1 sweeps (sends set-up messages)");
+  before = setup_sends;
+  expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, 2, &delivered), what + " call 2:", at);
+  h.check(setup_sends == before, what + " call 2 sends no set-up message, sent " + std::to_string(setup_sends - before));
+  MPI_Comm_free(&g);
+}
+
+// Rank `at`'s grid fails after its construction (pattern-grid: MPI_ERR_OTHER) and the last rank
+// runs out of memory copying its kept failure after the sweep (grid-verdict-copy): every rank
+// returns MPI_ERR_OTHER, the agreed class (before, that rank returned MPI_ERR_NO_MEM); the ranks
+// that did not fail say another rank failed (not invalid arguments).
+void verdict_copy_fails(Harness& h) {
+  const int at = 0, copier = h.size - 1;
+  const std::string what = "blocking allgather (grid), pattern-grid on rank 0, grid-verdict-copy on the last rank:";
+  int src[2];
+  MPI_Comm g = grid_ring(h, src);
+  if (g == MPI_COMM_NULL) return;
+  if (h.rank == at) setenv("CARTPLAN_TEST_FAIL", "pattern-grid", 1);
+  if (h.rank == copier) setenv("CARTPLAN_TEST_FAIL", "grid-verdict-copy", 1);
+  bool delivered = false;
+  const int rc = run_call(h, g, src, Call::kAllgather, false, 1, &delivered);
+  unsetenv("CARTPLAN_TEST_FAIL");
+  const std::string msg = rc == MPI_SUCCESS ? "" : Cart_error_message();
+  h.check(error_class(rc) == MPI_ERR_OTHER, what + " every rank MPI_ERR_OTHER, got " + std::to_string(rc) + " '" + msg + "'");
+  if (h.rank != at && h.rank != copier)
+    h.check(contains(msg, "another rank failed in the grid construction or its verdict sweep"), what + " the others' message: '" + msg + "'");
+  MPI_Comm_free(&g);
+}
+
 // A successful forced-grid alltoall init (its construction sends set-up messages; its agreement
 // vouches for the grid), then blocking allgathers on that communicator: no set-up message, no
 // sweep, and rank-dependent data. Without the vouching the first call would sweep
@@ -328,6 +419,12 @@ int main(int argc, char** argv) {
   for (int at : {0, h.size - 1})
     for (bool nonblocking : {false, true})
       if (runs("room-fails")) room_fails(h, nonblocking, at);
+  for (int at : {0, h.size - 1})
+    for (bool nonblocking : {false, true})
+      if (runs("record-fails")) record_fails(h, nonblocking, at);
+  for (int at : {0, h.size - 1})
+    if (runs("init-record-fails")) init_record_fails(h, at);
+  if (runs("verdict-copy")) verdict_copy_fails(h);
   if (runs("agreed-then-call")) agreed_then_call(h);
   if (runs("sweep-allocations")) sweep_allocates_nothing(h);
   return h.finish("grid_call_fail_test");
