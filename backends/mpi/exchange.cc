@@ -69,7 +69,7 @@ Exchange::~Exchange() {
   MPI_Finalized(&finalized);
   if (finalized) return;
   if (pending_) drive(this);  // never free requests that are still in use
-  give_back_lane(shared_.get(), this, kind_ == Kind::kPersistent, kind_ == Kind::kNonblocking, lane_);
+  give_back_lane(shared_.get(), this, kind_, lane_);
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   for (MPI_Datatype& t : owned_types_) MPI_Type_free(&t);

@@ -90,13 +90,14 @@ class PoolLock {
   std::unique_lock<std::mutex> lock_;
 };
 
-// What a request, Cartesian or graph, gives back as it is destroyed (its communication done): a
-// persistent lane to its communicator's lanes, a non-blocking lane's holder slot if it still
-// holds it. `Shared`: CommShared or GraphShared (null: a blocking request that holds nothing).
-template <class Shared, class Request>
-void give_back_lane(Shared* shared, const Request* request, bool persistent, bool nonblocking, int lane) {
-  if (persistent) shared->lanes.release(lane);
-  if (nonblocking) {
+// What a request, Cartesian or graph, of `kind` gives back as it is destroyed (its communication
+// done): a persistent lane to its communicator's lanes, a non-blocking lane's holder slot if it
+// still holds it; a blocking request holds nothing. `Shared`: CommShared or GraphShared; `Kind`:
+// ExchangeKind or GraphExchange::Kind.
+template <class Shared, class Request, class Kind>
+void give_back_lane(Shared* shared, const Request* request, Kind kind, int lane) {
+  if (kind == Kind::kPersistent) shared->lanes.release(lane);
+  if (kind == Kind::kNonblocking) {
     PoolLock lock(shared->mu);
     if (shared->holder(lane) == request) shared->holder(lane) = nullptr;
   }

@@ -43,8 +43,9 @@ struct Registry : PendingRequests<Exchange> {
   std::mutex mu;
 };
 
-// One per process, constructed when the library is loaded (no guard on every use).
-Registry the_registry;
+// One per process, constant-initialized (constinit: a member without a constexpr constructor
+// does not compile), so it is ready before any static constructor runs and has no guard on use.
+constinit Registry the_registry;
 Registry& registry() { return the_registry; }
 
 // The graph exchanges' progress (set once at load time, before any MPI call).

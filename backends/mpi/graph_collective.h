@@ -15,7 +15,7 @@
 // MPI_Allreduce and agrees on the outcome in it, so that no second one follows; except for a v
 // or w form whose pick is a combining schedule (its size pass runs after the table).
 //
-//   GraphCall c{GraphOp::kAllgather, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT};
+//   GraphCall c = graph_uniform_call(GraphOp::kAllgather, sbuf, 1, MPI_INT, rbuf, 1, MPI_INT);
 //   std::unique_ptr<GraphExchange> x;
 //   MpiStatus s = graph_request(comm, c, MPI_INFO_NULL, GraphExchange::Kind::kPersistent, &x);
 #pragma once

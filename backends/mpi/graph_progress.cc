@@ -30,7 +30,8 @@ struct Registry : PendingRequests<GraphExchange> {
   std::atomic<std::size_t> pending_count{0};
 };
 
-Registry the_registry;
+// Constant-initialized, as the Cartesian registry (exchange_progress.cc).
+constinit Registry the_registry;
 thread_local int held CARTPLAN_HOT_TLS = 0;  // this thread's depth inside the registry (hot_tls.h)
 thread_local std::vector<GraphExchange*> snapshot CARTPLAN_HOT_TLS;  // step_all's copy of the list
 

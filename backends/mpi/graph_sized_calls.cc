@@ -113,11 +113,14 @@ int finish_pending(std::vector<MPI_Request>* reqs, std::vector<MPI_Status>* stat
   return MPI_SUCCESS;
 }
 
-// `n` bytes in one message (a receive if `recv`, else a send), with a large-count type above
-// INT_MAX bytes; the type is freed once posted (MPI keeps it while the request needs it).
-int post_bytes(bool recv, const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm, MPI_Request* req) {
+// Which side of a message post_bytes posts.
+enum class Side { kSend, kRecv };
+
+// `n` bytes in one message (a send or a receive), with a large-count type above INT_MAX bytes;
+// the type is freed once posted (MPI keeps it while the request needs it).
+int post_bytes(Side side, const void* buf, std::size_t n, int peer, int tag, MPI_Comm comm, MPI_Request* req) {
   auto post = [&](int count, MPI_Datatype type) {
-    return recv ? MPI_Irecv(const_cast<void*>(buf), count, type, peer, tag, comm, req) : MPI_Isend(buf, count, type, peer, tag, comm, req);
+    return side == Side::kRecv ? MPI_Irecv(const_cast<void*>(buf), count, type, peer, tag, comm, req) : MPI_Isend(buf, count, type, peer, tag, comm, req);
   };
   if (n <= g_large_bytes.load()) return post(static_cast<int>(n), MPI_BYTE);
   MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -388,7 +391,7 @@ MpiStatus SizedCalls::post(std::size_t f, Wire* w) {
     ++g_with_sizes;
     CARTPLAN_MPI_CALL(MPI_Isend(nullptr, 0, MPI_BYTE, peer, tag, shared_->exec, &w->sends.back()));  // the marker
     w->sends.emplace_back(MPI_REQUEST_NULL);
-    CARTPLAN_MPI_CALL(post_bytes(false, w->out[m].data(), w->out[m].size(), peer, sized_tag, shared_->exec, &w->sends.back()));
+    CARTPLAN_MPI_CALL(post_bytes(Side::kSend, w->out[m].data(), w->out[m].size(), peer, sized_tag, shared_->exec, &w->sends.back()));
   }
   return {};
 }
@@ -524,7 +527,7 @@ bool SizedCalls::sized(std::size_t f, Wire* w, bool block) {
       if (rc == MPI_SUCCESS && !found) waiting.push_back(peer);
       if (rc == MPI_SUCCESS && found) {
         w->in[m].resize(static_cast<std::size_t>(received_bytes(probed)));
-        rc = post_bytes(true, w->in[m].data(), w->in[m].size(), peer, sized_tag, shared_->exec, &w->sized[m]);
+        rc = post_bytes(Side::kRecv, w->in[m].data(), w->in[m].size(), peer, sized_tag, shared_->exec, &w->sized[m]);
         w->state[m] = Wire::kSized;
       }
     }

@@ -20,14 +20,18 @@
 namespace cartplan::mpi {
 namespace {
 
-// An Info key of two values, `a` and `b`: `a` sets *flag to a_value, `b` to the opposite;
-// absent, *flag stays; any other value is MPI_ERR_INFO_VALUE naming both.
-MpiStatus parse_switch(MPI_Info info, const char* key, const char* a, const char* b, bool a_value, bool* flag) {
+// Which of an Info switch's two values sets its flag (true); the other clears it.
+enum class SetBy { kFirst, kSecond };
+
+// An Info key of two values, `a` and `b` (in that order in the message): the one `set_by` names
+// sets *flag, the other clears it; absent, *flag stays; any other value is MPI_ERR_INFO_VALUE
+// naming both.
+MpiStatus parse_switch(MPI_Info info, const char* key, const char* a, const char* b, SetBy set_by, bool* flag) {
   bool present = false;
   const std::string v = info_value(info, key, &present);
   if (!present) return {};
-  if (v == a) *flag = a_value;
-  else if (v == b) *flag = !a_value;
+  if (v == a) *flag = set_by == SetBy::kFirst;
+  else if (v == b) *flag = set_by == SetBy::kSecond;
   else return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + " = '" + v + "' (expected " + a + " or " + b + ")");
   return {};
 }
@@ -89,7 +93,7 @@ MpiStatus parse_model(MPI_Info info, Options* o) {
 // Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
 MpiStatus parse_modes(MPI_Info info, Options* o) {
   if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
-  if (MpiStatus s = parse_switch(info, "cartplan_progress", "any", "cartplan", true, &o->progress_anywhere); !s.ok()) return s;
+  if (MpiStatus s = parse_switch(info, "cartplan_progress", "any", "cartplan", SetBy::kFirst, &o->progress_anywhere); !s.ok()) return s;
   return parse_tune(info, &o->tune_measure);
 }
 
@@ -139,10 +143,10 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }  // namespace
 
 MpiStatus parse_check(MPI_Info info, bool* collective) {
-  return parse_switch(info, "cartplan_check", "none", "collective", false, collective);
+  return parse_switch(info, "cartplan_check", "none", "collective", SetBy::kSecond, collective);
 }
 
-MpiStatus parse_tune(MPI_Info info, bool* measure) { return parse_switch(info, "cartplan_tune", "model", "measure", false, measure); }
+MpiStatus parse_tune(MPI_Info info, bool* measure) { return parse_switch(info, "cartplan_tune", "model", "measure", SetBy::kSecond, measure); }
 
 // The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
 // CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must

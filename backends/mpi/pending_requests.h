@@ -5,7 +5,12 @@
 // A request is pending while its communication is under way: it enters the list when it starts
 // and leaves it when it finishes. While pending it may demand the hook (progress_hook.h), so that
 // its later phases are posted inside any MPI call; the hook is registered while some request
-// demands it (and lingers a while after: LingeringHook). Every member runs with the registry held.
+// demands it (and lingers a while after: LingeringHook).
+//
+// Every member function runs with the registry held (its Hold, under MPI_THREAD_MULTIPLE its
+// mutex), so `pending` and the requests' `*hooked` flags need no lock of their own. hook_demand
+// alone is atomic: the registry's poll() reads it without the hold, to return at once when
+// nothing demands it.
 //
 //   struct Registry : PendingRequests<Exchange> { ... };  // PendingRequests(&Exchange::progress_poll)
 //   if (registry.set_pending(this, pending_, pending, &hooked_)) { /* it left: finished */ }
@@ -47,7 +52,7 @@ struct PendingRequests {
   }
 
   std::vector<Request*> pending;    // in the order they were started
-  std::atomic<int> hook_demand{0};  // pending requests that demand the hook
+  std::atomic<int> hook_demand{0};  // pending requests that demand the hook (poll() reads it unheld)
   LingeringHook hook;               // poll(), registered while demanded and a while after
 };
 

@@ -409,6 +409,60 @@ void cost_model_lookup(Harness& h) {
   if (rc == MPI_SUCCESS) MPI_Comm_free(&cart);
 }
 
+// What Info cartplan_progress selects, observed: a combining Cart_ialltoall (two phases on a
+// 2-D grid whose sides are both >= 2; one int per block, rank-dependent) is started and then
+// only MPI_Allreduce is called, no Cart_* call. With "any" the later phase is posted inside
+// MPI_Allreduce (Open MPI's progress callback), so every block arrives before Cart_wait; with
+// "cartplan" no rank posts it, so the blocks that a neighbour relays cannot arrive (a time bound
+// for "any", a few rounds for "cartplan"). Cart_wait then completes both correctly. On grids
+// with a side of 1 (np 1, 2, 3) the plan has one phase with messages, which never asks for the
+// callback (its blocks are unpacked by Cart_wait): only the completion is checked there.
+void progress_modes(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  const bool two_phases = dims[0] >= 2 && dims[1] >= 2;
+  int moore[16], t = 0;
+  const bool made = Cart_neighbors_count(2, CART_CHEBYSHEV, 1, 1, &t) == MPI_SUCCESS && t == 8 &&
+                    Cart_neighbors(2, CART_CHEBYSHEV, 1, 1, 8, moore) == MPI_SUCCESS;
+  h.check(made, "the Moore neighbourhood of radius 1: 8 offsets");
+  if (!made) return;
+  for (const std::string mode : {"cartplan", "any"}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_progress", mode.c_str());
+    MPI_Info_set(info, "cartplan_algorithm", "combining");
+    MPI_Comm cart = MPI_COMM_NULL;
+    const int rc = Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, t, moore, MPI_UNWEIGHTED, info, 0, &cart);
+    MPI_Info_free(&info);
+    h.check(rc == MPI_SUCCESS, "cartplan_progress = " + mode + ": creation");
+    if (rc != MPI_SUCCESS) continue;
+    int me = 0;
+    MPI_Comm_rank(cart, &me);
+    std::vector<int> send(t), recv(t, -1), want(t);
+    for (int k = 0; k < t; ++k) {
+      int from = MPI_PROC_NULL, to = MPI_PROC_NULL;
+      Cart_relative_shift(cart, &moore[2 * k], &from, &to);
+      send[k] = 1000 * me + k;
+      want[k] = 1000 * from + k;
+    }
+    Cart_Request req = CART_REQUEST_NULL;
+    h.check(Cart_ialltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT, cart, &req) == MPI_SUCCESS, mode + ": Cart_ialltoall");
+    // Flags {every block here, still in time}, the minimum over the ranks: all stop together.
+    const double t0 = MPI_Wtime();
+    int flags[2] = {0, 1};
+    for (int round = 0; two_phases && flags[0] == 0 && flags[1] == 1; ++round) {
+      const bool in_time = mode == "any" ? MPI_Wtime() - t0 < 10.0 : round < 20;
+      int mine[2] = {recv == want ? 1 : 0, in_time ? 1 : 0};
+      MPI_Allreduce(mine, flags, 2, MPI_INT, MPI_MIN, cart);
+    }
+    if (two_phases)
+      h.check(flags[0] == (mode == "any" ? 1 : 0), "cartplan_progress = " + mode + ": the blocks " +
+                                                      (flags[0] ? "arrive" : "do not arrive") + " inside MPI_Allreduce");
+    h.check(Cart_wait(&req) == MPI_SUCCESS && recv == want, mode + ": Cart_wait completes the exchange");
+    MPI_Comm_free(&cart);
+  }
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   // The cases below check returned classes: errors must return instead of aborting.
@@ -421,5 +475,6 @@ int main(int argc, char** argv) {
   insignificant_blocks(h);
   error_handlers(h);
   cost_model_lookup(h);
+  progress_modes(h);
   return h.finish("errors_test");
 }
