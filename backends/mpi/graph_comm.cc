@@ -16,6 +16,7 @@
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
+#include "backends/mpi/info_options.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
@@ -134,13 +135,7 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
     if (!a) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_auto_candidates: " + a.error());
     o->auto_candidates = *a;
   }
-  v = info_value(info, "cartplan_progress", &present);
-  if (present) {
-    if (v == "any") o->progress_anywhere = true;
-    else if (v == "cartplan") o->progress_anywhere = false;
-    else return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_progress = '" + v + "' (expected any or cartplan)");
-  }
-  return {};
+  return parse_progress(info, &o->progress_anywhere);
 }
 
 TableCandidate forced_candidate(const GraphOptions& o) {

@@ -93,7 +93,7 @@ MpiStatus parse_model(MPI_Info info, Options* o) {
 // Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
 MpiStatus parse_modes(MPI_Info info, Options* o) {
   if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
-  if (MpiStatus s = parse_switch(info, "cartplan_progress", "any", "cartplan", SetBy::kFirst, &o->progress_anywhere); !s.ok()) return s;
+  if (MpiStatus s = parse_progress(info, &o->progress_anywhere); !s.ok()) return s;
   return parse_tune(info, &o->tune_measure);
 }
 
@@ -144,6 +144,10 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 
 MpiStatus parse_check(MPI_Info info, bool* collective) {
   return parse_switch(info, "cartplan_check", "none", "collective", SetBy::kSecond, collective);
+}
+
+MpiStatus parse_progress(MPI_Info info, bool* anywhere) {
+  return parse_switch(info, "cartplan_progress", "any", "cartplan", SetBy::kFirst, anywhere);
 }
 
 MpiStatus parse_tune(MPI_Info info, bool* measure) { return parse_switch(info, "cartplan_tune", "model", "measure", SetBy::kSecond, measure); }

@@ -105,6 +105,10 @@ MpiStatus parse_check(MPI_Info info, bool* collective);
 // it at creation and at persistent init. MPI_ERR_INFO_VALUE for another value.
 MpiStatus parse_tune(MPI_Info info, bool* measure);
 
+// Info cartplan_progress alone (any|cartplan; *anywhere left alone when absent): communicator
+// creation reads it, the Cartesian and the graph kind alike. MPI_ERR_INFO_VALUE for another value.
+MpiStatus parse_progress(MPI_Info info, bool* anywhere);
+
 // The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
 // CARTPLAN_TUNE: MPI_ERR_ARG for another value); Info keys override them.
 MpiStatus modes_from_env(Options* options);

@@ -122,6 +122,12 @@ void init_errors(Harness& h) {
     h.check(std::strstr(Cart_error_message(), "cartplan_grid_dims") != nullptr, "init, bad cartplan_grid_dims: the message names the key");
     h.check(std::strstr(Cart_error_message(), "from 2 to 30") != nullptr, std::string("init, bad cartplan_grid_dims: the message says what is valid: ") + Cart_error_message());
   }
+  MPI_Info_set(bad, "cartplan_grid_dims", "auto");
+  MPI_Info_set(bad, "cartplan_progress", "sometimes");
+  expect(h, Cart_graph_neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, bad, &req), MPI_ERR_INFO_VALUE,
+         "init, cartplan_progress = sometimes");
+  h.check(std::strstr(Cart_error_message(), "cartplan_progress = 'sometimes' (expected any or cartplan)") != nullptr,
+          std::string("init, bad cartplan_progress: the message names the key and both values: ") + Cart_error_message());
   MPI_Info_create(&differ);
   MPI_Info_set(differ, "cartplan_algorithm", zero ? "cumulative" : "pairing");
   expect(h, Cart_graph_neighbor_allgather_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, r.comm, differ, &req),
