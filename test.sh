@@ -10,7 +10,8 @@
 #     (tests/consumers/run.sh, one line per check);
 #  5. the SMPI flavour (tests/smpi/run.sh): bazel build --config=smpi, the main job on 64 simulated
 #     ranks and collective_bench on 16, data checked and two runs giving identical simulated times,
-#     calibrate's node-link probe, and the graph set-up's long payloads (a 66-rank star, graph_scale_bench)
+#     calibrate's node-link probe, the graph set-up's long payloads (a 66-rank star, graph_scale_bench),
+#     and the grid's verdict sweep in forced-grid blocking and non-blocking graph calls (grid_calls)
 #     (install.sh --smpi and its consumers are in stage 4);
 #  6. the layering rule: nothing below the MPI backend depends on an MPI (Open MPI or SMPI);
 #  7. setup.sh installs every external command the scripts run (tests/setup_check.sh).
