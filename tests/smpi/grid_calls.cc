@@ -9,22 +9,39 @@
 //                     twice on every communicator, every received int checked against its sender's
 //                     rank-dependent value (alltoallv: 1 to 4 ints by edge); the non-blocking
 //                     requests must run the grid with that many dimensions.
-//   grid_calls room   CARTPLAN_TEST_FAIL=grid-sweep-room: under SMPI the ranks share one process
-//                     and its environment, so every rank runs out of memory making the sweep's
-//                     room and sweeps without requests (MPI_Sendrecv along its lines): each first
-//                     call returns MPI_ERR_NO_MEM on every rank, and so does a second call there
-//                     (the kept verdict, no sweep); with the variable unset a new communicator
-//                     delivers.
+//   grid_calls room   CARTPLAN_TEST_FAIL=grid-sweep-room on every rank, then on rank 0 only, then
+//                     on the last rank only (per rank through this program's getenv, below): that
+//                     rank runs out of memory making the sweep's room and sweeps without requests
+//                     (MPI_Sendrecv along its lines) beside the others' MPI_Isend: each first call
+//                     (the four kinds, 3-D grid) returns MPI_ERR_NO_MEM on every rank, the failed
+//                     ranks' message saying out of memory, the others' another rank; so does the
+//                     next call there (the kept verdict, no sweep); then a new communicator delivers.
 // Prints "grid_calls MODE: OK (...)" on rank 0 when every rank passed, and the simulated time
 // (run.sh runs data twice: the same output both times).
 #include <mpi.h>
+#include <unistd.h>  // environ
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+
+// CARTPLAN_TEST_FAIL per rank (backends/mpi/test_failure.h reads it with getenv): under SMPI the
+// ranks share one process and its environment, so this program's getenv, hidden (every call in
+// this shared object, cartplan's included, binds to it; SimGrid and libc keep theirs), answers
+// that name from g_fail, a global, which SMPI's privatization keeps per rank. Other names: environ.
+const char* g_fail = nullptr;
+
+extern "C" __attribute__((visibility("hidden"))) char* getenv(const char* name) noexcept {
+  if (std::strcmp(name, "CARTPLAN_TEST_FAIL") == 0) return const_cast<char*>(g_fail);
+  const std::size_t n = std::strlen(name);
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+  return nullptr;
+}
 
 namespace {
 
@@ -154,35 +171,45 @@ int data_mode(int rank, int p) {
   return calls;
 }
 
-// Every rank the same class: MPI_ERR_NO_MEM.
-void expect_no_mem(int rank, int rc, const std::string& what) {
+// Every rank the same class, MPI_ERR_NO_MEM; a failed rank's message says out of memory, the others' another rank.
+void expect_no_mem(int rank, int rc, bool failed, const std::string& what, bool show) {
   int cls = rc;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  const std::string message = g_message;  // the reductions below leave it alone, but keep it plain
   int lo = 0, hi = 0;
   MPI_Allreduce(&cls, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&cls, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   expect(lo == MPI_ERR_NO_MEM && hi == MPI_ERR_NO_MEM, rank,
          what + ": classes from " + std::to_string(lo) + " to " + std::to_string(hi) + " over the ranks, this rank " + std::to_string(cls) +
-             " '" + g_message + "' (expected MPI_ERR_NO_MEM " + std::to_string(MPI_ERR_NO_MEM) + ")");
-  if (rank == 0 && rc != MPI_SUCCESS) std::printf("grid_calls room: %s: rank 0: '%s'\n", what.c_str(), g_message.c_str());
+             " '" + message + "' (expected MPI_ERR_NO_MEM " + std::to_string(MPI_ERR_NO_MEM) + ")");
+  const bool worded = message.find(failed ? "out of memory" : "another rank") != std::string::npos;
+  expect(worded, rank, what + ": message '" + message + "' (expected " + (failed ? "out of memory" : "another rank") + ")");
+  if (show) std::printf("grid_calls room: %s: rank %d: '%s'\n", what.c_str(), rank, message.c_str());
 }
 
-// Each first call with the sweep's room failing on every rank, a second call alike; then a new communicator delivers.
-int room_mode(int rank, int p) {
+// The sweep's room out of memory on rank `at` (-1: every rank) at each first call; a second call there fails alike.
+int room_fails(int rank, int p, int at) {
   int calls = 0;
   for (int first = kAllgather; first <= kIalltoallv; ++first) {
-    setenv("CARTPLAN_TEST_FAIL", "grid-sweep-room", 1);  // every rank, before any enters the call
-    MPI_Barrier(MPI_COMM_WORLD);
     Graph g = make_graph(rank, p, 3);
     if (g.comm == MPI_COMM_NULL) continue;
-    const std::string what = std::string(kCallName[first]) + ", grid-sweep-room";
-    expect_no_mem(rank, run_call(g, static_cast<Call>(first), 1, false), what);
-    MPI_Barrier(MPI_COMM_WORLD);
-    unsetenv("CARTPLAN_TEST_FAIL");
-    expect_no_mem(rank, run_call(g, static_cast<Call>((first + 1) % 4), 2, false), what + ", the next call");
+    const bool failed = at < 0 || rank == at;
+    const std::string what = std::string(kCallName[first]) + ", grid-sweep-room on " + (at < 0 ? "every rank" : "rank " + std::to_string(at));
+    g_fail = failed ? "grid-sweep-room" : nullptr;
+    const int rc = run_call(g, static_cast<Call>(first), 1, false);
+    g_fail = nullptr;
+    const bool show = first == kAllgather && (rank == 0 || rank == p - 1);
+    expect_no_mem(rank, rc, failed, what, show);
+    expect_no_mem(rank, run_call(g, static_cast<Call>((first + 1) % 4), 2, false), failed, what + ", the next call", show);
     MPI_Comm_free(&g.comm);
     calls += 2;
   }
+  return calls;
+}
+
+// Every rank, then rank 0, then the last rank; then a new communicator delivers.
+int room_mode(int rank, int p) {
+  int calls = room_fails(rank, p, -1) + room_fails(rank, p, 0) + room_fails(rank, p, p - 1);
   Graph g = make_graph(rank, p, 3);
   if (g.comm != MPI_COMM_NULL) {
     for (int c = kAllgather; c <= kIalltoallv; ++c) run_call(g, static_cast<Call>(c), 5 + c, true), ++calls;
