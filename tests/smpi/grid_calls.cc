@@ -13,7 +13,7 @@
 //                     on the last rank only (per rank through this program's getenv, below): that
 //                     rank runs out of memory making the sweep's room and sweeps without requests
 //                     (MPI_Sendrecv along its lines) beside the others' MPI_Isend: each first call
-//                     (the four kinds, 3-D grid) returns MPI_ERR_NO_MEM on every rank, the failed
+//                     (the four kinds, 3-D and 4-D grids) returns MPI_ERR_NO_MEM on every rank, the failed
 //                     ranks' message saying out of memory, the others' another rank; so does the
 //                     next call there (the kept verdict, no sweep); then a new communicator delivers.
 // Prints "grid_calls MODE: OK (...)" on rank 0 when every rank passed, and the simulated time
@@ -187,18 +187,19 @@ void expect_no_mem(int rank, int rc, bool failed, const std::string& what, bool 
   if (show) std::printf("grid_calls room: %s: rank %d: '%s'\n", what.c_str(), rank, message.c_str());
 }
 
-// The sweep's room out of memory on rank `at` (-1: every rank) at each first call; a second call there fails alike.
-int room_fails(int rank, int p, int at) {
+// The sweep's room out of memory on rank `at` (-1: every rank) at each first call on a d-D grid; a second call there fails alike.
+int room_fails(int rank, int p, int at, int d) {
   int calls = 0;
   for (int first = kAllgather; first <= kIalltoallv; ++first) {
-    Graph g = make_graph(rank, p, 3);
+    Graph g = make_graph(rank, p, d);
     if (g.comm == MPI_COMM_NULL) continue;
     const bool failed = at < 0 || rank == at;
-    const std::string what = std::string(kCallName[first]) + ", grid-sweep-room on " + (at < 0 ? "every rank" : "rank " + std::to_string(at));
+    const std::string what = std::string(kCallName[first]) + " (" + std::to_string(d) + "-D), grid-sweep-room on " +
+                             (at < 0 ? "every rank" : "rank " + std::to_string(at));
     g_fail = failed ? "grid-sweep-room" : nullptr;
     const int rc = run_call(g, static_cast<Call>(first), 1, false);
     g_fail = nullptr;
-    const bool show = first == kAllgather && (rank == 0 || rank == p - 1);
+    const bool show = first == kAllgather && d == 3 && (rank == 0 || rank == p - 1);
     expect_no_mem(rank, rc, failed, what, show);
     expect_no_mem(rank, run_call(g, static_cast<Call>((first + 1) % 4), 2, false), failed, what + ", the next call", show);
     MPI_Comm_free(&g.comm);
@@ -207,9 +208,11 @@ int room_fails(int rank, int p, int at) {
   return calls;
 }
 
-// Every rank, then rank 0, then the last rank; then a new communicator delivers.
+// Every rank, then rank 0, then the last rank, on the 3-D and the 4-D grid; then a new communicator delivers.
 int room_mode(int rank, int p) {
-  int calls = room_fails(rank, p, -1) + room_fails(rank, p, 0) + room_fails(rank, p, p - 1);
+  int calls = 0;
+  for (int d : {3, 4})
+    for (int at : {-1, 0, p - 1}) calls += room_fails(rank, p, at, d);
   Graph g = make_graph(rank, p, 3);
   if (g.comm != MPI_COMM_NULL) {
     for (int c = kAllgather; c <= kIalltoallv; ++c) run_call(g, static_cast<Call>(c), 5 + c, true), ++calls;
