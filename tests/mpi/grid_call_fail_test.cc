@@ -205,6 +205,20 @@ void call_fails(Harness& h, Call call, bool nonblocking, int at) {
   MPI_Comm_free(&g);
 }
 
+// A forced-grid alltoall init on `g` with the failure `point` injected on rank `at`: its return
+// code (the request, if any, freed).
+int failing_init(Harness& h, MPI_Comm g, const char* point, int at) {
+  std::vector<int> send(10, h.rank), recv(10, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  int rc = MPI_SUCCESS;
+  {
+    FailOnRank fail(h, point, at);
+    rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return rc;
+}
+
 // A forced-grid alltoall init failing part-way on rank `at` (agreed: every rank MPI_ERR_NO_MEM,
 // but the uninformed ranks keep the grid), then a blocking allgather on that communicator.
 void init_then_call(Harness& h, int at) {
@@ -212,38 +226,34 @@ void init_then_call(Harness& h, int at) {
   int src[2];
   MPI_Comm g = grid_ring(h, src);
   if (g == MPI_COMM_NULL) return;
-  std::vector<int> send(10, h.rank), recv(10, -1);
-  Cart_Request req = CART_REQUEST_NULL;
-  int rc = MPI_SUCCESS;
-  {
-    FailOnRank fail(h, "grid-construct-partway", at);
-    rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
-  }
-  expect_no_mem(h, rc, what + " the init:", at);
-  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  expect_no_mem(h, failing_init(h, g, "grid-construct-partway", at), what + " the init:", at);
   bool delivered = false;
   for (int salt = 1; salt <= 2; ++salt)
     expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, salt, &delivered), what + " call " + std::to_string(salt) + ":", at);
   MPI_Comm_free(&g);
 }
 
-// The room to record the sweep's outcome runs out of memory on rank `at` (grid-sweep-room: the
-// construction succeeded everywhere; the sweep's requests are part of that room): it still
-// sends MPI_ERR_NO_MEM in the sweep (one line peer after the other, without requests), so a
-// blocking or non-blocking allgather returns MPI_ERR_NO_MEM on every rank. A second call on
-// that communicator returns MPI_ERR_NO_MEM on every rank again, with no set-up message from
-// anyone (no sweep: rank `at` kept the agreed failure; before, it swept alone and hung), and so
-// does a forced-grid persistent init there.
-void room_fails(Harness& h, bool nonblocking, int at) {
+// Out of memory on rank `at` where a rank records a forced-grid call's outcome; the construction
+// succeeds everywhere. `point`:
+// - grid-sweep-room: the room for the sweep's outcome (the sweep's requests are part of it). The
+//   rank still sends MPI_ERR_NO_MEM in the sweep, one line peer after the other without requests.
+// - grid-record-room: the room for the construction's outcome, made before the construction. The
+//   rank still constructs and sweeps with MPI_ERR_NO_MEM (before, it threw out of the call after
+//   its construction, and its line peers waited in the sweep for good).
+// Either way a blocking or non-blocking allgather returns MPI_ERR_NO_MEM on every rank; so does a
+// second call on that communicator, with no set-up message from anyone (rank `at` kept the agreed
+// class; before, after grid-sweep-room it swept alone and hung), and a forced-grid persistent init
+// there. After grid-record-room rank `at` words the second call's failure as the earlier one.
+void kept_failure(Harness& h, const std::string& point, bool nonblocking, int at) {
   const std::string what =
-      std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-sweep-room on rank " + std::to_string(at) + ":";
+      std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), " + point + " on rank " + std::to_string(at) + ":";
   int src[2];
   MPI_Comm g = grid_ring(h, src);
   if (g == MPI_COMM_NULL) return;
   bool delivered = false;
   int rc = MPI_SUCCESS;
   {
-    FailOnRank fail(h, "grid-sweep-room", at);
+    FailOnRank fail(h, point.c_str(), at);
     rc = run_call(h, g, src, Call::kAllgather, nonblocking, 1, &delivered);
   }
   expect_no_mem(h, rc, what, at);
@@ -251,47 +261,14 @@ void room_fails(Harness& h, bool nonblocking, int at) {
   rc = run_call(h, g, src, Call::kAllgather, nonblocking, 2, &delivered);
   expect_no_mem(h, rc, what + " the next call on that communicator:", at);
   h.check(setup_sends == before, what + " the next call sends no set-up message (no sweep), sent " + std::to_string(setup_sends - before));
-  // A forced-grid persistent init there: the kept failure on every rank (rank `at`'s bare verdict).
-  std::vector<int> send(10, h.rank), recv(10, -1);
-  Cart_Request req = CART_REQUEST_NULL;
-  rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
-  expect_no_mem(h, rc, what + " a grid alltoall init on that communicator:", at);
-  h.check(req == CART_REQUEST_NULL, what + " the init makes no request");
-  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
-  MPI_Comm_free(&g);
-}
-
-// The room to record the construction's outcome runs out of memory on rank `at`
-// (grid-record-room, made before the construction: the construction succeeds everywhere). That
-// rank still constructs and sweeps with MPI_ERR_NO_MEM (before, it threw out of the call after
-// its construction, and its line peers waited in the sweep for good), so a blocking or
-// non-blocking allgather returns MPI_ERR_NO_MEM on every rank; a second call on that
-// communicator too, with no set-up message (rank `at` kept the agreed class), and a forced-grid
-// persistent init there.
-void record_fails(Harness& h, bool nonblocking, int at) {
-  const std::string what =
-      std::string(nonblocking ? "non-blocking" : "blocking") + " allgather (grid), grid-record-room on rank " + std::to_string(at) + ":";
-  int src[2];
-  MPI_Comm g = grid_ring(h, src);
-  if (g == MPI_COMM_NULL) return;
-  bool delivered = false;
-  int rc = MPI_SUCCESS;
-  {
-    FailOnRank fail(h, "grid-record-room", at);
-    rc = run_call(h, g, src, Call::kAllgather, nonblocking, 1, &delivered);
-  }
-  expect_no_mem(h, rc, what, at);
-  const long before = setup_sends;
-  rc = run_call(h, g, src, Call::kAllgather, nonblocking, 2, &delivered);
-  expect_no_mem(h, rc, what + " the next call on that communicator:", at);
-  h.check(setup_sends == before, what + " the next call sends no set-up message (no sweep), sent " + std::to_string(setup_sends - before));
-  if (h.rank == at && rc != MPI_SUCCESS)  // worded as the earlier failure, not as this call's
+  if (point == "grid-record-room" && h.rank == at && rc != MPI_SUCCESS)  // worded as the earlier failure, not as this call's
     h.check(contains(Cart_error_message(), "an earlier grid construction on this communicator failed"),
             what + " the next call's message on rank " + std::to_string(at) + ": '" + Cart_error_message() + "'");
   std::vector<int> send(10, h.rank), recv(10, -1);
   Cart_Request req = CART_REQUEST_NULL;
   rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
   expect_no_mem(h, rc, what + " a grid alltoall init on that communicator:", at);
+  h.check(req == CART_REQUEST_NULL, what + " the init makes no request");
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   MPI_Comm_free(&g);
 }
@@ -306,15 +283,7 @@ void init_record_fails(Harness& h, int at) {
   int src[2];
   MPI_Comm g = grid_ring(h, src);
   if (g == MPI_COMM_NULL) return;
-  std::vector<int> send(10, h.rank), recv(10, -1);
-  Cart_Request req = CART_REQUEST_NULL;
-  int rc = MPI_SUCCESS;
-  {
-    FailOnRank fail(h, "grid-record-room", at);
-    rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
-  }
-  expect_no_mem(h, rc, what + " the init:", at);
-  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  expect_no_mem(h, failing_init(h, g, "grid-record-room", at), what + " the init:", at);
   bool delivered = false;
   long before = setup_sends;
   expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, 1, &delivered), what + " call 1:", at);
@@ -418,10 +387,10 @@ int main(int argc, char** argv) {
     if (runs("init-then-call")) init_then_call(h, at);
   for (int at : {0, h.size - 1})
     for (bool nonblocking : {false, true})
-      if (runs("room-fails")) room_fails(h, nonblocking, at);
+      if (runs("room-fails")) kept_failure(h, "grid-sweep-room", nonblocking, at);
   for (int at : {0, h.size - 1})
     for (bool nonblocking : {false, true})
-      if (runs("record-fails")) record_fails(h, nonblocking, at);
+      if (runs("record-fails")) kept_failure(h, "grid-record-room", nonblocking, at);
   for (int at : {0, h.size - 1})
     if (runs("init-record-fails")) init_record_fails(h, at);
   if (runs("verdict-copy")) verdict_copy_fails(h);
