@@ -612,6 +612,10 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   // Auto agreeing its table here agrees on the outcome in the same reduction (build_auto).
   const std::int64_t bytes = std::max<std::int64_t>(agreed.bytes_max, 0);
   bool outcome_agreed = false;
+  // A forced grid constructed in this init (every rank the same: GraphComm::grid_kept) is
+  // forgotten on every rank if the init fails (drop_grid): the next init or call constructs again.
+  const bool forced_grid = o.algo == engine::graph::GraphAlgoChoice::kGrid;
+  const bool fresh_grid = forced_grid && !g.grid_kept(forced_candidate(o));
   if (o.algo == engine::graph::GraphAlgoChoice::kAuto) {
     s = build_auto(g, c, o, agreed.lane, std::move(b), bytes, out, &outcome_agreed);
   } else {
@@ -619,6 +623,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   }
   if (outcome_agreed) {
     if (!s.ok()) out->reset();
+    if (!s.ok() && fresh_grid) g.drop_grid(forced_candidate(o));
     return s;
   }
   // A pattern construction, a datatype check (an uncommitted type) or a v form's size pass may
@@ -629,10 +634,11 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   int worst = 0;
   CARTPLAN_MPI_CALL(MPI_Allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
   if (worst == 0) {
-    if (o.algo == engine::graph::GraphAlgoChoice::kGrid) g.grid_agreed(forced_candidate(o));  // built on every rank
+    if (forced_grid) g.grid_agreed(forced_candidate(o));  // built on every rank
     return {};
   }
   out->reset();
+  if (fresh_grid) g.drop_grid(forced_candidate(o));
   return agreed_error(local_build, worst);
 }
 

@@ -413,6 +413,26 @@ void GraphComm::grid_agreed(const TableCandidate& c) {
   if (c.algorithm == GraphAlgorithm::kGrid) agreed_grids_.insert(engine::graph::grid_dims(size_, c.grid_d));
 }
 
+bool GraphComm::grid_kept(const TableCandidate& c) const {
+  if (c.algorithm != GraphAlgorithm::kGrid) return false;
+  const std::vector<int>& dims = dims_of(c.grid_d);
+  return bare_verdict(dims) || grids_.count(dims) || failed_grids_.count(dims);
+}
+
+// Nothing vouched for the grid (only a sweep or a successful agreement does, and neither ran
+// since its construction) and nothing swept it: asserted.
+void GraphComm::drop_grid(const TableCandidate& c) noexcept {
+  if (c.algorithm != GraphAlgorithm::kGrid) return;
+  const std::vector<int>& dims = dims_of(c.grid_d);
+  assert(!agreed_grids_.count(dims) && "a grid constructed in the failed init was vouched for by nothing");
+  if (const BareVerdict* bare = bare_verdict(dims)) {
+    assert(!bare->swept && "no sweep runs in a persistent init");
+    bare_verdicts_[static_cast<std::size_t>(bare - bare_verdicts_.data())] = BareVerdict{};  // code 0: free
+  }
+  grids_.erase(dims);
+  failed_grids_.erase(dims);
+}
+
 int GraphComm::grid_ndims(int grid_d) const { return static_cast<int>(engine::graph::grid_dims(size_, grid_d).size()); }
 
 bool GraphComm::most_grid_in_auto(int grid_d) const {

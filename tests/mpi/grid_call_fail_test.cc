@@ -8,15 +8,16 @@
 // another rank), nobody hangs (run_mpi.sh's time limit fails a hang), a second call on that
 // communicator returns MPI_ERR_NO_MEM on every rank again (the failure is kept, alike
 // everywhere), and the same call on a new communicator delivers rank-dependent data. Then a
-// forced-grid persistent init failing the same way (agreed there, but leaving the grid on the
-// uninformed ranks) followed by a blocking allgather on that communicator: MPI_ERR_NO_MEM on
-// every rank (the sweep runs at that first call). Then the room to record the sweep's outcome
+// forced-grid persistent init failing the same way (agreed there: MPI_ERR_NO_MEM on every rank,
+// and every rank forgets the construction) followed by blocking allgathers on that
+// communicator: the first constructs again and sweeps, both deliver. Then the room to record the sweep's outcome
 // (and its sends' requests) running out of memory on one rank: that call fails on every rank,
 // and so does a second call on that communicator, on every rank, without a set-up message
 // (that rank kept the agreed failure: no sweep of its own, which would hang). Then the room to
 // record the construction's outcome (grid-record-room) running out of memory on one rank, in a
-// blocking or non-blocking call and in a persistent init followed by blocking calls: every rank
-// fails alike at every call, nobody hangs. A rank running out of memory copying its kept
+// blocking or non-blocking call: every rank fails alike at every call, nobody hangs; in a
+// persistent init: the init fails on every rank, then a second forced-grid init (or a blocking
+// call) on that communicator constructs again and delivers on every rank. A rank running out of memory copying its kept
 // failure after the sweep (grid-verdict-copy) still returns the agreed class. Without a
 // failure: after a successful forced-grid init (its agreement vouches for the grid), a blocking
 // call on that communicator sends no set-up message (no sweep), counted through the MPI
@@ -24,6 +25,7 @@
 // counted) from its first word sent to its last word received.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -206,21 +208,28 @@ void call_fails(Harness& h, Call call, bool nonblocking, int at) {
 }
 
 // A forced-grid alltoall init on `g` with the failure `point` injected on rank `at`: its return
-// code (the request, if any, freed).
-int failing_init(Harness& h, MPI_Comm g, const char* point, int at) {
+// code (the request, if any, freed). `v_form`: an alltoallv init with the same counts (a v form
+// agrees on the pattern before its size pass: build_forced's own agreement).
+int failing_init(Harness& h, MPI_Comm g, const char* point, int at, bool v_form = false) {
   std::vector<int> send(10, h.rank), recv(10, -1);
+  const int counts[2] = {5, 5}, displs[2] = {0, 5};
   Cart_Request req = CART_REQUEST_NULL;
   int rc = MPI_SUCCESS;
   {
     FailOnRank fail(h, point, at);
-    rc = Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
+    rc = v_form ? Cart_graph_neighbor_alltoallv_init(send.data(), counts, displs, MPI_INT, recv.data(), counts, displs, MPI_INT, g,
+                                                     MPI_INFO_NULL, &req)
+                : Cart_graph_neighbor_alltoall_init(send.data(), 5, MPI_INT, recv.data(), 5, MPI_INT, g, MPI_INFO_NULL, &req);
   }
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
   return rc;
 }
 
-// A forced-grid alltoall init failing part-way on rank `at` (agreed: every rank MPI_ERR_NO_MEM,
-// but the uninformed ranks keep the grid), then a blocking allgather on that communicator.
+// A forced-grid alltoall init failing part-way on rank `at` (agreed: every rank MPI_ERR_NO_MEM;
+// the uninformed ranks held the grid, and every rank forgets the construction: drop_grid), then
+// blocking allgathers on that communicator: the first constructs again on every rank and sweeps,
+// both deliver. (Before the drop the first call's sweep failed, MPI_ERR_NO_MEM everywhere, for
+// good.)
 void init_then_call(Harness& h, int at) {
   const std::string what = "grid alltoall init, grid-construct-partway on rank " + std::to_string(at) + ", then a blocking allgather:";
   int src[2];
@@ -228,8 +237,10 @@ void init_then_call(Harness& h, int at) {
   if (g == MPI_COMM_NULL) return;
   expect_no_mem(h, failing_init(h, g, "grid-construct-partway", at), what + " the init:", at);
   bool delivered = false;
-  for (int salt = 1; salt <= 2; ++salt)
-    expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, salt, &delivered), what + " call " + std::to_string(salt) + ":", at);
+  for (int salt = 1; salt <= 2; ++salt) {
+    const int rc = run_call(h, g, src, Call::kAllgather, false, salt, &delivered);
+    h.check(rc == MPI_SUCCESS && delivered, what + " call " + std::to_string(salt) + " delivers, got " + std::to_string(rc));
+  }
   MPI_Comm_free(&g);
 }
 
@@ -273,24 +284,58 @@ void kept_failure(Harness& h, const std::string& point, bool nonblocking, int at
   MPI_Comm_free(&g);
 }
 
+// A forced-grid alltoall init on g, started twice with rank-dependent data (block j to the
+// out-neighbour r + 1 + j, so block j arrives from src[j]): whether it succeeded and every
+// block arrived.
+bool init_delivers(Harness& h, MPI_Comm g, const int src[2], int salt) {
+  const int m = 5;
+  std::vector<int> send(2 * m), recv(2 * m, -1);
+  Cart_Request req = CART_REQUEST_NULL;
+  bool ok = Cart_graph_neighbor_alltoall_init(send.data(), m, MPI_INT, recv.data(), m, MPI_INT, g, MPI_INFO_NULL, &req) == MPI_SUCCESS &&
+            req != CART_REQUEST_NULL;
+  for (int start = 0; start < 2 && ok; ++start) {
+    for (int i = 0; i < 2 * m; ++i) send[i] = value(h.rank, i / m, i % m, salt + start);
+    std::fill(recv.begin(), recv.end(), -1);
+    ok = Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS;
+    for (int i = 0; i < 2 * m && ok; ++i) ok = recv[i] == value(src[i / m], i / m, i % m, salt + start);
+  }
+  if (req != CART_REQUEST_NULL) Cart_request_free(&req);
+  return ok;
+}
+
 // grid-record-room on rank `at` in a forced-grid persistent init (an agreement follows the
-// construction, no sweep): every rank MPI_ERR_NO_MEM, and rank `at` keeps its class pending.
-// The other ranks hold the grid, not vouched for, so the next blocking allgather sweeps on every
-// rank, rank `at` with them (before, it constructed again alone and hung): MPI_ERR_NO_MEM
-// everywhere; the one after it sends no set-up message.
-void init_record_fails(Harness& h, int at) {
-  const std::string what = "grid alltoall init, grid-record-room on rank " + std::to_string(at) + ", then blocking allgathers:";
+// construction, no sweep; `v_form`: an alltoallv init, agreed before its size pass): every rank MPI_ERR_NO_MEM, and every rank forgets that construction
+// (rank `at` its pending bare verdict, the others their grid: GraphComm::drop_grid). Then, with
+// memory back, on that communicator:
+// - `then_init`: a second forced-grid init constructs again and succeeds on every rank, and its
+//   exchange delivers; a blocking allgather after it sends no set-up message (vouched) and delivers.
+// - otherwise a blocking allgather constructs again, sweeps and delivers; the next sends no
+//   set-up message and delivers.
+// Before, rank `at` kept its class pending: every later init failed on every rank, and the first
+// blocking call's sweep made the failure permanent everywhere.
+void init_record_fails(Harness& h, int at, bool then_init, bool v_form) {
+  const std::string what = std::string(v_form ? "grid alltoallv init" : "grid alltoall init") + ", grid-record-room on rank " +
+                           std::to_string(at) + ", then " + (then_init ? "a grid alltoall init:" : "blocking allgathers:");
   int src[2];
   MPI_Comm g = grid_ring(h, src);
   if (g == MPI_COMM_NULL) return;
-  expect_no_mem(h, failing_init(h, g, "grid-record-room", at), what + " the init:", at);
-  bool delivered = false;
+  expect_no_mem(h, failing_init(h, g, "grid-record-room", at, v_form), what + " the init:", at);
   long before = setup_sends;
-  expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, 1, &delivered), what + " call 1:", at);
-  h.check(setup_sends > before, what + " call 1 sweeps (sends set-up messages)");
-  before = setup_sends;
-  expect_no_mem(h, run_call(h, g, src, Call::kAllgather, false, 2, &delivered), what + " call 2:", at);
-  h.check(setup_sends == before, what + " call 2 sends no set-up message, sent " + std::to_string(setup_sends - before));
+  if (then_init) {
+    h.check(init_delivers(h, g, src, 1), what + " the second init succeeds and delivers");
+    h.check(setup_sends > before, what + " the second init constructs again (sends set-up messages)");
+  }
+  bool delivered = false;
+  for (int salt = 3; salt <= 4; ++salt) {
+    before = setup_sends;
+    const int rc = run_call(h, g, src, Call::kAllgather, false, salt, &delivered);
+    h.check(rc == MPI_SUCCESS && delivered, what + " blocking allgather " + std::to_string(salt - 2) + " delivers, got " +
+                                                std::to_string(rc) + (rc == MPI_SUCCESS ? "" : std::string(" '") + Cart_error_message() + "'"));
+    const bool sweeps = !then_init && salt == 3;  // the first call after the failed init constructs and sweeps
+    h.check(sweeps ? setup_sends > before : setup_sends == before,
+            what + " blocking allgather " + std::to_string(salt - 2) + (sweeps ? " constructs and sweeps" : " sends no set-up message") +
+                ", sent " + std::to_string(setup_sends - before));
+  }
   MPI_Comm_free(&g);
 }
 
@@ -392,7 +437,9 @@ int main(int argc, char** argv) {
     for (bool nonblocking : {false, true})
       if (runs("record-fails")) kept_failure(h, "grid-record-room", nonblocking, at);
   for (int at : {0, h.size - 1})
-    if (runs("init-record-fails")) init_record_fails(h, at);
+    for (bool then_init : {true, false})
+      for (bool v_form : {false, true})
+        if (runs("init-record-fails")) init_record_fails(h, at, then_init, v_form);
   if (runs("verdict-copy")) verdict_copy_fails(h);
   if (runs("agreed-then-call")) agreed_then_call(h);
   if (runs("sweep-allocations")) sweep_allocates_nothing(h);
