@@ -264,7 +264,7 @@ MpiStatus GraphComm::grid_pattern(int grid_d, bool spread, const engine::graph::
   // A pending bare verdict: no agreement vouched for the grid (this rank failed), so a spread
   // call sweeps, as its line peers do.
   if (bare) return spread ? spread_grid(dims, bare->code) : bare_failure(bare->code, BareWhen::kPending);
-  if (spread && !agreed_grids_.count(dims)) {
+  if (spread && !agreed(dims)) {
     MpiStatus s = spread_grid(dims, 0);
     if (!s.ok()) return s;
   }
@@ -326,18 +326,17 @@ void GraphComm::construct_and_keep(const std::vector<int>& dims) {
 // without its outcome would construct alone at its next forced-grid call, one swept but not
 // marked would sweep alone; either waits for good.
 struct GraphComm::SweepRoom {
-  std::set<std::vector<int>>::node_type agreed;              // agreed_grids_'s entry
   std::map<std::vector<int>, MpiStatus>::node_type failure;  // failed_grids_'s new or replacing entry
 };
 
 GraphComm::SweepRoom GraphComm::sweep_room(const std::vector<int>& dims, std::size_t kept_message) {
-  std::set<std::vector<int>> agreed{dims};
   std::map<std::vector<int>, MpiStatus> failure;
   failure.emplace(dims, MpiStatus{});
-  SweepRoom room{agreed.extract(agreed.begin()), failure.extract(failure.begin())};
+  SweepRoom room{failure.extract(failure.begin())};
   room.failure.mapped().message.reserve(kept_message + 128);  // the longest note below, with its digits
   return room;
 }
+
 const GraphComm::BareVerdict* GraphComm::bare_verdict(const std::vector<int>& dims) const {
   for (const BareVerdict& b : bare_verdicts_)
     if (b.code != 0 && b.ndims == static_cast<int>(dims.size()) && std::equal(dims.begin(), dims.end(), b.dims.begin())) return &b;
@@ -405,12 +404,23 @@ MpiStatus GraphComm::spread_grid(const std::vector<int>& dims, int pending) {
       std::swap(failed->second, note);
     }
   }
-  agreed_grids_.insert(std::move(room->agreed));  // last: a node handle's insertion allocates and throws nothing
+  mark_agreed(dims);  // last
   return {};
 }
 
 void GraphComm::grid_agreed(const TableCandidate& c) {
-  if (c.algorithm == GraphAlgorithm::kGrid) agreed_grids_.insert(engine::graph::grid_dims(size_, c.grid_d));
+  if (c.algorithm == GraphAlgorithm::kGrid) mark_agreed(dims_of(c.grid_d));
+}
+
+bool GraphComm::agreed(const std::vector<int>& dims) const noexcept {
+  for (int d = 2; d <= engine::graph::kMaxGridD; ++d)
+    if (agreed_by_d_[static_cast<std::size_t>(d)] && dims_by_d_[static_cast<std::size_t>(d)] == dims) return true;
+  return false;
+}
+
+void GraphComm::mark_agreed(const std::vector<int>& dims) noexcept {
+  for (int d = 2; d <= engine::graph::kMaxGridD; ++d)
+    if (dims_by_d_[static_cast<std::size_t>(d)] == dims) agreed_by_d_[static_cast<std::size_t>(d)] = true;
 }
 
 bool GraphComm::grid_kept(const TableCandidate& c) const {
@@ -424,7 +434,7 @@ bool GraphComm::grid_kept(const TableCandidate& c) const {
 void GraphComm::drop_grid(const TableCandidate& c) noexcept {
   if (c.algorithm != GraphAlgorithm::kGrid) return;
   const std::vector<int>& dims = dims_of(c.grid_d);
-  assert(!agreed_grids_.count(dims) && "a grid constructed in the failed init was vouched for by nothing");
+  assert(!agreed(dims) && "a grid constructed in the failed init was vouched for by nothing");
   if (const BareVerdict* bare = bare_verdict(dims)) {
     assert(!bare->swept && "no sweep runs in a persistent init");
     bare_verdicts_[static_cast<std::size_t>(bare - bare_verdicts_.data())] = BareVerdict{};  // code 0: free
@@ -563,7 +573,7 @@ std::unique_ptr<GraphComm> GraphComm::copy_for(MPI_Comm user, MPI_Comm exec) con
   g->failed_patterns_ = failed_patterns_;
   g->grids_ = grids_;
   g->failed_grids_ = failed_grids_;  // else a rank whose construction failed would construct again alone
-  g->agreed_grids_ = agreed_grids_;  // the duplicate holds the same outcome: no sweep again
+  g->agreed_by_d_ = agreed_by_d_;  // the duplicate holds the same outcome: no sweep again
   g->bare_verdicts_ = bare_verdicts_;
   g->max_degree_ = max_degree_;      // agreed at this one's creation: the same edges
   return g;

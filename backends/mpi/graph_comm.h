@@ -210,7 +210,7 @@ class GraphComm {
   struct RecordRoom;  // graph_comm.cc
   static std::optional<RecordRoom> record_room(const std::vector<int>& dims) noexcept;
   // The verdict sweep on dims' kept outcome (constructed already), once: afterwards every rank
-  // holds the grid or every rank a failure of one class (agreed_grids_). Returns MPI's failure,
+  // holds the grid or every rank a failure of one class (mark_agreed). Returns MPI's failure,
   // or, on a rank that kept its outcome in a bare verdict (`pending`: its class) or had no room
   // to record the sweep's, the agreed class (bare_failure), kept in a swept bare verdict.
   MpiStatus spread_grid(const std::vector<int>& dims, int pending);
@@ -235,8 +235,12 @@ class GraphComm {
   // grid does not depend on theta); this rank's failed constructions, kept.
   std::map<std::vector<int>, engine::graph::GridPattern> grids_;
   std::map<std::vector<int>, MpiStatus> failed_grids_;
-  // The dims whose outcome every rank is known to share (swept, or vouched for by an agreement).
-  std::set<std::vector<int>> agreed_grids_;
+  // Per d (index 2 .. kMaxGridD): is dims_of(d)'s outcome known to be every rank's (swept, or
+  // vouched for by an agreement)? Fixed room, so marking allocates nothing: a rank that ran out of
+  // memory marking would sweep alone at its next call. Every d of the same dims is marked alike.
+  std::array<bool, engine::graph::kMaxGridD + 1> agreed_by_d_{};
+  bool agreed(const std::vector<int>& dims) const noexcept;
+  void mark_agreed(const std::vector<int>& dims) noexcept;
   // The virtual grid of each d (grid_dims(size_, d), index d = 2 .. kMaxGridD), made with this
   // state: a grid call looks its dims up without allocating before its construction starts.
   std::array<std::vector<int>, engine::graph::kMaxGridD + 1> dims_by_d_;
