@@ -423,7 +423,7 @@ void GraphComm::mark_agreed(const std::vector<int>& dims) noexcept {
     if (dims_by_d_[static_cast<std::size_t>(d)] == dims) agreed_by_d_[static_cast<std::size_t>(d)] = true;
 }
 
-bool GraphComm::grid_kept(const TableCandidate& c) const {
+bool GraphComm::grid_kept(const TableCandidate& c) const noexcept {
   if (c.algorithm != GraphAlgorithm::kGrid) return false;
   const std::vector<int>& dims = dims_of(c.grid_d);
   return bare_verdict(dims) || grids_.count(dims) || failed_grids_.count(dims);

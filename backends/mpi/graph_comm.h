@@ -37,7 +37,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include "backends/mpi/graph_setup.h"
@@ -137,8 +136,8 @@ class GraphComm {
                    engine::graph::TableCandidate* out, const Rider* rider = nullptr, std::vector<double>* rider_all = nullptr);
   // This rank's schedule (pairing, cumulative and grid: collective the first time, see above). A
   // failed construction is final: the same error is returned for that pattern from then on,
-  // without constructing again (except a grid constructed in a persistent init that failed:
-  // drop_grid). A grid construction that fails part-way on some rank reaches
+  // without constructing again (except a grid constructed in a forced-grid persistent init
+  // that failed: drop_grid). A grid construction that fails part-way on some rank reaches
   // only some ranks (graph_setup.h); callers with an agreement after it (persistent init, auto's
   // table, the drop-in's preparation) agree on it there. `spread`, for callers without one
   // (blocking and non-blocking calls): every rank runs the verdict sweep first, once per grid
@@ -153,7 +152,7 @@ class GraphComm {
   // failure or a bare verdict). The same on every rank at the same call: every rank constructs
   // each grid in the same call and keeps an outcome (only drop_grid removes one, on every rank).
   // Local; allocates nothing.
-  bool grid_kept(const engine::graph::TableCandidate& c) const;
+  bool grid_kept(const engine::graph::TableCandidate& c) const noexcept;
   // A persistent init whose agreement failed on every rank, after c's grid was constructed in
   // that very init (grid_kept false before it) and not vouched for: every rank forgets that
   // construction's outcome (its grid, its failure, or its pending bare verdict), so that the next
@@ -250,7 +249,8 @@ class GraphComm {
   // (not swept): the construction ran, this rank failed with `code` (MPI_ERR_NO_MEM or larger)
   // and the others hold what they hold; its next `spread` call sweeps with them (without room),
   // a call with an agreement after returns `code` into that agreement (a forced-grid persistent
-  // init then frees the slot, as the others drop their outcome: drop_grid). Swept: `code` is the
+  // init that constructed this grid then frees the slot, as the others drop their outcome:
+  // drop_grid). Swept: `code` is the
   // class every rank agreed on (the others keep it in failed_grids_); returned from then on,
   // without a sweep of its own. A communicator has at most one grid per d of 2 .. kMaxGridD
   // (Info cartplan_grid_dims, auto's 2, 3, 4 and kMaxGridD), so kMaxGridD - 1 slots hold every
