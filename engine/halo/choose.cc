@@ -6,6 +6,7 @@
 
 #include "engine/halo/bind.h"
 #include "engine/halo/planners.h"
+#include "engine/halo/uneven.h"
 #include "engine/planner.h"
 
 namespace cartplan::engine::halo {
@@ -56,9 +57,31 @@ Result<std::optional<HaloCandidate>> best_over_orders(ih::HaloAlgorithm kind, co
 
 bool wanted(HaloAlgoChoice algo, HaloAlgoChoice kind) { return algo == HaloAlgoChoice::kAuto || algo == kind; }
 
+// Uneven decompositions: the candidates of the shared description (choice_interior), each planned
+// again for h's own interior. The costs stay the shared ones, so every rank picks alike.
+Result<std::vector<HaloCandidate>> uneven_candidates(const HaloDescription& h, const HaloPlanOptions& o) {
+  const std::vector<int>& n = *o.choice_interior;
+  if (static_cast<int>(n.size()) != h.array.ndims)
+    return fail("choice_interior has " + std::to_string(n.size()) + " extents; the array has " + std::to_string(h.array.ndims) + " dimensions");
+  HaloDescription shared = h;
+  shared.array.interior = n;
+  if (auto e = ir::halo::shape_error(shared.array)) return fail("choice_interior: " + *e);
+  HaloPlanOptions so = o;
+  so.choice_interior.reset();
+  Result<std::vector<HaloCandidate>> cands = halo_candidates(shared, so);
+  if (!cands) return fail(cands.error());
+  for (HaloCandidate& c : *cands) {
+    Result<ih::HaloPlan> own = plan_like(h, c.plan);
+    if (!own) return fail(own.error());
+    c.plan = std::move(*own);
+  }
+  return cands;
+}
+
 }  // namespace
 
 Result<std::vector<HaloCandidate>> halo_candidates(const HaloDescription& h, const HaloPlanOptions& o) {
+  if (o.choice_interior && *o.choice_interior != h.array.interior) return uneven_candidates(h, o);
   if (o.dim_order) {
     Result<std::vector<int>> order = check_dim_order(*o.dim_order, h.array.ndims);
     if (!order) return fail("dim_order: " + order.error());

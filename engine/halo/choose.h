@@ -30,6 +30,11 @@ struct HaloPlanOptions {
   CostModel model;
   // Which ranks share a node on the description's grid (engine/placement.h); unknown: one node.
   Placement placement{};
+  // Uneven decompositions (uneven.h): the interior the choice is priced on, the same on every
+  // rank (the largest extent per dimension); each candidate is then planned again for the
+  // description's own interior in its algorithm and order, its cost still the shared one.
+  // nullopt (or the description's own interior): the description's.
+  std::optional<std::vector<int>> choice_interior;
 };
 
 struct HaloCandidate {
@@ -37,8 +42,8 @@ struct HaloCandidate {
   HaloCost cost;
 };
 
-// Errors: a bad dim_order; dimwise asked for a stencil that is not prefix-closed in any order
-// tried.
+// Errors: a bad dim_order or choice_interior; dimwise asked for a stencil that is not
+// prefix-closed in any order tried.
 Result<std::vector<HaloCandidate>> halo_candidates(const HaloDescription& h, const HaloPlanOptions& options);
 
 // The cheapest candidate (the first on ties).
