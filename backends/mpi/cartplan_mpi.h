@@ -599,8 +599,8 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
 /* ---------------------------------------------------------------------------------------
  * Halo exchanges from an array description (issue 33; backends/mpi/halo.cc, docs/halo.md).
  *
- * A halo describes one local array of d dimensions: interior[k] cells per dimension (the same
- * on every rank), ghost_lo[k] and ghost_hi[k] ghost cells below and above it, elements of
+ * A halo describes one local array of d dimensions: interior[k] cells per dimension, ghost_lo[k]
+ * and ghost_hi[k] ghost cells below and above it, elements of
  * elemtype, in order MPI_ORDER_C (the last dimension varies fastest) or MPI_ORDER_FORTRAN.
  * Dimension k of the array is dimension k of the communicator's grid; the array holds
  * prod(ghost_lo[k] + interior[k] + ghost_hi[k]) elements, the first interior cell at
@@ -609,7 +609,8 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * Which ghost cells are filled. A ghost cell's sign vector has, per dimension, -1 below the
  * interior, 0 inside, +1 above. The cell is filled iff its sign vector is an offset of the
  * neighbourhood and its source exists: the process at self + sign vector (periodic wrap, or
- * inside the mesh), its cell x - sign vector * interior. No other cell is ever written (ghost
+ * inside the mesh), its cell x - sign vector * interior (below the interior, the source's
+ * interior extent; above it, this rank's). No other cell is ever written (ghost
  * cells without a source in the mesh keep their values; the interior is only read). The
  * neighbourhood comes from the communicator:
  *  - a cartplan communicator (Cart_neighborhood_create): its offsets whose coordinates are all
@@ -622,8 +623,15 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * ghost side some offset fills may be at most as wide as the interior (its cells come from the
  * neighbour's interior).
  *
- * Cart_halo_create is collective over cartcomm: every rank must pass the same d, interior,
- * widths, element size, order and Info (checked: one agreement, MPI_ERR_ARG naming the
+ * Interiors may differ between ranks as a block decomposition of a global array makes them
+ * differ: interior[k] may depend on the rank's coordinate in dimension k only (e.g. 100 cells
+ * over 3 ranks: 34, 33, 33). Every rank then plans its own array with the algorithm and
+ * dimension order chosen on the largest extents (one more MPI_Allreduce at creation); any other
+ * difference is MPI_ERR_ARG naming the dimension and coordinate. Cart_halo_plan returns the
+ * rank's own plan.
+ *
+ * Cart_halo_create is collective over cartcomm: every rank must pass the same d, widths,
+ * element size, order and Info (checked: one agreement, MPI_ERR_ARG naming the
  * description where they differ); it plans the exchange (engine/halo/choose.h: direct,
  * combining, dimwise, split or hybrid, whichever the cost model predicts fastest on this grid;
  * Info cartplan_algorithm = auto|direct|combining|dimwise|split|hybrid forces one; dimwise only
@@ -633,7 +641,8 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not Cartesian), MPI_ERR_DIMS (d is
  * not the grid's dimension count, or outside 1..8), MPI_ERR_ARG (NULL arrays, extents below 1,
  * negative widths, a ghost side wider than the interior it is filled from, a bad order, a
- * forced algorithm that does not fit the stencil, descriptions that differ), MPI_ERR_TYPE
+ * forced algorithm that does not fit the stencil, descriptions that differ, interiors that are
+ * no block decomposition), MPI_ERR_TYPE
  * (MPI_DATATYPE_NULL or an empty type), MPI_ERR_INFO_VALUE. Every rank returns the same class.
  *
  * Cart_halo_exchange fills the ghost cells of `array` (blocking). No collective: it talks to

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -21,9 +22,9 @@
 #include "engine/halo/bind.h"
 #include "engine/halo/choose.h"
 #include "engine/halo/description.h"
+#include "engine/halo/uneven.h"
 #include "engine/planner.h"
 #include "engine/spec.h"
-#include "ir/halo/json.h"
 #include "ir/parse_number.h"
 
 namespace cartplan::mpi {
@@ -183,6 +184,7 @@ struct Planned {
   std::optional<eh::HaloDescription> halo;  // what measuring mode re-plans from
   eh::HaloPlanOptions plan_options;
   std::string description;  // the text every rank must share
+  std::vector<int> interior;  // this rank's (an uneven decomposition's differ: agree_on_extents)
   // A plain MPI_Cart_create communicator whose model prices placement: a fingerprint of that
   // model (non-zero), so that ranks learn the placement only if all use the same one; 0
   // otherwise (a cartplan communicator's options hold them already).
@@ -196,8 +198,10 @@ std::int64_t model_fingerprint(const engine::CostModel& m) {
   return fingerprint(bytes) | 1;
 }
 
-// `placement`: what a plain MPI_Cart_create communicator is planned with (unknown until learned).
-MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engine::Placement& placement = {}) {
+// `placement`: what a plain MPI_Cart_create communicator is planned with (unknown until learned);
+// `choice_interior`: an uneven decomposition's shared interior (uneven.h), once agreed.
+MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engine::Placement& placement = {},
+                       const std::optional<std::vector<int>>& choice_interior = std::nullopt) {
   if (a.d < 1 || a.d > ih::kMaxHaloDims)
     return mpi_error(MPI_ERR_DIMS, "d = " + std::to_string(a.d) + " (expected 1.." + std::to_string(ih::kMaxHaloDims) + ")");
   const NeighborhoodComm* user = find_neighborhood(comm);
@@ -224,6 +228,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
   if (!s.ok()) return s;
   o.model = p->options.model;
   o.placement = planning_placement(p->options);
+  o.choice_interior = choice_interior;
   Result<eh::HaloDescription> h = eh::describe_halo(shape, p->stencil, p->grid);
   if (!h) return mpi_error(MPI_ERR_ARG, h.error());
   Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, o);
@@ -241,50 +246,90 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
   p->plan_options = o;
   bool given = false;
   const std::string algo = info_value(a.info, "cartplan_algorithm", &given);
-  p->description = "interior " + join(shape.interior) + " ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
+  p->interior = shape.interior;
+  p->description = "ghost_lo " + join(shape.ghost_lo) + " ghost_hi " + join(shape.ghost_hi) +
                    " elem " + std::to_string(shape.elem_bytes) + " order " + ih::to_string(shape.order) + " algorithm " + algo + " dim_order " + (o.dim_order ? join(*o.dim_order) : "auto") + " tune " + (p->options.tune_measure ? "measure" : "model") + " check " + (p->options.check_collective ? "collective" : "none");
   for (const ir::Offset& t : h->neighborhood) p->description += " (" + join(t) + ")";
   return {};
 }
 
 // One agreement: the worst error, the fingerprints of the description and the plan, whether
-// every rank uses the same model that prices placement (*learn_nodes), and whether every rank
-// plans with the same model (*same_model: the fields forms may then plan again).
-MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p, bool* learn_nodes, bool* same_model) {
-  const std::int64_t dh = local.ok() ? fingerprint(p.description) : 0;
-  const std::int64_t ph = local.ok() ? fingerprint(ih::to_json_string(*p.plan)) : 0;
-  const std::int64_t mh = local.ok() ? p.placement_model : 0;
-  const std::int64_t model_h = local.ok() ? model_fingerprint(p.plan_options.model) : 0;
-  std::int64_t mine[9] = {local.ok() ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h}, all[9] = {};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 9, MPI_INT64_T, MPI_MAX, comm));
+// every rank uses the same model that prices placement (*learn_nodes), whether every rank
+// plans with the same model (*same_model: the fields forms may then plan again), and whether
+// the interiors differ (*uneven: agree_on_extents follows). The plan's fingerprint is of its
+// signature (uneven.h): the same for plans whose interiors alone differ.
+MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned& p, bool* learn_nodes, bool* same_model, bool* uneven) {
+  const bool ok = local.ok();
+  const std::int64_t dh = ok ? fingerprint(p.description) : 0;
+  const std::int64_t ph = ok ? fingerprint(eh::plan_signature(*p.plan)) : 0;
+  const std::int64_t mh = ok ? p.placement_model : 0;
+  const std::int64_t model_h = ok ? model_fingerprint(p.plan_options.model) : 0;
+  const std::int64_t ih = ok ? fingerprint(join(p.interior)) : 0;
+  std::int64_t mine[11] = {ok ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h, ih, -ih}, all[11] = {};
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 11, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];
   *same_model = all[7] == -all[8];
+  *uneven = all[9] != -all[10];
   if (all[1] != -all[2])
-    return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (interior, ghost widths, element "
+    return mpi_error(MPI_ERR_ARG, "ranks passed different halo descriptions to Cart_halo_create (ghost widths, element "
                                   "size, order, stencil, Info cartplan_algorithm and cartplan_dim_order, and the checking and measuring modes must be the same on every "
                                   "rank); here: " + p.description);
-  if (all[3] != -all[4])
+  if (all[3] != -all[4] && !*uneven)
     return mpi_error(MPI_ERR_ARG, "ranks chose different halo plans for the same description (different cost models?)");
   return {};
 }
 
-// A plain MPI_Cart_create communicator whose ranks agreed on a model that prices placement:
-// the placement (block or cyclic; node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same
-// on every rank), and the plan made again with it where it is known. The same description, model
-// and placement give the same plan on every rank; one more MPI_Allreduce checks that (and
-// that no rank failed to plan or to `assemble` the halo from the new plan: creation's local
-// steps), so that every rank returns the same error rather than some entering private_comm's
-// MPI_Comm_create alone. Creation only, never per call.
-MpiStatus plan_with_nodes(MPI_Comm comm, const HaloArgs& a, Planned* p, const std::function<MpiStatus(const Planned&)>& assemble) {
+// An uneven decomposition (interiors differ): every rank learns each dimension's extent at each
+// coordinate (one MPI_Allreduce of 2 x sum(dims) words: the largest and the negated smallest
+// interior[k] of the ranks at coordinate c of dimension k), checks that it depends on that
+// coordinate alone (the same table on every rank, so the same verdict), and returns the largest
+// extent per dimension, which every rank's choice is priced on. Creation only.
+MpiStatus agree_on_extents(MPI_Comm comm, const Planned& p, std::vector<int>* choice_interior) {
+  const std::vector<int>& dims = p.grid->dims();
+  std::vector<std::int64_t> mine, all;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    for (int c = 0; c < dims[k]; ++c) {
+      const bool here = p.coords[k] == c;
+      mine.push_back(here ? p.interior[k] : 0);
+      mine.push_back(here ? -p.interior[k] : std::numeric_limits<std::int64_t>::min());
+    }
+  }
+  all.resize(mine.size());
+  CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, comm));
+  choice_interior->assign(dims.size(), 0);
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    for (int c = 0; c < dims[k]; ++c, at += 2) {
+      if (all[at] != -all[at + 1])
+        return mpi_error(MPI_ERR_ARG, "ranks at coordinate " + std::to_string(c) + " of dimension " + std::to_string(k) + " passed interior[" +
+                                          std::to_string(k) + "] from " + std::to_string(-all[at + 1]) + " to " + std::to_string(all[at]) +
+                                          ": a halo's interiors may differ only as a block decomposition does (each dimension's extent "
+                                          "depends on the rank's coordinate in that dimension alone); here: interior " + join(p.interior));
+      (*choice_interior)[k] = std::max((*choice_interior)[k], static_cast<int>(all[at]));
+    }
+  }
+  return {};
+}
+
+// Planning again after the agreement, where it learned something the plan depends on: a plain
+// MPI_Cart_create communicator whose ranks agreed on a model that prices placement (the placement,
+// block or cyclic; node_map.h: MPI_Comm_split_type and one MPI_Allreduce, the same on every rank),
+// and an uneven decomposition's shared interior (`choice_interior`). The same description, model,
+// placement and choice give plans of one signature on every rank; one more MPI_Allreduce checks
+// that (and that no rank failed to plan or to `assemble` the halo from the new plan: creation's
+// local steps), so that every rank returns the same error rather than some entering
+// private_comm's MPI_Comm_create alone. Creation only, never per call.
+MpiStatus plan_again(MPI_Comm comm, const HaloArgs& a, Planned* p, bool learn_nodes, const std::optional<std::vector<int>>& choice_interior,
+                     const std::function<MpiStatus(const Planned&)>& assemble) {
   engine::Placement placed;
-  CARTPLAN_MPI_CALL(node_placement(comm, &placed));
-  if (placed == engine::Placement{}) return {};  // one node, or neither block nor cyclic: nothing to count
+  if (learn_nodes) CARTPLAN_MPI_CALL(node_placement(comm, &placed));
+  if (placed == engine::Placement{} && !choice_interior) return {};  // one node, or neither block nor cyclic: nothing to count
   Planned again;
   std::int64_t ph = 0;
   MpiStatus s = out_of_memory_as_error("planning the halo exchange", [&] {
-    MpiStatus l = plan_locally(comm, a, &again, placed);
-    if (l.ok()) ph = fingerprint(ih::to_json_string(*again.plan));
+    MpiStatus l = plan_locally(comm, a, &again, placed, choice_interior);
+    if (l.ok()) ph = fingerprint(eh::plan_signature(*again.plan));
     return l;
   });
   if (s.ok()) s = assemble(again);
@@ -390,9 +435,11 @@ MpiStatus HaloContext::create(MPI_Comm cartcomm, const HaloArgs& args, std::shar
   if (local.ok()) local = assemble(p);
   // Every rank reaches the agreement, whatever it found: a rank with good arguments must not
   // wait forever for one with bad ones.
-  bool learn_nodes = false, same_model = false;
-  MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes, &same_model);
-  if (s.ok() && learn_nodes) s = plan_with_nodes(cartcomm, args, &p, assemble);
+  bool learn_nodes = false, same_model = false, uneven = false;
+  MpiStatus s = agree_on_creation(cartcomm, local, p, &learn_nodes, &same_model, &uneven);
+  std::optional<std::vector<int>> choice_interior;
+  if (s.ok() && uneven) s = agree_on_extents(cartcomm, p, &choice_interior.emplace());
+  if (s.ok() && (learn_nodes || uneven)) s = plan_again(cartcomm, args, &p, learn_nodes, choice_interior, assemble);
   if (s.ok()) s = HaloAssembly::connect(cartcomm, h.get());
   if (!s.ok()) return s;
   h->reprice_ = same_model;
@@ -682,7 +729,7 @@ MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std
       MpiStatus l = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
       if (l.ok()) l = priced_for(sizes, &priced);
       if (l.ok() && measuring) l = measure_list(priced.elem_bytes, &trials, &listed);
-      if (l.ok() && !measuring) listed = fingerprint(ih::to_json_string(*priced.plan));
+      if (l.ok() && !measuring) listed = fingerprint(eh::plan_signature(*priced.plan));
       return l;
     });
   // The model's pick is built here, before the agreement, whose lane it takes afterwards

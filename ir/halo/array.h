@@ -1,8 +1,9 @@
 // The local array of a halo exchange and its geometry (docs/halo.md): interior extents, ghost
 // widths per side, element size and memory order, and the sign-vector regions every halo plan
 // is built from. Cells are named in interior coordinates: interior cell (0,..,0) is the first
-// interior cell, ghost cells have a coordinate below 0 or at least the interior extent. Every
-// rank has the same shape; dimension k of the array is dimension k of the process grid.
+// interior cell, ghost cells have a coordinate below 0 or at least the interior extent. A plan
+// is of one shape; ranks of an uneven decomposition plan their own (engine/halo/uneven.h).
+// Dimension k of the array is dimension k of the process grid.
 //
 // A ghost cell x has the sign vector s with s_k = -1 if x_k < 0, +1 if x_k >= interior_k, else
 // 0. The ghost region of a sign vector t is the box of cells whose sign vector is t; it is

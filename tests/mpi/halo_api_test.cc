@@ -34,6 +34,9 @@ struct Case {
   int d = 2;
   std::vector<int> periods;
   std::vector<int> interior, lo, hi;
+  // An uneven decomposition: the global interior, cut into blocks over the grid (the first
+  // global % dims blocks one cell more); run_case then sets `interior` to this rank's block.
+  std::vector<int> global;
   MPI_Datatype type = MPI_DOUBLE;
   const char* type_name = "double";
   int order = MPI_ORDER_C;
@@ -52,6 +55,8 @@ struct Case {
     for (int v : lo) s += std::to_string(v);
     s += " hi";
     for (int v : hi) s += std::to_string(v);
+    if (!global.empty()) s += " global";
+    for (int v : global) s += " " + std::to_string(v);
     s += tune == Tune::kAtInit ? " tune measure at init" : tune == Tune::kAtCreate ? " tune measure at creation" : "";
     return s + " stencil '" + stencil + "'";
   }
@@ -74,6 +79,24 @@ std::vector<std::vector<int>> parse_offsets(const std::string& text, int d) {
     } else num += c;
   }
   return out;
+}
+
+// Block c of `global` cells cut into `parts` blocks.
+int block_extent(int global, int parts, int c) { return global / parts + (c < global % parts ? 1 : 0); }
+
+// This rank's interior: the case's, or its block of the case's global interior.
+std::vector<int> interior_here(const Case& c, MPI_Comm cart) {
+  if (c.global.empty()) return c.interior;
+  std::vector<int> dims(c.d), periods(c.d), coords(c.d), n;
+  MPI_Cart_get(cart, c.d, dims.data(), periods.data(), coords.data());
+  for (int k = 0; k < c.d; ++k) n.push_back(block_extent(c.global[k], dims[k], coords[k]));
+  return n;
+}
+
+// The line of `"key": ` in a plan's JSON.
+std::string json_field(const std::string& json, const std::string& key) {
+  const std::size_t at = json.find("\"" + key + "\": ");
+  return at == std::string::npos ? "" : json.substr(at, json.find('\n', at) - at);
 }
 
 // The process grid, the array geometry and the expected values of one case on this rank.
@@ -139,17 +162,20 @@ class Layout {
   }
 
  private:
-  // The rank whose cell fills ghost cell x, and that cell, or -1.
+  // The rank whose cell fills ghost cell x, and that cell, or -1. Above the interior the
+  // source cell is x - this rank's extent; below it, x + the source rank's (they differ in an
+  // uneven decomposition).
   int source(const std::vector<int>& x, std::vector<int>* sx) const {
     std::vector<int> s(c_.d), nc(c_.d);
     for (int k = 0; k < c_.d; ++k) {
       s[k] = x[k] < 0 ? -1 : x[k] >= c_.interior[k] ? 1 : 0;
-      (*sx)[k] = x[k] - s[k] * c_.interior[k];
       nc[k] = coords_[k] + s[k];
       if (nc[k] < 0 || nc[k] >= dims_[k]) {
         if (!c_.periods[k]) return -1;
         nc[k] = (nc[k] + dims_[k]) % dims_[k];
       }
+      const int source_extent = c_.global.empty() ? c_.interior[k] : block_extent(c_.global[k], dims_[k], nc[k]);
+      (*sx)[k] = s[k] > 0 ? x[k] - c_.interior[k] : s[k] < 0 ? x[k] + source_extent : x[k];
     }
     if (!stencil_.count(s)) return -1;
     int r = -1;
@@ -275,7 +301,12 @@ void expect_candidate_plan(Harness& h, const Case& c, MPI_Comm cart, Cart_Reques
   h.check(Cart_halo_request_plan(req, &json) == MPI_SUCCESS && json, c.name() + ": Cart_halo_request_plan: " + Cart_error_message());
   const std::string mine = json ? json : "";
   Cart_free_plan_json(json);
-  h.check(same_on_every_rank(mine, cart), c.name() + ": ranks run different plans");
+  // An uneven decomposition's plans differ in the interior; every rank runs one algorithm in one order.
+  const std::string kind = c.global.empty() ? mine : json_field(mine, "algorithm") + json_field(mine, "dim_order");
+  h.check(same_on_every_rank(kind, cart), c.name() + ": ranks run different plans");
+  std::string own = "\"interior\": [";
+  for (int k = 0; k < c.d; ++k) own += (k ? ", " : "") + std::to_string(c.interior[k]);
+  h.check(json_field(mine, "interior").rfind(own + "]", 0) == 0, c.name() + ": the plan is not of this rank's interior: " + json_field(mine, "interior"));
   if (std::string(c.algo) != "auto") return;
   bool found = false;
   for (const char* algo : {"direct", "combining", "dimwise", "split", "hybrid"}) {
@@ -362,9 +393,11 @@ void reused_type_handles(Harness& h, const Case& c, MPI_Comm cart, const std::se
 }
 
 // Blocking (two arrays, alternating), persistent (many starts with new data), several fields.
-void run_case(Harness& h, const Case& c) {
+void run_case(Harness& h, const Case& given) {
   std::set<std::vector<int>> stencil;
-  MPI_Comm cart = open_comm(h, c, &stencil);
+  MPI_Comm cart = open_comm(h, given, &stencil);
+  Case c = given;
+  c.interior = interior_here(given, cart);
   Cart_Halo halo = open_halo(h, c, cart);
   if (!halo) {
     MPI_Comm_free(&cart);
@@ -410,6 +443,38 @@ void run_case(Harness& h, const Case& c) {
   reused_type_handles(h, c, cart, stencil, halo);
   h.check(Cart_halo_free(&halo) == MPI_SUCCESS && halo == CART_HALO_NULL, c.name() + ": Cart_halo_free");
   MPI_Comm_free(&cart);
+}
+
+// Uneven decompositions (global interiors cut into blocks that differ by a cell): every
+// algorithm, 2-D and 3-D, tori, meshes and mixed grids, the three stencil sources, asymmetric
+// ghosts; auto measured at init and at creation.
+std::vector<Case> uneven_cases() {
+  std::vector<Case> out;
+  int n = 0;
+  for (const char* algo : {"auto", "direct", "combining", "dimwise", "split", "hybrid"}) {
+    for (int d = 2; d <= 3; ++d, ++n) {
+      Case c;
+      c.d = d, c.algo = algo;
+      c.order = n % 2 ? MPI_ORDER_FORTRAN : MPI_ORDER_C;
+      c.type = n % 3 ? MPI_DOUBLE : MPI_INT, c.type_name = n % 3 ? "double" : "int";
+      c.global = d == 2 ? std::vector<int>{26, 25} : std::vector<int>{25, 10, 9};
+      c.periods = n % 3 == 0 ? std::vector<int>(d, 1) : n % 3 == 1 ? std::vector<int>(d, 0) : std::vector<int>{1, 0, 1};
+      c.periods.resize(d);
+      c.lo = d == 2 ? std::vector<int>{2, 1} : std::vector<int>{1, 3, 2};
+      c.hi = d == 2 ? std::vector<int>{1, 3} : std::vector<int>{2, 1, 1};
+      const bool dimwise = std::string(algo) == "dimwise";
+      if (n % 3 == 1) c.stencil = d == 2 ? "cart:1,0;-1,0;0,1;0,-1;2,0;0,-2" : "cart:1,0,0;-1,0,0;0,1,0;0,-1,0;0,0,1;0,0,-1;0,2,0";
+      if (n % 3 == 2 && !dimwise)
+        c.stencil = d == 2 ? "info:offsets:1,1;-1,-1;1,-1;-1,1;1,0;-1,0;0,1;0,-1" : "info:offsets:1,1,1;-1,-1,-1;1,0,0;-1,0,0;0,1,0;0,-1,0;0,0,1;0,0,-1";
+      out.push_back(c);
+    }
+  }
+  Case at_init = out[0], at_create = out[1];  // auto, 2-D and 3-D
+  at_init.tune = Case::Tune::kAtInit;
+  at_create.tune = Case::Tune::kAtCreate;
+  out.push_back(at_init);
+  out.push_back(at_create);
+  return out;
 }
 
 std::vector<Case> cases() {
@@ -481,6 +546,7 @@ std::vector<Case> cases() {
   Case forced = out[6];  // direct, 2-D
   forced.tune = Case::Tune::kAtInit;
   out.push_back(forced);
+  for (Case& u : uneven_cases()) out.push_back(std::move(u));
   return out;
 }
 
@@ -596,8 +662,12 @@ void bad_input(Harness& h) {
   expect_error(h, create(pc, 2, in, g, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL), MPI_ERR_ARG, "no ghost region", "no sign-vector offset");
   MPI_Comm_free(&pc);
   if (h.size > 1) {  // rank 0 describes another array: every rank learns it
-    int other[2] = {h.rank == 0 ? 5 : 4, 4};
-    expect_error(h, create(cart, 2, other, g, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL), MPI_ERR_ARG, "different halo descriptions", "mismatch");
+    // Rank 0's interior[1] differs from that of rank (1, 0), at the same coordinate of dimension
+    // 1: not a block decomposition (interiors may differ only along their own dimension).
+    int other[2] = {4, h.rank == 0 ? 5 : 4};
+    expect_error(h, create(cart, 2, other, g, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL), MPI_ERR_ARG,
+                 "ranks at coordinate 0 of dimension 1 passed interior[1] from 4 to 5: a halo's interiors may differ only as a block decomposition does",
+                 "interiors that are no block decomposition");
     const MPI_Datatype t = h.rank == h.size - 1 ? MPI_FLOAT : MPI_DOUBLE;
     expect_error(h, create(cart, 2, in, g, t, MPI_ORDER_C, MPI_INFO_NULL), MPI_ERR_ARG, "different halo descriptions", "type mismatch");
     // A bad argument on one rank only: every rank returns an error.
