@@ -626,7 +626,7 @@ int Cart_type_create_triangle(int order, int ld, int kind, MPI_Datatype oldtype,
  * Interiors may differ between ranks as a block decomposition of a global array makes them
  * differ: interior[k] may depend on the rank's coordinate in dimension k only (e.g. 100 cells
  * over 3 ranks: 34, 33, 33). Every rank then plans its own array with the algorithm and
- * dimension order chosen on the largest extents (one more MPI_Allreduce at creation); any other
+ * dimension order chosen on the largest extents (two more MPI_Allreduce at creation); any other
  * difference is MPI_ERR_ARG naming the dimension and coordinate. Cart_halo_plan returns the
  * rank's own plan.
  *

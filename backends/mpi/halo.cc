@@ -264,8 +264,8 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   const std::int64_t ph = ok ? fingerprint(eh::plan_signature(*p.plan)) : 0;
   const std::int64_t mh = ok ? p.placement_model : 0;
   const std::int64_t model_h = ok ? model_fingerprint(p.plan_options.model) : 0;
-  const std::int64_t ih = ok ? fingerprint(join(p.interior)) : 0;
-  std::int64_t mine[11] = {ok ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h, ih, -ih}, all[11] = {};
+  const std::int64_t nh = ok ? fingerprint(join(p.interior)) : 0;
+  std::int64_t mine[11] = {ok ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h, nh, -nh}, all[11] = {};
   CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 11, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];

@@ -47,8 +47,6 @@ std::string ints(const std::vector<int>& v) {
   return s + "]";
 }
 
-std::string place(const ih::Place& p) { return ih::buffer_name(p.buffer, p.slot); }
-
 }  // namespace
 
 std::string plan_signature(const ih::HaloPlan& plan) {
@@ -58,10 +56,7 @@ std::string plan_signature(const ih::HaloPlan& plan) {
   for (const ir::Offset& t : plan.neighborhood()) s += " " + ints(t);
   for (const ih::Phase& f : plan.phases()) {
     s += "\nphase " + std::to_string(f.dim);
-    for (const ih::Message& m : f.messages) {
-      s += " | " + ints(m.shift) + " tag " + std::to_string(m.tag) + ":";
-      for (const ih::Part& p : m.parts) s += " " + place(p.from) + ">" + place(p.to);
-    }
+    for (const ih::Message& m : f.messages) s += " | " + ints(m.shift) + " tag " + std::to_string(m.tag);
   }
   return s;
 }

@@ -38,9 +38,11 @@ Result<ir::halo::HaloPlan> plan_like(const HaloDescription& h, const ir::halo::H
 
 // What the plans of ranks whose interiors alone differ have in common, as text: the algorithm,
 // dimension order, ghost widths, element size, memory order, stencil, temps' count, and per
-// phase its dimension and per message its shift, tag and parts (their buffers and count). Ranks
-// agree on a fingerprint of it where they agreed on the plan's JSON before (an even
-// decomposition gives every rank the same JSON, hence the same signature).
+// phase its dimension and per message its shift and tag. Not the parts: split cuts a temp's
+// cells into boxes at positions that depend on the extents, so ranks at other coordinates may
+// send a message in more or fewer parts (a rank and its neighbour along the message's shift share
+// the extents that decide the cut, so they match). Ranks agree on a fingerprint of it where they
+// agreed on the plan's JSON before.
 std::string plan_signature(const ir::halo::HaloPlan& plan);
 
 }  // namespace cartplan::engine::halo

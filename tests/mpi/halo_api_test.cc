@@ -469,6 +469,14 @@ std::vector<Case> uneven_cases() {
       out.push_back(c);
     }
   }
+  // Split with temps whose cells are cut into boxes by the extents (3 or 2 cells in dimension 1
+  // where it has two ranks): the ranks' messages differ in parts, never between neighbours.
+  Case cut;
+  cut.d = 3, cut.algo = "split", cut.periods = {1, 1, 1}, cut.global = {9, 5, 4};
+  cut.lo = {1, 1, 1}, cut.hi = {1, 1, 1}, cut.stencil = "info:offsets:1,1,0;1,-1,0;1,0,1";
+  out.push_back(cut);
+  cut.algo = "auto";
+  out.push_back(cut);
   Case at_init = out[0], at_create = out[1];  // auto, 2-D and 3-D
   at_init.tune = Case::Tune::kAtInit;
   at_create.tune = Case::Tune::kAtCreate;
