@@ -1,6 +1,7 @@
 // The `cartplan halo` subcommands: option parsing, the five commands and their output.
 #include "tools/halo_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "backends/sim/halo/halo_sim.h"
 #include "engine/cost_model_file.h"
 #include "engine/halo/choose.h"
+#include "engine/halo/uneven.h"
 #include "engine/planner.h"
 #include "ir/graph/json_print.h"
 #include "ir/halo/json.h"
@@ -31,13 +33,18 @@ namespace ih = ir::halo;
 constexpr int kExitOk = 0, kExitWrong = 1, kExitBadInput = 2;
 
 constexpr const char* kUsage = R"(usage:
-  cartplan halo plan     ARRAY [GRID] [PLAN OPTIONS]                (the chosen plan as JSON)
+  cartplan halo plan     ARRAY [GRID] [PLAN OPTIONS] [--rank R]     (the chosen plan as JSON)
   cartplan halo explain  ARRAY [GRID] [PLAN OPTIONS] [--format text|json]  (every candidate)
   cartplan halo simulate (ARRAY [PLAN OPTIONS] | --plan FILE) GRID [--format text|json]
   cartplan halo rank     (ARRAY [PLAN OPTIONS] | --plan FILE) GRID --rank R  (one rank's program)
   cartplan halo verify   FILE.json                                  (FILE "-" reads stdin)
 
-ARRAY: --interior N,N,..  the local interior extents (the same on every rank)
+ARRAY: --interior N,N,..  the local interior extents (the same on every rank), or
+       --global N,N,..    (with --dims) the global interior cut into blocks: in dimension k
+                          the first N%dims[k] ranks get N/dims[k]+1 cells, the others N/dims[k];
+                          the choice is priced on the largest blocks, every rank plans its own
+                          interior in the chosen algorithm and order (plan and rank: rank R's,
+                          plan's --rank defaulting to 0; simulate: every rank its own)
        --ghost G[,G,..]   ghost width on both sides (one value: every dimension), or
        --ghost-lo G,.. --ghost-hi G,..  per side
        [--elem BYTES]     element size (default 8)    [--order C|F]  memory order (default C)
@@ -56,6 +63,8 @@ stencil and its source cell exists (periodic wrap, or inside the mesh). Predicti
 cost model's, not measurements. Exit status: 0 ok, 1 verify or simulation found errors, 2 bad input.
 )";
 
+std::string list_text(const std::vector<int>& v, const char* sep = ",");
+
 // ---------------------------------------------------------------------------------------------
 // Options: "--name value" or "--name=value", each at most once; positional arguments.
 
@@ -67,7 +76,7 @@ Result<T> named(const std::string& option, Result<T> r) {
   return r;
 }
 
-const std::set<std::string> kArrayOptions = {"interior", "ghost", "ghost-lo", "ghost-hi", "elem", "order", "stencil"};
+const std::set<std::string> kArrayOptions = {"interior", "global", "ghost", "ghost-lo", "ghost-hi", "elem", "order", "stencil"};
 const std::set<std::string> kGridOptions = {"dims", "periods"};
 const std::set<std::string> kPlanOptions = {"algo", "dim-order", "cost-model", "alpha-us", "beta-us-per-byte",
                                             "ranks-per-node", "cyclic-nodes"};
@@ -82,13 +91,50 @@ Result<std::vector<int>> per_dimension(const std::string& key, const std::string
   return v;
 }
 
-Result<ih::ArrayShape> array_of(const Options& o) {
+// --global (docs/cli.md): the global interior cut into blocks over --dims (engine/halo/uneven.h).
+struct Blocks {
+  std::vector<int> global;
+  std::vector<std::vector<int>> extents;  // per dimension, per coordinate
+  std::vector<int> largest, smallest;     // per dimension
+};
+
+Result<std::optional<Blocks>> blocks_of(const Options& o) {
+  const std::string* global = o.get("global");
+  if (!global) return std::optional<Blocks>{};
+  if (o.get("interior")) return fail("--global and --interior exclude each other");
+  if (!o.get("dims")) return fail("--global needs --dims (the process grid the global interior is cut over)");
+  Result<std::vector<int>> n = named("global", parse_int_list(*global, 1, std::numeric_limits<int>::max(), ih::kMaxHaloDims + 1));
+  if (!n) return fail(n.error());
+  if (n->size() > static_cast<std::size_t>(ih::kMaxHaloDims)) return fail("--global: a halo array has 1 to " + std::to_string(ih::kMaxHaloDims) + " dimensions");
+  Result<std::vector<int>> dims = named("dims", parse_int_list(*o.get("dims"), 1, 1 << 20, 64));
+  if (!dims) return fail(dims.error());
+  if (dims->size() != n->size()) return fail("--dims has " + std::to_string(dims->size()) + " values; --global has " + std::to_string(n->size()));
+  Blocks b{*n, {}, {}, {}};
+  for (std::size_t k = 0; k < n->size(); ++k) {
+    Result<std::vector<int>> e = eh::block_extents((*n)[k], (*dims)[k]);
+    if (!e) return fail("--global: dimension " + std::to_string(k) + ": " + e.error());
+    b.extents.push_back(*e);
+    b.largest.push_back(*std::max_element(e->begin(), e->end()));
+    b.smallest.push_back(*std::min_element(e->begin(), e->end()));
+  }
+  return std::optional<Blocks>(std::move(b));
+}
+
+Result<std::vector<int>> interior_of(const Options& o, const std::optional<Blocks>& blocks) {
+  if (blocks) return blocks->largest;
   const std::string* interior = o.get("interior");
-  if (!interior) return fail("missing required option --interior");
-  ih::ArrayShape a;
+  if (!interior) return fail("missing required option --interior (or --global with --dims)");
   Result<std::vector<int>> n = named("interior", parse_int_list(*interior, 1, ih::kMaxHaloExtent, ih::kMaxHaloDims + 1));
   if (!n) return fail(n.error());
   if (n->size() > static_cast<std::size_t>(ih::kMaxHaloDims)) return fail("--interior: a halo array has 1 to " + std::to_string(ih::kMaxHaloDims) + " dimensions");
+  return n;
+}
+
+// The array; with --global, its interior is the largest block (the shared description).
+Result<ih::ArrayShape> array_of(const Options& o, const std::optional<Blocks>& blocks) {
+  ih::ArrayShape a;
+  Result<std::vector<int>> n = interior_of(o, blocks);
+  if (!n) return fail(n.error());
   a.ndims = static_cast<int>(n->size());
   a.interior = *n;
   const std::string *g = o.get("ghost"), *lo = o.get("ghost-lo"), *hi = o.get("ghost-hi");
@@ -134,14 +180,19 @@ Result<std::optional<engine::Grid>> grid_of(const Options& o, int d) {
   return std::optional<engine::Grid>(*g);
 }
 
-Result<eh::HaloDescription> description_of(const Options& o) {
-  Result<ih::ArrayShape> a = array_of(o);
+Result<eh::HaloDescription> description_of(const Options& o, const std::optional<Blocks>& blocks) {
+  Result<ih::ArrayShape> a = array_of(o, blocks);
   if (!a) return fail(a.error());
   Result<std::optional<engine::Grid>> g = grid_of(o, a->ndims);
   if (!g) return fail(g.error());
   const std::string spec = o.get("stencil") ? *o.get("stencil") : "moore:d=" + std::to_string(a->ndims) + ",r=1";
   Result<eh::HaloDescription> h = eh::describe_halo(*a, spec, *g);
   if (!h) return fail((o.get("stencil") ? "--stencil: " : "") + h.error());
+  if (blocks && blocks->smallest != blocks->largest) {  // every block's own description must hold too
+    a->interior = blocks->smallest;
+    Result<eh::HaloDescription> small = eh::describe_halo(*a, h->neighborhood, *g);
+    if (!small) return fail("--global: the smallest blocks (" + list_text(blocks->smallest, "x") + "): " + small.error());
+  }
   return h;
 }
 
@@ -186,7 +237,7 @@ std::string fixed(double v, int digits = 2) {
   return buf;
 }
 
-std::string list_text(const std::vector<int>& v, const char* sep = ",") {
+std::string list_text(const std::vector<int>& v, const char* sep) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
   return s;
@@ -204,12 +255,56 @@ std::string grid_text(const std::optional<engine::Grid>& g) {
   return "grid " + list_text(g->dims(), "x") + " periods " + list_text(periods) + " (" + std::to_string(g->size()) + " ranks)";
 }
 
-Result<int> cmd_plan(const Options& o) {
-  Result<eh::HaloDescription> h = description_of(o);
+// What plan, explain, simulate and rank plan from: the description (with --global the shared
+// one, whose interior is the largest blocks), the options (with --global choice_interior set),
+// and the blocks.
+struct Planning {
+  eh::HaloDescription h;
+  eh::HaloPlanOptions options;
+  std::optional<Blocks> blocks;
+};
+
+Result<Planning> planning_of(const Options& o) {
+  Result<std::optional<Blocks>> blocks = blocks_of(o);
+  if (!blocks) return fail(blocks.error());
+  Result<eh::HaloDescription> h = description_of(o, *blocks);
   if (!h) return fail(h.error());
   Result<eh::HaloPlanOptions> po = plan_options_of(o, h->array.ndims);
   if (!po) return fail(po.error());
-  Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, *po);
+  if (*blocks) po->choice_interior = (*blocks)->largest;
+  return Planning{*h, *po, *blocks};
+}
+
+// The plan of the rank at coords: with --global its own interior, in the shared choice.
+Result<ih::HaloPlan> own_plan(const Planning& p, const engine::Coords& coords) {
+  if (!p.blocks) return eh::make_halo_plan(p.h, p.options);
+  eh::HaloDescription own = p.h;
+  own.array.interior = eh::interior_at(p.blocks->extents, coords);
+  return eh::make_halo_plan(own, p.options);
+}
+
+// "global 10x9 in blocks (uneven): dimension 0: 4,3,3; dimension 1: 5,4; ...".
+std::string blocks_text(const Blocks& b) {
+  const bool uneven = b.smallest != b.largest;
+  std::string s = "global " + list_text(b.global, "x") + " in blocks (" + (uneven ? "uneven" : "even") + "):";
+  for (std::size_t k = 0; k < b.extents.size(); ++k) s += std::string(k ? ";" : "") + " dimension " + std::to_string(k) + ": " + list_text(b.extents[k]);
+  if (uneven)
+    s += "; the choice is priced on the largest blocks (" + list_text(b.largest, "x") + "), every rank plans its own interior in its algorithm and order";
+  return s;
+}
+
+Result<int> cmd_plan(const Options& o) {
+  Result<Planning> p = planning_of(o);
+  if (!p) return fail(p.error());
+  engine::Coords at;
+  if (p->blocks) {
+    Result<int> rank = o.get("rank") ? named("rank", parse_int(*o.get("rank"), 0, p->h.grid->size() - 1)) : Result<int>(0);
+    if (!rank) return fail(rank.error());
+    at = p->h.grid->coords(*rank);
+  } else if (o.get("rank")) {
+    return fail("--rank needs --global (without it every rank has the same plan)");
+  }
+  Result<ih::HaloPlan> plan = own_plan(*p, at);
   if (!plan) return fail(plan.error());
   std::cout << ih::to_json_string(*plan);
   return kExitOk;
@@ -247,22 +342,26 @@ void print_candidates(const std::vector<eh::HaloCandidate>& cands, std::size_t p
 Result<int> cmd_explain(const Options& o) {
   const std::string format = o.get("format") ? *o.get("format") : "text";
   if (format != "text" && format != "json") return fail("--format: unknown value '" + format + "' (expected text or json)");
-  Result<eh::HaloDescription> h = description_of(o);
-  if (!h) return fail(h.error());
-  Result<eh::HaloPlanOptions> po = plan_options_of(o, h->array.ndims);
-  if (!po) return fail(po.error());
-  Result<std::vector<eh::HaloCandidate>> cands = eh::halo_candidates(*h, *po);
+  Result<Planning> p = planning_of(o);
+  if (!p) return fail(p.error());
+  const eh::HaloDescription* h = &p->h;
+  const eh::HaloPlanOptions* po = &p->options;
+  Result<std::vector<eh::HaloCandidate>> cands = eh::halo_candidates(*h, *po);  // with --global: the shared description's
   if (!cands) return fail(cands.error());
   const std::size_t pick = eh::pick_halo_candidate(*cands);
   if (format == "json") {
     nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/2"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
-                                {"regions", h->neighborhood.size()}, {"candidates", nlohmann::ordered_json::array()}};
+                                {"regions", h->neighborhood.size()}};
+    if (p->blocks)
+      j["decomposition"] = {{"global", p->blocks->global}, {"uneven", p->blocks->smallest != p->blocks->largest}, {"extents", p->blocks->extents}};
+    j["candidates"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < cands->size(); ++i) j["candidates"].push_back(candidate_json((*cands)[i], i == pick));
     std::cout << ir::graph::canonical_text(j);
     return kExitOk;
   }
-  std::cout << "halo: " << array_text(h->array) << "; " << h->neighborhood.size() << " regions; " << grid_text(h->grid) << "\n"
-            << "model predictions for the busiest rank (not measurements):\n";
+  std::cout << "halo: " << array_text(h->array) << "; " << h->neighborhood.size() << " regions; " << grid_text(h->grid) << "\n";
+  if (p->blocks) std::cout << "decomposition: " << blocks_text(*p->blocks) << "\n";
+  std::cout << "model predictions for the busiest rank (not measurements):\n";
   std::cout.flush();
   print_candidates(*cands, pick, po->model);
   std::fflush(stdout);
@@ -284,9 +383,10 @@ Result<int> cmd_verify(const Options& o) {
 }
 
 struct PlanOnGrid {
-  ih::HaloPlan plan;
+  ih::HaloPlan plan;  // with --global: the shared description's (the largest blocks)
   engine::Grid grid;
   engine::CostModel model;
+  std::optional<Planning> uneven;  // with --global
 };
 
 // The plan of --plan FILE, or the one planned from the description; and the grid (required).
@@ -302,15 +402,32 @@ Result<PlanOnGrid> plan_on_grid(const Options& o) {
     if (!plan) return fail(plan.error());
     Result<std::optional<engine::Grid>> g = grid_of(o, plan->ndims());
     if (!g) return fail(g.error());
-    return PlanOnGrid{*plan, **g, engine::CostModel{}};
+    return PlanOnGrid{*plan, **g, engine::CostModel{}, std::nullopt};
   }
-  Result<eh::HaloDescription> h = description_of(o);
-  if (!h) return fail(h.error());
-  Result<eh::HaloPlanOptions> po = plan_options_of(o, h->array.ndims);
-  if (!po) return fail(po.error());
-  Result<ih::HaloPlan> plan = eh::make_halo_plan(*h, *po);
+  Result<Planning> p = planning_of(o);
+  if (!p) return fail(p.error());
+  Result<ih::HaloPlan> plan = eh::make_halo_plan(p->h, p->options);
   if (!plan) return fail(plan.error());
-  return PlanOnGrid{*plan, *h->grid, po->model};
+  const engine::Grid grid = *p->h.grid;
+  const engine::CostModel model = p->options.model;
+  return PlanOnGrid{*plan, grid, model, p->blocks ? std::optional<Planning>(std::move(*p)) : std::nullopt};
+}
+
+void print_sim_report(const sim::halo::HaloSimReport& r, const eh::HaloCost& cost, const char* algo, const PlanOnGrid& pg, bool json) {
+  const Blocks* blocks = pg.uneven ? &*pg.uneven->blocks : nullptr;
+  if (json) {
+    nlohmann::ordered_json j{{"schema", "cartplan.halo_sim/1"}, {"algorithm", algo}, {"ranks", r.ranks}, {"ok", r.ok}, {"errors", r.errors},
+                             {"phases", r.phases}, {"transfers", r.transfers}, {"wire_bytes", r.wire_bytes}, {"self_bytes", r.self_bytes},
+                             {"ghost_bytes", r.ghost_bytes}, {"max_rank_sent_bytes", r.max_rank_sent_bytes}, {"predicted_us", cost.us}};
+    if (blocks) j["decomposition"] = {{"global", blocks->global}, {"uneven", blocks->smallest != blocks->largest}, {"extents", blocks->extents}};
+    std::cout << ir::graph::canonical_text(j);
+    return;
+  }
+  std::cout << (r.ok ? "ok" : "WRONG") << ": " << algo << " on " << r.ranks << " ranks, " << r.phases << " phases, " << r.transfers
+            << " transfers, " << r.wire_bytes << " bytes between ranks and " << r.self_bytes << " to themselves; required ghost cells "
+            << r.ghost_bytes << " bytes, " << r.written_bytes << " written once\n"
+            << "busiest rank: " << r.max_rank_sent_bytes << " bytes sent; model: " << fixed(cost.us) << " us (rank " << cost.rank << ")\n";
+  if (blocks) std::cout << "decomposition: " << blocks_text(*blocks) << "; every rank ran its own plan\n";
 }
 
 Result<int> cmd_simulate(const Options& o) {
@@ -320,22 +437,13 @@ Result<int> cmd_simulate(const Options& o) {
   if (!pg) return fail(pg.error());
   Result<eh::HaloBinder> b = eh::HaloBinder::create(pg->plan);
   if (!b) return fail(b.error());
-  Result<sim::halo::HaloSimReport> r = sim::halo::simulate_halo(*b, pg->grid);
+  Result<sim::halo::HaloSimReport> r =
+      pg->uneven ? sim::halo::simulate_halo_blocks(pg->uneven->h, pg->uneven->blocks->extents, pg->uneven->options, pg->grid)
+                 : sim::halo::simulate_halo(*b, pg->grid);
   if (!r) return fail(r.error());
-  Result<eh::HaloCost> cost = eh::price_halo(*b, pg->model, pg->grid);
+  Result<eh::HaloCost> cost = eh::price_halo(*b, pg->model, pg->grid);  // with --global: the shared choice's price
   if (!cost) return fail(cost.error());
-  const char* algo = ih::to_string(pg->plan.algorithm());
-  if (format == "json") {
-    std::cout << ir::graph::canonical_text(nlohmann::ordered_json{
-        {"schema", "cartplan.halo_sim/1"}, {"algorithm", algo}, {"ranks", r->ranks}, {"ok", r->ok}, {"errors", r->errors},
-        {"phases", r->phases}, {"transfers", r->transfers}, {"wire_bytes", r->wire_bytes}, {"self_bytes", r->self_bytes},
-        {"ghost_bytes", r->ghost_bytes}, {"max_rank_sent_bytes", r->max_rank_sent_bytes}, {"predicted_us", cost->us}});
-  } else {
-    std::cout << (r->ok ? "ok" : "WRONG") << ": " << algo << " on " << r->ranks << " ranks, " << r->phases << " phases, " << r->transfers
-              << " transfers, " << r->wire_bytes << " bytes between ranks and " << r->self_bytes << " to themselves; required ghost cells "
-              << r->ghost_bytes << " bytes, " << r->written_bytes << " written once\n"
-              << "busiest rank: " << r->max_rank_sent_bytes << " bytes sent; model: " << fixed(cost->us) << " us (rank " << cost->rank << ")\n";
-  }
+  print_sim_report(*r, *cost, ih::to_string(pg->plan.algorithm()), *pg, format == "json");
   for (const std::string& e : r->errors) std::cerr << "cartplan halo simulate: " << e << "\n";
   return r->ok ? kExitOk : kExitWrong;
 }
@@ -370,7 +478,9 @@ Result<int> cmd_rank(const Options& o) {
   if (!pg) return fail(pg.error());
   Result<int> rank = named("rank", parse_int(*o.get("rank"), 0, pg->grid.size() - 1));
   if (!rank) return fail(rank.error());
-  Result<eh::HaloBinder> b = eh::HaloBinder::create(pg->plan);
+  Result<ih::HaloPlan> plan = pg->uneven ? own_plan(*pg->uneven, pg->grid.coords(*rank)) : Result<ih::HaloPlan>(pg->plan);
+  if (!plan) return fail(plan.error());
+  Result<eh::HaloBinder> b = eh::HaloBinder::create(std::move(*plan));
   if (!b) return fail(b.error());
   Result<eh::HaloProgram> p = eh::lower_halo(*b, pg->grid, pg->grid.coords(*rank));
   if (!p) return fail(p.error());
@@ -399,7 +509,7 @@ int run_halo_command(const std::vector<std::string>& args) {
   std::set<std::string> allowed;
   std::size_t positional = 0;
   Result<int> (*handler)(const Options&) = nullptr;
-  if (command == "plan") handler = cmd_plan, allowed = planning;
+  if (command == "plan") handler = cmd_plan, allowed = planning + std::set<std::string>{"rank"};
   else if (command == "explain") handler = cmd_explain, allowed = planning + std::set<std::string>{"format"};
   else if (command == "simulate") handler = cmd_simulate, allowed = planning + std::set<std::string>{"format", "plan"};
   else if (command == "rank") handler = cmd_rank, allowed = planning + std::set<std::string>{"rank", "plan"};

@@ -1,14 +1,16 @@
 // The halo simulator: every rank's program on real arrays, checked cell by cell.
 #include "backends/sim/halo/halo_sim.h"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
 #include <tuple>
 
 #include "engine/halo/program.h"
+#include "engine/halo/uneven.h"
 #include "ir/halo/error_list.h"
 
 namespace cartplan::sim::halo {
@@ -110,51 +112,59 @@ void fill_value(std::uint64_t seed, int rank, std::int64_t cell, std::int64_t el
 
 class Simulation {
  public:
-  Simulation(const eh::HaloBinder& b, const engine::Grid& g, const HaloSimOptions& o) : binder_(b), grid_(g), opt_(o), errors_(o.max_errors) {}
+  // binders[r]: the binder of rank r's plan (uneven decompositions: its own).
+  Simulation(std::vector<const eh::HaloBinder*> b, const engine::Grid& g, const HaloSimOptions& o)
+      : binders_(std::move(b)), grid_(g), opt_(o), errors_(o.max_errors) {}
   Result<HaloSimReport> run();
 
  private:
-  const eh::HaloBinder& binder_;
+  std::vector<const eh::HaloBinder*> binders_;
   const engine::Grid& grid_;
   const HaloSimOptions& opt_;
   ih::ErrorList errors_;
   std::vector<RankState> ranks_;
   HaloSimReport rep_;
 
-  const ih::ArrayShape& array() const { return binder_.plan().array(); }
+  const ih::ArrayShape& array(int r) const { return binders_[r]->plan().array(); }
   using Mail = std::map<std::tuple<int, int, int>, std::vector<std::uint8_t>>;  // (from, to, tag) -> bytes
   std::optional<std::string> set_up();
   void run_phase(int f);
   void send_all(int f, Mail& mail);
   void receive_all(int f, Mail& mail);
   void check_rank(int r);
+  // The source of rank r's ghost cell x (interior coordinates) of region t in the source's
+  // array (0-based), or what is wrong (outside the source's interior: the block structure broke).
+  std::optional<std::string> source_cell(int r, int source, const ir::Offset& t, const ih::Cell& x, ih::Cell* y, ih::Cell* at) const;
   // "array cell (-1,0)" (interior coordinates) or "temp[1] cell (0,2)".
-  std::string cell_name(int buffer, std::vector<int> c) const {
+  std::string cell_name(int r, int buffer, std::vector<int> c) const {
     if (buffer != eh::HaloRegion::kArray) return "temp[" + std::to_string(buffer) + "] cell " + ih::cell_string(c);
-    for (int k = 0; k < array().ndims; ++k) c[k] -= array().ghost_lo[k];
+    for (int k = 0; k < array(r).ndims; ++k) c[k] -= array(r).ghost_lo[k];
     return "array cell " + ih::cell_string(c);
   }
   std::string rank_name(int r) const { return "rank " + std::to_string(r) + " " + ir::to_string(ranks_[r].coords); }
 };
 
 std::optional<std::string> Simulation::set_up() {
-  const ih::ArrayShape& a = array();
-  double per_rank = static_cast<double>(a.cells()) * (static_cast<double>(a.elem_bytes) + 9);
-  for (const ih::Temp& t : binder_.plan().temps()) {
-    double c = 1;
-    for (int x : t.extent) c *= x;
-    per_rank += c * (static_cast<double>(a.elem_bytes) + 9);
+  double bytes = 0;
+  for (int r = 0; r < grid_.size(); ++r) {
+    const ih::ArrayShape& a = array(r);
+    bytes += static_cast<double>(a.cells()) * (static_cast<double>(a.elem_bytes) + 9);
+    for (const ih::Temp& t : binders_[r]->plan().temps()) {
+      double c = 1;
+      for (int x : t.extent) c *= x;
+      bytes += c * (static_cast<double>(a.elem_bytes) + 9);
+    }
   }
-  const double bytes = per_rank * grid_.size();
   if (bytes > static_cast<double>(opt_.max_memory_bytes))
     return "the arrays of " + std::to_string(grid_.size()) + " ranks need " + std::to_string(static_cast<long long>(bytes / (1 << 20))) +
            " MiB in the simulator (limit " + std::to_string(opt_.max_memory_bytes >> 20) + " MiB): use a smaller interior or grid";
-  std::vector<int> sizes(a.ndims);
-  for (int k = 0; k < a.ndims; ++k) sizes[k] = a.extent(k);
   for (int r = 0; r < grid_.size(); ++r) {
+    const ih::ArrayShape& a = array(r);
+    std::vector<int> sizes(a.ndims);
+    for (int k = 0; k < a.ndims; ++k) sizes[k] = a.extent(k);
     RankState s;
     s.coords = grid_.coords(r);
-    Result<eh::HaloProgram> p = eh::lower_halo(binder_, grid_, s.coords);
+    Result<eh::HaloProgram> p = eh::lower_halo(*binders_[r], grid_, s.coords);
     if (!p) return p.error();
     s.program = std::move(*p);
     if (opt_.tamper) opt_.tamper(s.program);
@@ -183,6 +193,7 @@ void Simulation::run_phase(int f) {
 // Every rank's sends of phase f, packed from the state before the phase.
 void Simulation::send_all(int f, Mail& mail) {
   for (int r = 0; r < grid_.size(); ++r) {
+    if (f >= static_cast<int>(ranks_[r].program.phases.size())) continue;
     for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].sends) {
       std::vector<std::uint8_t> wire;
       for (const eh::HaloRegion& reg : t.regions) {
@@ -208,6 +219,8 @@ void Simulation::send_all(int f, Mail& mail) {
 // Every rank's receives of phase f, unpacked from the matching sends.
 void Simulation::receive_all(int f, Mail& mail) {
   for (int r = 0; r < grid_.size(); ++r) {
+    if (f >= static_cast<int>(ranks_[r].program.phases.size())) continue;
+    const std::int64_t elem = array(r).elem_bytes;
     for (const eh::HaloTransfer& t : ranks_[r].program.phases[f].recvs) {
       const std::string at = "phase " + std::to_string(f) + ", " + rank_name(r) + ", receive tag " + std::to_string(t.tag) + " from rank " + std::to_string(t.peer);
       auto it = mail.find(std::make_tuple(t.peer, r, t.tag));
@@ -217,8 +230,8 @@ void Simulation::receive_all(int f, Mail& mail) {
       }
       const std::vector<std::uint8_t> wire = std::move(it->second);
       mail.erase(it);
-      if (static_cast<std::int64_t>(wire.size()) != t.cells * array().elem_bytes) {
-        errors_.add(at + ": " + std::to_string(wire.size()) + " bytes arrive, the receive expects " + std::to_string(t.cells * array().elem_bytes));
+      if (static_cast<std::int64_t>(wire.size()) != t.cells * elem) {
+        errors_.add(at + ": " + std::to_string(wire.size()) + " bytes arrive, the receive expects " + std::to_string(t.cells * elem));
         continue;
       }
       std::size_t pos = 0;
@@ -230,7 +243,7 @@ void Simulation::receive_all(int f, Mail& mail) {
         Storage& s = ranks_[r].of(reg.buffer);
         s.for_each(reg.start, reg.extent, [&](std::int64_t i) {
           if (s.read_in[i] == f || s.written_in[i] == f) {
-            errors_.add(at + ": writes " + cell_name(reg.buffer, s.coords_of(i)) + ", which is " + (s.read_in[i] == f ? "sent" : "written") +
+            errors_.add(at + ": writes " + cell_name(r, reg.buffer, s.coords_of(i)) + ", which is " + (s.read_in[i] == f ? "sent" : "written") +
                         " in the same phase");
           }
           s.written_in[i] = f;
@@ -243,13 +256,26 @@ void Simulation::receive_all(int f, Mail& mail) {
   }
 }
 
+std::optional<std::string> Simulation::source_cell(int r, int source, const ir::Offset& t, const ih::Cell& x, ih::Cell* y, ih::Cell* at) const {
+  const ih::ArrayShape &mine = array(r), &theirs = array(source);
+  *y = x, *at = x;
+  for (int k = 0; k < mine.ndims; ++k) {
+    (*y)[k] = t[k] > 0 ? x[k] - mine.interior[k] : t[k] < 0 ? x[k] + theirs.interior[k] : x[k];
+    (*at)[k] = (*y)[k] + theirs.ghost_lo[k];
+    if ((*y)[k] < 0 || (*y)[k] >= theirs.interior[k])
+      return "has no source cell: cell " + ih::cell_string(*y) + " lies outside the interior " + ir::to_string(theirs.interior) + " of rank " +
+             std::to_string(source) + " (interiors must form blocks: one extent per coordinate of each dimension)";
+  }
+  return std::nullopt;
+}
+
 // The final state of one rank's array, cell by cell.
 void Simulation::check_rank(int r) {
-  const ih::ArrayShape& a = array();
+  const ih::ArrayShape& a = array(r);
   Storage& arr = ranks_[r].buffers[0];
   std::vector<std::uint8_t> want(static_cast<std::size_t>(a.elem_bytes));
   const std::vector<int> zero(a.ndims, 0);
-  const std::set<ir::Offset> nbh(binder_.plan().neighborhood().begin(), binder_.plan().neighborhood().end());
+  const std::set<ir::Offset> nbh(binders_[r]->plan().neighborhood().begin(), binders_[r]->plan().neighborhood().end());
   std::vector<int> sizes(a.ndims);
   for (int k = 0; k < a.ndims; ++k) sizes[k] = a.extent(k);
   arr.for_each(zero, sizes, [&](std::int64_t i) {
@@ -261,15 +287,18 @@ void Simulation::check_rank(int r) {
     const bool required = !interior && source != engine::kNoRank;
     std::string what;
     if (required) {
-      ih::Cell y = x, at = x;  // the source cell, in interior coordinates and 0-based
-      for (int k = 0; k < a.ndims; ++k) y[k] -= t[k] * a.interior[k], at[k] = y[k] + a.ghost_lo[k];
-      fill_value(opt_.seed, source, arr.index(at), a.elem_bytes, want.data());
+      ih::Cell y, at;  // the source cell, in interior coordinates and 0-based in the source's array
+      std::optional<std::string> none = source_cell(r, source, t, x, &y, &at);
+      want.resize(static_cast<std::size_t>(array(source).elem_bytes));
+      if (!none) fill_value(opt_.seed, source, ranks_[source].buffers[0].index(at), array(source).elem_bytes, want.data());
       rep_.ghost_bytes += a.elem_bytes;
       rep_.written_bytes += arr.writes[i] > 0 ? a.elem_bytes : 0;
-      if (arr.writes[i] != 1) what = "is written " + std::to_string(arr.writes[i]) + " times (required: once, from rank " + std::to_string(source) + ")";
-      else if (std::memcmp(want.data(), &arr.bytes[i * a.elem_bytes], want.size()) != 0)
+      if (none) what = *none;
+      else if (arr.writes[i] != 1) what = "is written " + std::to_string(arr.writes[i]) + " times (required: once, from rank " + std::to_string(source) + ")";
+      else if (want.size() != static_cast<std::size_t>(a.elem_bytes) || std::memcmp(want.data(), &arr.bytes[i * a.elem_bytes], want.size()) != 0)
         what = "holds a wrong value (expected cell " + ih::cell_string(y) + " of rank " + std::to_string(source) + ")";
     } else if (interior) {
+      want.resize(static_cast<std::size_t>(a.elem_bytes));
       fill_value(opt_.seed, r, i, a.elem_bytes, want.data());
       if (arr.writes[i] != 0 || std::memcmp(want.data(), &arr.bytes[i * a.elem_bytes], want.size()) != 0) what = "(interior) was overwritten";
     } else if (arr.writes[i] != 0 || arr.bytes[i * a.elem_bytes] != kGhostSentinel) {
@@ -280,11 +309,18 @@ void Simulation::check_rank(int r) {
 }
 
 Result<HaloSimReport> Simulation::run() {
-  if (grid_.ndims() != array().ndims)
-    return fail("the grid has " + std::to_string(grid_.ndims()) + " dimensions; the plan's array has " + std::to_string(array().ndims));
+  for (int r = 0; r < grid_.size(); ++r) {
+    if (grid_.ndims() != array(r).ndims)
+      return fail("the grid has " + std::to_string(grid_.ndims()) + " dimensions; the plan's array has " + std::to_string(array(r).ndims));
+  }
   if (auto e = set_up()) return fail(*e);
   rep_.ranks = grid_.size();
-  rep_.phases = static_cast<int>(binder_.plan().phases().size());
+  for (int r = 0; r < grid_.size(); ++r) {
+    const int phases = static_cast<int>(binders_[r]->plan().phases().size());
+    if (r > 0 && phases != rep_.phases)
+      errors_.add(rank_name(r) + "'s plan has " + std::to_string(phases) + " phases, rank 0's " + std::to_string(rep_.phases));
+    rep_.phases = std::max(rep_.phases, phases);
+  }
   for (int f = 0; f < rep_.phases; ++f) run_phase(f);
   for (int r = 0; r < grid_.size(); ++r) {
     check_rank(r);
@@ -299,8 +335,57 @@ Result<HaloSimReport> Simulation::run() {
 }  // namespace
 
 Result<HaloSimReport> simulate_halo(const eh::HaloBinder& binder, const engine::Grid& grid, const HaloSimOptions& options) {
-  Simulation sim(binder, grid, options);
+  Simulation sim(std::vector<const eh::HaloBinder*>(static_cast<std::size_t>(grid.size()), &binder), grid, options);
   return sim.run();
+}
+
+Result<HaloSimReport> simulate_halo(const HaloPlanOf& plan_of, const engine::Grid& grid, const HaloSimOptions& options) {
+  std::deque<eh::HaloBinder> owned;
+  std::multimap<std::vector<int>, const eh::HaloBinder*> by_interior;  // equal plans bound once
+  std::vector<const eh::HaloBinder*> binders;
+  for (int r = 0; r < grid.size(); ++r) {
+    const std::string who = "rank " + std::to_string(r) + " " + ir::to_string(grid.coords(r)) + ": ";
+    Result<ih::HaloPlan> plan = plan_of(grid.coords(r));
+    if (!plan) return fail(who + plan.error());
+    const eh::HaloBinder* same = nullptr;
+    for (auto [it, end] = by_interior.equal_range(plan->array().interior); it != end && !same; ++it) same = it->second->plan() == *plan ? it->second : nullptr;
+    if (!same) {
+      Result<eh::HaloBinder> b = eh::HaloBinder::create(std::move(*plan));
+      if (!b) return fail(who + b.error());
+      same = &owned.emplace_back(std::move(*b));
+      by_interior.emplace(same->plan().array().interior, same);
+    }
+    binders.push_back(same);
+  }
+  Simulation sim(std::move(binders), grid, options);
+  return sim.run();
+}
+
+Result<HaloSimReport> simulate_halo_blocks(const eh::HaloDescription& like, const std::vector<std::vector<int>>& extents, eh::HaloPlanOptions options,
+                                           const engine::Grid& grid, const HaloSimOptions& sim) {
+  if (static_cast<int>(extents.size()) != grid.ndims())
+    return fail("extents for " + std::to_string(extents.size()) + " dimensions; the grid has " + std::to_string(grid.ndims()));
+  std::vector<int> largest;
+  for (int k = 0; k < grid.ndims(); ++k) {
+    if (static_cast<int>(extents[k].size()) != grid.dims()[k])
+      return fail("extents[" + std::to_string(k) + "] has " + std::to_string(extents[k].size()) + " blocks; the grid has " + std::to_string(grid.dims()[k]) +
+                  " processes in dimension " + std::to_string(k));
+    largest.push_back(*std::max_element(extents[k].begin(), extents[k].end()));
+  }
+  options.choice_interior = largest;
+  std::map<std::vector<int>, ih::HaloPlan> plans;  // by interior: ranks of one interior share a plan
+  return simulate_halo(
+      [&](const engine::Coords& coords) -> Result<ih::HaloPlan> {
+        ih::ArrayShape a = like.array;
+        a.interior = eh::interior_at(extents, coords);
+        if (auto it = plans.find(a.interior); it != plans.end()) return it->second;
+        Result<eh::HaloDescription> own = eh::describe_halo(a, like.neighborhood, grid);
+        if (!own) return fail(own.error());
+        Result<ih::HaloPlan> p = eh::make_halo_plan(*own, options);
+        if (!p) return fail(p.error());
+        return plans.emplace(a.interior, std::move(*p)).first->second;
+      },
+      grid, sim);
 }
 
 }  // namespace cartplan::sim::halo

@@ -10,8 +10,16 @@
 // once, every other ghost cell still holds the sentinel and was never written, and the
 // interior is unchanged.
 //
+// Uneven decompositions (engine/halo/uneven.h): ranks may run plans of their own interiors.
+// Each rank's array is its own plan's; a required ghost cell x of region t comes from the rank
+// at self + t, cell x_k - n_k(self) where t_k = +1, x_k + n_k(source) where t_k = -1, x_k where
+// t_k = 0, with n the interiors of the two ranks' plans. A rank whose interior breaks the block
+// structure (its extent in dimension k differs from another rank's with the same coordinate k)
+// shows up as receives of the wrong size or ghost cells with no source cell or a wrong value.
+//
 //   Result<HaloSimReport> r = simulate_halo(binder, grid);
 //   if (r && !r->ok) for (const std::string& e : r->errors) std::cerr << e << "\n";
+//   r = simulate_halo_blocks(h, {{4, 3, 3}, {5, 4}}, HaloPlanOptions{}, *Grid::create({3, 2}, {true, false}));
 #pragma once
 
 #include <cstdint>
@@ -20,6 +28,8 @@
 #include <vector>
 
 #include "engine/grid.h"
+#include "engine/halo/choose.h"
+#include "engine/halo/description.h"
 #include "engine/halo/bind.h"
 #include "engine/halo/program.h"
 #include "ir/result.h"
@@ -49,5 +59,21 @@ struct HaloSimReport {
 
 // Errors (not failures of the plan) for a grid of another dimension or more memory than allowed.
 Result<HaloSimReport> simulate_halo(const engine::halo::HaloBinder& binder, const engine::Grid& grid, const HaloSimOptions& options = {});
+
+// The plan of the rank at some coordinates (uneven decompositions: its own interior).
+using HaloPlanOf = std::function<Result<ir::halo::HaloPlan>(const engine::Coords&)>;
+
+// Every rank runs plan_of(its coordinates) (equal plans are bound once). Errors: plan_of's
+// (named with the rank), a plan that does not verify, a plan of another dimension than the
+// grid, more memory than allowed.
+Result<HaloSimReport> simulate_halo(const HaloPlanOf& plan_of, const engine::Grid& grid, const HaloSimOptions& options = {});
+
+// A block decomposition: the rank at coords plans `like` (ghost widths, element, order,
+// stencil) with the interior engine::halo::interior_at(extents, coords), by make_halo_plan with
+// options.choice_interior = the largest extent per dimension (as every rank of the MPI backend
+// does), and all ranks run. Errors: extents that do not fit the grid (extents[k].size() !=
+// dims[k]), a rank's description or planning error (named with the rank), as simulate_halo.
+Result<HaloSimReport> simulate_halo_blocks(const engine::halo::HaloDescription& like, const std::vector<std::vector<int>>& extents,
+                                           engine::halo::HaloPlanOptions options, const engine::Grid& grid, const HaloSimOptions& sim = {});
 
 }  // namespace cartplan::sim::halo
