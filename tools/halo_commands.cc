@@ -14,6 +14,7 @@
 
 #include "backends/sim/halo/halo_sim.h"
 #include "engine/cost_model_file.h"
+#include "engine/halo/block_plan.h"
 #include "engine/halo/choose.h"
 #include "engine/halo/uneven.h"
 #include "engine/planner.h"
@@ -96,6 +97,7 @@ struct Blocks {
   std::vector<int> global;
   std::vector<std::vector<int>> extents;  // per dimension, per coordinate
   std::vector<int> largest, smallest;     // per dimension
+  bool uneven = false;                    // smallest != largest: ranks' interiors differ
 };
 
 Result<std::optional<Blocks>> blocks_of(const Options& o) {
@@ -114,9 +116,10 @@ Result<std::optional<Blocks>> blocks_of(const Options& o) {
     Result<std::vector<int>> e = eh::block_extents((*n)[k], (*dims)[k]);
     if (!e) return fail("--global: dimension " + std::to_string(k) + ": " + e.error());
     b.extents.push_back(*e);
-    b.largest.push_back(*std::max_element(e->begin(), e->end()));
     b.smallest.push_back(*std::min_element(e->begin(), e->end()));
   }
+  b.largest = eh::largest_blocks(b.extents);
+  b.uneven = b.smallest != b.largest;
   return std::optional<Blocks>(std::move(b));
 }
 
@@ -188,7 +191,7 @@ Result<eh::HaloDescription> description_of(const Options& o, const std::optional
   const std::string spec = o.get("stencil") ? *o.get("stencil") : "moore:d=" + std::to_string(a->ndims) + ",r=1";
   Result<eh::HaloDescription> h = eh::describe_halo(*a, spec, *g);
   if (!h) return fail((o.get("stencil") ? "--stencil: " : "") + h.error());
-  if (blocks && blocks->smallest != blocks->largest) {  // every block's own description must hold too
+  if (blocks && blocks->uneven) {  // every block's own description must hold too
     a->interior = blocks->smallest;
     Result<eh::HaloDescription> small = eh::describe_halo(*a, h->neighborhood, *g);
     if (!small) return fail("--global: the smallest blocks (" + list_text(blocks->smallest, "x") + "): " + small.error());
@@ -256,8 +259,7 @@ std::string grid_text(const std::optional<engine::Grid>& g) {
 }
 
 // What plan, explain, simulate and rank plan from: the description (with --global the shared
-// one, whose interior is the largest blocks), the options (with --global choice_interior set),
-// and the blocks.
+// one, whose interior is the largest blocks), the options, and the blocks.
 struct Planning {
   eh::HaloDescription h;
   eh::HaloPlanOptions options;
@@ -271,29 +273,30 @@ Result<Planning> planning_of(const Options& o) {
   if (!h) return fail(h.error());
   Result<eh::HaloPlanOptions> po = plan_options_of(o, h->array.ndims);
   if (!po) return fail(po.error());
-  if (*blocks) po->choice_interior = (*blocks)->largest;
   return Planning{*h, *po, *blocks};
 }
 
-// The plan of the rank at coords: with --global its own interior, in the shared choice.
+// The plan of the rank at coords: with --global its own interior, in the shared choice (the
+// plan simulate_halo_blocks gives that rank).
 Result<ih::HaloPlan> own_plan(const Planning& p, const engine::Coords& coords) {
   if (!p.blocks) return eh::make_halo_plan(p.h, p.options);
-  eh::HaloDescription own = p.h;
-  own.array.interior = eh::interior_at(p.blocks->extents, coords);
-  return eh::make_halo_plan(own, p.options);
+  return eh::plan_block(p.h, p.blocks->extents, coords, p.options);
 }
+
+// The "decomposition" member of explain's and simulate's JSON.
+nlohmann::ordered_json decomposition_json(const Blocks& b) { return {{"global", b.global}, {"uneven", b.uneven}, {"extents", b.extents}}; }
 
 // "global 10x9 in blocks (uneven): dimension 0: 4,3,3; dimension 1: 5,4; ...".
 std::string blocks_text(const Blocks& b) {
-  const bool uneven = b.smallest != b.largest;
-  std::string s = "global " + list_text(b.global, "x") + " in blocks (" + (uneven ? "uneven" : "even") + "):";
+  std::string s = "global " + list_text(b.global, "x") + " in blocks (" + (b.uneven ? "uneven" : "even") + "):";
   for (std::size_t k = 0; k < b.extents.size(); ++k) s += std::string(k ? ";" : "") + " dimension " + std::to_string(k) + ": " + list_text(b.extents[k]);
-  if (uneven)
+  if (b.uneven)
     s += "; the choice is priced on the largest blocks (" + list_text(b.largest, "x") + "), every rank plans its own interior in its algorithm and order";
   return s;
 }
 
 Result<int> cmd_plan(const Options& o) {
+  if (o.get("rank") && !o.get("global")) return fail("--rank needs --global (without it every rank has the same plan)");
   Result<Planning> p = planning_of(o);
   if (!p) return fail(p.error());
   engine::Coords at;
@@ -301,8 +304,6 @@ Result<int> cmd_plan(const Options& o) {
     Result<int> rank = o.get("rank") ? named("rank", parse_int(*o.get("rank"), 0, p->h.grid->size() - 1)) : Result<int>(0);
     if (!rank) return fail(rank.error());
     at = p->h.grid->coords(*rank);
-  } else if (o.get("rank")) {
-    return fail("--rank needs --global (without it every rank has the same plan)");
   }
   Result<ih::HaloPlan> plan = own_plan(*p, at);
   if (!plan) return fail(plan.error());
@@ -352,8 +353,7 @@ Result<int> cmd_explain(const Options& o) {
   if (format == "json") {
     nlohmann::ordered_json j = {{"schema", "cartplan.halo_explain/2"}, {"array", array_text(h->array)}, {"grid", grid_text(h->grid)},
                                 {"regions", h->neighborhood.size()}};
-    if (p->blocks)
-      j["decomposition"] = {{"global", p->blocks->global}, {"uneven", p->blocks->smallest != p->blocks->largest}, {"extents", p->blocks->extents}};
+    if (p->blocks) j["decomposition"] = decomposition_json(*p->blocks);
     j["candidates"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < cands->size(); ++i) j["candidates"].push_back(candidate_json((*cands)[i], i == pick));
     std::cout << ir::graph::canonical_text(j);
@@ -419,7 +419,7 @@ void print_sim_report(const sim::halo::HaloSimReport& r, const eh::HaloCost& cos
     nlohmann::ordered_json j{{"schema", "cartplan.halo_sim/1"}, {"algorithm", algo}, {"ranks", r.ranks}, {"ok", r.ok}, {"errors", r.errors},
                              {"phases", r.phases}, {"transfers", r.transfers}, {"wire_bytes", r.wire_bytes}, {"self_bytes", r.self_bytes},
                              {"ghost_bytes", r.ghost_bytes}, {"max_rank_sent_bytes", r.max_rank_sent_bytes}, {"predicted_us", cost.us}};
-    if (blocks) j["decomposition"] = {{"global", blocks->global}, {"uneven", blocks->smallest != blocks->largest}, {"extents", blocks->extents}};
+    if (blocks) j["decomposition"] = decomposition_json(*blocks);
     std::cout << ir::graph::canonical_text(j);
     return;
   }

@@ -11,6 +11,7 @@
 //   HaloPlanOptions o;
 //   o.choice_interior = std::vector<int>{34, 34};           // the largest extent per dimension
 //   Result<ir::halo::HaloPlan> mine = make_halo_plan(own, o);  // own.array.interior = {33, 34}
+//   // the same for the rank at some coordinates, in one call: plan_block (block_plan.h)
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// Tests of uneven decompositions: block extents, and that every rank's own plan in the shared
-// choice matches its neighbours' message for message, part for part, for every algorithm.
+// Tests of uneven decompositions: block extents, plan_block (engine/halo/block_plan.h), and that
+// every rank's own plan in the shared choice matches its neighbours' message for message, part
+// for part, for every algorithm.
 #include "engine/halo/uneven.h"
 
 #include <doctest/doctest.h>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <random>
 
+#include "engine/halo/block_plan.h"
 #include "engine/halo/choose.h"
 #include "ir/halo/verify.h"
 
@@ -37,11 +39,7 @@ struct Case {
   std::optional<std::vector<int>> dim_order;  // nullopt: the choice's
 };
 
-std::vector<int> largest(const Case& c) {
-  std::vector<int> n;
-  for (const std::vector<int>& e : c.extents) n.push_back(*std::max_element(e.begin(), e.end()));
-  return n;
-}
+std::vector<int> largest(const Case& c) { return largest_blocks(c.extents); }
 
 HaloDescription own(const Case& c, const std::vector<int>& coords) {
   const int d = static_cast<int>(c.dims.size());
@@ -115,6 +113,47 @@ const HaloAlgoChoice kAlgos[] = {HaloAlgoChoice::kDirect, HaloAlgoChoice::kCombi
                                  HaloAlgoChoice::kHybrid};
 
 }  // namespace
+
+TEST_CASE("plan_block: the rank's own interior, planned in the choice priced on the largest blocks") {
+  const Case c{{3, 2}, {true, false}, {{4, 3, 3}, {5, 4}}, 1, "moore:d=2,r=1", std::nullopt};
+  CHECK(largest_blocks(c.extents) == std::vector<int>{4, 5});
+  CHECK(largest_blocks({{2, 7, 7}, {1}, {3, 3}}) == std::vector<int>{7, 1, 3});
+  Result<Grid> g = Grid::create(c.dims, c.periods);
+  REQUIRE(g);
+  HaloDescription like = own(c, {0, 0});
+  like.array.interior = {1, 1};  // ignored: every rank's interior comes from the extents
+  for (HaloAlgoChoice algo : {HaloAlgoChoice::kAuto, HaloAlgoChoice::kDirect, HaloAlgoChoice::kSplit}) {
+    for (const std::optional<Grid>& grid : {std::optional<Grid>{}, std::optional<Grid>(*g)}) {
+      like.grid = grid;
+      HaloPlanOptions o;
+      o.algo = algo;
+      o.choice_interior = std::vector<int>{9};  // replaced by the largest blocks (make_halo_plan refuses this one)
+      HaloPlanOptions shared = o;
+      shared.choice_interior = std::vector<int>{4, 5};
+      for (const std::vector<int>& x : all_coords(c.dims)) {
+        CAPTURE(ir::to_string(x));
+        Result<ih::HaloPlan> p = plan_block(like, c.extents, x, o);
+        REQUIRE_MESSAGE(p, p.error());
+        CHECK(p->array().interior == interior_at(c.extents, x));
+        HaloDescription mine = own(c, x);
+        mine.grid = grid;
+        Result<ih::HaloPlan> want = make_halo_plan(mine, shared);
+        REQUIRE(want);
+        CHECK(*p == *want);
+      }
+    }
+  }
+  like.grid = *g;
+  CHECK(plan_block(like, {{4, 3, 3}}, {0, 0}, {}).error() == "extents for 1 dimensions; the array has 2");
+  CHECK(plan_block(like, c.extents, {0}, {}).error() == "coordinates (0) for 1 dimensions; the array has 2");
+  CHECK(plan_block(like, {{4, 3, 3}, {}}, {0, 0}, {}).error() == "extents[1] has no blocks");
+  CHECK(plan_block(like, {{4, 3}, {5, 4}}, {0, 0}, {}).error() == "extents[0] has 2 blocks; the grid has 3 processes in dimension 0");
+  CHECK(plan_block(like, c.extents, {1, 2}, {}).error() == "coordinate 2 of dimension 1 is outside its 2 blocks");
+  CHECK(plan_block(like, c.extents, {0, -1}, {}).error() == "coordinate -1 of dimension 1 is outside its 2 blocks");
+  like.array.ghost_hi = {2, 1};  // wider than the 1-cell third block of dimension 0
+  CHECK(plan_block(like, {{4, 3, 1}, {5, 4}}, {2, 0}, {}).error().rfind("ghost_hi[0] = 2 is wider", 0) == 0);
+  CHECK(plan_block(like, {{4, 3, 1}, {5, 4}}, {1, 0}, {}));
+}
 
 TEST_CASE("every rank's own plan matches its neighbours' part for part (block decompositions, every algorithm)") {
   const Case cases[] = {

@@ -146,6 +146,25 @@ TEST_CASE("--global: explain names the blocks; plan and rank give rank R's own i
   CHECK(contains(k.out, "  recv from 1 tag 1, 4 cells: [array start 4,1 extent 1,4]\n"));  // from (0,1): 4 columns, rank 1's and its own
 }
 
+TEST_CASE("--global: split's and hybrid's plans of ranks other than 0, piped to halo verify, pass") {
+  const char* const arrays[] = {"--global 10,9 --ghost 1 --dims 3,2", "--global 7,5 --ghost 2 --dims 2,2 --periods 1,0 --stencil 'offsets:1,1;1,-1'",
+                                "--global 6,5,4 --ghost 1 --dims 2,2,2 --stencil 'offsets:1,1,0;1,-1,0;1,0,1'"};
+  for (const char* array : arrays) {
+    for (const char* algo : {"split", "hybrid"}) {
+      for (const char* rank : {"1", "3"}) {
+        const std::string args = std::string("halo plan ") + array + " --algo " + algo + " --rank " + rank;
+        INFO(args);
+        const RunResult p = run(args);
+        REQUIRE(p.status == 0);
+        CHECK(contains(p.out, std::string("\"algorithm\": \"") + algo + "\""));
+        const RunResult v = run(args + " | tools/cartplan halo verify -");
+        CHECK(v.status == 0);
+        CHECK(v.out.rfind(std::string("ok: ") + algo + " halo plan fills each of the ", 0) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("--global: errors, message for message") {
   const std::pair<const char*, const char*> bad[] = {
       {"plan --global 10,9 --interior 4,4 --ghost 1 --dims 3,2", "--global and --interior exclude each other"},
@@ -156,6 +175,9 @@ TEST_CASE("--global: errors, message for message") {
        "--global: the smallest blocks (2x4): ghost_lo[0] = 3 is wider than the interior (2 cells) it is filled from (the neighbour at (-1,-1))"},
       {"plan --interior 4,4 --ghost 1 --rank 1", "--rank needs --global (without it every rank has the same plan)"},
       {"plan --global 10,9 --ghost 1 --dims 3,2 --rank 6", "--rank: '6' is out of range [0, 5]"},
+      {"plan --global 10,9 --ghost 1 --dims 3,2 --rank -1", "--rank: '-1' is negative"},
+      {"rank --global 10,9 --ghost 1 --dims 3,2 --rank -1", "--rank: '-1' is negative"},
+      {"plan --interior 4,4 --ghost 1 --algo fast --rank 1", "--rank needs --global (without it every rank has the same plan)"},  // before planning
       {"simulate --plan tests/halo/corpus/plans/moore2_dimwise.json --global 10,9 --dims 3,2", "--plan and --global exclude each other"},
   };
   for (const auto& [args, message] : bad) {

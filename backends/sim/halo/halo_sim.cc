@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "engine/halo/block_plan.h"
 #include "engine/halo/program.h"
 #include "engine/halo/uneven.h"
 #include "ir/halo/error_list.h"
@@ -315,11 +316,12 @@ Result<HaloSimReport> Simulation::run() {
   }
   if (auto e = set_up()) return fail(*e);
   rep_.ranks = grid_.size();
+  const int rank0_phases = static_cast<int>(binders_[0]->plan().phases().size());
   for (int r = 0; r < grid_.size(); ++r) {
     const int phases = static_cast<int>(binders_[r]->plan().phases().size());
-    if (r > 0 && phases != rep_.phases)
-      errors_.add(rank_name(r) + "'s plan has " + std::to_string(phases) + " phases, rank 0's " + std::to_string(rep_.phases));
-    rep_.phases = std::max(rep_.phases, phases);
+    if (phases != rank0_phases)
+      errors_.add(rank_name(r) + "'s plan has " + std::to_string(phases) + " phases, rank 0's " + std::to_string(rank0_phases));
+    rep_.phases = std::max(rep_.phases, phases);  // every phase of every rank runs
   }
   for (int f = 0; f < rep_.phases; ++f) run_phase(f);
   for (int r = 0; r < grid_.size(); ++r) {
@@ -365,25 +367,21 @@ Result<HaloSimReport> simulate_halo_blocks(const eh::HaloDescription& like, cons
                                            const engine::Grid& grid, const HaloSimOptions& sim) {
   if (static_cast<int>(extents.size()) != grid.ndims())
     return fail("extents for " + std::to_string(extents.size()) + " dimensions; the grid has " + std::to_string(grid.ndims()));
-  std::vector<int> largest;
   for (int k = 0; k < grid.ndims(); ++k) {
     if (static_cast<int>(extents[k].size()) != grid.dims()[k])
       return fail("extents[" + std::to_string(k) + "] has " + std::to_string(extents[k].size()) + " blocks; the grid has " + std::to_string(grid.dims()[k]) +
                   " processes in dimension " + std::to_string(k));
-    largest.push_back(*std::max_element(extents[k].begin(), extents[k].end()));
   }
-  options.choice_interior = largest;
+  eh::HaloDescription on_grid = like;
+  on_grid.grid = grid;
   std::map<std::vector<int>, ih::HaloPlan> plans;  // by interior: ranks of one interior share a plan
   return simulate_halo(
       [&](const engine::Coords& coords) -> Result<ih::HaloPlan> {
-        ih::ArrayShape a = like.array;
-        a.interior = eh::interior_at(extents, coords);
-        if (auto it = plans.find(a.interior); it != plans.end()) return it->second;
-        Result<eh::HaloDescription> own = eh::describe_halo(a, like.neighborhood, grid);
-        if (!own) return fail(own.error());
-        Result<ih::HaloPlan> p = eh::make_halo_plan(*own, options);
+        const std::vector<int> interior = eh::interior_at(extents, coords);
+        if (auto it = plans.find(interior); it != plans.end()) return it->second;
+        Result<ih::HaloPlan> p = eh::plan_block(on_grid, extents, coords, options);
         if (!p) return fail(p.error());
-        return plans.emplace(a.interior, std::move(*p)).first->second;
+        return plans.emplace(interior, std::move(*p)).first->second;
       },
       grid, sim);
 }

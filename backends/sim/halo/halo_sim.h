@@ -15,7 +15,9 @@
 // at self + t, cell x_k - n_k(self) where t_k = +1, x_k + n_k(source) where t_k = -1, x_k where
 // t_k = 0, with n the interiors of the two ranks' plans. A rank whose interior breaks the block
 // structure (its extent in dimension k differs from another rank's with the same coordinate k)
-// shows up as receives of the wrong size or ghost cells with no source cell or a wrong value.
+// shows up as receives of the wrong size or ghost cells with no source cell or a wrong value,
+// where a message carries that extent: the simulator checks the data, so an exchange that stays
+// consistent despite the odd interior (no message along the other dimensions carries it) passes.
 //
 //   Result<HaloSimReport> r = simulate_halo(binder, grid);
 //   if (r && !r->ok) for (const std::string& e : r->errors) std::cerr << e << "\n";
@@ -68,11 +70,13 @@ using HaloPlanOf = std::function<Result<ir::halo::HaloPlan>(const engine::Coords
 // grid, more memory than allowed.
 Result<HaloSimReport> simulate_halo(const HaloPlanOf& plan_of, const engine::Grid& grid, const HaloSimOptions& options = {});
 
-// A block decomposition: the rank at coords plans `like` (ghost widths, element, order,
-// stencil) with the interior engine::halo::interior_at(extents, coords), by make_halo_plan with
-// options.choice_interior = the largest extent per dimension (as every rank of the MPI backend
-// does), and all ranks run. Errors: extents that do not fit the grid (extents[k].size() !=
-// dims[k]), a rank's description or planning error (named with the rank), as simulate_halo.
+// A block decomposition: the rank at coords runs engine::halo::plan_block(like on `grid`,
+// extents, coords, options) (engine/halo/block_plan.h: `like`'s ghost widths, element, order and
+// stencil with the interior interior_at(extents, coords), by make_halo_plan with
+// choice_interior = the largest blocks, as every rank of the MPI backend and `cartplan halo
+// plan/rank --global` plan), and all ranks run. Errors: extents that do not fit the grid
+// (extents[k].size() != dims[k]), a rank's description or planning error (named with the rank),
+// as simulate_halo.
 Result<HaloSimReport> simulate_halo_blocks(const engine::halo::HaloDescription& like, const std::vector<std::vector<int>>& extents,
                                            engine::halo::HaloPlanOptions options, const engine::Grid& grid, const HaloSimOptions& sim = {});
 
