@@ -4,7 +4,8 @@
 // agreement is checked with a bad argument on rank 0 only, which every rank must report; a
 // failure injected on the last rank while auto's price table is agreed (CARTPLAN_TEST_FAIL)
 // must be an error on every rank, not a hang; a failed pattern construction is kept, never
-// retried by one rank alone (a forced grid's failed init is retried by every rank); a plain MPI graph listing MPI_PROC_NULL (on every rank, or rank 0 only) is
+// retried by one rank alone (a forced grid's failed init is retried by every rank, and the grid
+// constructed again delivers); a plain MPI graph listing MPI_PROC_NULL (on every rank, or rank 0 only) is
 // MPI_ERR_RANK on every rank.
 #include <mpi.h>
 
@@ -308,6 +309,20 @@ void other_theta_works(Harness& h, const Ring& r, const std::string& what) {
   if (req != CART_REQUEST_NULL) Cart_request_free(&req);
 }
 
+// Starts a persistent allgather on `r` (rank-dependent sbuf[0]) and checks that it delivers what
+// MPI_Neighbor_allgather does, twice (with new data the second time).
+void delivers(Harness& h, const Ring& r, Cart_Request req, int* sbuf, int* rbuf, const std::string& what) {
+  for (int round = 0; round < 2 && req != CART_REQUEST_NULL; ++round) {
+    sbuf[0] = h.rank * 100 + round + 1;
+    int ref[3] = {-2, -2, -2};
+    MPI_Neighbor_allgather(sbuf, 1, MPI_INT, ref, 1, MPI_INT, r.comm);
+    std::fill(rbuf, rbuf + 3, -1);
+    int rc = Cart_start(&req);
+    if (rc == MPI_SUCCESS) rc = Cart_wait(&req);
+    h.check(rc == MPI_SUCCESS && std::equal(rbuf, rbuf + 3, ref), what + " delivers, round " + std::to_string(round) + " (" + Cart_error_message() + ")");
+  }
+}
+
 // A failed pattern construction (CARTPLAN_TEST_FAIL=pattern, injected after the construction's
 // messages) is final, like a success: later calls that need the pattern return the same error
 // without constructing again, even once the failure is no longer injected. First on every
@@ -341,9 +356,10 @@ void pattern_failure(Harness& h, const char* algo) {
     const int init_rc = allgather_init(one, 0, sbuf, rbuf, &req);
     const std::string message = Cart_error_message();
     unsetenv("CARTPLAN_TEST_FAIL");
-    if (grid && attempt == 1)  // the failed init left no grid behind: every rank constructed again
+    if (grid && attempt == 1) {  // the failed init left no grid behind: every rank constructed again
       h.check(init_rc == MPI_SUCCESS && req != CART_REQUEST_NULL, what + ": constructed again on every rank, succeeds (" + message + ")");
-    else if (failing) {
+      delivers(h, one, req, sbuf, rbuf, what + ": the grid constructed again");
+    } else if (failing) {
       expect(h, init_rc, MPI_ERR_OTHER, what);
       h.check(message.find("CARTPLAN_TEST_FAIL=pattern") != std::string::npos, what + ": the failing rank names it (" + message + ")");
     }
