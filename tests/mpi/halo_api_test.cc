@@ -558,17 +558,18 @@ std::vector<Case> cases() {
   return out;
 }
 
-// Two halos (different shapes and types) with persistent requests in flight together with a
-// persistent Cart_alltoall (combining) of the collectives, all three in one Cart_startall and
-// completed in a rank-dependent order and pattern.
+// Two halos (different shapes and types, one of them an uneven decomposition) with persistent
+// requests in flight together with a persistent Cart_alltoall (combining) of the collectives, all
+// three in one Cart_startall and completed in a rank-dependent order and pattern.
 void two_in_flight(Harness& h) {
-  Case a;
-  a.d = 2, a.periods = {1, 0}, a.interior = {6, 5}, a.lo = {2, 1}, a.hi = {1, 2}, a.type = MPI_DOUBLE, a.type_name = "double";
+  Case a;  // an uneven decomposition: 22 x 11 cells cut into blocks
+  a.d = 2, a.periods = {1, 0}, a.global = {22, 11}, a.lo = {2, 1}, a.hi = {1, 2}, a.type = MPI_DOUBLE, a.type_name = "double";
   Case b;
   b.d = 2, b.periods = {1, 1}, b.interior = {3, 4}, b.lo = {1, 1}, b.hi = {1, 1}, b.type = MPI_INT, b.type_name = "int";
   b.order = MPI_ORDER_FORTRAN, b.algo = "combining";
   std::set<std::vector<int>> sa, sb;
   MPI_Comm ca = open_comm(h, a, &sa), cb = open_comm(h, b, &sb);
+  a.interior = interior_here(a, ca);
   Cart_Halo ha = open_halo(h, a, ca), hb = open_halo(h, b, cb);
   if (!ha || !hb) return;
   Layout la0(a, ca, sa, 0), lb0(b, cb, sb, 0);
