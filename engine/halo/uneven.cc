@@ -2,6 +2,7 @@
 #include "engine/halo/uneven.h"
 
 #include "engine/halo/planners.h"
+#include "ir/plan.h"  // ir::to_string of an offset or order
 
 namespace cartplan::engine::halo {
 
@@ -39,24 +40,14 @@ Result<ih::HaloPlan> plan_like(const HaloDescription& h, const ih::HaloPlan& lik
   return fail("unknown halo algorithm");
 }
 
-namespace {
-
-std::string ints(const std::vector<int>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 std::string plan_signature(const ih::HaloPlan& plan) {
   const ih::ArrayShape& a = plan.array();
-  std::string s = std::string(ih::to_string(plan.algorithm())) + " order " + ints(plan.dim_order()) + " ghost " + ints(a.ghost_lo) + ints(a.ghost_hi) +
+  std::string s = std::string(ih::to_string(plan.algorithm())) + " order " + ir::to_string(plan.dim_order()) + " ghost " + ir::to_string(a.ghost_lo) + ir::to_string(a.ghost_hi) +
                   " elem " + std::to_string(a.elem_bytes) + " " + ih::to_string(a.order) + " temps " + std::to_string(plan.temps().size()) + " stencil";
-  for (const ir::Offset& t : plan.neighborhood()) s += " " + ints(t);
+  for (const ir::Offset& t : plan.neighborhood()) s += " " + ir::to_string(t);
   for (const ih::Phase& f : plan.phases()) {
     s += "\nphase " + std::to_string(f.dim);
-    for (const ih::Message& m : f.messages) s += " | " + ints(m.shift) + " tag " + std::to_string(m.tag);
+    for (const ih::Message& m : f.messages) s += " | " + ir::to_string(m.shift) + " tag " + std::to_string(m.tag);
   }
   return s;
 }
