@@ -1,6 +1,6 @@
 // halo: a 2-D 9-point / 5-point or 3-D 27-point Jacobi run whose halo exchange goes through cartplan's halo API (Cart_halo_*: the plan auto picks, persistent and blocking, and the direct, combining and dimwise plans forced), cartplan's Cart_alltoallw (auto, direct, combining, hybrid, log-round; persistent, and auto blocking), a hand-written dimension-by-dimension exchange (halo_handwritten.h), the linear MPI_Irecv/MPI_Isend/MPI_Waitall loop over the neighbours and MPI_Neighbor_alltoallw, each checked bit-for-bit against a serial run, timed and printed beside the cost model's prediction and the bytes each rank sends.
 //
-//   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I]
+//   mpirun -np 4 bazel-bin/tools/halo [--dims 2|3] [--points 9|5|27] [--n N | --global G[,G[,G]]] [--halo K] [--iters I]
 //                                     [--periodic 0|1] [--procs P,Q[,R]] [--timing interleaved|blocks]
 //                                     [--plan FILE]   (a JSON plan every Cart_alltoallw variant runs)
 //   smpirun -np 64 -platform P.xml -hostfile P.hosts bazel-bin/tools/halo ...   (bazel build --config=smpi)
@@ -13,6 +13,12 @@
 // neighbours gets a subarray datatype on that one array (send: the k-deep interior slab next to
 // the neighbour; recv: the matching halo region), so all displacements are 0, as in seed 000,
 // Listing 3. The 9- and 27-point runs exchange before every sweep.
+//
+// --global G cuts a global interior into blocks over the process grid instead (G/P cells, the
+// first G%P ranks of a dimension one more): every rank's array is then its own block's, the halo
+// API and the hand-written, linear and MPI_Neighbor_alltoallw exchanges run on it, and
+// Cart_alltoallw's variants are left out where interiors differ (its blocks need one size on
+// every rank).
 //
 // --points 5 is seed 002's application (Sect. 2): a 5-point stencil with a halo of depth k that
 // is exchanged once every k sweeps. In between, each rank also updates the halo cells it can
@@ -53,6 +59,7 @@
 #include "engine/halo/bind.h"
 #include "engine/halo/price.h"
 #include "engine/halo/program.h"
+#include "engine/halo/uneven.h"
 #include "engine/grid.h"
 #include "engine/predict.h"
 #include "engine/program_print.h"
@@ -82,7 +89,10 @@ void cart_check(int rc, const char* what) {
 struct Config {
   int d = 2;
   int points = -1;  // -1: the Moore stencil of d (9 or 27)
-  int n = -1;  // -1: the default for d
+  int n = -1;  // -1: the default for d (or, with --global, unused)
+  // --global: the global interior per dimension (one value: every dimension), cut into blocks
+  // over the process grid (engine/halo/uneven.h's block_extents); empty: n per rank.
+  std::vector<int> global;
   int k = 1;
   int iters = 50;
   int periodic = 0;
@@ -107,13 +117,16 @@ struct Config {
 };
 
 const char* kUsage =
-    "usage: halo [--dims 2|3] [--points 9|5|27] [--n N] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
+    "usage: halo [--dims 2|3] [--points 9|5|27] [--n N | --global G[,G[,G]]] [--halo K] [--iters I] [--periodic 0|1] [--procs P,Q[,R]]\n"
     "            [--timing interleaved|blocks|sync] [--tune model|measure] [--check serial|exchange|none]\n"
     "            [--plan FILE] [--dim-order K,K[,K]]\n"
     "  --dims      2 (9-point stencil) or 3 (27-point stencil); default 2\n"
     "  --points    9 (2-D) or 27 (3-D): exchange every sweep; 5 (2-D only): 5-point stencil whose\n"
     "              k-deep halo is exchanged every k sweeps, corners triangular; default 9 / 27\n"
     "  --n         local interior size per dimension; default 64 (2-D), 16 (3-D)\n"
+    "  --global    instead of --n: the global interior (one value for every dimension, or one per\n"
+    "              dimension) cut into blocks over the process grid, G/P cells each and the first G%P\n"
+    "              ranks of a dimension one more, so interiors differ between ranks (uneven)\n"
     "  --halo      halo depth k, 1 <= k <= n; default 1\n"
     "  --iters     Jacobi iterations and timed exchanges per variant; default 50\n"
     "  --periodic  1 for a torus, 0 for a mesh with fixed boundary values; default 0\n"
@@ -156,12 +169,22 @@ std::string parse_dim_order(const std::string& text, Config* c) {
   return {};
 }
 
+// --global's value (after --dims is known): "" or what is wrong. One value stands for every dimension.
+std::string parse_global(const std::string& text, bool have_n, Config* c) {
+  if (have_n) return "--global and --n exclude each other: --global sets every rank's interior";
+  const cartplan::Result<std::vector<int>> g = cartplan::parse_int_list(text, 1, INT_MAX);
+  if (!g || (g->size() != 1 && static_cast<int>(g->size()) != c->d))
+    return "--global '" + text + "': expected 1 or " + std::to_string(c->d) + " positive integers separated by commas";
+  c->global = g->size() == 1 ? std::vector<int>(c->d, g->front()) : *g;
+  return {};
+}
+
 // Returns an empty string when the options are good, else the message to print. Only depends
 // on argv and np, so every rank reaches the same verdict without communicating.
 std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   *help = false;
-  std::string procs_text, order_text;
-  bool have_procs = false;
+  std::string procs_text, order_text, global_text;
+  bool have_procs = false, have_n = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     if (arg == "-h" || arg == "--help") {
@@ -173,14 +196,15 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--dims" || arg == "--points" || arg == "--n" || arg == "--halo" || arg == "--iters" || arg == "--periodic" ||
-               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan" || arg == "--dim-order") {
+               arg == "--procs" || arg == "--timing" || arg == "--tune" || arg == "--check" || arg == "--plan" || arg == "--dim-order" ||
+               arg == "--global") {
       if (i + 1 >= argc) return "option " + arg + " needs a value";
       value = argv[++i];
     } else {
       return "unknown argument '" + arg + "'";
     }
-    if (arg == "--procs" || arg == "--dim-order") {
-      (arg == "--procs" ? procs_text : order_text) = value;
+    if (arg == "--procs" || arg == "--dim-order" || arg == "--global") {
+      (arg == "--procs" ? procs_text : arg == "--global" ? global_text : order_text) = value;
       have_procs = have_procs || arg == "--procs";
       continue;
     }
@@ -195,7 +219,7 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
     const int v = *parsed;
     if (arg == "--dims") c->d = v;
     else if (arg == "--points") c->points = v;
-    else if (arg == "--n") c->n = v;
+    else if (arg == "--n") c->n = v, have_n = true;
     else if (arg == "--halo") c->k = v;
     else if (arg == "--iters") c->iters = v;
     else c->periodic = v;
@@ -209,15 +233,9 @@ std::string parse_args(int argc, char** argv, int np, Config* c, bool* help) {
   if (c->n == -1) c->n = c->d == 2 ? 64 : 16;
   if (c->n < 1) return "--n must be at least 1, not " + std::to_string(c->n);
   if (c->k < 1) return "--halo must be at least 1, not " + std::to_string(c->k);
-  // A neighbour's slab must lie inside its interior, or the send and halo regions would overlap.
-  if (c->k > c->n) return "--halo " + std::to_string(c->k) + " is deeper than the interior (--n " + std::to_string(c->n) + ")";
   if (c->iters < 1) return "--iters must be at least 1, not " + std::to_string(c->iters);
   if (c->periodic != 0 && c->periodic != 1) return "--periodic must be 0 or 1, not " + std::to_string(c->periodic);
-  // Counts are ints in MPI: one rank's whole array must fit, with room for the gather on rank 0
-  // (only the serial check gathers).
-  double local_cells = std::pow(static_cast<double>(c->n) + 2.0 * c->k, c->d);
-  if (local_cells * (c->check == "serial" ? np : 1) > static_cast<double>(INT_MAX) / 4)
-    return "--n " + std::to_string(c->n) + " with --halo " + std::to_string(c->k) + " is too large for this program";
+  if (const std::string bad = global_text.empty() ? "" : parse_global(global_text, have_n, c); !bad.empty()) return bad;
   if (const std::string bad = order_text.empty() ? "" : parse_dim_order(order_text, c); !bad.empty()) return bad;
   if (have_procs) {
     const cartplan::Result<std::vector<int>> procs = cartplan::parse_int_list(procs_text, 1, INT_MAX);
@@ -263,10 +281,11 @@ struct AxisValues {
   std::vector<int> g[3], w[3];
   std::vector<char> out[3];
   std::vector<double> factor[3];
-  AxisValues(int dims, const int ext[3], const int coords[3], const int grid[3], int n, int k) : d(dims) {
+  // start[j]: the global index of the rank's first interior cell; global[j]: the global interior.
+  AxisValues(int dims, const int ext[3], const int start[3], const int global[3], int k) : d(dims) {
     for (int j = 0; j < d; ++j)
       for (int i = 0; i < ext[j]; ++i) {
-        const int gj = coords[j] * n + i - k, m = grid[j] * n, wj = ((gj % m) + m) % m;
+        const int gj = start[j] + i - k, m = global[j], wj = ((gj % m) + m) % m;
         g[j].push_back(gj);
         w[j].push_back(wj);
         out[j].push_back(gj < 0 || gj >= m);
@@ -392,13 +411,13 @@ struct Serial {
   }
 };
 
-Serial run_serial(const Config& c, const int dims[3]) {
+Serial run_serial(const Config& c, const int global[3]) {
   Serial s;
   s.periodic = c.periodic != 0;
   s.b.d = c.d;
   s.b.k = c.k;
   for (int j = 0; j < 3; ++j) {
-    s.b.m[j] = j < c.d ? dims[j] * c.n : 1;
+    s.b.m[j] = j < c.d ? global[j] : 1;
     s.b.ext[j] = j < c.d ? s.b.m[j] + 2 * c.k : 1;
   }
   s.a.assign(s.b.cells(), 0.0);
@@ -454,6 +473,18 @@ struct Problem {
   bool star = false;         // the 5-point stencil (--points 5)
   int t = 0;                 // neighbours
   std::vector<int> offsets;  // t x d, lexicographic
+  // The decomposition, the same on every rank: the global interior and, per dimension, each
+  // coordinate's block extent and the global index of its first interior cell. Without --global
+  // every extent is n.
+  int global[3] = {1, 1, 1};
+  std::vector<int> extents[3], starts[3];
+  std::string error;  // sizes that do not work (set_up_problem): rank 0 prints it, exit 2
+  // Whether interiors differ between ranks (--global not divisible by the grid).
+  bool uneven() const {
+    for (int j = 0; j < c.d; ++j)
+      if (std::adjacent_find(extents[j].begin(), extents[j].end(), std::not_equal_to<int>()) != extents[j].end()) return true;
+    return false;
+  }
   MPI_Comm cart = MPI_COMM_NULL;  // MPI_COMM_NULL on idle ranks
   // Only on ranks of the grid:
   int me = 0;
@@ -462,11 +493,58 @@ struct Problem {
   std::size_t cells = 0;
 };
 
+// The global index of this rank's first interior cell, per dimension (0 beyond d).
+std::array<int, 3> own_starts(const Problem& p) {
+  std::array<int, 3> s{0, 0, 0};
+  for (int j = 0; j < p.c.d; ++j) s[j] = p.starts[j][p.coords[j]];
+  return s;
+}
+
+// The box of the rank at `coords`: its block's interior and a k-deep halo.
+Box box_at(const Problem& p, const int coords[3]) {
+  Box b;
+  b.d = p.c.d;
+  b.k = p.c.k;
+  for (int j = 0; j < 3; ++j) {
+    b.m[j] = j < b.d ? p.extents[j][coords[j]] : 1;
+    b.ext[j] = j < b.d ? b.m[j] + 2 * b.k : 1;
+  }
+  return b;
+}
+
+// Cuts the global interior into the process grid's blocks (p->dims set): "" or what is wrong.
+std::string decompose(Problem* p) {
+  const Config& c = p->c;
+  double largest_cells = 1;
+  for (int j = 0; j < c.d; ++j) {
+    const std::int64_t g = c.global.empty() ? static_cast<std::int64_t>(p->dims[j]) * c.n : c.global[j];
+    const cartplan::Result<std::vector<int>> e = cartplan::engine::halo::block_extents(g, p->dims[j]);
+    if (!e || g > INT_MAX)
+      return "the global interior " + std::to_string(g) + " of dimension " + std::to_string(j) + " over " + std::to_string(p->dims[j]) +
+             " ranks: " + (e ? std::string("above INT_MAX") : e.error());
+    p->global[j] = static_cast<int>(g);
+    p->extents[j] = *e;
+    p->starts[j].assign(1, 0);
+    for (int x : *e) p->starts[j].push_back(p->starts[j].back() + x);
+    const int smallest = *std::min_element(e->begin(), e->end());
+    // A neighbour's slab must lie inside its interior, or the send and halo regions would overlap.
+    if (c.k > smallest)
+      return "--halo " + std::to_string(c.k) + " is deeper than the smallest interior (" + std::to_string(smallest) +
+             (smallest == 1 ? " cell" : " cells") + " in dimension " + std::to_string(j) + ")";
+    largest_cells *= (*std::max_element(e->begin(), e->end())) + 2.0 * c.k;
+  }
+  // Counts are ints in MPI: one rank's whole array must fit, with room for the gather on rank 0
+  // (only the serial check gathers).
+  if (largest_cells * (c.check == "serial" ? p->grid_size : 1) > static_cast<double>(INT_MAX) / 4)
+    return "the local interior with --halo " + std::to_string(c.k) + " is too large for this program";
+  return {};
+}
+
 Problem set_up_problem(const Config& c, int np) {
   Problem p;
   p.c = c;
   p.np = np;
-  const int d = c.d, n = c.n, k = c.k;
+  const int d = c.d, k = c.k;
   for (int j = 0; j < 3; ++j) p.periods[j] = c.periodic;
   if (c.procs.empty()) {
     int dd[3] = {0, 0, 0};
@@ -476,6 +554,8 @@ Problem set_up_problem(const Config& c, int np) {
     for (int j = 0; j < d; ++j) p.dims[j] = c.procs[j];
   }
   for (int j = 0; j < d; ++j) p.grid_size *= p.dims[j];
+  p.error = decompose(&p);
+  if (!p.error.empty()) return p;
 
   // The Moore neighbourhood without the zero offset, in lexicographic order (seed 001, Listing 6);
   // the 5-point stencil with k = 1 needs only the von Neumann neighbours.
@@ -496,30 +576,29 @@ Problem set_up_problem(const Config& c, int np) {
 
   MPI_Comm_rank(p.cart, &p.me);
   MPI_Cart_coords(p.cart, p.me, d, p.coords);
-  p.lb.d = d;
-  p.lb.k = k;
-  for (int j = 0; j < 3; ++j) {
-    p.lb.m[j] = j < d ? n : 1;
-    p.lb.ext[j] = j < d ? n + 2 * k : 1;
-  }
+  p.lb = box_at(p, p.coords);
   p.cells = p.lb.cells();
   return p;
 }
 
 void print_header(const Problem& p) {
   const Config& c = p.c;
-  const int d = c.d, n = c.n;
+  const int d = c.d;
   std::string grid, local, global;
+  int n = 0;  // the largest local extent (n itself without --global)
   for (int j = 0; j < d; ++j) {
+    const auto [lo, hi] = std::minmax_element(p.extents[j].begin(), p.extents[j].end());
+    n = std::max(n, *hi);
     grid += (j ? "x" : "") + std::to_string(p.dims[j]);
-    local += (j ? "x" : "") + std::to_string(n);
-    global += (j ? "x" : "") + std::to_string(p.dims[j] * n);
+    local += (j ? "x" : "") + std::to_string(*lo) + (*lo == *hi ? "" : ".." + std::to_string(*hi));
+    global += (j ? "x" : "") + std::to_string(p.global[j]);
   }
-  std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s), halo k=%d%s, periodic=%d, iterations=%d%s\n",
+  std::printf("halo: %d-D %d-point Jacobi, np=%d, process grid %s%s, n=%d (local %s, global %s%s), halo k=%d%s, periodic=%d, iterations=%d%s\n",
               d, c.points, p.np, grid.c_str(),
               p.grid_size < p.np ? (", idle ranks: " + std::to_string(p.np - p.grid_size)).c_str() : "", n, local.c_str(),
-              global.c_str(), c.k, p.star && c.k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic,
-              c.iters, c.check == "serial" ? "" : (", check=" + c.check + " (no sweeps: only the exchanges run)").c_str());
+              global.c_str(), c.global.empty() ? "" : " cut into blocks", c.k,
+              p.star && c.k > 1 ? " (exchanged every k sweeps, triangular corners)" : "", c.periodic, c.iters,
+              c.check == "serial" ? "" : (", check=" + c.check + " (no sweeps: only the exchanges run)").c_str());
   std::fflush(stdout);
 }
 
@@ -545,18 +624,19 @@ struct Datatypes {
 // both in the interior corner it is sent from and in the halo it arrives in (the cells a, b >= 1
 // steps beyond the corner with a + b <= k).
 void create_corner_types(const Problem& p, const int* o, MPI_Datatype* stype, MPI_Datatype* rtype) {
-  const int n = p.c.n, k = p.c.k;
+  const int* m = p.lb.m;  // this rank's interior
+  const int k = p.c.k;
   const int kind = o[0] > 0 ? (o[1] > 0 ? CART_TRIANGLE_LOWER_ANTI : CART_TRIANGLE_LOWER)
                             : (o[1] > 0 ? CART_TRIANGLE_UPPER : CART_TRIANGLE_UPPER_ANTI);
-  const int ld = n + 2 * k;
+  const int ld = m[1] + 2 * k;
   MPI_Datatype tri;
   CART(Cart_type_create_triangle(k - 1, ld, kind, MPI_DOUBLE, &tri));
   int one = 1;
   MPI_Aint sdisp = 0, rdisp = 0;
   int sstart[2], rstart[2];
   for (int j = 0; j < 2; ++j) {
-    sstart[j] = o[j] > 0 ? n + 1 : k;
-    rstart[j] = o[j] > 0 ? 1 : n + k;
+    sstart[j] = o[j] > 0 ? m[j] + 1 : k;
+    rstart[j] = o[j] > 0 ? 1 : m[j] + k;
   }
   sdisp = static_cast<MPI_Aint>(sstart[0] * ld + sstart[1]) * static_cast<MPI_Aint>(sizeof(double));
   rdisp = static_cast<MPI_Aint>(rstart[0] * ld + rstart[1]) * static_cast<MPI_Aint>(sizeof(double));
@@ -569,13 +649,15 @@ void create_corner_types(const Problem& p, const int* o, MPI_Datatype* stype, MP
 
 // A slab: the k-deep interior slab next to the neighbour, and the matching halo region.
 void create_slab_types(const Problem& p, const int* o, MPI_Datatype* stype, MPI_Datatype* rtype) {
-  const int d = p.c.d, n = p.c.n, k = p.c.k;
+  const int d = p.c.d, k = p.c.k;
+  const int* m = p.lb.m;  // this rank's interior: a face along a dimension it does not cross spans
+                          // the interior there, which the neighbour shares (a block decomposition)
   int sizes[3], sub[3], sstart[3], rstart[3];
   for (int j = 0; j < d; ++j) {
-    sizes[j] = n + 2 * k;
-    sub[j] = o[j] == 0 ? n : k;
-    sstart[j] = o[j] < 0 ? k : o[j] > 0 ? n : k;
-    rstart[j] = o[j] > 0 ? 0 : o[j] < 0 ? n + k : k;
+    sizes[j] = m[j] + 2 * k;
+    sub[j] = o[j] == 0 ? m[j] : k;
+    sstart[j] = o[j] < 0 ? k : o[j] > 0 ? m[j] : k;
+    rstart[j] = o[j] > 0 ? 0 : o[j] < 0 ? m[j] + k : k;
   }
   MPI_Type_create_subarray(d, sizes, sub, sstart, MPI_ORDER_C, MPI_DOUBLE, stype);
   MPI_Type_commit(stype);
@@ -659,7 +741,7 @@ void free_datatypes(Datatypes* dt) {
 class Runner {
  public:
   explicit Runner(const Problem& p)
-      : p_(p), c_(p.c), serial_check_(p.c.check == "serial"), axes_(p.c.d, p.lb.ext, p.coords, p.dims, p.c.n, p.c.k) {
+      : p_(p), c_(p.c), serial_check_(p.c.check == "serial"), axes_(p.c.d, p.lb.ext, own_starts(p).data(), p.global, p.c.k) {
 #ifdef CARTPLAN_SMPI
     // Every rank's array at one place (SMPI_SHARED_MALLOC from one line): p ranks in the memory of
     // one, and SMPI skips copying shared data. Only sizes reach the simulated network.
@@ -668,8 +750,8 @@ class Runner {
     if (!shared_) grid_.assign(p.cells, 0.0);
     if (serial_check_) {
       scratch_.assign(p.cells, 0.0);
-      gathered_.assign(p.me == 0 ? p.cells * p.grid_size : 0, 0.0);
-      if (p_.me == 0) serial_ = run_serial(c_, p_.dims);
+      if (p.me == 0) set_up_gather();
+      if (p_.me == 0) serial_ = run_serial(c_, p_.global);
     }
   }
   ~Runner() {
@@ -687,7 +769,8 @@ class Runner {
   // mismatch. Timing is separate (time_round_robin).
   std::string run(Variant& v, const std::function<void()>& exchange) {
     if (!serial_check_) return check_one_exchange(v, exchange);
-    const int k = c_.k, n = c_.n;
+    const int k = c_.k;
+    const std::array<int, 3> start = own_starts(p_);
     initialize();
     if (p_.star) {
       // Exchange once per k sweeps; sweep s of the batch also updates the halo cells within
@@ -695,8 +778,8 @@ class Runner {
       // cells keep their fixed values).
       auto updatable = [&](int i0, int i1) {
         if (c_.periodic) return true;
-        const int g0 = p_.coords[0] * n + i0 - k, g1 = p_.coords[1] * n + i1 - k;
-        return g0 >= 0 && g0 < p_.dims[0] * n && g1 >= 0 && g1 < p_.dims[1] * n;
+        const int g0 = start[0] + i0 - k, g1 = start[1] + i1 - k;
+        return g0 >= 0 && g0 < p_.global[0] && g1 >= 0 && g1 < p_.global[1];
       };
       for (int it = 0; it < c_.iters; it += k) {
         exchange();
@@ -709,8 +792,8 @@ class Runner {
       }
     }
     exchange();  // the halos now hold the neighbours' final interiors, as in the serial array
-    const int cells = static_cast<int>(p_.cells);
-    MPI_Gather(grid_.data(), cells, MPI_DOUBLE, gathered_.data(), cells, MPI_DOUBLE, 0, p_.cart);
+    MPI_Gatherv(grid_.data(), static_cast<int>(p_.cells), MPI_DOUBLE, gathered_.data(), gather_counts_.data(),
+                gather_displs_.data(), MPI_DOUBLE, 0, p_.cart);
     if (p_.me == 0) {
       const std::string mismatch = compare(v.name);
       v.check = mismatch.empty() ? "OK" : "MISMATCH";
@@ -805,8 +888,8 @@ class Runner {
   template <class F>
   void each_own_cell(F f) const {
     const Box& b = p_.lb;
-    const int k = c_.k, n = c_.n, d = c_.d;
-    auto halo_at = [&](int j, int x) { return j < d && (x < k || x >= k + n); };
+    const int k = c_.k, d = c_.d;
+    auto halo_at = [&](int j, int x) { return j < d && (x < k || x >= k + b.m[j]); };
     auto out_at = [&](int j, int x) { return j < d && axes_.out[j][x]; };
     std::size_t at = 0;
     int i[3] = {0, 0, 0};
@@ -823,28 +906,40 @@ class Runner {
     return g;
   }
 
+  // Room on rank 0 for every rank's array, whose sizes differ with --global.
+  void set_up_gather() {
+    for (int r = 0; r < p_.grid_size; ++r) {
+      int rc[3] = {0, 0, 0};
+      MPI_Cart_coords(p_.cart, r, c_.d, rc);
+      gather_displs_.push_back(r == 0 ? 0 : gather_displs_.back() + gather_counts_.back());
+      gather_counts_.push_back(static_cast<int>(box_at(p_, rc).cells()));
+    }
+    gathered_.assign(static_cast<std::size_t>(gather_displs_.back()) + gather_counts_.back(), 0.0);
+  }
+
   // Compares every cell of every rank's array (interior and halo) with the serial array at
   // the same global position, bit for bit; returns "" or the first mismatch.
   std::string compare(const std::string& variant) const {
-    const int d = c_.d, n = c_.n, k = c_.k;
+    const int d = c_.d, k = c_.k;
     for (int r = 0; r < p_.grid_size; ++r) {
       int rc[3] = {0, 0, 0};
       MPI_Cart_coords(p_.cart, r, d, rc);
-      const double* local = gathered_.data() + p_.cells * r;
+      const Box rb = box_at(p_, rc);  // rank r's array
+      const double* local = gathered_.data() + gather_displs_[r];
       std::string found;
-      for_each_cell(p_.lb, [&](const int i[3]) {
+      for_each_cell(rb, [&](const int i[3]) {
         if (!found.empty()) return;
         int s[3] = {0, 0, 0};
         bool halo = false, outside = false;
         for (int j = 0; j < d; ++j) {
-          s[j] = rc[j] * n + i[j];  // index into the serial array (which has the same k-deep halo)
-          halo = halo || i[j] < k || i[j] >= k + n;
-          outside = outside || s[j] < k || s[j] >= k + p_.dims[j] * n;
+          s[j] = p_.starts[j][rc[j]] + i[j];  // index into the serial array (which has the same k-deep halo)
+          halo = halo || i[j] < k || i[j] >= k + rb.m[j];
+          outside = outside || s[j] < k || s[j] >= k + p_.global[j];
         }
         // The 5-point stencil's halo holds the cells within L1 distance k of the interior;
         // the rest of the corners is never sent (only fixed boundary cells are compared there).
-        if (p_.star && outside_distance(p_.lb, i[0], i[1]) > k && !(outside && !c_.periodic)) return;
-        const double got = local[p_.lb.index(i)], want = serial_.a[serial_.b.index(s)];
+        if (p_.star && outside_distance(rb, i[0], i[1]) > k && !(outside && !c_.periodic)) return;
+        const double got = local[rb.index(i)], want = serial_.a[serial_.b.index(s)];
         if (std::memcmp(&got, &want, sizeof got) != 0) {
           char buf[512];
           std::snprintf(buf, sizeof buf, "%s: rank %d %s cell (%d,%d,%d) = global (%d,%d,%d): got %.17g, serial %.17g",
@@ -918,6 +1013,7 @@ class Runner {
   const AxisValues axes_;
   double* shared_ = nullptr;  // --check none under SMPI: the array all ranks share
   std::vector<double> grid_, scratch_, gathered_;
+  std::vector<int> gather_counts_, gather_displs_;  // rank 0, the serial check: each rank's cells
   Serial serial_;
 };
 
@@ -1116,8 +1212,8 @@ double timed_halo_init(const Problem& p, double* grid, Cart_Halo halo, Cart_Requ
 
 void add_halo_api_variants(const Problem& p, double* grid, const Pricing& pr, HaloApi* h, std::vector<Variant>* variants,
                            std::vector<std::function<void()>>* exchanges) {
-  const int d = p.c.d, n = p.c.n, k = p.c.k;
-  const std::vector<int> interior(d, n), ghost(d, k);
+  const int d = p.c.d, k = p.c.k;
+  const std::vector<int> interior(p.lb.m, p.lb.m + d), ghost(d, k);  // this rank's own interior
   h->halos.reserve(4);
   h->requests.reserve(4);
   for (const char* algo : {"auto", "direct", "combining", "dimwise"}) {
@@ -1168,7 +1264,7 @@ void add_handwritten(const Problem& p, double* grid, const HaloApi& h, std::uniq
   std::vector<int> order = p.c.dim_order;
   if (order.empty())
     for (int j = 0; j < p.c.d; ++j) order.push_back(j);
-  *hw = std::make_unique<halo_tool::HandWritten>(p.cart, p.c.d, p.c.n, p.c.k, order);
+  *hw = std::make_unique<halo_tool::HandWritten>(p.cart, std::vector<int>(p.lb.m, p.lb.m + p.c.d), p.c.k, order);
   halo_tool::HandWritten* x = hw->get();
   Variant v{"hand-written dimwise", "dimwise", 0.0, "", h.dimwise_predicted, x->bytes_sent()};
   variants->push_back(v);
@@ -1192,11 +1288,13 @@ void linear_exchange(const Problem& p, const Datatypes& dt, double* grid, std::v
 // MPI_Neighbor_alltoallw (not under SMPI).
 void add_baselines(const Problem& p, Datatypes& dt, double* grid, double direct_predicted, std::vector<Variant>* variants,
                    std::vector<std::function<void()>>* exchanges) {
-  variants->push_back({"cartplan auto blocking", "-", 0.0, "", std::nan("")});
-  exchanges->push_back([&p, &dt, grid] {
-    CART(Cart_alltoallw(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
-                        dt.rtypes.data(), p.cart));
-  });
+  if (!p.uneven()) {
+    variants->push_back({"cartplan auto blocking", "-", 0.0, "", std::nan("")});
+    exchanges->push_back([&p, &dt, grid] {
+      CART(Cart_alltoallw(grid, dt.counts.data(), dt.displs.data(), dt.stypes.data(), grid, dt.counts.data(), dt.displs.data(),
+                          dt.rtypes.data(), p.cart));
+    });
+  }
   auto reqs = std::make_shared<std::vector<MPI_Request>>(2 * static_cast<std::size_t>(p.t));
   variants->push_back({"linear Isend/Irecv", "direct", 0.0, "", direct_predicted, type_bytes(p, dt.stypes, dt.targets)});
   exchanges->push_back([&p, &dt, grid, reqs] { linear_exchange(p, dt, grid, reqs.get()); });
@@ -1218,7 +1316,10 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
   std::vector<Cart_Request> requests;
   double* grid = runner.data();
   const Pricing pricing = set_up_pricing(p, dt);
-  add_cart_variants(p, dt, grid, pricing, &variants, &requests);
+  // Cart_alltoallw's blocks must have one size on every rank (cartplan_mpi.h), which an uneven
+  // decomposition's faces do not: its variants run on even decompositions only.
+  if (!p.uneven()) add_cart_variants(p, dt, grid, pricing, &variants, &requests);
+  else if (p.me == 0) std::printf("note: Cart_alltoallw variants left out: block i must have one size on every rank, and these interiors differ\n");
   *auto_choice = variants.empty() ? "-" : variants[0].algorithm;
   *auto_twin = auto_twin_of(p, variants, requests);
   std::vector<std::function<void()>> exchanges;
@@ -1228,10 +1329,10 @@ std::vector<Variant> run_variants(const Problem& p, Datatypes& dt, Runner& runne
       CART(Cart_wait(&req));
     });
   double direct_predicted = std::nan("");
-  for (const Variant& v : variants)
-    if (v.name == "cartplan direct") direct_predicted = v.predicted_us;
   HaloApi halo_api;
   add_halo_api_variants(p, grid, pricing, &halo_api, &variants, &exchanges);
+  for (const Variant& v : variants)  // Cart_alltoallw's direct plan, else (uneven) the halo API's
+    if (v.name == "cartplan direct" || (v.name == "halo API direct" && std::isnan(direct_predicted))) direct_predicted = v.predicted_us;
   std::unique_ptr<halo_tool::HandWritten> handwritten;
   add_handwritten(p, grid, halo_api, &handwritten, &variants, &exchanges);
   add_baselines(p, dt, grid, direct_predicted, &variants, &exchanges);
@@ -1273,8 +1374,10 @@ void print_halo_summary(const std::vector<Variant>& variants) {
 int print_report(const Config& c, const std::vector<Variant>& variants, const std::string& auto_choice,
                  const std::string& auto_twin, const std::string& first_mismatch) {
   int status = 0;
-  std::printf("auto chose: %s\n", auto_choice.c_str());
-  std::printf("auto runs the program of: %s\n", auto_twin.empty() ? "none of the other variants" : auto_twin.c_str());
+  if (auto_choice != "-") {  // Cart_alltoallw's auto ran (not on uneven interiors)
+    std::printf("auto chose: %s\n", auto_choice.c_str());
+    std::printf("auto runs the program of: %s\n", auto_twin.empty() ? "none of the other variants" : auto_twin.c_str());
+  }
   std::printf("%-24s %-10s %14s %14s %12s  %s\n", "variant", "algorithm", "us/exchange", "predicted us", "bytes/rank", "check");
   for (const Variant& v : variants) {
     char predicted[32] = "-", bytes[32] = "-";
@@ -1329,6 +1432,11 @@ int main(int argc, char** argv) {
   }
 
   Problem p = set_up_problem(c, np);
+  if (!p.error.empty()) {  // every rank found the same (the sizes and the grid only)
+    if (root) std::fprintf(stderr, "halo: %s\n", p.error.c_str());
+    MPI_Finalize();
+    return 2;
+  }
   if (root) print_header(p);
   int status = 0;  // the exit status, decided on rank 0
   if (p.cart != MPI_COMM_NULL) {

@@ -14,11 +14,15 @@ constexpr int kTagBase = 1000;
 
 // The subarray of the slab of phase `phase` (dimension j = order[phase]) starting at `at` in
 // dimension j: the whole array in the dimensions of earlier phases, the interior in later ones.
-MPI_Datatype slab(int d, int n, int k, const std::vector<int>& order, int phase, int at) {
-  std::vector<int> sizes(d, n + 2 * k), sub(d), start(d);
+// m: this rank's interior. The neighbour's face matches in size: it shares every extent but j's
+// (a block decomposition), and spans k cells in j.
+MPI_Datatype slab(const std::vector<int>& m, int k, const std::vector<int>& order, int phase, int at) {
+  const int d = static_cast<int>(m.size());
+  std::vector<int> sizes(d), sub(d), start(d);
   for (int q = 0; q < d; ++q) {
     const int i = order[q];
-    sub[i] = q < phase ? n + 2 * k : q == phase ? k : n;
+    sizes[i] = m[i] + 2 * k;
+    sub[i] = q < phase ? m[i] + 2 * k : q == phase ? k : m[i];
     start[i] = q < phase ? 0 : q == phase ? at : k;
   }
   MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -29,7 +33,9 @@ MPI_Datatype slab(int d, int n, int k, const std::vector<int>& order, int phase,
 
 }  // namespace
 
-HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k, const std::vector<int>& order) : comm_(cart), d_(d), sides_(d) {
+HandWritten::HandWritten(MPI_Comm cart, const std::vector<int>& m, int k, const std::vector<int>& order)
+    : comm_(cart), d_(static_cast<int>(m.size())), sides_(m.size()) {
+  const int d = d_;
   int me = 0;
   MPI_Comm_rank(cart, &me);
   for (int q = 0; q < d; ++q)
@@ -42,8 +48,8 @@ HandWritten::HandWritten(MPI_Comm cart, int d, int n, int k, const std::vector<i
       // sends its own slab next to side s (the same tag), which lands in the ghost slab on the
       // side opposite s.
       Cart_relative_shift(cart, towards.data(), &side.source, &side.peer);
-      side.face = slab(d, n, k, order, q, s == 0 ? k : n);
-      side.ghost = slab(d, n, k, order, q, s == 0 ? n + k : 0);
+      side.face = slab(m, k, order, q, s == 0 ? k : m[j]);
+      side.ghost = slab(m, k, order, q, s == 0 ? m[j] + k : 0);
       if (side.peer != MPI_PROC_NULL && side.peer != me) {  // bytes to other ranks
         int size = 0;
         MPI_Type_size(side.face, &size);

@@ -10,8 +10,9 @@
 // stencil); on a mesh it also writes the corner and edge ghost cells that lie outside the
 // domain, with the neighbour's copy of them (the API leaves those alone).
 //
-//   HandWritten h(cart, 3, 16, 1, {0, 1, 2});  // d, interior n, ghost width k, order; doubles, C order
-//   h.exchange(array);                    // array: (n + 2k)^d doubles
+//   HandWritten h(cart, {16, 16, 15}, 1, {0, 1, 2});  // this rank's interior, ghost width k, order;
+//                                                     // doubles, C order
+//   h.exchange(array);                    // array: (16 + 2k) x (16 + 2k) x (15 + 2k) doubles
 //   long long b = h.bytes_sent();         // bytes this rank sends to other ranks per exchange
 #pragma once
 
@@ -27,8 +28,9 @@ class HandWritten {
  public:
   // Collective only in the sense that every rank must build one; no communication here. The
   // neighbours come from Cart_relative_shift on `cart` (a cartplan communicator).
-  // order: a permutation of 0..d-1 (checked by the caller).
-  HandWritten(MPI_Comm cart, int d, int n, int k, const std::vector<int>& order);
+  // m: this rank's interior (d extents; ranks' interiors may differ as a block decomposition's
+  // do). order: a permutation of 0..d-1 (checked by the caller).
+  HandWritten(MPI_Comm cart, const std::vector<int>& m, int k, const std::vector<int>& order);
   ~HandWritten();
   HandWritten(const HandWritten&) = delete;
   HandWritten& operator=(const HandWritten&) = delete;
