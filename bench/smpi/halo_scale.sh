@@ -9,14 +9,18 @@
 # goes instead of bench/results/smpi (bench/smpi/measure_mode.sh sets both); HALO_MODEL: the model
 # file instead of the platform's committed p = 256 one. SMPI_COLLECTIVES=logp: the global
 # collectives (the untimed barrier before each variant, init's agreement) with Open MPI's log-p
-# algorithms (bench/smpi/logp_collectives.sh) instead of SMPI's default ones.
+# algorithms (bench/smpi/logp_collectives.sh) instead of SMPI's default ones. UNEVEN=1: N is the
+# global interior per dimension, cut into blocks (tools/halo --global N: interiors differ between
+# ranks where N is no multiple of the grid), and the file is ..._g<N>_k<HALO>.txt.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 pl=$1 np=$2 n=$3 k=$4 limit=${5:-300}
 d=${DIMS:-3}
 r=bench/results/smpi
-out="${HALO_OUT_DIR:-$r}/halo_${pl}_p${np}${DIMS:+_d$d}_n${n}_k${k}.txt"
+size=(--n "$n") tag=n
+[ "${UNEVEN:-0}" = 1 ] && size=(--global "$n") tag=g
+out="${HALO_OUT_DIR:-$r}/halo_${pl}_p${np}${DIMS:+_d$d}_${tag}${n}_k${k}.txt"
 extra=${HALO_ARGS:-}
 model="${HALO_MODEL:-$r/cost_model_${pl}_p256.json}"  # HALO_MODEL: another model file
 # HALO_BIN_DIR: a directory holding an SMPI build's tools/halo (a sweep builds once; no bazel here).
@@ -35,9 +39,9 @@ case "${SMPI_COLLECTIVES:-default}" in
   *) echo "halo_scale.sh: SMPI_COLLECTIVES must be default or logp" >&2; exit 2 ;;
 esac
 t0=$(date +%s) status=0
-{ echo "# CARTPLAN_COST_MODEL=$model smpirun ${coll[*]}${coll:+ }-np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d --n $n --halo $k --periodic 1 --iters 4 --timing blocks${extra:+ $extra}"
+{ echo "# CARTPLAN_COST_MODEL=$model smpirun ${coll[*]}${coll:+ }-np $np ${plat[*]} \$(bazel info --config=smpi bazel-bin)/tools/halo --dims $d ${size[*]} --halo $k --periodic 1 --iters 4 --timing blocks${extra:+ $extra}"
   CARTPLAN_COST_MODEL="$model" timeout -k 30 "$limit" smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "${coll[@]}" -np "$np" "${plat[@]}" \
-    "$bin/tools/halo" --dims "$d" --n "$n" --halo "$k" --periodic 1 --iters 4 --timing blocks $extra || status=$?
+    "$bin/tools/halo" --dims "$d" "${size[@]}" --halo "$k" --periodic 1 --iters 4 --timing blocks $extra || status=$?
   echo "# wall $(($(date +%s) - t0)) s, exit status $status$([ "$status" = 124 ] && echo ": DID NOT FINISH within $limit s")"; } >"$out" 2>&1
-printf '| %s | halo %s p=%s n=%s k=%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$n" "$k" $(($(date +%s) - t0)) \
+printf '| %s | halo %s p=%s %s=%s k=%s | %s | %s |\n' "$(date -u -d @"$t0" +%H:%M:%S)" "$pl" "$np${DIMS:+ d=$d}" "$tag" "$n" "$k" $(($(date +%s) - t0)) \
   "$([ "$status" = 0 ] && echo done || echo "DID NOT FINISH (status $status, limit $limit s)")" >>"$r/scale_log.md"

@@ -2,9 +2,12 @@
 ! tests/consumers/run.sh (4 ranks). A 2x2 grid, periodic in the first dimension only, a Fortran
 ! array a(0:n+1, -1:m+1) of doubles (ghost widths 1 and 1 in dimension 1, 2 and 1 in dimension
 ! 2), every region filled (Moore, the default of a plain MPI_Cart_create communicator). The
+! interiors are the blocks of a 9 x 5 global array (n = 5 or 4 by the first coordinate, m = 3 or
+! 2 by the second: interiors differ between ranks, docs/halo.md "Uneven interiors"). The
 ! interior holds rank- and cell-dependent values, the ghost cells -1; after Cart_halo_exchange
 ! and after each start of a Cart_halo_exchange_init request (new values each time), every ghost
-! cell must hold its source's value (the process at coords + sign vector, cell x - sign * n), or
+! cell must hold its source's value (the process at coords + sign vector, its cell across the
+! shared border: x - n below, x + the source's own extent above), or
 ! still -1 where that process is outside the mesh, and the interior must be unchanged. Also
 ! Cart_halo_plan's JSON, Cart_halo_request_plan's (the request's plan names a known algorithm,
 ! is the text the C function gives, through a bind(c) interface of this test, and in model mode
@@ -24,13 +27,14 @@ program halo_api_f08
   use mpi_f08
   use cartplan_f08
   implicit none
-  integer, parameter :: n = 4, m = 3
+  integer, parameter :: global_n = 9, global_m = 5  ! cut into 2 x 2 blocks
+  integer :: n, m  ! this rank's interior
   integer :: ierr, size, me, failures, total, iter, dims(2), periods(2), coords(2)
   integer :: interior(2), lo(2), hi(2)
-  double precision, asynchronous :: a(0:n+1, -1:m+1)
+  double precision, asynchronous, allocatable :: a(:, :)
   ! The fields: the same layout as a, other element types.
-  real(real64), target, asynchronous :: u(0:n+1, -1:m+1)
-  integer, target, asynchronous :: flags(0:n+1, -1:m+1)
+  real(real64), target, asynchronous, allocatable :: u(:, :)
+  integer, target, asynchronous, allocatable :: flags(:, :)
   type(MPI_Comm) :: cart
   type(Cart_Halo) :: halo, bad
   type(Cart_Request) :: req, none
@@ -63,6 +67,9 @@ program halo_api_f08
   call MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN)
   call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)  ! where a null request's error goes
   call MPI_Cart_coords(cart, me, 2, coords)
+  n = extent(global_n, coords(1))
+  m = extent(global_m, coords(2))
+  allocate(a(0:n+1, -1:m+1), u(0:n+1, -1:m+1), flags(0:n+1, -1:m+1))
   interior = [n, m]
   lo = [1, 2]
   hi = [1, 1]
@@ -171,6 +178,12 @@ contains
     end do
   end subroutine
 
+  ! The extent of block c (0 or 1) when g cells are cut into two: the first one more if g is odd.
+  integer function extent(g, c)
+    integer, intent(in) :: g, c
+    extent = g / 2 + merge(1, 0, c < mod(g, 2))
+  end function
+
   ! Where cell (i, j) gets its value, by the rule of cartplan_mpi.h: the rank and cell of its
   ! source (this rank and the cell itself in the interior); src = -1 for a ghost cell without a
   ! source in the mesh (it keeps its value).
@@ -180,15 +193,20 @@ contains
     integer :: s1, s2, c(2)
     s1 = merge(-1, merge(1, 0, i > n), i < 1)
     s2 = merge(-1, merge(1, 0, j > m), j < 1)
-    si = i - s1 * n
-    sj = j - s2 * m
     src = -1
+    si = i
+    sj = j
     if (s1 == 0 .and. s2 == 0) then
       src = me
     else
       c = [coords(1) + s1, coords(2) + s2]
       c(1) = modulo(c(1), 2)  ! periodic
       if (c(2) >= 0 .and. c(2) < 2) call MPI_Cart_rank(cart, c, src)
+      ! Across the border: below it the source's last cells (its own extent), above it its first.
+      if (s1 == 1) si = i - n
+      if (s1 == -1) si = i + extent(global_n, c(1))
+      if (s2 == 1) sj = j - m
+      if (s2 == -1 .and. src >= 0) sj = j + extent(global_m, c(2))
     end if
   end subroutine
 
