@@ -67,6 +67,13 @@ if twice bench -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_pe
   if [ "$rows" -eq 24 ] && ! grep -v '^#' "$work/bench.1" | grep -qv ' OK$'; then ok bench_data; else fail bench_data "$rows rows, or a variant not OK"; cat "$work/bench.1"; fi
 fi
 
+# An uneven decomposition (tools/halo --global): 3 x 3 ranks, interiors 6 or 5 cells per dimension,
+# the halo API's plans per rank and the hand-written exchange, checked against the serial run.
+if smpi_run -np 9 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tools/halo" --dims 2 --procs 3,3 --global 17 --halo 2 \
+     --periodic 1 --iters 3 >"$work/uneven.out" 2>"$work/uneven.err" \
+   && grep -q '^check: OK (bit-for-bit)' "$work/uneven.out" && grep -q '^hand-written dimwise .* OK$' "$work/uneven.out"; then ok halo_uneven
+else fail halo_uneven "no bit-for-bit OK"; grep -E 'MISMATCH|check:' "$work/uneven.out"; tail -n 5 "$work/uneven.err"; fi
+
 # A hybrid plan (tests/smpi/hybrid_temp_message.json) whose round of tag 4 forwards two temp slots into
 # two one-cell corners, 1x1 subarrays of doubles: SMPI reports such a type's extent as 8 bytes at lb 0,
 # and cartplan, taking the corner for 8 contiguous bytes at the array's base, copied both corners there
