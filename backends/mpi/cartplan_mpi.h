@@ -689,6 +689,21 @@ int Cart_halo_create(MPI_Comm cartcomm, int d, const int interior[], const int g
                      MPI_Datatype elemtype, int order, MPI_Info info, Cart_Halo* halo);
 int Cart_halo_exchange(void* array, Cart_Halo halo);
 int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request);
+/* Non-blocking: starts the exchange of `array` and returns at once; the ghost cells are filled
+ * when Cart_wait (or a Cart_test that sets flag) completes *request, which frees it and sets it
+ * to CART_REQUEST_NULL, as MPI does for non-blocking requests. Until then the array must not be
+ * read or written. Like the blocking form it is local (no collective, except in checking mode:
+ * one agreement before any message), and every rank of the halo must make the same sequence of
+ * non-blocking calls, as MPI requires for collectives. Several may be in flight together, also
+ * on the same halo and beside its persistent requests and blocking calls. Each call builds its
+ * exchange (the datatypes of the plan), which the persistent form does once: for an exchange run
+ * every iteration, Cart_halo_exchange_init is cheaper. Cart_halo_request_plan gives the plan it
+ * runs. Errors: those of Cart_halo_exchange, and MPI_ERR_REQUEST for a NULL request.
+ *   Cart_Request r;
+ *   Cart_halo_iexchange(u, halo, &r);
+ *   compute_interior(u);     // cells that no ghost cell feeds; the array's memory is in use
+ *   Cart_wait(&r);           // r is CART_REQUEST_NULL again */
+int Cart_halo_iexchange(void* array, Cart_Halo halo, Cart_Request* request);
 /* Several arrays at once, in one set of messages: arrays[0..count-1], each of the halo's layout
  * (interior, widths, order), with element types types[0..count-1], or the halo's element type
  * for every array when types is NULL. The plan is priced for the arrays' element sizes added
@@ -713,11 +728,15 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
 int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo);
 int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo, MPI_Info info,
                                    Cart_Request* request);
+/* The non-blocking form of Cart_halo_exchange_fields (as Cart_halo_iexchange for one array). */
+int Cart_halo_iexchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
+                               Cart_Request* request);
 int Cart_halo_free(Cart_Halo* halo);
 int Cart_halo_plan(Cart_Halo halo, char** json);
-/* The plan a persistent halo request runs (schema cartplan.halo_plan/1; release with
- * Cart_free_plan_json): the halo's, or in measuring mode the candidate measured fastest at init.
- * Local. MPI_ERR_REQUEST for CART_REQUEST_NULL or a request that is not a persistent halo exchange.
+/* The plan a halo request runs (schema cartplan.halo_plan/1; release with Cart_free_plan_json):
+ * the halo's (priced for the fields' element sizes added up), or for a persistent request in
+ * measuring mode the candidate measured fastest at init. Local. MPI_ERR_REQUEST for
+ * CART_REQUEST_NULL or a request that is not a halo exchange (persistent or non-blocking).
  *   char* json; Cart_halo_request_plan(req, &json); ... Cart_free_plan_json(json); */
 int Cart_halo_request_plan(Cart_Request request, char** json);
 

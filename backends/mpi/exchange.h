@@ -167,7 +167,10 @@ class Exchange {
   };
   // kBlocking runs on the blocking lane (one call at a time on `nc`, complete before the next);
   // kPersistent on `lane`, which the caller chose with an agreement (lanes.h) and which this
-  // exchange holds until it is destroyed. Local: builds nothing collective.
+  // exchange holds until it is destroyed; kNonblocking on `lane`, the call's
+  // Lanes::next_nonblocking (taken by the caller, also for a call that fails, so that the
+  // sequence stays the same on every rank), after completing the lane's previous holder here.
+  // Local: builds nothing collective.
   // A persistent init may build before its agreement picks the lane: kPersistent with
   // kLaneLater builds a request that holds no lane and must not start until hold_lane.
   static constexpr int kLaneLater = -1;

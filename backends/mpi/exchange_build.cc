@@ -268,7 +268,7 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
   x->comm_ = nc.internal();
   x->shared_ = nc.shared();
   const bool later = kind == Kind::kPersistent && lane == kLaneLater;
-  x->lane_ = kind == Kind::kPersistent && !later ? lane : Lanes::blocking_lane();
+  x->lane_ = kind != Kind::kBlocking && !later ? lane : Lanes::blocking_lane();
   const Lanes& lanes = x->shared_->lanes;
   std::size_t widest = 0;
   for (std::size_t p = 0; p < schedule.phases.size(); ++p) {
@@ -300,6 +300,7 @@ MpiStatus Exchange::from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind 
   }
   x->kind_ = kind;  // only now: the destructor releases a persistent exchange's lane
   if (kind == Kind::kPersistent) x->shared_->lanes.hold(x->lane_);
+  if (kind == Kind::kNonblocking) attach_lane(*x, lane);
   *out = std::move(x);
   return {};
 }

@@ -713,6 +713,35 @@ MpiStatus HaloContext::exchange(const std::vector<void*>& arrays, const std::vec
   return s;
 }
 
+MpiStatus HaloContext::iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
+                                 const MpiStatus& caller_error, std::unique_ptr<Exchange>* out,
+                                 std::shared_ptr<const ih::HaloPlan>* plan_run) {
+  // Taken first, by every call that gets this far, failing or not: the lane is the call's
+  // sequence number on the halo's communicator, the same on every rank (lanes.h).
+  const int lane = nc_->shared()->lanes.next_nonblocking();
+  const bool checking = nc_->options().check_collective;
+  if (!checking && !caller_error.ok()) return caller_error;  // default mode: each rank reports its own arguments
+  FieldSizes sizes;
+  Priced priced;
+  MpiStatus local = caller_error;
+  if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
+  // Out of memory here is this rank's error (checking mode agrees on it next).
+  if (local.ok())
+    local = planning_without_throwing([&] {
+      MpiStatus l = priced_for(sizes, &priced);
+      if (l.ok()) l = build(*priced.program, arrays, types, Exchange::Kind::kNonblocking, lane, out);
+      return l;
+    });
+  if (checking) local = agree_on_fields(*nc_, local, sizes, "the non-blocking halo exchange");
+  if (local.ok()) local = (*out)->start();
+  if (!local.ok()) {
+    out->reset();
+    return local;
+  }
+  *plan_run = priced.plan;
+  return {};
+}
+
 MpiStatus HaloContext::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types,
                                      const MpiStatus& caller_error, std::unique_ptr<Exchange>* out, MPI_Info info,
                                      std::shared_ptr<const ih::HaloPlan>* plan_run) {

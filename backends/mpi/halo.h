@@ -78,6 +78,15 @@ class HaloContext {
   // ok, is a bad argument the caller found: returned at once, or in checking mode agreed.
   MpiStatus exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
                      const MpiStatus& caller_error = {});
+  // A non-blocking exchange of `arrays`, started: *out runs on the halo communicator's next
+  // non-blocking lane (lanes.h) until Exchange::wait or test completes it, so that several may
+  // be in flight with blocking exchanges and persistent requests of the same halo. Each call
+  // builds its exchange (the subarray datatypes of the plan priced for the arrays' element
+  // sizes added up, as exchange's); nothing is kept for the next call. Local in the default
+  // mode; in checking mode one agreement before any message, as exchange's. *plan_run: the plan
+  // it runs. `caller_error` as exchange's.
+  MpiStatus iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
+                      std::unique_ptr<Exchange>* out, std::shared_ptr<const ir::halo::HaloPlan>* plan_run);
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
   // on a free lane of the halo's communicator). `caller_error`, if not ok, is a bad argument the
   // caller found; it is agreed like the others. `info`: cartplan_tune (model|measure, default

@@ -73,6 +73,24 @@ int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Dataty
   });
 }
 
+int nonblocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], Cart_Request* request,
+                const cartplan::mpi::FieldsRoom& room = {}) {
+  return guarded(halo_comm(halo), [&]() -> MpiStatus {
+    if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
+    if (request) *request = CART_REQUEST_NULL;
+    std::vector<void*> list;
+    std::vector<MPI_Datatype> type_list;
+    const MpiStatus bad = request ? arrays_of(count, arrays, types, room, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
+    std::unique_ptr<cartplan::mpi::Exchange> x;
+    std::shared_ptr<const cartplan::ir::halo::HaloPlan> plan;
+    MpiStatus s = halo->halo->iexchange(list, type_list, bad, &x, &plan);
+    if (!s.ok()) return s;
+    // Not persistent: Cart_wait or a successful Cart_test frees it and sets it to CART_REQUEST_NULL.
+    *request = new Cart_Request_s{halo->halo, std::move(x), false, nullptr, std::move(plan)};
+    return {};
+  });
+}
+
 // A malloc'ed copy of `text` for a caller that frees it with Cart_free_plan_json.
 MpiStatus give_json(const std::string& text, const char* fn, char** json) {
   *json = static_cast<char*>(std::malloc(text.size() + 1));
@@ -101,6 +119,12 @@ int Cart_halo_exchange(void* array, Cart_Halo halo) { return blocking(halo, 1, &
 
 int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo) {
   return blocking(halo, count, arrays, types);
+}
+
+int Cart_halo_iexchange(void* array, Cart_Halo halo, Cart_Request* request) { return nonblocking(halo, 1, &array, nullptr, request); }
+
+int Cart_halo_iexchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo, Cart_Request* request) {
+  return nonblocking(halo, count, arrays, types, request);
 }
 
 int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request) {
@@ -132,7 +156,7 @@ int Cart_halo_plan(Cart_Halo halo, char** json) {
 int Cart_halo_request_plan(Cart_Request request, char** json) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {
     if (!request) return mpi_error(MPI_ERR_REQUEST, "Cart_halo_request_plan: request is CART_REQUEST_NULL");
-    if (!request->halo_plan) return mpi_error(MPI_ERR_REQUEST, "Cart_halo_request_plan: not a persistent halo exchange");
+    if (!request->halo_plan) return mpi_error(MPI_ERR_REQUEST, "Cart_halo_request_plan: not a halo exchange request");
     if (!json) return mpi_error(MPI_ERR_ARG, "Cart_halo_request_plan: json is NULL");
     return give_json(cartplan::ir::halo::to_json_string(*request->halo_plan), "Cart_halo_request_plan", json);
   });

@@ -1,0 +1,240 @@
+// MPI test of the halo API's non-blocking forms (Cart_halo_iexchange, Cart_halo_iexchange_fields)
+// on a 2-D grid, periodic in dimension 0 only, whose interiors are the blocks of an 11 x 9 global
+// array (so they differ between ranks). Every cell is checked against its global position: a
+// ghost cell holds its source's value, a ghost cell without a source in the mesh and the
+// interior keep theirs. Cases: one exchange per plan (each algorithm forced, and auto), the
+// request CART_REQUEST_NULL after Cart_wait and its plan readable before; several exchanges of
+// one halo in flight with a persistent request and a blocking exchange of the same halo,
+// completed in rank-dependent orders (Cart_wait forwards or backwards, Cart_test polling); more
+// exchanges in flight at once than there are non-blocking lanes (4096 under Open MPI: the lanes
+// wrap while their first holders are pending); two fields of different element types; bad
+// arguments (each rank its own error, no request) and checking mode (a field count that differs
+// on one rank: MPI_ERR_TRUNCATE on every rank, no request), the halo working afterwards.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::error_class;
+using cartplan::mpitest::Harness;
+
+constexpr int kGlobal[2] = {11, 9};
+constexpr int kGhost = 1;
+
+struct Grid {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int me = 0, dims[2] = {0, 0}, coords[2] = {0, 0};
+  int interior[2] = {0, 0}, start[2] = {0, 0};  // this rank's block of the global array
+  int extent(int k) const { return interior[k] + 2 * kGhost; }
+  int cells() const { return extent(0) * extent(1); }
+};
+
+Grid make_grid(int size) {
+  Grid g;
+  MPI_Dims_create(size, 2, g.dims);
+  const int periods[2] = {1, 0};
+  MPI_Cart_create(MPI_COMM_WORLD, 2, g.dims, periods, 0, &g.comm);
+  MPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);  // errors are checked, also those of requests
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);  // where a request-less error goes
+  MPI_Comm_rank(g.comm, &g.me);
+  MPI_Cart_coords(g.comm, g.me, 2, g.coords);
+  for (int k = 0; k < 2; ++k) {  // blocks of kGlobal[k] / dims[k], the first kGlobal[k] % dims[k] one more
+    const int base = kGlobal[k] / g.dims[k], extra = kGlobal[k] % g.dims[k], c = g.coords[k];
+    g.interior[k] = base + (c < extra ? 1 : 0);
+    g.start[k] = c * base + (c < extra ? c : extra);
+  }
+  return g;
+}
+
+int interior_value(int g0, int g1, int salt) { return (salt * 256 + g0) * 256 + g1 + 1; }
+int untouched_value(int salt) { return -salt - 1; }
+
+// What cell (x0, x1) (C order, ghosts included) holds after the exchange of `salt`.
+int expected(const Grid& g, int x0, int x1, int salt) {
+  const int x[2] = {x0, x1};
+  int G[2];
+  for (int k = 0; k < 2; ++k) {
+    G[k] = g.start[k] + x[k] - kGhost;
+    if (k == 0) G[k] = (G[k] + kGlobal[k]) % kGlobal[k];                  // periodic
+    if (k == 1 && (G[k] < 0 || G[k] >= kGlobal[k])) return untouched_value(salt);  // outside the mesh
+  }
+  return interior_value(G[0], G[1], salt);
+}
+
+bool inside(const Grid& g, int x0, int x1) {
+  return x0 >= kGhost && x0 < kGhost + g.interior[0] && x1 >= kGhost && x1 < kGhost + g.interior[1];
+}
+
+template <class T>
+void fill(const Grid& g, std::vector<T>& a, int salt) {
+  a.assign(static_cast<std::size_t>(g.cells()), T(0));
+  for (int x0 = 0; x0 < g.extent(0); ++x0)
+    for (int x1 = 0; x1 < g.extent(1); ++x1)
+      a[x0 * g.extent(1) + x1] = static_cast<T>(inside(g, x0, x1) ? expected(g, x0, x1, salt) : untouched_value(salt));
+}
+
+// The number of wrong cells.
+template <class T>
+int wrong_cells(const Grid& g, const std::vector<T>& a, int salt) {
+  int wrong = 0;
+  for (int x0 = 0; x0 < g.extent(0); ++x0)
+    for (int x1 = 0; x1 < g.extent(1); ++x1) wrong += a[x0 * g.extent(1) + x1] != static_cast<T>(expected(g, x0, x1, salt));
+  return wrong;
+}
+
+Cart_Halo make_halo(Harness& h, const Grid& g, const char* algorithm, const char* check = nullptr) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", algorithm);
+  if (check) MPI_Info_set(info, "cartplan_check", check);
+  const int ghost[2] = {kGhost, kGhost};
+  Cart_Halo halo = CART_HALO_NULL;
+  const int rc = Cart_halo_create(g.comm, 2, g.interior, ghost, ghost, MPI_INT, MPI_ORDER_C, info, &halo);
+  MPI_Info_free(&info);
+  h.check(rc == MPI_SUCCESS, std::string("Cart_halo_create ") + algorithm + ": " + Cart_error_message());
+  return halo;
+}
+
+// One exchange per plan, with the request's plan named before the wait.
+void each_algorithm(Harness& h, const Grid& g) {
+  for (const char* algorithm : {"auto", "direct", "combining", "dimwise"}) {
+    Cart_Halo halo = make_halo(h, g, algorithm);
+    std::vector<int> a;
+    fill(g, a, 3);
+    Cart_Request r = CART_REQUEST_NULL;
+    h.check(Cart_halo_iexchange(a.data(), halo, &r) == MPI_SUCCESS && r != CART_REQUEST_NULL,
+            std::string("iexchange ") + algorithm + ": " + Cart_error_message());
+    char* json = nullptr;
+    const bool named = Cart_halo_request_plan(r, &json) == MPI_SUCCESS && json &&
+                       (std::string(algorithm) == "auto" || std::string(json).find(std::string("\"algorithm\": \"") + algorithm) != std::string::npos);
+    if (json) Cart_free_plan_json(json);
+    h.check(named, std::string("Cart_halo_request_plan of a non-blocking request names its plan: ") + algorithm);
+    h.check(Cart_wait(&r) == MPI_SUCCESS && r == CART_REQUEST_NULL, std::string("Cart_wait frees the request: ") + algorithm);
+    h.check(wrong_cells(g, a, 3) == 0, std::string("cells after iexchange ") + algorithm);
+    Cart_halo_free(&halo);
+  }
+}
+
+// Completes requests in an order that depends on the rank and the round.
+int complete(const Grid& g, std::vector<Cart_Request>& reqs, int round) {
+  const int n = static_cast<int>(reqs.size()), mode = (g.me + round) % 3;
+  int rc = MPI_SUCCESS;
+  if (mode < 2) {
+    for (int i = 0; i < n; ++i) rc |= Cart_wait(&reqs[mode == 0 ? i : n - 1 - i]);
+    return rc;
+  }
+  for (int left = n; left > 0;)
+    for (int i = 0; i < n; ++i) {
+      int flag = 0;
+      if (reqs[i] == CART_REQUEST_NULL) continue;
+      rc |= Cart_test(&reqs[i], &flag);
+      left -= flag;
+    }
+  return rc;
+}
+
+// Three non-blocking exchanges and a persistent one of one halo in flight, a blocking exchange of
+// a fifth array between the starts.
+void in_flight(Harness& h, const Grid& g) {
+  Cart_Halo halo = make_halo(h, g, "auto");
+  std::vector<std::vector<int>> arrays(5);
+  Cart_Request persistent = CART_REQUEST_NULL;
+  fill(g, arrays[3], 0);
+  h.check(Cart_halo_exchange_init(arrays[3].data(), halo, MPI_INFO_NULL, &persistent) == MPI_SUCCESS, "persistent init");
+  for (int round = 0; round < 6; ++round) {
+    std::vector<Cart_Request> reqs(3, CART_REQUEST_NULL);
+    for (int i = 0; i < 5; ++i) fill(g, arrays[i], 10 * round + i);
+    h.check(Cart_halo_iexchange(arrays[0].data(), halo, &reqs[0]) == MPI_SUCCESS, "iexchange 0");
+    h.check(Cart_start(&persistent) == MPI_SUCCESS, "Cart_start");
+    h.check(Cart_halo_iexchange(arrays[1].data(), halo, &reqs[1]) == MPI_SUCCESS, "iexchange 1");
+    h.check(Cart_halo_exchange(arrays[4].data(), halo) == MPI_SUCCESS, "blocking exchange in between");
+    h.check(Cart_halo_iexchange(arrays[2].data(), halo, &reqs[2]) == MPI_SUCCESS, "iexchange 2");
+    h.check(complete(g, reqs, round) == MPI_SUCCESS, "non-blocking requests complete");
+    h.check(Cart_wait(&persistent) == MPI_SUCCESS, "Cart_wait persistent");
+    for (int i = 0; i < 5; ++i) h.check(wrong_cells(g, arrays[i], 10 * round + i) == 0, "in flight: array " + std::to_string(i));
+  }
+  Cart_request_free(&persistent);
+  Cart_halo_free(&halo);
+}
+
+// More exchanges in flight than there are non-blocking lanes: a call whose lane is still held by
+// a pending exchange completes that one first (lanes.h); then all complete in rank order.
+void lanes_wrap(Harness& h, const Grid& g) {
+  Cart_Halo halo = make_halo(h, g, "dimwise");
+  const int n = 4100;
+  std::vector<std::vector<int>> arrays(n);
+  std::vector<Cart_Request> reqs(n, CART_REQUEST_NULL);
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    fill(g, arrays[i], i % 500);
+    failed += Cart_halo_iexchange(arrays[i].data(), halo, &reqs[i]) != MPI_SUCCESS;
+  }
+  h.check(failed == 0, "4100 exchanges started");
+  h.check(complete(g, reqs, 0) == MPI_SUCCESS, "4100 exchanges complete");
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += wrong_cells(g, arrays[i], i % 500);
+  h.check(wrong == 0, "cells of 4100 exchanges in flight at once: " + std::to_string(wrong) + " wrong");
+  Cart_halo_free(&halo);
+}
+
+// Two fields of different element types in one set of messages.
+void fields(Harness& h, const Grid& g) {
+  Cart_Halo halo = make_halo(h, g, "combining");
+  std::vector<int> a;
+  std::vector<double> b;
+  fill(g, a, 7);
+  fill(g, b, 8);
+  void* arrays[2] = {a.data(), b.data()};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  Cart_Request r = CART_REQUEST_NULL;
+  h.check(Cart_halo_iexchange_fields(2, arrays, types, halo, &r) == MPI_SUCCESS, "iexchange_fields");
+  char* json = nullptr;
+  h.check(Cart_halo_request_plan(r, &json) == MPI_SUCCESS && std::string(json ? json : "").find("\"elem_bytes\": 12") != std::string::npos,
+          "the fields request's plan is priced for 4 + 8 bytes per cell");
+  if (json) Cart_free_plan_json(json);
+  h.check(Cart_wait(&r) == MPI_SUCCESS && r == CART_REQUEST_NULL, "fields: Cart_wait");
+  h.check(wrong_cells(g, a, 7) == 0 && wrong_cells(g, b, 8) == 0, "fields: cells of both arrays");
+  Cart_halo_free(&halo);
+}
+
+// Bad arguments: each rank its own error and no request; then, in checking mode, a field count
+// that differs on the last rank: MPI_ERR_TRUNCATE on every rank. The halo works afterwards.
+void errors(Harness& h, const Grid& g, int size) {
+  Cart_Halo halo = make_halo(h, g, "auto", "collective");
+  std::vector<int> a, b;
+  fill(g, a, 5);
+  fill(g, b, 6);
+  Cart_Request r = CART_REQUEST_NULL;
+  h.check(error_class(Cart_halo_iexchange(a.data(), halo, nullptr)) == MPI_ERR_REQUEST, "NULL request: MPI_ERR_REQUEST");
+  h.check(error_class(Cart_halo_iexchange(a.data(), CART_HALO_NULL, &r)) == MPI_ERR_ARG && r == CART_REQUEST_NULL,
+          "CART_HALO_NULL: MPI_ERR_ARG, no request");
+  void* arrays[2] = {a.data(), b.data()};
+  const int count = g.me == size - 1 ? 1 : 2;
+  const int rc = error_class(Cart_halo_iexchange_fields(count, arrays, nullptr, halo, &r));
+  h.check(rc == MPI_ERR_TRUNCATE && r == CART_REQUEST_NULL,
+          "checking mode: another field count on the last rank is MPI_ERR_TRUNCATE on every rank, got " + std::to_string(rc));
+  h.check(error_class(Cart_halo_iexchange_fields(0, arrays, nullptr, halo, &r)) == MPI_ERR_COUNT && r == CART_REQUEST_NULL,
+          "count 0: MPI_ERR_COUNT");
+  h.check(Cart_halo_iexchange(a.data(), halo, &r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, "after the errors");
+  h.check(wrong_cells(g, a, 5) == 0, "cells after the errors");
+  Cart_halo_free(&halo);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  Grid g = make_grid(h.size);
+  each_algorithm(h, g);
+  in_flight(h, g);
+  lanes_wrap(h, g);
+  fields(h, g);
+  errors(h, g, h.size);
+  MPI_Comm_free(&g.comm);
+  return h.finish("halo_nonblocking_test");
+}
