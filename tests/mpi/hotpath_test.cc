@@ -137,7 +137,7 @@ void count_halo_fields(Harness& h, Cart_Halo halo, const std::string& what) {
 }
 
 // The halo API: creation agrees once (one MPI_Allreduce), persistent init once more (its lane
-// agreement), and no blocking exchange, start or wait makes any global collective.
+// agreement), and no blocking or non-blocking exchange, start or wait makes any global collective.
 void count_halo(Harness& h, const int periods[2], const char* algorithm) {
   MPI_Comm cart = open_plain_cart2(h.size, periods);
   MPI_Info info;
@@ -159,6 +159,9 @@ void count_halo(Harness& h, const int periods[2], const char* algorithm) {
   for (int it = 0; it < 20; ++it) {
     h.check(Cart_halo_exchange(it % 2 ? u.data() : v.data(), halo) == MPI_SUCCESS, what + ": blocking");
     h.check(Cart_start(&req) == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS, what + ": persistent");
+    Cart_Request once = CART_REQUEST_NULL;
+    h.check(Cart_halo_iexchange(it % 2 ? v.data() : u.data(), halo, &once) == MPI_SUCCESS && Cart_wait(&once) == MPI_SUCCESS,
+            what + ": non-blocking");
   }
   h.check(global_collectives == before, what + ": no global collective per exchange, counted " + std::to_string(global_collectives - before));
   Cart_request_free(&req);
