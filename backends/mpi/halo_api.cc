@@ -53,8 +53,9 @@ int blocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype
   });
 }
 
-int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], MPI_Info info, Cart_Request* request,
-               const cartplan::mpi::FieldsRoom& room = {}) {
+// A persistent exchange (init, collective) or a non-blocking one (started, local) as a request.
+int halo_request(bool persistent, Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], MPI_Info info,
+                 Cart_Request* request, const cartplan::mpi::FieldsRoom& room = {}) {
   return guarded(halo_comm(halo), [&]() -> MpiStatus {
     // A bad halo handle cannot take part in the halo's agreement: it is refused at once (every
     // rank that passes one gets the error; as in MPI, the others' init is then erroneous).
@@ -63,30 +64,14 @@ int persistent(Cart_Halo halo, int count, void* const arrays[], const MPI_Dataty
     std::vector<void*> list;
     std::vector<MPI_Datatype> type_list;
     MpiStatus bad = request ? arrays_of(count, arrays, types, room, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
-    // Bad arguments take part in the agreement, so that every rank returns an error.
+    // Bad arguments take part in init's agreement (and checking mode's), so that every rank returns an error.
     std::unique_ptr<cartplan::mpi::Exchange> x;
     std::shared_ptr<const cartplan::ir::halo::HaloPlan> plan;
-    MpiStatus s = halo->halo->exchange_init(list, type_list, bad, &x, info, &plan);
+    MpiStatus s = persistent ? halo->halo->exchange_init(list, type_list, bad, &x, info, &plan)
+                             : halo->halo->iexchange(list, type_list, bad, &x, &plan);
     if (!s.ok()) return s;
-    *request = new Cart_Request_s{halo->halo, std::move(x), true, nullptr, std::move(plan)};
-    return {};
-  });
-}
-
-int nonblocking(Cart_Halo halo, int count, void* const arrays[], const MPI_Datatype types[], Cart_Request* request,
-                const cartplan::mpi::FieldsRoom& room = {}) {
-  return guarded(halo_comm(halo), [&]() -> MpiStatus {
-    if (!halo) return mpi_error(MPI_ERR_ARG, "halo is CART_HALO_NULL");
-    if (request) *request = CART_REQUEST_NULL;
-    std::vector<void*> list;
-    std::vector<MPI_Datatype> type_list;
-    const MpiStatus bad = request ? arrays_of(count, arrays, types, room, &list, &type_list) : mpi_error(MPI_ERR_REQUEST, "request is NULL");
-    std::unique_ptr<cartplan::mpi::Exchange> x;
-    std::shared_ptr<const cartplan::ir::halo::HaloPlan> plan;
-    MpiStatus s = halo->halo->iexchange(list, type_list, bad, &x, &plan);
-    if (!s.ok()) return s;
-    // Not persistent: Cart_wait or a successful Cart_test frees it and sets it to CART_REQUEST_NULL.
-    *request = new Cart_Request_s{halo->halo, std::move(x), false, nullptr, std::move(plan)};
+    // A non-blocking request is freed by the Cart_wait or Cart_test that completes it.
+    *request = new Cart_Request_s{halo->halo, std::move(x), persistent, nullptr, std::move(plan)};
     return {};
   });
 }
@@ -121,19 +106,21 @@ int Cart_halo_exchange_fields(int count, void* const arrays[], const MPI_Datatyp
   return blocking(halo, count, arrays, types);
 }
 
-int Cart_halo_iexchange(void* array, Cart_Halo halo, Cart_Request* request) { return nonblocking(halo, 1, &array, nullptr, request); }
+int Cart_halo_iexchange(void* array, Cart_Halo halo, Cart_Request* request) {
+  return halo_request(false, halo, 1, &array, nullptr, MPI_INFO_NULL, request);
+}
 
 int Cart_halo_iexchange_fields(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo, Cart_Request* request) {
-  return nonblocking(halo, count, arrays, types, request);
+  return halo_request(false, halo, count, arrays, types, MPI_INFO_NULL, request);
 }
 
 int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Request* request) {
-  return persistent(halo, 1, &array, nullptr, info, request);
+  return halo_request(true, halo, 1, &array, nullptr, info, request);
 }
 
 int Cart_halo_exchange_fields_init(int count, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
                                    MPI_Info info, Cart_Request* request) {
-  return persistent(halo, count, arrays, types, info, request);
+  return halo_request(true, halo, count, arrays, types, info, request);
 }
 
 int Cart_halo_free(Cart_Halo* halo) {
@@ -171,5 +158,5 @@ int cartplan::mpi::halo_exchange_fields_in(int count, const FieldsRoom& room, vo
 
 int cartplan::mpi::halo_exchange_fields_init_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[],
                                                 Cart_Halo halo, MPI_Info info, Cart_Request* request) {
-  return persistent(halo, count, arrays, types, info, request, room);
+  return halo_request(true, halo, count, arrays, types, info, request, room);
 }
