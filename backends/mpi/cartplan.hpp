@@ -192,10 +192,13 @@ class Halo {
 
 // A communicator for the graph collectives, made by Cart_graph_comm_create_adjacent and freed by
 // the destructor (move-only). Collective over `comm`: each rank names its own sources and
-// destinations (ranks of comm; duplicates and self edges allowed). With Open MPI it is an MPI
-// distributed graph, so MPI_Neighbor_* work on get() too. The lists are checked across ranks
-// (degrees, ranks in range, every edge listed at both ends), so a bad list on any rank throws
-// MpiError on every rank (MPI_ERR_ARG, MPI_ERR_RANK, MPI_ERR_TOPOLOGY, MPI_ERR_INFO_VALUE).
+// destinations (ranks of comm; duplicates and self edges allowed). With Open MPI (Info
+// cartplan_graph_comm = auto, the default) it is an MPI distributed graph, so MPI_Neighbor_* work
+// on get() too; under SMPI, or with cartplan_graph_comm = attribute, a duplicate of comm that
+// carries the lists (cartplan_mpi.h, Cart_graph_comm_create_adjacent). The lists are checked
+// across ranks (degrees, ranks in range, every edge listed at both ends), so a bad list on any
+// rank throws MpiError on every rank (MPI_ERR_ARG, MPI_ERR_RANK, MPI_ERR_TOPOLOGY,
+// MPI_ERR_INFO_VALUE).
 // `info` is kept with the communicator: cartplan_algorithm, cartplan_theta, cartplan_grid_dims,
 // cartplan_progress apply to every graph collective on it (docs/info-keys.md, docs/graphs.md).
 // (The name is not GraphComm: that is the backend's internal state of a graph communicator.)
