@@ -25,6 +25,7 @@ class HaloPlan;
 namespace cartplan::mpi {
 
 class Exchange;
+class GraphExchange;
 
 // The exception of this API: an MPI error class and the message Cart_error_message() gives.
 class MpiError : public std::runtime_error {
@@ -187,6 +188,126 @@ class Halo {
 
  private:
   std::shared_ptr<HaloContext> h_;
+};
+
+// A communicator for the graph collectives, made by Cart_graph_comm_create_adjacent and freed by
+// the destructor (move-only). Collective over `comm`: each rank names its own sources and
+// destinations (ranks of comm; duplicates and self edges allowed). With Open MPI (Info
+// cartplan_graph_comm = auto, the default) it is an MPI distributed graph, so MPI_Neighbor_* work
+// on get() too; under SMPI, or with cartplan_graph_comm = attribute, a duplicate of comm that
+// carries the lists (cartplan_mpi.h, Cart_graph_comm_create_adjacent). The lists are checked
+// across ranks (degrees, ranks in range, every edge listed at both ends), so a bad list on any
+// rank throws MpiError on every rank (MPI_ERR_ARG, MPI_ERR_RANK, MPI_ERR_TOPOLOGY,
+// MPI_ERR_INFO_VALUE).
+// `info` is kept with the communicator: cartplan_algorithm, cartplan_theta, cartplan_grid_dims,
+// cartplan_progress apply to every graph collective on it (docs/info-keys.md, docs/graphs.md).
+// (The name is not GraphComm: that is the backend's internal state of a graph communicator.)
+//
+//   cartplan::mpi::DistGraphComm g(MPI_COMM_WORLD, {left, right}, {left, right});
+//   g.allgather(mine, 4, MPI_DOUBLE, theirs, 4, MPI_DOUBLE);   // blocking: theirs has 2 x 4
+//   g.alltoallv(out, scounts, sdispls, MPI_INT, in, rcounts, rdispls, MPI_INT);
+//
+// The blocking members are Cart_graph_neighbor_* (blocks in sources() / destinations() order,
+// MPI's k-th edge rule for duplicates); each rank checks its own arguments and throws on its
+// own (MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_BUFFER, MPI_ERR_ARG; MPI_ERR_TRUNCATE where the ends
+// of an edge disagree on a block's size). A moved-from DistGraphComm throws MPI_ERR_COMM.
+// Non-blocking one-shot calls (Cart_graph_ineighbor_*) have no C++ form: use a GraphCollective.
+class DistGraphComm {
+ public:
+  DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vector<int> destinations, MPI_Info info = MPI_INFO_NULL);
+  ~DistGraphComm();
+  DistGraphComm(DistGraphComm&& other) noexcept;
+  DistGraphComm& operator=(DistGraphComm&& other) noexcept;
+  DistGraphComm(const DistGraphComm&) = delete;
+  DistGraphComm& operator=(const DistGraphComm&) = delete;
+
+  MPI_Comm get() const { return comm_; }
+  int indegree() const { return static_cast<int>(sources_.size()); }        // blocks received
+  int outdegree() const { return static_cast<int>(destinations_.size()); }  // blocks sent (alltoall)
+  const std::vector<int>& sources() const { return sources_; }
+  const std::vector<int>& destinations() const { return destinations_; }
+
+  //   g.allgather(&x, 1, MPI_DOUBLE, from_sources.data(), 1, MPI_DOUBLE);   // indegree() values
+  void allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype) const;
+  //   g.alltoall(to_dests.data(), 2, MPI_INT, from_sources.data(), 2, MPI_INT);   // block k to destinations()[k]
+  void alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype) const;
+  //   g.allgatherv(mine, n, MPI_INT, all, rcounts, rdispls, MPI_INT);   // rcounts[j]: what source j sends
+  void allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype) const;
+  //   g.alltoallv(out, scounts, sdispls, MPI_INT, in, rcounts, rdispls, MPI_INT);   // one count per edge
+  void alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) const;
+  //   g.alltoallw(a, scounts, sdispls_bytes, stypes, halo, rcounts, rdispls_bytes, rtypes);   // a type per edge
+  void alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                 void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<int> sources_;
+  std::vector<int> destinations_;
+};
+
+// A persistent graph collective (Cart_graph_neighbor_*_init, MPI-4 persistent semantics: the
+// buffers, counts and types are fixed here; change the buffers' contents between runs). The
+// factories are collective over the communicator: one agreement on the arguments and one on the
+// outcome, so a bad argument on any rank throws MpiError on every rank. `info` overrides the
+// communicator's keys for this request (cartplan_algorithm = auto | linear | pairing |
+// cumulative | grid, cartplan_theta, cartplan_grid_dims, cartplan_progress) and must be the same
+// on every rank; it is read during the call only. Destroy a request only when it is not active
+// (after wait, as for Cart_request_free). A moved-from request throws MPI_ERR_REQUEST.
+//
+//   MPI_Info info;
+//   MPI_Info_create(&info);
+//   MPI_Info_set(info, "cartplan_algorithm", "pairing");
+//   auto r = cartplan::mpi::GraphCollective::alltoall(g, out, 4, MPI_DOUBLE, in, 4, MPI_DOUBLE, info);
+//   MPI_Info_free(&info);
+//   for (int it = 0; it < n; ++it) { fill(out); r.start(); compute(); r.wait(); use(in); }   // or r.run()
+//   if (r.algorithm() == cartplan::mpi::GraphCollective::Algorithm::kGrid) std::printf("%d-D grid\n", r.grid_dims());
+class GraphCollective {
+ public:
+  // What Cart_graph_request_algorithm reports, with the CART_GRAPH_* values.
+  enum class Algorithm { kLinear = 0, kPairing = 1, kCumulative = 2, kGrid = 3 };
+  // "linear", "pairing", "cumulative" or "grid" (the cartplan_algorithm value that forces it).
+  static const char* name(Algorithm a);
+
+  static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective allgatherv(const DistGraphComm& g, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                    MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallv(const DistGraphComm& g, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallw(const DistGraphComm& g, const void* sendbuf, const int sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                   const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Info info = MPI_INFO_NULL);
+  ~GraphCollective();
+  GraphCollective(GraphCollective&&) noexcept;
+  GraphCollective& operator=(GraphCollective&&) noexcept;
+
+  void start();  // MPI_ERR_REQUEST if already active
+  void wait();   // completes a started run (no-op when inactive)
+  bool test();   // true once complete
+  void run() {
+    start();
+    wait();
+  }
+  // The algorithm this request runs (local): the forced one, or auto's pick.
+  //   std::printf("%s\n", GraphCollective::name(r.algorithm()));   // e.g. "pairing"
+  Algorithm algorithm() const;
+  // The dimensions of the virtual grid a kGrid request routes through (Cart_graph_request_grid_dims):
+  // 1 to 30; 0 for the other algorithms and for a grid on one rank.
+  int grid_dims() const;
+
+ private:
+  explicit GraphCollective(std::unique_ptr<GraphExchange> x);
+  GraphExchange& exchange() const;  // throws MPI_ERR_REQUEST when moved from
+  std::unique_ptr<GraphExchange> x_;
 };
 
 }  // namespace cartplan::mpi

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/cpp_throw.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/reduce_specs.h"
@@ -12,19 +13,15 @@
 namespace cartplan::mpi {
 namespace {
 
-void check(const MpiStatus& s) {
-  if (!s.ok()) throw MpiError(s.code, s.message);
-}
-
 NeighborhoodComm& state(MPI_Comm comm) {
   NeighborhoodComm* nc = nullptr;
-  check(require_neighborhood(comm, &nc));
+  throw_on_error(require_neighborhood(comm, &nc));
   return *nc;
 }
 
 std::unique_ptr<Exchange> make(const CartComm& cart, MPI_Info info, const SpecMaker& spec) {
   std::unique_ptr<Exchange> x;
-  check(make_exchange(cart.get(), info, Exchange::Kind::kPersistent, spec, &x));
+  throw_on_error(make_exchange(cart.get(), info, Exchange::Kind::kPersistent, spec, &x));
   return x;
 }
 
@@ -48,7 +45,7 @@ CartComm::CartComm(MPI_Comm comm, const std::vector<int>& dims, const std::vecto
   if (shape.ok() && per.size() != dims.size()) shape = mpi_error(MPI_ERR_ARG, "periods and dims differ in length");
   per.resize(dims.size());
   flat.resize(offsets.size() * dims.size());
-  check(create_neighborhood(comm, d, dims.data(), per.data(), static_cast<int>(offsets.size()), flat.data(), info,
+  throw_on_error(create_neighborhood(comm, d, dims.data(), per.data(), static_cast<int>(offsets.size()), flat.data(), info,
                             reorder ? 1 : 0, &comm_, shape));
 }
 
@@ -148,11 +145,11 @@ Collective Collective::reduce(const CartComm& c, const void* sb, void* rb, int n
   return Collective(make(c, info, CART_SPEC(reduce_spec<int>, sb, rb, n, ty, op, root)));
 }
 
-void Collective::start() { check(x_->start()); }
-void Collective::wait() { check(x_->wait()); }
+void Collective::start() { throw_on_error(x_->start()); }
+void Collective::wait() { throw_on_error(x_->wait()); }
 bool Collective::test() {
   bool done = false;
-  check(x_->test(&done));
+  throw_on_error(x_->test(&done));
   return done;
 }
 bool Collective::combining() const { return x_->plan().algorithm() == ir::Algorithm::kCombining; }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/cpp_throw.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/halo.h"
 #include "ir/halo/json.h"
@@ -14,10 +15,6 @@ namespace {
 // What the halo is given in place of types of the wrong length (both operands of the calls'
 // conditionals are const lvalues of one type, so no vector is copied per call).
 const std::vector<MPI_Datatype> kNoTypes;
-
-void check(const MpiStatus& s) {
-  if (!s.ok()) throw MpiError(s.code, s.message);
-}
 
 }  // namespace
 
@@ -30,7 +27,7 @@ Halo::Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vecto
     lengths = mpi_error(MPI_ERR_ARG, "ghost_lo and ghost_hi must have one width per dimension of interior (" + std::to_string(d) +
                                          "), not " + std::to_string(ghost_lo.size()) + " and " + std::to_string(ghost_hi.size()));
   const HaloArgs args{d, interior.data(), ghost_lo.data(), ghost_hi.data(), elemtype, order, info};
-  check(HaloContext::create(cartcomm, args, &h_, lengths));
+  throw_on_error(HaloContext::create(cartcomm, args, &h_, lengths));
 }
 
 Halo::~Halo() = default;
@@ -45,7 +42,7 @@ void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Data
   MpiStatus lengths;
   if (!types.empty() && types.size() != arrays.size())
     lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
-  check(h_->exchange(arrays, lengths.ok() ? types : kNoTypes, lengths));
+  throw_on_error(h_->exchange(arrays, lengths.ok() ? types : kNoTypes, lengths));
 }
 
 HaloRequest Halo::exchange_init(void* array, MPI_Info info) { return exchange_init(std::vector<void*>{array}, {}, info); }
@@ -58,7 +55,7 @@ HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vec
     lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
-  check(h_->exchange_init(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, info, &plan));
+  throw_on_error(h_->exchange_init(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, info, &plan));
   return HaloRequest(h_, std::move(x), std::move(plan));
 }
 
@@ -76,12 +73,12 @@ HaloRequest& HaloRequest::operator=(HaloRequest&&) noexcept = default;
 
 void HaloRequest::start() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
-  check(x_->start());
+  throw_on_error(x_->start());
 }
 
 void HaloRequest::wait() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
-  check(x_->wait());
+  throw_on_error(x_->wait());
 }
 
 std::string HaloRequest::plan() const {
@@ -92,7 +89,7 @@ std::string HaloRequest::plan() const {
 bool HaloRequest::test() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
   bool done = false;
-  check(x_->test(&done));
+  throw_on_error(x_->test(&done));
   return done;
 }
 

@@ -145,7 +145,7 @@ fi
 # Only global and weak definitions (upper-case nm types) are exported; lower-case ones are local
 # entries the linker keeps in .dynsym for initial-exec TLS relocations (hot_tls.h), not bindable.
 exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sed 's/@.*//' | c++filt)
-stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective|Halo|HaloRequest)::|CARTPLAN_)' || true)
+stray=$(echo "$exported" | grep -vE '^(Cart_|cartplan_f_|cartplan::mpi::(CartComm|Collective|DistGraphComm|GraphCollective|Halo|HaloRequest)::|CARTPLAN_)' || true)
 if [ -z "$stray" ] && echo "$exported" | grep -q '^Cart_type_create_triangle$'; then
   ok exported_symbols
 else

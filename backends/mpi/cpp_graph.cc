@@ -1,0 +1,122 @@
+// The C++ graph API (cartplan.hpp: DistGraphComm, GraphCollective): RAII and exceptions over the graph collectives.
+#include <utility>
+#include <vector>
+
+#include "backends/mpi/cartplan.hpp"
+#include "backends/mpi/cpp_throw.h"
+#include "backends/mpi/graph_adjacent.h"
+#include "backends/mpi/graph_collective.h"
+#include "backends/mpi/graph_exchange.h"
+#include "ir/graph/plan.h"
+
+namespace cartplan::mpi {
+namespace {
+
+using ir::graph::GraphOp;
+
+std::unique_ptr<GraphExchange> init(const DistGraphComm& g, const GraphCall& call, MPI_Info info) {
+  std::unique_ptr<GraphExchange> x;
+  throw_on_error(graph_request(g.get(), call, info, GraphExchange::Kind::kPersistent, &x));
+  return x;
+}
+
+}  // namespace
+
+DistGraphComm::DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vector<int> destinations, MPI_Info info)
+    : sources_(std::move(sources)), destinations_(std::move(destinations)) {
+  throw_on_error(create_adjacent(comm, indegree(), sources_.data(), outdegree(), destinations_.data(), info, &comm_));
+}
+
+DistGraphComm::~DistGraphComm() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+DistGraphComm::DistGraphComm(DistGraphComm&& other) noexcept
+    : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
+      sources_(std::exchange(other.sources_, {})),
+      destinations_(std::exchange(other.destinations_, {})) {}
+
+DistGraphComm& DistGraphComm::operator=(DistGraphComm&& other) noexcept {
+  if (this != &other) {
+    DistGraphComm dying(std::move(*this));
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+    sources_ = std::exchange(other.sources_, {});
+    destinations_ = std::exchange(other.destinations_, {});
+  }
+  return *this;
+}
+
+void DistGraphComm::allgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
+  throw_on_error(graph_blocking(comm_, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt)));
+}
+void DistGraphComm::alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
+  throw_on_error(graph_blocking(comm_, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt)));
+}
+void DistGraphComm::allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                               MPI_Datatype rt) const {
+  throw_on_error(graph_blocking(comm_, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)));
+}
+void DistGraphComm::alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                              const int rd[], MPI_Datatype rt) const {
+  throw_on_error(graph_blocking(comm_, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)));
+}
+void DistGraphComm::alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
+                              const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[]) const {
+  throw_on_error(graph_blocking(comm_, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)));
+}
+
+GraphCollective::GraphCollective(std::unique_ptr<GraphExchange> x) : x_(std::move(x)) {}
+GraphCollective::~GraphCollective() = default;
+GraphCollective::GraphCollective(GraphCollective&&) noexcept = default;
+GraphCollective& GraphCollective::operator=(GraphCollective&&) noexcept = default;
+
+GraphCollective GraphCollective::allgather(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                                           MPI_Datatype rt, MPI_Info info) {
+  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt), info));
+}
+GraphCollective GraphCollective::alltoall(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
+                                          MPI_Datatype rt, MPI_Info info) {
+  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt), info));
+}
+GraphCollective GraphCollective::allgatherv(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb,
+                                            const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
+  return GraphCollective(init(g, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info));
+}
+GraphCollective GraphCollective::alltoallv(const DistGraphComm& g, const void* sb, const int sc[], const int sd[],
+                                           MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
+                                           MPI_Info info) {
+  return GraphCollective(init(g, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info));
+}
+GraphCollective GraphCollective::alltoallw(const DistGraphComm& g, const void* sb, const int sc[], const MPI_Aint sd[],
+                                           const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
+                                           const MPI_Datatype rt[], MPI_Info info) {
+  return GraphCollective(init(g, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info));
+}
+
+GraphExchange& GraphCollective::exchange() const {
+  if (!x_) throw MpiError(MPI_ERR_REQUEST, "the graph collective was moved from");
+  return *x_;
+}
+
+void GraphCollective::start() { throw_on_error(exchange().start()); }
+void GraphCollective::wait() { throw_on_error(exchange().wait()); }
+bool GraphCollective::test() {
+  bool done = false;
+  throw_on_error(exchange().test(&done));
+  return done;
+}
+
+// The public enumerators are ir::graph::GraphAlgorithm's, in its order (the CART_GRAPH_* values).
+using IrAlgorithm = ir::graph::GraphAlgorithm;
+static_assert(static_cast<int>(IrAlgorithm::kLinear) == static_cast<int>(GraphCollective::Algorithm::kLinear) &&
+              static_cast<int>(IrAlgorithm::kPairing) == static_cast<int>(GraphCollective::Algorithm::kPairing) &&
+              static_cast<int>(IrAlgorithm::kCumulative) == static_cast<int>(GraphCollective::Algorithm::kCumulative) &&
+              static_cast<int>(IrAlgorithm::kGrid) == static_cast<int>(GraphCollective::Algorithm::kGrid));
+
+GraphCollective::Algorithm GraphCollective::algorithm() const { return static_cast<Algorithm>(exchange().algorithm()); }
+const char* GraphCollective::name(Algorithm a) { return ir::graph::to_string(static_cast<IrAlgorithm>(a)); }
+int GraphCollective::grid_dims() const { return exchange().grid_ndims(); }
+
+}  // namespace cartplan::mpi
