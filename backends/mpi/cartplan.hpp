@@ -118,7 +118,9 @@ class Collective {
 
 class HaloContext;
 
-// A persistent halo exchange of fixed arrays (Halo::exchange_init): start, wait, test, run.
+// A persistent halo exchange of fixed arrays (Halo::exchange_init): start, wait, test, run; or
+// a non-blocking one, started by Halo::iexchange: wait or test completes it, start and run throw
+// MPI_ERR_REQUEST (it runs once).
 class HaloRequest {
  public:
   ~HaloRequest();
@@ -140,10 +142,12 @@ class HaloRequest {
 
  private:
   friend class Halo;
-  HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x, std::shared_ptr<const ir::halo::HaloPlan> plan);
+  HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x, std::shared_ptr<const ir::halo::HaloPlan> plan,
+              bool persistent);
   std::shared_ptr<HaloContext> halo_;  // first: released after the exchange
   std::unique_ptr<Exchange> x_;
   std::shared_ptr<const ir::halo::HaloPlan> plan_;  // the plan x_ runs
+  bool persistent_ = true;
 };
 
 // A halo exchange over arrays of one layout (Cart_halo_create: which ghost cells are filled,
@@ -184,6 +188,13 @@ class Halo {
   // plan() is the one priced for their element sizes added up.
   HaloRequest exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {},
                             MPI_Info info = MPI_INFO_NULL);
+  // Cart_halo_iexchange[_fields]: the exchange started, local; the request's wait() or a test()
+  // that returns true completes it, and it cannot be started again.
+  //   cartplan::mpi::HaloRequest r = halo.iexchange(u.data());
+  //   compute_interior();
+  //   r.wait();
+  HaloRequest iexchange(void* array);
+  HaloRequest iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types = {});
   std::string plan() const;  // the text of Cart_halo_plan
 
  private:

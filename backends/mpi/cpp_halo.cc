@@ -56,7 +56,21 @@ HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vec
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
   throw_on_error(h_->exchange_init(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, info, &plan));
-  return HaloRequest(h_, std::move(x), std::move(plan));
+  return HaloRequest(h_, std::move(x), std::move(plan), true);
+}
+
+HaloRequest Halo::iexchange(void* array) { return iexchange(std::vector<void*>{array}); }
+
+HaloRequest Halo::iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
+  // Types of the wrong length are the halo's to report: at once, or in checking mode agreed.
+  MpiStatus lengths;
+  if (!types.empty() && types.size() != arrays.size())
+    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  std::unique_ptr<Exchange> x;
+  std::shared_ptr<const ir::halo::HaloPlan> plan;
+  throw_on_error(h_->iexchange(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, &plan));
+  return HaloRequest(h_, std::move(x), std::move(plan), false);
 }
 
 std::string Halo::plan() const {
@@ -65,14 +79,16 @@ std::string Halo::plan() const {
 }
 
 HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x,
-                         std::shared_ptr<const ir::halo::HaloPlan> plan)
-    : halo_(std::move(halo)), x_(std::move(x)), plan_(std::move(plan)) {}
+                         std::shared_ptr<const ir::halo::HaloPlan> plan, bool persistent)
+    : halo_(std::move(halo)), x_(std::move(x)), plan_(std::move(plan)), persistent_(persistent) {}
 HaloRequest::~HaloRequest() = default;
 HaloRequest::HaloRequest(HaloRequest&&) noexcept = default;
 HaloRequest& HaloRequest::operator=(HaloRequest&&) noexcept = default;
 
 void HaloRequest::start() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");
+  // Its lane is the call's (lanes.h): a later call may hold it now.
+  if (!persistent_) throw MpiError(MPI_ERR_REQUEST, "a non-blocking halo request (Halo::iexchange) runs once: it cannot be started");
   throw_on_error(x_->start());
 }
 

@@ -9,12 +9,14 @@
 // exchanges in flight at once than there are non-blocking lanes (4096 under Open MPI: the lanes
 // wrap while their first holders are pending); two fields of different element types; bad
 // arguments (each rank its own error, no request) and checking mode (a field count that differs
-// on one rank: MPI_ERR_TRUNCATE on every rank, no request), the halo working afterwards.
+// on one rank: MPI_ERR_TRUNCATE on every rank, no request), the halo working afterwards; the C++
+// form (Halo::iexchange: wait, a test loop, start refused).
 #include <mpi.h>
 
 #include <string>
 #include <vector>
 
+#include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
 #include "tests/mpi/harness.h"
 
@@ -225,6 +227,35 @@ void errors(Harness& h, const Grid& g, int size) {
   Cart_halo_free(&halo);
 }
 
+// The C++ form: HaloRequest from Halo::iexchange, completed by wait() or a test() loop; it runs once.
+void cpp_form(Harness& h, const Grid& g) {
+  try {
+    cartplan::mpi::Halo halo(g.comm, {g.interior[0], g.interior[1]}, {kGhost, kGhost}, {kGhost, kGhost}, MPI_INT);
+    std::vector<int> a;
+    std::vector<double> b;
+    fill(g, a, 9);
+    fill(g, b, 11);
+    cartplan::mpi::HaloRequest r = halo.iexchange(a.data());
+    h.check(r.plan().find("\"algorithm\"") != std::string::npos, "C++: the non-blocking request's plan");
+    r.wait();
+    h.check(wrong_cells(g, a, 9) == 0, "C++: cells after iexchange + wait");
+    int refused = MPI_SUCCESS;
+    try {
+      r.start();
+    } catch (const cartplan::mpi::MpiError& e) {
+      refused = e.code();
+    }
+    h.check(refused == MPI_ERR_REQUEST, "C++: a non-blocking request cannot be started again");
+    fill(g, a, 12);
+    cartplan::mpi::HaloRequest f = halo.iexchange({a.data(), b.data()}, {MPI_INT, MPI_DOUBLE});
+    while (!f.test()) {
+    }
+    h.check(wrong_cells(g, a, 12) == 0 && wrong_cells(g, b, 11) == 0, "C++: fields after a test() loop");
+  } catch (const cartplan::mpi::MpiError& e) {
+    h.check(false, std::string("C++: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,6 +266,7 @@ int main(int argc, char** argv) {
   lanes_wrap(h, g);
   fields(h, g);
   errors(h, g, h.size);
+  cpp_form(h, g);
   MPI_Comm_free(&g.comm);
   return h.finish("halo_nonblocking_test");
 }
