@@ -1,29 +1,32 @@
 ! graph_f08: the cartplan_f08 module's graph collectives, built against an installed prefix by
 ! tests/consumers/run.sh (4 ranks). An irregular graph with a duplicate edge (0 -> 1 twice) and a
 ! self edge (2 -> 2), its sources listed in an order of their own, made with
-! Cart_graph_comm_create_adjacent once per algorithm (Info cartplan_algorithm = linear, grid and
-! pairing with cartplan_theta = 1). Cart_graph_neighbor_allgather, _alltoall, _allgatherv and
-! _alltoallv (rank-dependent counts, displacements with gaps, reversed send blocks) and
-! _alltoallw (per-edge types: a strided vector and a contiguous pair, byte displacements) run
-! blocking, non-blocking (twice each) and persistent (one init, started twice with changed data),
-! every element of the receive buffer compared with MPI_Neighbor_* of mpi_f08 on an
-! MPI_Dist_graph_create_adjacent communicator with the same lists. Requests are checked with
-! Cart_graph_request_algorithm (and Cart_graph_request_grid_dims); three errors with their
-! classes: a graph call on MPI_COMM_WORLD (MPI_ERR_TOPOLOGY), a rank outside the communicator at
-! Cart_graph_comm_create_adjacent (MPI_ERR_RANK on every rank), Cart_graph_request_algorithm of
-! a null request (MPI_ERR_ARG). Prints "graph_f08: OK" on rank 0 and exits 0 when every check
-! passes on every rank, else exit 1.
+! Cart_graph_comm_create_adjacent once per algorithm (Info cartplan_algorithm = linear, grid,
+! pairing and cumulative with cartplan_theta = 1; the cumulative one with cartplan_graph_comm =
+! attribute, a duplicate carrying the lists, so that the shims read the degrees from there).
+! Cart_graph_neighbor_allgather, _alltoall, _allgatherv and _alltoallv (rank-dependent counts,
+! displacements with gaps, reversed send blocks) and _alltoallw (per-edge types: a strided vector
+! and a contiguous pair, byte displacements) run blocking, non-blocking (twice each) and
+! persistent (one init, started twice with changed data), every element of the receive buffer
+! compared with MPI_Neighbor_* of mpi_f08 on an MPI_Dist_graph_create_adjacent communicator with
+! the same lists. Requests are checked with Cart_graph_request_algorithm (and
+! Cart_graph_request_grid_dims); three errors with their classes: a graph call on MPI_COMM_WORLD
+! (MPI_ERR_TOPOLOGY), a rank outside the communicator at Cart_graph_comm_create_adjacent
+! (MPI_ERR_RANK on every rank), Cart_graph_request_algorithm of a null request (MPI_ERR_ARG).
+! Prints "graph_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program graph_f08
   use mpi_f08
   use cartplan_f08
   implicit none
-  integer, parameter :: nbuf = 64, na = 3, nt = 2, n_ops = 5, n_algos = 3
+  integer, parameter :: nbuf = 64, na = 3, nt = 2, n_ops = 5, n_algos = 4
   character(len=10), parameter :: op_names(n_ops) = [character(len=10) :: 'allgather', 'alltoall', 'allgatherv', &
                                                      'alltoallv', 'alltoallw']
-  character(len=10), parameter :: algos(n_algos) = [character(len=10) :: 'linear', 'grid', 'pairing']
+  character(len=10), parameter :: algos(n_algos) = [character(len=10) :: 'linear', 'grid', 'pairing', 'cumulative']
+  ! How Cart_graph_comm_create_adjacent makes each communicator (Info cartplan_graph_comm).
+  character(len=10), parameter :: graph_comms(n_algos) = [character(len=10) :: 'auto', 'auto', 'auto', 'attribute']
   character(len=14), parameter :: forms(0:2) = [character(len=14) :: 'blocking', 'non-blocking', 'persistent']
   integer :: expected_algo(n_algos)
-  integer :: me, nranks, ierr, cls, indeg, outdeg, failures, total, a, op, form, alg, ndims
+  integer :: me, nranks, ierr, cls, topo, indeg, outdeg, failures, total, a, op, form, alg, ndims
   integer, allocatable :: src(:), dst(:)
   integer, asynchronous, target :: sbuf(nbuf), rbuf(nbuf)
   integer :: ref(nbuf)
@@ -43,7 +46,7 @@ program graph_f08
     stop 2
   end if
   failures = 0
-  expected_algo = [CART_GRAPH_LINEAR, CART_GRAPH_GRID, CART_GRAPH_PAIRING]
+  expected_algo = [CART_GRAPH_LINEAR, CART_GRAPH_GRID, CART_GRAPH_PAIRING, CART_GRAPH_CUMULATIVE]
   call expect(CART_GRAPH_LINEAR == 0 .and. CART_GRAPH_PAIRING == 1 .and. CART_GRAPH_CUMULATIVE == 2 .and. &
               CART_GRAPH_GRID == 3, 'CART_GRAPH_* values differ from cartplan_mpi.h')
 
@@ -73,9 +76,13 @@ program graph_f08
   do a = 1, n_algos
     call MPI_Info_create(info)
     call MPI_Info_set(info, 'cartplan_algorithm', trim(algos(a)))
-    if (algos(a) == 'pairing') call MPI_Info_set(info, 'cartplan_theta', '1')
+    if (algos(a) == 'pairing' .or. algos(a) == 'cumulative') call MPI_Info_set(info, 'cartplan_theta', '1')
+    call MPI_Info_set(info, 'cartplan_graph_comm', trim(graph_comms(a)))
     call Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, indeg, src, outdeg, dst, info, g, ierr)
     call expect(ierr == MPI_SUCCESS, 'Cart_graph_comm_create_adjacent (' // trim(algos(a)) // '): ' // cart_error_message())
+    call MPI_Topo_test(g, topo)
+    call expect(topo == merge(MPI_UNDEFINED, MPI_DIST_GRAPH, graph_comms(a) == 'attribute'), &
+                'Cart_graph_comm_create_adjacent (' // trim(algos(a)) // '): not the kind of communicator asked for')
     do op = 1, n_ops
       do form = 0, 2
         call run_case()
@@ -230,7 +237,7 @@ contains
     character(len=:), allocatable :: what
     integer :: round
     logical :: done
-    what = trim(algos(a)) // ' ' // trim(forms(form)) // ' ' // trim(op_names(op))
+    what = trim(algos(a)) // ' (graph comm ' // trim(graph_comms(a)) // ') ' // trim(forms(form)) // ' ' // trim(op_names(op))
     if (form == 2) then
       call fill(1)
       call cart_call()
@@ -284,6 +291,7 @@ contains
     integer, intent(in) :: round
     integer :: i
     character(len=64) :: where
+    call expect(count(ref /= -1) > 0, what // ': MPI delivered nothing (the test compares nothing)')
     do i = 1, nbuf
       if (rbuf(i) /= ref(i)) then
         write (where, '(a, i0, a, i0, a, i0, a, i0)') ' round ', round, ': element ', i, ' is ', rbuf(i), ', MPI gives ', ref(i)

@@ -231,7 +231,7 @@ fi
 
 # 9c. Fortran: the graph collectives of the cartplan_f08 module (tests/consumers/graph_f08.f90):
 #     blocking, non-blocking and persistent allgather[v] and alltoall[v|w] on an irregular graph
-#     under linear, grid and pairing, every element against mpi_f08's MPI_Neighbor_*.
+#     under linear, grid, pairing and cumulative, every element against mpi_f08's MPI_Neighbor_*.
 if mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/graph_f08" \
      2>"$work/graph_f08_build.log"; then
   if run4 "$work/graph_f08" >"$work/graph_f08.log" 2>&1 && grep -q '^graph_f08: OK' "$work/graph_f08.log"; then
