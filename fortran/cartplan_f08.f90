@@ -7,7 +7,11 @@
 ! Cart_request_algorithm, Cart_request_plan and Cart_request_program; the halo API
 ! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_exchange_fields,
 ! Cart_halo_exchange_fields_init, Cart_halo_free, Cart_halo_plan, Cart_halo_request_plan; halos
-! are type(Cart_Halo)). Not bound: the neighbourhood reductions and rooted collectives
+! are type(Cart_Halo)); the graph collectives on distributed-graph communicators
+! (Cart_graph_comm_create_adjacent, Cart_graph_neighbor_allgather[v] and
+! Cart_graph_neighbor_alltoall[v|w] in blocking, non-blocking (Cart_graph_ineighbor_...) and
+! persistent (..._init) forms, Cart_graph_request_algorithm with the CART_GRAPH_* constants,
+! Cart_graph_request_grid_dims). Not bound: the neighbourhood reductions and rooted collectives
 ! (Cart_allreduce, Cart_bcast, ...).
 !
 ! Every procedure is a subroutine named like its C function, with MPI handles as
@@ -41,6 +45,9 @@ module cartplan_f08
   integer, parameter, public :: CART_CHEBYSHEV = 1, CART_MANHATTAN = 2
   integer, parameter, public :: CART_TRIANGLE_LOWER = 1, CART_TRIANGLE_UPPER = 2, &
                                 CART_TRIANGLE_LOWER_ANTI = 3, CART_TRIANGLE_UPPER_ANTI = 4
+  ! What Cart_graph_request_algorithm returns (C: the CART_GRAPH_* macros).
+  integer, parameter, public :: CART_GRAPH_LINEAR = 0, CART_GRAPH_PAIRING = 1, CART_GRAPH_CUMULATIVE = 2, &
+                                CART_GRAPH_GRID = 3
 
   public :: cart_error_message, cart_request_is_null
   public :: Cart_neighborhood_create, Cart_relative_rank, Cart_relative_shift, Cart_relative_coord, &
@@ -58,6 +65,13 @@ module cartplan_f08
   public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
   public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan, &
             Cart_halo_request_plan, Cart_halo_exchange_fields, Cart_halo_exchange_fields_init
+  public :: Cart_graph_comm_create_adjacent, Cart_graph_request_algorithm, Cart_graph_request_grid_dims
+  public :: Cart_graph_neighbor_allgather, Cart_graph_neighbor_alltoall, Cart_graph_neighbor_allgatherv, &
+            Cart_graph_neighbor_alltoallv, Cart_graph_neighbor_alltoallw
+  public :: Cart_graph_ineighbor_allgather, Cart_graph_ineighbor_alltoall, Cart_graph_ineighbor_allgatherv, &
+            Cart_graph_ineighbor_alltoallv, Cart_graph_ineighbor_alltoallw
+  public :: Cart_graph_neighbor_allgather_init, Cart_graph_neighbor_alltoall_init, Cart_graph_neighbor_allgatherv_init, &
+            Cart_graph_neighbor_alltoallv_init, Cart_graph_neighbor_alltoallw_init
 
   ! A halo exchange described by an array (C: Cart_Halo).
   type, bind(c), public :: Cart_Halo
@@ -571,6 +585,155 @@ module cartplan_f08
       import :: c_int, c_ptr
       type(c_ptr), value :: r
       type(c_ptr), intent(out) :: json
+    end function
+
+    ! --- graph collectives (Cart_graph_*) ---
+    integer(c_int) function f_graph_comm_create_adjacent(comm, indegree, sources, outdegree, destinations, info, graphcomm) &
+        bind(c, name="cartplan_f_graph_comm_create_adjacent")
+      import :: c_int
+      integer(c_int), value :: comm, indegree, outdegree, info
+      integer(c_int), intent(in) :: sources(*), destinations(*)
+      integer(c_int), intent(out) :: graphcomm
+    end function
+    integer(c_int) function c_graph_request_algorithm(r, algorithm) bind(c, name="Cart_graph_request_algorithm")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int), intent(out) :: algorithm
+    end function
+    integer(c_int) function c_graph_request_grid_dims(r, ndims) bind(c, name="Cart_graph_request_grid_dims")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r
+      integer(c_int), intent(out) :: ndims
+    end function
+    integer(c_int) function f_graph_neighbor_allgather(sb, sc, st, rb, rc, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_allgather")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoall(sb, sc, st, rb, rc, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoall")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_allgatherv")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallv")
+      import :: c_int
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallw")
+      import :: c_int, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+    end function
+    integer(c_int) function f_graph_ineighbor_allgather(sb, sc, st, rb, rc, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_allgather")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoall(sb, sc, st, rb, rc, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoall")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_allgatherv")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoallv")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoallw")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_allgather_init(sb, sc, st, rb, rc, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_allgather_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoall_init(sb, sc, st, rb, rc, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoall_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), value :: sc, st, rc, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_allgatherv_init(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_allgatherv_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: rc(*), rd(*)
+      integer(c_int), value :: sc, st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallv_init(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallv_init")
+      import :: c_int, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), sd(*), rc(*), rd(*)
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallw_init(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallw_init")
+      import :: c_int, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm, info
+      type(Cart_Request), intent(out) :: r
     end function
   end interface
 
@@ -1343,5 +1506,242 @@ contains
     ierror = c_halo_request_plan(request%handle, p)
     json = string_of(p)
     call c_free_plan_json(p)
+  end subroutine
+
+  ! --- graph collectives (cartplan_mpi.h, "Graph collectives"; docs/graphs.md) ---
+  ! A communicator for the Cart_graph_* calls (collective over comm): with Open MPI
+  ! MPI_Dist_graph_create_adjacent's (unweighted, not reordered), so MPI_Neighbor_* work on it too.
+  ! sources(1:indegree) and destinations(1:outdegree) are ranks of comm, duplicates and self edges
+  ! allowed. Every rank returns the same error class (the lists checked across ranks).
+  !   call Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, [left, right], 2, [left, right], MPI_INFO_NULL, g, ierror)
+  subroutine Cart_graph_comm_create_adjacent(comm, indegree, sources, outdegree, destinations, info, graphcomm, ierror)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: indegree, sources(*), outdegree, destinations(*)
+    type(MPI_Info), intent(in) :: info
+    type(MPI_Comm), intent(out) :: graphcomm
+    integer, intent(out) :: ierror
+    ierror = f_graph_comm_create_adjacent(comm%MPI_VAL, indegree, sources, outdegree, destinations, info%MPI_VAL, &
+                                          graphcomm%MPI_VAL)
+  end subroutine
+
+  ! The graph collectives have MPI_Neighbor_allgather[v] / MPI_Neighbor_alltoall[v|w]'s arguments
+  ! (the w form's displacements in bytes, integer(MPI_ADDRESS_KIND); its types one per edge:
+  ! outdegree send types, indegree receive types) and deliver what those deliver. comm: a
+  ! communicator of Cart_graph_comm_create_adjacent or MPI_Dist_graph_create[_adjacent].
+  !   call Cart_graph_neighbor_allgather(mine, 4, MPI_REAL8, theirs, 4, MPI_REAL8, g, ierror)
+  subroutine Cart_graph_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                        comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoall(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, recvtype%MPI_VAL, &
+                                         comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+                                           comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                        recvtype%MPI_VAL, comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                                           comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                                        comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_allgather(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                         comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoall(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                        comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+                                             request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_allgatherv(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, &
+                                          recvtype%MPI_VAL, comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
+                                            comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                         recvtype%MPI_VAL, comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                                            comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
+                                         comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+                                                request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgather_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                             comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+                                               request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoall_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                            comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+                                                 info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcount, recvcounts(*), displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgatherv_init(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, &
+                                              recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+                                                recvtype, comm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                             recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                                recvtypes, comm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer, intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                             recvtypes, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  ! The algorithm a graph request runs (local): CART_GRAPH_LINEAR, CART_GRAPH_PAIRING,
+  ! CART_GRAPH_CUMULATIVE or CART_GRAPH_GRID; MPI_ERR_REQUEST for a Cartesian request.
+  subroutine Cart_graph_request_algorithm(request, algorithm, ierror)
+    type(Cart_Request), intent(in) :: request
+    integer, intent(out) :: algorithm
+    integer, intent(out) :: ierror
+    integer(c_int) :: a
+    a = -1
+    ierror = c_graph_request_algorithm(request%handle, a)
+    algorithm = a
+  end subroutine
+
+  ! The number of dimensions of the virtual grid a CART_GRAPH_GRID request routes through (local;
+  ! 0 for the other algorithms); MPI_ERR_REQUEST for a Cartesian request.
+  subroutine Cart_graph_request_grid_dims(request, ndims, ierror)
+    type(Cart_Request), intent(in) :: request
+    integer, intent(out) :: ndims
+    integer, intent(out) :: ierror
+    integer(c_int) :: n
+    n = 0
+    ierror = c_graph_request_grid_dims(request%handle, n)
+    ndims = n
   end subroutine
 end module cartplan_f08

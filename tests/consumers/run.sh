@@ -5,9 +5,9 @@
 # are examples/quickstart.c{,c}, runs every marked command block of README and docs/ (the markers:
 # docs/testing.md, "Documentation that runs"), plus a static C link (pkg-config --static and
 # CMake), the exported-symbol and SONAME checks, a gcc -Wall -Werror compile of the header and a
-# Fortran test of the module's request arrays, plan/program text and large-count forms. Every
-# binary runs under mpirun on 4 ranks with the same Open MPI settings and time limit as
-# tests/mpi/run_mpi.sh.
+# Fortran test of the module's request arrays, plan/program text and large-count forms and one of
+# its graph collectives. Every binary runs under mpirun on 4 ranks with the same Open MPI
+# settings and time limit as tests/mpi/run_mpi.sh.
 # Then the SMPI install (install.sh --smpi): C and C++ programs built with smpicc/smpicxx and
 # pkg-config cartplan-smpi run under smpirun on a generated platform, and cartplan-calibrate
 # fits a model there that cartplan --cost-model reads.
@@ -227,6 +227,20 @@ if mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan
   fi
 else
   fail fortran_halo "build failed"; tail -n 20 "$work/halo_api_f08_build.log"
+fi
+
+# 9c. Fortran: the graph collectives of the cartplan_f08 module (tests/consumers/graph_f08.f90):
+#     blocking, non-blocking and persistent allgather[v] and alltoall[v|w] on an irregular graph
+#     under linear, grid, pairing and cumulative, every element against mpi_f08's MPI_Neighbor_*.
+if mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/graph_f08" \
+     2>"$work/graph_f08_build.log"; then
+  if run4 "$work/graph_f08" >"$work/graph_f08.log" 2>&1 && grep -q '^graph_f08: OK' "$work/graph_f08.log"; then
+    ok fortran_graph
+  else
+    fail fortran_graph "run failed"; tail -n 20 "$work/graph_f08.log"
+  fi
+else
+  fail fortran_graph "build failed"; tail -n 20 "$work/graph_f08_build.log"
 fi
 
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
