@@ -5,8 +5,9 @@
 ! forms, each also as a large-count ..._c form, and the requests: Cart_start, Cart_wait,
 ! Cart_test, Cart_startall, Cart_waitall, Cart_testall, Cart_request_free,
 ! Cart_request_algorithm, Cart_request_plan and Cart_request_program; the halo API
-! (Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_exchange_fields,
-! Cart_halo_exchange_fields_init, Cart_halo_free, Cart_halo_plan, Cart_halo_request_plan; halos
+! (Cart_halo_create, Cart_halo_exchange, Cart_halo_iexchange, Cart_halo_exchange_init,
+! Cart_halo_exchange_fields, Cart_halo_iexchange_fields, Cart_halo_exchange_fields_init,
+! Cart_halo_free, Cart_halo_plan, Cart_halo_request_plan; halos
 ! are type(Cart_Halo)); the graph collectives on distributed-graph communicators
 ! (Cart_graph_comm_create_adjacent, Cart_graph_neighbor_allgather[v] and
 ! Cart_graph_neighbor_alltoall[v|w] in blocking, non-blocking (Cart_graph_ineighbor_...) and
@@ -64,7 +65,8 @@ module cartplan_f08
   public :: Cart_start, Cart_wait, Cart_test, Cart_request_free, Cart_request_algorithm
   public :: Cart_startall, Cart_waitall, Cart_testall, Cart_request_plan, Cart_request_program
   public :: Cart_halo_create, Cart_halo_exchange, Cart_halo_exchange_init, Cart_halo_free, Cart_halo_plan, &
-            Cart_halo_request_plan, Cart_halo_exchange_fields, Cart_halo_exchange_fields_init
+            Cart_halo_request_plan, Cart_halo_exchange_fields, Cart_halo_exchange_fields_init, &
+            Cart_halo_iexchange, Cart_halo_iexchange_fields
   public :: Cart_graph_comm_create_adjacent, Cart_graph_request_algorithm, Cart_graph_request_grid_dims
   public :: Cart_graph_neighbor_allgather, Cart_graph_neighbor_alltoall, Cart_graph_neighbor_allgatherv, &
             Cart_graph_neighbor_alltoallv, Cart_graph_neighbor_alltoallw
@@ -561,6 +563,21 @@ module cartplan_f08
       type(c_ptr), intent(in) :: arrays(*)
       type(MPI_Datatype), intent(in) :: types(*)
       type(c_ptr), value :: halo
+    end function
+    integer(c_int) function c_halo_iexchange(array, halo, r) bind(c, name="Cart_halo_iexchange")
+      import :: c_int, c_ptr, Cart_Request
+      type(*), dimension(*), asynchronous :: array
+      type(c_ptr), value :: halo
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_halo_iexchange_fields(count, n_arrays, n_types, arrays, types, halo, r) &
+        bind(c, name="cartplan_f_halo_iexchange_fields")
+      import :: c_int, c_ptr, MPI_Datatype, Cart_Request
+      integer(c_int), value :: count, n_arrays, n_types
+      type(c_ptr), intent(in) :: arrays(*)
+      type(MPI_Datatype), intent(in) :: types(*)
+      type(c_ptr), value :: halo
+      type(Cart_Request), intent(out) :: r
     end function
     integer(c_int) function f_halo_exchange_fields_init(count, n_arrays, n_types, arrays, types, halo, info, r) &
         bind(c, name="cartplan_f_halo_exchange_fields_init2")
@@ -1441,6 +1458,20 @@ contains
     ierror = f_halo_exchange_init(array, halo%handle, info%MPI_VAL, request)
   end subroutine
 
+  ! Non-blocking (C: Cart_halo_iexchange): the exchange started; Cart_wait (or a Cart_test that
+  ! sets flag) completes the request and sets it to null. `array`, declared asynchronous, must
+  ! not be read or written until then.
+  !   call Cart_halo_iexchange(a, halo, req, ierror)
+  !   ! ... compute what needs no ghost cell ...
+  !   call Cart_wait(req, ierror)
+  subroutine Cart_halo_iexchange(array, halo, request, ierror)
+    type(*), dimension(*), asynchronous :: array
+    type(Cart_Halo), intent(in) :: halo
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = c_halo_iexchange(array, halo%handle, request)
+  end subroutine
+
   ! Several arrays of the halo's layout in one set of messages (C: Cart_halo_exchange_fields):
   ! arrays(1:count) are their addresses, c_loc of arrays declared target; types(1:count) their
   ! element types (of any sizes; the plan is priced for the sizes added up). Blocking. A count
@@ -1474,6 +1505,19 @@ contains
     ierror = f_halo_exchange_fields_init(count, size(arrays), size(types), arrays, types, halo%handle, info%MPI_VAL, request)
   end subroutine
 
+  ! The non-blocking form (C: Cart_halo_iexchange_fields): the arrays, declared target and
+  ! asynchronous, stay in use until Cart_wait or Cart_test completes the request. A count larger
+  ! than size(arrays) or size(types) is MPI_ERR_COUNT naming the count and both sizes.
+  subroutine Cart_halo_iexchange_fields(count, arrays, types, halo, request, ierror)
+    integer, intent(in) :: count
+    type(c_ptr), intent(in) :: arrays(:)
+    type(MPI_Datatype), intent(in) :: types(:)
+    type(Cart_Halo), intent(in) :: halo
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_halo_iexchange_fields(count, size(arrays), size(types), arrays, types, halo%handle, request)
+  end subroutine
+
   subroutine Cart_halo_free(halo, ierror)
     type(Cart_Halo), intent(inout) :: halo
     integer, intent(out) :: ierror
@@ -1494,7 +1538,7 @@ contains
 
   ! The plan a persistent halo request runs as JSON text (schema cartplan.halo_plan/1; "" on
   ! error): the halo's, or in measuring mode the candidate measured fastest at init. Local;
-  ! MPI_ERR_REQUEST for a null request or one that is not a persistent halo exchange.
+  ! MPI_ERR_REQUEST for a null request or one that is not a halo exchange (persistent or non-blocking).
   !   call Cart_halo_exchange_init(a, halo, MPI_INFO_NULL, req, ierror)
   !   call Cart_halo_request_plan(req, json, ierror)   ! json holds "algorithm": "..."
   subroutine Cart_halo_request_plan(request, json, ierror)

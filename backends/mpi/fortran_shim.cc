@@ -282,6 +282,11 @@ int cartplan_f_halo_exchange_fields2(int count, int n_arrays, int n_types, void*
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
   return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo);
 }
+int cartplan_f_halo_iexchange_fields(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
+                                     Cart_Request* r) {
+  const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
+  return cartplan::mpi::halo_iexchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo, r);
+}
 int cartplan_f_halo_exchange_fields_init2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
                                           MPI_Fint info, Cart_Request* r) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);

@@ -160,3 +160,8 @@ int cartplan::mpi::halo_exchange_fields_init_in(int count, const FieldsRoom& roo
                                                 Cart_Halo halo, MPI_Info info, Cart_Request* request) {
   return halo_request(true, halo, count, arrays, types, info, request, room);
 }
+
+int cartplan::mpi::halo_iexchange_fields_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[],
+                                            Cart_Halo halo, Cart_Request* request) {
+  return halo_request(false, halo, count, arrays, types, MPI_INFO_NULL, request, room);
+}

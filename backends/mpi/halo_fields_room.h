@@ -22,5 +22,8 @@ struct FieldsRoom {
 int halo_exchange_fields_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo);
 int halo_exchange_fields_init_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
                                  MPI_Info info, Cart_Request* request);
+// Cart_halo_iexchange_fields with the room checked.
+int halo_iexchange_fields_in(int count, const FieldsRoom& room, void* const arrays[], const MPI_Datatype types[], Cart_Halo halo,
+                             Cart_Request* request);
 
 }  // namespace cartplan::mpi

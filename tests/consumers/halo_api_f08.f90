@@ -19,7 +19,8 @@
 ! plan is priced for the two element sizes added up ("elem_bytes" of its JSON); bad input to
 ! both (a c_null_ptr address MPI_ERR_BUFFER, MPI_DATATYPE_NULL MPI_ERR_TYPE, count 0 and a
 ! count larger than the arrays passed MPI_ERR_COUNT, init wrong on rank 0 only MPI_ERR_COUNT on
-! every rank), the halo working afterwards. Prints
+! every rank), the halo working afterwards. The non-blocking forms (Cart_halo_iexchange and
+! Cart_halo_iexchange_fields, completed by Cart_wait) by the same rules. Prints
 ! "halo_api_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program halo_api_f08
   use, intrinsic :: iso_c_binding, only: c_int, c_ptr, c_null_ptr, c_char, c_associated, c_f_pointer, c_loc
@@ -99,6 +100,13 @@ program halo_api_f08
     call check(iter)
   end do
   call Cart_request_free(req, ierr)
+  ! Non-blocking: started at once, completed (and the request nulled) by Cart_wait.
+  call fill(7)
+  call Cart_halo_iexchange(a, halo, req, ierr)
+  call expect(ierr == MPI_SUCCESS, 'Cart_halo_iexchange: ' // cart_error_message())
+  call Cart_wait(req, ierr)
+  call expect(ierr == MPI_SUCCESS .and. cart_request_is_null(req), 'Cart_wait completes and nulls a non-blocking halo request')
+  call check(7)
   call Cart_halo_free(halo, ierr)
   call expect(ierr == MPI_SUCCESS .and. c_halo_is_null(halo), 'Cart_halo_free')
 
@@ -311,6 +319,12 @@ contains
     end do
     call Cart_request_free(fr, ierr)
     call expect(ierr == MPI_SUCCESS .and. cart_request_is_null(fr), 'fields: Cart_request_free')
+    call fill_fields(14)
+    call Cart_halo_iexchange_fields(2, arrays, types, fh, fr, ierr)
+    call expect(ierr == MPI_SUCCESS, 'Cart_halo_iexchange_fields: ' // cart_error_message())
+    call Cart_wait(fr, ierr)
+    call expect(ierr == MPI_SUCCESS .and. cart_request_is_null(fr), 'fields: Cart_wait of a non-blocking request')
+    call check_fields(14, 'Cart_halo_iexchange_fields')
     call fields_bad_input(fh)
     call Cart_halo_free(fh, ierr)
   end subroutine
