@@ -2,7 +2,9 @@
 // datatypes (by layout): non-blocking Cart_ialltoallw + Cart_wait and blocking
 // Cart_halo_exchange_fields with a derived element type, beside blocking Cart_alltoallw with
 // derived datatypes and Cart_halo_exchange with a predefined one (both kept before too), on a
-// 2-D periodic Moore torus of n x n doubles with one ghost layer (the main job's default shape).
+// 2-D periodic Moore torus of n x n doubles with one ghost layer (the main job's default shape);
+// and the halo's non-blocking Cart_halo_iexchange + Cart_wait (which builds its exchange per call)
+// beside its persistent request (Cart_start + Cart_wait).
 //   mpirun -np 4 bazel-bin/bench/derived_paths_bench [--n 64] [--iters 200]
 // Prints one line per variant: its name and the max over ranks of the per-rank median time of
 // one call in microseconds. The variants take turns, one call each, the starting variant
@@ -30,6 +32,7 @@ struct Setup {
   int n = 64, iters = 200, t = 0;
   MPI_Comm cart = MPI_COMM_NULL;
   Cart_Halo halo = CART_HALO_NULL;
+  Cart_Request persistent = CART_REQUEST_NULL;  // the halo's persistent exchange of u
   std::vector<double> u;  // (n + 2)^2, the exchanged array
   std::vector<MPI_Datatype> stypes, rtypes;  // per neighbour: interior slab sent, ghost region received
   std::vector<int> counts;
@@ -68,6 +71,7 @@ Setup set_up(int size, int n, int iters) {
   const int interior[2] = {n, n}, ghost[2] = {1, 1};
   check(Cart_halo_create(s.cart, 2, interior, ghost, ghost, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL, &s.halo), "Cart_halo_create");
   s.u.assign(static_cast<std::size_t>((n + 2) * (n + 2)), 1.0);
+  check(Cart_halo_exchange_init(s.u.data(), s.halo, MPI_INFO_NULL, &s.persistent), "Cart_halo_exchange_init");
   s.stypes.resize(s.t);
   s.rtypes.resize(s.t);
   for (int i = 0; i < s.t; ++i) slab_types(s, &offsets[2 * i], &s.stypes[i], &s.rtypes[i]);
@@ -99,6 +103,15 @@ std::vector<std::pair<std::string, std::function<void()>>> variants(Setup& s) {
        }},
       {"alltoallw blocking derived", [w] { check(w(nullptr), "Cart_alltoallw"); }},
       {"halo predefined", [&s] { check(Cart_halo_exchange(s.u.data(), s.halo), "Cart_halo_exchange"); }},
+      {"halo non-blocking", [&s] {
+         Cart_Request r = CART_REQUEST_NULL;
+         check(Cart_halo_iexchange(s.u.data(), s.halo, &r), "Cart_halo_iexchange");
+         check(Cart_wait(&r), "Cart_wait");
+       }},
+      {"halo persistent", [&s] {
+         check(Cart_start(&s.persistent), "Cart_start");
+         check(Cart_wait(&s.persistent), "Cart_wait");
+       }},
   };
 }
 
@@ -146,6 +159,7 @@ int main(int argc, char** argv) {
     MPI_Type_free(&s.rtypes[i]);
   }
   MPI_Type_free(&s.element);
+  Cart_request_free(&s.persistent);
   Cart_halo_free(&s.halo);
   MPI_Comm_free(&s.cart);
   MPI_Finalize();

@@ -519,9 +519,10 @@ std::string decompose(Problem* p) {
   for (int j = 0; j < c.d; ++j) {
     const std::int64_t g = c.global.empty() ? static_cast<std::int64_t>(p->dims[j]) * c.n : c.global[j];
     const cartplan::Result<std::vector<int>> e = cartplan::engine::halo::block_extents(g, p->dims[j]);
-    if (!e || g > INT_MAX)
+    // Global indices (a cell's, wrapped) are ints: G + 2k stays far from overflow.
+    if (!e || g > INT_MAX / 4)
       return "the global interior " + std::to_string(g) + " of dimension " + std::to_string(j) + " over " + std::to_string(p->dims[j]) +
-             " ranks: " + (e ? std::string("above INT_MAX") : e.error());
+             " ranks: " + (e ? std::string("above INT_MAX / 4") : e.error());
     p->global[j] = static_cast<int>(g);
     p->extents[j] = *e;
     p->starts[j].assign(1, 0);

@@ -83,7 +83,17 @@ HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exch
     : halo_(std::move(halo)), x_(std::move(x)), plan_(std::move(plan)), persistent_(persistent) {}
 HaloRequest::~HaloRequest() = default;
 HaloRequest::HaloRequest(HaloRequest&&) noexcept = default;
-HaloRequest& HaloRequest::operator=(HaloRequest&&) noexcept = default;
+
+// Not defaulted: that assigns halo_ first, which could free the old halo's communicator while
+// the old exchange (completed as x_ is replaced) still runs on it.
+HaloRequest& HaloRequest::operator=(HaloRequest&& other) noexcept {
+  if (this == &other) return *this;
+  x_ = std::move(other.x_);
+  halo_ = std::move(other.halo_);
+  plan_ = std::move(other.plan_);
+  persistent_ = other.persistent_;
+  return *this;
+}
 
 void HaloRequest::start() {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the request was moved from");

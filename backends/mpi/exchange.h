@@ -175,6 +175,10 @@ class Exchange {
   // kLaneLater builds a request that holds no lane and must not start until hold_lane.
   static constexpr int kLaneLater = -1;
   static MpiStatus from_schedule(NeighborhoodComm& nc, Schedule schedule, Kind kind, int lane, std::unique_ptr<Exchange>* out);
+  // Completes on this rank the exchange that holds non-blocking `lane` of `nc`, if one is
+  // pending. A caller that takes the lane before an agreement (checking mode) calls it first
+  // on every rank, so that no rank waits there for a peer already in the agreement.
+  static void clear_lane(NeighborhoodComm& nc, int lane);
   // The agreed lane of a persistent exchange built with kLaneLater: its tags, and the lane held
   // until it is destroyed. Allocates nothing (cannot fail after an agreement).
   void hold_lane(int lane) noexcept;

@@ -113,6 +113,15 @@ void Exchange::attach_lane(Exchange& x, int lane) {
   x.shared_->holder(lane) = &x;
 }
 
+void Exchange::clear_lane(NeighborhoodComm& nc, int lane) {
+  Exchange* holder = nullptr;
+  {
+    PoolLock lock(*nc.shared());
+    holder = nc.shared()->holder(lane);
+  }
+  if (holder && holder->pending_) drive(holder);
+}
+
 // After an agreement, building datatypes and staging can still fail on one rank (out of
 // memory, an MPI error). Where the call agreed (init, checking mode), every rank learns it, so
 // that no rank starts an exchange whose peers will never send.

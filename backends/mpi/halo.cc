@@ -719,6 +719,10 @@ MpiStatus HaloContext::iexchange(const std::vector<void*>& arrays, const std::ve
   // Taken first, by every call that gets this far, failing or not: the lane is the call's
   // sequence number on the halo's communicator, the same on every rank (lanes.h).
   const int lane = nc_->shared()->lanes.next_nonblocking();
+  // Every rank completes the lane's previous holder here, before its own checks: a rank whose
+  // checks fail goes to checking mode's agreement, and a rank that waited for that holder's
+  // later phases after this point would wait for a peer already in the agreement.
+  Exchange::clear_lane(*nc_, lane);
   const bool checking = nc_->options().check_collective;
   if (!checking && !caller_error.ok()) return caller_error;  // default mode: each rank reports its own arguments
   FieldSizes sizes;

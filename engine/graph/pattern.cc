@@ -9,7 +9,7 @@ namespace cartplan::engine::graph {
 
 int exchange_phase(const PairingOptions& o, int t) { return o.cumulative ? t : 2 * t; }
 
-int combined_phase(const PairingOptions& o, int t) {
+int combined_phase([[maybe_unused]] const PairingOptions& o, int t) {  // o: read by the assertion only
   assert(!o.cumulative);
   return 2 * t + 1;
 }

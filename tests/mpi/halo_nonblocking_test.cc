@@ -112,8 +112,8 @@ void each_algorithm(Harness& h, const Grid& g) {
     h.check(Cart_halo_iexchange(a.data(), halo, &r) == MPI_SUCCESS && r != CART_REQUEST_NULL,
             std::string("iexchange ") + algorithm + ": " + Cart_error_message());
     char* json = nullptr;
-    const bool named = Cart_halo_request_plan(r, &json) == MPI_SUCCESS && json &&
-                       (std::string(algorithm) == "auto" || std::string(json).find(std::string("\"algorithm\": \"") + algorithm) != std::string::npos);
+    const std::string want = std::string("\"algorithm\": \"") + (std::string(algorithm) == "auto" ? "" : algorithm);
+    const bool named = Cart_halo_request_plan(r, &json) == MPI_SUCCESS && json && std::string(json).find(want) != std::string::npos;
     if (json) Cart_free_plan_json(json);
     h.check(named, std::string("Cart_halo_request_plan of a non-blocking request names its plan: ") + algorithm);
     h.check(Cart_wait(&r) == MPI_SUCCESS && r == CART_REQUEST_NULL, std::string("Cart_wait frees the request: ") + algorithm);
@@ -204,10 +204,35 @@ void fields(Harness& h, const Grid& g) {
   Cart_halo_free(&halo);
 }
 
+// Checking mode with the lanes wrapping: 4096 dimwise exchanges in flight (their later phases
+// need progress), then a call with a NULL request on rank 0 only, whose lane is held by the first
+// of them: every rank returns an error (the others' checks pass, but they agree) and none waits
+// for a peer already in the agreement. Then all complete.
+void wrap_then_error(Harness& h, const Grid& g, Cart_Halo halo) {
+  const int n = 4096;
+  std::vector<std::vector<int>> arrays(n);
+  std::vector<Cart_Request> reqs(n, CART_REQUEST_NULL);
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    fill(g, arrays[i], i % 300);
+    failed += Cart_halo_iexchange(arrays[i].data(), halo, &reqs[i]) != MPI_SUCCESS;
+  }
+  h.check(failed == 0, "checking mode: 4096 exchanges started");
+  std::vector<int> a;
+  fill(g, a, 1);
+  Cart_Request bad = CART_REQUEST_NULL;
+  const int rc = error_class(Cart_halo_iexchange(a.data(), halo, g.me == 0 ? nullptr : &bad));
+  h.check(rc != MPI_SUCCESS && bad == CART_REQUEST_NULL, "checking mode: a NULL request on rank 0 is an error on every rank");
+  h.check(complete(g, reqs, 1) == MPI_SUCCESS, "checking mode: the 4096 exchanges complete");
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) wrong += wrong_cells(g, arrays[i], i % 300);
+  h.check(wrong == 0, "checking mode: cells of the 4096 exchanges: " + std::to_string(wrong) + " wrong");
+}
+
 // Bad arguments: each rank its own error and no request; then, in checking mode, a field count
 // that differs on the last rank: MPI_ERR_TRUNCATE on every rank. The halo works afterwards.
 void errors(Harness& h, const Grid& g, int size) {
-  Cart_Halo halo = make_halo(h, g, "auto", "collective");
+  Cart_Halo halo = make_halo(h, g, "dimwise", "collective");
   std::vector<int> a, b;
   fill(g, a, 5);
   fill(g, b, 6);
@@ -224,6 +249,7 @@ void errors(Harness& h, const Grid& g, int size) {
           "count 0: MPI_ERR_COUNT");
   h.check(Cart_halo_iexchange(a.data(), halo, &r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, "after the errors");
   h.check(wrong_cells(g, a, 5) == 0, "cells after the errors");
+  wrap_then_error(h, g, halo);
   Cart_halo_free(&halo);
 }
 
@@ -251,6 +277,19 @@ void cpp_form(Harness& h, const Grid& g) {
     while (!f.test()) {
     }
     h.check(wrong_cells(g, a, 12) == 0 && wrong_cells(g, b, 11) == 0, "C++: fields after a test() loop");
+    h.check(f.test(), "C++: test() after completion stays true");
+    // Move-assigned while active: the old exchange completes before its halo (the last owner of
+    // the halo's communicator here: a temporary) is released.
+    std::vector<int> c;
+    fill(g, a, 13);
+    fill(g, c, 14);
+    {
+      cartplan::mpi::Halo temporary(g.comm, {g.interior[0], g.interior[1]}, {kGhost, kGhost}, {kGhost, kGhost}, MPI_INT);
+      f = temporary.iexchange(a.data());
+    }
+    f = halo.iexchange(c.data());
+    f.wait();
+    h.check(wrong_cells(g, a, 13) == 0 && wrong_cells(g, c, 14) == 0, "C++: a request move-assigned while active");
   } catch (const cartplan::mpi::MpiError& e) {
     h.check(false, std::string("C++: ") + e.what());
   }
