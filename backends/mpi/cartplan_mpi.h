@@ -695,10 +695,11 @@ int Cart_halo_exchange_init(void* array, Cart_Halo halo, MPI_Info info, Cart_Req
  * read or written. Like the blocking form it is local (no collective, except in checking mode:
  * one agreement before any message), and every rank of the halo must make the same sequence of
  * non-blocking calls, as MPI requires for collectives. Several may be in flight together, also
- * on the same halo and beside its persistent requests and blocking calls. Each call builds its
- * exchange (the datatypes of the plan), which the persistent form does once: for an exchange run
- * every iteration, Cart_halo_exchange_init is cheaper. Cart_halo_request_plan gives the plan it
- * runs. Errors: those of Cart_halo_exchange, and MPI_ERR_REQUEST for a NULL request.
+ * on the same halo and beside its persistent requests and blocking calls. A completed exchange
+ * is kept (a few per halo) and runs again for a later call with the same arrays and element
+ * types (derived ones by layout, as the blocking forms key them); other calls build theirs (the
+ * plan's datatypes), which the persistent form does once. Cart_halo_request_plan gives the plan
+ * it runs. Errors: those of Cart_halo_exchange, and MPI_ERR_REQUEST for a NULL request.
  *   Cart_Request r;
  *   Cart_halo_iexchange(u, halo, &r);
  *   compute_interior(u);     // cells that no ghost cell feeds; the array's memory is in use

@@ -179,6 +179,11 @@ class Exchange {
   // pending. A caller that takes the lane before an agreement (checking mode) calls it first
   // on every rank, so that no rank waits there for a peer already in the agreement.
   static void clear_lane(NeighborhoodComm& nc, int lane);
+  // The halo API's non-blocking exchanges (built by from_schedule, which runs no ir::Plan): one
+  // given a key is kept in its communicator's pool by recycle once complete, and taken back by
+  // take_pooled for a later call with the same key, moved to that call's `lane` (null if none).
+  void set_pool_key(std::vector<std::uintptr_t> key) { pool_key_ = std::move(key); }
+  static std::unique_ptr<Exchange> take_pooled(NeighborhoodComm& nc, const std::vector<std::uintptr_t>& key, int lane);
   // The agreed lane of a persistent exchange built with kLaneLater: its tags, and the lane held
   // until it is destroyed. Allocates nothing (cannot fail after an agreement).
   void hold_lane(int lane) noexcept;

@@ -122,6 +122,17 @@ void Exchange::clear_lane(NeighborhoodComm& nc, int lane) {
   if (holder && holder->pending_) drive(holder);
 }
 
+std::unique_ptr<Exchange> Exchange::take_pooled(NeighborhoodComm& nc, const std::vector<std::uintptr_t>& key, int lane) {
+  std::unique_ptr<Exchange> x;
+  {
+    PoolLock lock(*nc.shared());
+    // Exchanges of from_schedule have no plan entry: entry null finds only those.
+    if (nc.shared()->pool) x = nc.shared()->pool->take(key, nullptr);
+  }
+  if (x) attach_lane(*x, lane);
+  return x;
+}
+
 // After an agreement, building datatypes and staging can still fail on one rank (out of
 // memory, an MPI error). Where the call agreed (init, checking mode), every rank learns it, so
 // that no rank starts an exchange whose peers will never send.

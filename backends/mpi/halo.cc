@@ -650,6 +650,23 @@ MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const st
   return s;
 }
 
+// The key of an exchange of `arrays` with element `types` (empty: the halo's own for every
+// array): the arrays' addresses, then each type's datatype_key. False if a type cannot be keyed.
+static bool arrays_key(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, DerivedTypes* derived,
+                       std::vector<std::uintptr_t>* key) {
+  key->assign({arrays.size()});
+  for (void* a : arrays) key->push_back(reinterpret_cast<std::uintptr_t>(a));
+  for (MPI_Datatype t : types) {
+    std::uintptr_t word = 0, kind = 0;
+    if (!datatype_key(t, derived, &word, &kind)) {
+      key->clear();
+      return false;
+    }
+    key->insert(key->end(), {word, kind});
+  }
+  return true;
+}
+
 // Kept exchanges are found by the arrays and the keys of the element types (datatype_key):
 // predefined ones by handle, derived ones by layout once vouched for, since a derived type may
 // be freed and its handle come back for another layout. An exchange does not use the caller's
@@ -660,12 +677,8 @@ MpiStatus HaloContext::build_blocking(const std::vector<void*>& arrays, const st
 MpiStatus HaloContext::blocking_for(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, FieldSizes* sizes,
                                     DerivedTypes* derived, BlockingFound* found) {
   std::vector<std::uintptr_t> key;
-  for (MPI_Datatype t : types) {
-    std::uintptr_t word = 0, kind = 0;
-    if (!datatype_key(t, derived, &word, &kind)) return build_blocking(arrays, types, sizes, &found->once);
-    key.insert(key.end(), {word, kind});
-  }
-  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.arrays == arrays && b.types == key; });
+  if (!arrays_key(arrays, types, derived, &key)) return build_blocking(arrays, types, sizes, &found->once);
+  auto it = std::find_if(blocking_.begin(), blocking_.end(), [&](const Blocking& b) { return b.key == key; });
   if (it != blocking_.end() && !derived->unvouched.empty()) {
     blocking_.erase(it);
     it = blocking_.end();
@@ -677,7 +690,7 @@ MpiStatus HaloContext::blocking_for(const std::vector<void*>& arrays, const std:
   std::unique_ptr<Exchange> x;
   if (MpiStatus s = build_blocking(arrays, types, sizes, &x); !s.ok()) return s;
   if (blocking_.size() >= kBlockingKept) blocking_.erase(blocking_.begin());
-  blocking_.push_back(Blocking{arrays, std::move(key), std::move(x)});
+  blocking_.push_back(Blocking{std::move(key), std::move(x)});
   found->built = true;
   return {};
 }
@@ -727,13 +740,19 @@ MpiStatus HaloContext::iexchange(const std::vector<void*>& arrays, const std::ve
   if (!checking && !caller_error.ok()) return caller_error;  // default mode: each rank reports its own arguments
   FieldSizes sizes;
   Priced priced;
+  DerivedTypes derived;
+  std::vector<std::uintptr_t> key;  // empty: a type that cannot be keyed, built per call
   MpiStatus local = caller_error;
   if (local.ok()) local = field_sizes(arrays, types, description_->array.elem_bytes, &sizes);
-  // Out of memory here is this rank's error (checking mode agrees on it next).
+  // A completed exchange of the same arrays and element types comes back from the halo
+  // communicator's pool (derived types by layout, once vouched for); else one is built. Out of
+  // memory here is this rank's error (checking mode agrees on it next).
   if (local.ok())
     local = planning_without_throwing([&] {
       MpiStatus l = priced_for(sizes, &priced);
-      if (l.ok()) l = build(*priced.program, arrays, types, Exchange::Kind::kNonblocking, lane, out);
+      if (l.ok() && arrays_key(arrays, types, &derived, &key) && derived.unvouched.empty())
+        *out = Exchange::take_pooled(*nc_, key, lane);
+      if (l.ok() && !*out) l = build(*priced.program, arrays, types, Exchange::Kind::kNonblocking, lane, out);
       return l;
     });
   if (checking) local = agree_on_fields(*nc_, local, sizes, "the non-blocking halo exchange");
@@ -742,6 +761,8 @@ MpiStatus HaloContext::iexchange(const std::vector<void*>& arrays, const std::ve
     out->reset();
     return local;
   }
+  vouch_for(derived);  // these types passed a build's checks (nothing to vouch for when pooled)
+  (*out)->set_pool_key(std::move(key));
   *plan_run = priced.plan;
   return {};
 }

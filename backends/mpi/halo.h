@@ -80,11 +80,11 @@ class HaloContext {
                      const MpiStatus& caller_error = {});
   // A non-blocking exchange of `arrays`, started: *out runs on the halo communicator's next
   // non-blocking lane (lanes.h) until Exchange::wait or test completes it, so that several may
-  // be in flight with blocking exchanges and persistent requests of the same halo. Each call
-  // builds its exchange (the subarray datatypes of the plan priced for the arrays' element
-  // sizes added up, as exchange's); nothing is kept for the next call. Local in the default
-  // mode; in checking mode one agreement before any message, as exchange's. *plan_run: the plan
-  // it runs. `caller_error` as exchange's.
+  // be in flight with blocking exchanges and persistent requests of the same halo. The exchange
+  // of the plan priced for the arrays' element sizes added up (as exchange's) is taken from the
+  // halo communicator's pool, where completed ones are kept by the arrays and element types'
+  // keys (arrays_key), or built. Local in the default mode; in checking mode one agreement
+  // before any message, as exchange's. *plan_run: the plan it runs. `caller_error` as exchange's.
   MpiStatus iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, const MpiStatus& caller_error,
                       std::unique_ptr<Exchange>* out, std::shared_ptr<const ir::halo::HaloPlan>* plan_run);
   // A persistent exchange of `arrays` (collective, as MPI-4 init: one agreement on errors and
@@ -183,8 +183,7 @@ class HaloContext {
   // A kept blocking exchange: the arrays and the element types' keys (datatype_key: handles of
   // predefined types, layout ids of derived ones) it was built for.
   struct Blocking {
-    std::vector<void*> arrays;
-    std::vector<std::uintptr_t> types;
+    std::vector<std::uintptr_t> key;  // arrays_key
     std::unique_ptr<Exchange> exchange;
   };
   std::vector<Blocking> blocking_;  // most recently used last

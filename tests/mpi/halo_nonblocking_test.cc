@@ -10,9 +10,12 @@
 // wrap while their first holders are pending); two fields of different element types; bad
 // arguments (each rank its own error, no request) and checking mode (a field count that differs
 // on one rank: MPI_ERR_TRUNCATE on every rank, no request), the halo working afterwards; the C++
-// form (Halo::iexchange: wait, a test loop, start refused).
+// form (Halo::iexchange: wait, a test loop, start refused, move assignment while active); exchanges
+// reused from the pool only for the same arrays and element types (a freed derived type's handle
+// coming back for another layout builds again).
 #include <mpi.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -229,6 +232,40 @@ void wrap_then_error(Harness& h, const Grid& g, Cart_Halo halo) {
   h.check(wrong == 0, "checking mode: cells of the 4096 exchanges: " + std::to_string(wrong) + " wrong");
 }
 
+// Exchanges come back from the pool for the same arrays and element types: three rounds of one
+// buffer as ints through a derived type, then the type freed and the same buffer as doubles
+// through a new derived type (MPI may hand out the freed handle again): the pooled int exchange
+// must not run for it (types are keyed by layout).
+template <class T>
+bool exchanged_through(Harness& h, const Grid& g, Cart_Halo halo, std::vector<double>& buf, MPI_Datatype type, int salt) {
+  std::vector<T> a;
+  fill(g, a, salt);
+  std::memcpy(buf.data(), a.data(), a.size() * sizeof(T));
+  void* arrays[1] = {buf.data()};
+  Cart_Request r = CART_REQUEST_NULL;
+  const bool ok = Cart_halo_iexchange_fields(1, arrays, &type, halo, &r) == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS;
+  std::memcpy(a.data(), buf.data(), a.size() * sizeof(T));
+  h.check(ok, "pooled: the exchange ran");
+  return ok && wrong_cells(g, a, salt) == 0;
+}
+
+void pooled(Harness& h, const Grid& g) {
+  Cart_Halo halo = make_halo(h, g, "dimwise");
+  std::vector<double> buf(static_cast<std::size_t>(g.cells()));
+  MPI_Datatype t;
+  MPI_Type_contiguous(1, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  for (int round = 0; round < 3; ++round)
+    h.check(exchanged_through<int>(h, g, halo, buf, t, 30 + round), "pooled: ints, round " + std::to_string(round));
+  MPI_Type_free(&t);
+  MPI_Type_contiguous(1, MPI_DOUBLE, &t);
+  MPI_Type_commit(&t);
+  for (int round = 0; round < 2; ++round)
+    h.check(exchanged_through<double>(h, g, halo, buf, t, 40 + round), "pooled: doubles after the int type was freed, round " + std::to_string(round));
+  MPI_Type_free(&t);
+  Cart_halo_free(&halo);
+}
+
 // Bad arguments: each rank its own error and no request; then, in checking mode, a field count
 // that differs on the last rank: MPI_ERR_TRUNCATE on every rank. The halo works afterwards.
 void errors(Harness& h, const Grid& g, int size) {
@@ -304,6 +341,7 @@ int main(int argc, char** argv) {
   in_flight(h, g);
   lanes_wrap(h, g);
   fields(h, g);
+  pooled(h, g);
   errors(h, g, h.size);
   cpp_form(h, g);
   MPI_Comm_free(&g.comm);
