@@ -87,6 +87,13 @@ if [ -x out/cmake/quickstart_cpp ] && run4 out/cmake/quickstart_cpp >"$work/quic
 else
   fail cpp_quickstart "out/cmake/quickstart_cpp missing or failed"; tail -n 20 "$work/quickstart_cpp.log" 2>/dev/null
 fi
+# The graph collectives' and Halo::iexchange's C++ forms, linked against the installed library
+# (its exported symbols: dist/cartplan.map).
+if [ -x out/cmake/graph_cpp ] && run4 out/cmake/graph_cpp >"$work/graph_cpp.log" 2>&1 && grep -q '^graph_cpp: OK' "$work/graph_cpp.log"; then
+  ok cpp_graph
+else
+  fail cpp_graph "out/cmake/graph_cpp missing or failed"; tail -n 20 "$work/graph_cpp.log" 2>/dev/null
+fi
 
 # 3. The command blocks of README and docs/, as written, from the repository root with the
 #    cartplan CLI on PATH (README's block builds it; their p.json is removed).
