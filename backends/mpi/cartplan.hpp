@@ -222,7 +222,14 @@ class Halo {
 // MPI's k-th edge rule for duplicates); each rank checks its own arguments and throws on its
 // own (MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_BUFFER, MPI_ERR_ARG; MPI_ERR_TRUNCATE where the ends
 // of an edge disagree on a block's size). A moved-from DistGraphComm throws MPI_ERR_COMM.
-// Non-blocking one-shot calls (Cart_graph_ineighbor_*) have no C++ form: use a GraphCollective.
+// The i-members are Cart_graph_ineighbor_*: local, they return the call's request started, which
+// wait() or a test() that returns true completes; it runs once (start() and run() throw
+// MPI_ERR_REQUEST). The buffers are in use until then.
+//   cartplan::mpi::GraphCollective r = g.ialltoall(out, 2, MPI_INT, in, 2, MPI_INT);
+//   compute();
+//   r.wait();
+class GraphCollective;
+
 class DistGraphComm {
  public:
   DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vector<int> destinations, MPI_Info info = MPI_INFO_NULL);
@@ -253,6 +260,17 @@ class DistGraphComm {
   //   g.alltoallw(a, scounts, sdispls_bytes, stypes, halo, rcounts, rdispls_bytes, rtypes);   // a type per edge
   void alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                  void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
+  // Non-blocking: the arguments of the blocking members; the request is started.
+  GraphCollective iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype) const;
+  GraphCollective ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype) const;
+  GraphCollective iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int displs[], MPI_Datatype recvtype) const;
+  GraphCollective ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) const;
+  GraphCollective ialltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                             void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -301,7 +319,7 @@ class GraphCollective {
   GraphCollective(GraphCollective&&) noexcept;
   GraphCollective& operator=(GraphCollective&&) noexcept;
 
-  void start();  // MPI_ERR_REQUEST if already active
+  void start();  // MPI_ERR_REQUEST if already active, or for a non-blocking call's request
   void wait();   // completes a started run (no-op when inactive)
   bool test();   // true once complete
   void run() {
@@ -316,9 +334,11 @@ class GraphCollective {
   int grid_dims() const;
 
  private:
-  explicit GraphCollective(std::unique_ptr<GraphExchange> x);
+  friend class DistGraphComm;  // makes the non-blocking calls' requests
+  GraphCollective(std::unique_ptr<GraphExchange> x, bool persistent);
   GraphExchange& exchange() const;  // throws MPI_ERR_REQUEST when moved from
   std::unique_ptr<GraphExchange> x_;
+  bool persistent_ = true;  // false: a non-blocking call's, started once
 };
 
 }  // namespace cartplan::mpi

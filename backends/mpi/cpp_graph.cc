@@ -20,6 +20,13 @@ std::unique_ptr<GraphExchange> init(const DistGraphComm& g, const GraphCall& cal
   return x;
 }
 
+// A non-blocking call's exchange, started (Cart_graph_ineighbor_*).
+std::unique_ptr<GraphExchange> started(MPI_Comm comm, const GraphCall& call) {
+  std::unique_ptr<GraphExchange> x;
+  throw_on_error(graph_request(comm, call, MPI_INFO_NULL, GraphExchange::Kind::kNonblocking, &x));
+  return x;
+}
+
 }  // namespace
 
 DistGraphComm::DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vector<int> destinations, MPI_Info info)
@@ -67,32 +74,51 @@ void DistGraphComm::alltoallw(const void* sb, const int sc[], const MPI_Aint sd[
   throw_on_error(graph_blocking(comm_, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)));
 }
 
-GraphCollective::GraphCollective(std::unique_ptr<GraphExchange> x) : x_(std::move(x)) {}
+GraphCollective DistGraphComm::iallgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
+  return GraphCollective(started(comm_, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt)), false);
+}
+GraphCollective DistGraphComm::ialltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
+  return GraphCollective(started(comm_, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt)), false);
+}
+GraphCollective DistGraphComm::iallgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
+                                           MPI_Datatype rt) const {
+  return GraphCollective(started(comm_, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)), false);
+}
+GraphCollective DistGraphComm::ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
+                                          const int rd[], MPI_Datatype rt) const {
+  return GraphCollective(started(comm_, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)), false);
+}
+GraphCollective DistGraphComm::ialltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
+                                          const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[]) const {
+  return GraphCollective(started(comm_, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)), false);
+}
+
+GraphCollective::GraphCollective(std::unique_ptr<GraphExchange> x, bool persistent) : x_(std::move(x)), persistent_(persistent) {}
 GraphCollective::~GraphCollective() = default;
 GraphCollective::GraphCollective(GraphCollective&&) noexcept = default;
 GraphCollective& GraphCollective::operator=(GraphCollective&&) noexcept = default;
 
 GraphCollective GraphCollective::allgather(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                            MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt), info));
+  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt), info), true);
 }
 GraphCollective GraphCollective::alltoall(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                           MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt), info));
+  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt), info), true);
 }
 GraphCollective GraphCollective::allgatherv(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb,
                                             const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info));
+  return GraphCollective(init(g, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info), true);
 }
 GraphCollective GraphCollective::alltoallv(const DistGraphComm& g, const void* sb, const int sc[], const int sd[],
                                            MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
                                            MPI_Info info) {
-  return GraphCollective(init(g, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info));
+  return GraphCollective(init(g, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info), true);
 }
 GraphCollective GraphCollective::alltoallw(const DistGraphComm& g, const void* sb, const int sc[], const MPI_Aint sd[],
                                            const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
                                            const MPI_Datatype rt[], MPI_Info info) {
-  return GraphCollective(init(g, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info));
+  return GraphCollective(init(g, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info), true);
 }
 
 GraphExchange& GraphCollective::exchange() const {
@@ -100,7 +126,12 @@ GraphExchange& GraphCollective::exchange() const {
   return *x_;
 }
 
-void GraphCollective::start() { throw_on_error(exchange().start()); }
+void GraphCollective::start() {
+  GraphExchange& x = exchange();
+  // A non-blocking call's lane is the call's (lanes.h): a later call may hold it now.
+  if (!persistent_) throw MpiError(MPI_ERR_REQUEST, "a non-blocking graph call's request runs once: it cannot be started");
+  throw_on_error(x.start());
+}
 void GraphCollective::wait() { throw_on_error(exchange().wait()); }
 bool GraphCollective::test() {
   bool done = false;

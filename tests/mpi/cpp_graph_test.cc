@@ -1,8 +1,8 @@
 // MPI test of the C++ graph API (cartplan.hpp: DistGraphComm, GraphCollective) on an irregular,
 // rank-dependent multigraph with a duplicate edge and a self edge on every rank: allgather,
 // alltoall, allgatherv and alltoallv with rank-dependent counts and gaps, and alltoallw with a
-// strided send type on every other edge; blocking, and persistent started several times with
-// changing data; every algorithm forced (and auto) by Info cartplan_algorithm. Each result is
+// strided send type on every other edge; blocking, non-blocking (completed by wait() or a test()
+// loop; start() refused), and persistent started several times with changing data; every algorithm forced (and auto) by Info cartplan_algorithm. Each result is
 // compared element by element (gaps included) with MPI_Neighbor_* on the same communicator.
 // Then errors: a bad argument on rank 0 only fails a persistent init with MpiError(MPI_ERR_COUNT)
 // on every rank, lists that are not one graph fail the constructor with MPI_ERR_TOPOLOGY on
@@ -161,6 +161,23 @@ void blocking(Case& c, const DistGraphComm& g) {
   }
 }
 
+// The non-blocking member of c.op, started.
+GraphCollective nonblocking(Case& c, const DistGraphComm& g) {
+  switch (c.op) {
+    case Op::kAllgather: return g.iallgather(c.send.data(), c.count, MPI_INT, c.mine.data(), c.count, MPI_INT);
+    case Op::kAlltoall: return g.ialltoall(c.send.data(), c.count, MPI_INT, c.mine.data(), c.count, MPI_INT);
+    case Op::kAllgatherv:
+      return g.iallgatherv(c.send.data(), c.count, MPI_INT, c.mine.data(), c.rcounts.data(), c.rdispls.data(), MPI_INT);
+    case Op::kAlltoallv:
+      return g.ialltoallv(c.send.data(), c.scounts.data(), c.sdispls.data(), MPI_INT, c.mine.data(), c.rcounts.data(),
+                          c.rdispls.data(), MPI_INT);
+    case Op::kAlltoallw:
+      break;
+  }
+  return g.ialltoallw(c.send.data(), c.scounts.data(), c.sbytes.data(), c.stypes.data(), c.mine.data(), c.rcounts.data(),
+                      c.rbytes.data(), c.rtypes.data());
+}
+
 GraphCollective persistent(Case& c, const DistGraphComm& g, MPI_Info info) {
   switch (c.op) {
     case Op::kAllgather: return GraphCollective::allgather(g, c.send.data(), c.count, MPI_INT, c.mine.data(), c.count, MPI_INT, info);
@@ -197,7 +214,18 @@ bool expected_algorithm(const GraphCollective& r, const std::string& algo, int p
   return r.grid_dims() == (algo == "grid" ? cartplan::mpitest::grid_ndims(p, 2) : 0);
 }
 
-// Every op blocking, then persistent with kIterations runs (start + wait, test until done, run).
+// The class of the MpiError `body` throws, MPI_SUCCESS if none.
+template <class Body>
+int thrown(Body&& body) {
+  try {
+    body();
+  } catch (const MpiError& e) {
+    return e.code();
+  }
+  return MPI_SUCCESS;
+}
+
+// Every op blocking, non-blocking, then persistent with kIterations runs (start + wait, test until done, run).
 void check_algorithm(Harness& h, const char* algo, MPI_Datatype stride2) {
   MPI_Info info;
   MPI_Info_create(&info);
@@ -212,6 +240,19 @@ void check_algorithm(Harness& h, const char* algo, MPI_Datatype stride2) {
       reference(c, g.get());
       blocking(c, g);
       compare(h, c, what + " blocking, call " + std::to_string(iter));
+    }
+    for (int iter = 0; iter < 2; ++iter) {  // non-blocking: completed by wait(), then by a test() loop
+      fill(c, 20 + iter, o);
+      reference(c, g.get());
+      GraphCollective nb = nonblocking(c, g);
+      if (iter == 0) {
+        nb.wait();
+      } else {
+        while (!nb.test()) {
+        }
+      }
+      compare(h, c, what + " non-blocking, call " + std::to_string(iter));
+      h.check(thrown([&] { nb.start(); }) == MPI_ERR_REQUEST, what + ": a non-blocking call's request cannot be started");
     }
     GraphCollective r = persistent(c, g, info);
     h.check(expected_algorithm(r, algo, h.size),
@@ -235,16 +276,6 @@ void check_algorithm(Harness& h, const char* algo, MPI_Datatype stride2) {
   MPI_Info_free(&info);
 }
 
-// The class of the MpiError `body` throws, MPI_SUCCESS if none.
-template <class Body>
-int thrown(Body&& body) {
-  try {
-    body();
-  } catch (const MpiError& e) {
-    return e.code();
-  }
-  return MPI_SUCCESS;
-}
 
 void check_errors(Harness& h) {
   const DistGraphComm g(MPI_COMM_WORLD, sources_of(h.rank, h.size), destinations_of(h.rank, h.size));
