@@ -16,6 +16,13 @@ namespace {
 // conditionals are const lvalues of one type, so no vector is copied per call).
 const std::vector<MPI_Datatype> kNoTypes;
 
+// Element types of the wrong length: a bad argument like any other, reported by the halo (at once,
+// or agreed where the call agrees: init, checking mode), so that every rank throws alike.
+MpiStatus type_lengths(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
+  if (!types.empty() && types.size() != arrays.size()) return mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  return {};
+}
+
 }  // namespace
 
 Halo::Halo(MPI_Comm cartcomm, const std::vector<int>& interior, const std::vector<int>& ghost_lo,
@@ -38,10 +45,7 @@ void Halo::exchange(void* array) { exchange(std::vector<void*>{array}); }
 
 void Halo::exchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  // Types of the wrong length are the halo's to report: at once, or in checking mode agreed.
-  MpiStatus lengths;
-  if (!types.empty() && types.size() != arrays.size())
-    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  const MpiStatus lengths = type_lengths(arrays, types);
   throw_on_error(h_->exchange(arrays, lengths.ok() ? types : kNoTypes, lengths));
 }
 
@@ -49,10 +53,7 @@ HaloRequest Halo::exchange_init(void* array, MPI_Info info) { return exchange_in
 
 HaloRequest Halo::exchange_init(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types, MPI_Info info) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  // Types of the wrong length still go through the agreement, so that every rank throws.
-  MpiStatus lengths;
-  if (!types.empty() && types.size() != arrays.size())
-    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  const MpiStatus lengths = type_lengths(arrays, types);
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
   throw_on_error(h_->exchange_init(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, info, &plan));
@@ -63,10 +64,7 @@ HaloRequest Halo::iexchange(void* array) { return iexchange(std::vector<void*>{a
 
 HaloRequest Halo::iexchange(const std::vector<void*>& arrays, const std::vector<MPI_Datatype>& types) {
   if (!h_) throw MpiError(MPI_ERR_ARG, "the halo was moved from");
-  // Types of the wrong length are the halo's to report: at once, or in checking mode agreed.
-  MpiStatus lengths;
-  if (!types.empty() && types.size() != arrays.size())
-    lengths = mpi_error(MPI_ERR_ARG, "types must be empty or have one entry per array");
+  const MpiStatus lengths = type_lengths(arrays, types);
   std::unique_ptr<Exchange> x;
   std::shared_ptr<const ir::halo::HaloPlan> plan;
   throw_on_error(h_->iexchange(arrays, lengths.ok() ? types : kNoTypes, lengths, &x, &plan));
