@@ -1,6 +1,7 @@
 // cartplan's C++ API over the same core as the C API (cartplan_mpi.h). Errors are thrown as
-// cartplan::mpi::MpiError (an MPI error class plus a message); nothing else in this API reports
-// errors another way. Collective constructors check and agree on arguments across ranks, so a
+// cartplan::mpi::MpiError (an MPI error class plus a message), except that an allocation of the
+// API's own that fails throws std::bad_alloc, as the standard library does (inside collective
+// steps running out of memory is MPI_ERR_NO_MEM, agreed like any error). Collective constructors check and agree on arguments across ranks, so a
 // bad argument anywhere throws on every rank instead of hanging.
 //
 //   cartplan::mpi::CartComm cart(MPI_COMM_WORLD, {4, 4}, {1, 1}, {{1, 0}, {-1, 0}, {0, 1}, {0, -1}});
