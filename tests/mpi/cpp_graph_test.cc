@@ -4,7 +4,7 @@
 // strided send type on every other edge; blocking, non-blocking (completed by wait() or a test()
 // loop; start() refused), and persistent started several times with changing data; every algorithm forced (and auto) by Info cartplan_algorithm. Each result is
 // compared element by element (gaps included) with MPI_Neighbor_* on the same communicator.
-// Then errors: a bad argument on rank 0 only fails a persistent init with MpiError(MPI_ERR_COUNT)
+// A rank without any edge (empty buffers) beside a ring of the others. Then errors: a bad argument on rank 0 only fails a persistent init with MpiError(MPI_ERR_COUNT)
 // on every rank, lists that are not one graph fail the constructor with MPI_ERR_TOPOLOGY on
 // every rank, and moved-from objects throw.
 #include <mpi.h>
@@ -312,6 +312,43 @@ void check_errors(Harness& h) {
 
 }  // namespace
 
+// A rank without edges: rank 0 has no sources and no destinations (its buffers are empty
+// vectors), the others form a ring among themselves. Allgather blocking, non-blocking and
+// persistent, and alltoall blocking, under linear, grid and auto; every value checked.
+void check_isolated(Harness& h) {
+  if (h.size < 3) return;
+  const int r = h.rank, m = h.size - 1;  // ranks 1..m in a ring
+  std::vector<int> in, out;
+  if (r > 0) {
+    out = {r % m + 1};
+    in = {(r + m - 2) % m + 1};
+  }
+  for (const char* algo : {"linear", "grid", "auto"}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    cartplan::mpitest::set_graph_algorithm(info, algo);
+    const DistGraphComm g(MPI_COMM_WORLD, in, out, info);
+    MPI_Info_free(&info);
+    const std::string what = std::string("isolated rank 0, ") + algo;
+    int mine = 1000 + r;
+    std::vector<int> got(in.size(), -1), sent(out.size(), 500 + r), back(in.size(), -1);
+    g.allgather(&mine, 1, MPI_INT, got.data(), 1, MPI_INT);
+    h.check(got.empty() || got[0] == 1000 + in[0], what + ": blocking allgather");
+    mine = 2000 + r;
+    GraphCollective nb = g.iallgather(&mine, 1, MPI_INT, got.data(), 1, MPI_INT);
+    nb.wait();
+    h.check(got.empty() || got[0] == 2000 + in[0], what + ": non-blocking allgather");
+    GraphCollective p = GraphCollective::allgather(g, &mine, 1, MPI_INT, got.data(), 1, MPI_INT);
+    for (int it = 0; it < 2; ++it) {
+      mine = 3000 + 10 * it + r;
+      p.run();
+      h.check(got.empty() || got[0] == 3000 + 10 * it + in[0], what + ": persistent allgather, run " + std::to_string(it));
+    }
+    g.alltoall(sent.data(), 1, MPI_INT, back.data(), 1, MPI_INT);
+    h.check(back.empty() || back[0] == 500 + in[0], what + ": blocking alltoall");
+  }
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   MPI_Datatype stride2;  // an int with the extent of two: count n sends every other int
@@ -323,6 +360,11 @@ int main(int argc, char** argv) {
     } catch (const MpiError& e) {
       h.check(false, std::string(algo) + ": MpiError " + std::to_string(e.code()) + ": " + e.what());
     }
+  }
+  try {
+    check_isolated(h);
+  } catch (const MpiError& e) {
+    h.check(false, std::string("isolated rank: MpiError ") + std::to_string(e.code()) + ": " + e.what());
   }
   try {
     check_errors(h);
