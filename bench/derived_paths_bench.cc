@@ -3,8 +3,8 @@
 // Cart_halo_exchange_fields with a derived element type, beside blocking Cart_alltoallw with
 // derived datatypes and Cart_halo_exchange with a predefined one (both kept before too), on a
 // 2-D periodic Moore torus of n x n doubles with one ghost layer (the main job's default shape);
-// and the halo's non-blocking Cart_halo_iexchange + Cart_wait (which builds its exchange per call)
-// beside its persistent request (Cart_start + Cart_wait).
+// and the halo's non-blocking Cart_halo_iexchange + Cart_wait (its exchange comes back from the halo
+// communicator's pool after the first call) beside its persistent request (Cart_start + Cart_wait).
 //   mpirun -np 4 bazel-bin/bench/derived_paths_bench [--n 64] [--iters 200]
 // Prints one line per variant: its name and the max over ranks of the per-rank median time of
 // one call in microseconds. The variants take turns, one call each, the starting variant

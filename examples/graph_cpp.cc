@@ -2,7 +2,7 @@
 // by the CMake consumer against an installed cartplan (run it on 4 ranks). Each rank sends to the
 // next two ranks of a ring and to itself (a self edge), gathers its sources' values with a
 // persistent cartplan::mpi::GraphCollective (forced to the grid algorithm, then auto) and a
-// blocking DistGraphComm::alltoall, and fills the ghost cells of a 2x2 torus's arrays with
+// blocking and a non-blocking DistGraphComm::alltoall, and fills the ghost cells of a 2x2 torus's arrays with
 // Halo::iexchange; every received value is checked against what its sender holds.
 //
 //   cmake -S tests/consumers/cmake -B build -DCMAKE_PREFIX_PATH=PREFIX && cmake --build build
@@ -45,6 +45,10 @@ void graph_collectives(int me, int p) {
   g.alltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT);
   // Source in[0] = me-1 sent me its block 0, in[1] = me-2 its block 1, and my own block 2 came back.
   expect(recv[0] == 10 * in[0] + 1 && recv[1] == 10 * in[1] + 2 && recv[2] == 10 * me, "alltoall blocks", me);
+  for (int& x : send) x += 1000;
+  cartplan::mpi::GraphCollective r = g.ialltoall(send.data(), 1, MPI_INT, recv.data(), 1, MPI_INT);  // non-blocking
+  r.wait();
+  expect(recv[0] == 10 * in[0] + 1001 && recv[1] == 10 * in[1] + 1002 && recv[2] == 10 * me + 1000, "ialltoall blocks", me);
 }
 
 // A 2x2 torus of 3x3 interiors with one ghost layer: the ghost cell across each face, edge or

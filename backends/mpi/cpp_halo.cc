@@ -79,13 +79,19 @@ std::string Halo::plan() const {
 HaloRequest::HaloRequest(std::shared_ptr<HaloContext> halo, std::unique_ptr<Exchange> x,
                          std::shared_ptr<const ir::halo::HaloPlan> plan, bool persistent)
     : halo_(std::move(halo)), x_(std::move(x)), plan_(std::move(plan)), persistent_(persistent) {}
-HaloRequest::~HaloRequest() = default;
+// A completed non-blocking exchange goes back to its halo communicator's pool (the next
+// iexchange of the same arrays and types takes it); others are destroyed, an active one after
+// completing. Before halo_ is released.
+HaloRequest::~HaloRequest() {
+  if (x_) Exchange::recycle(std::move(x_));
+}
 HaloRequest::HaloRequest(HaloRequest&&) noexcept = default;
 
 // Not defaulted: that assigns halo_ first, which could free the old halo's communicator while
 // the old exchange (completed as x_ is replaced) still runs on it.
 HaloRequest& HaloRequest::operator=(HaloRequest&& other) noexcept {
   if (this == &other) return *this;
+  if (x_) Exchange::recycle(std::move(x_));
   x_ = std::move(other.x_);
   halo_ = std::move(other.halo_);
   plan_ = std::move(other.plan_);

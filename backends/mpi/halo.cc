@@ -756,13 +756,15 @@ MpiStatus HaloContext::iexchange(const std::vector<void*>& arrays, const std::ve
       return l;
     });
   if (checking) local = agree_on_fields(*nc_, local, sizes, "the non-blocking halo exchange");
-  if (local.ok()) local = (*out)->start();
+  if (local.ok()) {
+    (*out)->set_pool_key(key);  // kept by recycle once complete (Cart_wait, the C++ request)
+    local = (*out)->start();
+  }
   if (!local.ok()) {
     out->reset();
     return local;
   }
   vouch_for(derived);  // these types passed a build's checks (nothing to vouch for when pooled)
-  (*out)->set_pool_key(std::move(key));
   *plan_run = priced.plan;
   return {};
 }

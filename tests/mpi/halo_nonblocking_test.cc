@@ -21,6 +21,7 @@
 
 #include "backends/mpi/cartplan.hpp"
 #include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/count_type_builds.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -255,8 +256,13 @@ void pooled(Harness& h, const Grid& g) {
   MPI_Datatype t;
   MPI_Type_contiguous(1, MPI_INT, &t);
   MPI_Type_commit(&t);
-  for (int round = 0; round < 3; ++round)
+  for (int round = 0; round < 3; ++round) {
+    const long before = type_subarrays;
     h.check(exchanged_through<int>(h, g, halo, buf, t, 30 + round), "pooled: ints, round " + std::to_string(round));
+    // Round 0 builds the exchange's subarray datatypes; the others take it from the pool.
+    h.check((type_subarrays > before) == (round == 0), "pooled: ints, round " + std::to_string(round) + " built " +
+                                                           std::to_string(type_subarrays - before) + " subarray types");
+  }
   MPI_Type_free(&t);
   MPI_Type_contiguous(1, MPI_DOUBLE, &t);
   MPI_Type_commit(&t);
@@ -327,6 +333,18 @@ void cpp_form(Harness& h, const Grid& g) {
     f = halo.iexchange(c.data());
     f.wait();
     h.check(wrong_cells(g, a, 13) == 0 && wrong_cells(g, c, 14) == 0, "C++: a request move-assigned while active");
+    // A C++ request gives its completed exchange back to the pool as it is destroyed: the same call
+    // then builds nothing (round 0 builds: f still holds its exchange of c).
+    for (int round = 0; round < 2; ++round) {
+      fill(g, c, 15 + round);
+      const long before = type_subarrays;
+      {
+        cartplan::mpi::HaloRequest again = halo.iexchange(c.data());
+        again.wait();
+      }
+      h.check(wrong_cells(g, c, 15 + round) == 0 && (round == 0 || type_subarrays == before),
+              "C++: a repeated iexchange takes its exchange from the pool, built " + std::to_string(type_subarrays - before));
+    }
   } catch (const cartplan::mpi::MpiError& e) {
     h.check(false, std::string("C++: ") + e.what());
   }
