@@ -12,7 +12,8 @@
 ! the same lists. Requests are checked with Cart_graph_request_algorithm (and
 ! Cart_graph_request_grid_dims); three errors with their classes: a graph call on MPI_COMM_WORLD
 ! (MPI_ERR_TOPOLOGY), a rank outside the communicator at Cart_graph_comm_create_adjacent
-! (MPI_ERR_RANK on every rank), Cart_graph_request_algorithm of a null request (MPI_ERR_ARG).
+! (MPI_ERR_RANK on every rank), Cart_graph_request_algorithm of a null request (MPI_ERR_ARG). Also
+! a rank without any edge beside a ring of the others (blocking alltoallw).
 ! Prints "graph_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program graph_f08
   use mpi_f08
@@ -92,6 +93,8 @@ program graph_f08
     call MPI_Info_free(info)
   end do
 
+  call isolated_rank()
+
   ! Errors, returned: MPI_COMM_WORLD is no graph; rank 4 is outside a communicator of 4 (every
   ! rank fails); a null request.
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
@@ -118,6 +121,39 @@ program graph_f08
   if (total /= 0) stop 1
 
 contains
+
+  ! A rank without edges: rank 0 has no sources and destinations (zero-length lists), ranks 1-3
+  ! form a ring 1 -> 2 -> 3 -> 1. Blocking alltoallw with one integer per edge, so the shim reads a
+  ! degree of 0 on rank 0 and converts no type there; rank 0's buffer is never written.
+  subroutine isolated_rank()
+    integer, allocatable :: src0(:), dst0(:)
+    integer :: zc(1), zr(1), zs(1), zg(1), zerr
+    integer(MPI_ADDRESS_KIND) :: zd(1)
+    type(MPI_Datatype) :: zt(1)
+    type(MPI_Comm) :: z
+    if (me == 0) then
+      allocate(src0(0), dst0(0))
+    else
+      dst0 = [modulo(me, 3) + 1]
+      src0 = [modulo(me + 1, 3) + 1]
+    end if
+    call Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, size(src0), src0, size(dst0), dst0, MPI_INFO_NULL, z, zerr)
+    call expect(zerr == MPI_SUCCESS, 'isolated rank: Cart_graph_comm_create_adjacent: ' // cart_error_message())
+    zc = 1
+    zr = 1
+    zd = 0
+    zt = MPI_INTEGER
+    zs = 100 + me
+    zg = -1
+    call Cart_graph_neighbor_alltoallw(zs, zc, zd, zt, zg, zr, zd, zt, z, zerr)
+    call expect(zerr == MPI_SUCCESS, 'isolated rank: Cart_graph_neighbor_alltoallw: ' // cart_error_message())
+    if (me == 0) then
+      call expect(zg(1) == -1, 'isolated rank: rank 0 received something')
+    else
+      call expect(zg(1) == 100 + src0(1), 'isolated rank: a ring value')
+    end if
+    call MPI_Comm_free(z)
+  end subroutine
 
   ! The v forms' count of edge s -> d (both ends compute it alike).
   integer function edge_count(s, d)
