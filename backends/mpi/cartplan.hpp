@@ -234,6 +234,13 @@ class GraphCollective;
 class DistGraphComm {
  public:
   DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vector<int> destinations, MPI_Info info = MPI_INFO_NULL);
+  // A view of a distributed-graph communicator the caller made and frees (MPI_Dist_graph_create
+  // _adjacent, or Cart_graph_comm_create_adjacent through the C API): local, its lists read from
+  // it; the destructor leaves it alone. Not a graph: MpiError(MPI_ERR_TOPOLOGY).
+  //   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED,
+  //                                  MPI_INFO_NULL, 0, &mine);
+  //   auto g = cartplan::mpi::DistGraphComm::view(mine);   // MPI_Comm_free(&mine) after g is gone
+  static DistGraphComm view(MPI_Comm graphcomm);
   ~DistGraphComm();
   DistGraphComm(DistGraphComm&& other) noexcept;
   DistGraphComm& operator=(DistGraphComm&& other) noexcept;
@@ -274,9 +281,11 @@ class DistGraphComm {
                              void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
 
  private:
+  DistGraphComm() = default;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<int> sources_;
   std::vector<int> destinations_;
+  bool owned_ = true;  // false for view(): the caller frees the communicator
 };
 
 // A persistent graph collective (Cart_graph_neighbor_*_init, MPI-4 persistent semantics: the

@@ -6,8 +6,10 @@
 #include "backends/mpi/cpp_throw.h"
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_collective.h"
+#include "backends/mpi/graph_comm.h"
 #include "backends/mpi/graph_exchange.h"
 #include "ir/graph/plan.h"
+#include "ir/graph/topology.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -34,16 +36,29 @@ DistGraphComm::DistGraphComm(MPI_Comm comm, std::vector<int> sources, std::vecto
   throw_on_error(create_adjacent(comm, indegree(), sources_.data(), outdegree(), destinations_.data(), info, &comm_));
 }
 
+DistGraphComm DistGraphComm::view(MPI_Comm graphcomm) {
+  if (graphcomm == MPI_COMM_NULL) throw MpiError(MPI_ERR_COMM, "DistGraphComm::view: the communicator is MPI_COMM_NULL");
+  ir::graph::RankEdges edges;
+  throw_on_error(graph_edges(graphcomm, &edges));
+  DistGraphComm g;
+  g.owned_ = false;
+  g.comm_ = graphcomm;
+  g.sources_ = std::move(edges.in);
+  g.destinations_ = std::move(edges.out);
+  return g;
+}
+
 DistGraphComm::~DistGraphComm() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (owned_ && !finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 DistGraphComm::DistGraphComm(DistGraphComm&& other) noexcept
     : comm_(std::exchange(other.comm_, MPI_COMM_NULL)),
       sources_(std::exchange(other.sources_, {})),
-      destinations_(std::exchange(other.destinations_, {})) {}
+      destinations_(std::exchange(other.destinations_, {})),
+      owned_(other.owned_) {}
 
 DistGraphComm& DistGraphComm::operator=(DistGraphComm&& other) noexcept {
   if (this != &other) {
@@ -51,6 +66,7 @@ DistGraphComm& DistGraphComm::operator=(DistGraphComm&& other) noexcept {
     comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
     sources_ = std::exchange(other.sources_, {});
     destinations_ = std::exchange(other.destinations_, {});
+    owned_ = other.owned_;
   }
   return *this;
 }

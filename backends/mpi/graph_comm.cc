@@ -84,16 +84,10 @@ MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
 // carries one, else of MPI's distributed-graph topology. A bad Info value is returned after the
 // edges are read (MPI_ERR_INFO_VALUE; the caller still makes its collective calls).
 MpiStatus read_graph(MPI_Comm comm, ir::graph::RankEdges* edges, GraphOptions* options) {
-  if (const AdjacentLists* lists = adjacent_lists(comm)) {
-    *edges = lists->edges;
-    return lists->info == MPI_INFO_NULL ? MpiStatus{} : parse_graph_info(lists->info, options);
-  }
-  int topo = MPI_UNDEFINED;
-  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
-  if (topo != MPI_DIST_GRAPH)
-    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator is not a distributed-graph communicator (make it with Cart_graph_comm_create_adjacent, MPI_Dist_graph_create_adjacent or MPI_Dist_graph_create)");
-  MpiStatus s = read_edges(comm, edges);
+  MpiStatus s = graph_edges(comm, edges);
   if (!s.ok()) return s;
+  if (const AdjacentLists* lists = adjacent_lists(comm))
+    return lists->info == MPI_INFO_NULL ? MpiStatus{} : parse_graph_info(lists->info, options);
   MPI_Info info = MPI_INFO_NULL;
   if (MPI_Comm_get_info(comm, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
     s = parse_graph_info(info, options);
@@ -103,6 +97,18 @@ MpiStatus read_graph(MPI_Comm comm, ir::graph::RankEdges* edges, GraphOptions* o
 }
 
 }  // namespace
+
+MpiStatus graph_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
+  if (const AdjacentLists* lists = adjacent_lists(comm)) {
+    *edges = lists->edges;
+    return {};
+  }
+  int topo = MPI_UNDEFINED;
+  CARTPLAN_MPI_CALL(MPI_Topo_test(comm, &topo));
+  if (topo != MPI_DIST_GRAPH)
+    return mpi_error(MPI_ERR_TOPOLOGY, "the communicator is not a distributed-graph communicator (make it with Cart_graph_comm_create_adjacent, MPI_Dist_graph_create_adjacent or MPI_Dist_graph_create)");
+  return read_edges(comm, edges);
+}
 
 MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
   bool present = false;

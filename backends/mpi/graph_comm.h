@@ -84,6 +84,13 @@ struct GraphOptions {
 // Reads the keys above from `info` on top of *options; MPI_ERR_INFO_VALUE names a bad value.
 MpiStatus parse_graph_info(MPI_Info info, GraphOptions* options);
 
+// This rank's edge lists of a communicator the graph collectives accept: the attribute path's
+// lists (graph_adjacent.h) or MPI's distributed graph (MPI_Dist_graph_neighbors). Local.
+// Errors: MPI_ERR_TOPOLOGY (no distributed graph), MPI_ERR_RANK (MPI_PROC_NULL listed).
+//   ir::graph::RankEdges e;
+//   MpiStatus s = graph_edges(comm, &e);   // e.in: sources, e.out: destinations
+MpiStatus graph_edges(MPI_Comm comm, ir::graph::RankEdges* edges);
+
 // What a forced algorithm (options.algo not auto) runs: grid on grid_dims(p, options.grid_dims),
 // 2 when that is auto.
 engine::graph::TableCandidate forced_candidate(const GraphOptions& options);

@@ -4,7 +4,8 @@
 // strided send type on every other edge; blocking, non-blocking (completed by wait() or a test()
 // loop; start() refused), and persistent started several times with changing data; every algorithm forced (and auto) by Info cartplan_algorithm. Each result is
 // compared element by element (gaps included) with MPI_Neighbor_* on the same communicator.
-// A rank without any edge (empty buffers) beside a ring of the others. Then errors: a bad argument on rank 0 only fails a persistent init with MpiError(MPI_ERR_COUNT)
+// A rank without any edge (empty buffers) beside a ring of the others; a view of a communicator
+// the program made with MPI_Dist_graph_create_adjacent. Then errors: a bad argument on rank 0 only fails a persistent init with MpiError(MPI_ERR_COUNT)
 // on every rank, lists that are not one graph fail the constructor with MPI_ERR_TOPOLOGY on
 // every rank, and moved-from objects throw.
 #include <mpi.h>
@@ -349,6 +350,36 @@ void check_isolated(Harness& h) {
   }
 }
 
+// DistGraphComm::view of a communicator the program made with MPI_Dist_graph_create_adjacent:
+// the lists read from it, every op blocking and persistent against MPI_Neighbor_* on it, and the
+// communicator still the program's to free afterwards; a view of MPI_COMM_WORLD throws
+// MPI_ERR_TOPOLOGY, of MPI_COMM_NULL MPI_ERR_COMM.
+void check_view(Harness& h, MPI_Datatype stride2) {
+  const std::vector<int> src = sources_of(h.rank, h.size), dst = destinations_of(h.rank, h.size);
+  MPI_Comm mine = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(src.size()), src.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(dst.size()), dst.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &mine);
+  {
+    const DistGraphComm g = DistGraphComm::view(mine);
+    h.check(g.get() == mine && g.sources() == src && g.destinations() == dst, "view: the lists of the program's communicator");
+    for (int o = 0; o < 5; ++o) {
+      Case c = make_case(static_cast<Op>(o), g, h.rank, stride2);
+      fill(c, 0, o);
+      reference(c, mine);
+      blocking(c, g);
+      compare(h, c, std::string("view: ") + kOpNames[o] + " blocking");
+      GraphCollective r = persistent(c, g, MPI_INFO_NULL);
+      fill(c, 1, o);
+      reference(c, mine);
+      r.run();
+      compare(h, c, std::string("view: ") + kOpNames[o] + " persistent");
+    }
+  }
+  h.check(MPI_Comm_free(&mine) == MPI_SUCCESS, "view: the program frees its communicator after the view");
+  h.check(thrown([] { DistGraphComm::view(MPI_COMM_WORLD); }) == MPI_ERR_TOPOLOGY, "view of MPI_COMM_WORLD: MPI_ERR_TOPOLOGY");
+  h.check(thrown([] { DistGraphComm::view(MPI_COMM_NULL); }) == MPI_ERR_COMM, "view of MPI_COMM_NULL: MPI_ERR_COMM");
+}
+
 int main(int argc, char** argv) {
   Harness h(&argc, &argv);
   MPI_Datatype stride2;  // an int with the extent of two: count n sends every other int
@@ -360,6 +391,11 @@ int main(int argc, char** argv) {
     } catch (const MpiError& e) {
       h.check(false, std::string(algo) + ": MpiError " + std::to_string(e.code()) + ": " + e.what());
     }
+  }
+  try {
+    check_view(h, stride2);
+  } catch (const MpiError& e) {
+    h.check(false, std::string("view: MpiError ") + std::to_string(e.code()) + ": " + e.what());
   }
   try {
     check_isolated(h);
