@@ -195,60 +195,39 @@ else
   fail cmake_c_static "out/cmake/halo_c_static missing or failed"; tail -n 20 "$work/cmake_static.log" 2>/dev/null
 fi
 
+# Builds a consumer program with the compiler command given (source and flags; the output file
+# is appended), runs it on 4 ranks and expects its line "NAME: OK". One line: "consumer CHECK: ...".
+build_and_run() {
+  local check=$1 name=$2
+  shift 2
+  if ! "$@" -o "$work/$name" 2>"$work/${name}_build.log"; then
+    fail "$check" "build failed"; tail -n 20 "$work/${name}_build.log"
+  elif run4 "$work/$name" >"$work/$name.log" 2>&1 && grep -q "^$name: OK" "$work/$name.log"; then
+    ok "$check"
+  else
+    fail "$check" "run failed"; tail -n 20 "$work/$name.log"
+  fi
+}
+
 # 9. Fortran: request arrays (Cart_startall/waitall/testall), Cart_request_plan/program text and
 #    the large-count _c forms of the cartplan_f08 module (tests/consumers/requests_f08.f90).
-if mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/requests_f08" \
-     2>"$work/requests_f08_build.log"; then
-  if run4 "$work/requests_f08" >"$work/requests_f08.log" 2>&1 && grep -q '^requests_f08: OK' "$work/requests_f08.log"; then
-    ok fortran_requests
-  else
-    fail fortran_requests "run failed"; tail -n 20 "$work/requests_f08.log"
-  fi
-else
-  fail fortran_requests "build failed"; tail -n 20 "$work/requests_f08_build.log"
-fi
+build_and_run fortran_requests requests_f08 mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 9a. C: the halo API (examples/halo_api.c), every cell checked after blocking and persistent exchanges.
-if mpicc -std=c11 -Wall -Werror examples/halo_api.c $(pkg-config --cflags --libs cartplan) -o "$work/halo_api" \
-     2>"$work/halo_api_build.log"; then
-  if run4 "$work/halo_api" >"$work/halo_api.log" 2>&1 && grep -q '^halo_api: OK' "$work/halo_api.log"; then
-    ok c_halo_api
-  else
-    fail c_halo_api "run failed"; tail -n 20 "$work/halo_api.log"
-  fi
-else
-  fail c_halo_api "build failed"; tail -n 20 "$work/halo_api_build.log"
-fi
+build_and_run c_halo_api halo_api mpicc -std=c11 -Wall -Werror examples/halo_api.c $(pkg-config --cflags --libs cartplan)
 
 # 9b. Fortran: the halo API of the cartplan_f08 module (tests/consumers/halo_api_f08.f90): every
-#     cell of a Fortran-order array checked after blocking and persistent exchanges, the plan a
+#     cell of a Fortran-order array (uneven interiors) checked after blocking, non-blocking and
+#     persistent exchanges, the plan a
 #     persistent request runs (Cart_halo_request_plan) against the C function's, and the _fields
 #     forms on a real64 and an integer array together (every cell of both) and their bad input
 #     (null address, MPI_DATATYPE_NULL, count 0, count larger than the arrays passed).
-if mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/halo_api_f08" \
-     2>"$work/halo_api_f08_build.log"; then
-  if run4 "$work/halo_api_f08" >"$work/halo_api_f08.log" 2>&1 && grep -q '^halo_api_f08: OK' "$work/halo_api_f08.log"; then
-    ok fortran_halo
-  else
-    fail fortran_halo "run failed"; tail -n 20 "$work/halo_api_f08.log"
-  fi
-else
-  fail fortran_halo "build failed"; tail -n 20 "$work/halo_api_f08_build.log"
-fi
+build_and_run fortran_halo halo_api_f08 mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 9c. Fortran: the graph collectives of the cartplan_f08 module (tests/consumers/graph_f08.f90):
 #     blocking, non-blocking and persistent allgather[v] and alltoall[v|w] on an irregular graph
 #     under linear, grid, pairing and cumulative, every element against mpi_f08's MPI_Neighbor_*.
-if mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o "$work/graph_f08" \
-     2>"$work/graph_f08_build.log"; then
-  if run4 "$work/graph_f08" >"$work/graph_f08.log" 2>&1 && grep -q '^graph_f08: OK' "$work/graph_f08.log"; then
-    ok fortran_graph
-  else
-    fail fortran_graph "run failed"; tail -n 20 "$work/graph_f08.log"
-  fi
-else
-  fail fortran_graph "build failed"; tail -n 20 "$work/graph_f08_build.log"
-fi
+build_and_run fortran_graph graph_f08 mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
 #    pkg-config cartplan-smpi, run under smpirun on the installed generator's torus, one rank per
