@@ -464,73 +464,53 @@ int graph_request(MPI_Comm comm, const cartplan::mpi::GraphCall& call, MPI_Info 
 
 }  // namespace
 
-#define CART_GRAPH_COLLECTIVE(NAME, OP)                                                                                      \
-  int Cart_graph_neighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm) { \
-    return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt)); }); \
-  }                                                                                                                          \
-  int Cart_graph_ineighbor_##NAME(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, \
-                                  Cart_Request* r) {                                                                         \
-    return graph_request(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt), MPI_INFO_NULL, false, r);                     \
-  }                                                                                                                          \
-  int Cart_graph_neighbor_##NAME##_init(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt,          \
-                                        MPI_Comm comm, MPI_Info info, Cart_Request* r) {                                     \
-    return graph_request(comm, graph_uniform_call(OP, sb, sc, st, rb, rc, rt), info, true, r);                               \
-  }
-
-CART_GRAPH_COLLECTIVE(allgather, cartplan::ir::graph::GraphOp::kAllgather)
-CART_GRAPH_COLLECTIVE(alltoall, cartplan::ir::graph::GraphOp::kAlltoall)
-#undef CART_GRAPH_COLLECTIVE
-
 int Cart_graph_comm_create_adjacent(MPI_Comm comm, int indegree, const int sources[], int outdegree, const int destinations[],
                                     MPI_Info info, MPI_Comm* graphcomm) {
   return guarded(comm, [&] { return cartplan::mpi::create_adjacent(comm, indegree, sources, outdegree, destinations, info, graphcomm); });
 }
 
-int Cart_graph_neighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
-                                   MPI_Comm comm) {
-  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)); });
-}
+// The graph collectives in three forms each (blocking, non-blocking, persistent), once with
+// MPI's int counts and displacements and once in the large-count form (SUFFIX _c: MPI_Count
+// counts, MPI_Aint displacements); both build the same GraphCall (graph_collective.h).
+#define CART_GRAPH_FORMS(NAME, SUFFIX, PARAMS, CALL)                                                             \
+  int Cart_graph_neighbor_##NAME##SUFFIX(PARAMS, MPI_Comm comm) {                                                \
+    return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, CALL); });                             \
+  }                                                                                                              \
+  int Cart_graph_ineighbor_##NAME##SUFFIX(PARAMS, MPI_Comm comm, Cart_Request* r) {                              \
+    return graph_request(comm, CALL, MPI_INFO_NULL, false, r);                                                   \
+  }                                                                                                              \
+  int Cart_graph_neighbor_##NAME##_init##SUFFIX(PARAMS, MPI_Comm comm, MPI_Info info, Cart_Request* r) {         \
+    return graph_request(comm, CALL, info, true, r);                                                             \
+  }
+#define CART_COMMA ,
+#define CART_GRAPH_COLLECTIVES(SUFFIX, COUNT, DISPL)                                                                        \
+  CART_GRAPH_FORMS(allgather, SUFFIX,                                                                                       \
+                   const void* sb CART_COMMA COUNT sc CART_COMMA MPI_Datatype st CART_COMMA void* rb CART_COMMA COUNT rc    \
+                       CART_COMMA MPI_Datatype rt,                                                                          \
+                   graph_uniform_call(cartplan::ir::graph::GraphOp::kAllgather, sb, sc, st, rb, rc, rt))                    \
+  CART_GRAPH_FORMS(alltoall, SUFFIX,                                                                                        \
+                   const void* sb CART_COMMA COUNT sc CART_COMMA MPI_Datatype st CART_COMMA void* rb CART_COMMA COUNT rc    \
+                       CART_COMMA MPI_Datatype rt,                                                                          \
+                   graph_uniform_call(cartplan::ir::graph::GraphOp::kAlltoall, sb, sc, st, rb, rc, rt))                     \
+  CART_GRAPH_FORMS(allgatherv, SUFFIX,                                                                                      \
+                   const void* sb CART_COMMA COUNT sc CART_COMMA MPI_Datatype st CART_COMMA void* rb CART_COMMA const COUNT \
+                       rc[] CART_COMMA const DISPL rd[] CART_COMMA MPI_Datatype rt,                                          \
+                   graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt))                                                        \
+  CART_GRAPH_FORMS(alltoallv, SUFFIX,                                                                                       \
+                   const void* sb CART_COMMA const COUNT sc[] CART_COMMA const DISPL sd[] CART_COMMA MPI_Datatype st         \
+                       CART_COMMA void* rb CART_COMMA const COUNT rc[] CART_COMMA const DISPL rd[] CART_COMMA MPI_Datatype rt, \
+                   graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt))                                                     \
+  CART_GRAPH_FORMS(alltoallw, SUFFIX,                                                                                       \
+                   const void* sb CART_COMMA const COUNT sc[] CART_COMMA const MPI_Aint sd[] CART_COMMA const MPI_Datatype  \
+                       st[] CART_COMMA void* rb CART_COMMA const COUNT rc[] CART_COMMA const MPI_Aint rd[] CART_COMMA       \
+                           const MPI_Datatype rt[],                                                                         \
+                   cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt))
 
-int Cart_graph_ineighbor_allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                                    MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return graph_request(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
-}
-
-int Cart_graph_neighbor_allgatherv_init(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                                        MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return graph_request(comm, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info, true, r);
-}
-
-int Cart_graph_neighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                                  const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)); });
-}
-
-int Cart_graph_ineighbor_alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                                   const int rd[], MPI_Datatype rt, MPI_Comm comm, Cart_Request* r) {
-  return graph_request(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
-}
-
-int Cart_graph_neighbor_alltoallv_init(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                                       const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, Cart_Request* r) {
-  return graph_request(comm, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
-}
-
-int Cart_graph_neighbor_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                                  const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
-  return guarded(comm, [&] { return cartplan::mpi::graph_blocking(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)); });
-}
-
-int Cart_graph_ineighbor_alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                                   const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, Cart_Request* r) {
-  return graph_request(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), MPI_INFO_NULL, false, r);
-}
-
-int Cart_graph_neighbor_alltoallw_init(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                                       const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info,
-                                       Cart_Request* r) {
-  return graph_request(comm, cartplan::mpi::graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info, true, r);
-}
+CART_GRAPH_COLLECTIVES(, int, int)
+CART_GRAPH_COLLECTIVES(_c, MPI_Count, MPI_Aint)
+#undef CART_GRAPH_COLLECTIVES
+#undef CART_COMMA
+#undef CART_GRAPH_FORMS
 
 int Cart_graph_request_algorithm(Cart_Request request, int* algorithm) {
   return guarded(request ? request->error_comm() : MPI_COMM_SELF, [&]() -> MpiStatus {

@@ -552,6 +552,58 @@ int Cart_graph_neighbor_alltoallw_init(const void* sendbuf, const int sendcounts
                                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                        MPI_Info info, Cart_Request* request);
+/* Large-count forms of the graph collectives (MPI-4's MPI_Neighbor_*_c): MPI_Count counts and
+ * MPI_Aint displacements, otherwise exactly the functions above. A block may hold more than INT_MAX
+ * elements (a combining schedule forwards such a block only if its datatype is contiguous; any
+ * other: MPI_ERR_COUNT); a displacement may be an absolute address with MPI_BOTTOM as the buffer
+ * (as in every v and w form). A count or displacement whose product with the datatype's size or
+ * extent overflows 64 bits: MPI_ERR_COUNT or MPI_ERR_ARG naming it.
+ *   MPI_Count rc[2] = {(MPI_Count)3 << 30, 8};  MPI_Aint rd[2] = {0, (MPI_Aint)3 << 30};
+ *   Cart_graph_neighbor_allgatherv_c(mine, mycount, MPI_BYTE, theirs, rc, rd, MPI_BYTE, g); */
+int Cart_graph_neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm);
+int Cart_graph_neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int Cart_graph_neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int Cart_graph_ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Cart_Request* request);
+int Cart_graph_ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, Cart_Request* request);
+int Cart_graph_ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, Cart_Request* request);
+int Cart_graph_ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Cart_Request* request);
+int Cart_graph_ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     Cart_Request* request);
+int Cart_graph_neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         Cart_Request* request);
+int Cart_graph_neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        Cart_Request* request);
+int Cart_graph_neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Info info, Cart_Request* request);
+int Cart_graph_neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         Cart_Request* request);
+int Cart_graph_neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                         MPI_Info info, Cart_Request* request);
 /* The algorithm a graph request runs (local): CART_GRAPH_LINEAR, _PAIRING, _CUMULATIVE or _GRID.
  * MPI_ERR_REQUEST for a Cartesian request (Cart_request_plan and Cart_request_program refuse
  * graph requests likewise). */

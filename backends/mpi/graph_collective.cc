@@ -5,8 +5,9 @@
 #include <array>
 #include <cassert>
 #include <climits>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <new>
 #include <stdexcept>
@@ -44,40 +45,56 @@ MpiStatus side_type(const char* side, const void* buf, MPI_Datatype type, bool s
   return {};
 }
 
-// Block i of one side: `c` elements of a type of `size` bytes at buf + at (bytes).
-MpiStatus add_block(const char* side, const std::string& count_name, const void* buf, int c, MPI_Aint at, MPI_Count size, MPI_Datatype type,
-                    std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+// Block i of one side: `c` elements of a type of `size` bytes at buf + at (bytes). A NULL buf
+// is MPI_BOTTOM where `absolute` (a v or w form's block, whose displacement may be an address),
+// an error elsewhere when the block has data.
+MpiStatus add_block(const char* side, const std::string& count_name, const void* buf, MPI_Count c, MPI_Aint at, MPI_Count size,
+                    MPI_Datatype type, bool absolute, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
   if (c < 0) return mpi_error(MPI_ERR_COUNT, count_name + " is negative (" + std::to_string(c) + ")");
+  if (size > 0 && c > std::numeric_limits<std::int64_t>::max() / size)
+    return mpi_error(MPI_ERR_COUNT, count_name + " (" + std::to_string(c) + ") x the type's size overflows 64 bits");
   const std::int64_t b = static_cast<std::int64_t>(size) * c;
-  if (!buf && b > 0) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
-  blocks->push_back(BlockSpec{static_cast<const char*>(buf) + at, c, type});
+  if (!buf && b > 0 && !absolute) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
+  // Integer arithmetic: MPI_BOTTOM (NULL) plus an absolute address is no C++ pointer sum.
+  const auto* addr = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(at));
+  blocks->push_back(BlockSpec{addr, c, type});
   bytes->push_back(b);
   return {};
 }
 
+// a x b x c, or false where it overflows 64 bits (a large-count form's count or displacement
+// times an extent).
+bool product(std::int64_t a, std::int64_t b, std::int64_t c, MPI_Aint* out) {
+  std::int64_t ab = 0;
+  return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, out);
+}
+
 // Blocks of one side: block i has counts[i] elements at buf + displs[i] * extent (`v`, the v
 // forms), or `count` elements at buf + i * count * extent.
-MpiStatus side_blocks(const char* side, const void* buf, int count, bool v, const int* counts, const int* displs,
+MpiStatus side_blocks(const char* side, const void* buf, MPI_Count count, bool v, CountArray counts, DisplArray displs,
                       MPI_Datatype type, std::size_t n, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
   MPI_Count size = 0;
   MPI_Aint extent = 0;
   MpiStatus s = side_type(side, buf, type, n > 0, &size, &extent);
   if (!s.ok() || n == 0) return s;
-  if (v && (!counts || !displs)) return mpi_error(MPI_ERR_ARG, std::string(side) + "counts or " + side + "displs is NULL");
+  if (v && (counts.null() || displs.null())) return mpi_error(MPI_ERR_ARG, std::string(side) + "counts or " + side + "displs is NULL");
   for (std::size_t i = 0; s.ok() && i < n; ++i) {
-    const int c = v ? counts[i] : count;
-    const MPI_Aint at = v ? static_cast<MPI_Aint>(displs[i]) * extent : static_cast<MPI_Aint>(i) * count * extent;
-    s = add_block(side, std::string(side) + "count" + (v ? "s[" + std::to_string(i) + "]" : ""), buf, c, at, size, type, blocks, bytes);
+    const std::string name = std::string(side) + (v ? "counts[" + std::to_string(i) + "]" : "count");
+    const MPI_Count c = v ? counts[i] : count;
+    MPI_Aint at = 0;
+    if (v ? !product(displs[i], 1, extent, &at) : !product(static_cast<std::int64_t>(i), count, extent, &at))
+      return mpi_error(MPI_ERR_ARG, std::string(side) + (v ? "displs[" + std::to_string(i) + "]" : "count") + " x the type's extent overflows");
+    s = add_block(side, name, buf, c, at, size, type, v, blocks, bytes);
   }
   return s;
 }
 
 // Blocks of one side of alltoallw: block i has counts[i] elements of types[i] at buf + displs[i]
 // bytes. Every type is looked at (a datatype must be valid even for an empty block, as in MPI).
-MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, const MPI_Aint* displs, const MPI_Datatype* types,
+MpiStatus side_blocks_w(const char* side, const void* buf, CountArray counts, const MPI_Aint* displs, const MPI_Datatype* types,
                         std::size_t n, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
   if (n == 0) return {};
-  if (!counts || !displs || !types)
+  if (counts.null() || !displs || !types)
     return mpi_error(MPI_ERR_ARG, std::string(side) + "counts, " + side + "displs or " + side + "types is NULL");
   MpiStatus s;
   for (std::size_t i = 0; s.ok() && i < n; ++i) {
@@ -86,7 +103,7 @@ MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, co
     const std::string at = "[" + std::to_string(i) + "]";
     s = side_type(side, buf, types[i], true, &size, &extent);
     if (s.code == MPI_ERR_TYPE) s.message.replace(0, std::strlen(side) + 4, std::string(side) + "types" + at);  // "sendtypes[i] is ..."
-    if (s.ok()) s = add_block(side, std::string(side) + "counts" + at, buf, counts[i], displs[i], size, types[i], blocks, bytes);
+    if (s.ok()) s = add_block(side, std::string(side) + "counts" + at, buf, counts[i], displs[i], size, types[i], true, blocks, bytes);
   }
   return s;
 }
@@ -97,8 +114,9 @@ MpiStatus side_blocks_w(const char* side, const void* buf, const int* counts, co
 // and its peers see MPI_ERR_TRUNCATE, as for sizes that differ between ranks).
 std::int64_t edgeless_block_bytes(const GraphCall& c) {
   for (const auto& [count, type] : {std::pair{c.sendcount, c.sendtype}, std::pair{c.recvcount, c.recvtype}}) {
-    int size = 0;
-    if (count > 0 && type != MPI_DATATYPE_NULL && MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0)
+    MPI_Count size = 0;
+    if (count > 0 && type != MPI_DATATYPE_NULL && MPI_Type_size_x(type, &size) == MPI_SUCCESS && size > 0 &&
+        count <= std::numeric_limits<std::int64_t>::max() / size)
       return static_cast<std::int64_t>(count) * size;
   }
   return 0;
@@ -455,7 +473,7 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
 // size instead). Empty: not reusable.
 std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, DerivedTypes* derived) {
   std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(c.op)};
-  auto add = [&](const void* buf, int count, MPI_Datatype type, bool used) {
+  auto add = [&](const void* buf, MPI_Count count, MPI_Datatype type, bool used) {
     std::uintptr_t word = 0, kind = 0;
     if (used && !datatype_key(type, derived, &word, &kind)) return false;
     key.insert(key.end(), {reinterpret_cast<std::uintptr_t>(used ? buf : nullptr), static_cast<std::uintptr_t>(used ? count : 0), word, kind});
@@ -655,29 +673,38 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
 
 }  // namespace
 
-GraphCall graph_uniform_call(GraphOp op, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                             MPI_Datatype recvtype) {
-  return GraphCall{.op = op, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                   .recvcount = recvcount, .recvtype = recvtype};
+GraphCall graph_uniform_call(GraphOp op, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype) {
+  GraphCall c;
+  c.op = op;
+  c.sendbuf = sendbuf, c.sendcount = sendcount, c.sendtype = sendtype;
+  c.recvbuf = recvbuf, c.recvcount = recvcount, c.recvtype = recvtype;
+  return c;
 }
 
-GraphCall graph_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                const int rdispls[], MPI_Datatype recvtype) {
-  return GraphCall{.op = GraphOp::kAllgather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                   .recvtype = recvtype, .varied = true, .recvcounts = recvcounts, .rdispls = rdispls};
+GraphCall graph_allgatherv_call(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
+                                DisplArray rdispls, MPI_Datatype recvtype) {
+  GraphCall c = graph_uniform_call(GraphOp::kAllgather, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype);
+  c.varied = true;
+  c.recvcounts = recvcounts, c.rdispls = rdispls;
+  return c;
 }
 
-GraphCall graph_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) {
-  return GraphCall{.op = GraphOp::kAlltoall, .sendbuf = sendbuf, .sendtype = sendtype, .recvbuf = recvbuf, .recvtype = recvtype,
-                   .varied = true, .sendcounts = sendcounts, .sdispls = sdispls, .recvcounts = recvcounts, .rdispls = rdispls};
+GraphCall graph_alltoallv_call(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf,
+                               CountArray recvcounts, DisplArray rdispls, MPI_Datatype recvtype) {
+  GraphCall c = graph_uniform_call(GraphOp::kAlltoall, sendbuf, 0, sendtype, recvbuf, 0, recvtype);
+  c.varied = true;
+  c.sendcounts = sendcounts, c.sdispls = sdispls, c.recvcounts = recvcounts, c.rdispls = rdispls;
+  return c;
 }
 
-GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                               void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
-  return GraphCall{.op = GraphOp::kAlltoall, .sendbuf = sendbuf, .recvbuf = recvbuf, .varied = true, .sendcounts = sendcounts,
-                   .recvcounts = recvcounts, .per_edge_types = true, .sendtypes = sendtypes, .recvtypes = recvtypes,
-                   .sdispls_bytes = sdispls, .rdispls_bytes = rdispls};
+GraphCall graph_alltoallw_call(const void* sendbuf, CountArray sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void* recvbuf, CountArray recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) {
+  GraphCall c = graph_uniform_call(GraphOp::kAlltoall, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, 0, MPI_DATATYPE_NULL);
+  c.varied = true, c.per_edge_types = true;
+  c.sendcounts = sendcounts, c.recvcounts = recvcounts;
+  c.sendtypes = sendtypes, c.recvtypes = recvtypes, c.sdispls_bytes = sdispls, c.rdispls_bytes = rdispls;
+  return c;
 }
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {

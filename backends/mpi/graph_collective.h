@@ -22,6 +22,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,23 +33,41 @@
 
 namespace cartplan::mpi {
 
-// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v/w): the v forms set
-// `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv: all four); alltoallw
-// also sets `per_edge_types` and the arrays at the end (sendtype, recvtype, sdispls and rdispls
-// are then not used).
+// A counts or displacements array of a v or w form as the caller passed it: MPI's int array,
+// or the large-count form's (MPI_Count counts, MPI_Aint displacements). Read, never copied, so
+// the int forms cost nothing extra.
+//   CountArray c = recvcounts;   // const int* or const MPI_Count*
+//   std::int64_t n = c[j];
+template <class Wide>
+struct IntOrWide {
+  const int* narrow = nullptr;
+  const Wide* wide = nullptr;
+  IntOrWide() = default;
+  IntOrWide(const int* p) : narrow(p) {}    // NOLINT: implicit, as the builders take either
+  IntOrWide(const Wide* p) : wide(p) {}     // NOLINT
+  bool null() const { return !narrow && !wide; }
+  std::int64_t operator[](std::size_t i) const { return narrow ? narrow[i] : static_cast<std::int64_t>(wide[i]); }
+};
+using CountArray = IntOrWide<MPI_Count>;
+using DisplArray = IntOrWide<MPI_Aint>;
+
+// The arguments of MPI_Neighbor_allgather(v) / MPI_Neighbor_alltoall(v/w), int or large-count
+// form: the v forms set `varied` and the arrays (allgatherv: recvcounts and rdispls; alltoallv:
+// all four); alltoallw also sets `per_edge_types` and the arrays at the end (sendtype, recvtype,
+// sdispls and rdispls are then not used).
 struct GraphCall {
   ir::graph::GraphOp op = ir::graph::GraphOp::kAllgather;
   const void* sendbuf = nullptr;
-  int sendcount = 0;
+  MPI_Count sendcount = 0;
   MPI_Datatype sendtype = MPI_DATATYPE_NULL;
   void* recvbuf = nullptr;
-  int recvcount = 0;
+  MPI_Count recvcount = 0;
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
   bool varied = false;
-  const int* sendcounts = nullptr;
-  const int* sdispls = nullptr;
-  const int* recvcounts = nullptr;
-  const int* rdispls = nullptr;
+  CountArray sendcounts;
+  DisplArray sdispls;
+  CountArray recvcounts;
+  DisplArray rdispls;
   // Replaces the communicator's options (algorithm, theta, progress) for this call; the
   // drop-in runs the algorithm its verdict picked (backends/interpose/graph_verdicts.h).
   const GraphOptions* options = nullptr;
@@ -70,19 +89,20 @@ struct GraphCall {
   const MPI_Aint* rdispls_bytes = nullptr;
 };
 
-// The calls of the MPI forms, one builder each, for the C API (c_api.cc) and the drop-in.
+// The calls of the MPI forms, one builder each, for the C API (c_api.cc) and the drop-in; each
+// takes the int form's arguments and the large-count form's (MPI_Neighbor_alltoallv_c's).
 // MPI_Neighbor_allgather's or MPI_Neighbor_alltoall's arguments (`op`) as a call.
-GraphCall graph_uniform_call(ir::graph::GraphOp op, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             int recvcount, MPI_Datatype recvtype);
+GraphCall graph_uniform_call(ir::graph::GraphOp op, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype);
 // MPI_Neighbor_allgatherv's arguments as a call.
-GraphCall graph_allgatherv_call(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                const int rdispls[], MPI_Datatype recvtype);
+GraphCall graph_allgatherv_call(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, CountArray recvcounts,
+                                DisplArray rdispls, MPI_Datatype recvtype);
 // MPI_Neighbor_alltoallv's arguments as a call.
-GraphCall graph_alltoallv_call(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype);
+GraphCall graph_alltoallv_call(const void* sendbuf, CountArray sendcounts, DisplArray sdispls, MPI_Datatype sendtype, void* recvbuf,
+                               CountArray recvcounts, DisplArray rdispls, MPI_Datatype recvtype);
 // MPI_Neighbor_alltoallw's arguments as a call (per-edge types, byte displacements).
-GraphCall graph_alltoallw_call(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                               void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]);
+GraphCall graph_alltoallw_call(const void* sendbuf, CountArray sendcounts, const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void* recvbuf, CountArray recvcounts, const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]);
 
 MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& call);
 // kNonblocking (started, unless `start` is false: the caller starts it) or kPersistent

@@ -213,6 +213,34 @@ void run_form(Test& t, Op op, Form form) {
   if (form == Form::kPersistent) MPI_Request_free(&r);
 }
 
+// MPI_Neighbor_alltoallw (blocking and non-blocking) on MPI_BOTTOM with the blocks' absolute
+// addresses as displacements, as MPI allows, against PMPI_Neighbor_alltoallv on the buffers.
+// Returns how many of its calls the drop-in ran.
+long bottom_alltoallw(Test& t) {
+  const long before = CARTPLAN_Accelerated_calls(t.comm);
+  for (Form form : {Form::kBlocking, Form::kNonblocking}) {
+    const Args a = args_for(t, Op::kAlltoallv, 7);
+    std::vector<int> recv(static_cast<std::size_t>(a.rsize), -1), expect(recv.size(), -1);
+    std::vector<MPI_Aint> sd, rd;
+    for (int d : a.sdispls) sd.push_back(0), MPI_Get_address(a.send.data() + d, &sd.back());
+    for (int d : a.rdispls) rd.push_back(0), MPI_Get_address(recv.data() + d, &rd.back());
+    const std::vector<MPI_Datatype> st(a.scounts.size(), MPI_INT), rt(a.rcounts.size(), MPI_INT);
+    int rc = MPI_SUCCESS;
+    if (form == Form::kBlocking) {
+      rc = MPI_Neighbor_alltoallw(MPI_BOTTOM, a.scounts.data(), sd.data(), st.data(), MPI_BOTTOM, a.rcounts.data(), rd.data(), rt.data(), t.comm);
+    } else {
+      MPI_Request r = MPI_REQUEST_NULL;
+      rc = MPI_Ineighbor_alltoallw(MPI_BOTTOM, a.scounts.data(), sd.data(), st.data(), MPI_BOTTOM, a.rcounts.data(), rd.data(), rt.data(),
+                                   t.comm, &r);
+      rc |= complete_mixed(&r, t.trial);
+    }
+    t.h.check(rc == MPI_SUCCESS, std::string("alltoallw on MPI_BOTTOM ") + form_name(form) + " returned an error");
+    call(t, Op::kAlltoallv, Form::kBlocking, true, a, expect.data(), nullptr);
+    compare(t, Op::kAlltoallv, form, recv, expect, 0, "alltoallw on MPI_BOTTOM");
+  }
+  return CARTPLAN_Accelerated_calls(t.comm) - before;
+}
+
 MPI_Comm create(Test& t, std::mt19937& mine) {
   const Topology g = graph_of(t.h.size, t.trial);
   t.sources = g.ranks[static_cast<std::size_t>(t.h.rank)].in;
@@ -246,6 +274,10 @@ void run_trial(Test& t, std::mt19937& mine, bool expect) {
       chained += static_cast<long>(cartplan::mpi::sized_call_stats().requests - stats.requests);
       passes += static_cast<long>(cartplan::mpi::size_passes_started() - passes_before);
     }
+  const long bottom = bottom_alltoallw(t);
+  calls += bottom;
+  if (expect && CARTPLAN_Graph_collectives(t.comm))
+    t.h.check(bottom == 2, "trial " + std::to_string(t.trial) + ": alltoallw on MPI_BOTTOM ran through cartplan (" + std::to_string(bottom) + " of 2)");
   if (t.combining && CARTPLAN_Graph_collectives(t.comm))
     t.h.check(chained == 12 && passes == 0, "trial " + std::to_string(t.trial) + ": every non-blocking call ran on its chain (" +
                                                 std::to_string(chained) + " of 12), with no size pass (" + std::to_string(passes) + ")");

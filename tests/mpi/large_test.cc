@@ -1,6 +1,7 @@
 // MPI test of messages larger than INT_MAX bytes: one block of 2^31 + 24 bytes between two
 // ranks, through the large-count form (MPI_Count counts) and through MPI_BYTE counts that would
-// wrap an int. Needs about 9 GiB of memory on 2 ranks.
+// wrap an int; then the same block through the graph collectives' large-count forms on the
+// ring as a distributed graph. Needs about 9 GiB of memory on 2 ranks.
 #include <mpi.h>
 
 #include <cstdint>
@@ -43,6 +44,34 @@ int main(int argc, char** argv) {
           std::string("Cart_allgather_init with 2^31 + 24 bytes: ") + Cart_error_message());
   check("Cart_allgather_init");
   Cart_request_free(&q);
+  // The same ring as a distributed graph: the graph collectives' large-count forms, the v form
+  // through the linear schedule (a blocking v call under auto), the uniform one forced to the
+  // grid (its contiguous block forwarded whole).
+  for (const char* algo : {"auto", "grid"}) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_algorithm", algo);
+    MPI_Comm g = MPI_COMM_NULL;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED, info, 0, &g);
+    MPI_Info_free(&info);
+    std::fill(recv.begin(), recv.end(), 0);
+    const MPI_Count counts[1] = {bytes};
+    const MPI_Aint displs[1] = {0};
+    int rc = Cart_graph_neighbor_alltoallv_c(send.data(), counts, displs, MPI_BYTE, recv.data(), counts, displs, MPI_BYTE, g);
+    h.check(rc == MPI_SUCCESS, std::string("Cart_graph_neighbor_alltoallv_c (") + algo + "): " + Cart_error_message());
+    check(std::string("Cart_graph_neighbor_alltoallv_c (") + algo + ")");
+    std::fill(recv.begin(), recv.end(), 0);
+    rc = Cart_graph_neighbor_allgather_init_c(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, g, MPI_INFO_NULL, &q);
+    int ran = -1;
+    if (rc == MPI_SUCCESS) Cart_graph_request_algorithm(q, &ran);
+    if (std::string(algo) == "grid") h.check(ran == CART_GRAPH_GRID, "the allgather_init_c request runs the grid");
+    if (rc == MPI_SUCCESS) rc = Cart_start(&q);
+    if (rc == MPI_SUCCESS) rc = Cart_wait(&q);
+    h.check(rc == MPI_SUCCESS, std::string("Cart_graph_neighbor_allgather_init_c (") + algo + "): " + Cart_error_message());
+    check(std::string("Cart_graph_neighbor_allgather_init_c (") + algo + ")");
+    Cart_request_free(&q);
+    MPI_Comm_free(&g);
+  }
   MPI_Comm_free(&cart);
   return h.finish("large_test");
 }
