@@ -202,10 +202,12 @@ bool usable_graph_arguments(const AcceleratedComm& a, const Uniform& u) {
 // in-edges (a sink may pass sendcount 7 where its recvcount is 2). So that side takes the used
 // side's count and datatype: every rank decides from the size its edges carry, and no message is
 // sized from an ignored count. (Found by interpose_graph_ranks_test at np 2, where the chain is
-// a stencil: the sink's non-blocking allgather ended in MPI_ERR_TRUNCATE.)
+// a stencil: the sink's non-blocking allgather ended in MPI_ERR_TRUNCATE.) The buffer goes with
+// them: a sink sending from MPI_BOTTOM with a datatype of absolute addresses must not be judged
+// a NULL buffer of the receive type (interpose_graph_test's bottom_allgather, np 2).
 Uniform used_sides(const AcceleratedComm& a, Uniform u) {
-  if (a.outdegree == 0 && a.indegree > 0) u.sendcount = u.recvcount, u.sendtype = u.recvtype;
-  if (a.indegree == 0 && a.outdegree > 0) u.recvcount = u.sendcount, u.recvtype = u.sendtype;
+  if (a.outdegree == 0 && a.indegree > 0) u.sendcount = u.recvcount, u.sendtype = u.recvtype, u.sendbuf = u.recvbuf;
+  if (a.indegree == 0 && a.outdegree > 0) u.recvcount = u.sendcount, u.recvtype = u.sendtype, u.recvbuf = const_cast<void*>(u.sendbuf);
   return u;
 }
 
@@ -347,9 +349,11 @@ bool neighbor_allgatherv(Form form, const void* sendbuf, int sendcount, MPI_Data
     const mpi::GraphCall c = mpi::graph_allgatherv_call(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     return graph_varied(*a, form, c, comm, info, request, rc);
   }
-  // A sink's send side is ignored by MPI: its block takes the used side's size (used_sides).
+  // A sink's send side is ignored by MPI: its block takes the used side's size and place, its
+  // first receive block (used_sides).
   const bool sink = a->outdegree == 0 && a->indegree > 0;
-  const BlockSpec send = sink ? BlockSpec{sendbuf, recvcounts[0], recvtype} : BlockSpec{sendbuf, sendcount, sendtype};
+  const BlockSpec send = sink ? BlockSpec{at(recvbuf, static_cast<MPI_Aint>(displs[0]) * rext), recvcounts[0], recvtype}
+                              : BlockSpec{sendbuf, sendcount, sendtype};
   mpi::ExchangeSpec& s = layout(*a, ir::Op::kAllgather, false, send, {});
   for (int j = 0; j < a->indegree; ++j)
     s.recv[a->order.recv[j]] = {at(recvbuf, static_cast<MPI_Aint>(displs[j]) * rext), recvcounts[j], recvtype};

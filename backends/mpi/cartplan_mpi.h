@@ -393,9 +393,14 @@ void Cart_free_plan_json(char* json);
  * four with the cost model and runs a combining one only if it is predicted at least 10 %
  * cheaper than linear.
  * Info keys: cartplan_algorithm (auto|linear|pairing|cumulative|grid), cartplan_theta (integer >= 1,
- * default 4), cartplan_progress (any|cartplan). The blocking and non-blocking forms read them
- * from the Info given to MPI_Dist_graph_create_adjacent (MPI_Comm_get_info); _init's Info
- * overrides them per request and must be the same on every rank (checked).
+ * default 4), cartplan_progress (any|cartplan), cartplan_check (none|collective, default
+ * CARTPLAN_CHECK). The blocking and non-blocking forms read them from the Info given to
+ * MPI_Dist_graph_create_adjacent (MPI_Comm_get_info); _init's Info overrides them per request
+ * and must be the same on every rank (checked). Checking mode (cartplan_check=collective): every
+ * blocking and non-blocking call agrees on its outcome before it sends, one MPI_Allreduce, so a
+ * bad argument or a failed set-up on any rank fails the call on every rank (the others' message
+ * names another rank) instead of leaving its peers waiting; a non-blocking call is then not
+ * local. For debugging, as for the Cartesian calls.
  *
  * Collective set-up: the first graph collective on a communicator creates cartplan's state
  * there (one MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
@@ -429,7 +434,8 @@ void Cart_free_plan_json(char* json);
  *
  * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not a distributed graph),
  * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (NULL buffer
- * with data), MPI_ERR_ARG (MPI_IN_PLACE, sizes as above), MPI_ERR_INFO_VALUE (bad Info value, or
+ * with data in allgather, alltoall and allgatherv's send side; the v and w forms' blocks take it
+ * as MPI_BOTTOM, their displacements as addresses), MPI_ERR_ARG (MPI_IN_PLACE, sizes as above), MPI_ERR_INFO_VALUE (bad Info value, or
  * values differing between ranks at _init), MPI_ERR_REQUEST (NULL request). Arguments of a side
  * this rank does not use (sendtype with no destinations, recvtype with no sources) are not
  * looked at. Requests are completed and freed with Cart_wait/Cart_test/Cart_request_free and

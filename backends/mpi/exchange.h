@@ -57,6 +57,11 @@ MpiStatus large_count_type(MPI_Count count, MPI_Datatype type, MPI_Datatype* out
 // Whether `type`'s elements are adjacent and start at its address (its data is one run of
 // bytes: what a memcpy, or Open MPI's single copy above the eager limit, can move).
 bool contiguous_type(MPI_Datatype type);
+// Whether a block of `type` at address NULL may hold data: MPI_BOTTOM (NULL in Open MPI) with a
+// datatype whose true lower bound is an absolute address (MPI_Get_address), as MPI allows in
+// every collective. A type whose data starts at its own address (true lower bound 0) at NULL is
+// a bad buffer, as Open MPI judges it (MPI_ERR_BUFFER).
+bool absolute_type(MPI_Datatype type);
 // inout = in (op) inout over n elements, without MPI_Reduce_local's argument checks, for the
 // commonest predefined (op, type) pairs; null for anything else (exchange_reduce.cc).
 using FastCombine = void (*)(const void* in, void* inout, std::size_t n);

@@ -39,12 +39,17 @@ MpiStatus check_block(const BlockSpec& b, const char* side, int index, std::int6
   if (size > 0 && b.count > std::numeric_limits<std::int64_t>::max() / size)
     return mpi_error(MPI_ERR_COUNT, block_name(side, index) + ": count times datatype size overflows");
   *bytes = static_cast<std::int64_t>(size) * b.count;
-  if (*bytes > 0 && b.addr == nullptr)
+  if (*bytes > 0 && b.addr == nullptr && !absolute_type(b.type))
     return mpi_error(MPI_ERR_BUFFER, block_name(side, index) + ": NULL buffer with " + std::to_string(*bytes) + " bytes to move");
   return {};
 }
 
 }  // namespace
+
+bool absolute_type(MPI_Datatype type) {
+  MPI_Count lb = 0, extent = 0;
+  return MPI_Type_get_true_extent_x(type, &lb, &extent) == MPI_SUCCESS && lb != 0;
+}
 
 bool contiguous_type(MPI_Datatype type) {
 #ifdef CARTPLAN_SMPI

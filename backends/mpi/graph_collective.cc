@@ -45,18 +45,18 @@ MpiStatus side_type(const char* side, const void* buf, MPI_Datatype type, bool s
   return {};
 }
 
-// Block i of one side: `c` elements of a type of `size` bytes at buf + at (bytes). A NULL buf
-// is MPI_BOTTOM where `absolute` (a v or w form's block, whose displacement may be an address),
-// an error elsewhere when the block has data.
+// Block i of one side: `c` elements of a type of `size` bytes at buf + at (bytes). A block at
+// address NULL with data is MPI_ERR_BUFFER unless its type holds absolute addresses (MPI_BOTTOM:
+// absolute_type); a v or w form's block on MPI_BOTTOM is at its displacement, an address.
 MpiStatus add_block(const char* side, const std::string& count_name, const void* buf, MPI_Count c, MPI_Aint at, MPI_Count size,
-                    MPI_Datatype type, bool absolute, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
+                    MPI_Datatype type, std::vector<BlockSpec>* blocks, std::vector<std::int64_t>* bytes) {
   if (c < 0) return mpi_error(MPI_ERR_COUNT, count_name + " is negative (" + std::to_string(c) + ")");
   if (size > 0 && c > std::numeric_limits<std::int64_t>::max() / size)
     return mpi_error(MPI_ERR_COUNT, count_name + " (" + std::to_string(c) + ") x the type's size overflows 64 bits");
   const std::int64_t b = static_cast<std::int64_t>(size) * c;
-  if (!buf && b > 0 && !absolute) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
   // Integer arithmetic: MPI_BOTTOM (NULL) plus an absolute address is no C++ pointer sum.
   const auto* addr = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(at));
+  if (!addr && b > 0 && !absolute_type(type)) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
   blocks->push_back(BlockSpec{addr, c, type});
   bytes->push_back(b);
   return {};
@@ -81,10 +81,10 @@ MpiStatus side_blocks(const char* side, const void* buf, MPI_Count count, bool v
   for (std::size_t i = 0; s.ok() && i < n; ++i) {
     const std::string name = std::string(side) + (v ? "counts[" + std::to_string(i) + "]" : "count");
     const MPI_Count c = v ? counts[i] : count;
-    MPI_Aint at = 0;
-    if (v ? !product(displs[i], 1, extent, &at) : !product(static_cast<std::int64_t>(i), count, extent, &at))
+    MPI_Aint at = 0;  // an empty block's displacement is never used (it may be anything, as in MPI)
+    if (c != 0 && (v ? !product(displs[i], 1, extent, &at) : !product(static_cast<std::int64_t>(i), count, extent, &at)))
       return mpi_error(MPI_ERR_ARG, std::string(side) + (v ? "displs[" + std::to_string(i) + "]" : "count") + " x the type's extent overflows");
-    s = add_block(side, name, buf, c, at, size, type, v, blocks, bytes);
+    s = add_block(side, name, buf, c, at, size, type, blocks, bytes);
   }
   return s;
 }
@@ -103,7 +103,7 @@ MpiStatus side_blocks_w(const char* side, const void* buf, CountArray counts, co
     const std::string at = "[" + std::to_string(i) + "]";
     s = side_type(side, buf, types[i], true, &size, &extent);
     if (s.code == MPI_ERR_TYPE) s.message.replace(0, std::strlen(side) + 4, std::string(side) + "types" + at);  // "sendtypes[i] is ..."
-    if (s.ok()) s = add_block(side, std::string(side) + "counts" + at, buf, counts[i], displs[i], size, types[i], true, blocks, bytes);
+    if (s.ok()) s = add_block(side, std::string(side) + "counts" + at, buf, counts[i], displs[i], size, types[i], blocks, bytes);
   }
   return s;
 }
@@ -425,6 +425,19 @@ MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, in
 
 // The options a call runs with: auto on a v form that is not persistent runs linear, since
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
+// Checking mode (GraphOptions::check_collective): a blocking or non-blocking call agrees on its
+// outcome so far (set-up, arguments, the exchange built) across the graph's ranks, in one
+// MPI_Allreduce of the largest error class, before it sends anything. A bad argument or a failed
+// construction on one rank then fails the call on every rank, where in the default mode its
+// peers would wait for messages it never sends. Default mode: `local` unchanged, no collective.
+MpiStatus checked(GraphComm& g, bool checking, const MpiStatus& local) {
+  if (!checking) return local;
+  const int mine = local.ok() ? 0 : local.code;
+  int worst = 0;
+  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
+  return worst == 0 ? MpiStatus{} : agreed_error(local, worst);
+}
+
 GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
   GraphOptions o = c.options ? *c.options : g.options();
   if ((c.varied || c.learn_sizes) && o.algo == engine::graph::GraphAlgoChoice::kAuto) o.algo = engine::graph::GraphAlgoChoice::kLinear;
@@ -448,21 +461,21 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o, false);
   GraphBuffers b;
   if (s.ok()) s = make_buffers(g, c, &b);
-  if (s.ok() && calls) {
-    if (!*calls) {
-      ir::graph::RankSchedule sched;
-      s = g.schedule(c.op, a, o.theta, &sched);
-      if (s.ok()) *calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
-    }
-    if (s.ok()) return (*calls)->run(b);
+  if (s.ok() && calls && !*calls) {
+    ir::graph::RankSchedule sched;
+    s = g.schedule(c.op, a, o.theta, &sched);
+    if (s.ok()) *calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
   }
+  std::unique_ptr<GraphExchange> x;
+  if (s.ok() && !calls) {
+    const std::int64_t bytes = b.block_bytes;
+    s = build(g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &x);
+  }
+  s = checked(g, o.check_collective, s);
+  if (s.ok() && calls) return (*calls)->run(b);
   if (!s.ok() || a.algorithm != GraphAlgorithm::kLinear)
     for (auto& [k, entry] : cache.sized)
       if (std::get<0>(k) == static_cast<int>(c.op) && entry) entry->forget();
-  if (!s.ok()) return s;
-  std::unique_ptr<GraphExchange> x;
-  const std::int64_t bytes = b.block_bytes;
-  s = build(g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &x);
   return s.ok() ? x->run_once() : s;
 }
 
@@ -663,12 +676,14 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
 MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_error, int lane, std::unique_ptr<GraphExchange>* out) {
   const GraphOptions o = call_options(g, c);
   MpiStatus s = prepare(g, c.op, o, false);
-  if (!s.ok()) return s;
-  if (!caller_error.ok()) return caller_error;
+  if (s.ok()) s = caller_error;
   GraphBuffers b;
-  s = make_buffers(g, c, &b);
+  if (s.ok()) s = make_buffers(g, c, &b);
   const std::int64_t bytes = b.block_bytes;
-  return s.ok() ? build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out) : s;
+  if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out);
+  s = checked(g, o.check_collective, s);
+  if (!s.ok()) out->reset();
+  return s;
 }
 
 }  // namespace
@@ -729,8 +744,13 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
     const bool own = !key.empty() && derived.any;
     if (s.ok())
       s = (own ? build_request : build)(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
-    if (!s.ok()) return s;
-    cache.key = std::move(key);
+    if (s.ok()) cache.key = std::move(key);
+  }
+  s = checked(*g, (c.options ? *c.options : g->options()).check_collective, s);
+  if (!s.ok()) {
+    cache.exchange.reset();
+    cache.key.clear();
+    return s;
   }
   s = cache.exchange->run_once();
   if (s.ok()) vouch_for(derived);  // these datatypes passed the checks of a call that built

@@ -86,6 +86,12 @@ MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
 MpiStatus read_graph(MPI_Comm comm, ir::graph::RankEdges* edges, GraphOptions* options) {
   MpiStatus s = graph_edges(comm, edges);
   if (!s.ok()) return s;
+  if (const char* env = std::getenv("CARTPLAN_CHECK")) {  // the checking mode's default, as for Cartesian calls
+    const std::string mode = env;
+    if (!mode.empty() && mode != "none" && mode != "collective")
+      return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+    options->check_collective = mode == "collective";
+  }
   if (const AdjacentLists* lists = adjacent_lists(comm))
     return lists->info == MPI_INFO_NULL ? MpiStatus{} : parse_graph_info(lists->info, options);
   MPI_Info info = MPI_INFO_NULL;
@@ -141,6 +147,7 @@ MpiStatus parse_graph_info(MPI_Info info, GraphOptions* o) {
     if (!a) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_auto_candidates: " + a.error());
     o->auto_candidates = *a;
   }
+  if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
   return parse_progress(info, &o->progress_anywhere);
 }
 

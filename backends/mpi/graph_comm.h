@@ -73,6 +73,9 @@ struct GraphOptions {
   int grid_dims = 0;  // 0: auto
   engine::graph::AutoCandidates auto_candidates = engine::graph::kAutomaticCandidates;
   bool progress_anywhere = true;
+  // cartplan_check=collective (default: CARTPLAN_CHECK): blocking and non-blocking calls agree
+  // on their outcome before sending (graph_collective.h). Never set by the drop-in.
+  bool check_collective = false;
   // Not an Info key: whether auto may pick grid. Set only by persistent init, once it has agreed
   // one block size over the ranks with edges (ranks without edges then relay blocks of that size)
   // or for a v or w form (its size pass tells every relaying rank its sizes); see

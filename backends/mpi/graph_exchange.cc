@@ -161,10 +161,11 @@ MpiStatus GraphExchange::build(const GraphBuffers& b) {
         return mpi_error(MPI_ERR_TRUNCATE, "block " + ir::graph::to_string(c.block) + " has " + std::to_string(from_bytes) + " bytes in " +
                                                ir::graph::to_string(c.from) + " and " + std::to_string(to_bytes) + " in " +
                                                ir::graph::to_string(c.to) + " (self or parallel edges must carry blocks of one size)");
-      if (lc.from.count > INT_MAX || lc.to.count > INT_MAX)
-        return mpi_error(MPI_ERR_COUNT, "a local copy of more than INT_MAX elements (self or parallel edges) is not supported");
       if (contiguous_type(lc.from.type) && contiguous_type(lc.to.type)) {
         lc.memcpy_bytes = static_cast<std::size_t>(from_bytes);
+      } else if (lc.from.count > INT_MAX || lc.to.count > INT_MAX || from_bytes > INT_MAX) {
+        return mpi_error(MPI_ERR_COUNT, "a local copy (self or parallel edges) of more than INT_MAX elements or bytes of a "
+                                        "non-contiguous datatype is not supported");
       } else {
         int size = 0;
         CARTPLAN_MPI_CALL(MPI_Pack_size(static_cast<int>(lc.from.count), lc.from.type, shared_->exec, &size));
@@ -185,7 +186,7 @@ MpiStatus GraphExchange::build(const GraphBuffers& b) {
 MpiStatus GraphExchange::run_copies(std::size_t phase) {
   for (const LocalCopy& c : copies_[phase]) {
     if (c.memcpy_bytes > 0 || (c.from.count == 0 && c.to.count == 0)) {
-      std::memcpy(const_cast<void*>(c.to.addr), c.from.addr, c.memcpy_bytes);
+      if (c.memcpy_bytes > 0) std::memcpy(const_cast<void*>(c.to.addr), c.from.addr, c.memcpy_bytes);
       continue;
     }
     int pos = 0, in = 0;

@@ -20,12 +20,13 @@ bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
 }
 
 // MPI_Neighbor_alltoall/allgather address block i from the buffer start, so a NULL buffer
-// with data to move is an error (the v and w forms may use MPI_BOTTOM with absolute addresses).
+// with data to move is an error, unless it is MPI_BOTTOM with a datatype of absolute addresses
+// (absolute_type; the v and w forms' displacements may be addresses too).
 template <class Count>
 bool null_with_data(const void* buf, Count count, MPI_Datatype type) {
   if (buf != nullptr || count <= 0 || type == MPI_DATATYPE_NULL) return false;
   int size = 0;
-  return MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0;
+  return MPI_Type_size(type, &size) == MPI_SUCCESS && size > 0 && !absolute_type(type);
 }
 
 ExchangeSpec start(ir::Op op, int t) {

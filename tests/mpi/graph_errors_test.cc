@@ -31,7 +31,7 @@ struct Ring {
   MPI_Comm comm = MPI_COMM_NULL;
 };
 
-Ring make_ring(Harness& h, const char* algo) {
+Ring make_ring(Harness& h, const char* algo, bool checking = false) {
   Ring r;
   const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
   r.in = {left, right, h.rank};
@@ -40,6 +40,7 @@ Ring make_ring(Harness& h, const char* algo) {
   MPI_Info_create(&info);
   cartplan::mpitest::set_graph_algorithm(info, algo);
   MPI_Info_set(info, "cartplan_theta", "1");
+  if (checking) MPI_Info_set(info, "cartplan_check", "collective");
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, r.in.data(), MPI_UNWEIGHTED, 3, r.out.data(), MPI_UNWEIGHTED, info, 0, &r.comm);
   MPI_Info_free(&info);
   MPI_Comm_set_errhandler(r.comm, MPI_ERRORS_RETURN);
@@ -245,6 +246,60 @@ void w_errors(Harness& h, const char* algo) {
   }
   expect_working(h, r.comm, r, a + "after the w errors");
   MPI_Comm_free(&r.comm);
+}
+
+// Checking mode (Info cartplan_check=collective at the graph's creation): a bad argument on rank 0
+// only fails the call on every rank with rank 0's class (the others name another rank), in
+// blocking and non-blocking, uniform, v and w calls; in the default mode rank 0's peers would wait
+// for its messages. Then a pattern construction failing on the last rank only
+// (CARTPLAN_TEST_FAIL=pattern, forced pairing or cumulative): the default mode leaves the other
+// ranks waiting in the exchange (docs/graphs.md); here every call fails on every rank, again
+// after the failure is no longer injected (the failing rank keeps it).
+void checking_mode(Harness& h, const char* algo) {
+  Ring r = make_ring(h, algo, true);
+  const std::string a = std::string(algo) + " checking mode: ";
+  const bool bad = h.rank == 0;
+  int sbuf[6] = {1, 2, 3, 4, 5, 6}, rbuf[12] = {0};
+  int ones[3] = {1, 1, 1}, displs[3] = {0, 2, 4}, negative[3] = {1, -1, 1};
+  const MPI_Aint bytes[3] = {0, 8, 16};
+  MPI_Datatype ints[3] = {MPI_INT, MPI_INT, MPI_INT}, null_type[3] = {MPI_INT, MPI_DATATYPE_NULL, MPI_INT};
+  auto everywhere = [&](int rc, int cls, const std::string& what) {
+    expect(h, rc, cls, a + what);
+    h.check(bad || std::string(Cart_error_message()).find("another rank") != std::string::npos,
+            a + what + ": the other ranks name another rank (" + Cart_error_message() + ")");
+  };
+  everywhere(Cart_graph_neighbor_allgather(sbuf, bad ? -1 : 1, MPI_INT, rbuf, 1, MPI_INT, r.comm), MPI_ERR_COUNT,
+             "blocking allgather, negative sendcount on rank 0");
+  Cart_Request req = CART_REQUEST_NULL;
+  everywhere(Cart_graph_ineighbor_alltoall(sbuf, 1, bad ? MPI_DATATYPE_NULL : MPI_INT, rbuf, 1, MPI_INT, r.comm, &req), MPI_ERR_TYPE,
+             "non-blocking alltoall, MPI_DATATYPE_NULL on rank 0");
+  h.check(req == CART_REQUEST_NULL, a + "no request after an agreed error");
+  everywhere(Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, bad ? nullptr : ones, displs, MPI_INT, r.comm), MPI_ERR_ARG,
+             "blocking alltoallv, NULL recvcounts on rank 0");
+  everywhere(Cart_graph_ineighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, bad ? negative : ones, displs, MPI_INT, r.comm, &req), MPI_ERR_COUNT,
+             "non-blocking allgatherv, negative recvcounts[1] on rank 0");
+  everywhere(Cart_graph_neighbor_alltoallw(sbuf, ones, bytes, bad ? null_type : ints, rbuf, ones, bytes, ints, r.comm), MPI_ERR_TYPE,
+             "blocking alltoallw, sendtypes[1] MPI_DATATYPE_NULL on rank 0");
+  expect_working(h, r.comm, r, a + "after the agreed errors");
+  int v_ref[6] = {0};
+  MPI_Neighbor_alltoallv(sbuf, ones, displs, MPI_INT, v_ref, ones, displs, MPI_INT, r.comm);
+  std::fill(rbuf, rbuf + 6, 0);
+  const int rc = Cart_graph_ineighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, ones, displs, MPI_INT, r.comm, &req);
+  h.check(rc == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && std::equal(v_ref, v_ref + 6, rbuf), a + "a correct non-blocking alltoallv afterwards");
+  MPI_Comm_free(&r.comm);
+  if (h.size < 2 || (std::string(algo) != "pairing" && std::string(algo) != "cumulative")) return;
+  Ring one = make_ring(h, algo, true);
+  const bool failing = h.rank == h.size - 1;
+  for (int call = 0; call < 3; ++call) {
+    const std::string what = a + "pattern failure on rank " + std::to_string(h.size - 1) + ", call " + std::to_string(call);
+    if (failing && call == 0) setenv("CARTPLAN_TEST_FAIL", "pattern", 1);
+    const int got = call < 2 ? Cart_graph_neighbor_allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, one.comm)
+                             : Cart_graph_ineighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, one.comm, &req);
+    unsetenv("CARTPLAN_TEST_FAIL");
+    expect(h, got, MPI_ERR_OTHER, what + ": fails on every rank");
+    if (failing) h.check(std::string(Cart_error_message()).find("CARTPLAN_TEST_FAIL=pattern") != std::string::npos, what + ": the failing rank names it");
+  }
+  MPI_Comm_free(&one.comm);
 }
 
 // A failure on one rank only while graph auto's price table is agreed (CARTPLAN_TEST_FAIL=pricing
@@ -495,5 +550,6 @@ int main(int argc, char** argv) {
   differing_sizes(h);
   pricing_failure(h);
   for (const char* algo : {"pairing", "grid", "grid3"}) pattern_failure(h, algo);  // grid3: Info cartplan_grid_dims=3
+  for (const char* algo : {"linear", "pairing", "cumulative", "grid", "auto"}) checking_mode(h, algo);
   return h.finish("graph_errors_test");
 }

@@ -213,10 +213,37 @@ void run_form(Test& t, Op op, Form form) {
   if (form == Form::kPersistent) MPI_Request_free(&r);
 }
 
+// MPI_Neighbor_allgather (blocking and non-blocking) sending from MPI_BOTTOM with a datatype
+// that holds the block's absolute address, as MPI allows, against PMPI_Neighbor_allgather.
+void bottom_allgather(Test& t) {
+  for (Form form : {Form::kBlocking, Form::kNonblocking}) {
+    const Args a = args_for(t, Op::kAllgather, 9);
+    std::vector<int> recv(static_cast<std::size_t>(a.rsize), -1), expect(recv.size(), -1);
+    MPI_Aint at = 0;
+    MPI_Get_address(a.send.data(), &at);
+    const int one = 1;
+    MPI_Datatype absolute = MPI_DATATYPE_NULL;  // a.scount ints at the send block's address
+    MPI_Type_create_hindexed(1, &a.scount, &at, MPI_INT, &absolute);
+    MPI_Type_commit(&absolute);
+    int rc = MPI_SUCCESS;
+    if (form == Form::kBlocking) {
+      rc = MPI_Neighbor_allgather(MPI_BOTTOM, one, absolute, recv.data(), a.rcount, MPI_INT, t.comm);
+    } else {
+      MPI_Request r = MPI_REQUEST_NULL;
+      rc = MPI_Ineighbor_allgather(MPI_BOTTOM, one, absolute, recv.data(), a.rcount, MPI_INT, t.comm, &r);
+      rc |= complete_mixed(&r, t.trial + 1);
+    }
+    MPI_Type_free(&absolute);
+    t.h.check(rc == MPI_SUCCESS, std::string("allgather from MPI_BOTTOM ") + form_name(form) + " returned an error");
+    call(t, Op::kAllgather, Form::kBlocking, true, a, expect.data(), nullptr);
+    compare(t, Op::kAllgather, form, recv, expect, 0, "allgather from MPI_BOTTOM");
+  }
+}
+
 // MPI_Neighbor_alltoallw (blocking and non-blocking) on MPI_BOTTOM with the blocks' absolute
-// addresses as displacements, as MPI allows, against PMPI_Neighbor_alltoallv on the buffers.
-// Returns how many of its calls the drop-in ran.
-long bottom_alltoallw(Test& t) {
+// addresses as displacements, as MPI allows, against PMPI_Neighbor_alltoallv on the buffers;
+// then bottom_allgather. Returns how many of its 4 calls the drop-in ran.
+long bottom_calls(Test& t) {
   const long before = CARTPLAN_Accelerated_calls(t.comm);
   for (Form form : {Form::kBlocking, Form::kNonblocking}) {
     const Args a = args_for(t, Op::kAlltoallv, 7);
@@ -238,6 +265,7 @@ long bottom_alltoallw(Test& t) {
     call(t, Op::kAlltoallv, Form::kBlocking, true, a, expect.data(), nullptr);
     compare(t, Op::kAlltoallv, form, recv, expect, 0, "alltoallw on MPI_BOTTOM");
   }
+  bottom_allgather(t);
   return CARTPLAN_Accelerated_calls(t.comm) - before;
 }
 
@@ -274,10 +302,10 @@ void run_trial(Test& t, std::mt19937& mine, bool expect) {
       chained += static_cast<long>(cartplan::mpi::sized_call_stats().requests - stats.requests);
       passes += static_cast<long>(cartplan::mpi::size_passes_started() - passes_before);
     }
-  const long bottom = bottom_alltoallw(t);
-  calls += bottom;
+  const long bottom = bottom_calls(t);
+  calls += 4;
   if (expect && CARTPLAN_Graph_collectives(t.comm))
-    t.h.check(bottom == 2, "trial " + std::to_string(t.trial) + ": alltoallw on MPI_BOTTOM ran through cartplan (" + std::to_string(bottom) + " of 2)");
+    t.h.check(bottom == 4, "trial " + std::to_string(t.trial) + ": the calls on MPI_BOTTOM ran through cartplan (" + std::to_string(bottom) + " of 4)");
   if (t.combining && CARTPLAN_Graph_collectives(t.comm))
     t.h.check(chained == 12 && passes == 0, "trial " + std::to_string(t.trial) + ": every non-blocking call ran on its chain (" +
                                                 std::to_string(chained) + " of 12), with no size pass (" + std::to_string(passes) + ")");
