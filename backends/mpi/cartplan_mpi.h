@@ -433,9 +433,9 @@ void Cart_free_plan_json(char* json);
  * rank otherwise).
  *
  * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_TOPOLOGY (not a distributed graph),
- * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (NULL buffer
- * with data in allgather, alltoall and allgatherv's send side; the v and w forms' blocks take it
- * as MPI_BOTTOM, their displacements as addresses), MPI_ERR_ARG (MPI_IN_PLACE, sizes as above), MPI_ERR_INFO_VALUE (bad Info value, or
+ * MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (MPI_DATATYPE_NULL), MPI_ERR_BUFFER (a block at
+ * NULL with data whose datatype's true lower bound is 0: MPI_BOTTOM with absolute addresses, in
+ * the datatype or as a v or w form's displacements, is valid), MPI_ERR_ARG (MPI_IN_PLACE, sizes as above), MPI_ERR_INFO_VALUE (bad Info value, or
  * values differing between ranks at _init), MPI_ERR_REQUEST (NULL request). Arguments of a side
  * this rank does not use (sendtype with no destinations, recvtype with no sources) are not
  * looked at. Requests are completed and freed with Cart_wait/Cart_test/Cart_request_free and
