@@ -21,7 +21,10 @@ using ir::graph::GraphOp;
 
 GraphOp graph_op(ir::Op op) { return op == ir::Op::kAllgather ? GraphOp::kAllgather : GraphOp::kAlltoall; }
 
-const void* at(const void* buf, MPI_Aint bytes) { return static_cast<const char*>(buf) + bytes; }
+// buf + bytes in integer arithmetic: MPI_BOTTOM (NULL) plus an absolute address is valid MPI.
+const void* at(const void* buf, MPI_Aint bytes) {
+  return reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(bytes));
+}
 
 bool extent_of(MPI_Datatype type, MPI_Aint* extent) {
   MPI_Aint lb = 0;

@@ -54,8 +54,10 @@ MpiStatus add_block(const char* side, const std::string& count_name, const void*
   if (size > 0 && c > std::numeric_limits<std::int64_t>::max() / size)
     return mpi_error(MPI_ERR_COUNT, count_name + " (" + std::to_string(c) + ") x the type's size overflows 64 bits");
   const std::int64_t b = static_cast<std::int64_t>(size) * c;
-  // Integer arithmetic: MPI_BOTTOM (NULL) plus an absolute address is no C++ pointer sum.
-  const auto* addr = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(at));
+  // Integer arithmetic: MPI_BOTTOM plus an absolute address is no C++ pointer sum. MPI_BOTTOM is
+  // address 0 (Open MPI's is NULL, SMPI's (void*)-111).
+  const std::uintptr_t base = buf == MPI_BOTTOM ? 0 : reinterpret_cast<std::uintptr_t>(buf);
+  const auto* addr = reinterpret_cast<const void*>(base + static_cast<std::uintptr_t>(at));
   if (!addr && b > 0 && !absolute_type(type)) return mpi_error(MPI_ERR_BUFFER, std::string(side) + "buf is NULL");
   blocks->push_back(BlockSpec{addr, c, type});
   bytes->push_back(b);
@@ -425,17 +427,52 @@ MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, in
 
 // The options a call runs with: auto on a v form that is not persistent runs linear, since
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
-// Checking mode (GraphOptions::check_collective): a blocking or non-blocking call agrees on its
-// outcome so far (set-up, arguments, the exchange built) across the graph's ranks, in one
-// MPI_Allreduce of the largest error class, before it sends anything. A bad argument or a failed
-// construction on one rank then fails the call on every rank, where in the default mode its
-// peers would wait for messages it never sends. Default mode: `local` unchanged, no collective.
-MpiStatus checked(GraphComm& g, bool checking, const MpiStatus& local) {
+// MPI_MAX of n words over the graph's ranks (n <= 3), waiting in MPI_Test while every pending
+// exchange of this process progresses: a peer may need this rank's messages of an earlier
+// request before it can reach the same agreement (cartplan_progress=cartplan, or SMPI, where MPI
+// calls do not progress cartplan's requests).
+MpiStatus max_progressing(GraphComm& g, std::int64_t* words, int n) {
+  std::int64_t all[3] = {0, 0, 0};
+  assert(n <= 3);
+  MPI_Request r = MPI_REQUEST_NULL;
+  CARTPLAN_MPI_CALL(MPI_Iallreduce(words, all, n, MPI_INT64_T, MPI_MAX, g.shared()->exec, &r));
+  for (int done = 0; !done;) {
+    CARTPLAN_MPI_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+    if (!done) GraphExchange::progress_all();
+  }
+  std::copy(all, all + n, words);
+  return {};
+}
+
+// Checking mode (GraphOptions::check_collective): a blocking or non-blocking call agrees twice
+// across the graph's ranks, so that a bad argument, a failed set-up or a failed build on one
+// rank fails the call on every rank, where in the default mode its peers would wait for messages
+// it never sends. First before anything is built or sent: the outcome so far and, for a uniform
+// call, one block size over the ranks with edges (`bytes`, -1 for none; sizes that differ would
+// truncate and could let auto choose differently per rank). Then after building: the build's
+// outcome. Default mode: `local` unchanged, no collective.
+MpiStatus checked(GraphComm& g, bool checking, const MpiStatus& local, std::int64_t bytes = -1) {
   if (!checking) return local;
-  const int mine = local.ok() ? 0 : local.code;
-  int worst = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
-  return worst == 0 ? MpiStatus{} : agreed_error(local, worst);
+  constexpr std::int64_t kNone = INT64_MIN / 2;
+  std::int64_t v[3] = {local.ok() ? 0 : local.code, bytes >= 0 ? bytes : kNone, bytes >= 0 ? -bytes : kNone};
+  if (MpiStatus s = max_progressing(g, v, 3); !s.ok()) return s;
+  if (v[0] != 0) return agreed_error(local, static_cast<int>(v[0]));
+  if (v[1] != kNone && v[1] != -v[2])
+    return mpi_error(MPI_ERR_TRUNCATE, "block sizes differ between ranks (" + std::to_string(-v[2]) + " to " + std::to_string(v[1]) +
+                                           " bytes): cartplan's graph collectives need one block size on every rank with edges");
+  return {};
+}
+
+// A uniform call's block size for checked's first agreement: -1 for a v or w form (sizes per
+// edge) and on a rank without edges.
+std::int64_t uniform_bytes(const GraphComm& g, const GraphCall& c, const GraphBuffers& b) {
+  const bool edges = !g.edges().out.empty() || !g.edges().in.empty();
+  return !c.varied && !c.learn_sizes && edges ? b.block_bytes : -1;
+}
+
+// make_buffers, out of memory as this rank's error (so that checking mode still agrees).
+MpiStatus lay_out(const GraphComm& g, const GraphCall& c, GraphBuffers* b) {
+  return out_of_memory_as_error("laying out the graph collective's blocks", [&] { return make_buffers(g, c, b); });
 }
 
 GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
@@ -460,16 +497,19 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   if (s.ok() && a.algorithm != GraphAlgorithm::kLinear && size_reuse()) calls = &cache.sized[sized_key(c.op, a, o.theta)];
   if (s.ok() && !(calls && *calls)) s = prepare(g, c.op, o, false);
   GraphBuffers b;
-  if (s.ok()) s = make_buffers(g, c, &b);
+  if (s.ok()) s = lay_out(g, c, &b);
   if (s.ok() && calls && !*calls) {
     ir::graph::RankSchedule sched;
     s = g.schedule(c.op, a, o.theta, &sched);
     if (s.ok()) *calls = std::make_unique<SizedCalls>(g.shared(), std::move(sched));
   }
+  s = checked(g, o.check_collective, s);  // before the build's size pass (size reuse off)
   std::unique_ptr<GraphExchange> x;
   if (s.ok() && !calls) {
     const std::int64_t bytes = b.block_bytes;
-    s = build(g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &x);
+    s = out_of_memory_as_error("building the graph exchange", [&] {
+      return build(g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &x);
+    });
   }
   s = checked(g, o.check_collective, s);
   if (s.ok() && calls) return (*calls)->run(b);
@@ -678,7 +718,8 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
   MpiStatus s = prepare(g, c.op, o, false);
   if (s.ok()) s = caller_error;
   GraphBuffers b;
-  if (s.ok()) s = make_buffers(g, c, &b);
+  if (s.ok()) s = lay_out(g, c, &b);
+  s = checked(g, o.check_collective, s, uniform_bytes(g, c, b));
   const std::int64_t bytes = b.block_bytes;
   if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out);
   s = checked(g, o.check_collective, s);
@@ -731,22 +772,28 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   DerivedTypes derived;
   std::vector<std::uintptr_t> key = call_key(*g, c, &derived);
   // Derived datatypes not vouched for yet build again (which checks them), as in Cart_alltoallw.
-  if (key.empty() || key != cache.key || !cache.exchange || !derived.unvouched.empty()) {
+  // Checking mode builds every call, so that every rank makes its two agreements alike.
+  const bool checking = (c.options ? *c.options : g->options()).check_collective;
+  if (checking || key.empty() || key != cache.key || !cache.exchange || !derived.unvouched.empty()) {
     cache.exchange.reset();
     cache.key.clear();
     const GraphOptions o = call_options(*g, c);
     s = prepare(*g, c.op, o, false);
     GraphBuffers b;
-    if (s.ok()) s = make_buffers(*g, c, &b);
+    if (s.ok()) s = lay_out(*g, c, &b);
+    s = checked(*g, checking, s, uniform_bytes(*g, c, b));
     const std::int64_t bytes = b.block_bytes;
     // A kept exchange with derived datatypes runs on private copies of them (build_request): the
     // program may free its handles after the call and a later call of the same layout reuses it.
     const bool own = !key.empty() && derived.any;
     if (s.ok())
-      s = (own ? build_request : build)(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes, &cache.exchange);
+      s = out_of_memory_as_error("building the graph exchange", [&] {
+        return (own ? build_request : build)(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes,
+                                             &cache.exchange);
+      });
+    s = checked(*g, checking, s);
     if (s.ok()) cache.key = std::move(key);
   }
-  s = checked(*g, (c.options ? *c.options : g->options()).check_collective, s);
   if (!s.ok()) {
     cache.exchange.reset();
     cache.key.clear();

@@ -635,7 +635,10 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   // This rank's larger degree (MPI's counts): its MAX is the agreed degree that decides, before
   // any construction, whether auto constructs the most-D grid (GraphComm::most_grid_in_auto).
   const int degree = static_cast<int>(std::max(edges.in.size(), edges.out.size()));
-  out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list, degree};
+  // The checking mode too: a checking rank agrees in every call, and its peers must as well.
+  const int check = options.check_collective ? 1 : 0;
+  out->words = {s.ok() ? 0 : s.code, algo, -algo, options.theta, -options.theta, options.grid_dims, -options.grid_dims, list, -list, degree,
+                check, -check};
   out->status = s;
   out->state = std::make_unique<GraphComm>(comm, exec, rank, size, std::move(edges), options, model);  // frees the dup
   return {};
@@ -650,6 +653,9 @@ MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGrap
     return mpi_error(MPI_ERR_INFO_VALUE,
                      "ranks passed different cartplan_algorithm, cartplan_theta, cartplan_grid_dims or cartplan_auto_candidates "
                      "values in the graph communicator's Info");
+  if (all[10] != -all[11])
+    return mpi_error(MPI_ERR_INFO_VALUE, "ranks asked for different checking modes (cartplan_check in the graph communicator's Info, "
+                                         "or CARTPLAN_CHECK)");
   GraphComm* g = pending.state.get();
   g->set_max_degree(all[9]);
   MpiStatus s = attach_graph(std::move(pending.state));

@@ -303,10 +303,10 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 //   std::array<int, PendingGraph::kWords> all;    // MPI_MAX of pending.words over the ranks
 //   s = finish_graph(std::move(pending), all, &g);
 struct PendingGraph {
-  static constexpr int kWords = 10;
+  static constexpr int kWords = 12;
   std::unique_ptr<GraphComm> state;
   MpiStatus status;  // this rank's error (its graph or Info refused)
-  std::array<int, kWords> words{};  // that error's class, the Info values as v, -v, this rank's max(in-, out-degree)
+  std::array<int, kWords> words{};  // that error's class, the Info values as v, -v, this rank's max(in-, out-degree), the checking mode as v, -v
 };
 MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out);
 MpiStatus finish_graph(PendingGraph&& pending, const std::array<int, PendingGraph::kWords>& all, GraphComm** out);

@@ -2,13 +2,17 @@
 // forms from one template each).
 #include "backends/mpi/specs.h"
 
+#include <cstdint>
 #include <string>
 
 namespace cartplan::mpi {
 namespace {
 
+// buf + bytes in integer arithmetic: MPI_BOTTOM (address 0; SMPI's is (void*)-111) plus an
+// absolute address is valid MPI, no C++ pointer sum.
 const void* at(const void* buf, MPI_Aint bytes) {
-  return static_cast<const char*>(buf) + bytes;  // MPI_BOTTOM (NULL) + absolute address is valid
+  const std::uintptr_t base = buf == MPI_BOTTOM ? 0 : reinterpret_cast<std::uintptr_t>(buf);
+  return reinterpret_cast<const void*>(base + static_cast<std::uintptr_t>(bytes));
 }
 
 // Extent of `type` for count/displacement arithmetic; MPI_DATATYPE_NULL is only an error if used.

@@ -280,7 +280,25 @@ void checking_mode(Harness& h, const char* algo) {
              "non-blocking allgatherv, negative recvcounts[1] on rank 0");
   everywhere(Cart_graph_neighbor_alltoallw(sbuf, ones, bytes, bad ? null_type : ints, rbuf, ones, bytes, ints, r.comm), MPI_ERR_TYPE,
              "blocking alltoallw, sendtypes[1] MPI_DATATYPE_NULL on rank 0");
+  // Block sizes that are right on each rank but differ between ranks (2 ints on rank 0, 1 elsewhere).
+  int big[6] = {7, 8, 9, 10, 11, 12};
+  if (h.size > 1) {
+    expect(h, Cart_graph_neighbor_allgather(big, bad ? 2 : 1, MPI_INT, rbuf, bad ? 2 : 1, MPI_INT, r.comm), MPI_ERR_TRUNCATE,
+           a + "blocking allgather, 2 ints per block on rank 0 and 1 elsewhere");
+    h.check(std::string(Cart_error_message()).find("block sizes differ between ranks (4 to 8 bytes)") != std::string::npos,
+            a + "the size agreement's message on every rank (" + Cart_error_message() + ")");
+    expect(h, Cart_graph_ineighbor_alltoall(big, bad ? 2 : 1, MPI_INT, rbuf, bad ? 2 : 1, MPI_INT, r.comm, &req), MPI_ERR_TRUNCATE,
+           a + "non-blocking alltoall, sizes that differ between ranks");
+    h.check(req == CART_REQUEST_NULL, a + "no request after the size agreement failed");
+  }
   expect_working(h, r.comm, r, a + "after the agreed errors");
+  {  // a correct allgatherv after the failed one (its chain dropped)
+    int counts_in[3] = {1, 1, 1}, at[3] = {0, 1, 2}, ref[3] = {-1, -1, -1}, got[3] = {-2, -2, -2};
+    MPI_Neighbor_allgatherv(sbuf, 1, MPI_INT, ref, counts_in, at, MPI_INT, r.comm);
+    std::fill(got, got + 3, -2);
+    const int rc = Cart_graph_ineighbor_allgatherv(sbuf, 1, MPI_INT, got, counts_in, at, MPI_INT, r.comm, &req);
+    h.check(rc == MPI_SUCCESS && Cart_wait(&req) == MPI_SUCCESS && std::equal(ref, ref + 3, got), a + "a correct non-blocking allgatherv afterwards");
+  }
   int v_ref[6] = {0};
   MPI_Neighbor_alltoallv(sbuf, ones, displs, MPI_INT, v_ref, ones, displs, MPI_INT, r.comm);
   std::fill(rbuf, rbuf + 6, 0);
@@ -510,7 +528,8 @@ void creation_info_differs(Harness& h) {
   const std::vector<InfoKeys> cases = {{{"cartplan_algorithm", zero ? "pairing" : "grid"}},
                                        {{"cartplan_algorithm", "grid"}, {"cartplan_grid_dims", zero ? "3" : "2"}},
                                        {{"cartplan_theta", zero ? "2" : "3"}},
-                                       {{"cartplan_auto_candidates", zero ? "auto" : "all"}}};
+                                       {{"cartplan_auto_candidates", zero ? "auto" : "all"}},
+                                       {{"cartplan_check", zero ? "collective" : "none"}}};
   for (const InfoKeys& keys : cases) {
     MPI_Comm g = ring_with_info(h, keys);
     int send = h.rank, recv = -1;
