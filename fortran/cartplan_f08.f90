@@ -11,9 +11,10 @@
 ! are type(Cart_Halo)); the graph collectives on distributed-graph communicators
 ! (Cart_graph_comm_create_adjacent, Cart_graph_neighbor_allgather[v] and
 ! Cart_graph_neighbor_alltoall[v|w] in blocking, non-blocking (Cart_graph_ineighbor_...) and
-! persistent (..._init) forms, Cart_graph_request_algorithm with the CART_GRAPH_* constants,
-! Cart_graph_request_grid_dims). Not bound: the neighbourhood reductions and rooted collectives
-! (Cart_allreduce, Cart_bcast, ...).
+! persistent (..._init) forms, each also as a large-count ..._c form (Cart_graph_neighbor_..._c,
+! Cart_graph_ineighbor_..._c, ..._init_c), Cart_graph_request_algorithm with the CART_GRAPH_*
+! constants, Cart_graph_request_grid_dims). Not bound: the neighbourhood reductions and rooted
+! collectives (Cart_allreduce, Cart_bcast, ...).
 !
 ! Every procedure is a subroutine named like its C function, with MPI handles as
 ! type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info), and a final, required
@@ -74,6 +75,13 @@ module cartplan_f08
             Cart_graph_ineighbor_alltoallv, Cart_graph_ineighbor_alltoallw
   public :: Cart_graph_neighbor_allgather_init, Cart_graph_neighbor_alltoall_init, Cart_graph_neighbor_allgatherv_init, &
             Cart_graph_neighbor_alltoallv_init, Cart_graph_neighbor_alltoallw_init
+  public :: Cart_graph_neighbor_allgather_c, Cart_graph_neighbor_alltoall_c, Cart_graph_neighbor_allgatherv_c, &
+            Cart_graph_neighbor_alltoallv_c, Cart_graph_neighbor_alltoallw_c
+  public :: Cart_graph_ineighbor_allgather_c, Cart_graph_ineighbor_alltoall_c, Cart_graph_ineighbor_allgatherv_c, &
+            Cart_graph_ineighbor_alltoallv_c, Cart_graph_ineighbor_alltoallw_c
+  public :: Cart_graph_neighbor_allgather_init_c, Cart_graph_neighbor_alltoall_init_c, &
+            Cart_graph_neighbor_allgatherv_init_c, Cart_graph_neighbor_alltoallv_init_c, &
+            Cart_graph_neighbor_alltoallw_init_c
 
   ! A halo exchange described by an array (C: Cart_Halo).
   type, bind(c), public :: Cart_Halo
@@ -747,6 +755,152 @@ module cartplan_f08
       type(*), dimension(*), intent(in), asynchronous :: sb
       type(*), dimension(*), asynchronous :: rb
       integer(c_int), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    ! large-count graph shims (MPI_Count counts, MPI_Aint displacements)
+    integer(c_int) function f_graph_neighbor_allgather_c(sb, sc, st, rb, rc, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_allgather_c")
+      import :: c_int, c_long_long
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoall_c(sb, sc, st, rb, rc, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoall_c")
+      import :: c_int, c_long_long
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_allgatherv_c(sb, sc, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_allgatherv_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallv_c")
+      import :: c_int, c_long_long, c_intptr_t
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype
+      type(*), dimension(*), intent(in) :: sb
+      type(*), dimension(*) :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+    end function
+    integer(c_int) function f_graph_ineighbor_allgather_c(sb, sc, st, rb, rc, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_allgather_c")
+      import :: c_int, c_long_long, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoall_c(sb, sc, st, rb, rc, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoall_c")
+      import :: c_int, c_long_long, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_allgatherv_c(sb, sc, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_allgatherv_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoallv_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_ineighbor_alltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm, r) &
+        bind(c, name="cartplan_f_graph_ineighbor_alltoallw_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      type(MPI_Datatype), intent(in) :: st(*), rt(*)
+      integer(c_int), value :: comm
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_allgather_init_c(sb, sc, st, rb, rc, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_allgather_init_c")
+      import :: c_int, c_long_long, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoall_init_c(sb, sc, st, rb, rc, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoall_init_c")
+      import :: c_int, c_long_long, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), value :: sc, rc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_allgatherv_init_c(sb, sc, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_allgatherv_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: rc(*)
+      integer(c_intptr_t), intent(in) :: rd(*)
+      integer(c_long_long), value :: sc
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallv_init_c(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallv_init_c")
+      import :: c_int, c_long_long, c_intptr_t, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
+      integer(c_intptr_t), intent(in) :: sd(*), rd(*)
+      integer(c_int), value :: st, rt, comm, info
+      type(Cart_Request), intent(out) :: r
+    end function
+    integer(c_int) function f_graph_neighbor_alltoallw_init_c(sb, sc, sd, st, rb, rc, rd, rt, comm, info, r) &
+        bind(c, name="cartplan_f_graph_neighbor_alltoallw_init_c")
+      import :: c_int, c_long_long, c_intptr_t, MPI_Datatype, Cart_Request
+      type(*), dimension(*), intent(in), asynchronous :: sb
+      type(*), dimension(*), asynchronous :: rb
+      integer(c_long_long), intent(in) :: sc(*), rc(*)
       integer(c_intptr_t), intent(in) :: sd(*), rd(*)
       type(MPI_Datatype), intent(in) :: st(*), rt(*)
       integer(c_int), value :: comm, info
@@ -1763,6 +1917,213 @@ contains
     integer, intent(out) :: ierror
     ierror = f_graph_neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
                                              recvtypes, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  ! Large-count forms of the graph collectives: integer(MPI_COUNT_KIND) counts and
+  ! integer(MPI_ADDRESS_KIND) displacements (MPI_Neighbor_*_c's), otherwise the calls above.
+  !   integer(MPI_COUNT_KIND) :: rc(2) = [3_MPI_COUNT_KIND * 2**30, 8_MPI_COUNT_KIND]
+  !   integer(MPI_ADDRESS_KIND) :: rd(2) = [0_MPI_ADDRESS_KIND, 3_MPI_ADDRESS_KIND * 2**30]
+  !   call Cart_graph_neighbor_allgatherv_c(mine, n, MPI_BYTE, theirs, rc, rd, MPI_BYTE, g, ierror)
+  subroutine Cart_graph_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgather_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                          comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoall_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                         comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+                                              ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgatherv_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, &
+                                           recvtype%MPI_VAL, comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+                                             recvtype, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                          recvtype%MPI_VAL, comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                             recvtypes, comm, ierror)
+    type(*), dimension(*), intent(in) :: sendbuf
+    type(*), dimension(*) :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                          recvtypes, comm%MPI_VAL)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+                                              ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_allgather_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                           comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
+                                             ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoall_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                          comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
+                                               request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, &
+                                            recvtype%MPI_VAL, comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+                                              recvtype, comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, rdispls, &
+                                           recvtype%MPI_VAL, comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                              recvtypes, comm, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                           recvtypes, comm%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+                                                  request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgather_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, &
+                                               recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
+                                                 request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcount, recvtype%MPI_VAL, &
+                                              comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+                                                   comm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: displs(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype%MPI_VAL, recvbuf, recvcounts, displs, &
+                                                recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
+                                                  recvtype, comm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtype, recvtype
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvcounts, &
+                                               rdispls, recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+  end subroutine
+
+  subroutine Cart_graph_neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                                  recvtypes, comm, info, request, ierror)
+    type(*), dimension(*), intent(in), asynchronous :: sendbuf
+    type(*), dimension(*), asynchronous :: recvbuf
+    integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
+    integer(MPI_ADDRESS_KIND), intent(in) :: sdispls(*), rdispls(*)
+    type(MPI_Datatype), intent(in) :: sendtypes(*), recvtypes(*)
+    type(MPI_Comm), intent(in) :: comm
+    type(MPI_Info), intent(in) :: info
+    type(Cart_Request), intent(out) :: request
+    integer, intent(out) :: ierror
+    ierror = f_graph_neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
+                                               recvtypes, comm%MPI_VAL, info%MPI_VAL, request)
   end subroutine
 
   ! The algorithm a graph request runs (local): CART_GRAPH_LINEAR, CART_GRAPH_PAIRING,

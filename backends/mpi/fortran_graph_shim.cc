@@ -1,4 +1,4 @@
-// Fortran handle shims of the graph collectives (Cart_graph_*), called by the cartplan_f08 module (fortran/cartplan_f08.f90).
+// Fortran handle shims of the graph collectives (Cart_graph_*, also _c), called by the cartplan_f08 module (fortran/cartplan_f08.f90).
 //
 // As fortran_shim.cc for the Cartesian calls: each cartplan_f_graph_X converts mpi_f08's Fortran
 // handles (MPI_Fint) with MPI_*_f2c and calls Cart_graph_X. The datatype arrays of the w forms
@@ -128,6 +128,83 @@ int cartplan_f_graph_neighbor_alltoallw_init(const void* sb, const int* sc, cons
                                              Cart_Request* r) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
   return Cart_graph_neighbor_alltoallw_init(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm), info_of(info), r);
+}
+
+// Large-count forms (Cart_graph_..._c): MPI_Count counts, MPI_Aint displacements.
+// Blocking.
+int cartplan_f_graph_neighbor_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                          MPI_Fint comm) {
+  return Cart_graph_neighbor_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_graph_neighbor_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                         MPI_Fint comm) {
+  return Cart_graph_neighbor_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+}
+int cartplan_f_graph_neighbor_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
+                                           const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_graph_neighbor_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_graph_neighbor_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
+                                          const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
+  return Cart_graph_neighbor_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+}
+int cartplan_f_graph_neighbor_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
+                                          const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
+  const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
+  return Cart_graph_neighbor_alltoallw_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm));
+}
+
+// Non-blocking, large counts.
+int cartplan_f_graph_ineighbor_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                           MPI_Fint comm, Cart_Request* r) {
+  return Cart_graph_ineighbor_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_graph_ineighbor_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                          MPI_Fint comm, Cart_Request* r) {
+  return Cart_graph_ineighbor_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_graph_ineighbor_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
+                                            const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
+  return Cart_graph_ineighbor_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_graph_ineighbor_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
+                                           const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm,
+                                           Cart_Request* r) {
+  return Cart_graph_ineighbor_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+}
+int cartplan_f_graph_ineighbor_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
+                                           const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm,
+                                           Cart_Request* r) {
+  const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
+  return Cart_graph_ineighbor_alltoallw_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm), r);
+}
+
+// Persistent, large counts.
+int cartplan_f_graph_neighbor_allgather_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                               MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  return Cart_graph_neighbor_allgather_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_graph_neighbor_alltoall_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
+                                              MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  return Cart_graph_neighbor_alltoall_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_graph_neighbor_allgatherv_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
+                                                const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
+                                                Cart_Request* r) {
+  return Cart_graph_neighbor_allgatherv_init_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+}
+int cartplan_f_graph_neighbor_alltoallv_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
+                                               const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm,
+                                               MPI_Fint info, Cart_Request* r) {
+  return Cart_graph_neighbor_alltoallv_init_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info),
+                                              r);
+}
+int cartplan_f_graph_neighbor_alltoallw_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st,
+                                               void* rb, const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt,
+                                               MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
+  const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
+  return Cart_graph_neighbor_alltoallw_init_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm),
+                                              info_of(info), r);
 }
 
 }  // extern "C"

@@ -7,13 +7,15 @@
 ! Cart_graph_neighbor_allgather, _alltoall, _allgatherv and _alltoallv (rank-dependent counts,
 ! displacements with gaps, reversed send blocks) and _alltoallw (per-edge types: a strided vector
 ! and a contiguous pair, byte displacements) run blocking, non-blocking (twice each) and
-! persistent (one init, started twice with changed data), every element of the receive buffer
-! compared with MPI_Neighbor_* of mpi_f08 on an MPI_Dist_graph_create_adjacent communicator with
-! the same lists. Requests are checked with Cart_graph_request_algorithm (and
+! persistent (one init, started twice with changed data), each as the int call and as its
+! large-count _c form (Cart_graph_neighbor_*_c, Cart_graph_ineighbor_*_c, *_init_c: the same
+! counts and displacements as integer(MPI_COUNT_KIND) and integer(MPI_ADDRESS_KIND) copies), every
+! element of the receive buffer compared with MPI_Neighbor_* (int forms) of mpi_f08 on an
+! MPI_Dist_graph_create_adjacent communicator with the same lists. Requests are checked with Cart_graph_request_algorithm (and
 ! Cart_graph_request_grid_dims); three errors with their classes: a graph call on MPI_COMM_WORLD
 ! (MPI_ERR_TOPOLOGY), a rank outside the communicator at Cart_graph_comm_create_adjacent
 ! (MPI_ERR_RANK on every rank), Cart_graph_request_algorithm of a null request (MPI_ERR_ARG). Also
-! a rank without any edge beside a ring of the others (blocking alltoallw).
+! a rank without any edge beside a ring of the others (blocking alltoallw and alltoallw_c).
 ! Prints "graph_f08: OK" on rank 0 and exits 0 when every check passes on every rank, else exit 1.
 program graph_f08
   use mpi_f08
@@ -33,6 +35,11 @@ program graph_f08
   integer :: ref(nbuf)
   integer :: scounts(4), sdispls(4), rcounts(4), rdispls(4), gcounts(4), wsc(4), wrc(4)
   integer(MPI_ADDRESS_KIND) :: wsd(4), wrd(4)
+  ! The same arguments for the _c forms.
+  integer(MPI_COUNT_KIND) :: scounts_c(4), rcounts_c(4), gcounts_c(4), wsc_c(4), wrc_c(4), na_c, nt_c, me1_c
+  integer(MPI_ADDRESS_KIND) :: sdispls_c(4), rdispls_c(4)
+  logical :: large
+  integer :: compared, compared_c  ! receive buffers compared on this rank (int forms, _c forms)
   type(MPI_Datatype) :: wst(4), wrt(4), vec
   type(MPI_Comm) :: dg, g, bad
   type(MPI_Info) :: info
@@ -47,6 +54,8 @@ program graph_f08
     stop 2
   end if
   failures = 0
+  compared = 0
+  compared_c = 0
   expected_algo = [CART_GRAPH_LINEAR, CART_GRAPH_GRID, CART_GRAPH_PAIRING, CART_GRAPH_CUMULATIVE]
   call expect(CART_GRAPH_LINEAR == 0 .and. CART_GRAPH_PAIRING == 1 .and. CART_GRAPH_CUMULATIVE == 2 .and. &
               CART_GRAPH_GRID == 3, 'CART_GRAPH_* values differ from cartplan_mpi.h')
@@ -86,6 +95,9 @@ program graph_f08
                 'Cart_graph_comm_create_adjacent (' // trim(algos(a)) // '): not the kind of communicator asked for')
     do op = 1, n_ops
       do form = 0, 2
+        large = .false.
+        call run_case()
+        large = .true.
         call run_case()
       end do
     end do
@@ -112,7 +124,8 @@ program graph_f08
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (me == 0) then
     if (total == 0) then
-      write (*, '(a)') 'graph_f08: OK'
+      write (*, '(a, i0, a, i0, a)') 'graph_f08: OK (rank 0 compared ', compared, ' receive buffers of int calls, ', &
+                                     compared_c, ' of _c calls)'
     else
       write (*, '(a, i0, a)') 'graph_f08: FAILED (', total, ' checks)'
     end if
@@ -151,6 +164,15 @@ contains
       call expect(zg(1) == -1, 'isolated rank: rank 0 received something')
     else
       call expect(zg(1) == 100 + src0(1), 'isolated rank: a ring value')
+    end if
+    zg = -1
+    zs = 200 + me
+    call Cart_graph_neighbor_alltoallw_c(zs, int(zc, MPI_COUNT_KIND), zd, zt, zg, int(zr, MPI_COUNT_KIND), zd, zt, z, zerr)
+    call expect(zerr == MPI_SUCCESS, 'isolated rank: Cart_graph_neighbor_alltoallw_c: ' // cart_error_message())
+    if (me == 0) then
+      call expect(zg(1) == -1, 'isolated rank: rank 0 received something (_c)')
+    else
+      call expect(zg(1) == 200 + src0(1), 'isolated rank: a ring value (_c)')
     end if
     call MPI_Comm_free(z)
   end subroutine
@@ -202,6 +224,17 @@ contains
         wrt(j) = MPI_INTEGER
       end if
     end do
+    ! The _c forms' copies (only the first outdeg / indeg entries are read).
+    scounts_c = int(scounts, MPI_COUNT_KIND)
+    rcounts_c = int(rcounts, MPI_COUNT_KIND)
+    gcounts_c = int(gcounts, MPI_COUNT_KIND)
+    wsc_c = int(wsc, MPI_COUNT_KIND)
+    wrc_c = int(wrc, MPI_COUNT_KIND)
+    sdispls_c = int(sdispls, MPI_ADDRESS_KIND)
+    rdispls_c = int(rdispls, MPI_ADDRESS_KIND)
+    na_c = int(na, MPI_COUNT_KIND)
+    nt_c = int(nt, MPI_COUNT_KIND)
+    me1_c = int(me + 1, MPI_COUNT_KIND)
   end subroutine
 
   ! Rank-, call- and round-dependent send data; receive buffers of -1.
@@ -229,8 +262,13 @@ contains
     end select
   end subroutine
 
-  ! The cartplan call of op in form (0 blocking, 1 non-blocking, 2 persistent init) on g.
+  ! The cartplan call of op in form (0 blocking, 1 non-blocking, 2 persistent init) on g: the
+  ! int call, or its _c form if large.
   subroutine cart_call()
+    if (large) then
+      call cart_call_c()
+      return
+    end if
     select case (op * 10 + form)
     case (10)
       call Cart_graph_neighbor_allgather(sbuf, na, MPI_INTEGER, rbuf, na, MPI_INTEGER, g, ierr)
@@ -268,12 +306,54 @@ contains
     end select
   end subroutine
 
-  ! op in form under algos(a): two rounds of data, each compared with what MPI delivers.
+  ! As cart_call, the large-count _c forms with the _c copies of the arguments.
+  subroutine cart_call_c()
+    select case (op * 10 + form)
+    case (10)
+      call Cart_graph_neighbor_allgather_c(sbuf, na_c, MPI_INTEGER, rbuf, na_c, MPI_INTEGER, g, ierr)
+    case (11)
+      call Cart_graph_ineighbor_allgather_c(sbuf, na_c, MPI_INTEGER, rbuf, na_c, MPI_INTEGER, g, req, ierr)
+    case (12)
+      call Cart_graph_neighbor_allgather_init_c(sbuf, na_c, MPI_INTEGER, rbuf, na_c, MPI_INTEGER, g, info, req, ierr)
+    case (20)
+      call Cart_graph_neighbor_alltoall_c(sbuf, nt_c, MPI_INTEGER, rbuf, nt_c, MPI_INTEGER, g, ierr)
+    case (21)
+      call Cart_graph_ineighbor_alltoall_c(sbuf, nt_c, MPI_INTEGER, rbuf, nt_c, MPI_INTEGER, g, req, ierr)
+    case (22)
+      call Cart_graph_neighbor_alltoall_init_c(sbuf, nt_c, MPI_INTEGER, rbuf, nt_c, MPI_INTEGER, g, info, req, ierr)
+    case (30)
+      call Cart_graph_neighbor_allgatherv_c(sbuf, me1_c, MPI_INTEGER, rbuf, gcounts_c, rdispls_c, MPI_INTEGER, g, ierr)
+    case (31)
+      call Cart_graph_ineighbor_allgatherv_c(sbuf, me1_c, MPI_INTEGER, rbuf, gcounts_c, rdispls_c, MPI_INTEGER, g, req, ierr)
+    case (32)
+      call Cart_graph_neighbor_allgatherv_init_c(sbuf, me1_c, MPI_INTEGER, rbuf, gcounts_c, rdispls_c, MPI_INTEGER, g, &
+                                                 info, req, ierr)
+    case (40)
+      call Cart_graph_neighbor_alltoallv_c(sbuf, scounts_c, sdispls_c, MPI_INTEGER, rbuf, rcounts_c, rdispls_c, &
+                                           MPI_INTEGER, g, ierr)
+    case (41)
+      call Cart_graph_ineighbor_alltoallv_c(sbuf, scounts_c, sdispls_c, MPI_INTEGER, rbuf, rcounts_c, rdispls_c, &
+                                            MPI_INTEGER, g, req, ierr)
+    case (42)
+      call Cart_graph_neighbor_alltoallv_init_c(sbuf, scounts_c, sdispls_c, MPI_INTEGER, rbuf, rcounts_c, rdispls_c, &
+                                                MPI_INTEGER, g, info, req, ierr)
+    case (50)
+      call Cart_graph_neighbor_alltoallw_c(sbuf, wsc_c, wsd, wst, rbuf, wrc_c, wrd, wrt, g, ierr)
+    case (51)
+      call Cart_graph_ineighbor_alltoallw_c(sbuf, wsc_c, wsd, wst, rbuf, wrc_c, wrd, wrt, g, req, ierr)
+    case (52)
+      call Cart_graph_neighbor_alltoallw_init_c(sbuf, wsc_c, wsd, wst, rbuf, wrc_c, wrd, wrt, g, info, req, ierr)
+    end select
+  end subroutine
+
+  ! op in form under algos(a) (the _c form if large): two rounds of data, each compared with what
+  ! MPI delivers.
   subroutine run_case()
     character(len=:), allocatable :: what
     integer :: round
     logical :: done
-    what = trim(algos(a)) // ' (graph comm ' // trim(graph_comms(a)) // ') ' // trim(forms(form)) // ' ' // trim(op_names(op))
+    what = trim(algos(a)) // ' (graph comm ' // trim(graph_comms(a)) // ') ' // trim(forms(form)) // ' ' // &
+           trim(op_names(op)) // trim(merge('_c', '  ', large))
     if (form == 2) then
       call fill(1)
       call cart_call()
@@ -328,6 +408,11 @@ contains
     integer :: i
     character(len=64) :: where
     call expect(count(ref /= -1) > 0, what // ': MPI delivered nothing (the test compares nothing)')
+    if (large) then
+      compared_c = compared_c + 1
+    else
+      compared = compared + 1
+    end if
     do i = 1, nbuf
       if (rbuf(i) /= ref(i)) then
         write (where, '(a, i0, a, i0, a, i0, a, i0)') ' round ', round, ': element ', i, ' is ', rbuf(i), ', MPI gives ', ref(i)

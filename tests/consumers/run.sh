@@ -225,8 +225,9 @@ build_and_run c_halo_api halo_api mpicc -std=c11 -Wall -Werror examples/halo_api
 build_and_run fortran_halo halo_api_f08 mpif90 tests/consumers/halo_api_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 9c. Fortran: the graph collectives of the cartplan_f08 module (tests/consumers/graph_f08.f90):
-#     blocking, non-blocking and persistent allgather[v] and alltoall[v|w] on an irregular graph
-#     under linear, grid, pairing and cumulative, every element against mpi_f08's MPI_Neighbor_*.
+#     blocking, non-blocking and persistent allgather[v] and alltoall[v|w], int and large-count
+#     _c forms, on an irregular graph under linear, grid, pairing and cumulative, every element
+#     against mpi_f08's MPI_Neighbor_*.
 build_and_run fortran_graph graph_f08 mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
