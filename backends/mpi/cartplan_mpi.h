@@ -396,11 +396,12 @@ void Cart_free_plan_json(char* json);
  * default 4), cartplan_progress (any|cartplan), cartplan_check (none|collective, default
  * CARTPLAN_CHECK). The blocking and non-blocking forms read them from the Info given to
  * MPI_Dist_graph_create_adjacent (MPI_Comm_get_info); _init's Info overrides them per request
- * and must be the same on every rank (checked). Checking mode (cartplan_check=collective): every
- * blocking and non-blocking call agrees on its outcome before it sends, one MPI_Allreduce, so a
- * bad argument or a failed set-up on any rank fails the call on every rank (the others' message
- * names another rank) instead of leaving its peers waiting; a non-blocking call is then not
- * local. For debugging, as for the Cartesian calls.
+ * and must be the same on every rank (checked). Checking mode (cartplan_check=collective at
+ * creation, the same on every rank): every blocking and non-blocking call agrees across ranks
+ * before it sends (errors and, for allgather and alltoall, one block size) and after building,
+ * so a bad argument or a failed set-up on any rank fails the call on every rank (the others'
+ * message names another rank) instead of leaving its peers waiting; a non-blocking call is then
+ * not local. For debugging, as for the Cartesian calls.
  *
  * Collective set-up: the first graph collective on a communicator creates cartplan's state
  * there (one MPI_Comm_dup); a combining algorithm first builds its pattern by messages among
