@@ -26,6 +26,22 @@ inline void set_graph_algorithm(MPI_Info info, const char* algorithm) {
 
 inline bool is_grid(const char* algorithm) { return std::string(algorithm).rfind("grid", 0) == 0; }
 
+// A distributed graph of MPI_COMM_WORLD with this rank's sources `in` and destinations `out`,
+// Info cartplan_algorithm (set_graph_algorithm) and cartplan_theta, errors returned.
+inline MPI_Comm graph_with_algorithm(const std::vector<int>& in, const std::vector<int>& out, const char* algorithm, const char* theta) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  set_graph_algorithm(info, algorithm);
+  MPI_Info_set(info, "cartplan_theta", theta);
+  int dummy = 0;
+  MPI_Comm g = MPI_COMM_NULL;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(in.size()), in.empty() ? &dummy : in.data(), MPI_UNWEIGHTED,
+                                 static_cast<int>(out.size()), out.empty() ? &dummy : out.data(), MPI_UNWEIGHTED, info, 0, &g);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+  return g;
+}
+
 // The dimensions of the virtual grid of p ranks asked for d dimensions (engine/graph/grid.h's
 // grid_dims: MPI_Dims_create's factors, extents of 1 dropped).
 inline int grid_ndims(int p, int d) {

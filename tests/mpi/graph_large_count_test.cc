@@ -33,17 +33,7 @@ struct Edges {
 };
 
 MPI_Comm make_graph(const Edges& e, const char* algo) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  cartplan::mpitest::set_graph_algorithm(info, algo);
-  MPI_Info_set(info, "cartplan_theta", "1");
-  int dummy = 0;
-  MPI_Comm g = MPI_COMM_NULL;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(e.in.size()), e.in.empty() ? &dummy : e.in.data(), MPI_UNWEIGHTED,
-                                 static_cast<int>(e.out.size()), e.out.empty() ? &dummy : e.out.data(), MPI_UNWEIGHTED, info, 0, &g);
-  MPI_Info_free(&info);
-  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
-  return g;
+  return cartplan::mpitest::graph_with_algorithm(e.in, e.out, algo, "1");
 }
 
 // One rank's counts (ints per block, from both ends' view of an edge, zero included) and
