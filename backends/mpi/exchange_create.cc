@@ -139,7 +139,7 @@ std::unique_ptr<Exchange> Exchange::take_pooled(NeighborhoodComm& nc, const std:
 MpiStatus Exchange::confirm(NeighborhoodComm& nc, const MpiStatus& built) {
   const int mine = built.ok() ? 0 : built.code;
   int worst = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, nc.internal()));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, nc.internal()));
   if (worst == 0) return {};
   return agreed_status(built.ok() ? mpi_error(worst, "another rank could not build its part of this collective (error class " +
                                                          std::to_string(worst) + " there)")

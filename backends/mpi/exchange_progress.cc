@@ -288,6 +288,23 @@ void Exchange::progress_all() {
 
 void Exchange::set_other_progress(OtherProgress other) { other_progress = other; }
 
+int Exchange::agree_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  // Non-blocking on every rank: MPI matches a blocking collective only with blocking ones, and
+  // whether a rank has pending exchanges differs between ranks.
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (int rc = MPI_Iallreduce(in, out, count, type, op, comm, &r); rc != MPI_SUCCESS) return rc;
+  for (int done = 0;;) {
+    bool idle = false;
+    {
+      Hold hold;
+      idle = registry().pending.empty() && !others_pending();
+    }
+    if (idle) return MPI_Wait(&r, MPI_STATUS_IGNORE);  // nothing of ours to advance: block in MPI
+    if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS || done) return rc;
+    progress_all();
+  }
+}
+
 std::size_t Exchange::pending_count() {
   Hold hold;
   return registry().pending.size();

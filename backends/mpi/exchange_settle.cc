@@ -82,11 +82,11 @@ MpiStatus agreed_error(const MpiStatus& local, int agreed_class) {
 MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std::int64_t>& mine,
                    std::vector<std::int64_t>* all, std::vector<std::uint64_t>* all_held) {
   all->assign(mine.size(), 0);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all->data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine.data(), all->data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
   if (persistent) {
     const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
     all_held->assign(held.size(), 0);
-    CARTPLAN_MPI_CALL(MPI_Allreduce(held.data(), all_held->data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
+    CARTPLAN_MPI_CALL(Exchange::agree_allreduce(held.data(), all_held->data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
                                     nc.internal()));
   }
   return {};

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/mpi/exchange.h"
 #include "backends/mpi/exchange_reuse.h"
 #include "backends/mpi/graph_sized_calls.h"
 #include "backends/mpi/graph_sized_chain.h"
@@ -427,23 +428,6 @@ MpiStatus build_auto(GraphComm& g, const GraphCall& c, const GraphOptions& o, in
 
 // The options a call runs with: auto on a v form that is not persistent runs linear, since
 // choosing alike on every rank would need the sizes of every rank (persistent init agrees on them).
-// MPI_MAX of n words over the graph's ranks (n <= 3), waiting in MPI_Test while every pending
-// exchange of this process progresses: a peer may need this rank's messages of an earlier
-// request before it can reach the same agreement (cartplan_progress=cartplan, or SMPI, where MPI
-// calls do not progress cartplan's requests).
-MpiStatus max_progressing(GraphComm& g, std::int64_t* words, int n) {
-  std::int64_t all[3] = {0, 0, 0};
-  assert(n <= 3);
-  MPI_Request r = MPI_REQUEST_NULL;
-  CARTPLAN_MPI_CALL(MPI_Iallreduce(words, all, n, MPI_INT64_T, MPI_MAX, g.shared()->exec, &r));
-  for (int done = 0; !done;) {
-    CARTPLAN_MPI_CALL(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
-    if (!done) GraphExchange::progress_all();
-  }
-  std::copy(all, all + n, words);
-  return {};
-}
-
 // Checking mode (GraphOptions::check_collective): a blocking or non-blocking call agrees twice
 // across the graph's ranks, so that a bad argument, a failed set-up or a failed build on one
 // rank fails the call on every rank, where in the default mode its peers would wait for messages
@@ -454,8 +438,9 @@ MpiStatus max_progressing(GraphComm& g, std::int64_t* words, int n) {
 MpiStatus checked(GraphComm& g, bool checking, const MpiStatus& local, std::int64_t bytes = -1) {
   if (!checking) return local;
   constexpr std::int64_t kNone = INT64_MIN / 2;
-  std::int64_t v[3] = {local.ok() ? 0 : local.code, bytes >= 0 ? bytes : kNone, bytes >= 0 ? -bytes : kNone};
-  if (MpiStatus s = max_progressing(g, v, 3); !s.ok()) return s;
+  const std::int64_t mine[3] = {local.ok() ? 0 : local.code, bytes >= 0 ? bytes : kNone, bytes >= 0 ? -bytes : kNone};
+  std::int64_t v[3] = {0, 0, 0};
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine, v, 3, MPI_INT64_T, MPI_MAX, g.shared()->exec));
   if (v[0] != 0) return agreed_error(local, static_cast<int>(v[0]));
   if (v[1] != kNone && v[1] != -v[2])
     return mpi_error(MPI_ERR_TRUNCATE, "block sizes differ between ranks (" + std::to_string(-v[2]) + " to " + std::to_string(v[1]) +
@@ -588,7 +573,7 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   MPI_Datatype whole = MPI_DATATYPE_NULL;  // one element: max_then_or sees the vector from word 0
   CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(v.size()), MPI_INT64_T, &whole));
   CARTPLAN_MPI_CALL(MPI_Type_commit(&whole));
-  const int rc = MPI_Allreduce(v.data(), all.data(), 1, whole, agreement_op(), g.shared()->exec);
+  const int rc = Exchange::agree_allreduce(v.data(), all.data(), 1, whole, agreement_op(), g.shared()->exec);
   MPI_Type_free(&whole);
   CARTPLAN_MPI_CALL(rc);
   if (pending) {  // the creation's verdict first, as require_graph would have given it
@@ -632,7 +617,7 @@ MpiStatus build_forced(GraphComm& g, const GraphCall& c, const GraphOptions& o, 
   if (s.ok()) s = out_of_memory_as_error("copying the caller's datatypes", [&] { return copy_caller_types(g, &b, &owned); });
   const int mine = s.ok() ? 0 : s.code;
   int worst = 0;
-  MpiStatus reduced = from_mpi(MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec), "MPI_Allreduce");
+  MpiStatus reduced = from_mpi(Exchange::agree_allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec), "MPI_Allreduce");
   if (reduced.ok() && worst != 0) reduced = agreed_error(s, worst);
   *agreed = !reduced.ok();
   return build_on_copies(g, c, o, kind, lane, std::move(b), bytes, owned, reduced, out);
@@ -703,7 +688,7 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   const MpiStatus local_build = !s.ok() ? s : (*out)->build_error();
   const int mine_code = local_build.ok() ? 0 : local_build.code;
   int worst = 0;
-  CARTPLAN_MPI_CALL(MPI_Allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(&mine_code, &worst, 1, MPI_INT, MPI_MAX, g.shared()->exec));
   if (worst == 0) {
     if (forced_grid) g.grid_agreed(forced_candidate(o));  // built on every rank
     return {};

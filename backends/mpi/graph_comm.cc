@@ -14,6 +14,7 @@
 
 #include "backends/mpi/another_rank.h"
 #include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/exchange.h"
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/info_options.h"
@@ -512,7 +513,7 @@ MpiStatus GraphComm::agree_prices(const std::vector<TableCandidate>& candidates,
   const std::vector<double> extra = rider ? (*rider)(candidates) : std::vector<double>{};
   words.insert(words.end(), extra.begin(), extra.end());
   std::vector<double> all(words.size(), 0.0);
-  CARTPLAN_MPI_CALL(MPI_Allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(words.data(), all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, setup_.comm()));
   const int worst = static_cast<int>(all[mine.size()]);
   if (worst != MPI_SUCCESS)
     return mpi_error(worst, s.ok() ? another_rank_failed(worst, "the construction or pricing of the graph schedules") : s.message);
@@ -674,7 +675,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out) {
   // refused (an MPI_PROC_NULL in its lists alone, say) does not leave its peers in a
   // construction or an agreement without it. A failure attaches nothing anywhere.
   std::array<int, PendingGraph::kWords> all{};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->private_comm()));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(pending.words.data(), all.data(), PendingGraph::kWords, MPI_INT, MPI_MAX, pending.state->private_comm()));
   return finish_graph(std::move(pending), all, out);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/exchange.h"
 #include "backends/mpi/halo_fields.h"
 #include "backends/mpi/measure_trials.h"
 #include "backends/mpi/node_map.h"
@@ -266,7 +267,7 @@ MpiStatus agree_on_creation(MPI_Comm comm, const MpiStatus& local, const Planned
   const std::int64_t model_h = ok ? model_fingerprint(p.plan_options.model) : 0;
   const std::int64_t nh = ok ? fingerprint(join(p.interior)) : 0;
   std::int64_t mine[11] = {ok ? 0 : local.code, dh, -dh, ph, -ph, mh, -mh, model_h, -model_h, nh, -nh}, all[11] = {};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, all, 11, MPI_INT64_T, MPI_MAX, comm));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine, all, 11, MPI_INT64_T, MPI_MAX, comm));
   if (all[0] != 0) return agreed_error(local, static_cast<int>(all[0]));
   *learn_nodes = all[5] != 0 && all[5] == -all[6];
   *same_model = all[7] == -all[8];
@@ -296,7 +297,7 @@ MpiStatus agree_on_extents(MPI_Comm comm, const Planned& p, std::vector<int>* ch
     }
   }
   all.resize(mine.size());
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, comm));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, comm));
   choice_interior->assign(dims.size(), 0);
   std::size_t at = 0;
   for (std::size_t k = 0; k < dims.size(); ++k) {

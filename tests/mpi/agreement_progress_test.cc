@@ -1,0 +1,120 @@
+// MPI test: agreements inside Cart_* calls (persistent init, halo creation, graph checking
+// mode) advance the process's pending requests while they wait. Rank 0 starts a multi-phase
+// request and then makes the agreement before completing it; the other ranks complete the
+// request first and make the agreement after, so they wait for rank 0's later phases while rank
+// 0 waits in the agreement. A correct MPI program (collectives called in one order on every
+// rank); run with CARTPLAN_PROGRESS=cartplan (progress only inside Cart_* calls), where an
+// agreement that does not progress deadlocks (run_mpi.sh's time limit then fails the test).
+// Every received element is checked.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/graph_algorithm_info.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+// The Moore neighbourhood of radius 1 on a 2-D torus, forced to combining (two phases).
+MPI_Comm moore_torus(Harness& h, int* t) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  static const int offs[16] = {-1, -1, -1, 0, -1, 1, 0, -1, 0, 1, 1, -1, 1, 0, 1, 1};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "combining");
+  MPI_Comm cart = MPI_COMM_NULL;
+  h.check(Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, 8, offs, MPI_UNWEIGHTED, info, 0, &cart) == MPI_SUCCESS,
+          std::string("create: ") + Cart_error_message());
+  MPI_Info_free(&info);
+  *t = 8;
+  return cart;
+}
+
+// Rank 0 completes `pending` only after `agreement`; the others before it.
+template <class Agreement>
+void rank0_late(Harness& h, Cart_Request* pending, Agreement&& agreement, const std::string& what) {
+  if (h.rank != 0) h.check(Cart_wait(pending) == MPI_SUCCESS, what + ": wait");
+  h.check(agreement() == MPI_SUCCESS, what + ": the agreement: " + Cart_error_message());
+  if (h.rank == 0) h.check(Cart_wait(pending) == MPI_SUCCESS, what + ": wait after the agreement");
+}
+
+void cartesian(Harness& h) {
+  int t = 0;
+  MPI_Comm cart = moore_torus(h, &t);
+  std::vector<int> send(t * 2), recv(t * 2, -1), ref(t * 2, -2), again(t * 2, -3);
+  for (int i = 0; i < t * 2; ++i) send[i] = h.rank * 1000 + i;
+  // The reference: the blocking call (tested against MPI elsewhere), before any request exists.
+  h.check(Cart_alltoall(send.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, cart) == MPI_SUCCESS, "Cartesian: the reference");
+  Cart_Request q = CART_REQUEST_NULL, init = CART_REQUEST_NULL;
+  h.check(Cart_ialltoall(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, cart, &q) == MPI_SUCCESS, "Cart_ialltoall");
+  rank0_late(h, &q, [&] { return Cart_alltoall_init(send.data(), 2, MPI_INT, again.data(), 2, MPI_INT, cart, MPI_INFO_NULL, &init); },
+             "Cartesian: Cart_alltoall_init");
+  h.check(recv == ref, "Cartesian: the pending request's data");
+  h.check(Cart_start(&init) == MPI_SUCCESS && Cart_wait(&init) == MPI_SUCCESS && again == ref, "Cartesian: the new request's data");
+  Cart_request_free(&init);
+  // Halo creation agrees too: rank 0 creates a halo while a non-blocking halo exchange is pending.
+  const int interior[2] = {3, 3}, ghost[2] = {1, 1};
+  Cart_Halo halo = nullptr, other = nullptr;
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_INT, MPI_ORDER_C, MPI_INFO_NULL, &halo) == MPI_SUCCESS, "Cart_halo_create");
+  std::vector<int> array(25, h.rank);
+  h.check(Cart_halo_iexchange(array.data(), halo, &q) == MPI_SUCCESS, "Cart_halo_iexchange");
+  rank0_late(h, &q, [&] { return Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_INT, MPI_ORDER_C, MPI_INFO_NULL, &other); },
+             "halo: Cart_halo_create");
+  int dims[2], periods[2], coords[2];
+  MPI_Cart_get(cart, 2, dims, periods, coords);
+  int north = 0;  // ghost cell (0, 1) comes from the rank one row up
+  const int up[2] = {(coords[0] + dims[0] - 1) % dims[0], coords[1]};
+  MPI_Cart_rank(cart, up, &north);
+  h.check(array[1] == north, "halo: the pending exchange's ghost cell (" + std::to_string(array[1]) + ", expected " + std::to_string(north) + ")");
+  Cart_halo_free(&other);
+  Cart_halo_free(&halo);
+  MPI_Comm_free(&cart);
+}
+
+// Graph: a ring both ways, grid forced (multi-phase); the pending non-blocking allgather against
+// a persistent init on rank 0, then against a blocking call of a communicator in checking mode.
+void graph(Harness& h) {
+  const int left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
+  const std::vector<int> in = {left, right}, out = {right, left};
+  MPI_Comm g = cartplan::mpitest::graph_with_algorithm(in, out, "grid", "1");
+  int mine = h.rank + 7, ref[2] = {-1, -1}, got[2] = {-2, -2}, again[2] = {-3, -3};
+  MPI_Neighbor_allgather(&mine, 1, MPI_INT, ref, 1, MPI_INT, g);
+  Cart_Request q = CART_REQUEST_NULL, init = CART_REQUEST_NULL;
+  h.check(Cart_graph_ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, g, &q) == MPI_SUCCESS, "graph: ineighbor_allgather");
+  rank0_late(h, &q, [&] { return Cart_graph_neighbor_allgather_init(&mine, 1, MPI_INT, again, 1, MPI_INT, g, MPI_INFO_NULL, &init); },
+             "graph: Cart_graph_neighbor_allgather_init");
+  h.check(got[0] == ref[0] && got[1] == ref[1], "graph: the pending request's data");
+  h.check(Cart_start(&init) == MPI_SUCCESS && Cart_wait(&init) == MPI_SUCCESS && again[0] == ref[0] && again[1] == ref[1],
+          "graph: the new request's data");
+  Cart_request_free(&init);
+  MPI_Comm checking = MPI_COMM_NULL;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "cartplan_algorithm", "grid");
+  MPI_Info_set(info, "cartplan_check", "collective");
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, in.data(), MPI_UNWEIGHTED, 2, out.data(), MPI_UNWEIGHTED, info, 0, &checking);
+  MPI_Info_free(&info);
+  MPI_Comm_set_errhandler(checking, MPI_ERRORS_RETURN);
+  h.check(Cart_graph_neighbor_allgather(&mine, 1, MPI_INT, again, 1, MPI_INT, checking) == MPI_SUCCESS, "checking mode: first call");
+  got[0] = got[1] = -2;
+  h.check(Cart_graph_ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, g, &q) == MPI_SUCCESS, "graph: ineighbor_allgather again");
+  rank0_late(h, &q, [&] { return Cart_graph_neighbor_allgather(&mine, 1, MPI_INT, again, 1, MPI_INT, checking); },
+             "graph: a blocking call in checking mode");
+  h.check(got[0] == ref[0] && got[1] == ref[1] && again[0] == ref[0] && again[1] == ref[1], "graph: both calls' data");
+  MPI_Comm_free(&checking);
+  MPI_Comm_free(&g);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  cartesian(h);
+  graph(h);
+  return h.finish("agreement_progress_test");
+}
