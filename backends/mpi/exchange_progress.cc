@@ -295,13 +295,18 @@ int Exchange::agree_allreduce(const void* in, void* out, int count, MPI_Datatype
   if (int rc = MPI_Iallreduce(in, out, count, type, op, comm, &r); rc != MPI_SUCCESS) return rc;
   for (int done = 0;;) {
     bool idle = false;
-    {
+    if (!thread_multiple()) {  // another thread may start an exchange meanwhile: keep testing
       Hold hold;
       idle = registry().pending.empty() && !others_pending();
     }
     if (idle) return MPI_Wait(&r, MPI_STATUS_IGNORE);  // nothing of ours to advance: block in MPI
     if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS || done) return rc;
-    progress_all();
+    try {
+      progress_all();
+    } catch (...) {  // the reduction still writes into the caller's buffers: let it finish first
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      throw;
+    }
   }
 }
 

@@ -84,7 +84,7 @@ MpiStatus agree_on(NeighborhoodComm& nc, bool persistent, const std::vector<std:
   all->assign(mine.size(), 0);
   CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine.data(), all->data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, nc.internal()));
   if (persistent) {
-    const std::vector<std::uint64_t>& held = nc.shared()->lanes.held();
+    const std::vector<std::uint64_t> held = nc.shared()->lanes.held();  // a copy: the reduction reads it while others progress
     all_held->assign(held.size(), 0);
     CARTPLAN_MPI_CALL(Exchange::agree_allreduce(held.data(), all_held->data(), static_cast<int>(held.size()), MPI_UINT64_T, MPI_BOR,
                                     nc.internal()));

@@ -5,7 +5,7 @@
 // 0 waits in the agreement. A correct MPI program (collectives called in one order on every
 // rank); run with CARTPLAN_PROGRESS=cartplan (progress only inside Cart_* calls), where an
 // agreement that does not progress deadlocks (run_mpi.sh's time limit then fails the test).
-// Every received element is checked.
+// Every received element and ghost cell is checked.
 #include <mpi.h>
 
 #include <string>
@@ -52,6 +52,9 @@ void cartesian(Harness& h) {
   h.check(Cart_alltoall(send.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, cart) == MPI_SUCCESS, "Cartesian: the reference");
   Cart_Request q = CART_REQUEST_NULL, init = CART_REQUEST_NULL;
   h.check(Cart_ialltoall(send.data(), 2, MPI_INT, recv.data(), 2, MPI_INT, cart, &q) == MPI_SUCCESS, "Cart_ialltoall");
+  int algorithm = -1;
+  Cart_request_algorithm(q, &algorithm);
+  h.check(algorithm == 1, "Cartesian: the pending request runs the combining plan (several phases)");
   rank0_late(h, &q, [&] { return Cart_alltoall_init(send.data(), 2, MPI_INT, again.data(), 2, MPI_INT, cart, MPI_INFO_NULL, &init); },
              "Cartesian: Cart_alltoall_init");
   h.check(recv == ref, "Cartesian: the pending request's data");
@@ -60,17 +63,28 @@ void cartesian(Harness& h) {
   // Halo creation agrees too: rank 0 creates a halo while a non-blocking halo exchange is pending.
   const int interior[2] = {3, 3}, ghost[2] = {1, 1};
   Cart_Halo halo = nullptr, other = nullptr;
-  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_INT, MPI_ORDER_C, MPI_INFO_NULL, &halo) == MPI_SUCCESS, "Cart_halo_create");
-  std::vector<int> array(25, h.rank);
+  MPI_Info dimwise;  // two phases: corners travel inside the second phase's faces
+  MPI_Info_create(&dimwise);
+  MPI_Info_set(dimwise, "cartplan_algorithm", "dimwise");
+  h.check(Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_INT, MPI_ORDER_C, dimwise, &halo) == MPI_SUCCESS, "Cart_halo_create");
+  MPI_Info_free(&dimwise);
+  std::vector<int> array(25, -1);  // 5 x 5 with one ghost layer: the interior holds the rank
+  for (int i = 1; i <= 3; ++i)
+    for (int j = 1; j <= 3; ++j) array[i * 5 + j] = h.rank;
   h.check(Cart_halo_iexchange(array.data(), halo, &q) == MPI_SUCCESS, "Cart_halo_iexchange");
   rank0_late(h, &q, [&] { return Cart_halo_create(cart, 2, interior, ghost, ghost, MPI_INT, MPI_ORDER_C, MPI_INFO_NULL, &other); },
              "halo: Cart_halo_create");
   int dims[2], periods[2], coords[2];
   MPI_Cart_get(cart, 2, dims, periods, coords);
-  int north = 0;  // ghost cell (0, 1) comes from the rank one row up
-  const int up[2] = {(coords[0] + dims[0] - 1) % dims[0], coords[1]};
-  MPI_Cart_rank(cart, up, &north);
-  h.check(array[1] == north, "halo: the pending exchange's ghost cell (" + std::to_string(array[1]) + ", expected " + std::to_string(north) + ")");
+  for (int i = 0; i < 5; ++i)  // every ghost cell holds the rank it faces (corners: the diagonal one)
+    for (int j = 0; j < 5; ++j) {
+      const int di = i == 0 ? -1 : i == 4 ? 1 : 0, dj = j == 0 ? -1 : j == 4 ? 1 : 0;
+      const int at[2] = {(coords[0] + di + dims[0]) % dims[0], (coords[1] + dj + dims[1]) % dims[1]};
+      int from = 0;
+      MPI_Cart_rank(cart, at, &from);
+      h.check(array[i * 5 + j] == from, "halo: cell (" + std::to_string(i) + "," + std::to_string(j) + ") of the pending exchange holds " +
+                                            std::to_string(array[i * 5 + j]) + ", expected " + std::to_string(from));
+    }
   Cart_halo_free(&other);
   Cart_halo_free(&halo);
   MPI_Comm_free(&cart);
