@@ -27,11 +27,12 @@ inline void set_graph_algorithm(MPI_Info info, const char* algorithm) {
 inline bool is_grid(const char* algorithm) { return std::string(algorithm).rfind("grid", 0) == 0; }
 
 // A distributed graph of MPI_COMM_WORLD with this rank's sources `in` and destinations `out`,
-// Info cartplan_algorithm (set_graph_algorithm) and cartplan_theta, errors returned.
+// Info cartplan_algorithm (set_graph_algorithm; none for a null `algorithm`) and
+// cartplan_theta, errors returned.
 inline MPI_Comm graph_with_algorithm(const std::vector<int>& in, const std::vector<int>& out, const char* algorithm, const char* theta) {
   MPI_Info info;
   MPI_Info_create(&info);
-  set_graph_algorithm(info, algorithm);
+  if (algorithm) set_graph_algorithm(info, algorithm);
   MPI_Info_set(info, "cartplan_theta", theta);
   int dummy = 0;
   MPI_Comm g = MPI_COMM_NULL;

@@ -369,17 +369,7 @@ Topology with_sink_and_source(Topology t) {
 }
 
 MPI_Comm make_graph(const std::vector<int>& in, const std::vector<int>& out, const char* algo) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  if (algo) cartplan::mpitest::set_graph_algorithm(info, algo);
-  MPI_Info_set(info, "cartplan_theta", "1");
-  int dummy = 0;
-  MPI_Comm g = MPI_COMM_NULL;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(in.size()), in.empty() ? &dummy : in.data(), MPI_UNWEIGHTED,
-                                 static_cast<int>(out.size()), out.empty() ? &dummy : out.data(), MPI_UNWEIGHTED, info, 0, &g);
-  MPI_Info_free(&info);
-  MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
-  return g;
+  return cartplan::mpitest::graph_with_algorithm(in, out, algo, "1");
 }
 
 // Every form and the in-flight mix on one graph with one algorithm (native: Info
