@@ -27,7 +27,8 @@
 ! "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
 ! counts and integer(MPI_ADDRESS_KIND) displacements (separate names, not generic overloads).
 ! Buffers are contiguous arrays (assumed size); those of non-blocking and persistent calls must
-! stay in place until completed, and are declared asynchronous. The halo API's _fields forms take
+! stay in place until completed, and are declared asynchronous. MPI_BOTTOM and MPI_IN_PLACE of
+! mpi_f08 are not translated: passed here they are ordinary buffers (use the C API on MPI_BOTTOM). The halo API's _fields forms take
 ! the arrays' addresses instead (type(c_ptr), c_loc of arrays declared target, and asynchronous
 ! for the persistent form), since one argument cannot hold arrays of different types.
 ! Binding: bind(c) interfaces to small C shims in libcartplan (cartplan_f_*, which convert the

@@ -706,7 +706,9 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
   if (s.ok()) s = lay_out(g, c, &b);
   s = checked(g, o.check_collective, s, uniform_bytes(g, c, b));
   const std::int64_t bytes = b.block_bytes;
-  if (s.ok()) s = build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out);
+  if (s.ok())
+    s = out_of_memory_as_error("building the graph exchange",
+                               [&] { return build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out); });
   s = checked(g, o.check_collective, s);
   if (!s.ok()) out->reset();
   return s;

@@ -87,12 +87,7 @@ MpiStatus read_edges(MPI_Comm comm, ir::graph::RankEdges* edges) {
 MpiStatus read_graph(MPI_Comm comm, ir::graph::RankEdges* edges, GraphOptions* options) {
   MpiStatus s = graph_edges(comm, edges);
   if (!s.ok()) return s;
-  if (const char* env = std::getenv("CARTPLAN_CHECK")) {  // the checking mode's default, as for Cartesian calls
-    const std::string mode = env;
-    if (!mode.empty() && mode != "none" && mode != "collective")
-      return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
-    options->check_collective = mode == "collective";
-  }
+  if (s = check_from_env(&options->check_collective); !s.ok()) return s;  // the default, as for Cartesian calls
   if (const AdjacentLists* lists = adjacent_lists(comm))
     return lists->info == MPI_INFO_NULL ? MpiStatus{} : parse_graph_info(lists->info, options);
   MPI_Info info = MPI_INFO_NULL;

@@ -155,12 +155,18 @@ MpiStatus parse_tune(MPI_Info info, bool* measure) { return parse_switch(info, "
 // The environment's defaults of the checking and measuring modes (CARTPLAN_CHECK,
 // CARTPLAN_TUNE); Info keys override them. Both are part of the description every rank must
 // agree on.
-MpiStatus modes_from_env(Options* options) {
+MpiStatus check_from_env(bool* collective) {
   if (const char* env = std::getenv("CARTPLAN_CHECK")) {
     const std::string mode = env;
-    if (mode == "collective") options->check_collective = true;
-    else if (!mode.empty() && mode != "none") return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+    if (!mode.empty() && mode != "none" && mode != "collective")
+      return mpi_error(MPI_ERR_ARG, "CARTPLAN_CHECK = '" + mode + "' (expected none or collective)");
+    if (!mode.empty()) *collective = mode == "collective";
   }
+  return {};
+}
+
+MpiStatus modes_from_env(Options* options) {
+  if (MpiStatus s = check_from_env(&options->check_collective); !s.ok()) return s;
   if (const char* env = std::getenv("CARTPLAN_TUNE")) {
     const std::string mode = env;
     if (mode == "measure") options->tune_measure = true;

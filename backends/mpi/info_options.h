@@ -100,6 +100,10 @@ std::string info_value(MPI_Info info, const char* key, bool* present);
 // Info cartplan_check alone (none|collective; *collective left alone when absent): the halo API
 // reads it at creation. MPI_ERR_INFO_VALUE for another value.
 MpiStatus parse_check(MPI_Info info, bool* collective);
+// CARTPLAN_CHECK's default of the checking mode into *collective (unchanged when unset);
+// MPI_ERR_ARG for a value other than none or collective.
+//   bool check = false;  MpiStatus s = check_from_env(&check);
+MpiStatus check_from_env(bool* collective);
 
 // Info cartplan_tune alone (model|measure; *measure left alone when absent): the halo API reads
 // it at creation and at persistent init. MPI_ERR_INFO_VALUE for another value.

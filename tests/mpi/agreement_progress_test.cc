@@ -100,6 +100,9 @@ void graph(Harness& h) {
   MPI_Neighbor_allgather(&mine, 1, MPI_INT, ref, 1, MPI_INT, g);
   Cart_Request q = CART_REQUEST_NULL, init = CART_REQUEST_NULL;
   h.check(Cart_graph_ineighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, g, &q) == MPI_SUCCESS, "graph: ineighbor_allgather");
+  int ndims = 0;
+  Cart_graph_request_grid_dims(q, &ndims);
+  h.check(ndims == 2, "graph: the pending request runs the 2-D grid (two phases)");
   rank0_late(h, &q, [&] { return Cart_graph_neighbor_allgather_init(&mine, 1, MPI_INT, again, 1, MPI_INT, g, MPI_INFO_NULL, &init); },
              "graph: Cart_graph_neighbor_allgather_init");
   h.check(got[0] == ref[0] && got[1] == ref[1], "graph: the pending request's data");

@@ -144,6 +144,25 @@ void creation_errors(Harness& h) {
   h.check(threw, "C++ CartComm with a bad offset throws on every rank");
 }
 
+// MPI_BOTTOM with a datatype holding the block's absolute address is a valid buffer (MPI-4
+// Sect. 4.1.12): Cart_allgather delivers the same blocks as from the buffer itself.
+void bottom_allgather(Harness& h, MPI_Comm cart, std::vector<int>* sb) {
+  MPI_Aint at = 0;
+  MPI_Get_address(sb->data(), &at);
+  const int two = 2;
+  MPI_Datatype absolute = MPI_DATATYPE_NULL;
+  MPI_Type_create_hindexed(1, &two, &at, MPI_INT, &absolute);
+  MPI_Type_commit(&absolute);
+  (*sb)[0] = 10 * h.rank + 1, (*sb)[1] = 10 * h.rank + 2;
+  std::vector<int> ref(64, -1), got(64, -1);
+  const int ref_rc = Cart_allgather(sb->data(), 2, MPI_INT, ref.data(), 2, MPI_INT, cart);
+  const int rc = Cart_allgather(MPI_BOTTOM, 1, absolute, got.data(), 2, MPI_INT, cart);
+  h.check(ref_rc == MPI_SUCCESS && rc == MPI_SUCCESS && got == ref,
+          std::string("Cart_allgather from MPI_BOTTOM with an absolute datatype: ") + Cart_error_message());
+  MPI_Type_free(&absolute);
+  sb->assign(64, 1);
+}
+
 void collective_errors(Harness& h) {
   MPI_Comm cart = ring(h, true);
   std::vector<int> sb(64, 1), rb(64, 0);
@@ -154,24 +173,7 @@ void collective_errors(Harness& h) {
   rc = Cart_alltoall(h.rank == h.size - 1 ? nullptr : sb.data(), 2, MPI_INT, rb.data(), 2, MPI_INT, cart);
   expect_error(h, rc, MPI_ERR_BUFFER, "", "NULL sendbuf on one rank");
   if (h.rank == h.size - 1) h.check(contains(Cart_error_message(), "NULL"), std::string("NULL message: ") + Cart_error_message());
-  // MPI_BOTTOM with a datatype holding the block's absolute address is a valid buffer (MPI-4
-  // Sect. 4.1.12): the same blocks as from the buffer itself.
-  {
-    MPI_Aint at = 0;
-    MPI_Get_address(sb.data(), &at);
-    const int two = 2;
-    MPI_Datatype absolute = MPI_DATATYPE_NULL;
-    MPI_Type_create_hindexed(1, &two, &at, MPI_INT, &absolute);
-    MPI_Type_commit(&absolute);
-    sb[0] = 10 * h.rank + 1, sb[1] = 10 * h.rank + 2;
-    std::vector<int> ref(64, -1), got(64, -1);
-    const int ref_rc = Cart_allgather(sb.data(), 2, MPI_INT, ref.data(), 2, MPI_INT, cart);
-    rc = Cart_allgather(MPI_BOTTOM, 1, absolute, got.data(), 2, MPI_INT, cart);
-    h.check(ref_rc == MPI_SUCCESS && rc == MPI_SUCCESS && got == ref,
-            std::string("Cart_allgather from MPI_BOTTOM with an absolute datatype: ") + Cart_error_message());
-    MPI_Type_free(&absolute);
-    sb.assign(64, 1);
-  }
+  bottom_allgather(h, cart, &sb);
   // Negative count on rank 0 only.
   int counts[3] = {1, 1, 1}, displs[3] = {0, 1, 2};
   int neg[3] = {1, h.rank == 0 ? -1 : 1, 1};

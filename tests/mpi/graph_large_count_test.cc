@@ -101,7 +101,7 @@ void check_case(Harness& h, MPI_Comm g, const std::string& name, int send_len, i
     h.check(rc == MPI_SUCCESS, what + ": " + Cart_error_message());
     if (rc != MPI_SUCCESS) continue;
     for (int iter = 0; iter < (f == kPersistent ? 3 : 1); ++iter) {
-      fill(b, send_len, h.rank, iter);  // same storage: the request's buffers
+      if (f == kPersistent) fill(b, send_len, h.rank, iter);  // same storage, between runs of the request
       b.ref.assign(static_cast<std::size_t>(recv_len), -3);
       h.check(reference(b, g) == MPI_SUCCESS, what + ": reference");
       if (f == kPersistent) rc = Cart_start(&r);
@@ -162,6 +162,35 @@ void v_cases(Harness& h, MPI_Comm g, const Edges& e, const std::string& name) {
                  return Cart_graph_ineighbor_alltoallv_c(s, v.wsc.data(), v.wsd.data(), MPI_INT, m, v.wrc.data(), v.wrd.data(), MPI_INT, c, r);
                return Cart_graph_neighbor_alltoallv_init_c(s, v.wsc.data(), v.wsd.data(), MPI_INT, m, v.wrc.data(), v.wrd.data(), MPI_INT, c,
                                                            MPI_INFO_NULL, r);
+             });
+}
+
+// allgather_c sending from MPI_BOTTOM with a datatype that holds the block's absolute address,
+// and allgatherv_c receiving into MPI_BOTTOM (displacements: addresses / 4 in ints).
+void bottom_gather_cases(Harness& h, MPI_Comm g, const Edges& e, const std::string& name) {
+  const Layout a = layout(e, h.rank, false);
+  const Reference reference = [&a](Buffers& b, MPI_Comm c) {
+    return MPI_Neighbor_allgatherv(b.send.data(), a.sc[0], MPI_INT, b.ref.data(), a.rc.data(), a.rd.data(), MPI_INT, c);
+  };
+  check_case(h, g, name + " allgatherv_c from and into MPI_BOTTOM", a.send_len, a.recv_len, reference,
+             [&a](Buffers& b, Form f, MPI_Comm c, Cart_Request* r) {
+               MPI_Aint at = 0;
+               MPI_Get_address(b.send.data(), &at);
+               MPI_Datatype absolute = MPI_DATATYPE_NULL;  // the send block at its address
+               MPI_Type_create_hindexed(1, &a.sc[0], &at, MPI_INT, &absolute);
+               MPI_Type_commit(&absolute);
+               std::vector<MPI_Aint> rd;
+               for (MPI_Aint d : a.wrd) rd.push_back(0), MPI_Get_address(b.mine.data() + d, &rd.back()), rd.back() /= 4;
+               const MPI_Count one = 1;
+               int rc = MPI_SUCCESS;
+               if (f == kBlocking) rc = Cart_graph_neighbor_allgatherv_c(MPI_BOTTOM, one, absolute, MPI_BOTTOM, a.wrc.data(), rd.data(), MPI_INT, c);
+               if (f == kNonblocking)
+                 rc = Cart_graph_ineighbor_allgatherv_c(MPI_BOTTOM, one, absolute, MPI_BOTTOM, a.wrc.data(), rd.data(), MPI_INT, c, r);
+               if (f == kPersistent)
+                 rc = Cart_graph_neighbor_allgatherv_init_c(MPI_BOTTOM, one, absolute, MPI_BOTTOM, a.wrc.data(), rd.data(), MPI_INT, c,
+                                                            MPI_INFO_NULL, r);
+               MPI_Type_free(&absolute);  // MPI semantics: a started or persistent request keeps its own reference
+               return rc;
              });
 }
 
@@ -276,6 +305,7 @@ int main(int argc, char** argv) {
       uniform_cases(h, g, e, what);
       v_cases(h, g, e, what);
       w_cases(h, g, e, what);
+      bottom_gather_cases(h, g, e, what);
       MPI_Comm_free(&g);
     }
   }
