@@ -1,4 +1,4 @@
-// Fortran handle shims of the graph collectives (Cart_graph_*, also _c), called by the cartplan_f08 module (fortran/cartplan_f08.f90).
+// Fortran handle shims of the graph collectives (Cart_graph_*, also _c), called by the cartplan_f08 module (backends/fortran/cartplan_f08.f90).
 //
 // As fortran_shim.cc for the Cartesian calls: each cartplan_f_graph_X converts mpi_f08's Fortran
 // handles (MPI_Fint) with MPI_*_f2c and calls Cart_graph_X. The datatype arrays of the w forms

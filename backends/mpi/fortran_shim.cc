@@ -1,4 +1,4 @@
-// Fortran handle shims: the C API with Fortran MPI handles (MPI_Fint), called by the cartplan_f08 module (fortran/cartplan_f08.f90).
+// Fortran handle shims: the C API with Fortran MPI handles (MPI_Fint), called by the cartplan_f08 module (backends/fortran/cartplan_f08.f90).
 //
 // mpi_f08's type(MPI_Comm), type(MPI_Datatype) and type(MPI_Info) hold a Fortran handle, not
 // the C one, so the module cannot bind to cartplan_mpi.h directly. Each cartplan_f_X converts

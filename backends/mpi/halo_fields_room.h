@@ -2,7 +2,7 @@
 // Fortran module's size(arrays) and size(types), through fortran_shim.cc): a count larger than
 // either is MPI_ERR_COUNT naming the three numbers, nothing past them read, and it takes part in
 // the agreements like any bad argument (init; blocking in checking mode). Not public (local
-// symbols of the library, dist/cartplan.map), defined in halo_api.cc.
+// symbols of the library, backends/dist/cartplan.map), defined in halo_api.cc.
 //
 //   const cartplan::mpi::FieldsRoom room{n_arrays, n_types};
 //   int rc = cartplan::mpi::halo_exchange_fields_in(count, room, arrays, types, halo);

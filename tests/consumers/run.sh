@@ -2,7 +2,7 @@
 # Consumers of an installed cartplan, built outside Bazel, and the code blocks of README.md and
 # docs/*.md: installs into a temporary prefix and runs README's install block as written (C with
 # pkg-config, C++ with CMake, Fortran with mpif90), checks that README's C program and C++ form
-# are examples/quickstart.c{,c}, runs every marked command block of README and docs/ (the markers:
+# are docs/examples/quickstart.c{,c}, runs every marked command block of README and docs/ (the markers:
 # docs/testing.md, "Documentation that runs"), plus a static C link (pkg-config --static and
 # CMake), the exported-symbol and SONAME checks, a gcc -Wall -Werror compile of the header and a
 # Fortran test of the module's request arrays, plan/program text and large-count forms and one of
@@ -68,17 +68,17 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # 2. README's C program and C++ form are the example files CI builds and runs: the C program in
 #    the install block above, the C++ program (built there by CMake) here.
 ci_blocks c-program README.md >"$work/readme_c_program.c"
-if [ -s "$work/readme_c_program.c" ] && diff -u examples/quickstart.c "$work/readme_c_program.c" >"$work/c_program.diff"; then
+if [ -s "$work/readme_c_program.c" ] && diff -u docs/examples/quickstart.c "$work/readme_c_program.c" >"$work/c_program.diff"; then
   ok readme_c_program
 else
-  fail readme_c_program "README's <!-- ci: c-program --> block differs from examples/quickstart.c"; head -n 20 "$work/c_program.diff"
+  fail readme_c_program "README's <!-- ci: c-program --> block differs from docs/examples/quickstart.c"; head -n 20 "$work/c_program.diff"
 fi
 ci_blocks cpp-fragment README.md >"$work/readme_cpp.txt"
-sed -n '/\/\/ README: begin$/,/\/\/ README: end$/p' examples/quickstart.cc | sed '1d;$d' | sed 's/^    //' >"$work/quickstart_cpp.txt"
+sed -n '/\/\/ README: begin$/,/\/\/ README: end$/p' docs/examples/quickstart.cc | sed '1d;$d' | sed 's/^    //' >"$work/quickstart_cpp.txt"
 if [ -s "$work/readme_cpp.txt" ] && diff -u "$work/quickstart_cpp.txt" "$work/readme_cpp.txt" >"$work/cpp.diff"; then
   ok readme_cpp_form
 else
-  fail readme_cpp_form "README's <!-- ci: cpp-fragment --> block differs from examples/quickstart.cc between its README markers"
+  fail readme_cpp_form "README's <!-- ci: cpp-fragment --> block differs from docs/examples/quickstart.cc between its README markers"
   head -n 20 "$work/cpp.diff"
 fi
 if [ -x out/cmake/quickstart_cpp ] && run4 out/cmake/quickstart_cpp >"$work/quickstart_cpp.log" 2>&1 &&
@@ -88,7 +88,7 @@ else
   fail cpp_quickstart "out/cmake/quickstart_cpp missing or failed"; tail -n 20 "$work/quickstart_cpp.log" 2>/dev/null
 fi
 # The graph collectives' and Halo::iexchange's C++ forms, linked against the installed library
-# (its exported symbols: dist/cartplan.map).
+# (its exported symbols: backends/dist/cartplan.map).
 if [ -x out/cmake/graph_cpp ] && run4 out/cmake/graph_cpp >"$work/graph_cpp.log" 2>&1 && grep -q '^graph_cpp: OK' "$work/graph_cpp.log"; then
   ok cpp_graph
 else
@@ -140,8 +140,8 @@ for doc in README.md docs/*.md; do
 done
 
 # 5. The installed shared library: SONAME, and nothing exported beyond the public API.
-version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
-soversion=$(sed -n 's/^CARTPLAN_SOVERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
+version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' tools/build_defs/version.bzl)
+soversion=$(sed -n 's/^CARTPLAN_SOVERSION = "\(.*\)"$/\1/p' tools/build_defs/version.bzl)
 so="$prefix/lib/libcartplan.so.$version"
 soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 if [ "$soname" = "libcartplan.so.$soversion" ] && [ "$(readlink "$prefix/lib/libcartplan.so")" = "libcartplan.so.$soversion" ]; then
@@ -174,7 +174,7 @@ else
 fi
 
 # 7. C against the static library (pkg-config --static brings the C++ runtime): no libcartplan.so at run time.
-if mpicc -Wall -Werror examples/halo_c.c $(pkg-config --static --cflags --libs cartplan | sed 's/-lcartplan\b/-l:libcartplan.a/') \
+if mpicc -Wall -Werror docs/examples/halo_c.c $(pkg-config --static --cflags --libs cartplan | sed 's/-lcartplan\b/-l:libcartplan.a/') \
      -o "$work/halo_c_static" 2>"$work/static.log"; then
   if ldd "$work/halo_c_static" | grep -q libcartplan; then
     fail c_static "linked libcartplan.so instead of libcartplan.a"
@@ -213,8 +213,8 @@ build_and_run() {
 #    the large-count _c forms of the cartplan_f08 module (tests/consumers/requests_f08.f90).
 build_and_run fortran_requests requests_f08 mpif90 tests/consumers/requests_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
-# 9a. C: the halo API (examples/halo_api.c), every cell checked after blocking and persistent exchanges.
-build_and_run c_halo_api halo_api mpicc -std=c11 -Wall -Werror examples/halo_api.c $(pkg-config --cflags --libs cartplan)
+# 9a. C: the halo API (docs/examples/halo_api.c), every cell checked after blocking and persistent exchanges.
+build_and_run c_halo_api halo_api mpicc -std=c11 -Wall -Werror docs/examples/halo_api.c $(pkg-config --cflags --libs cartplan)
 
 # 9b. Fortran: the halo API of the cartplan_f08 module (tests/consumers/halo_api_f08.f90): every
 #     cell of a Fortran-order array (uneven interiors) checked after blocking, non-blocking and
@@ -244,7 +244,7 @@ if bash install.sh --smpi "$sprefix" >"$work/smpi_install.log" 2>&1 && [ -f "$sp
   for pair in c:halo_c.c:smpicc cpp:halo_cpp.cc:smpicxx; do
     IFS=: read -r lang src cc <<<"$pair"
     std=$([ "$lang" = cpp ] && echo -std=c++20 || echo -std=c11)
-    if $cc $std -Wall -Werror "examples/$src" $(spc --cflags --libs) -o "$work/smpi/halo_$lang" 2>"$work/smpi_$lang.log" &&
+    if $cc $std -Wall -Werror "docs/examples/$src" $(spc --cflags --libs) -o "$work/smpi/halo_$lang" 2>"$work/smpi_$lang.log" &&
        smpi_run -np 4 -platform "$work/smpi/torus_p64.xml" -hostfile "$work/smpi/one_per_node.hosts" "$work/smpi/halo_$lang" \
          >>"$work/smpi_$lang.log" 2>&1 && grep -q "^halo_$lang: OK" "$work/smpi_$lang.log"; then
       ok "smpi_$lang"

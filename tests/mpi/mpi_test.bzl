@@ -1,6 +1,6 @@
 """mpi_test: an MPI program run under mpirun by run_mpi.sh with a time limit, tagged "mpi"."""
 
-load("//build_defs:mpi.bzl", "OPEN_MPI_ONLY")
+load("//tools/build_defs:mpi.bzl", "OPEN_MPI_ONLY")
 
 def mpi_test(name, binary, np, args = [], data = [], size = "medium", limit = 240, tags = [], preload = None, env = {}):
     """One test: `binary` on `np` ranks, killed (and failed) after `limit` seconds.

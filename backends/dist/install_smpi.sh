@@ -12,13 +12,13 @@ set -euo pipefail
 prefix="$1"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' build_defs/version.bzl)
-[ -n "$version" ] || { echo "install.sh --smpi: cannot read the version from build_defs/version.bzl" >&2; exit 1; }
+version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' tools/build_defs/version.bzl)
+[ -n "$version" ] || { echo "install.sh --smpi: cannot read the version from tools/build_defs/version.bzl" >&2; exit 1; }
 command -v smpicc >/dev/null || { echo "install.sh --smpi: smpicc not found (Debian: libsimgrid-dev; run setup.sh)" >&2; exit 1; }
 
 flags=(--config=smpi ${BAZEL_FLAGS:-})
 bazel build "${flags[@]}" --ui_event_filters=-info,-stdout,-stderr --noshow_progress \
-  //dist:libcartplan.so //bench:calibrate //tools:cartplan
+  //backends/dist:libcartplan.so //bench:calibrate //tools:cartplan
 bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)"
 execroot="$(bazel info "${flags[@]}" execution_root 2>/dev/null)"
 
@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig" "$prefix/include/cartplan" "$prefix/share/cartplan/smpi"
 
 # The archive: the objects Bazel linked into the SMPI flavour's shared library (its link parameters).
-params="$bin/dist/libcartplan.so-2.params"
+params="$bin/backends/dist/libcartplan.so-2.params"
 [ -f "$params" ] || { echo "install.sh --smpi: $params not found (Bazel changed its output layout?)" >&2; exit 1; }
 mapfile -t objects < <(grep -E '\.o$' "$params")
 [ "${#objects[@]}" -gt 0 ] || { echo "install.sh --smpi: no object files in $params" >&2; exit 1; }
@@ -38,7 +38,7 @@ install -m 644 backends/mpi/cartplan_mpi.h backends/mpi/cartplan.hpp "$prefix/in
 install -m 755 "$bin/bench/calibrate" "$prefix/bin/cartplan-calibrate"
 install -m 755 "$bin/tools/cartplan" "$prefix/bin/cartplan"
 install -m 644 bench/smpi/platforms.py "$prefix/share/cartplan/smpi/platforms.py"
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" dist/cartplan-smpi.pc.in >"$prefix/lib/pkgconfig/cartplan-smpi.pc"
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" backends/dist/cartplan-smpi.pc.in >"$prefix/lib/pkgconfig/cartplan-smpi.pc"
 chmod 644 "$prefix/lib/pkgconfig/cartplan-smpi.pc"
 
 echo "install.sh: installed cartplan $version (SMPI) into $prefix"

@@ -3,7 +3,7 @@
  * +offset[i] with a persistent Cart_alltoall, receives block i from -offset[i] into a separate
  * buffer, and checks every received value. Exit status 0 when every check passes.
  *
- *   mpicc -Wall -Werror examples/halo_c.c $(pkg-config --cflags --libs cartplan) -o halo_c
+ *   mpicc -Wall -Werror docs/examples/halo_c.c $(pkg-config --cflags --libs cartplan) -o halo_c
  *   mpirun -np 4 ./halo_c
  */
 #include <cartplan/cartplan_mpi.h>

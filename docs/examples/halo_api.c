@@ -9,7 +9,7 @@
  * or -1 where the source is outside the mesh. Exit status 0 when every check passes; rank 0
  * prints "halo_api: OK".
  *
- *   mpicc -Wall -Werror examples/halo_api.c $(pkg-config --cflags --libs cartplan) -o halo_api
+ *   mpicc -Wall -Werror docs/examples/halo_api.c $(pkg-config --cflags --libs cartplan) -o halo_api
  *   mpirun -np 4 ./halo_api
  */
 #include <cartplan/cartplan_mpi.h>

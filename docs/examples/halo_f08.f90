@@ -3,7 +3,7 @@
 ! a persistent Cart_alltoallw_init on subarray types of one array, and every cell is checked;
 ! then the helpers, a blocking and a non-blocking collective, the triangle type and an error.
 !
-!   mpif90 examples/halo_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o halo_f08
+!   mpif90 docs/examples/halo_f08.f90 $(pkg-config --cflags --libs cartplan-f08) -o halo_f08
 !   mpirun -np 4 ./halo_f08
 program halo_f08
   use mpi_f08
