@@ -10,7 +10,7 @@
 set -euo pipefail
 
 prefix="$1"
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 version=$(sed -n 's/^CARTPLAN_VERSION = "\(.*\)"$/\1/p' tools/build_defs/version.bzl)
 [ -n "$version" ] || { echo "install.sh --smpi: cannot read the version from tools/build_defs/version.bzl" >&2; exit 1; }
