@@ -18,9 +18,10 @@ using engine::graph::TableCandidate;
 using ir::graph::GraphAlgorithm;
 using ir::graph::GraphOp;
 
-// A non-blocking graph call builds its exchange (datatypes, lane, registry) on every call: the
-// graph collectives keep no pool of completed exchanges as the stencil's do, while blocking calls
-// reuse a cached exchange and persistent ones build it at init. Measured on this machine at
+// A non-blocking graph call of the drop-in builds its exchange (datatypes, lane, registry) on
+// every call: it runs as its v form (graph_collectives.cc), which the graph collectives' pool of
+// completed exchanges does not keep, while blocking calls reuse a cached exchange and persistent
+// ones build it at init. Measured on this machine at
 // np = 2 (not oversubscribed), graph 3-D Moore r=1 with holes, allgather 8 B, forced combining:
 // non-blocking 3.13 us against persistent 0.53 us per call (bench/osu_neighbor --topo graph --d 3
 // --r 1 --holes --form nonblocking|persistent, docs/dropin.md): 2.6 us, over the 0.173 us alpha

@@ -124,6 +124,7 @@ MpiStatus complete(Cart_Request* request, bool block, bool* done) {
   }
   if (*done && !(*request)->persistent) {
     if ((*request)->exchange) Exchange::recycle(std::move((*request)->exchange));
+    if ((*request)->graph) GraphExchange::recycle(std::move((*request)->graph));
     delete *request;
     *request = CART_REQUEST_NULL;
   }

@@ -110,7 +110,11 @@ GraphCollective DistGraphComm::ialltoallw(const void* sb, const int sc[], const 
 }
 
 GraphCollective::GraphCollective(std::unique_ptr<GraphExchange> x, bool persistent) : x_(std::move(x)), persistent_(persistent) {}
-GraphCollective::~GraphCollective() = default;
+// A completed non-blocking call's exchange goes back to its communicator's pool (a later call
+// with the same arguments takes it); others are destroyed, an active one after completing.
+GraphCollective::~GraphCollective() {
+  if (x_ && !persistent_) GraphExchange::recycle(std::move(x_));
+}
 GraphCollective::GraphCollective(GraphCollective&&) noexcept = default;
 GraphCollective& GraphCollective::operator=(GraphCollective&&) noexcept = default;
 

@@ -698,8 +698,31 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   return agreed_error(local_build, worst);
 }
 
+// What a uniform non-blocking call's exchange is bound to in its communicator's pool: call_key and
+// the options it was built under (the drop-in sets them per call). Empty (never pooled): a v or w
+// form (its exchange is for one call's sizes), checking mode (every call agrees, so every call
+// builds alike on every rank), an argument error.
+std::vector<std::uintptr_t> pool_key(const GraphComm& g, const GraphCall& c, const GraphOptions& o, const MpiStatus& caller_error,
+                                     DerivedTypes* derived) {
+  if (c.varied || c.learn_sizes || o.check_collective || !caller_error.ok()) return {};
+  std::vector<std::uintptr_t> key = call_key(g, c, derived);
+  if (key.empty()) return key;
+  for (int word : {static_cast<int>(o.algo), o.theta, o.grid_dims, engine::graph::candidates_key(o.auto_candidates),
+                   o.progress_anywhere ? 1 : 0, o.grid_in_auto ? 1 : 0})
+    key.push_back(static_cast<std::uintptr_t>(static_cast<std::intptr_t>(word)));
+  return key;
+}
+
+// A non-blocking call's exchange: a pooled one built by an earlier call with the same key on this
+// rank, else a new one. Reuse is this rank's own business: the earlier call made the pattern and
+// choice (prepare, choose) this call would make, on every rank alike, and a rank that builds
+// instead makes the same schedule, so peers need not agree on it.
 MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_error, int lane, std::unique_ptr<GraphExchange>* out) {
   const GraphOptions o = call_options(g, c);
+  DerivedTypes derived;
+  std::vector<std::uintptr_t> key = pool_key(g, c, o, caller_error, &derived);
+  // A derived datatype not vouched for yet builds again, which checks it (as the blocking cache).
+  if (!key.empty() && derived.unvouched.empty() && (*out = GraphExchange::take_pooled(*g.shared(), key))) return {};
   MpiStatus s = prepare(g, c.op, o, false);
   if (s.ok()) s = caller_error;
   GraphBuffers b;
@@ -710,7 +733,14 @@ MpiStatus nonblocking(GraphComm& g, const GraphCall& c, const MpiStatus& caller_
     s = out_of_memory_as_error("building the graph exchange",
                                [&] { return build_request(g, c, o, GraphExchange::Kind::kNonblocking, lane, std::move(b), bytes, out); });
   s = checked(g, o.check_collective, s);
-  if (!s.ok()) out->reset();
+  if (!s.ok()) {
+    out->reset();
+    return s;
+  }
+  if (!key.empty()) {
+    (*out)->set_pool_key(std::move(key));
+    vouch_for(derived);  // these datatypes passed the checks of a build (with_own_types)
+  }
   return s;
 }
 

@@ -183,7 +183,12 @@ GraphComm::GraphComm(MPI_Comm user, MPI_Comm exec, int rank, int size, ir::graph
 }
 
 // The private communicator is shared_'s: freed with the last request that holds it.
-GraphComm::~GraphComm() { shared_->user = MPI_COMM_NULL; }
+GraphComm::~GraphComm() {
+  std::shared_ptr<void> pool;  // destroyed after the lock is released: each exchange's destructor locks
+  PoolLock lock(shared_->mu);
+  shared_->user = MPI_COMM_NULL;
+  pool.swap(shared_->pool);
+}
 
 MpiStatus GraphComm::pattern(bool cumulative, int theta, const engine::graph::RankPattern** out) {
   const std::pair<bool, int> key{cumulative, theta};

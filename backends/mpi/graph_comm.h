@@ -114,6 +114,10 @@ struct GraphShared {
   Lanes lanes;
   std::mutex mu;  // under MPI_THREAD_MULTIPLE: the lane holders
   std::vector<GraphExchange*> holders;  // by lane - (1 + persistent lanes)
+  // Completed non-blocking exchanges kept for a later call with the same arguments (graph_pool.cc,
+  // GraphExchange::recycle; under `mu`). Released when the communicator is freed (~GraphComm): a
+  // pooled exchange holds this object (a cycle) and runs on `exec`.
+  std::shared_ptr<void> pool;
   GraphExchange*& holder(int lane) { return holders[static_cast<std::size_t>(lane - 1 - lanes.persistent_lanes())]; }
 };
 

@@ -86,6 +86,19 @@ class GraphExchange {
   // finished its communication (lanes.h says why that suffices).
   void take_lane(int lane);
 
+  // Reuse of non-blocking exchanges (graph_pool.cc): one given a key (graph_collective.cc: the
+  // call's op, buffers, counts, datatypes and options) goes back to its communicator's pool once
+  // complete (recycle), and a later call with the same key takes it (take_pooled) instead of
+  // building datatypes and posts again; the caller then moves it to its own lane (take_lane).
+  //   std::unique_ptr<GraphExchange> x = GraphExchange::take_pooled(*g.shared(), key);  // null: build
+  //   ...; GraphExchange::recycle(std::move(x));   // at completion (Cart_wait, Cart_test)
+  static constexpr std::size_t kPoolCapacity = 8;
+  void set_pool_key(std::vector<std::uintptr_t> key) { pool_key_ = std::move(key); }
+  static std::unique_ptr<GraphExchange> take_pooled(GraphShared& shared, const std::vector<std::uintptr_t>& key);
+  // Keeps a completed, successful exchange that has a key (the oldest is dropped beyond
+  // kPoolCapacity); destroys any other, an active one after completing it.
+  static void recycle(std::unique_ptr<GraphExchange> x);
+
   // An error found while building (a v form's size pass) that every start reports, after
   // running the whole schedule so that no peer waits.
   void set_build_error(MpiStatus s) { build_error_ = std::move(s); }
@@ -193,6 +206,7 @@ class GraphExchange {
   std::unique_ptr<SizePass> sizes_;       // create_learning_sizes: the pass still to run
   std::unique_ptr<GraphBuffers> unbuilt_;  // and the buffers to build with afterwards
   std::unique_ptr<Delegate> delegate_;     // create_delegated
+  std::vector<std::uintptr_t> pool_key_;   // non-empty: recycle keeps it (set_pool_key)
 };
 
 }  // namespace cartplan::mpi

@@ -1,0 +1,54 @@
+// The pool of completed non-blocking graph exchanges of a communicator (GraphExchange::recycle
+// and take_pooled, graph_exchange.h): at most kPoolCapacity, the oldest dropped first.
+#include <utility>
+
+#include "backends/mpi/graph_exchange.h"
+
+namespace cartplan::mpi {
+namespace {
+
+// What GraphShared::pool holds (type-erased there: graph_comm.h cannot see GraphExchange).
+struct GraphPool {
+  std::vector<std::unique_ptr<GraphExchange>> entries;  // oldest first
+};
+
+}  // namespace
+
+std::unique_ptr<GraphExchange> GraphExchange::take_pooled(GraphShared& shared, const std::vector<std::uintptr_t>& key) {
+  PoolLock lock(shared.mu);
+  auto* pool = static_cast<GraphPool*>(shared.pool.get());
+  if (!pool) return nullptr;
+  for (auto it = pool->entries.begin(); it != pool->entries.end(); ++it) {
+    if ((*it)->pool_key_ != key) continue;
+    std::unique_ptr<GraphExchange> x = std::move(*it);
+    pool->entries.erase(it);
+    return x;
+  }
+  return nullptr;
+}
+
+void GraphExchange::recycle(std::unique_ptr<GraphExchange> x) {
+  // Only a complete, successful exchange is kept: it runs again exactly as built (a failed one
+  // could hold a half-posted phase or a stale error).
+  if (!x || x->pool_key_.empty() || x->pending_ || x->active_ || !x->error_.ok()) return;
+  x->finish_fn_ = nullptr;  // its owner is gone; a later owner sets its own
+  x->finish_ctx_ = nullptr;
+  GraphShared& shared = *x->shared_;
+  std::unique_ptr<GraphExchange> dropped;  // declared before the lock: destroyed after its release (a destructor locks)
+  PoolLock lock(shared.mu);
+  if (shared.user == MPI_COMM_NULL) {  // the communicator is being freed: nothing is kept
+    dropped = std::move(x);
+    return;
+  }
+  // Its lane is free for the next call; take_lane gives it the lane of the call that reuses it.
+  if (shared.holder(x->lane_) == x.get()) shared.holder(x->lane_) = nullptr;
+  if (!shared.pool) shared.pool = std::make_shared<GraphPool>();
+  auto& entries = static_cast<GraphPool*>(shared.pool.get())->entries;
+  entries.push_back(std::move(x));
+  if (entries.size() > kPoolCapacity) {
+    dropped = std::move(entries.front());
+    entries.erase(entries.begin());
+  }
+}
+
+}  // namespace cartplan::mpi

@@ -1,0 +1,156 @@
+// The graph collectives' non-blocking pool: Cart_graph_ineighbor_alltoall / _allgather with the
+// same arguments take back the exchange a completed earlier call built (builds counted by the
+// private copies the library makes of each derived datatype it builds with,
+// MPI_Type_create_resized), under linear, pairing, grid and auto, with no global collective per
+// call. Several requests in flight together on their own receive buffers, completed in a
+// rank-dependent order; a pass over as many buffers as the pool holds reuses every one; a
+// datatype freed and created with another layout builds again; a predefined-type allgather; the
+// communicator freed with exchanges in its pool. Every receive buffer is compared with Open MPI's
+// MPI_Neighbor_* on the same distributed graph, on a graph with parallel and self edges whose
+// degrees differ by rank.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/mpi/cartplan_mpi.h"
+#include "tests/mpi/count_collectives.h"
+#include "tests/mpi/count_type_builds.h"
+#include "tests/mpi/derived_case.h"
+#include "tests/mpi/graph_algorithm_info.h"
+#include "tests/mpi/harness.h"
+
+namespace {
+
+using cartplan::mpitest::Harness;
+
+constexpr int kElems = 3;      // elements per block
+constexpr int kInFlight = 3;   // requests in flight together
+constexpr int kPoolSize = 8;   // what the pool holds (GraphExchange::kPoolCapacity)
+
+// Rank r's destinations on p ranks: both ring neighbours, a parallel edge on even ranks and a
+// self edge on ranks 1 mod 3, so degrees differ between ranks.
+std::vector<int> outs_of(int r, int p) {
+  std::vector<int> out = {(r + 1) % p, (r + p - 1) % p};
+  if (r % 2 == 0) out.push_back((r + 1) % p);
+  if (r % 3 == 1) out.push_back(r);
+  return out;
+}
+
+std::vector<int> ins_of(int r, int p) {
+  std::vector<int> in;
+  for (int s = 0; s < p; ++s)
+    for (int d : outs_of(s, p))
+      if (d == r) in.push_back(s);
+  return in;
+}
+
+MPI_Datatype strided(int stride) {
+  MPI_Datatype t;
+  MPI_Type_vector(kElems, 1, stride, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+struct Case {
+  Harness& h;
+  MPI_Comm comm;
+  std::string label;
+  int count = 1;  // of the datatype per block
+  std::vector<int> send = std::vector<int>(512);
+  void set_send(int base) {
+    for (std::size_t i = 0; i < send.size(); ++i) send[i] = h.rank * 100000 + base + static_cast<int>(i);
+  }
+};
+
+// Open MPI's answer for the same call (the reference), into a buffer of `n` ints.
+std::vector<int> reference(Case& c, bool allgather, MPI_Datatype stype, MPI_Datatype rtype, std::size_t n) {
+  std::vector<int> ref(n, -1);
+  const int rc = allgather ? MPI_Neighbor_allgather(c.send.data(), c.count, stype, ref.data(), c.count, rtype, c.comm)
+                           : MPI_Neighbor_alltoall(c.send.data(), c.count, stype, ref.data(), c.count, rtype, c.comm);
+  c.h.check(rc == MPI_SUCCESS, c.label + "MPI_Neighbor_* (the reference) succeeds");
+  return ref;
+}
+
+// One round over `bufs` (each its own key): posts up to kInFlight calls at a time, completes them
+// in a rank-dependent order, and checks every buffer and whether each call built (`builds[k]`: 1
+// builds, 0 reuses, -1 not counted: predefined datatypes are not copied).
+void round_trip(Case& c, bool allgather, MPI_Datatype stype, MPI_Datatype rtype, std::vector<std::vector<int>>& bufs, int base,
+                const std::vector<int>& builds, const std::string& what) {
+  c.set_send(base);
+  const std::size_t n = bufs[0].size();
+  const std::vector<int> ref = reference(c, allgather, stype, rtype, n);
+  for (std::size_t first = 0; first < bufs.size(); first += kInFlight) {
+    std::vector<Cart_Request> reqs;
+    for (std::size_t k = first; k < bufs.size() && k < first + kInFlight; ++k) {
+      bufs[k].assign(n, -1);
+      Cart_Request r = CART_REQUEST_NULL;
+      const long before = type_copies;
+      const int rc = allgather ? Cart_graph_ineighbor_allgather(c.send.data(), c.count, stype, bufs[k].data(), c.count, rtype, c.comm, &r)
+                               : Cart_graph_ineighbor_alltoall(c.send.data(), c.count, stype, bufs[k].data(), c.count, rtype, c.comm, &r);
+      const std::string call = c.label + what + ", buffer " + std::to_string(k);
+      c.h.check(rc == MPI_SUCCESS, call + ": the call succeeds (" + std::string(rc == MPI_SUCCESS ? "" : Cart_error_message()) + ")");
+      const long copies = type_copies - before;
+      if (builds[k] >= 0)
+        c.h.check(builds[k] ? copies > 0 : copies == 0, call + (builds[k] ? ": builds" : ": reuses a pooled exchange") + " (" +
+                                                            std::to_string(copies) + " datatype copies)");
+      reqs.push_back(r);
+    }
+    const int rc = cartplan::mpitest::complete_in_rank_order(c.h.rank, reqs, CART_REQUEST_NULL, Cart_wait, Cart_test);
+    c.h.check(rc == MPI_SUCCESS, c.label + what + ": every request completes with MPI_SUCCESS");
+  }
+  for (std::size_t k = 0; k < bufs.size(); ++k)
+    c.h.check(bufs[k] == ref, c.label + what + ", buffer " + std::to_string(k) + ": equals MPI_Neighbor_*");
+}
+
+std::vector<std::vector<int>> buffers(std::size_t count, std::size_t in_degree) {
+  return std::vector<std::vector<int>>(count, std::vector<int>(kElems * in_degree + 2, -1));
+}
+
+void derived_rounds(Case& c, std::size_t in_degree) {
+  MPI_Datatype a = strided(2), rtype;
+  MPI_Type_contiguous(kElems, MPI_INT, &rtype);
+  MPI_Type_commit(&rtype);
+  std::vector<std::vector<int>> bufs = buffers(kInFlight, in_degree);
+  round_trip(c, false, a, rtype, bufs, 0, {1, 1, 1}, "first round");
+  const long collectives = global_collectives;
+  for (int r = 1; r <= 3; ++r) round_trip(c, false, a, rtype, bufs, 1000 * r, {0, 0, 0}, "round " + std::to_string(r));
+  c.h.check(global_collectives == collectives, c.label + "no global collective in reused calls");
+  // Freed and created with another layout: built again, then reused.
+  MPI_Type_free(&a);
+  MPI_Datatype b = strided(3);
+  round_trip(c, false, b, rtype, bufs, 5000, {1, 1, 1}, "new layout");
+  round_trip(c, false, b, rtype, bufs, 6000, {0, 0, 0}, "new layout again");
+  // As many buffers as the pool holds: every one reused in a second pass.
+  std::vector<std::vector<int>> many = buffers(kPoolSize, in_degree);
+  round_trip(c, false, b, rtype, many, 7000, std::vector<int>(kPoolSize, 1), "pool-sized pass");
+  round_trip(c, false, b, rtype, many, 8000, std::vector<int>(kPoolSize, 0), "pool-sized pass again");
+  MPI_Type_free(&b);
+  MPI_Type_free(&rtype);
+}
+
+void run(Harness& h, const char* algo) {
+  const std::vector<int> in = ins_of(h.rank, h.size), out = outs_of(h.rank, h.size);
+  Case c{h, cartplan::mpitest::graph_with_algorithm(in, out, algo, "1"), std::string(algo) + ": "};
+  derived_rounds(c, in.size());
+  // Allgather: a derived block type (built, then reused), then MPI_INT (keyed by handle; data only).
+  std::vector<std::vector<int>> bufs = buffers(kInFlight, in.size());
+  MPI_Datatype block;
+  MPI_Type_contiguous(kElems, MPI_INT, &block);
+  MPI_Type_commit(&block);
+  for (int r = 0; r < 3; ++r)
+    round_trip(c, true, block, block, bufs, 9000 + r, std::vector<int>(kInFlight, r == 0 ? 1 : 0), "allgather round " + std::to_string(r));
+  MPI_Type_free(&block);
+  c.count = kElems;
+  for (int r = 0; r < 3; ++r) round_trip(c, true, MPI_INT, MPI_INT, bufs, 9500 + r, {-1, -1, -1}, "MPI_INT allgather round " + std::to_string(r));
+  // Freed with exchanges in its pool: they go with it (ASan and valgrind see leaks).
+  MPI_Comm_free(&c.comm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Harness h(&argc, &argv);
+  for (const char* algo : {"linear", "pairing", "grid", "auto"}) run(h, algo);
+  return h.finish("graph_pool_test");
+}
