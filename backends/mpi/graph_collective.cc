@@ -570,12 +570,17 @@ MpiStatus agree_init(GraphComm& g, const MpiStatus& local, const GraphOptions& o
   for (int i = 0; i < PendingGraph::kWords; ++i) v.push_back(pending ? pending->words[static_cast<std::size_t>(i)] : 0);  // 0: neutral
   for (std::uint64_t w : g.shared()->lanes.held()) v.push_back(static_cast<std::int64_t>(w));
   std::vector<std::int64_t> all(v.size(), 0);
-  MPI_Datatype whole = MPI_DATATYPE_NULL;  // one element: max_then_or sees the vector from word 0
-  CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(v.size()), MPI_INT64_T, &whole));
-  CARTPLAN_MPI_CALL(MPI_Type_commit(&whole));
-  const int rc = Exchange::agree_allreduce(v.data(), all.data(), 1, whole, agreement_op(), g.shared()->exec);
-  MPI_Type_free(&whole);
-  CARTPLAN_MPI_CALL(rc);
+  // One element: max_then_or sees the vector from word 0. Freed on every way out, also when the
+  // agreement's progress of other requests throws.
+  struct Whole {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    ~Whole() {
+      if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    }
+  } whole;
+  CARTPLAN_MPI_CALL(MPI_Type_contiguous(static_cast<int>(v.size()), MPI_INT64_T, &whole.t));
+  CARTPLAN_MPI_CALL(MPI_Type_commit(&whole.t));
+  CARTPLAN_MPI_CALL(Exchange::agree_allreduce(v.data(), all.data(), 1, whole.t, agreement_op(), g.shared()->exec));
   if (pending) {  // the creation's verdict first, as require_graph would have given it
     std::array<int, PendingGraph::kWords> created{};
     for (int i = 0; i < PendingGraph::kWords; ++i) created[static_cast<std::size_t>(i)] = static_cast<int>(all[12 + static_cast<std::size_t>(i)]);
