@@ -26,13 +26,24 @@
 ! `character(len=:), allocatable` copy of the JSON (released in C with Cart_free_plan_json;
 ! "" on error), and the ..._c forms take integer(MPI_COUNT_KIND)
 ! counts and integer(MPI_ADDRESS_KIND) displacements (separate names, not generic overloads).
-! Buffers are contiguous arrays (assumed size); those of non-blocking and persistent calls must
-! stay in place until completed, and are declared asynchronous. MPI_BOTTOM and MPI_IN_PLACE of
-! mpi_f08 are not translated: passed here they are ordinary buffers (use the C API on MPI_BOTTOM). The halo API's _fields forms take
-! the arrays' addresses instead (type(c_ptr), c_loc of arrays declared target, and asynchronous
-! for the persistent form), since one argument cannot hold arrays of different types.
+! Buffers are choice arguments declared as Open MPI's mpi_f08 declares them: type(*),
+! dimension(*) (assumed size: a non-contiguous section is passed as a contiguous copy) with
+! gfortran's `!GCC$ ATTRIBUTES NO_ARG_CHECK`, so that any type, kind and rank is accepted, scalars
+! too (another compiler ignores the directive and accepts arrays only). Those of non-blocking and
+! persistent calls must stay in place until completed, and are declared asynchronous.
+! mpi_f08's MPI_BOTTOM and MPI_IN_PLACE, passed as any buffer or halo array (the _fields forms'
+! addresses too), reach C as C's MPI_BOTTOM and MPI_IN_PLACE: the shims compare addresses with
+! Open MPI's sentinels (backends/mpi/fortran_sentinels.cc; with another MPI they would arrive as
+! ordinary buffers). MPI_BOTTOM takes absolute addresses (MPI_Get_address) as a v or w form's
+! displacements or in the datatypes, as in C; MPI_IN_PLACE is MPI_ERR_ARG in every collective
+! bound here (neighbourhood collectives have no in-place form); both are MPI_ERR_BUFFER as a halo
+! array.
+! The halo API's _fields forms take the arrays' addresses instead (type(c_ptr), c_loc of arrays
+! declared target, and asynchronous for the persistent form), since one argument cannot hold
+! arrays of different types.
 ! Binding: bind(c) interfaces to small C shims in libcartplan (cartplan_f_*, which convert the
-! Fortran handles with MPI_*_f2c) and directly to the C functions that take no MPI handle.
+! Fortran handles with MPI_*_f2c and the buffer sentinels) and directly to the C functions that
+! take neither an MPI handle nor a buffer.
 module cartplan_f08
   use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_intptr_t, c_ptr, c_null_ptr, c_char, c_f_pointer, &
                                          c_associated, c_size_t
@@ -553,7 +564,7 @@ module cartplan_f08
       integer(c_int), intent(in) :: interior(*), ghost_lo(*), ghost_hi(*)
       type(Cart_Halo), intent(out) :: halo
     end function
-    integer(c_int) function c_halo_exchange(array, halo) bind(c, name="Cart_halo_exchange")
+    integer(c_int) function f_halo_exchange(array, halo) bind(c, name="cartplan_f_halo_exchange")
       import :: c_int, c_ptr
       type(*), dimension(*) :: array
       type(c_ptr), value :: halo
@@ -573,7 +584,7 @@ module cartplan_f08
       type(MPI_Datatype), intent(in) :: types(*)
       type(c_ptr), value :: halo
     end function
-    integer(c_int) function c_halo_iexchange(array, halo, r) bind(c, name="Cart_halo_iexchange")
+    integer(c_int) function f_halo_iexchange(array, halo, r) bind(c, name="cartplan_f_halo_iexchange")
       import :: c_int, c_ptr, Cart_Request
       type(*), dimension(*), asynchronous :: array
       type(c_ptr), value :: halo
@@ -1027,6 +1038,7 @@ contains
 
   ! --- blocking collectives ---
   subroutine Cart_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1037,6 +1049,7 @@ contains
   end subroutine
 
   subroutine Cart_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1048,6 +1061,7 @@ contains
   end subroutine
 
   subroutine Cart_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1059,6 +1073,7 @@ contains
   end subroutine
 
   subroutine Cart_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1069,6 +1084,7 @@ contains
   end subroutine
 
   subroutine Cart_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1079,6 +1095,7 @@ contains
   end subroutine
 
   subroutine Cart_allgatherw(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*)
@@ -1091,6 +1108,7 @@ contains
 
   ! --- non-blocking collectives (complete with Cart_wait / Cart_test) ---
   subroutine Cart_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1103,6 +1121,7 @@ contains
 
   subroutine Cart_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
                              request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1116,6 +1135,7 @@ contains
 
   subroutine Cart_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
                              request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1129,6 +1149,7 @@ contains
   end subroutine
 
   subroutine Cart_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1140,6 +1161,7 @@ contains
   end subroutine
 
   subroutine Cart_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1152,6 +1174,7 @@ contains
   end subroutine
 
   subroutine Cart_iallgatherw(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*)
@@ -1166,6 +1189,7 @@ contains
 
   ! --- persistent collectives (Cart_start, Cart_wait / Cart_test, Cart_request_free) ---
   subroutine Cart_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1180,6 +1204,7 @@ contains
 
   subroutine Cart_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
                                  info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1194,6 +1219,7 @@ contains
 
   subroutine Cart_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
                                  info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1208,6 +1234,7 @@ contains
   end subroutine
 
   subroutine Cart_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1222,6 +1249,7 @@ contains
 
   subroutine Cart_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, info, &
                                   request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1236,6 +1264,7 @@ contains
 
   subroutine Cart_allgatherw_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, info, &
                                   request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*)
@@ -1252,6 +1281,7 @@ contains
   ! --- large-count forms (MPI_COUNT_KIND counts, MPI_ADDRESS_KIND displacements) ---
   ! --- blocking collectives, large counts ---
   subroutine Cart_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1262,6 +1292,7 @@ contains
   end subroutine
 
   subroutine Cart_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1275,6 +1306,7 @@ contains
 
   subroutine Cart_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
                               ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1286,6 +1318,7 @@ contains
   end subroutine
 
   subroutine Cart_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1296,6 +1329,7 @@ contains
   end subroutine
 
   subroutine Cart_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1308,6 +1342,7 @@ contains
   end subroutine
 
   subroutine Cart_allgatherw_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1320,6 +1355,7 @@ contains
 
   ! --- non-blocking collectives, large counts ---
   subroutine Cart_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1333,6 +1369,7 @@ contains
 
   subroutine Cart_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
                                request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1347,6 +1384,7 @@ contains
 
   subroutine Cart_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
                                request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1360,6 +1398,7 @@ contains
   end subroutine
 
   subroutine Cart_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1372,6 +1411,7 @@ contains
   end subroutine
 
   subroutine Cart_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1386,6 +1426,7 @@ contains
 
   subroutine Cart_iallgatherw_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, request, &
                                 ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1400,6 +1441,7 @@ contains
 
   ! --- persistent collectives, large counts ---
   subroutine Cart_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1414,6 +1456,7 @@ contains
 
   subroutine Cart_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, cartcomm, &
                                    info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1429,6 +1472,7 @@ contains
 
   subroutine Cart_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, &
                                    info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1443,6 +1487,7 @@ contains
   end subroutine
 
   subroutine Cart_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cartcomm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1457,6 +1502,7 @@ contains
 
   subroutine Cart_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, cartcomm, info, &
                                     request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1472,6 +1518,7 @@ contains
 
   subroutine Cart_allgatherw_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, rdispls, recvtypes, cartcomm, info, &
                                     request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1597,14 +1644,16 @@ contains
 
   ! Fills the ghost cells of `array` (blocking, neighbours only).
   subroutine Cart_halo_exchange(array, halo, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: array
     type(*), dimension(*) :: array
     type(Cart_Halo), intent(in) :: halo
     integer, intent(out) :: ierror
-    ierror = c_halo_exchange(array, halo%handle)
+    ierror = f_halo_exchange(array, halo%handle)
   end subroutine
 
   ! A persistent halo exchange of `array` (collective), driven by Cart_start and Cart_wait.
   subroutine Cart_halo_exchange_init(array, halo, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: array
     type(*), dimension(*), asynchronous :: array
     type(Cart_Halo), intent(in) :: halo
     type(MPI_Info), intent(in) :: info
@@ -1620,11 +1669,12 @@ contains
   !   ! ... compute what needs no ghost cell ...
   !   call Cart_wait(req, ierror)
   subroutine Cart_halo_iexchange(array, halo, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: array
     type(*), dimension(*), asynchronous :: array
     type(Cart_Halo), intent(in) :: halo
     type(Cart_Request), intent(out) :: request
     integer, intent(out) :: ierror
-    ierror = c_halo_iexchange(array, halo%handle, request)
+    ierror = f_halo_iexchange(array, halo%handle, request)
   end subroutine
 
   ! Several arrays of the halo's layout in one set of messages (C: Cart_halo_exchange_fields):
@@ -1729,6 +1779,7 @@ contains
   ! communicator of Cart_graph_comm_create_adjacent or MPI_Dist_graph_create[_adjacent].
   !   call Cart_graph_neighbor_allgather(mine, 4, MPI_REAL8, theirs, 4, MPI_REAL8, g, ierror)
   subroutine Cart_graph_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1740,6 +1791,7 @@ contains
   end subroutine
 
   subroutine Cart_graph_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1750,6 +1802,7 @@ contains
   end subroutine
 
   subroutine Cart_graph_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1762,6 +1815,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
                                            comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1774,6 +1828,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
                                            comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1786,6 +1841,7 @@ contains
   end subroutine
 
   subroutine Cart_graph_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1798,6 +1854,7 @@ contains
   end subroutine
 
   subroutine Cart_graph_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1811,6 +1868,7 @@ contains
 
   subroutine Cart_graph_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
                                              request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1824,6 +1882,7 @@ contains
 
   subroutine Cart_graph_ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, &
                                             comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1837,6 +1896,7 @@ contains
 
   subroutine Cart_graph_ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, &
                                             comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1851,6 +1911,7 @@ contains
 
   subroutine Cart_graph_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
                                                 request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1865,6 +1926,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
                                                request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcount
@@ -1879,6 +1941,7 @@ contains
 
   subroutine Cart_graph_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
                                                  info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcount, recvcounts(*), displs(*)
@@ -1893,6 +1956,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
                                                 recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), sdispls(*), recvcounts(*), rdispls(*)
@@ -1907,6 +1971,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
                                                 recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer, intent(in) :: sendcounts(*), recvcounts(*)
@@ -1926,6 +1991,7 @@ contains
   !   integer(MPI_ADDRESS_KIND) :: rd(2) = [0_MPI_ADDRESS_KIND, 3_MPI_ADDRESS_KIND * 2**30]
   !   call Cart_graph_neighbor_allgatherv_c(mine, n, MPI_BYTE, theirs, rc, rd, MPI_BYTE, g, ierror)
   subroutine Cart_graph_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1937,6 +2003,7 @@ contains
   end subroutine
 
   subroutine Cart_graph_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -1949,6 +2016,7 @@ contains
 
   subroutine Cart_graph_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
                                               ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -1962,6 +2030,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
                                              recvtype, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1975,6 +2044,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
                                              recvtypes, comm, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in) :: sendbuf
     type(*), dimension(*) :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -1988,6 +2058,7 @@ contains
 
   subroutine Cart_graph_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
                                               ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -2001,6 +2072,7 @@ contains
 
   subroutine Cart_graph_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, &
                                              ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -2014,6 +2086,7 @@ contains
 
   subroutine Cart_graph_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &
                                                request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -2028,6 +2101,7 @@ contains
 
   subroutine Cart_graph_ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
                                               recvtype, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -2042,6 +2116,7 @@ contains
 
   subroutine Cart_graph_ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
                                               recvtypes, comm, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -2056,6 +2131,7 @@ contains
 
   subroutine Cart_graph_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
                                                   request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -2070,6 +2146,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &
                                                  request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcount
@@ -2084,6 +2161,7 @@ contains
 
   subroutine Cart_graph_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
                                                    comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcount, recvcounts(*)
@@ -2099,6 +2177,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, &
                                                   recvtype, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)
@@ -2114,6 +2193,7 @@ contains
 
   subroutine Cart_graph_neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, &
                                                   recvtypes, comm, info, request, ierror)
+    !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf, recvbuf
     type(*), dimension(*), intent(in), asynchronous :: sendbuf
     type(*), dimension(*), asynchronous :: recvbuf
     integer(MPI_COUNT_KIND), intent(in) :: sendcounts(*), recvcounts(*)

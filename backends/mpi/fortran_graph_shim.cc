@@ -4,15 +4,19 @@
 // handles (MPI_Fint) with MPI_*_f2c and calls Cart_graph_X. The datatype arrays of the w forms
 // hold one handle per edge, outdegree send types and indegree receive types, the degrees read
 // from the communicator (Cart_graph_comm_create_adjacent's attribute or MPI's distributed graph);
-// on a communicator that is neither none are read and Cart_graph_X reports the error. Not
-// declared in a public header: these are the module's ABI.
+// on a communicator that is neither none are read and Cart_graph_X reports the error. Every
+// buffer goes through c_buffer (fortran_sentinels.h): mpi_f08's MPI_BOTTOM and MPI_IN_PLACE arrive
+// as C's. Not declared in a public header: these are the module's ABI.
 #include <cstddef>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/fortran_sentinels.h"
 #include "backends/mpi/graph_adjacent.h"
 
 namespace {
+
+using cartplan::mpi::c_buffer;
 
 MPI_Comm comm_of(MPI_Fint f) { return MPI_Comm_f2c(f); }
 MPI_Datatype type_of(MPI_Fint f) { return MPI_Type_f2c(f); }
@@ -64,147 +68,157 @@ int cartplan_f_graph_comm_create_adjacent(MPI_Fint comm, int indegree, const int
 
 // Blocking.
 int cartplan_f_graph_neighbor_allgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_graph_neighbor_allgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_allgather(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_graph_neighbor_alltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_alltoall(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_allgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt,
                                          MPI_Fint comm) {
-  return Cart_graph_neighbor_allgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_allgatherv(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc,
                                         const int* rd, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_graph_neighbor_alltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_alltoallv(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                         const int* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_neighbor_alltoallw(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm));
+  return Cart_graph_neighbor_alltoallw(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(), comm_of(comm));
 }
 
 // Non-blocking.
 int cartplan_f_graph_ineighbor_allgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm,
                                          Cart_Request* r) {
-  return Cart_graph_ineighbor_allgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_allgather(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm,
                                         Cart_Request* r) {
-  return Cart_graph_ineighbor_alltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoall(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_allgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt,
                                           MPI_Fint comm, Cart_Request* r) {
-  return Cart_graph_ineighbor_allgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_allgatherv(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc,
                                          const int* rd, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_graph_ineighbor_alltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoallv(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                          const int* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_ineighbor_alltoallw(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoallw(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(), comm_of(comm),
+                                        r);
 }
 
 // Persistent.
 int cartplan_f_graph_neighbor_allgather_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm,
                                              MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_allgather_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_allgather_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm),
+                                            info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoall_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm,
                                             MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_alltoall_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_alltoall_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm),
+                                           info_of(info), r);
 }
 int cartplan_f_graph_neighbor_allgatherv_init(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd,
                                               MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_allgatherv_init(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_allgatherv_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm),
+                                             info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoallv_init(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc,
                                              const int* rd, MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_alltoallv_init(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_alltoallv_init(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm),
+                                            info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoallw_init(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                              const int* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info,
                                              Cart_Request* r) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_neighbor_alltoallw_init(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_alltoallw_init(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(),
+                                            comm_of(comm), info_of(info), r);
 }
 
 // Large-count forms (Cart_graph_..._c): MPI_Count counts, MPI_Aint displacements.
 // Blocking.
 int cartplan_f_graph_neighbor_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                           MPI_Fint comm) {
-  return Cart_graph_neighbor_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_allgather_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                          MPI_Fint comm) {
-  return Cart_graph_neighbor_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_alltoall_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
                                            const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_graph_neighbor_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_allgatherv_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
                                           const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_graph_neighbor_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_graph_neighbor_alltoallv_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_graph_neighbor_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                           const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_neighbor_alltoallw_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm));
+  return Cart_graph_neighbor_alltoallw_c(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(), comm_of(comm));
 }
 
 // Non-blocking, large counts.
 int cartplan_f_graph_ineighbor_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                            MPI_Fint comm, Cart_Request* r) {
-  return Cart_graph_ineighbor_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_allgather_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                           MPI_Fint comm, Cart_Request* r) {
-  return Cart_graph_ineighbor_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoall_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
                                             const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_graph_ineighbor_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_allgatherv_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
                                            const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm,
                                            Cart_Request* r) {
-  return Cart_graph_ineighbor_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoallv_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_graph_ineighbor_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                            const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm,
                                            Cart_Request* r) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_ineighbor_alltoallw_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm), r);
+  return Cart_graph_ineighbor_alltoallw_c(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(),
+                                          comm_of(comm), r);
 }
 
 // Persistent, large counts.
 int cartplan_f_graph_neighbor_allgather_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                                MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_allgather_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_allgather_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm),
+                                              info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoall_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt,
                                               MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_alltoall_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_alltoall_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm),
+                                             info_of(info), r);
 }
 int cartplan_f_graph_neighbor_allgatherv_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc,
                                                 const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
                                                 Cart_Request* r) {
-  return Cart_graph_neighbor_allgatherv_init_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_graph_neighbor_allgatherv_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm),
+                                               info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoallv_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
                                                const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm,
                                                MPI_Fint info, Cart_Request* r) {
-  return Cart_graph_neighbor_alltoallv_init_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info),
-                                              r);
+  return Cart_graph_neighbor_alltoallv_init_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt),
+                                              comm_of(comm), info_of(info), r);
 }
 int cartplan_f_graph_neighbor_alltoallw_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st,
                                                void* rb, const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt,
                                                MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
   const EdgeTypes t = edge_types_of(comm_of(comm), st, rt);
-  return Cart_graph_neighbor_alltoallw_init_c(sb, sc, sd, t.send.data(), rb, rc, rd, t.recv.data(), comm_of(comm),
-                                              info_of(info), r);
+  return Cart_graph_neighbor_alltoallw_init_c(c_buffer(sb), sc, sd, t.send.data(), c_buffer(rb), rc, rd, t.recv.data(),
+                                              comm_of(comm), info_of(info), r);
 }
 
 }  // extern "C"

@@ -4,14 +4,19 @@
 // the C one, so the module cannot bind to cartplan_mpi.h directly. Each cartplan_f_X converts
 // the handles with MPI_*_f2c and calls Cart_X; arrays of datatypes (t entries, t from the
 // communicator) are converted into a temporary, which is safe because the C API reads its array
-// arguments only during the call. Not declared in a public header: these are the module's ABI.
+// arguments only during the call. Every buffer and halo array goes through c_buffer
+// (fortran_sentinels.h), so that mpi_f08's MPI_BOTTOM and MPI_IN_PLACE arrive as C's. Not declared
+// in a public header: these are the module's ABI.
 #include <algorithm>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/fortran_sentinels.h"
 #include "backends/mpi/halo_fields_room.h"
 
 namespace {
+
+using cartplan::mpi::c_buffer;
 
 MPI_Comm comm_of(MPI_Fint f) { return MPI_Comm_f2c(f); }
 MPI_Datatype type_of(MPI_Fint f) { return MPI_Type_f2c(f); }
@@ -41,6 +46,14 @@ std::vector<MPI_Datatype> field_types_of(int count, const MPI_Fint* f) {
   std::vector<MPI_Datatype> types(count > 0 ? static_cast<std::size_t>(count) : 1, MPI_DATATYPE_NULL);
   for (int i = 0; f && i < count; ++i) types[static_cast<std::size_t>(i)] = MPI_Type_f2c(f[i]);
   return types;
+}
+
+// The halo API's _fields arrays (n_arrays addresses) through c_buffer; at least one entry, so
+// that data() is never NULL (the C API reads none past its checks of count against n_arrays).
+std::vector<void*> field_arrays_of(int n_arrays, void* const* arrays) {
+  std::vector<void*> out(n_arrays > 0 ? static_cast<std::size_t>(n_arrays) : 1, nullptr);
+  for (int i = 0; arrays && i < n_arrays; ++i) out[static_cast<std::size_t>(i)] = c_buffer(arrays[i]);
+  return out;
 }
 
 }  // namespace
@@ -78,184 +91,188 @@ int cartplan_f_graph_get(MPI_Fint comm, int maxin, int* sources, int maxout, int
 
 // Blocking collectives.
 int cartplan_f_alltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_alltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_alltoall(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_alltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
                          MPI_Fint rt, MPI_Fint comm) {
-  return Cart_alltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_alltoallv(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_alltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                          const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_alltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
+  return Cart_alltoallw(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm));
 }
 int cartplan_f_allgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_allgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_allgather(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_allgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_allgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_allgatherv(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_allgatherw(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
                           MPI_Fint comm) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_allgatherw(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm));
+  return Cart_allgatherw(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm));
 }
 
 // Non-blocking collectives.
 int cartplan_f_ialltoall(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_ialltoall(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_ialltoall(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_ialltoallv(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
                           MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_ialltoallv(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_ialltoallv(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_ialltoallw(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                           const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_ialltoallw(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
+  return Cart_ialltoallw(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), r);
 }
 int cartplan_f_iallgather(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_iallgather(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_iallgather(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_iallgatherv(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt, MPI_Fint comm,
                            Cart_Request* r) {
-  return Cart_iallgatherv(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_iallgatherv(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_iallgatherw(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
                            MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_iallgatherw(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), r);
+  return Cart_iallgatherw(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), r);
 }
 
 // Persistent collectives.
 int cartplan_f_alltoall_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
                              Cart_Request* r) {
-  return Cart_alltoall_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_alltoall_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_alltoallv_init(const void* sb, const int* sc, const int* sd, MPI_Fint st, void* rb, const int* rc, const int* rd,
                               MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_alltoallv_init(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_alltoallv_init(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), info_of(info),
+                             r);
 }
 int cartplan_f_alltoallw_init(const void* sb, const int* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb, const int* rc,
                               const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_alltoallw_init(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+  return Cart_alltoallw_init(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgather_init(const void* sb, int sc, MPI_Fint st, void* rb, int rc, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
                               Cart_Request* r) {
-  return Cart_allgather_init(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_allgather_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgatherv_init(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const int* rd, MPI_Fint rt,
                                MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_allgatherv_init(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_allgatherv_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgatherw_init(const void* sb, int sc, MPI_Fint st, void* rb, const int* rc, const MPI_Aint* rd, const MPI_Fint* rt,
                                MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_allgatherw_init(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+  return Cart_allgatherw_init(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 
 // Large-count forms (Cart_..._c): MPI_Count counts, MPI_Aint displacements.
 // Blocking collectives.
 int cartplan_f_alltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_alltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_alltoall_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_alltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb, const MPI_Count* rc,
                            const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_alltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_alltoallv_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_alltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                            const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_alltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm));
+  return Cart_alltoallw_c(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm));
 }
 int cartplan_f_allgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm) {
-  return Cart_allgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm));
+  return Cart_allgather_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm));
 }
 int cartplan_f_allgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                             MPI_Fint rt, MPI_Fint comm) {
-  return Cart_allgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm));
+  return Cart_allgatherv_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm));
 }
 int cartplan_f_allgatherw_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                             const MPI_Fint* rt, MPI_Fint comm) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_allgatherw_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm));
+  return Cart_allgatherw_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm));
 }
 
 // Non-blocking collectives.
 int cartplan_f_ialltoall_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
                            Cart_Request* r) {
-  return Cart_ialltoall_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_ialltoall_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_ialltoallv_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb, const MPI_Count* rc,
                             const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_ialltoallv_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_ialltoallv_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_ialltoallw_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                             const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_ialltoallw_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), r);
+  return Cart_ialltoallw_c(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), r);
 }
 int cartplan_f_iallgather_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
                             Cart_Request* r) {
-  return Cart_iallgather_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), r);
+  return Cart_iallgather_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_iallgatherv_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                              MPI_Fint rt, MPI_Fint comm, Cart_Request* r) {
-  return Cart_iallgatherv_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), r);
+  return Cart_iallgatherv_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), r);
 }
 int cartplan_f_iallgatherw_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                              const MPI_Fint* rt, MPI_Fint comm, Cart_Request* r) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_iallgatherw_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), r);
+  return Cart_iallgatherw_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), r);
 }
 
 // Persistent collectives.
 int cartplan_f_alltoall_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
                                MPI_Fint info, Cart_Request* r) {
-  return Cart_alltoall_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_alltoall_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_alltoallv_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, MPI_Fint st, void* rb,
                                 const MPI_Count* rc, const MPI_Aint* rd, MPI_Fint rt, MPI_Fint comm, MPI_Fint info,
                                 Cart_Request* r) {
-  return Cart_alltoallv_init_c(sb, sc, sd, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_alltoallv_init_c(c_buffer(sb), sc, sd, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm),
+                               info_of(info), r);
 }
 int cartplan_f_alltoallw_init_c(const void* sb, const MPI_Count* sc, const MPI_Aint* sd, const MPI_Fint* st, void* rb,
                                 const MPI_Count* rc, const MPI_Aint* rd, const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info,
                                 Cart_Request* r) {
   std::vector<MPI_Datatype> cst, crt;
   if (const int e = send_recv_types_of(comm_of(comm), st, rt, &cst, &crt); e != MPI_SUCCESS) return e;
-  return Cart_alltoallw_init_c(sb, sc, sd, cst.data(), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+  return Cart_alltoallw_init_c(c_buffer(sb), sc, sd, cst.data(), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), info_of(info),
+                               r);
 }
 int cartplan_f_allgather_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, MPI_Count rc, MPI_Fint rt, MPI_Fint comm,
                                 MPI_Fint info, Cart_Request* r) {
-  return Cart_allgather_init_c(sb, sc, type_of(st), rb, rc, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_allgather_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, type_of(rt), comm_of(comm), info_of(info), r);
 }
 int cartplan_f_allgatherv_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                                  MPI_Fint rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
-  return Cart_allgatherv_init_c(sb, sc, type_of(st), rb, rc, rd, type_of(rt), comm_of(comm), info_of(info), r);
+  return Cart_allgatherv_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, type_of(rt), comm_of(comm), info_of(info),
+                                r);
 }
 int cartplan_f_allgatherw_init_c(const void* sb, MPI_Count sc, MPI_Fint st, void* rb, const MPI_Count* rc, const MPI_Aint* rd,
                                  const MPI_Fint* rt, MPI_Fint comm, MPI_Fint info, Cart_Request* r) {
   std::vector<MPI_Datatype> crt;
   const int e = types_of(comm_of(comm), rt, &crt);
   if (e != MPI_SUCCESS) return e;
-  return Cart_allgatherw_init_c(sb, sc, type_of(st), rb, rc, rd, crt.data(), comm_of(comm), info_of(info), r);
+  return Cart_allgatherw_init_c(c_buffer(sb), sc, type_of(st), c_buffer(rb), rc, rd, crt.data(), comm_of(comm), info_of(info), r);
 }
 
 // Datatype helper.
@@ -273,25 +290,32 @@ int cartplan_f_halo_create(MPI_Fint comm, int d, const int* interior, const int*
   const int c_order = order == 0 ? MPI_ORDER_C : order == 1 ? MPI_ORDER_FORTRAN : -1;
   return Cart_halo_create(comm_of(comm), d, interior, ghost_lo, ghost_hi, type_of(elemtype), c_order, info_of(info), halo);
 }
+// Cart_halo_exchange and Cart_halo_iexchange take no MPI handle; their shims only translate the array.
+int cartplan_f_halo_exchange(void* array, Cart_Halo halo) { return Cart_halo_exchange(c_buffer(array), halo); }
+int cartplan_f_halo_iexchange(void* array, Cart_Halo halo, Cart_Request* r) {
+  return Cart_halo_iexchange(c_buffer(array), halo, r);
+}
 int cartplan_f_halo_exchange_init(void* array, Cart_Halo halo, MPI_Fint info, Cart_Request* r) {
-  return Cart_halo_exchange_init(array, halo, info_of(info), r);
+  return Cart_halo_exchange_init(c_buffer(array), halo, info_of(info), r);
 }
 // `arrays`: n_arrays addresses (the module's type(c_ptr) array); `types`: n_types Fortran
 // handles. A count larger than either is MPI_ERR_COUNT naming them (halo_fields_room.h).
 int cartplan_f_halo_exchange_fields2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
-  return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo);
+  const std::vector<void*> a = field_arrays_of(n_arrays, arrays);
+  return cartplan::mpi::halo_exchange_fields_in(count, {n_arrays, n_types}, a.data(), t.data(), halo);
 }
 int cartplan_f_halo_iexchange_fields(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
                                      Cart_Request* r) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
-  return cartplan::mpi::halo_iexchange_fields_in(count, {n_arrays, n_types}, arrays, t.data(), halo, r);
+  const std::vector<void*> a = field_arrays_of(n_arrays, arrays);
+  return cartplan::mpi::halo_iexchange_fields_in(count, {n_arrays, n_types}, a.data(), t.data(), halo, r);
 }
 int cartplan_f_halo_exchange_fields_init2(int count, int n_arrays, int n_types, void* const* arrays, const MPI_Fint* types, Cart_Halo halo,
                                           MPI_Fint info, Cart_Request* r) {
   const std::vector<MPI_Datatype> t = field_types_of(std::min(count, n_types), types);
-  return cartplan::mpi::halo_exchange_fields_init_in(count, {n_arrays, n_types}, arrays, t.data(), halo,
-                                                     info_of(info), r);
+  const std::vector<void*> a = field_arrays_of(n_arrays, arrays);
+  return cartplan::mpi::halo_exchange_fields_init_in(count, {n_arrays, n_types}, a.data(), t.data(), halo, info_of(info), r);
 }
 
 }  // extern "C"

@@ -28,8 +28,12 @@ std::string join(const std::vector<std::int64_t>& v) {
 }  // namespace
 
 MpiStatus check_arrays(const std::vector<void*>& arrays) {
-  for (std::size_t f = 0; f < arrays.size(); ++f)
-    if (!arrays[f]) return mpi_error(MPI_ERR_BUFFER, arrays.size() == 1 ? "array is NULL" : "arrays[" + std::to_string(f) + "] is NULL");
+  for (std::size_t f = 0; f < arrays.size(); ++f) {
+    const std::string which = arrays.size() == 1 ? "array" : "arrays[" + std::to_string(f) + "]";
+    // MPI_BOTTOM is NULL in Open MPI, (void*)-111 in SMPI: neither is an array's address.
+    if (!arrays[f] || arrays[f] == MPI_BOTTOM) return mpi_error(MPI_ERR_BUFFER, which + " is NULL or MPI_BOTTOM (the array's address is needed)");
+    if (arrays[f] == MPI_IN_PLACE) return mpi_error(MPI_ERR_BUFFER, which + " is MPI_IN_PLACE (the array's address is needed)");
+  }
   if (arrays.empty()) return mpi_error(MPI_ERR_ARG, "no array to exchange");
   return {};
 }

@@ -24,7 +24,8 @@ struct FieldSizes {
   std::int64_t sum = 0;
 };
 
-// NULL arrays (MPI_ERR_BUFFER, naming the first) and an empty list (MPI_ERR_ARG). Local.
+// NULL, MPI_BOTTOM or MPI_IN_PLACE arrays (MPI_ERR_BUFFER, naming the first) and an empty list
+// (MPI_ERR_ARG). Local.
 MpiStatus check_arrays(const std::vector<void*>& arrays);
 
 // This rank's checks of its arrays (check_arrays) and element types (MPI_ERR_TYPE for one that

@@ -5,8 +5,8 @@
 # are docs/examples/quickstart.c{,c}, runs every marked command block of README and docs/ (the markers:
 # docs/testing.md, "Documentation that runs"), plus a static C link (pkg-config --static and
 # CMake), the exported-symbol and SONAME checks, a gcc -Wall -Werror compile of the header and a
-# Fortran test of the module's request arrays, plan/program text and large-count forms and one of
-# its graph collectives. Every binary runs under mpirun on 4 ranks with the same Open MPI
+# Fortran test of the module's request arrays, plan/program text and large-count forms, one of
+# its graph collectives and one of mpi_f08's MPI_BOTTOM and MPI_IN_PLACE passed to it. Every binary runs under mpirun on 4 ranks with the same Open MPI
 # settings and time limit as tests/mpi/run_mpi.sh.
 # Then the SMPI install (install.sh --smpi): C and C++ programs built with smpicc/smpicxx and
 # pkg-config cartplan-smpi run under smpirun on a generated platform, and cartplan-calibrate
@@ -229,6 +229,13 @@ build_and_run fortran_halo halo_api_f08 mpif90 tests/consumers/halo_api_f08.f90 
 #     _c forms, on an irregular graph under linear, grid, pairing and cumulative, every element
 #     against mpi_f08's MPI_Neighbor_*.
 build_and_run fortran_graph graph_f08 mpif90 tests/consumers/graph_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
+
+# 9d. Fortran: mpi_f08's MPI_BOTTOM and MPI_IN_PLACE through the cartplan_f08 module
+#     (tests/consumers/sentinels_f08.f90): graph and Cartesian alltoallw, blocking, _c and
+#     persistent, on MPI_BOTTOM with MPI_Get_address displacements, every element against
+#     MPI_Neighbor_alltoallw on MPI_BOTTOM; MPI_IN_PLACE to neighbourhood collectives is
+#     MPI_ERR_ARG, MPI_BOTTOM and MPI_IN_PLACE as a halo array MPI_ERR_BUFFER.
+build_and_run fortran_sentinels sentinels_f08 mpif90 tests/consumers/sentinels_f08.f90 $(pkg-config --cflags --libs cartplan-f08)
 
 # 8. The SMPI install (docs/smpi.md): README's C and C++ examples built with smpicc / smpicxx and
 #    pkg-config cartplan-smpi, run under smpirun on the installed generator's torus, one rank per

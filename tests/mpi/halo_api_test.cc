@@ -689,10 +689,14 @@ void bad_input(Harness& h) {
   h.check(create(cart, 2, in, g, MPI_DOUBLE, MPI_ORDER_C, MPI_INFO_NULL) == MPI_SUCCESS, "good halo");
   std::vector<double> arr(36);
   expect_error(h, Cart_halo_exchange(nullptr, halo), MPI_ERR_BUFFER, "array is NULL", "exchange NULL array");
+  expect_error(h, Cart_halo_exchange(MPI_BOTTOM, halo), MPI_ERR_BUFFER, "MPI_BOTTOM", "exchange MPI_BOTTOM");
+  expect_error(h, Cart_halo_exchange(MPI_IN_PLACE, halo), MPI_ERR_BUFFER, "array is MPI_IN_PLACE", "exchange MPI_IN_PLACE");
   expect_error(h, Cart_halo_exchange(arr.data(), CART_HALO_NULL), MPI_ERR_ARG, "CART_HALO_NULL", "exchange NULL halo");
   expect_error(h, Cart_halo_exchange_fields(0, nullptr, nullptr, halo), MPI_ERR_COUNT, "count", "fields count 0");
   void* two[2] = {arr.data(), nullptr};
   expect_error(h, Cart_halo_exchange_fields(2, two, nullptr, halo), MPI_ERR_BUFFER, "arrays[1]", "fields NULL array");
+  two[1] = MPI_IN_PLACE;
+  expect_error(h, Cart_halo_exchange_fields(2, two, nullptr, halo), MPI_ERR_BUFFER, "arrays[1] is MPI_IN_PLACE", "fields MPI_IN_PLACE");
   std::vector<double> arr2(36);
   void* pair[2] = {arr.data(), arr2.data()};
   MPI_Datatype null_type[2] = {MPI_DOUBLE, MPI_DATATYPE_NULL};
