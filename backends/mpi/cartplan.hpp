@@ -225,7 +225,9 @@ class Halo {
 // of an edge disagree on a block's size). A moved-from DistGraphComm throws MPI_ERR_COMM.
 // The i-members are Cart_graph_ineighbor_*: local, they return the call's request started, which
 // wait() or a test() that returns true completes; it runs once (start() and run() throw
-// MPI_ERR_REQUEST). The buffers are in use until then.
+// MPI_ERR_REQUEST). The buffers are in use until then. Once such a request is destroyed or
+// assigned over after completing, the next i-call of the same op, buffers, counts and datatypes
+// reuses its exchange (allgather and alltoall; the communicator keeps up to 8).
 //   cartplan::mpi::GraphCollective r = g.ialltoall(out, 2, MPI_INT, in, 2, MPI_INT);
 //   compute();
 //   r.wait();

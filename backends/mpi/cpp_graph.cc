@@ -116,7 +116,15 @@ GraphCollective::~GraphCollective() {
   if (x_ && !persistent_) GraphExchange::recycle(std::move(x_));
 }
 GraphCollective::GraphCollective(GraphCollective&&) noexcept = default;
-GraphCollective& GraphCollective::operator=(GraphCollective&&) noexcept = default;
+// Not defaulted: the old request's exchange goes back to the pool as in the destructor, so that
+// `r = g.ialltoall(...); r.wait();` in a loop reuses (the next call finds the one this call built).
+GraphCollective& GraphCollective::operator=(GraphCollective&& other) noexcept {
+  if (this == &other) return *this;
+  if (x_ && !persistent_) GraphExchange::recycle(std::move(x_));
+  x_ = std::move(other.x_);
+  persistent_ = other.persistent_;
+  return *this;
+}
 
 GraphCollective GraphCollective::allgather(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
                                            MPI_Datatype rt, MPI_Info info) {
