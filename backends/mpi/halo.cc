@@ -221,9 +221,12 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
     if (!m) return mpi_error(MPI_ERR_ARG, m.error());
     p->options.model = m->model;
     p->options.placement = placement;
-    if (engine::prices_placement(m->model)) p->placement_model = model_fingerprint(m->model);
     s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)
   }
+  // The halo's own Info names a model over the communicator's or the located one, as a
+  // neighbourhood's creation Info does.
+  if (s.ok()) s = parse_model(a.info, &p->options);
+  if (s.ok() && !user && engine::prices_placement(p->options.model)) p->placement_model = model_fingerprint(p->options.model);
   if (s.ok()) s = parse_tune(a.info, &p->options.tune_measure);
   if (s.ok()) s = parse_check(a.info, &p->options.check_collective);  // checking mode: halo_fields.h
   if (!s.ok()) return s;

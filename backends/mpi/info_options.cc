@@ -67,29 +67,6 @@ MpiStatus parse_choices(MPI_Info info, int ndims, Options* o) {
   return {};
 }
 
-// Info keys of the cost model: a calibrated file (bench/calibrate) first, then the explicit
-// alpha/beta keys, which override it.
-MpiStatus parse_model(MPI_Info info, Options* o) {
-  bool present = false;
-  std::string v = info_value(info, "cartplan_cost_model", &present);
-  if (present) {
-    Result<std::string> text = read_file_bounded(v);
-    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
-    Result<engine::CostModel> m = engine::parse_cost_model(*text);
-    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
-    o->model = *m;
-  }
-  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
-                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
-    v = info_value(info, key, &present);
-    if (!present) continue;
-    Result<double> x = parse_nonnegative_double(v);
-    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
-    *field = *x;
-  }
-  return {};
-}
-
 // Info keys of the modes: cartplan_check, cartplan_progress, cartplan_tune.
 MpiStatus parse_modes(MPI_Info info, Options* o) {
   if (MpiStatus s = parse_check(info, &o->check_collective); !s.ok()) return s;
@@ -141,6 +118,27 @@ MpiStatus parse_lowering(MPI_Info info, Options* o) {
 }
 
 }  // namespace
+
+MpiStatus parse_model(MPI_Info info, Options* o) {
+  bool present = false;
+  std::string v = info_value(info, "cartplan_cost_model", &present);
+  if (present) {
+    Result<std::string> text = read_file_bounded(v);
+    if (!text) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: " + text.error());
+    Result<engine::CostModel> m = engine::parse_cost_model(*text);
+    if (!m) return mpi_error(MPI_ERR_INFO_VALUE, "Info cartplan_cost_model: cost model '" + v + "': " + m.error());
+    o->model = *m;
+  }
+  for (auto [key, field] : {std::pair{"cartplan_alpha_us", &o->model.alpha_us},
+                            std::pair{"cartplan_beta_us_per_byte", &o->model.beta_us_per_byte}}) {
+    v = info_value(info, key, &present);
+    if (!present) continue;
+    Result<double> x = parse_nonnegative_double(v);
+    if (!x) return mpi_error(MPI_ERR_INFO_VALUE, std::string("Info ") + key + ": " + x.error() + " (expected a finite number >= 0)");
+    *field = *x;
+  }
+  return {};
+}
 
 MpiStatus parse_check(MPI_Info info, bool* collective) {
   return parse_switch(info, "cartplan_check", "none", "collective", SetBy::kSecond, collective);

@@ -97,6 +97,12 @@ std::vector<double> model_prices(const engine::CostModel& m);
 // The value of Info `key` (empty, *present false, when info is MPI_INFO_NULL or lacks it).
 std::string info_value(MPI_Info info, const char* key, bool* present);
 
+// The cost model's Info keys on top of options->model: cartplan_cost_model (a calibrated file,
+// cartplan-calibrate's), then cartplan_alpha_us and cartplan_beta_us_per_byte, which override it.
+// MPI_ERR_INFO_VALUE names a file that does not load or a number that does not parse.
+//   MpiStatus s = parse_model(info, &options);   // options.model: the located model before
+MpiStatus parse_model(MPI_Info info, Options* options);
+
 // Info cartplan_check alone (none|collective; *collective left alone when absent): the halo API
 // reads it at creation. MPI_ERR_INFO_VALUE for another value.
 MpiStatus parse_check(MPI_Info info, bool* collective);

@@ -986,6 +986,65 @@ void dim_order_key(Harness& h) {
   MPI_Comm_free(&cart);
 }
 
+// The algorithm of a halo's plan ("direct", "dimwise", ...), from Cart_halo_plan's JSON.
+std::string plan_algorithm(Cart_Halo halo) {
+  char* json = nullptr;
+  if (Cart_halo_plan(halo, &json) != MPI_SUCCESS || !json) return "";
+  const std::string text = json;
+  Cart_free_plan_json(json);
+  const std::size_t at = text.find("\"algorithm\": \"");
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + 14;
+  return text.substr(from, text.find('"', from) - from);
+}
+
+// Info cartplan_cost_model and the alpha/beta keys at Cart_halo_create (on a plain MPI_Cart_create
+// communicator, where nothing else names a model): a file that does not load is
+// MPI_ERR_INFO_VALUE naming the key; a model whose messages cost much picks fewer messages
+// than direct's eight on a 2-D torus, one where only phases cost picks direct; the keys override
+// the file.
+void cost_model_info(Harness& h) {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(h.size, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  const int in[2] = {16, 16}, g[2] = {1, 1};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  Cart_Halo halo = CART_HALO_NULL;
+  auto create = [&] { return Cart_halo_create(cart, 2, in, g, g, MPI_DOUBLE, MPI_ORDER_C, info, &halo); };
+  MPI_Info_set(info, "cartplan_cost_model", "/nonexistent/cartplan_model.json");
+  expect_error(h, create(), MPI_ERR_INFO_VALUE, "cartplan_cost_model", "halo with a model file that does not exist");
+  h.check(halo == CART_HALO_NULL, "a model file that does not exist: no halo");
+  const std::string costly = cartplan::mpitest::write_cost_model(h.rank, "halo_costly_messages", 1000.0, 0.0);
+  const std::string cheap = cartplan::mpitest::write_cost_model(h.rank, "halo_cheap_messages", 0.0, 0.0);
+  std::string picked[2];
+  for (int k = 0; k < 2; ++k) {
+    MPI_Info_set(info, "cartplan_cost_model", (k == 0 ? costly : cheap).c_str());
+    const int rc = create();
+    h.check(rc == MPI_SUCCESS, "halo with a model file: " + std::string(Cart_error_message()));
+    if (rc != MPI_SUCCESS) continue;
+    picked[k] = plan_algorithm(halo);
+    std::vector<double> a(18 * 18, -1.0);
+    h.check(Cart_halo_exchange(a.data(), halo) == MPI_SUCCESS, "halo with a model file: exchange");
+    Cart_halo_free(&halo);
+  }
+  // From 4 ranks on (a 2x2 torus) every neighbour is another rank: the pick follows the model.
+  if (h.size >= 4) {
+    h.check(!picked[0].empty() && picked[0] != "direct", "messages at 1000 us each: the plan is '" + picked[0] + "', expected fewer messages than direct");
+    h.check(picked[1] == "direct", "messages free: the plan is '" + picked[1] + "', expected direct");
+  }
+  MPI_Info_set(info, "cartplan_alpha_us", "1000");  // over the cheap file: messages cost again
+  h.check(create() == MPI_SUCCESS, "cartplan_alpha_us over a file: " + std::string(Cart_error_message()));
+  if (h.size >= 4) h.check(plan_algorithm(halo) == picked[0], "cartplan_alpha_us overrides the file's alpha");
+  Cart_halo_free(&halo);
+  MPI_Info_set(info, "cartplan_alpha_us", "-1");
+  expect_error(h, create(), MPI_ERR_INFO_VALUE, "cartplan_alpha_us", "halo with a negative alpha");
+  MPI_Info_free(&info);
+  MPI_Comm_free(&cart);
+}
+
 // The C++ form (cartplan.hpp): Halo and HaloRequest over the same core, errors as MpiError.
 void cpp_form(Harness& h) {
   Case c;
@@ -1054,5 +1113,6 @@ int main(int argc, char** argv) {
   cpp_form(h);
   bad_input(h);
   dim_order_key(h);
+  cost_model_info(h);
   return h.finish("halo_api_test");
 }
