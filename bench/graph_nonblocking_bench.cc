@@ -11,6 +11,7 @@
 // compared with Open MPI's.
 //
 //   mpirun -np 4 graph_nonblocking_bench --graph moore:dims=2x2,r=1 --algorithm pairing --bytes 8
+//   (--only V runs variant V alone, 0-3 in the order above: for a profiler)
 #include <mpi.h>
 
 #include <cstdio>
@@ -28,6 +29,7 @@ struct Args {
   std::string graph = "moore:dims=2x2,r=1", algorithm = "pairing";
   bool alltoall = false;
   int bytes = 8, iters = 200, reps = 21;
+  int only = -1;  // --only V: run variant V alone (for a profiler)
 };
 
 bool parse(int argc, char** argv, Args* a) {
@@ -39,6 +41,7 @@ bool parse(int argc, char** argv, Args* a) {
     else if (k == "--bytes") a->bytes = std::stoi(v);
     else if (k == "--iters") a->iters = std::stoi(v);
     else if (k == "--reps") a->reps = std::stoi(v);
+    else if (k == "--only") a->only = std::stoi(v);
     else return false;
   }
   return (argc % 2) == 1;
@@ -92,7 +95,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, &b.a) || !(topo = cartplan::engine::graph::parse_graph_spec(b.a.graph)) || topo->size() != size) {
     if (rank == 0)
       std::fprintf(stderr, "usage: graph_nonblocking_bench [--graph SPEC with %d ranks] [--algorithm A] [--op allgather|alltoall] "
-                           "[--bytes B] [--iters N] [--reps R]\n", size);
+                           "[--bytes B] [--iters N] [--reps R] [--only V]\n", size);
     MPI_Finalize();
     return 2;
   }
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
   long wrong = 0;
   for (int r = 0; r < b.a.reps; ++r) {
     for (int v = 0; v < kVariants; ++v) {
+      if (b.a.only >= 0 && v != b.a.only) continue;
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
       for (int it = 0; it < b.a.iters; ++it) b.call(v, v == 3 ? it % kBuffers : 0);
@@ -138,6 +142,7 @@ int main(int argc, char** argv) {
                 b.a.reps - 1, b.a.iters);
     std::printf("| variant | median | q1 | q3 |\n|---|---|---|---|\n");
     for (int v = 0; v < kVariants; ++v) {
+      if (times[static_cast<std::size_t>(v)].empty()) continue;
       const cartplan::bench::Summary s = cartplan::bench::summarize(times[static_cast<std::size_t>(v)]);
       std::printf("| %s | %.2f | %.2f | %.2f |\n", kNames[v], s.median, s.q1, s.q3);
     }

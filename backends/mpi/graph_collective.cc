@@ -510,7 +510,9 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
 // rank does not use is keyed 0 and its datatype not looked at (a rank without edges: its block
 // size instead). Empty: not reusable.
 std::vector<std::uintptr_t> call_key(const GraphComm& g, const GraphCall& c, DerivedTypes* derived) {
-  std::vector<std::uintptr_t> key{static_cast<std::uintptr_t>(c.op)};
+  std::vector<std::uintptr_t> key;
+  key.reserve(16);  // one allocation: every blocking and non-blocking uniform call makes a key
+  key.push_back(static_cast<std::uintptr_t>(c.op));
   auto add = [&](const void* buf, MPI_Count count, MPI_Datatype type, bool used) {
     std::uintptr_t word = 0, kind = 0;
     if (used && !datatype_key(type, derived, &word, &kind)) return false;

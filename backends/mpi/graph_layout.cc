@@ -55,12 +55,13 @@ std::int64_t received_bytes(const MPI_Status& st) {
 MpiStatus arrival_error(bool recv, int phase, int peer, std::int64_t bytes, const MPI_Status& st, bool error_valid) {
   const int error = error_valid ? st.MPI_ERROR : MPI_SUCCESS;
   if (!recv) return error == MPI_SUCCESS ? MpiStatus{} : from_mpi(error, "a send");
+  // Checked before any text is made: every receive of every exchange passes here.
+  const std::int64_t got = error == MPI_SUCCESS ? received_bytes(st) : -1;
+  if (error == MPI_SUCCESS && got == bytes) return {};
   const std::string where = "phase " + std::to_string(phase) + ": the message from rank " + std::to_string(peer);
   if (error == MPI_ERR_TRUNCATE)
     return mpi_error(MPI_ERR_TRUNCATE, where + " is larger than expected; every block must have the same size (type signature) on every rank");
   if (error != MPI_SUCCESS) return from_mpi(error, where.c_str());
-  const std::int64_t got = received_bytes(st);
-  if (got == bytes) return {};
   return mpi_error(MPI_ERR_TRUNCATE, where + " brought " + std::to_string(got) + " bytes, " + std::to_string(bytes) +
                                          " expected; every block must have the same size (type signature) on every rank");
 }
