@@ -10,7 +10,7 @@
 // and ghost cell is checked.
 //
 //   agreement_progress_test [PART]   // only the parts whose name starts with PART
-//                                    // (cartesian, graph, creation/..., construction/...)
+//                                    // (cartesian, graph, creation/..., construction/..., comm/...)
 #include <mpi.h>
 
 #include <string>
@@ -241,6 +241,51 @@ void graph_construction(Harness& h) {
   MPI_Info_free(&linear);
 }
 
+// Making a communicator: Cart_graph_comm_create_adjacent (as MPI's distributed graph, and as an
+// attribute of a duplicate) and Cart_neighborhood_create start with collectives over the
+// communicator they are made from. The new communicator then runs a call, checked.
+void comm_creation(Harness& h) {
+  CartPending p(h);
+  const int mine = h.rank + 7, left = (h.rank + h.size - 1) % h.size, right = (h.rank + 1) % h.size;
+  const int in[2] = {left, right}, out[2] = {right, left};
+  for (const char* way : {"dist_graph", "attribute"}) {
+    const std::string what = std::string("comm/graph_adjacent/") + way;
+    if (!wanted(what)) continue;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cartplan_graph_comm", way);
+    MPI_Comm g = MPI_COMM_NULL;
+    p.start();
+    rank0_late(h, &p.q, [&] { return Cart_graph_comm_create_adjacent(MPI_COMM_WORLD, 2, in, 2, out, info, &g); }, what);
+    p.check(what);
+    MPI_Info_free(&info);
+    int got[2] = {-1, -1};
+    h.check(Cart_graph_neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, g) == MPI_SUCCESS && ring_gathered(h, got), what + ": a call on it");
+    MPI_Comm_free(&g);
+  }
+  if (!wanted("comm/neighborhood")) return;
+  int dims[2] = {0, 0}, periods[2] = {1, 1}, t = 4;
+  MPI_Dims_create(h.size, 2, dims);
+  static const int faces[8] = {-1, 0, 1, 0, 0, -1, 0, 1};
+  MPI_Comm cart = MPI_COMM_NULL;
+  p.start();
+  rank0_late(h, &p.q, [&] { return Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, t, faces, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart); },
+             "comm/neighborhood");
+  p.check("comm/neighborhood");
+  std::vector<int> got(4, -1), want(4, -2);
+  h.check(Cart_allgather(&mine, 1, MPI_INT, got.data(), 1, MPI_INT, cart) == MPI_SUCCESS, "comm/neighborhood: a call on it");
+  int coords[2];
+  MPI_Cart_coords(cart, h.rank, 2, coords);
+  for (int i = 0; i < 4; ++i) {  // block i: rank + 7 of the process at -offset[i]
+    const int at[2] = {(coords[0] - faces[2 * i] + dims[0]) % dims[0], (coords[1] - faces[2 * i + 1] + dims[1]) % dims[1]};
+    int from = 0;
+    MPI_Cart_rank(cart, at, &from);
+    want[static_cast<std::size_t>(i)] = from + 7;
+  }
+  h.check(got == want, "comm/neighborhood: the call's data");
+  MPI_Comm_free(&cart);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,5 +295,6 @@ int main(int argc, char** argv) {
   if (wanted("graph")) graph(h);
   graph_creation(h);
   graph_construction(h);
+  comm_creation(h);
   return h.finish("agreement_progress_test");
 }
