@@ -227,12 +227,11 @@ class Exchange {
   // How many Cartesian exchanges of the process are pending.
   static std::size_t pending_count();
   // MPI_Allreduce for the agreements made inside Cart_* calls (persistent init, creation,
-  // checking mode), as MPI_Iallreduce on every rank: while some exchange of this process is
-  // pending it waits in MPI_Test and advances every pending exchange meanwhile, because a peer may need this rank's
-  // messages of an earlier request before it reaches the same agreement (MPI's progress rule;
-  // with cartplan_progress=cartplan or under SMPI nothing else would send them). Single-threaded
-  // and with nothing pending it blocks in MPI_Wait; under MPI_THREAD_MULTIPLE it keeps testing
-  // (another thread may start an exchange meanwhile). Returns MPI's code.
+  // checking mode): progressing_allreduce (progressing_wait.h), MPI_Iallreduce on every rank
+  // whose wait advances every pending exchange while some is pending, because a peer may need
+  // this rank's messages of an earlier request before it reaches the same agreement (MPI's
+  // progress rule; with cartplan_progress=cartplan or under SMPI nothing else would send
+  // them). Returns MPI's code.
   //   CARTPLAN_MPI_CALL(Exchange::agree_allreduce(mine, all, n, MPI_INT64_T, MPI_MAX, comm));
   static int agree_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
   // The callback the MPI library's progress engine runs (progress_hook.h) while some pending

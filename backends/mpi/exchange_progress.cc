@@ -33,6 +33,7 @@
 #include "backends/mpi/hot_tls.h"
 #include "backends/mpi/pending_requests.h"
 #include "backends/mpi/progress_hook.h"
+#include "backends/mpi/progressing_wait.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -117,6 +118,21 @@ class Hold {
  private:
   const bool multiple_;
 };
+
+// What progressing_wait.h's waits ask before each round. Single-threaded: whether some exchange,
+// Cartesian or graph, is pending (nothing else can start one while this thread waits); under
+// MPI_THREAD_MULTIPLE always, as another thread may start one meanwhile.
+bool wait_needs_progress() {
+  if (thread_multiple()) return true;
+  Hold hold;
+  return !registry().pending.empty() || others_pending();
+}
+
+// At load time, before any MPI call (graph_progress.cc registers the graph exchanges here alike).
+const bool wait_progress_registered = [] {
+  set_wait_progress(WaitProgress{&wait_needs_progress, &Exchange::progress_all});
+  return true;
+}();
 
 }  // namespace
 
@@ -289,25 +305,7 @@ void Exchange::progress_all() {
 void Exchange::set_other_progress(OtherProgress other) { other_progress = other; }
 
 int Exchange::agree_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  // Non-blocking on every rank: MPI matches a blocking collective only with blocking ones, and
-  // whether a rank has pending exchanges differs between ranks.
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (int rc = MPI_Iallreduce(in, out, count, type, op, comm, &r); rc != MPI_SUCCESS) return rc;
-  for (int done = 0;;) {
-    bool idle = false;
-    if (!thread_multiple()) {  // another thread may start an exchange meanwhile: keep testing
-      Hold hold;
-      idle = registry().pending.empty() && !others_pending();
-    }
-    if (idle) return MPI_Wait(&r, MPI_STATUS_IGNORE);  // nothing of ours to advance: block in MPI
-    if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS || done) return rc;
-    try {
-      progress_all();
-    } catch (...) {  // the reduction still writes into the caller's buffers: let it finish first
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
-      throw;
-    }
-  }
+  return progressing_allreduce(in, out, count, type, op, comm);
 }
 
 std::size_t Exchange::pending_count() {

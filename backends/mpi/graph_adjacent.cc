@@ -10,6 +10,7 @@
 
 #include "backends/mpi/comm_keyval.h"
 #include "backends/mpi/info_options.h"
+#include "backends/mpi/progressing_wait.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -88,10 +89,13 @@ MpiStatus check_local(int indegree, const int sources[], int outdegree, const in
 }
 
 // Every rank learns the lowest error class and the lowest rank that has it; a rank with a
-// local error keeps its own message.
+// local error keeps its own message. The call's first wait for its peers: it advances the
+// process's pending requests meanwhile (progressing_wait.h), since a peer may need one of them
+// to reach this call. Once it completed every rank is inside the call, so the collectives after
+// it (the check, the duplicate or MPI_Dist_graph_create_adjacent) block in MPI.
 MpiStatus agree(MpiStatus local, int rank, MPI_Comm comm) {
   int mine[2] = {local.ok() ? INT_MAX : local.code, rank}, first[2] = {INT_MAX, 0};
-  CARTPLAN_MPI_CALL(MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm));
+  CARTPLAN_MPI_CALL(progressing_allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm));
   if (first[0] == INT_MAX) return {};
   if (!local.ok()) return local;
   return mpi_error(first[0], "rank " + std::to_string(first[1]) + " passed bad arguments to Cart_graph_comm_create_adjacent");

@@ -29,7 +29,8 @@ struct AdjacentLists {
 // SMPI) or attribute (the attribute everywhere; MPI_Neighbor_* then cannot use the result).
 //
 // Collective over comm. Checks, before anything is created, with one MPI_Allreduce so that every
-// rank returns the same class: degrees >= 0 and arrays present (MPI_ERR_ARG), every listed rank
+// rank returns the same class (MPI_Iallreduce, whose wait advances the process's pending requests:
+// progressing_wait.h): degrees >= 0 and arrays present (MPI_ERR_ARG), every listed rank
 // in [0, size) (MPI_ERR_RANK; MPI_PROC_NULL is no rank of a distributed graph), an Info value
 // (MPI_ERR_INFO_VALUE), and that the lists of all ranks describe one graph: every edge a -> b
 // appears as often among a's destinations as among b's sources (MPI_ERR_TOPOLOGY; compared as a

@@ -5,7 +5,7 @@
 // Blocking and non-blocking calls talk to neighbours only: each rank checks its own arguments
 // and returns its own error; a block size that differs between ranks is found on arrival
 // (MPI_ERR_TRUNCATE). The first graph collective on a communicator creates cartplan's state
-// there (collective: one MPI_Comm_dup; with auto, or a forced combining algorithm, the pattern
+// there (collective: one duplicate, MPI_Comm_idup; with auto, or a forced combining algorithm, the pattern
 // construction among neighbours and friends; with auto one MPI_Allreduce for the agreed price
 // table). Persistent init is collective: one MPI_Allreduce agrees on errors, the algorithm,
 // theta, the block size and a free lane; a second one after building agrees on the outcome (a

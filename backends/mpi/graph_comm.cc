@@ -19,6 +19,7 @@
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/info_options.h"
 #include "backends/mpi/neighborhood_comm.h"
+#include "backends/mpi/progressing_wait.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
 #include "engine/graph/price.h"
@@ -625,8 +626,10 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   // without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the same collective
   // calls whatever happened here (the agreement follows it). One duplicate carries all of the
   // state's traffic: GraphComm's constructor says why set-up and collectives cannot collide.
+  // It is this call's first wait for its peers, so it advances the process's pending requests
+  // meanwhile (progressing_wait.h: a peer may need one of them to reach this call).
   MPI_Comm exec = MPI_COMM_NULL;
-  CARTPLAN_MPI_CALL(MPI_Comm_dup(comm, &exec));
+  CARTPLAN_MPI_CALL(progressing_dup(comm, &exec));
   MPI_Comm_set_errhandler(exec, MPI_ERRORS_RETURN);
   // The Info values are agreed too (max of v and of -v): blocking and non-blocking calls
   // construct the forced algorithm's schedule with their peers, so ranks that differ would wait

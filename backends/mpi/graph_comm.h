@@ -6,7 +6,8 @@
 // 003's construction and the agreed table behind algorithm auto.
 //
 // Creation is collective (it happens inside the first graph collective, which every rank calls):
-// one MPI_Comm_dup and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
+// one duplicate (progressing_dup: MPI_Comm_idup, whose wait advances the process's pending
+// requests) and an agreement on the outcome, its own MPI_Allreduce (require_graph) or,
 // when the first graph collective is a persistent init, part of init's (begin_graph,
 // finish_graph). A pattern is constructed the first time a request needs it (neighbours,
 // friends and partners only, graph_setup.h; a grid's with every rank of the communicator, on
@@ -297,7 +298,7 @@ MpiStatus require_graph(MPI_Comm comm, GraphComm** out);
 
 // require_graph in two halves, for a caller that agrees on the creation inside an agreement of
 // its own (a persistent init: one MPI_Allreduce instead of two). begin_graph makes the state
-// without attaching it (collective: the MPI_Comm_dup; it returns only MPI's failure of
+// without attaching it (collective: the duplicate; it returns only MPI's failure of
 // that, and the state's own error in `status`); the caller reduces `words` with MPI_MAX over
 // the communicator (every rank, in the same collective call) and hands the result to
 // finish_graph, which returns require_graph's error, or attaches the state and gives it in *out.

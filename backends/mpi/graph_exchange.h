@@ -135,9 +135,6 @@ class GraphExchange {
 
   // Advances every pending exchange of the process once, Cartesian and graph.
   static void progress_all();
-  // Whether a blocking wait must advance other exchanges (some are pending, or other threads
-  // may start some): false lets it block in MPI alone.
-  static bool others_may_need_progress();
   // One round over the pending graph exchanges (the registry held by the caller).
   static void step_all_pending();
   // The MPI library's progress callback (progress_hook.h): progress_all() unless this thread is

@@ -55,8 +55,6 @@ class Hold {
   const bool multiple_;
 };
 
-std::size_t pending_graph_exchanges() { return the_registry.pending_count.load(std::memory_order_acquire); }
-
 void step_graph_exchanges() {
   Hold hold;
   GraphExchange::step_all_pending();
@@ -153,8 +151,6 @@ MpiStatus GraphExchange::wait() {
 }
 
 void GraphExchange::progress_all() { Exchange::progress_all(); }
-
-bool GraphExchange::others_may_need_progress() { return thread_multiple() || pending_graph_exchanges() > 0 || Exchange::pending_count() > 0; }
 
 void GraphExchange::step_all_pending() { step_all(); }
 

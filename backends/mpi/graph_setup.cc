@@ -1,4 +1,10 @@
 // The MPI driver of the distributed pattern constructions (seed 003, Alg. 1 and 2; the grid's and its verdict sweep).
+//
+// Every wait here (probes, receives, sends, the final waits for the sends) is
+// progressing_wait.h's: a construction is often a call's first wait for its peers, and it is
+// not global (neighbours, friends and partners, or grid lines), so a peer it waits for may
+// still need one of this process's pending requests to reach the call. With nothing pending
+// they block in MPI as before.
 #include "backends/mpi/graph_setup.h"
 
 #include <algorithm>
@@ -13,6 +19,7 @@
 
 #include "backends/mpi/another_rank.h"
 #include "backends/mpi/out_of_memory.h"
+#include "backends/mpi/progressing_wait.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/graph/grid_setup.h"
 #include "engine/graph/grid_verdict.h"
@@ -93,7 +100,7 @@ MpiStatus send_words(MPI_Comm comm, int to, int tag, std::vector<int>&& words, O
 // SMPI 3.32 has no MPI_Mprobe, and its MPI_Probe polls (an MPI_Iprobe every smpi/iprobe of
 // simulated time), which makes a construction over hundreds of ranks take hours of wall time.
 // There a frame is [set-up tag, n, up to kInline words], received by a blocking
-// MPI_Recv(MPI_ANY_SOURCE) into a buffer of fixed size; a longer payload follows as a second
+// MPI_Recv(MPI_ANY_SOURCE) (progressing_recv) into a buffer of fixed size; a longer payload follows as a second
 // message from the same rank on the same MPI tag, received from that rank right after its frame
 // (MPI's non-overtaking rule: it is that rank's next message there). The frame adds 8 bytes.
 constexpr int kInline = 64;
@@ -121,7 +128,7 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
     if (!*found) return {};
   }
   std::vector<int> frame(2 + kInline);
-  CARTPLAN_MPI_CALL(MPI_Recv(frame.data(), 2 + kInline, MPI_INT, block ? MPI_ANY_SOURCE : status->MPI_SOURCE, frame_tag, comm, status));
+  CARTPLAN_MPI_CALL(progressing_recv(frame.data(), 2 + kInline, MPI_INT, block ? MPI_ANY_SOURCE : status->MPI_SOURCE, frame_tag, comm, status));
   const int tag = frame[0], n = frame[1];
   status->MPI_TAG = tag;
   if (n <= kInline) {
@@ -129,7 +136,7 @@ MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector
   } else {
     words->assign(static_cast<std::size_t>(n), 0);
     MPI_Status payload;
-    CARTPLAN_MPI_CALL(MPI_Recv(words->data(), n, MPI_INT, status->MPI_SOURCE, frame_tag, comm, &payload));
+    CARTPLAN_MPI_CALL(progressing_recv(words->data(), n, MPI_INT, status->MPI_SOURCE, frame_tag, comm, &payload));
     int got = 0;
     CARTPLAN_MPI_CALL(MPI_Get_count(&payload, MPI_INT, &got));
     if (got != n)
@@ -156,7 +163,7 @@ MpiStatus post_one(MPI_Comm comm, int to, int tag, int frame_tag, std::vector<in
 MpiStatus take(MPI_Comm comm, int frame_tag, bool block, int* found, std::vector<int>* words, MPI_Status* status) {
   MPI_Message handle = MPI_MESSAGE_NULL;
   if (block) {
-    CARTPLAN_MPI_CALL(MPI_Mprobe(MPI_ANY_SOURCE, frame_tag, comm, &handle, status));
+    CARTPLAN_MPI_CALL(progressing_mprobe(MPI_ANY_SOURCE, frame_tag, comm, &handle, status));
   } else {
     CARTPLAN_MPI_CALL(MPI_Improbe(MPI_ANY_SOURCE, frame_tag, comm, found, &handle, status));
     if (!*found) return {};
@@ -296,7 +303,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     return s;
   }
   // Every message this rank sent is consumed by a rank that was still running, so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(progressing_waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   *out = builder.pattern();
   return {};
 }
@@ -398,7 +405,7 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     return s;
   }
   // Every line peer receives this rank's message of every round (or its marker), so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(progressing_waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   if (!failed.ok()) return failed;
   *out = builder->pattern();
   return {};
@@ -445,11 +452,11 @@ MpiStatus SetupChannel::sweep_word(const int* frame, const MPI_Status& status, i
 // tag: every message of earlier constructions was consumed by them, and it can send this rank
 // nothing later before it has this rank's word of the round (non-overtaking). So it is received
 // from that peer by name into a fixed frame, and a later construction's message from any rank
-// stays in MPI until that construction receives it. Without room (no requests), MPI_Sendrecv
+// stays in MPI until that construction receives it. Without room (no requests kept), MPI_Sendrecv
 // with one line peer after the other in increasing coordinate, and MPI_Send to one whose word is
 // held (it waits for this rank's): every rank, with room or not, takes its line peers in that
 // order, so the smallest pair (by coordinates) not yet done can always finish; nobody waits
-// for good.
+// for good. Every blocking call here is progressing_wait.h's (see the top of this file).
 MpiStatus SetupChannel::sweep_round(engine::graph::GridVerdict* v, bool room, std::vector<Raw>* held, SetupCounts* counts) {
   int* frame = verdicts_[static_cast<std::size_t>(v->round())].data();
   const int n = one_word_frame(seq_ * kPerConstruction + v->round(), v->word(), frame);
@@ -461,12 +468,12 @@ MpiStatus SetupChannel::sweep_round(engine::graph::GridVerdict* v, bool room, st
     const int from = v->peer(i);
     int word = 0;
     if (take_held(held, from, v->round(), &word)) {
-      if (!room) CARTPLAN_MPI_CALL(MPI_Send(frame, n, MPI_INT, from, frame_tag_, comm_));
+      if (!room) CARTPLAN_MPI_CALL(progressing_send(frame, n, MPI_INT, from, frame_tag_, comm_));
     } else {
       std::array<int, 3> in{};
       MPI_Status status;
-      if (room) CARTPLAN_MPI_CALL(MPI_Recv(in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
-      else CARTPLAN_MPI_CALL(MPI_Sendrecv(frame, n, MPI_INT, from, frame_tag_, in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
+      if (room) CARTPLAN_MPI_CALL(progressing_recv(in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
+      else CARTPLAN_MPI_CALL(progressing_sendrecv(frame, n, MPI_INT, from, frame_tag_, in.data(), 3, MPI_INT, from, frame_tag_, comm_, &status));
       MpiStatus s = sweep_word(in.data(), status, v->round(), &word);
       if (!s.ok()) return s;
     }
@@ -499,7 +506,7 @@ MpiStatus SetupChannel::agree_grid(int rank, const std::vector<int>& dims, int c
   }
   assert(held.empty() && "every held word belongs to a line peer of some round");
   // Every line peer takes this rank's word of every round, so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(progressing_waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
   *verdict = v.verdict();
   return {};
 }

@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "backends/mpi/exchange.h"
 #include "backends/mpi/predefined.h"
+#include "backends/mpi/progressing_wait.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -70,30 +70,16 @@ MpiStatus unpack_block(const unsigned char* in, std::int64_t bytes, const BlockS
   return {};
 }
 
-// Waits for every request of `reqs`, and probes for a message, as a blocking GraphExchange
-// waits: advancing every other pending cartplan request meanwhile, since without the progress
-// hook (CARTPLAN_PROGRESS=cartplan) a peer may need one of them to reach this call.
+// Waits for every request of `reqs`, and probes for a message, advancing every other pending
+// cartplan request meanwhile (progressing_wait.h): without the progress hook
+// (CARTPLAN_PROGRESS=cartplan) a peer may need one of them to reach this call.
 int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
-  if (!GraphExchange::others_may_need_progress()) return MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), statuses);
-  for (;;) {
-    int done = 0;
-    const int rc = MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &done, statuses);
-    if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
-    GraphExchange::progress_all();
-  }
+  return progressing_waitall(static_cast<int>(reqs->size()), reqs->data(), statuses);
 }
 
-// MPI_Iprobe, not a matched probe (SMPI 3.32 has no MPI_Mprobe): only this call receives on
-// this tag from this peer, so the receive that follows takes the message probed.
-int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) {
-  if (!GraphExchange::others_may_need_progress()) return MPI_Probe(peer, tag, comm, status);
-  for (;;) {
-    int found = 0;
-    const int rc = MPI_Iprobe(peer, tag, comm, &found, status);
-    if (found || rc != MPI_SUCCESS) return rc;
-    GraphExchange::progress_all();
-  }
-}
+// MPI_Iprobe rounds, not a matched probe (SMPI 3.32 has no MPI_Mprobe): only this call receives
+// on this tag from this peer, so the receive that follows takes the message probed.
+int probe(int peer, int tag, MPI_Comm comm, MPI_Status* status) { return progressing_probe(peer, tag, comm, status); }
 
 // After MPI_ERR_IN_STATUS (a receive failed, typically a truncation) the receives MPI did not
 // finish have MPI_ERR_PENDING and are still active: waits for each of them, with its own error

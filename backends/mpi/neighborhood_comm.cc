@@ -18,6 +18,7 @@
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/oversubscribed.h"
+#include "backends/mpi/progressing_wait.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/cost_model_locate.h"
 
@@ -241,6 +242,11 @@ MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int 
       inject_out_of_memory("create-check");
       return check_arguments(size, d, dims, periods, t, rel, info, cartcomm, comm, &nbh, &options, &builtin_model);
     });
+  // The call's first wait for its peers, before MPI_Comm_split_type (node_oversubscribed), which
+  // has no non-blocking form: a barrier that advances the process's pending requests meanwhile
+  // (progressing_wait.h), since a peer may need one of them to reach this call. Once it
+  // completed every rank is inside the call, and the collectives after it block in MPI.
+  CARTPLAN_MPI_CALL(progressing_barrier(comm));
   // Whether any node runs more of these processes than it has cores (see below).
   int oversubscribed = 0;
   CARTPLAN_MPI_CALL(node_oversubscribed(comm, &oversubscribed));

@@ -115,6 +115,9 @@ class NeighborhoodComm {
 // and compare, seed 000 Sect. 2.2), and that dims fit the communicator. On any error every rank
 // returns the same error class; ranks beyond the grid get MPI_COMM_NULL, as with MPI_Cart_create.
 // `caller_error`, if not ok, is an argument error the caller found; it is agreed like the others.
+// Its first collective is a barrier whose wait advances the process's pending requests
+// (progressing_wait.h), so a rank may call it before completing a multi-phase request that its
+// peers complete first.
 MpiStatus create_neighborhood(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
                               const int targetrelative[], MPI_Info info, int reorder, MPI_Comm* cartcomm,
                               const MpiStatus& caller_error = {});

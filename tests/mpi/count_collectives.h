@@ -51,6 +51,10 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm* out) {
   ++global_collectives;
   return PMPI_Comm_dup(c, out);
 }
+int MPI_Comm_idup(MPI_Comm c, MPI_Comm* out, MPI_Request* q) {
+  ++global_collectives;
+  return PMPI_Comm_idup(c, out, q);
+}
 int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm* out) {
   ++global_collectives;
   return PMPI_Comm_split(c, color, key, out);

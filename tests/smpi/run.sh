@@ -23,6 +23,9 @@
 # The grid's verdict sweep after forced-grid blocking and non-blocking calls (grid_calls, 16 ranks,
 # 3-D and 4-D grids, every int checked, twice identical), and with its room out of memory on every
 # rank or on one (every call fails alike, no hang).
+# Progress without a hook: graph state creation, pattern construction, Cart_graph_comm_create_adjacent
+# and Cart_neighborhood_create made by one rank before completing a request its peers completed
+# first (progress_calls, 6 ranks) finish, every int checked.
 # One line per check: "smpi <name>: OK" or "smpi <name>: FAILED (...)"; exit 1 on any failure.
 #
 #   bash tests/smpi/run.sh          # from anywhere; needs setup.sh's packages (libsimgrid-dev)
@@ -36,7 +39,7 @@ ok() { echo "smpi $1: OK"; }
 fail() { echo "smpi $1: FAILED ($2)"; status=1; }
 smpi_run() { timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning "$@"; }
 
-if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //bench:graph_scale_bench //tests/smpi:error_handler //tests/smpi:derived_bounds //tests/smpi:grid_calls \
+if ! bazel build --config=smpi --ui_event_filters=-info,-stdout,-stderr --noshow_progress //tools:halo //bench:collective_bench //bench:calibrate //bench:graph_scale_bench //tests/smpi:error_handler //tests/smpi:derived_bounds //tests/smpi:grid_calls //tests/smpi:progress_calls \
      >"$work/build.log" 2>&1; then
   fail build "bazel build --config=smpi"; tail -n 30 "$work/build.log"; exit 1
 fi
@@ -132,6 +135,13 @@ else fail grid_calls_data "no OK line"; grep -E '^rank [0-9]+:|^grid_calls ' "$w
 twice grid_calls_room -np 16 -platform "$work/fattree_p512.xml" -hostfile "$work/one_per_node.hosts" "$bin/tests/smpi/grid_calls" room
 if grep -q '^grid_calls room: OK' "$work/grid_calls_room.1" 2>/dev/null; then ok grid_calls_sweep_room
 else fail grid_calls_sweep_room "no OK line"; grep -E '^rank [0-9]+:|^grid_calls .*: (OK|FAILED)' "$work/grid_calls_room.1" | head -n 8; fi
+# Progress without a hook: rank 0 makes a graph call (the first on a graph: its duplicate; one that
+# constructs pairing or the grid), Cart_graph_comm_create_adjacent or Cart_neighborhood_create before
+# completing a multi-phase request its peers completed first (progress_calls.cc, 6 ranks, every int
+# checked). Each case deadlocked (SimGrid stops the run) while those waits did not advance requests.
+if smpi_run -np 6 -platform "$work/fattree_p512.xml" -hostfile "$work/one_per_node.hosts" "$bin/tests/smpi/progress_calls" \
+     >"$work/progress_calls" 2>&1 && grep -q '^progress_calls: OK' "$work/progress_calls"; then ok progress_calls
+else fail progress_calls "no OK line"; grep -E '^rank [0-9]+:|^progress_calls|Deadlock' "$work/progress_calls" | head -n 8; fi
 # cartplan's errors under SMPI: MPI_ERRORS_RETURN returns the class and message, a user's handler is
 # called, MPI_ERRORS_ARE_FATAL aborts with cartplan's message (SMPI 3.32 crashed in
 # MPI_Comm_call_errhandler for both predefined handlers; smpirun exits 0 after MPI_Abort).

@@ -1,0 +1,132 @@
+// Waits on cartplan's own MPI operations that advance every pending request meanwhile.
+#include "backends/mpi/progressing_wait.h"
+
+namespace cartplan::mpi {
+namespace {
+
+// Set once at load time (exchange_progress.cc), before any MPI call; constant-initialized, so
+// it is ready (empty) before any static constructor runs.
+constinit WaitProgress g_progress;
+
+// One progress round; if it throws, `requests` may still write into the caller's buffers (a
+// receive, a reduction's result): they complete first.
+void progress_round(int n, MPI_Request* requests) {
+  try {
+    g_progress.progress();
+  } catch (...) {
+    MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    throw;
+  }
+}
+
+}  // namespace
+
+void set_wait_progress(WaitProgress progress) { g_progress = progress; }
+
+bool wait_progress_needed() { return g_progress.needed && g_progress.needed(); }
+
+// Whether progress is needed is asked again each round: once nothing is pending any more the
+// wait blocks in MPI (single-threaded, nothing new can start meanwhile).
+int progressing_wait(MPI_Request* request, MPI_Status* status) {
+  for (;;) {
+    if (!wait_progress_needed()) return MPI_Wait(request, status);
+    int done = 0;
+    if (const int rc = MPI_Test(request, &done, status); rc != MPI_SUCCESS || done) return rc;
+    progress_round(1, request);
+  }
+}
+
+// MPI_ERR_IN_STATUS before all completed: the statuses say which failed; the others are still
+// tested (MPI_Waitall would wait for them too).
+int progressing_waitall(int n, MPI_Request* requests, MPI_Status* statuses) {
+  for (;;) {
+    if (!wait_progress_needed()) return MPI_Waitall(n, requests, statuses);
+    int done = 0;
+    const int rc = MPI_Testall(n, requests, &done, statuses);
+    if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
+    progress_round(n, requests);
+  }
+}
+
+int progressing_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  for (;;) {
+    if (!wait_progress_needed()) return MPI_Probe(source, tag, comm, status);
+    int found = 0;
+    if (const int rc = MPI_Iprobe(source, tag, comm, &found, status); rc != MPI_SUCCESS || found) return rc;
+    g_progress.progress();  // nothing posted here yet: an exception leaves nothing in flight
+  }
+}
+
+#ifndef CARTPLAN_SMPI
+int progressing_mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  for (;;) {
+    if (!wait_progress_needed()) return MPI_Mprobe(source, tag, comm, message, status);
+    int found = 0;
+    if (const int rc = MPI_Improbe(source, tag, comm, &found, message, status); rc != MPI_SUCCESS || found) return rc;
+    g_progress.progress();
+  }
+}
+#endif
+
+int progressing_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (!wait_progress_needed()) return MPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Irecv(buf, count, type, source, tag, comm, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, status);
+}
+
+int progressing_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (!wait_progress_needed()) return MPI_Send(buf, count, type, dest, tag, comm);
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Isend(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (!wait_progress_needed())
+    return MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  if (const int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]); rc != MPI_SUCCESS) return rc;
+  if (const int rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]); rc != MPI_SUCCESS) {
+    MPI_Cancel(&r[0]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    return rc;
+  }
+  MPI_Status both[2];
+  const int rc = progressing_waitall(2, r, both);
+  if (status != MPI_STATUS_IGNORE) *status = both[0];
+  if (rc == MPI_ERR_IN_STATUS) return both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+  return rc;
+}
+
+int progressing_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Iallreduce(in, out, count, type, op, comm, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int progressing_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Ibcast(buf, count, type, root, comm, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int progressing_barrier(MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Ibarrier(comm, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, MPI_STATUS_IGNORE);
+}
+
+int progressing_dup(MPI_Comm comm, MPI_Comm* out) {
+#ifdef CARTPLAN_SMPI
+  if (const int rc = progressing_barrier(comm); rc != MPI_SUCCESS) return rc;
+  return MPI_Comm_dup(comm, out);
+#else
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = MPI_Comm_idup(comm, out, &r); rc != MPI_SUCCESS) return rc;
+  return progressing_wait(&r, MPI_STATUS_IGNORE);
+#endif
+}
+
+}  // namespace cartplan::mpi
