@@ -29,6 +29,8 @@
 #include <mutex>
 #include <utility>
 
+#include "backends/mpi/actor_kill.h"
+#include "backends/mpi/completion.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/hot_tls.h"
 #include "backends/mpi/pending_requests.h"
@@ -299,12 +301,14 @@ int Exchange::agree_allreduce(const void* in, void* out, int count, MPI_Datatype
       Hold hold;
       idle = registry().pending.empty() && !others_pending();
     }
-    if (idle) return MPI_Wait(&r, MPI_STATUS_IGNORE);  // nothing of ours to advance: block in MPI
-    if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS || done) return rc;
+    if (idle) return completion::wait(&r, MPI_STATUS_IGNORE);  // nothing of ours to advance: block in MPI
+    if (int rc = completion::test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS || done) return rc;
     try {
       progress_all();
+    } catch (const ActorKill&) {  // SMPI: this rank is being killed, no more MPI calls
+      throw;
     } catch (...) {  // the reduction still writes into the caller's buffers: let it finish first
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      completion::wait(&r, MPI_STATUS_IGNORE);
       throw;
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/mpi/another_rank.h"
+#include "backends/mpi/completion.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/test_failure.h"
 #include "engine/graph/grid_setup.h"
@@ -296,7 +297,7 @@ MpiStatus SetupChannel::construct(int rank, const ir::graph::RankEdges& edges, c
     return s;
   }
   // Every message this rank sent is consumed by a rank that was still running, so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(completion::waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   *out = builder.pattern();
   return {};
 }
@@ -398,7 +399,7 @@ MpiStatus SetupChannel::construct_grid(int rank, const std::vector<int>& dims, c
     return s;
   }
   // Every line peer receives this rank's message of every round (or its marker), so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(completion::waitall(static_cast<int>(box.requests.size()), box.requests.data(), MPI_STATUSES_IGNORE));
   if (!failed.ok()) return failed;
   *out = builder->pattern();
   return {};
@@ -499,7 +500,7 @@ MpiStatus SetupChannel::agree_grid(int rank, const std::vector<int>& dims, int c
   }
   assert(held.empty() && "every held word belongs to a line peer of some round");
   // Every line peer takes this rank's word of every round, so these end.
-  CARTPLAN_MPI_CALL(MPI_Waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
+  CARTPLAN_MPI_CALL(completion::waitall(static_cast<int>(verdict_requests_.size()), verdict_requests_.data(), MPI_STATUSES_IGNORE));
   *verdict = v.verdict();
   return {};
 }

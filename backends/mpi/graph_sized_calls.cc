@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/completion.h"
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/predefined.h"
 
@@ -74,10 +75,10 @@ MpiStatus unpack_block(const unsigned char* in, std::int64_t bytes, const BlockS
 // waits: advancing every other pending cartplan request meanwhile, since without the progress
 // hook (CARTPLAN_PROGRESS=cartplan) a peer may need one of them to reach this call.
 int wait_all(std::vector<MPI_Request>* reqs, MPI_Status* statuses) {
-  if (!GraphExchange::others_may_need_progress()) return MPI_Waitall(static_cast<int>(reqs->size()), reqs->data(), statuses);
+  if (!GraphExchange::others_may_need_progress()) return completion::waitall(static_cast<int>(reqs->size()), reqs->data(), statuses);
   for (;;) {
     int done = 0;
-    const int rc = MPI_Testall(static_cast<int>(reqs->size()), reqs->data(), &done, statuses);
+    const int rc = completion::testall(static_cast<int>(reqs->size()), reqs->data(), &done, statuses);
     if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
     GraphExchange::progress_all();
   }
@@ -133,7 +134,7 @@ int post_bytes(Side side, const void* buf, std::size_t n, int peer, int tag, MPI
 
 // One request: waited for (`block`, advancing other requests as a blocking call must) or tested.
 int complete_one(MPI_Request* req, bool block, int* done, MPI_Status* st) {
-  if (!block) return MPI_Test(req, done, st);
+  if (!block) return completion::test(req, done, st);
   std::vector<MPI_Request> one{*req};
   const int rc = wait_all(&one, st);
   *req = one[0];
@@ -497,7 +498,7 @@ bool SizedCalls::data(std::size_t f, Wire* w, bool block) {
     if (w->state[m] != Wire::kData) continue;
     int done = 0;
     MPI_Status st;
-    const int rc = MPI_Test(&w->recvs[m], &done, &st);
+    const int rc = completion::test(&w->recvs[m], &done, &st);
     if (rc != MPI_SUCCESS) st.MPI_ERROR = rc;
     if (done || rc != MPI_SUCCESS) arrived(f, m, st, rc != MPI_SUCCESS, w);
     else all = false;
@@ -549,7 +550,7 @@ bool SizedCalls::sized(std::size_t f, Wire* w, bool block) {
 bool SizedCalls::sends_done(Wire* w, bool block) {
   int done = 1;
   const int n = static_cast<int>(w->sends.size());
-  const int rc = block ? wait_all(&w->sends, MPI_STATUSES_IGNORE) : MPI_Testall(n, w->sends.data(), &done, MPI_STATUSES_IGNORE);
+  const int rc = block ? wait_all(&w->sends, MPI_STATUSES_IGNORE) : completion::testall(n, w->sends.data(), &done, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) {
     stop(from_mpi(rc, "MPI_Testall"));
     return true;
