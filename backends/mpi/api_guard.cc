@@ -3,6 +3,10 @@
 
 #include <cstdio>
 
+#ifdef CARTPLAN_SMPI
+#include "backends/mpi/smpi_kill.h"
+#endif
+
 namespace cartplan::mpi {
 
 std::string& last_error_message() {
@@ -24,6 +28,7 @@ void call_error_handler(MPI_Comm comm, int code, const std::string& message) {
       std::fprintf(stderr, "cartplan: rank %d: %s (MPI error class %d; the communicator's error handler is MPI_ERRORS_ARE_FATAL)\n",
                    rank, message.c_str(), code);
       std::fflush(stderr);
+      kill_other_ranks();  // SMPI's MPI_Abort leaves ranks blocked in a communication hanging (smpi_kill.h)
       MPI_Abort(comm, code);
       return;
     }

@@ -6,7 +6,8 @@
  * passed in; for request functions the request's communicator; MPI_COMM_SELF when there is
  * none). With the default MPI_ERRORS_ARE_FATAL an error aborts the job; set
  * MPI_ERRORS_RETURN to get the class back. Cart_error_message() describes the last error on
- * the calling thread. No C++ exception crosses this API.
+ * the calling thread. No C++ exception of cartplan's crosses this API (under SimGrid SMPI, the
+ * exception SimGrid unwinds a killed rank with passes through, as it must: docs/smpi.md).
  *
  * Two checking modes.
  *  - Default: blocking and non-blocking collectives talk to their neighbours only: no global

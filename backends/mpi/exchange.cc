@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/mpi/completion.h"
 #include "engine/lower.h"
 
 namespace cartplan::mpi {
@@ -97,8 +98,8 @@ void Exchange::step(bool block, bool post_only) {
     if (!recovering_) {
       if (!block && surely_incomplete(static_cast<int>(n), requests_.data() + first)) return;
       int complete = 1;
-      const int rc = block ? MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
-                           : MPI_Testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
+      const int rc = block ? completion::waitall(static_cast<int>(n), requests_.data() + first, statuses_.data())
+                           : completion::testall(static_cast<int>(n), requests_.data() + first, &complete, statuses_.data());
       if (!completed(first, n, rc, complete, block)) return;
     }
     if (recovering_ && !recover(first, n, block)) return;
@@ -167,8 +168,8 @@ __attribute__((noinline)) bool Exchange::completion_failed(std::size_t first, st
 bool Exchange::recover(std::size_t first, std::size_t n, bool block) {
   while (std::count(arrived_.begin(), arrived_.end(), 1) < static_cast<std::ptrdiff_t>(n)) {
     int out = 0;
-    const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data())
-                         : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data());
+    const int rc = block ? completion::waitsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data())
+                         : completion::testsome(static_cast<int>(n), requests_.data() + first, &out, indices_.data(), statuses_.data());
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       fail(first, n, from_mpi(rc, "MPI_Waitsome"));
       return false;
@@ -194,7 +195,7 @@ void Exchange::find_one_phase() {
 void Exchange::run_one_phase() {
   const std::size_t n = requests_.size();
   if (!post_phase(0, n)) return;
-  const int rc = MPI_Waitall(static_cast<int>(n), requests_.data(), statuses_.data());
+  const int rc = completion::waitall(static_cast<int>(n), requests_.data(), statuses_.data());
   if (!completed(0, n, rc, 1, true)) return;
   if (recovering_ && !recover(0, n, true)) return;
   phase_ = 1;
@@ -252,11 +253,11 @@ MpiStatus Exchange::check_arrival(std::size_t j, const MPI_Status& st, bool erro
 void abandon_request(MPI_Request* request, bool recv) {
   if (*request == MPI_REQUEST_NULL) return;
   int flag = 0;
-  MPI_Test(request, &flag, MPI_STATUS_IGNORE);
+  completion::test(request, &flag, MPI_STATUS_IGNORE);
   if (flag) return;
   if (recv) {
     MPI_Cancel(request);
-    MPI_Wait(request, MPI_STATUS_IGNORE);
+    completion::wait(request, MPI_STATUS_IGNORE);
   } else {
     MPI_Request_free(request);
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/completion.h"
 #include "backends/mpi/graph_layout.h"
 
 namespace cartplan::mpi {
@@ -257,8 +258,8 @@ void GraphExchange::step(bool block, bool post_only) {
     }
     while (left_ > 0) {
       int done = 0;
-      const int rc = block ? MPI_Waitsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data())
-                           : MPI_Testsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data());
+      const int rc = block ? completion::waitsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data())
+                           : completion::testsome(static_cast<int>(n), requests_.data() + first, &done, indices_.data(), statuses_.data());
       if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return fail(first, n, from_mpi(rc, block ? "MPI_Waitsome" : "MPI_Testsome"));
       if (done == MPI_UNDEFINED) break;
       for (int k = 0; k < done; ++k) {
@@ -281,7 +282,7 @@ void GraphExchange::step(bool block, bool post_only) {
 // completed request is checked; with MPI_ERR_IN_STATUS those still MPI_ERR_PENDING stay active
 // and are left to the Waitsome loop. Returns Waitall's code; left_ counts what is still pending.
 int GraphExchange::wait_whole_phase(std::size_t first, std::size_t n) {
-  const int rc = MPI_Waitall(static_cast<int>(n), requests_.data() + first, statuses_.data());
+  const int rc = completion::waitall(static_cast<int>(n), requests_.data() + first, statuses_.data());
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
   for (std::size_t k = 0; k < n; ++k) {
     if (rc == MPI_ERR_IN_STATUS && statuses_[k].MPI_ERROR == MPI_ERR_PENDING) continue;

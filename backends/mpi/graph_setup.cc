@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/mpi/another_rank.h"
+#include "backends/mpi/completion.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/progressing_wait.h"
 #include "backends/mpi/test_failure.h"

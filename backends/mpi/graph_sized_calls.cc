@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/completion.h"
+#include "backends/mpi/exchange.h"
 #include "backends/mpi/predefined.h"
 #include "backends/mpi/progressing_wait.h"
 
@@ -119,7 +121,7 @@ int post_bytes(Side side, const void* buf, std::size_t n, int peer, int tag, MPI
 
 // One request: waited for (`block`, advancing other requests as a blocking call must) or tested.
 int complete_one(MPI_Request* req, bool block, int* done, MPI_Status* st) {
-  if (!block) return MPI_Test(req, done, st);
+  if (!block) return completion::test(req, done, st);
   std::vector<MPI_Request> one{*req};
   const int rc = wait_all(&one, st);
   *req = one[0];
@@ -483,7 +485,7 @@ bool SizedCalls::data(std::size_t f, Wire* w, bool block) {
     if (w->state[m] != Wire::kData) continue;
     int done = 0;
     MPI_Status st;
-    const int rc = MPI_Test(&w->recvs[m], &done, &st);
+    const int rc = completion::test(&w->recvs[m], &done, &st);
     if (rc != MPI_SUCCESS) st.MPI_ERROR = rc;
     if (done || rc != MPI_SUCCESS) arrived(f, m, st, rc != MPI_SUCCESS, w);
     else all = false;
@@ -535,7 +537,7 @@ bool SizedCalls::sized(std::size_t f, Wire* w, bool block) {
 bool SizedCalls::sends_done(Wire* w, bool block) {
   int done = 1;
   const int n = static_cast<int>(w->sends.size());
-  const int rc = block ? wait_all(&w->sends, MPI_STATUSES_IGNORE) : MPI_Testall(n, w->sends.data(), &done, MPI_STATUSES_IGNORE);
+  const int rc = block ? wait_all(&w->sends, MPI_STATUSES_IGNORE) : completion::testall(n, w->sends.data(), &done, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) {
     stop(from_mpi(rc, "MPI_Testall"));
     return true;

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "backends/mpi/completion.h"
+
 namespace cartplan::mpi {
 namespace {
 
@@ -96,7 +98,7 @@ bool SizePass::advance(bool block, bool post_only) {
     }
     int done = 1;
     const int n = static_cast<int>(requests_.size());
-    const int rc = block ? MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE) : MPI_Testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE);
+    const int rc = block ? completion::waitall(n, requests_.data(), MPI_STATUSES_IGNORE) : completion::testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) {
       error_ = from_mpi(rc, "the size pass");
       phase_ = schedule_.phases.size();

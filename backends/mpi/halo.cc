@@ -14,6 +14,7 @@
 #include "backends/mpi/exchange.h"
 #include "backends/mpi/halo_fields.h"
 #include "backends/mpi/measure_trials.h"
+#include "backends/mpi/model_notice.h"
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/out_of_memory.h"
 #include "backends/mpi/predefined.h"
@@ -219,6 +220,7 @@ MpiStatus plan_locally(MPI_Comm comm, const HaloArgs& a, Planned* p, const engin
   } else {
     Result<engine::LocatedModel> m = engine::locate_cost_model(std::nullopt, p->grid->size(), std::getenv);
     if (!m) return mpi_error(MPI_ERR_ARG, m.error());
+    verbose_model_notice(*m, comm, p->grid->size());
     p->options.model = m->model;
     p->options.placement = placement;
     s = modes_from_env(&p->options);  // CARTPLAN_TUNE (a cartplan communicator's options have it)

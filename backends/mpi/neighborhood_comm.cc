@@ -7,13 +7,13 @@
 #include <cassert>
 #include <cstdlib>
 #include <memory>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "backends/mpi/another_rank.h"
 #include "backends/mpi/comm_keyval.h"
+#include "backends/mpi/model_notice.h"
 #include "backends/mpi/neighborhood_agreement.h"
 #include "backends/mpi/node_map.h"
 #include "backends/mpi/out_of_memory.h"
@@ -58,28 +58,6 @@ int keyval() {
   static const bool created = (create_state_keyval(copy_attr, delete_attr, &key), true);
   (void)created;
   return key;
-}
-
-// With CARTPLAN_VERBOSE=1, says once per process (on rank 0 of the first communicator) which
-// cost model the backend found, or that it falls back to the built-in defaults.
-void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) {
-  static bool said = false;
-  const char* v = std::getenv("CARTPLAN_VERBOSE");
-  if (said || !v || std::string(v) != "1") return;
-  said = true;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
-  if (m.source == engine::ModelSource::kBuiltIn)
-  {
-    std::string where;
-    for (const std::string& p : engine::default_cost_model_paths(np, std::getenv)) where += (where.empty() ? "" : " or ") + p;
-    std::cerr << "cartplan: no calibrated cost model (CARTPLAN_COST_MODEL is unset and there is none at "
-              << (where.empty() ? std::string("the default location: neither $XDG_CONFIG_HOME nor $HOME is set") : where)
-              << "); using the built-in defaults. bench/calibrate measures one.\n";
-  }
-  else
-    std::cerr << "cartplan: cost model from " << engine::describe(m) << "\n";
 }
 
 }  // namespace

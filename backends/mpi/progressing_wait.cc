@@ -1,6 +1,9 @@
 // Waits on cartplan's own MPI operations that advance every pending request meanwhile.
 #include "backends/mpi/progressing_wait.h"
 
+#include "backends/mpi/actor_kill.h"
+#include "backends/mpi/completion.h"
+
 namespace cartplan::mpi {
 namespace {
 
@@ -13,8 +16,10 @@ constinit WaitProgress g_progress;
 void progress_round(int n, MPI_Request* requests) {
   try {
     g_progress.progress();
+  } catch (const ActorKill&) {  // SMPI: this rank is being killed, no more MPI calls
+    throw;
   } catch (...) {
-    MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    completion::waitall(n, requests, MPI_STATUSES_IGNORE);
     throw;
   }
 }
@@ -29,9 +34,9 @@ bool wait_progress_needed() { return g_progress.needed && g_progress.needed(); }
 // wait blocks in MPI (single-threaded, nothing new can start meanwhile).
 int progressing_wait(MPI_Request* request, MPI_Status* status) {
   for (;;) {
-    if (!wait_progress_needed()) return MPI_Wait(request, status);
+    if (!wait_progress_needed()) return completion::wait(request, status);
     int done = 0;
-    if (const int rc = MPI_Test(request, &done, status); rc != MPI_SUCCESS || done) return rc;
+    if (const int rc = completion::test(request, &done, status); rc != MPI_SUCCESS || done) return rc;
     progress_round(1, request);
   }
 }
@@ -40,9 +45,9 @@ int progressing_wait(MPI_Request* request, MPI_Status* status) {
 // tested (MPI_Waitall would wait for them too).
 int progressing_waitall(int n, MPI_Request* requests, MPI_Status* statuses) {
   for (;;) {
-    if (!wait_progress_needed()) return MPI_Waitall(n, requests, statuses);
+    if (!wait_progress_needed()) return completion::waitall(n, requests, statuses);
     int done = 0;
-    const int rc = MPI_Testall(n, requests, &done, statuses);
+    const int rc = completion::testall(n, requests, &done, statuses);
     if (done || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
     progress_round(n, requests);
   }
@@ -90,7 +95,7 @@ int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendty
   if (const int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]); rc != MPI_SUCCESS) return rc;
   if (const int rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]); rc != MPI_SUCCESS) {
     MPI_Cancel(&r[0]);
-    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    completion::wait(&r[0], MPI_STATUS_IGNORE);
     return rc;
   }
   MPI_Status both[2];

@@ -148,11 +148,45 @@ else fail progress_calls "no OK line"; grep -E '^rank [0-9]+:|^progress_calls|De
 if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" return \
      >"$work/eh_return" 2>&1 && grep -q '^error_handler return: OK' "$work/eh_return"; then ok error_handler_return
 else fail error_handler_return "no OK line"; tail -n 5 "$work/eh_return"; fi
-smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" fatal >"$work/eh_fatal" 2>&1
-rc=$?
-if [ "$rc" -ne 139 ] && grep -q '^cartplan: rank [0-3]: t = 0 (a neighbourhood needs at least one offset)' "$work/eh_fatal" \
-   && grep -q 'MPI_Abort was called' "$work/eh_fatal" && ! grep -q 'instead of aborting' "$work/eh_fatal"; then ok error_handler_fatal
-else fail error_handler_fatal "exit $rc, no cartplan message before MPI_Abort"; tail -n 5 "$work/eh_fatal"; fi
+# Fatal errors end the run cleanly: MPI_Abort on the rank that reports kills the others inside their
+# MPI calls. SimGrid unwinds them with an exception that cartplan's C API caught ("internal error:
+# unknown exception" from every other rank: backends/mpi/actor_kill.h), and SMPI's MPI_Abort left ranks
+# blocked in a communication hanging ("Deadlock detected": backends/mpi/smpi_kill.h). Each case: the
+# mode, its cartplan message, then env assignments for the run.
+fatal_case() {
+  local mode=$1 message=$2; shift 2
+  env "$@" timeout --signal=KILL 300 smpirun --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np 8 \
+    -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" "$mode" >"$work/eh_$mode" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 139 ] && grep -q "^cartplan: rank [0-7]: $message" "$work/eh_$mode" && grep -q 'MPI_Abort was called' "$work/eh_$mode" \
+     && ! grep -q 'instead of aborting' "$work/eh_$mode" && ! grep -q 'internal error' "$work/eh_$mode" \
+     && ! grep -q 'Deadlock detected' "$work/eh_$mode"; then ok "error_handler_$mode"
+  else fail "error_handler_$mode" "exit $rc; cartplan's message, then MPI_Abort, nothing else expected"; grep -v '^\[.*INFO\]' "$work/eh_$mode" | head -n 8; fi
+}
+fatal_case fatal 't = 0 (a neighbourhood needs at least one offset)'
+fatal_case fatal-one 'another rank passed invalid arguments to Cart_neighborhood_create'
+fatal_case fatal-halo "d = 3, but the communicator's grid has 2 dimensions"
+fatal_case fatal-model "Info cartplan_cost_model: cannot read '/nonexistent/cartplan_model.json'"
+fatal_case halo "CARTPLAN_COST_MODEL: cannot read '/nonexistent/cartplan_model.json'" CARTPLAN_COST_MODEL=/nonexistent/cartplan_model.json
+# CARTPLAN_VERBOSE=1 says which cost model a halo on a plain MPI_Cart_create communicator plans with,
+# once, on rank 0 (it said nothing there; Cart_neighborhood_create did), naming the installed
+# calibration program too. With a calibrated model: see verbose_model_file below.
+verbose_case() {  # name, the expected line (a grep pattern), env assignments
+  local name=$1 line=$2; shift 2
+  env -u CARTPLAN_COST_MODEL CARTPLAN_VERBOSE=1 XDG_CONFIG_HOME="$work/no_config" "$@" timeout --signal=KILL 300 smpirun \
+    --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" \
+    "$bin/tests/smpi/error_handler" halo >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$? said; said=$(grep -c '^cartplan: .*cost model' "$work/$name.err")
+  if [ "$rc" -eq 0 ] && grep -q '^error_handler halo: OK' "$work/$name.out" && [ "$said" -eq 1 ] && grep -q "$line" "$work/$name.err"; then ok "$name"
+  else fail "$name" "exit $rc, $said model notices (expected 1: $line)"; grep -v '^\[' "$work/$name.err" | head -n 5; fi
+}
+verbose_case verbose_model_builtin '^cartplan: no calibrated cost model (CARTPLAN_COST_MODEL is unset and there is none at .*no_config/cartplan/cost_model_np4.json or .*); using the built-in defaults. cartplan-calibrate (bench/calibrate in the repository) measures one.$'
+# A block-size mismatch in default mode (rank 0's blocks 2 doubles, the others' 2 ints) with
+# MPI_ERRORS_RETURN on the communicator only: MPI_ERR_TRUNCATE on the ranks that receive one. SMPI's
+# MPI_Waitall handed the truncation to MPI_COMM_WORLD's handler and aborted (backends/mpi/completion.h).
+if smpi_run -np 4 -platform "$work/torus_p64.xml" -hostfile "$work/torus_p64.hosts" "$bin/tests/smpi/error_handler" truncate \
+     >"$work/eh_truncate" 2>&1 && grep -q '^error_handler truncate: OK' "$work/eh_truncate"; then ok error_handler_truncate
+else fail error_handler_truncate "no OK line"; grep -v 'Mismatched datatypes\|smpi_request/WARNING' "$work/eh_truncate" | head -n 8; fi
 
 # The node link: torus NIC links are 6.911e9 B/s (bench/smpi/platforms.py), 1.44697e-4 us per byte;
 # the probe's burst is priced beta x S + node_link x 4 x S, so node_link = 1.44697e-4 - beta / 4.
@@ -205,4 +239,6 @@ if grep -q '^calibrate: np 8, .*, cyclic placement over 2 nodes (4 ranks per nod
 else fail calibrate_cyclic_placement "calibrate did not report cyclic placement over 2 nodes"; head -n 1 "$work/calibrate_node_link_cyclic.log"; fi
 node_link_case calibrate_one_node one_node.hosts none
 node_link_case calibrate_no_node_link two_nodes.hosts none --no-node-link
+verbose_case verbose_model_file "^cartplan: cost model from CARTPLAN_COST_MODEL = $work/calibrate_node_link.json\$" \
+  CARTPLAN_COST_MODEL="$work/calibrate_node_link.json"
 exit "$status"
