@@ -1,6 +1,9 @@
 // Waits on cartplan's own MPI operations that advance every pending request meanwhile.
 #include "backends/mpi/progressing_wait.h"
 
+#include <new>
+#include <stdexcept>
+
 #include "backends/mpi/actor_kill.h"
 #include "backends/mpi/completion.h"
 
@@ -11,13 +14,19 @@ namespace {
 // it is ready (empty) before any static constructor runs.
 constinit WaitProgress g_progress;
 
-// One progress round; if it throws, `requests` may still write into the caller's buffers (a
-// receive, a reduction's result): they complete first.
+// One progress round. Running out of memory while stepping another request does not end this
+// wait: the caller is often a construction or sweep whose peers wait for its next message, and an
+// exception would leave its sends in flight and its sequence out of step with them. The request
+// that could not step stays as it was and is stepped again by the next round (or its own wait,
+// which then reports the error). Any other exception: `requests` may still write into the
+// caller's buffers (a receive, a reduction's result), so they complete first.
 void progress_round(int n, MPI_Request* requests) {
   try {
     g_progress.progress();
   } catch (const ActorKill&) {  // SMPI: this rank is being killed, no more MPI calls
     throw;
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
   } catch (...) {
     completion::waitall(n, requests, MPI_STATUSES_IGNORE);
     throw;
@@ -58,7 +67,7 @@ int progressing_probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     if (!wait_progress_needed()) return MPI_Probe(source, tag, comm, status);
     int found = 0;
     if (const int rc = MPI_Iprobe(source, tag, comm, &found, status); rc != MPI_SUCCESS || found) return rc;
-    g_progress.progress();  // nothing posted here yet: an exception leaves nothing in flight
+    progress_round(0, nullptr);  // nothing posted here yet
   }
 }
 
@@ -68,7 +77,7 @@ int progressing_mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
     if (!wait_progress_needed()) return MPI_Mprobe(source, tag, comm, message, status);
     int found = 0;
     if (const int rc = MPI_Improbe(source, tag, comm, &found, message, status); rc != MPI_SUCCESS || found) return rc;
-    g_progress.progress();
+    progress_round(0, nullptr);
   }
 }
 #endif
