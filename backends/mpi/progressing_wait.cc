@@ -120,12 +120,6 @@ int progressing_allreduce(const void* in, void* out, int count, MPI_Datatype typ
   return progressing_wait(&r, MPI_STATUS_IGNORE);
 }
 
-int progressing_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (const int rc = MPI_Ibcast(buf, count, type, root, comm, &r); rc != MPI_SUCCESS) return rc;
-  return progressing_wait(&r, MPI_STATUS_IGNORE);
-}
-
 int progressing_barrier(MPI_Comm comm) {
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int rc = MPI_Ibarrier(comm, &r); rc != MPI_SUCCESS) return rc;

@@ -58,7 +58,6 @@ int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendty
 // Collectives, non-blocking on every rank whatever this rank has pending: MPI matches a
 // blocking collective only with blocking ones, and what is pending differs between ranks.
 int progressing_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-int progressing_bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int progressing_barrier(MPI_Comm comm);
 // MPI_Comm_dup: MPI_Comm_idup and a progressing wait. Under SMPI, whose MPI_Comm_idup aborts
 // ("Not yet implemented" in 3.32), a progressing barrier and then MPI_Comm_dup: once the barrier
