@@ -18,6 +18,7 @@
 #include "backends/mpi/graph_adjacent.h"
 #include "backends/mpi/graph_setup.h"
 #include "backends/mpi/info_options.h"
+#include "backends/mpi/model_notice.h"
 #include "backends/mpi/neighborhood_comm.h"
 #include "backends/mpi/progressing_wait.h"
 #include "backends/mpi/test_failure.h"
@@ -620,8 +621,11 @@ MpiStatus begin_graph(MPI_Comm comm, PendingGraph* out) {
   CARTPLAN_MPI_CALL(MPI_Comm_size(comm, &size));
   // The model: a calibration if one is found (engine/cost_model_locate.h), else the built-in
   // defaults. A rank whose lookup fails uses the defaults; auto's agreed table keeps ranks alike.
+  // With CARTPLAN_VERBOSE=1 rank 0 says which, once per process, as the Cartesian path does.
   Result<engine::LocatedModel> located = engine::locate_cost_model(std::nullopt, size, std::getenv);
   const engine::CostModel model = located ? located->model : engine::CostModel{};
+  if (located) verbose_model_notice(*located, comm, size);
+  else verbose_model_lookup_failed(located.error(), comm);
   // The duplicate is made even after an error of read_graph (a bad Info value, a communicator
   // without a graph, an MPI_PROC_NULL neighbour), so that every rank makes the same collective
   // calls whatever happened here (the agreement follows it). One duplicate carries all of the

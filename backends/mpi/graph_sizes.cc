@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "backends/mpi/completion.h"
+#include "backends/mpi/progressing_wait.h"
 
 namespace cartplan::mpi {
 namespace {
@@ -98,7 +99,10 @@ bool SizePass::advance(bool block, bool post_only) {
     }
     int done = 1;
     const int n = static_cast<int>(requests_.size());
-    const int rc = block ? completion::waitall(n, requests_.data(), MPI_STATUSES_IGNORE) : completion::testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE);
+    MPI_Request* r = requests_.data();
+    const int rc = !block       ? completion::testall(n, r, &done, MPI_STATUSES_IGNORE)
+                   : progressing_ ? progressing_waitall(n, r, MPI_STATUSES_IGNORE)
+                                  : completion::waitall(n, r, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) {
       error_ = from_mpi(rc, "the size pass");
       phase_ = schedule_.phases.size();
@@ -115,6 +119,7 @@ bool SizePass::advance(bool block, bool post_only) {
 }
 
 MpiStatus SizePass::run() {
+  progressing_ = true;
   advance(true, false);
   return error_;
 }

@@ -45,10 +45,16 @@ class SizePass {
   SizePass(const SizePass&) = delete;
   SizePass& operator=(const SizePass&) = delete;
 
-  // Runs the pass to the end (every rank of the graph runs it at the same point).
+  // Runs the pass to the end (every rank of the graph runs it at the same point), for a pass no
+  // pending request owns (a blocking call, a persistent init): its waits advance every pending
+  // cartplan request meanwhile (progressing_wait.h). In a blocking v call whose pattern exists
+  // the pass is the call's first wait for its peers, and a peer may reach the call only once
+  // this rank has advanced another of its requests.
   MpiStatus run();
   // Advances it: posts the next phase's messages and, unless `post_only`, completes what it
-  // can (with `block`, the whole pass). True when done.
+  // can (with `block`, the whole pass, blocking in MPI). A pending request that owns the pass
+  // (GraphExchange::learn_sizes) blocks only when it is the process's only pending request, and
+  // a progressing wait there would step that request again from inside its own step. True when done.
   bool advance(bool block, bool post_only);
   void set_lane(int lane) { lane_ = lane; }
   // Once done: each temp slot's size, and the first error (MPI_ERR_TRUNCATE for a recv block
@@ -66,6 +72,7 @@ class SizePass {
   std::vector<std::int64_t> send_, recv_, temps_;
   std::size_t phase_ = 0;
   bool posted_ = false;
+  bool progressing_ = false;  // run(): blocking waits advance the other pending requests
   std::vector<std::vector<std::int64_t>> out_, in_;
   std::vector<MPI_Request> requests_;
   MpiStatus error_;

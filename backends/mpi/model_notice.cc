@@ -7,14 +7,28 @@
 
 namespace cartplan::mpi {
 
-void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) {
+namespace {
+
+// Whether this call says the notice: CARTPLAN_VERBOSE=1, the process's first notice, rank 0 of
+// `comm` (every rank counts its first, so that no later communicator's rank 0 says another).
+bool say_notice(MPI_Comm comm) {
   static bool said = false;
   const char* v = std::getenv("CARTPLAN_VERBOSE");
-  if (said || !v || std::string(v) != "1") return;
+  if (said || !v || std::string(v) != "1") return false;
   said = true;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  if (rank != 0) return;
+  return rank == 0;
+}
+
+}  // namespace
+
+void verbose_model_lookup_failed(const std::string& why, MPI_Comm comm) {
+  if (say_notice(comm)) std::cerr << "cartplan: cost model lookup failed (" << why << "); using the built-in defaults.\n";
+}
+
+void verbose_model_notice(const engine::LocatedModel& m, MPI_Comm comm, int np) {
+  if (!say_notice(comm)) return;
   if (m.source != engine::ModelSource::kBuiltIn) {
     std::cerr << "cartplan: cost model from " << engine::describe(m) << "\n";
     return;

@@ -33,6 +33,20 @@ void progress_round(int n, MPI_Request* requests) {
   }
 }
 
+// Ends one of a call's own requests after an error or an exception, so that none outlives the
+// call: a receive still pending is cancelled (it would write into the caller's buffer later; one
+// that matched already completes anyway), then the request is completed (a send still reads the
+// caller's buffer, and MPI cannot reliably cancel one: deprecated in MPI 4.0, ignored by Open MPI's
+// ob1), then freed if MPI kept it (Open MPI's MPI_Test* and MPI_Wait* do not free a request that
+// completed in error). The wait blocks without advancing other requests: an error path, and the
+// sends here are sendrecv's, whose peer receives them in the same call.
+void release(MPI_Request* r, bool receive) {
+  if (*r == MPI_REQUEST_NULL) return;
+  if (receive) MPI_Cancel(r);
+  completion::wait(r, MPI_STATUS_IGNORE);
+  if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+}
+
 }  // namespace
 
 void set_wait_progress(WaitProgress progress) { g_progress = progress; }
@@ -96,21 +110,27 @@ int progressing_send(const void* buf, int count, MPI_Datatype type, int dest, in
   return progressing_wait(&r, MPI_STATUS_IGNORE);
 }
 
+// On every error or exception both requests are released (nothing of this call stays in MPI).
 int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount,
                          MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   if (!wait_progress_needed())
     return MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   if (const int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]); rc != MPI_SUCCESS) return rc;
-  if (const int rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]); rc != MPI_SUCCESS) {
-    MPI_Cancel(&r[0]);
-    completion::wait(&r[0], MPI_STATUS_IGNORE);
-    return rc;
-  }
   MPI_Status both[2];
-  const int rc = progressing_waitall(2, r, both);
-  if (status != MPI_STATUS_IGNORE) *status = both[0];
-  if (rc == MPI_ERR_IN_STATUS) return both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+  int rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);
+  if (rc != MPI_SUCCESS) r[1] = MPI_REQUEST_NULL;  // nothing started (the handle is undefined)
+  try {
+    if (rc == MPI_SUCCESS) rc = progressing_waitall(2, r, both);
+  } catch (const ActorKill&) {  // SMPI: this rank is being killed, no more MPI calls
+    throw;
+  } catch (...) {  // progress_round completed both first; one that failed may still be allocated
+    release(&r[0], true), release(&r[1], false);
+    throw;
+  }
+  if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && status != MPI_STATUS_IGNORE) *status = both[0];  // both completed
+  if (rc == MPI_ERR_IN_STATUS) rc = both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+  if (rc != MPI_SUCCESS) release(&r[0], true), release(&r[1], false);
   return rc;
 }
 
@@ -126,14 +146,30 @@ int progressing_barrier(MPI_Comm comm) {
   return progressing_wait(&r, MPI_STATUS_IGNORE);
 }
 
+// After an error or an exception the idup request is released and a duplicate it made meanwhile
+// freed (*out is MPI_COMM_NULL): the caller learns of no communicator, so it could not free it.
 int progressing_dup(MPI_Comm comm, MPI_Comm* out) {
 #ifdef CARTPLAN_SMPI
   if (const int rc = progressing_barrier(comm); rc != MPI_SUCCESS) return rc;
   return MPI_Comm_dup(comm, out);
 #else
+  *out = MPI_COMM_NULL;
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int rc = MPI_Comm_idup(comm, out, &r); rc != MPI_SUCCESS) return rc;
-  return progressing_wait(&r, MPI_STATUS_IGNORE);
+  auto drop = [&] {  // release completes the idup: *out is the duplicate then, if one was made
+    release(&r, false);
+    if (*out != MPI_COMM_NULL) MPI_Comm_free(out);
+    *out = MPI_COMM_NULL;
+  };
+  int rc = MPI_SUCCESS;
+  try {
+    rc = progressing_wait(&r, MPI_STATUS_IGNORE);
+  } catch (...) {  // no ActorKill here: that is SMPI's, which takes the branch above
+    drop();
+    throw;
+  }
+  if (rc != MPI_SUCCESS) drop();
+  return rc;
 #endif
 }
 

@@ -52,6 +52,8 @@ int progressing_mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
 // may need progress; the plain blocking call otherwise.
 int progressing_recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status* status);
 int progressing_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+// progressing_sendrecv after an error or an exception: neither request is left in MPI (the
+// receive cancelled if pending, both completed, a failed one freed).
 int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount,
                          MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 
@@ -61,7 +63,8 @@ int progressing_allreduce(const void* in, void* out, int count, MPI_Datatype typ
 int progressing_barrier(MPI_Comm comm);
 // MPI_Comm_dup: MPI_Comm_idup and a progressing wait. Under SMPI, whose MPI_Comm_idup aborts
 // ("Not yet implemented" in 3.32), a progressing barrier and then MPI_Comm_dup: once the barrier
-// completed every rank is inside the call.
+// completed every rank is inside the call. After an error or an exception nothing is left: the
+// request completed (and freed), a duplicate made meanwhile freed, *out MPI_COMM_NULL.
 int progressing_dup(MPI_Comm comm, MPI_Comm* out);
 
 }  // namespace cartplan::mpi

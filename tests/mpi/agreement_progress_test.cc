@@ -7,17 +7,20 @@
 // waits in the call. A correct MPI program (collectives called in one order on every rank); run
 // with CARTPLAN_PROGRESS=cartplan (progress only inside Cart_* calls), where a wait that does
 // not progress deadlocks (run_mpi.sh's time limit then fails the test). Every received element
-// and ghost cell is checked.
+// and ghost cell is checked. Graph v calls learn their blocks' sizes point-to-point first (sizes/...).
 //
 //   agreement_progress_test [PART]   // only the parts whose name starts with PART
-//                                    // (cartesian, graph, creation/..., construction/..., comm/...)
+//                                    // (cartesian, graph, creation/..., construction/..., sizes/..., comm/...)
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backends/mpi/cartplan_mpi.h"
+#include "backends/mpi/graph_sized_calls.h"
+#include "backends/mpi/graph_sizes.h"
 #include "tests/mpi/graph_algorithm_info.h"
 #include "tests/mpi/harness.h"
 
@@ -241,6 +244,36 @@ void graph_construction(Harness& h) {
   MPI_Info_free(&linear);
 }
 
+// A blocking v call (allgatherv) with a combining algorithm forced learns its temp slots' sizes
+// first, point-to-point along the schedule: with reuse off (set_size_reuse(false), the v bench's
+// baseline) a size pass (graph_sizes.h) in every call, with reuse on the previous call's sizes
+// (graph_sized_calls.h). Once the pattern exists that is the call's first wait for its peers: the
+// same call made with nothing pending constructs it beforehand. Checks the pass ran (its counter).
+void graph_sizes(Harness& h) {
+  CartPending p(h);
+  const int mine = h.rank + 7, counts[2] = {1, 1}, displs[2] = {0, 1};
+  for (const char* algorithm : {"pairing", "cumulative", "grid"}) {
+    for (const bool reuse : {false, true}) {
+      const std::string what = std::string("sizes/") + algorithm + (reuse ? "/reuse" : "/pass");
+      if (!wanted(what)) continue;
+      cartplan::mpi::set_size_reuse(reuse);
+      MPI_Comm g = ring(h, algorithm);
+      int got[2] = {-1, -1};
+      h.check(Cart_graph_neighbor_allgatherv(&mine, 1, MPI_INT, got, counts, displs, MPI_INT, g) == MPI_SUCCESS && ring_gathered(h, got),
+              what + ": the call that constructs the pattern");
+      got[0] = got[1] = -1;
+      const std::uint64_t passes = cartplan::mpi::size_passes_started();
+      p.start();
+      rank0_late(h, &p.q, [&] { return Cart_graph_neighbor_allgatherv(&mine, 1, MPI_INT, got, counts, displs, MPI_INT, g); }, what);
+      h.check(ring_gathered(h, got), what + ": data");
+      if (!reuse) h.check(cartplan::mpi::size_passes_started() == passes + 1, what + ": the call ran a size pass");
+      p.check(what);
+      MPI_Comm_free(&g);
+    }
+  }
+  cartplan::mpi::set_size_reuse(true);
+}
+
 // Making a communicator: Cart_graph_comm_create_adjacent (as MPI's distributed graph, and as an
 // attribute of a duplicate) and Cart_neighborhood_create start with collectives over the
 // communicator they are made from. The new communicator then runs a call, checked.
@@ -295,6 +328,7 @@ int main(int argc, char** argv) {
   if (wanted("graph")) graph(h);
   graph_creation(h);
   graph_construction(h);
+  graph_sizes(h);
   comm_creation(h);
   return h.finish("agreement_progress_test");
 }
