@@ -5,13 +5,16 @@
 //   - cartplan's persistent request (Cart_start + Cart_wait: nothing built per call);
 //   - Cart_graph_ineighbor_* into one receive buffer (after the first call, the pooled exchange);
 //   - Cart_graph_ineighbor_* cycling through one buffer more than the pool holds (every call
-//     misses the pool, which drops its oldest: each call builds, as every call did before it).
+//     misses the pool, which drops its oldest: each call builds, as every call did before it);
+//   - the v forms with every count equal, Open MPI's MPI_Ineighbor_allgatherv/alltoallv and
+//     Cart_graph_ineighbor_allgatherv/alltoallv (not pooled: their sizes travel with the data,
+//     graph_sized_calls.h).
 // Variants interleaved repetition by repetition; per repetition the slowest rank's mean over
 // `iters` calls; median and quartiles over the repetitions. Every variant's last result is
 // compared with Open MPI's.
 //
 //   mpirun -np 4 graph_nonblocking_bench --graph moore:dims=2x2,r=1 --algorithm pairing --bytes 8
-//   (--only V runs variant V alone, 0-3 in the order above: for a profiler)
+//   (--only V runs variant V alone, 0-5 in the order above: for a profiler)
 #include <mpi.h>
 
 #include <cstdio>
@@ -48,9 +51,10 @@ bool parse(int argc, char** argv, Args* a) {
 }
 
 constexpr int kBuffers = 9;  // one more than the pool holds (GraphExchange::kPoolCapacity)
-constexpr int kVariants = 4;
+constexpr int kVariants = 6;
 const char* const kNames[kVariants] = {"Open MPI MPI_Ineighbor_*", "cartplan persistent", "cartplan non-blocking, pooled",
-                                       "cartplan non-blocking, every call builds"};
+                                       "cartplan non-blocking, every call builds", "Open MPI MPI_Ineighbor_*v, equal counts",
+                                       "cartplan non-blocking v form, equal counts"};
 
 struct Bench {
   Args a;
@@ -59,6 +63,29 @@ struct Bench {
   std::vector<std::vector<unsigned char>> recv;  // kBuffers; 0 is the persistent request's and the pooled calls'
   std::vector<unsigned char> ref;
   Cart_Request persistent = CART_REQUEST_NULL;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;  // the v forms' (every count a.bytes)
+
+  void lay_out_v(int out_degree, int in_degree) {
+    const bool a2a = a.alltoall;
+    for (int k = 0; k < out_degree; ++k) scounts.push_back(a.bytes), sdispls.push_back(a2a ? k * a.bytes : 0);
+    for (int k = 0; k < in_degree; ++k) rcounts.push_back(a.bytes), rdispls.push_back(k * a.bytes);
+  }
+
+  // One call + wait of a v form: Open MPI's (v 4) or cartplan's (v 5).
+  void call_v(int v, unsigned char* out) {
+    const int n = a.bytes;
+    if (v == 4) {
+      MPI_Request r;
+      if (a.alltoall) MPI_Ineighbor_alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_BYTE, out, rcounts.data(), rdispls.data(), MPI_BYTE, g, &r);
+      else MPI_Ineighbor_allgatherv(send.data(), n, MPI_BYTE, out, rcounts.data(), rdispls.data(), MPI_BYTE, g, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      return;
+    }
+    Cart_Request r = CART_REQUEST_NULL;
+    if (a.alltoall) Cart_graph_ineighbor_alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_BYTE, out, rcounts.data(), rdispls.data(), MPI_BYTE, g, &r);
+    else Cart_graph_ineighbor_allgatherv(send.data(), n, MPI_BYTE, out, rcounts.data(), rdispls.data(), MPI_BYTE, g, &r);
+    Cart_wait(&r);
+  }
 
   // One call + wait of variant v into buffer b.
   void call(int v, int b) {
@@ -71,6 +98,7 @@ struct Bench {
       MPI_Wait(&r, MPI_STATUS_IGNORE);
       return;
     }
+    if (v >= 4) return call_v(v, out);
     if (v == 1) {
       Cart_start(&persistent);
       Cart_wait(&persistent);
@@ -112,6 +140,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < b.send.size(); ++i) b.send[i] = static_cast<unsigned char>(rank * 31 + i);
   b.recv.assign(kBuffers, std::vector<unsigned char>(e.in.size() * n + 1));
   b.ref.resize(e.in.size() * n + 1);
+  b.lay_out_v(static_cast<int>(e.out.size()), static_cast<int>(e.in.size()));
   const int rc = b.a.alltoall ? Cart_graph_neighbor_alltoall_init(b.send.data(), n, MPI_BYTE, b.recv[0].data(), n, MPI_BYTE, b.g, info, &b.persistent)
                               : Cart_graph_neighbor_allgather_init(b.send.data(), n, MPI_BYTE, b.recv[0].data(), n, MPI_BYTE, b.g, info, &b.persistent);
   if (rc != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 3);

@@ -705,18 +705,34 @@ MpiStatus persistent(GraphComm& g, const GraphCall& c, MPI_Info info, const MpiS
   return agreed_error(local_build, worst);
 }
 
-// What a uniform non-blocking call's exchange is bound to in its communicator's pool: call_key and
-// the options it was built under (the drop-in sets them per call). Empty (never pooled): a v or w
-// form (its exchange is for one call's sizes), checking mode (every call agrees, so every call
-// builds alike on every rank), an argument error.
+// A v call's arrays, which its exchange is laid out from: the counts and displacements of every
+// edge (alltoallv: both sides; allgatherv: the receive side, its one send count is in call_key).
+void add_varied_arrays(const GraphComm& g, const GraphCall& c, std::vector<std::uintptr_t>* key) {
+  auto add = [&](CountArray counts, DisplArray displs, std::size_t degree) {
+    for (std::size_t k = 0; k < degree; ++k)
+      key->insert(key->end(), {static_cast<std::uintptr_t>(counts[k]), static_cast<std::uintptr_t>(displs[k])});
+  };
+  if (c.op == GraphOp::kAlltoall) add(c.sendcounts, c.sdispls, g.edges().out.size());
+  add(c.recvcounts, c.rdispls, g.edges().in.size());
+}
+
+// What a non-blocking call's exchange is bound to in its communicator's pool: call_key, the
+// options it was built under (the drop-in sets them per call) and, for allgatherv and alltoallv,
+// their arrays. Empty (never pooled): a v form with a combining schedule (its layout is for one
+// call's sizes, which its peers may change: graph_sized_chain.h), alltoallw, a uniform call that
+// learns its sizes (the drop-in's), checking mode (every call agrees, so every call builds alike
+// on every rank), an argument error. A linear v exchange depends on this rank's arguments
+// alone: every message is one edge's block, laid out from this rank's counts and displacements.
 std::vector<std::uintptr_t> pool_key(const GraphComm& g, const GraphCall& c, const GraphOptions& o, const MpiStatus& caller_error,
                                      DerivedTypes* derived) {
-  if (c.varied || c.learn_sizes || o.check_collective || !caller_error.ok()) return {};
+  if (c.learn_sizes || c.per_edge_types || o.check_collective || !caller_error.ok()) return {};
+  if (c.varied && o.algo != engine::graph::GraphAlgoChoice::kLinear) return {};
   std::vector<std::uintptr_t> key = call_key(g, c, derived);
   if (key.empty()) return key;
   for (int word : {static_cast<int>(o.algo), o.theta, o.grid_dims, engine::graph::candidates_key(o.auto_candidates),
-                   o.progress_anywhere ? 1 : 0, o.grid_in_auto ? 1 : 0})
+                   o.progress_anywhere ? 1 : 0, o.grid_in_auto ? 1 : 0, c.varied ? 1 : 0})
     key.push_back(static_cast<std::uintptr_t>(static_cast<std::intptr_t>(word)));
+  if (c.varied) add_varied_arrays(g, c, &key);
   return key;
 }
 

@@ -6,7 +6,8 @@
 // rank-dependent order; rank 0 reusing while the others build; the C++ request assigned over; a
 // pass over as many buffers as the pool holds reuses every one; a
 // datatype freed and created with another layout builds again; a predefined-type allgather; the
-// communicator freed with exchanges in its pool. Every receive buffer is compared with Open MPI's
+// communicator freed with exchanges in its pool; allgatherv and alltoallv under a linear schedule
+// (pooled with their arrays; combining ones are not). Every receive buffer is compared with Open MPI's
 // MPI_Neighbor_* on the same distributed graph, on a graph with parallel and self edges whose
 // degrees differ by rank.
 #include <mpi.h>
@@ -181,12 +182,70 @@ void cpp_assignment(Case& c, std::size_t in_degree) {
   MPI_Type_free(&t);
 }
 
+// The v forms' arrays of one pass: edge k carries 1 + (its source + shift) % 2 blocks, so counts
+// differ by rank and agree at both ends of every edge; `gap` blocks between receive blocks.
+struct VArrays {
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+  int sendcount = 0;
+  VArrays(int rank, const std::vector<int>& in, std::size_t out_degree, int shift, int gap) {
+    sendcount = 1 + (rank + shift) % 2;
+    for (std::size_t k = 0; k < out_degree; ++k) scounts.push_back(sendcount), sdispls.push_back(static_cast<int>(k) * 2);
+    int at = 0;
+    for (int src : in) rcounts.push_back(1 + (src + shift) % 2), rdispls.push_back(at), at += 2 + gap;
+  }
+};
+
+// One v call (alltoallv or allgatherv) + wait into `recv`; returns the datatype copies it made.
+long v_call(Case& c, bool allgather, MPI_Datatype t, const VArrays& v, std::vector<int>& recv, const std::string& what) {
+  recv.assign(recv.size(), -1);
+  Cart_Request r = CART_REQUEST_NULL;
+  const long before = type_copies;
+  const int rc = allgather ? Cart_graph_ineighbor_allgatherv(c.send.data(), v.sendcount, t, recv.data(), v.rcounts.data(), v.rdispls.data(), t, c.comm, &r)
+                           : Cart_graph_ineighbor_alltoallv(c.send.data(), v.scounts.data(), v.sdispls.data(), t, recv.data(), v.rcounts.data(),
+                                                            v.rdispls.data(), t, c.comm, &r);
+  c.h.check(rc == MPI_SUCCESS && Cart_wait(&r) == MPI_SUCCESS, what + ": the call and its wait succeed");
+  return type_copies - before;
+}
+
+// Non-blocking allgatherv and alltoallv: under a linear schedule (forced, or auto, which runs v
+// forms linear) the same arrays take back the pooled exchange; other counts or displacements
+// build again. Combining schedules build every call (sizes travel with the data). Every result
+// equals MPI_Neighbor_allgatherv / alltoallv.
+void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool linear) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(kElems, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  std::vector<int> recv(in.size() * 4 * kElems + 8), ref(recv.size());
+  const VArrays a(c.h.rank, in, out_degree, 0, 0), other_counts(c.h.rank, in, out_degree, 1, 0), other_displs(c.h.rank, in, out_degree, 0, 1);
+  for (bool allgather : {false, true}) {
+    const std::pair<const VArrays*, const char*> passes[] = {{&a, "first"}, {&a, "again"}, {&a, "third"}, {&other_counts, "other counts"},
+                                                             {&other_displs, "other displacements"}, {&other_displs, "other displacements again"}};
+    const VArrays* previous = nullptr;
+    for (int it = 0; it < 6; ++it) {
+      const auto& [v, name] = passes[it];
+      const std::string what = c.label + (allgather ? "allgatherv " : "alltoallv ") + name;
+      c.set_send(40000 + it);
+      const long copies = v_call(c, allgather, t, *v, recv, what);
+      const bool reuse = linear && v == previous;
+      c.h.check(reuse ? copies == 0 : copies > 0, what + (reuse ? ": reuses a pooled exchange" : ": builds") + " (" + std::to_string(copies) + " datatype copies)");
+      ref.assign(ref.size(), -1);
+      const int rc = allgather ? MPI_Neighbor_allgatherv(c.send.data(), v->sendcount, t, ref.data(), v->rcounts.data(), v->rdispls.data(), t, c.comm)
+                               : MPI_Neighbor_alltoallv(c.send.data(), v->scounts.data(), v->sdispls.data(), t, ref.data(), v->rcounts.data(),
+                                                        v->rdispls.data(), t, c.comm);
+      c.h.check(rc == MPI_SUCCESS && recv == ref, what + ": equals MPI_Neighbor_*v");
+      previous = v;
+    }
+  }
+  MPI_Type_free(&t);
+}
+
 void run(Harness& h, const char* algo) {
   const std::vector<int> in = ins_of(h.rank, h.size), out = outs_of(h.rank, h.size);
   Case c{h, cartplan::mpitest::graph_with_algorithm(in, out, algo, "1"), std::string(algo) + ": "};
   derived_rounds(c, in.size());
   diverging(c, in.size());
   cpp_assignment(c, in.size());
+  v_rounds(c, in, out.size(), std::string(algo) == "linear" || std::string(algo) == "auto");
   // Allgather: a derived block type (built, then reused), then MPI_INT (keyed by handle; data only).
   std::vector<std::vector<int>> bufs = buffers(kInFlight, in.size());
   MPI_Datatype block;
