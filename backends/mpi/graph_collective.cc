@@ -466,6 +466,12 @@ GraphOptions call_options(const GraphComm& g, const GraphCall& c) {
   return o;
 }
 
+// The previous blocking call of `op` in every SizedCalls: its next call sends everything with sizes.
+void forget_sized(GraphBlockingCache& cache, GraphOp op) {
+  for (auto& [k, entry] : cache.sized)
+    if (std::get<0>(k) == static_cast<int>(op) && entry) entry->forget();
+}
+
 // A blocking v call (or a uniform call whose sizes may differ by rank). With a combining
 // schedule it reuses the previous call's sizes (graph_sized_calls.h); linear, or reuse off,
 // builds the exchange for this call (a combining one after the size pass). A rank whose call
@@ -498,9 +504,7 @@ MpiStatus blocking_varied(GraphComm& g, const GraphCall& c, GraphBlockingCache& 
   }
   s = checked(g, o.check_collective, s);
   if (s.ok() && calls) return (*calls)->run(b);
-  if (!s.ok() || a.algorithm != GraphAlgorithm::kLinear)
-    for (auto& [k, entry] : cache.sized)
-      if (std::get<0>(k) == static_cast<int>(c.op) && entry) entry->forget();
+  if (!s.ok() || a.algorithm != GraphAlgorithm::kLinear) forget_sized(cache, c.op);
   return s.ok() ? x->run_once() : s;
 }
 
@@ -716,23 +720,39 @@ void add_varied_arrays(const GraphComm& g, const GraphCall& c, std::vector<std::
   add(c.recvcounts, c.rdispls, g.edges().in.size());
 }
 
-// What a non-blocking call's exchange is bound to in its communicator's pool: call_key, the
-// options it was built under (the drop-in sets them per call) and, for allgatherv and alltoallv,
-// their arrays. Empty (never pooled): a v form with a combining schedule (its layout is for one
-// call's sizes, which its peers may change: graph_sized_chain.h), alltoallw, a uniform call that
-// learns its sizes (the drop-in's), checking mode (every call agrees, so every call builds alike
-// on every rank), an argument error. A linear v exchange depends on this rank's arguments
-// alone: every message is one edge's block, laid out from this rank's counts and displacements.
+// Whether a v call's exchange can be kept for a later call with the same arguments: allgatherv
+// and alltoallv with a linear schedule (forced, or auto, which runs v calls linear). Such an
+// exchange depends on this rank's arguments alone: every message is one edge's block, laid out
+// from this rank's counts and displacements. A combining schedule's layouts are for one call's
+// sizes, which peers may change (they go through the sized calls, graph_sized_calls.h); w forms
+// and uniform calls that learn their sizes (the drop-in's) are not kept.
+bool keepable_varied(const GraphCall& c, const GraphOptions& o) {
+  return c.varied && !c.learn_sizes && !c.per_edge_types && o.algo == engine::graph::GraphAlgoChoice::kLinear;
+}
+
+// call_key, and for a keepable v call its arrays. Empty: not kept.
+std::vector<std::uintptr_t> reuse_key(const GraphComm& g, const GraphCall& c, const GraphOptions& o, DerivedTypes* derived) {
+  if ((c.varied || c.learn_sizes) && !keepable_varied(c, o)) return {};
+  std::vector<std::uintptr_t> key = call_key(g, c, derived);
+  if (!key.empty() && c.varied) {
+    key.push_back(1);  // apart from a uniform call's key with the same buffers and zero counts
+    add_varied_arrays(g, c, &key);
+  }
+  return key;
+}
+
+// What a non-blocking call's exchange is bound to in its communicator's pool: reuse_key and the
+// options it was built under (the drop-in sets them per call). Empty (never pooled): what
+// reuse_key does not keep, checking mode (every call agrees, so every call builds alike on every
+// rank), an argument error.
 std::vector<std::uintptr_t> pool_key(const GraphComm& g, const GraphCall& c, const GraphOptions& o, const MpiStatus& caller_error,
                                      DerivedTypes* derived) {
-  if (c.learn_sizes || c.per_edge_types || o.check_collective || !caller_error.ok()) return {};
-  if (c.varied && o.algo != engine::graph::GraphAlgoChoice::kLinear) return {};
-  std::vector<std::uintptr_t> key = call_key(g, c, derived);
+  if (o.check_collective || !caller_error.ok()) return {};
+  std::vector<std::uintptr_t> key = reuse_key(g, c, o, derived);
   if (key.empty()) return key;
   for (int word : {static_cast<int>(o.algo), o.theta, o.grid_dims, engine::graph::candidates_key(o.auto_candidates),
-                   o.progress_anywhere ? 1 : 0, o.grid_in_auto ? 1 : 0, c.varied ? 1 : 0})
+                   o.progress_anywhere ? 1 : 0, o.grid_in_auto ? 1 : 0})
     key.push_back(static_cast<std::uintptr_t>(static_cast<std::intptr_t>(word)));
-  if (c.varied) add_varied_arrays(g, c, &key);
   return key;
 }
 
@@ -808,16 +828,16 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   MpiStatus s = require_graph(comm, &g);
   if (!s.ok()) return s;
   GraphBlockingCache& cache = call_cache(*g);
-  if (c.varied || c.learn_sizes) return blocking_varied(*g, c, cache);
+  const GraphOptions o = call_options(*g, c);
+  if ((c.varied || c.learn_sizes) && !keepable_varied(c, o)) return blocking_varied(*g, c, cache);
   DerivedTypes derived;
-  std::vector<std::uintptr_t> key = call_key(*g, c, &derived);
+  std::vector<std::uintptr_t> key = reuse_key(*g, c, o, &derived);
   // Derived datatypes not vouched for yet build again (which checks them), as in Cart_alltoallw.
   // Checking mode builds every call, so that every rank makes its two agreements alike.
-  const bool checking = (c.options ? *c.options : g->options()).check_collective;
+  const bool checking = o.check_collective;
   if (checking || key.empty() || key != cache.key || !cache.exchange || !derived.unvouched.empty()) {
     cache.exchange.reset();
     cache.key.clear();
-    const GraphOptions o = call_options(*g, c);
     s = prepare(*g, c.op, o, false);
     GraphBuffers b;
     if (s.ok()) s = lay_out(*g, c, &b);
@@ -837,6 +857,7 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   if (!s.ok()) {
     cache.exchange.reset();
     cache.key.clear();
+    if (c.varied) forget_sized(cache, c.op);  // as blocking_varied does after an error
     return s;
   }
   s = cache.exchange->run_once();

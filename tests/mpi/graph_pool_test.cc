@@ -195,11 +195,19 @@ struct VArrays {
   }
 };
 
-// One v call (alltoallv or allgatherv) + wait into `recv`; returns the datatype copies it made.
-long v_call(Case& c, bool allgather, MPI_Datatype t, const VArrays& v, std::vector<int>& recv, const std::string& what) {
+// One v call (alltoallv or allgatherv; blocking, or non-blocking + wait) into `recv`; returns the
+// datatype copies it made.
+long v_call(Case& c, bool allgather, bool blocking, MPI_Datatype t, const VArrays& v, std::vector<int>& recv, const std::string& what) {
   recv.assign(recv.size(), -1);
-  Cart_Request r = CART_REQUEST_NULL;
   const long before = type_copies;
+  if (blocking) {
+    const int rc = allgather ? Cart_graph_neighbor_allgatherv(c.send.data(), v.sendcount, t, recv.data(), v.rcounts.data(), v.rdispls.data(), t, c.comm)
+                             : Cart_graph_neighbor_alltoallv(c.send.data(), v.scounts.data(), v.sdispls.data(), t, recv.data(), v.rcounts.data(),
+                                                             v.rdispls.data(), t, c.comm);
+    c.h.check(rc == MPI_SUCCESS, what + ": the call succeeds");
+    return type_copies - before;
+  }
+  Cart_Request r = CART_REQUEST_NULL;
   const int rc = allgather ? Cart_graph_ineighbor_allgatherv(c.send.data(), v.sendcount, t, recv.data(), v.rcounts.data(), v.rdispls.data(), t, c.comm, &r)
                            : Cart_graph_ineighbor_alltoallv(c.send.data(), v.scounts.data(), v.sdispls.data(), t, recv.data(), v.rcounts.data(),
                                                             v.rdispls.data(), t, c.comm, &r);
@@ -207,11 +215,13 @@ long v_call(Case& c, bool allgather, MPI_Datatype t, const VArrays& v, std::vect
   return type_copies - before;
 }
 
-// Non-blocking allgatherv and alltoallv: under a linear schedule (forced, or auto, which runs v
-// forms linear) the same arrays take back the pooled exchange; other counts or displacements
-// build again. Combining schedules build every call (sizes travel with the data). Every result
-// equals MPI_Neighbor_allgatherv / alltoallv.
-void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool linear) {
+// allgatherv and alltoallv, non-blocking and blocking: under a linear schedule (forced, or auto,
+// which runs v forms linear) the same arrays take back the pooled (non-blocking) or cached
+// (blocking) exchange; other counts or displacements build again. Non-blocking calls with a
+// combining schedule build every call (sizes travel with the data; blocking ones are not counted:
+// their sized calls lay out derived types without copies). Every result equals
+// MPI_Neighbor_allgatherv / alltoallv.
+void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool linear, bool blocking) {
   MPI_Datatype t;
   MPI_Type_contiguous(kElems, MPI_INT, &t);
   MPI_Type_commit(&t);
@@ -223,11 +233,12 @@ void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool 
     const VArrays* previous = nullptr;
     for (int it = 0; it < 6; ++it) {
       const auto& [v, name] = passes[it];
-      const std::string what = c.label + (allgather ? "allgatherv " : "alltoallv ") + name;
+      const std::string what = c.label + (blocking ? "blocking " : "") + (allgather ? "allgatherv " : "alltoallv ") + name;
       c.set_send(40000 + it);
-      const long copies = v_call(c, allgather, t, *v, recv, what);
+      const long copies = v_call(c, allgather, blocking, t, *v, recv, what);
       const bool reuse = linear && v == previous;
-      c.h.check(reuse ? copies == 0 : copies > 0, what + (reuse ? ": reuses a pooled exchange" : ": builds") + " (" + std::to_string(copies) + " datatype copies)");
+      if (linear || !blocking)
+        c.h.check(reuse ? copies == 0 : copies > 0, what + (reuse ? ": reuses a pooled exchange" : ": builds") + " (" + std::to_string(copies) + " datatype copies)");
       ref.assign(ref.size(), -1);
       const int rc = allgather ? MPI_Neighbor_allgatherv(c.send.data(), v->sendcount, t, ref.data(), v->rcounts.data(), v->rdispls.data(), t, c.comm)
                                : MPI_Neighbor_alltoallv(c.send.data(), v->scounts.data(), v->sdispls.data(), t, ref.data(), v->rcounts.data(),
@@ -245,7 +256,7 @@ void run(Harness& h, const char* algo) {
   derived_rounds(c, in.size());
   diverging(c, in.size());
   cpp_assignment(c, in.size());
-  v_rounds(c, in, out.size(), std::string(algo) == "linear" || std::string(algo) == "auto");
+  for (bool blocking : {false, true}) v_rounds(c, in, out.size(), std::string(algo) == "linear" || std::string(algo) == "auto", blocking);
   // Allgather: a derived block type (built, then reused), then MPI_INT (keyed by handle; data only).
   std::vector<std::vector<int>> bufs = buffers(kInFlight, in.size());
   MPI_Datatype block;
