@@ -95,6 +95,52 @@ class Collective {
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL);
   static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                            MPI_Op op, int root, MPI_Info info = MPI_INFO_NULL);
+  // Large-count forms (Cart_*_init_c): the factories above with MPI_Count counts and MPI_Aint
+  // displacements (in elements of the datatype for alltoallv/allgatherv, in bytes for the w forms),
+  // as MPI-4's *_c functions; a block may hold more than INT_MAX elements. Same errors, thrown as
+  // MpiError. Overload resolution follows the count arguments' types: literals and int variables
+  // keep the int form, MPI_Count ones pick this one. Counts of another integer type (std::size_t,
+  // std::int64_t, which is long and not MPI_Count's long long, unsigned), or an int count beside
+  // an MPI_Count one, are ambiguous: cast them to MPI_Count (or int). So are the v and w forms
+  // when every counts array is a null pointer literal (pass a typed pointer).
+  //   const MPI_Count n = MPI_Count{3} << 30;                             // 3 GiB per block
+  //   auto a = cartplan::mpi::Collective::alltoall(cart, sb, n, MPI_BYTE, rb, n, MPI_BYTE);
+  //   std::vector<MPI_Count> sc(t, n), rc(t, n);
+  //   std::vector<MPI_Aint> sd = {0, n, 2 * n, 3 * n}, rd = sd;           // elements of MPI_BYTE
+  //   auto v = cartplan::mpi::Collective::alltoallv(cart, sb, sc.data(), sd.data(), MPI_BYTE,
+  //                                                 rb, rc.data(), rd.data(), MPI_BYTE);
+  //   auto s = cartplan::mpi::Collective::allreduce(cart, x, y, MPI_Count{1} << 31, MPI_INT, MPI_SUM);
+  static Collective alltoall(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallv(const CartComm& cart, const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallw(const CartComm& cart, const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Info info = MPI_INFO_NULL);
+  static Collective allgather(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherv(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherw(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Info info = MPI_INFO_NULL);
+  static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                   MPI_Datatype type, MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective bcast(const CartComm& cart, void* buffer, MPI_Count count, MPI_Datatype type, int root,
+                          MPI_Info info = MPI_INFO_NULL);
+  static Collective gather(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Info info = MPI_INFO_NULL);
+  static Collective scatter(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                           MPI_Op op, int root, MPI_Info info = MPI_INFO_NULL);
   ~Collective();
   Collective(Collective&&) noexcept;
   Collective& operator=(Collective&&) noexcept;
@@ -281,6 +327,41 @@ class DistGraphComm {
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) const;
   GraphCollective ialltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                              void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
+  // Large-count forms (Cart_graph_neighbor_*_c, Cart_graph_ineighbor_*_c): the members above with
+  // MPI_Count counts and MPI_Aint displacements, as MPI-4's MPI_Neighbor_*_c; same errors, thrown as
+  // MpiError (a count whose product with the type's size overflows 64 bits: MPI_ERR_COUNT naming
+  // it). Chosen by the counts' types as Collective's large-count factories are: int literals and
+  // variables keep the int form; size_t, int64_t (long) or mixed int / MPI_Count counts are
+  // ambiguous, cast them to MPI_Count.
+  //   const MPI_Count n = MPI_Count{3} << 30;
+  //   g.alltoall(out, n, MPI_BYTE, in, n, MPI_BYTE);                          // 3 GiB per edge
+  //   std::vector<MPI_Count> rc(g.indegree(), n);
+  //   std::vector<MPI_Aint> rd = ...;                                         // elements, as rc
+  //   cartplan::mpi::GraphCollective r = g.iallgatherv(mine, n, MPI_BYTE, all, rc.data(), rd.data(), MPI_BYTE);
+  //   r.wait();
+  void allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                 MPI_Datatype recvtype) const;
+  void alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                MPI_Datatype recvtype) const;
+  void allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype) const;
+  void alltoallv(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                 void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype) const;
+  void alltoallw(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                 const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                 const MPI_Datatype recvtypes[]) const;
+  GraphCollective iallgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype) const;
+  GraphCollective ialltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype) const;
+  GraphCollective iallgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype) const;
+  GraphCollective ialltoallv(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             MPI_Datatype recvtype) const;
+  GraphCollective ialltoallw(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
 
  private:
   DistGraphComm() = default;
@@ -326,6 +407,25 @@ class GraphCollective {
   static GraphCollective alltoallw(const DistGraphComm& g, const void* sendbuf, const int sendcounts[],
                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                                    const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Info info = MPI_INFO_NULL);
+  // Large-count forms (Cart_graph_neighbor_*_init_c): MPI_Count counts, MPI_Aint displacements;
+  // overloads chosen as DistGraphComm's large-count members are.
+  //   auto r = cartplan::mpi::GraphCollective::allgather(g, mine, MPI_Count{3} << 30, MPI_BYTE,
+  //                                                      theirs, MPI_Count{3} << 30, MPI_BYTE);
+  static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective allgatherv(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallv(const DistGraphComm& g, const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                   MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallw(const DistGraphComm& g, const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                    MPI_Info info = MPI_INFO_NULL);
   ~GraphCollective();
   GraphCollective(GraphCollective&&) noexcept;
