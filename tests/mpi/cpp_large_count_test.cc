@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan.hpp"
+#include "tests/mpi/gapped_layout.h"
 #include "tests/mpi/harness.h"
 
 namespace {
@@ -29,6 +30,7 @@ using cartplan::mpi::DistGraphComm;
 using cartplan::mpi::GraphCollective;
 using cartplan::mpi::MpiError;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::lay_out;
 
 // Overload resolution: int literals and int variables keep the int form (no ambiguity), MPI_Count
 // ones take the large-count form; other integer types are ambiguous (documented in cartplan.hpp).
@@ -58,19 +60,6 @@ std::vector<MPI_Aint> wide_displs(const std::vector<int>& v, MPI_Aint unit = 1) 
   std::vector<MPI_Aint> w;
   for (int x : v) w.push_back(x * unit);
   return w;
-}
-
-// Blocks with a gap of one int after each, in reverse order when `reverse`; returns the ints needed.
-int lay_out(const std::vector<int>& counts, std::vector<int>* displs, bool reverse) {
-  const int n = static_cast<int>(counts.size());
-  displs->assign(n, 0);
-  int at = 0;
-  for (int i = 0; i < n; ++i) {
-    const int k = reverse ? n - 1 - i : i;
-    (*displs)[k] = at;
-    at += counts[k] + 1;
-  }
-  return at + 1;
 }
 
 // The message of `body`'s MpiError prefixed by its class ("" if it throws none).
