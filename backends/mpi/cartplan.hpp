@@ -105,8 +105,9 @@ class Collective {
   // when every counts array is a null pointer literal (pass a typed pointer).
   //   const MPI_Count n = MPI_Count{3} << 30;                             // 3 GiB per block
   //   auto a = cartplan::mpi::Collective::alltoall(cart, sb, n, MPI_BYTE, rb, n, MPI_BYTE);
-  //   std::vector<MPI_Count> sc(t, n), rc(t, n);
-  //   std::vector<MPI_Aint> sd = {0, n, 2 * n, 3 * n}, rd = sd;           // elements of MPI_BYTE
+  //   std::vector<MPI_Count> sc(t, n), rc(t, n);                          // t = cart.neighbor_count()
+  //   std::vector<MPI_Aint> sd(t), rd(t);
+  //   for (int i = 0; i < t; ++i) sd[i] = rd[i] = i * n;                   // in elements (bytes here)
   //   auto v = cartplan::mpi::Collective::alltoallv(cart, sb, sc.data(), sd.data(), MPI_BYTE,
   //                                                 rb, rc.data(), rd.data(), MPI_BYTE);
   //   auto s = cartplan::mpi::Collective::allreduce(cart, x, y, MPI_Count{1} << 31, MPI_INT, MPI_SUM);
