@@ -6,11 +6,15 @@
 // counts, byte by byte with sentinels. Counts above INT_MAX reach the core whole: 2^31 + 5
 // elements of an empty datatype run (a count cut to int would be negative: MPI_ERR_COUNT), and
 // 2^62 ints fail with the MPI_ERR_COUNT and the message of the C *_c function for the same
-// arguments (nothing of that size is allocated). Overload resolution is checked at compile time.
+// arguments (nothing of that size is allocated). Scalar counts of other integer types (std::size_t,
+// long, unsigned, int beside MPI_Count) take the widening templates: the int form's bytes, 2^31 + 5
+// as std::size_t runs, a std::uint64_t above INT64_MAX throws MPI_ERR_COUNT naming the argument.
+// Overload resolution is checked at compile time.
 #include <mpi.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -32,14 +36,43 @@ using cartplan::mpi::MpiError;
 using cartplan::mpitest::Harness;
 using cartplan::mpitest::lay_out;
 
-// Overload resolution: int literals and int variables keep the int form (no ambiguity), MPI_Count
-// ones take the large-count form; other integer types are ambiguous (documented in cartplan.hpp).
-template <class N>
-concept CartCallable = requires(const CartComm& c, const void* s, void* r, N n) { Collective::alltoall(c, s, n, MPI_INT, r, n, MPI_INT); };
-template <class N>
-concept GraphCallable = requires(const DistGraphComm& g, const void* s, void* r, N n) { g.ialltoall(s, n, MPI_INT, r, n, MPI_INT); };
-static_assert(CartCallable<int> && CartCallable<MPI_Count> && CartCallable<short> && !CartCallable<std::size_t> && !CartCallable<long>);
-static_assert(GraphCallable<int> && GraphCallable<MPI_Count> && !GraphCallable<std::size_t>);
+// Overload resolution: int literals and int variables keep the int form, MPI_Count ones take the
+// large-count form (the widening template is no candidate for them); scalar counts of any other
+// integer type, or an int beside an MPI_Count, compile and take the widening template (exact
+// match, where both non-template forms need a conversion). Bool and character types are no counts.
+template <class S, class R = S>
+concept CartCallable = requires(const CartComm& c, const void* s, void* r, S m, R n) { Collective::alltoall(c, s, m, MPI_INT, r, n, MPI_INT); };
+template <class S, class R = S>
+concept CartWidens = requires(const CartComm& c, const void* s, void* r, S m, R n) {
+  Collective::alltoall<S, R>(c, s, m, MPI_INT, r, n, MPI_INT);
+};
+template <class S, class R = S>
+concept GraphCallable = requires(const DistGraphComm& g, const void* s, void* r, S m, R n) { g.ialltoall(s, m, MPI_INT, r, n, MPI_INT); };
+template <class S, class R = S>
+concept GraphWidens = requires(const DistGraphComm& g, const void* s, void* r, S m, R n) {
+  g.ialltoall<S, R>(s, m, MPI_INT, r, n, MPI_INT);
+  g.allgather<S, R>(s, m, MPI_INT, r, n, MPI_INT);
+  GraphCollective::allgather<S, R>(g, s, m, MPI_INT, r, n, MPI_INT);
+};
+static_assert(CartCallable<int> && CartCallable<MPI_Count> && CartCallable<short> && !CartWidens<int> && !CartWidens<MPI_Count>);
+static_assert(CartWidens<std::size_t> && CartWidens<long> && CartWidens<unsigned> && CartWidens<std::uint64_t> && CartWidens<short>);
+static_assert(CartWidens<int, MPI_Count> && CartWidens<MPI_Count, int> && CartWidens<std::size_t, int> && CartWidens<unsigned, MPI_Count>);
+static_assert(CartCallable<std::size_t> && CartCallable<long> && CartCallable<unsigned> && CartCallable<int, MPI_Count>);
+static_assert(!CartWidens<bool> && !CartWidens<char> && !CartWidens<char16_t> && !CartCallable<std::size_t, char32_t>);
+static_assert(GraphCallable<int> && GraphCallable<MPI_Count> && !GraphWidens<int> && !GraphWidens<MPI_Count>);
+static_assert(GraphWidens<std::size_t> && GraphWidens<long> && GraphWidens<unsigned> && GraphWidens<int, MPI_Count>);
+static_assert(requires(const CartComm& c, const void* s, void* r, std::size_t n, int i, MPI_Count w) {
+  Collective::allgather<std::size_t, std::size_t>(c, s, n, MPI_INT, r, n, MPI_INT);
+  Collective::allreduce<std::size_t>(c, s, r, n, MPI_INT, MPI_SUM);
+  Collective::reduce_scatter<long>(c, s, r, 1L, MPI_INT, MPI_SUM);
+  Collective::bcast<unsigned>(c, r, 1u, MPI_INT, 0);
+  Collective::gather<int, MPI_Count>(c, s, i, MPI_INT, r, w, MPI_INT, 0);
+  Collective::scatter<std::size_t, int>(c, s, n, MPI_INT, r, i, MPI_INT, 0);
+  Collective::reduce<std::size_t>(c, s, r, n, MPI_INT, MPI_SUM, 0);
+  GraphCollective::alltoall<std::size_t, std::size_t>(std::declval<const DistGraphComm&>(), s, n, MPI_INT, r, n, MPI_INT);
+  std::declval<const DistGraphComm&>().alltoall<std::size_t, std::size_t>(s, n, MPI_INT, r, n, MPI_INT);
+  std::declval<const DistGraphComm&>().iallgather<std::size_t, std::size_t>(s, n, MPI_INT, r, n, MPI_INT);
+});
 static_assert(std::is_same_v<decltype(Collective::bcast(std::declval<const CartComm&>(), nullptr, 0, MPI_INT, 0)), Collective>);
 static_assert(std::is_same_v<decltype(std::declval<const DistGraphComm&>().allgather(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT)), void>);
 // The v forms pick by the arrays' element type.
@@ -47,7 +80,13 @@ static_assert(requires(const DistGraphComm& g, const int* ic, const int* id, con
   g.alltoallv(nullptr, ic, id, MPI_INT, nullptr, ic, id, MPI_INT);
   g.alltoallv(nullptr, wc, wd, MPI_INT, nullptr, wc, wd, MPI_INT);
   g.allgatherv(nullptr, 0, MPI_INT, nullptr, wc, wd, MPI_INT);  // an int literal beside MPI_Count arrays
+  g.allgatherv(nullptr, std::size_t{1}, MPI_INT, nullptr, wc, wd, MPI_INT);
+  g.allgatherv(nullptr, std::size_t{1}, MPI_INT, nullptr, ic, id, MPI_INT);  // converted to int, as C++ converts
 });
+// A std::size_t counts array is neither form (no conversion between array element types).
+template <class C>
+concept CountsArray = requires(const DistGraphComm& g, const C* c, const MPI_Aint* d) { g.alltoallv(nullptr, c, d, MPI_INT, nullptr, c, d, MPI_INT); };
+static_assert(CountsArray<MPI_Count> && !CountsArray<std::size_t> && !CountsArray<long>);
 
 constexpr int kSentinel = -7;
 
@@ -397,6 +436,88 @@ void large_value_cases(Harness& h) {
   overflow_cases(h, cart, g);
 }
 
+// ----- Counts of other integer types: the widening templates -------------------------------------
+
+// std::size_t, long, unsigned and mixed int / MPI_Count counts give the int form's bytes.
+void widening_bytes(Harness& h, const CartComm& c, const DistGraphComm& g) {
+  const int k = 3, t = c.neighbor_count(), root = h.size - 1;
+  const std::size_t z = k, kt = z * t;
+  const long l = k;
+  const unsigned u = k;
+  const MPI_Count wk = k;
+  const bool at_root = h.rank == root;
+  compare(h, "widening alltoall std::size_t", kt, kt, true,
+          [&](const int* s, int* r) { return Collective::alltoall(c, s, k, MPI_INT, r, k, MPI_INT); },
+          [&](const int* s, int* r) { return Collective::alltoall(c, s, z, MPI_INT, r, z, MPI_INT); });
+  compare(h, "widening allgather long / unsigned", k, kt, true,
+          [&](const int* s, int* r) { return Collective::allgather(c, s, k, MPI_INT, r, k, MPI_INT); },
+          [&](const int* s, int* r) { return Collective::allgather(c, s, l, MPI_INT, r, u, MPI_INT); });
+  compare(h, "widening allreduce std::size_t", k, k, true,
+          [&](const int* s, int* r) { return Collective::allreduce(c, s, r, k, MPI_INT, MPI_SUM); },
+          [&](const int* s, int* r) { return Collective::allreduce(c, s, r, z, MPI_INT, MPI_SUM); });
+  compare(h, "widening gather int / MPI_Count", k, at_root ? kt : 0, at_root,
+          [&](const int* s, int* r) { return Collective::gather(c, s, k, MPI_INT, r, k, MPI_INT, root); },
+          [&](const int* s, int* r) { return Collective::gather(c, s, k, MPI_INT, r, wk, MPI_INT, root); });
+  const MPI_Comm comm = g.get();
+  const std::size_t in = g.indegree() * z, out = g.outdegree() * z;
+  graph_case(
+      h, "widening allgather", k, in, [&](const int* s, int* r) { MPI_Neighbor_allgather(s, k, MPI_INT, r, k, MPI_INT, comm); },
+      [&](Form f, const int* s, int* r) {
+        in_form(
+            f, [&] { g.allgather(s, z, MPI_INT, r, z, MPI_INT); }, [&] { return g.iallgather(s, l, MPI_INT, r, u, MPI_INT); },
+            [&] { return GraphCollective::allgather(g, s, z, MPI_INT, r, k, MPI_INT); });
+      });
+  graph_case(
+      h, "widening alltoall", out, in, [&](const int* s, int* r) { MPI_Neighbor_alltoall(s, k, MPI_INT, r, k, MPI_INT, comm); },
+      [&](Form f, const int* s, int* r) {
+        in_form(
+            f, [&] { g.alltoall(s, k, MPI_INT, r, wk, MPI_INT); }, [&] { return g.ialltoall(s, z, MPI_INT, r, z, MPI_INT); },
+            [&] { return GraphCollective::alltoall(g, s, u, MPI_INT, r, l, MPI_INT); });
+      });
+}
+
+// Values at the edge of MPI_Count: 2^31 + 5 as std::size_t reaches the core whole (an empty type
+// runs); a std::uint64_t above INT64_MAX throws MPI_ERR_COUNT naming the argument and its value;
+// INT64_MAX as std::uint64_t fails as the MPI_Count value does (the core's overflow error).
+void widening_edges(Harness& h, const CartComm& cart, const DistGraphComm& g) {
+  MPI_Datatype empty;
+  MPI_Type_contiguous(0, MPI_INT, &empty);
+  MPI_Type_commit(&empty);
+  const std::size_t big = (std::size_t{1} << 31) + 5;
+  int s[4] = {1, 2, 3, 4}, r[4] = {kSentinel, kSentinel, kSentinel, kSentinel};
+  std::string e = thrown([&] { Collective::alltoall(cart, s, big, empty, r, big, empty).run(); });
+  h.check(e.empty() && r[0] == kSentinel, "Collective::alltoall, 2^31 + 5 empty elements as std::size_t: " + e);
+  e = thrown([&] { g.iallgather(s, big, empty, r, big, empty).wait(); });
+  h.check(e.empty() && r[0] == kSentinel, "DistGraphComm::iallgather, 2^31 + 5 empty elements as std::size_t: " + e);
+  MPI_Type_free(&empty);
+  const std::uint64_t above = std::uint64_t{INT64_MAX} + 1, top = UINT64_MAX;
+  const std::string count = std::to_string(MPI_ERR_COUNT) + ": ";
+  const auto names = [&](const std::string& x, const std::string& arg, std::uint64_t v) {
+    return x == count + arg + " (" + std::to_string(v) + ") does not fit in MPI_Count";
+  };
+  e = thrown([&] { Collective::alltoall(cart, s, above, MPI_INT, r, 1, MPI_INT); });
+  h.check(names(e, "sendcount", above), "Collective::alltoall sendcount 2^63 as std::uint64_t: threw \"" + e + "\"");
+  e = thrown([&] { Collective::reduce(cart, s, r, top, MPI_INT, MPI_SUM, 0); });
+  h.check(names(e, "count", top), "Collective::reduce count UINT64_MAX: threw \"" + e + "\"");
+  e = thrown([&] { g.allgather(s, 1, MPI_INT, r, top, MPI_INT); });
+  h.check(names(e, "recvcount", top), "DistGraphComm::allgather recvcount UINT64_MAX: threw \"" + e + "\"");
+  e = thrown([&] { g.ialltoall(s, above, MPI_INT, r, std::size_t{1}, MPI_INT); });
+  h.check(names(e, "sendcount", above), "DistGraphComm::ialltoall sendcount 2^63: threw \"" + e + "\"");
+  e = thrown([&] { GraphCollective::allgather(g, s, 1, MPI_INT, r, above, MPI_INT); });
+  h.check(names(e, "recvcount", above), "GraphCollective::allgather recvcount 2^63: threw \"" + e + "\"");
+  const std::uint64_t fits = INT64_MAX;
+  const std::string x = thrown([&] { GraphCollective::alltoall(g, s, fits, MPI_INT, r, fits, MPI_INT); });
+  const std::string y = thrown([&] { GraphCollective::alltoall(g, s, MPI_Count{INT64_MAX}, MPI_INT, r, MPI_Count{INT64_MAX}, MPI_INT); });
+  h.check(x.rfind(count, 0) == 0 && x == y, "GraphCollective::alltoall INT64_MAX as std::uint64_t: \"" + x + "\", as MPI_Count \"" + y + "\"");
+}
+
+void widening_cases(Harness& h) {
+  const CartComm cart = torus(h.size);
+  const DistGraphComm g(MPI_COMM_WORLD, sources_of(h.rank, h.size), destinations_of(h.rank, h.size));
+  widening_bytes(h, cart, g);
+  widening_edges(h, cart, g);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -404,5 +525,6 @@ int main(int argc, char** argv) {
   cartesian_cases(h);
   graph_cases(h);
   large_value_cases(h);
+  widening_cases(h);
   return h.finish("cpp_large_count_test");
 }
