@@ -14,9 +14,11 @@
 
 #include <mpi.h>
 
+#include <concepts>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cartplan::ir::halo {
@@ -39,6 +41,27 @@ class MpiError : public std::runtime_error {
 };
 // The former name, kept so that existing programs catching cartplan::mpi::Error still compile.
 using Error = MpiError;
+
+namespace detail {
+// A type a scalar count may have besides int and MPI_Count: any standard integer type
+// (std::size_t, long, unsigned, short, ...) but bool and the character types.
+template <class T>
+concept CountInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
+                       !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
+// Scalar counts that neither the int nor the MPI_Count overload takes as they are (all int, or all
+// MPI_Count): the widening overloads convert them (as_count) and call the MPI_Count one.
+template <class... N>
+concept WidenedCounts = (CountInteger<N> && ...) && !(std::same_as<N, int> && ...) && !(std::same_as<N, MPI_Count> && ...);
+// `n` as an MPI_Count; a value MPI_Count cannot hold (an unsigned one above INT64_MAX) throws
+// MpiError(MPI_ERR_COUNT) naming the argument.
+//   MPI_Count c = detail::as_count(v.size(), "sendcount");
+template <CountInteger T>
+MPI_Count as_count(T n, const char* name) {
+  if (!std::in_range<MPI_Count>(n))
+    throw MpiError(MPI_ERR_COUNT, std::string(name) + " (" + std::to_string(n) + ") does not fit in MPI_Count");
+  return static_cast<MPI_Count>(n);
+}
+}  // namespace detail
 
 // Owns a Cartesian communicator that carries a cartplan neighbourhood (Cart_neighborhood_create).
 class CartComm {
@@ -95,6 +118,114 @@ class Collective {
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL);
   static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                            MPI_Op op, int root, MPI_Info info = MPI_INFO_NULL);
+  // Large-count forms (Cart_*_init_c): the factories above with MPI_Count counts and MPI_Aint
+  // displacements (in elements of the datatype for alltoallv/allgatherv, in bytes for the w forms),
+  // as MPI-4's *_c functions; a block may hold more than INT_MAX elements. Same errors, thrown as
+  // MpiError. Overload resolution follows the count arguments' types: literals and int variables
+  // keep the int form, MPI_Count ones pick this one. Scalar counts of any other standard integer
+  // type (std::size_t, long / std::int64_t, unsigned, short, ...), or an int beside an MPI_Count,
+  // take the widening templates below: each count converted to MPI_Count, then this form. A value
+  // MPI_Count cannot hold (an unsigned one above INT64_MAX) throws MpiError(MPI_ERR_COUNT) naming
+  // the argument, before any communication and only on the ranks that pass it. The v and w forms
+  // pick by their arrays' element type (const int[] or const MPI_Count[]; a std::size_t array does
+  // not compile: copy it into MPI_Count), their scalar sendcount converted to it as C++ converts
+  // (to int unchecked); they are ambiguous when every counts array is a null pointer literal
+  // (pass a typed pointer).
+  //   const MPI_Count n = MPI_Count{3} << 30;                             // 3 GiB per block
+  //   auto a = cartplan::mpi::Collective::alltoall(cart, sb, n, MPI_BYTE, rb, n, MPI_BYTE);
+  //   std::vector<MPI_Count> sc(t, n), rc(t, n);                          // t = cart.neighbor_count()
+  //   std::vector<MPI_Aint> sd(t), rd(t);
+  //   for (int i = 0; i < t; ++i) sd[i] = rd[i] = i * n;                   // in elements (bytes here)
+  //   auto v = cartplan::mpi::Collective::alltoallv(cart, sb, sc.data(), sd.data(), MPI_BYTE,
+  //                                                 rb, rc.data(), rd.data(), MPI_BYTE);
+  //   auto s = cartplan::mpi::Collective::allreduce(cart, x, y, MPI_Count{1} << 31, MPI_INT, MPI_SUM);
+  static Collective alltoall(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallv(const CartComm& cart, const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective alltoallw(const CartComm& cart, const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                              MPI_Info info = MPI_INFO_NULL);
+  static Collective allgather(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherv(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Info info = MPI_INFO_NULL);
+  static Collective allgatherw(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Info info = MPI_INFO_NULL);
+  static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                   MPI_Datatype type, MPI_Op op, MPI_Info info = MPI_INFO_NULL);
+  static Collective bcast(const CartComm& cart, void* buffer, MPI_Count count, MPI_Datatype type, int root,
+                          MPI_Info info = MPI_INFO_NULL);
+  static Collective gather(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Info info = MPI_INFO_NULL);
+  static Collective scatter(const CartComm& cart, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Info info = MPI_INFO_NULL);
+  static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                           MPI_Op op, int root, MPI_Info info = MPI_INFO_NULL);
+  // Widening forms: the scalar-count factories for counts of other integer types or mixed int /
+  // MPI_Count (see above), as the MPI_Count forms.
+  //   std::vector<int> mine(n), all(n * t);                              // t = cart.neighbor_count()
+  //   auto g = cartplan::mpi::Collective::allgather(cart, mine.data(), mine.size(), MPI_INT,
+  //                                                 all.data(), mine.size(), MPI_INT);   // std::size_t
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static Collective alltoall(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
+    return alltoall(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                    detail::as_count(recvcount, "recvcount"), recvtype, info);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static Collective allgather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
+    return allgather(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                     detail::as_count(recvcount, "recvcount"), recvtype, info);
+  }
+  template <class N>
+    requires detail::WidenedCounts<N>
+  static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
+                              MPI_Info info = MPI_INFO_NULL) {
+    return allreduce(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, info);
+  }
+  template <class N>
+    requires detail::WidenedCounts<N>
+  static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type,
+                                   MPI_Op op, MPI_Info info = MPI_INFO_NULL) {
+    return reduce_scatter(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, info);
+  }
+  template <class N>
+    requires detail::WidenedCounts<N>
+  static Collective bcast(const CartComm& cart, void* buffer, N count, MPI_Datatype type, int root, MPI_Info info = MPI_INFO_NULL) {
+    return bcast(cart, buffer, detail::as_count(count, "count"), type, root, info);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static Collective gather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
+    return gather(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                  detail::as_count(recvcount, "recvcount"), recvtype, root, info);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static Collective scatter(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
+    return scatter(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                   detail::as_count(recvcount, "recvcount"), recvtype, root, info);
+  }
+  template <class N>
+    requires detail::WidenedCounts<N>
+  static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
+                           int root, MPI_Info info = MPI_INFO_NULL) {
+    return reduce(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, root, info);
+  }
   ~Collective();
   Collective(Collective&&) noexcept;
   Collective& operator=(Collective&&) noexcept;
@@ -281,6 +412,66 @@ class DistGraphComm {
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype) const;
   GraphCollective ialltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                              void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
+  // Large-count forms (Cart_graph_neighbor_*_c, Cart_graph_ineighbor_*_c): the members above with
+  // MPI_Count counts and MPI_Aint displacements, as MPI-4's MPI_Neighbor_*_c; same errors, thrown as
+  // MpiError (a count whose product with the type's size overflows 64 bits: MPI_ERR_COUNT naming
+  // it). Chosen by the counts' types as Collective's large-count factories are: int literals and
+  // variables keep the int form, MPI_Count ones pick this one; scalar counts of another integer
+  // type (size_t, int64_t, unsigned, ...) or mixed int / MPI_Count take the widening templates
+  // below (converted to MPI_Count; one that does not fit: MPI_ERR_COUNT naming it, thrown on the
+  // ranks that pass it, before any communication). The v and w forms pick by their arrays' type.
+  //   const MPI_Count n = MPI_Count{3} << 30;
+  //   g.alltoall(out, n, MPI_BYTE, in, n, MPI_BYTE);                          // 3 GiB per edge
+  //   std::vector<MPI_Count> rc(g.indegree(), n);
+  //   std::vector<MPI_Aint> rd = ...;                                         // elements, as rc
+  //   cartplan::mpi::GraphCollective r = g.iallgatherv(mine, n, MPI_BYTE, all, rc.data(), rd.data(), MPI_BYTE);
+  //   r.wait();
+  void allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                 MPI_Datatype recvtype) const;
+  void alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                MPI_Datatype recvtype) const;
+  void allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype) const;
+  void alltoallv(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                 void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype) const;
+  void alltoallw(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                 const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                 const MPI_Datatype recvtypes[]) const;
+  GraphCollective iallgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype) const;
+  GraphCollective ialltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype) const;
+  GraphCollective iallgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype) const;
+  GraphCollective ialltoallv(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             MPI_Datatype recvtype) const;
+  GraphCollective ialltoallw(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]) const;
+  // Widening forms of the scalar-count members (see above); the non-blocking ones are defined
+  // after GraphCollective.
+  //   g.allgather(mine.data(), mine.size(), MPI_INT, all.data(), mine.size(), MPI_INT);   // std::size_t
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  void allgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
+    allgather(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf, detail::as_count(recvcount, "recvcount"),
+              recvtype);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  void alltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
+    alltoall(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf, detail::as_count(recvcount, "recvcount"),
+             recvtype);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  GraphCollective iallgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
+                             MPI_Datatype recvtype) const;
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  GraphCollective ialltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
+                            MPI_Datatype recvtype) const;
 
  private:
   DistGraphComm() = default;
@@ -327,6 +518,41 @@ class GraphCollective {
                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                                    const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                    MPI_Info info = MPI_INFO_NULL);
+  // Large-count forms (Cart_graph_neighbor_*_init_c): MPI_Count counts, MPI_Aint displacements;
+  // overloads chosen as DistGraphComm's large-count members are.
+  //   auto r = cartplan::mpi::GraphCollective::allgather(g, mine, MPI_Count{3} << 30, MPI_BYTE,
+  //                                                      theirs, MPI_Count{3} << 30, MPI_BYTE);
+  static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective allgatherv(const DistGraphComm& g, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallv(const DistGraphComm& g, const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                   MPI_Info info = MPI_INFO_NULL);
+  static GraphCollective alltoallw(const DistGraphComm& g, const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                   MPI_Info info = MPI_INFO_NULL);
+  // Widening forms (scalar counts of other integer types or mixed, as DistGraphComm's).
+  //   auto r = cartplan::mpi::GraphCollective::alltoall(g, out.data(), n, MPI_INT, in.data(), n, MPI_INT);   // std::size_t n
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
+    return allgather(g, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                     detail::as_count(recvcount, "recvcount"), recvtype, info);
+  }
+  template <class S, class R>
+    requires detail::WidenedCounts<S, R>
+  static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
+    return alltoall(g, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                    detail::as_count(recvcount, "recvcount"), recvtype, info);
+  }
   ~GraphCollective();
   GraphCollective(GraphCollective&&) noexcept;
   GraphCollective& operator=(GraphCollective&&) noexcept;
@@ -352,5 +578,20 @@ class GraphCollective {
   std::unique_ptr<GraphExchange> x_;
   bool persistent_ = true;  // false: a non-blocking call's, started once
 };
+
+template <class S, class R>
+  requires detail::WidenedCounts<S, R>
+GraphCollective DistGraphComm::iallgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
+                                          MPI_Datatype recvtype) const {
+  return iallgather(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                    detail::as_count(recvcount, "recvcount"), recvtype);
+}
+template <class S, class R>
+  requires detail::WidenedCounts<S, R>
+GraphCollective DistGraphComm::ialltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
+                                         MPI_Datatype recvtype) const {
+  return ialltoall(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
+                   detail::as_count(recvcount, "recvcount"), recvtype);
+}
 
 }  // namespace cartplan::mpi

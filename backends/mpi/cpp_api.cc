@@ -92,58 +92,66 @@ Collective::~Collective() = default;
 Collective::Collective(Collective&&) noexcept = default;
 Collective& Collective::operator=(Collective&&) noexcept = default;
 
-#define CARTPLAN_COMMA ,
 #define CART_SPEC(fn, ...) [&](const NeighborhoodComm& nc) { return fn(nc, __VA_ARGS__); }
 
-Collective Collective::alltoall(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                                MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoall_spec<int>, sb, sc, st, rb, rc, rt)));
-}
-Collective Collective::alltoallv(const CartComm& c, const void* sb, const int sc[], const int sd[], MPI_Datatype st,
-                                 void* rb, const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoallv_spec<int CARTPLAN_COMMA int>, sb, sc, sd, st, rb, rc, rd, rt)));
-}
-Collective Collective::alltoallw(const CartComm& c, const void* sb, const int sc[], const MPI_Aint sd[],
-                                 const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
-                                 const MPI_Datatype rt[], MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(alltoallw_spec<int>, sb, sc, sd, st, rb, rc, rd, rt)));
-}
-Collective Collective::allgather(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                                 MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgather_spec<int>, sb, sc, st, rb, rc, rt)));
-}
-Collective Collective::allgatherv(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
-                                  const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgatherv_spec<int CARTPLAN_COMMA int>, sb, sc, st, rb, rc, rd, rt)));
-}
-Collective Collective::allgatherw(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[],
-                                  const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allgatherw_spec<int>, sb, sc, st, rb, rc, rd, rt)));
-}
+// The factories with int counts and with MPI_Count counts and MPI_Aint displacements (the
+// large-count overloads, as Cart_*_init_c): one definition, instantiated for both, as in c_api.cc.
+#define CPP_COLLECTIVES(COUNT, DISPL)                                                                                      \
+  Collective Collective::alltoall(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc,       \
+                                  MPI_Datatype rt, MPI_Info info) {                                                        \
+    return Collective(make(c, info, CART_SPEC(alltoall_spec<COUNT>, sb, sc, st, rb, rc, rt)));                             \
+  }                                                                                                                        \
+  Collective Collective::alltoallv(const CartComm& c, const void* sb, const COUNT sc[], const DISPL sd[], MPI_Datatype st, \
+                                   void* rb, const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Info info) {         \
+    return Collective(make(c, info, CART_SPEC(alltoallv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, sd, st, rb, rc, rd, rt))); \
+  }                                                                                                                        \
+  Collective Collective::alltoallw(const CartComm& c, const void* sb, const COUNT sc[], const MPI_Aint sd[],              \
+                                   const MPI_Datatype st[], void* rb, const COUNT rc[], const MPI_Aint rd[],               \
+                                   const MPI_Datatype rt[], MPI_Info info) {                                               \
+    return Collective(make(c, info, CART_SPEC(alltoallw_spec<COUNT>, sb, sc, sd, st, rb, rc, rd, rt)));                    \
+  }                                                                                                                        \
+  Collective Collective::allgather(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc,      \
+                                   MPI_Datatype rt, MPI_Info info) {                                                       \
+    return Collective(make(c, info, CART_SPEC(allgather_spec<COUNT>, sb, sc, st, rb, rc, rt)));                            \
+  }                                                                                                                        \
+  Collective Collective::allgatherv(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb,               \
+                                    const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Info info) {                  \
+    return Collective(make(c, info, CART_SPEC(allgatherv_spec<COUNT CARTPLAN_COMMA DISPL>, sb, sc, st, rb, rc, rd, rt)));  \
+  }                                                                                                                        \
+  Collective Collective::allgatherw(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb,               \
+                                    const COUNT rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Info info) {       \
+    return Collective(make(c, info, CART_SPEC(allgatherw_spec<COUNT>, sb, sc, st, rb, rc, rd, rt)));                       \
+  }                                                                                                                        \
+  Collective Collective::allreduce(const CartComm& c, const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op,      \
+                                   MPI_Info info) {                                                                        \
+    return Collective(make(c, info, CART_SPEC(allreduce_spec<COUNT>, sb, rb, n, ty, op)));                                 \
+  }                                                                                                                        \
+  Collective Collective::reduce_scatter(const CartComm& c, const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op, \
+                                        MPI_Info info) {                                                                   \
+    return Collective(make(c, info, CART_SPEC(reduce_scatter_spec<COUNT>, sb, rb, n, ty, op)));                            \
+  }                                                                                                                        \
+  Collective Collective::bcast(const CartComm& c, void* b, COUNT n, MPI_Datatype ty, int root, MPI_Info info) {           \
+    return Collective(make(c, info, CART_SPEC(bcast_spec<COUNT>, b, n, ty, root)));                                        \
+  }                                                                                                                        \
+  Collective Collective::gather(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc,         \
+                                MPI_Datatype rt, int root, MPI_Info info) {                                                \
+    return Collective(make(c, info, CART_SPEC(gather_spec<COUNT>, sb, sc, st, rb, rc, rt, root)));                         \
+  }                                                                                                                        \
+  Collective Collective::scatter(const CartComm& c, const void* sb, COUNT sc, MPI_Datatype st, void* rb, COUNT rc,        \
+                                 MPI_Datatype rt, int root, MPI_Info info) {                                               \
+    return Collective(make(c, info, CART_SPEC(scatter_spec<COUNT>, sb, sc, st, rb, rc, rt, root)));                        \
+  }                                                                                                                        \
+  Collective Collective::reduce(const CartComm& c, const void* sb, void* rb, COUNT n, MPI_Datatype ty, MPI_Op op,         \
+                                int root, MPI_Info info) {                                                                 \
+    return Collective(make(c, info, CART_SPEC(reduce_spec<COUNT>, sb, rb, n, ty, op, root)));                              \
+  }
 
-Collective Collective::allreduce(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op,
-                                 MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(allreduce_spec<int>, sb, rb, n, ty, op)));
-}
-Collective Collective::reduce_scatter(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op,
-                                      MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(reduce_scatter_spec<int>, sb, rb, n, ty, op)));
-}
-Collective Collective::bcast(const CartComm& c, void* b, int n, MPI_Datatype ty, int root, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(bcast_spec<int>, b, n, ty, root)));
-}
-Collective Collective::gather(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                              MPI_Datatype rt, int root, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(gather_spec<int>, sb, sc, st, rb, rc, rt, root)));
-}
-Collective Collective::scatter(const CartComm& c, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                               MPI_Datatype rt, int root, MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(scatter_spec<int>, sb, sc, st, rb, rc, rt, root)));
-}
-Collective Collective::reduce(const CartComm& c, const void* sb, void* rb, int n, MPI_Datatype ty, MPI_Op op, int root,
-                              MPI_Info info) {
-  return Collective(make(c, info, CART_SPEC(reduce_spec<int>, sb, rb, n, ty, op, root)));
-}
+#define CARTPLAN_COMMA ,
+CPP_COLLECTIVES(int, int)
+CPP_COLLECTIVES(MPI_Count, MPI_Aint)
+#undef CARTPLAN_COMMA
+#undef CPP_COLLECTIVES
+#undef CART_SPEC
 
 void Collective::start() { throw_on_error(x_->start()); }
 void Collective::wait() { throw_on_error(x_->wait()); }

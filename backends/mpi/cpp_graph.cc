@@ -71,44 +71,6 @@ DistGraphComm& DistGraphComm::operator=(DistGraphComm&& other) noexcept {
   return *this;
 }
 
-void DistGraphComm::allgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
-  throw_on_error(graph_blocking(comm_, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt)));
-}
-void DistGraphComm::alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
-  throw_on_error(graph_blocking(comm_, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt)));
-}
-void DistGraphComm::allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                               MPI_Datatype rt) const {
-  throw_on_error(graph_blocking(comm_, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)));
-}
-void DistGraphComm::alltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                              const int rd[], MPI_Datatype rt) const {
-  throw_on_error(graph_blocking(comm_, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)));
-}
-void DistGraphComm::alltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                              const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[]) const {
-  throw_on_error(graph_blocking(comm_, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)));
-}
-
-GraphCollective DistGraphComm::iallgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
-  return GraphCollective(started(comm_, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt)), false);
-}
-GraphCollective DistGraphComm::ialltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt) const {
-  return GraphCollective(started(comm_, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt)), false);
-}
-GraphCollective DistGraphComm::iallgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int rc[], const int rd[],
-                                           MPI_Datatype rt) const {
-  return GraphCollective(started(comm_, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)), false);
-}
-GraphCollective DistGraphComm::ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[],
-                                          const int rd[], MPI_Datatype rt) const {
-  return GraphCollective(started(comm_, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)), false);
-}
-GraphCollective DistGraphComm::ialltoallw(const void* sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb,
-                                          const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[]) const {
-  return GraphCollective(started(comm_, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)), false);
-}
-
 GraphCollective::GraphCollective(std::unique_ptr<GraphExchange> x, bool persistent) : x_(std::move(x)), persistent_(persistent) {}
 // A completed non-blocking call's exchange goes back to its communicator's pool (a later call
 // with the same arguments takes it); others are destroyed, an active one after completing.
@@ -126,28 +88,37 @@ GraphCollective& GraphCollective::operator=(GraphCollective&& other) noexcept {
   return *this;
 }
 
-GraphCollective GraphCollective::allgather(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                                           MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt), info), true);
-}
-GraphCollective GraphCollective::alltoall(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb, int rc,
-                                          MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt), info), true);
-}
-GraphCollective GraphCollective::allgatherv(const DistGraphComm& g, const void* sb, int sc, MPI_Datatype st, void* rb,
-                                            const int rc[], const int rd[], MPI_Datatype rt, MPI_Info info) {
-  return GraphCollective(init(g, graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt), info), true);
-}
-GraphCollective GraphCollective::alltoallv(const DistGraphComm& g, const void* sb, const int sc[], const int sd[],
-                                           MPI_Datatype st, void* rb, const int rc[], const int rd[], MPI_Datatype rt,
-                                           MPI_Info info) {
-  return GraphCollective(init(g, graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt), info), true);
-}
-GraphCollective GraphCollective::alltoallw(const DistGraphComm& g, const void* sb, const int sc[], const MPI_Aint sd[],
-                                           const MPI_Datatype st[], void* rb, const int rc[], const MPI_Aint rd[],
-                                           const MPI_Datatype rt[], MPI_Info info) {
-  return GraphCollective(init(g, graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt), info), true);
-}
+// Each op in its three forms: the blocking member (Cart_graph_neighbor_*), the non-blocking one
+// (Cart_graph_ineighbor_*) and the persistent factory (Cart_graph_neighbor_*_init). CALL (in
+// parentheses) builds the GraphCall from the parameters (the rest), whose int or MPI_Count /
+// MPI_Aint arrays it reads as they are (CountArray, DisplArray).
+#define CPP_GRAPH_FORMS(NAME, CALL, ...)                                                                      \
+  void DistGraphComm::NAME(__VA_ARGS__) const { throw_on_error(graph_blocking(comm_, CALL)); }                \
+  GraphCollective DistGraphComm::i##NAME(__VA_ARGS__) const { return GraphCollective(started(comm_, CALL), false); } \
+  GraphCollective GraphCollective::NAME(const DistGraphComm& g, __VA_ARGS__, MPI_Info info) {                 \
+    return GraphCollective(init(g, CALL, info), true);                                                        \
+  }
+
+// The five ops with int counts, and with MPI_Count counts and MPI_Aint displacements (the
+// large-count overloads, as Cart_graph_*_c): one definition, instantiated for both.
+#define CPP_GRAPH_COLLECTIVES(COUNT, DISPL)                                                                   \
+  CPP_GRAPH_FORMS(allgather, (graph_uniform_call(GraphOp::kAllgather, sb, sc, st, rb, rc, rt)), const void* sb, \
+                  COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt)                             \
+  CPP_GRAPH_FORMS(alltoall, (graph_uniform_call(GraphOp::kAlltoall, sb, sc, st, rb, rc, rt)), const void* sb,   \
+                  COUNT sc, MPI_Datatype st, void* rb, COUNT rc, MPI_Datatype rt)                             \
+  CPP_GRAPH_FORMS(allgatherv, (graph_allgatherv_call(sb, sc, st, rb, rc, rd, rt)), const void* sb, COUNT sc,    \
+                  MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[], MPI_Datatype rt)             \
+  CPP_GRAPH_FORMS(alltoallv, (graph_alltoallv_call(sb, sc, sd, st, rb, rc, rd, rt)), const void* sb,            \
+                  const COUNT sc[], const DISPL sd[], MPI_Datatype st, void* rb, const COUNT rc[], const DISPL rd[], \
+                  MPI_Datatype rt)                                                                            \
+  CPP_GRAPH_FORMS(alltoallw, (graph_alltoallw_call(sb, sc, sd, st, rb, rc, rd, rt)), const void* sb,            \
+                  const COUNT sc[], const MPI_Aint sd[], const MPI_Datatype st[], void* rb, const COUNT rc[],   \
+                  const MPI_Aint rd[], const MPI_Datatype rt[])
+
+CPP_GRAPH_COLLECTIVES(int, int)
+CPP_GRAPH_COLLECTIVES(MPI_Count, MPI_Aint)
+#undef CPP_GRAPH_COLLECTIVES
+#undef CPP_GRAPH_FORMS
 
 GraphExchange& GraphCollective::exchange() const {
   if (!x_) throw MpiError(MPI_ERR_REQUEST, "the graph collective was moved from");

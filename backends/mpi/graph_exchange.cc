@@ -162,6 +162,9 @@ MpiStatus GraphExchange::build(const GraphBuffers& b) {
         return mpi_error(MPI_ERR_TRUNCATE, "block " + ir::graph::to_string(c.block) + " has " + std::to_string(from_bytes) + " bytes in " +
                                                ir::graph::to_string(c.from) + " and " + std::to_string(to_bytes) + " in " +
                                                ir::graph::to_string(c.to) + " (self or parallel edges must carry blocks of one size)");
+      // No bytes (an empty datatype, whatever the count: a large-count form may pass more than
+      // INT_MAX such elements, which MPI_Pack's int count cannot take): nothing to copy.
+      if (from_bytes == 0) continue;
       if (contiguous_type(lc.from.type) && contiguous_type(lc.to.type)) {
         lc.memcpy_bytes = static_cast<std::size_t>(from_bytes);
       } else if (lc.from.count > INT_MAX || lc.to.count > INT_MAX || from_bytes > INT_MAX) {

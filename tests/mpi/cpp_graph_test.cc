@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/mpi/cartplan.hpp"
+#include "tests/mpi/gapped_layout.h"
 #include "tests/mpi/graph_algorithm_info.h"
 #include "tests/mpi/harness.h"
 
@@ -25,6 +26,7 @@ using cartplan::mpi::DistGraphComm;
 using cartplan::mpi::GraphCollective;
 using cartplan::mpi::MpiError;
 using cartplan::mpitest::Harness;
+using cartplan::mpitest::lay_out;
 
 constexpr int kIterations = 3;
 const char* const kAlgorithms[] = {"linear", "pairing", "cumulative", "grid", "auto"};
@@ -67,20 +69,6 @@ struct Case {
   std::vector<MPI_Aint> sbytes, rbytes;
   std::vector<MPI_Datatype> stypes, rtypes;
 };
-
-// Blocks laid out with a gap of one int after each, in reverse edge order on the send side so
-// that displacements are not the blocks' order.
-int lay_out(const std::vector<int>& counts, std::vector<int>* displs, bool reverse) {
-  const int n = static_cast<int>(counts.size());
-  displs->assign(n, 0);
-  int at = 0;
-  for (int i = 0; i < n; ++i) {
-    const int k = reverse ? n - 1 - i : i;
-    (*displs)[k] = at;
-    at += counts[k] + 1;
-  }
-  return at + 1;
-}
 
 Case make_case(Op op, const DistGraphComm& g, int rank, MPI_Datatype stride2) {
   Case c;
