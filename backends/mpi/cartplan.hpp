@@ -52,13 +52,12 @@ concept CountInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_
 // MPI_Count): the widening overloads convert them (as_count) and call the MPI_Count one.
 template <class... N>
 concept WidenedCounts = (CountInteger<N> && ...) && !(std::same_as<N, int> && ...) && !(std::same_as<N, MPI_Count> && ...);
-// `n` as an MPI_Count; a value MPI_Count cannot hold (an unsigned one above INT64_MAX) throws
-// MpiError(MPI_ERR_COUNT) naming the argument.
-//   MPI_Count c = detail::as_count(v.size(), "sendcount");
+// `n` as an MPI_Count, converted as C converts it: a value above INT64_MAX (an unsigned one)
+// becomes negative and fails in the core as a negative MPI_Count does (MPI_ERR_COUNT), where the
+// call agrees on errors (the persistent factories) on every rank, not on this rank alone.
+//   MPI_Count c = detail::as_count(v.size());
 template <CountInteger T>
-MPI_Count as_count(T n, const char* name) {
-  if (!std::in_range<MPI_Count>(n))
-    throw MpiError(MPI_ERR_COUNT, std::string(name) + " (" + std::to_string(n) + ") does not fit in MPI_Count");
+constexpr MPI_Count as_count(T n) {
   return static_cast<MPI_Count>(n);
 }
 }  // namespace detail
@@ -125,8 +124,8 @@ class Collective {
   // keep the int form, MPI_Count ones pick this one. Scalar counts of any other standard integer
   // type (std::size_t, long / std::int64_t, unsigned, short, ...), or an int beside an MPI_Count,
   // take the widening templates below: each count converted to MPI_Count, then this form. A value
-  // MPI_Count cannot hold (an unsigned one above INT64_MAX) throws MpiError(MPI_ERR_COUNT) naming
-  // the argument, before any communication and only on the ranks that pass it. The v and w forms
+  // above INT64_MAX (an unsigned one) becomes negative, as in C, and fails as a negative count
+  // (MpiError(MPI_ERR_COUNT); on every rank where the form agrees on errors, as these do). The v and w forms
   // pick by their arrays' element type (const int[] or const MPI_Count[]; a std::size_t array does
   // not compile: copy it into MPI_Count), their scalar sendcount converted to it as C++ converts
   // (to int unchecked); they are ambiguous when every counts array is a null pointer literal
@@ -179,52 +178,52 @@ class Collective {
     requires detail::WidenedCounts<S, R>
   static Collective alltoall(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                              R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
-    return alltoall(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                    detail::as_count(recvcount, "recvcount"), recvtype, info);
+    return alltoall(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                    detail::as_count(recvcount), recvtype, info);
   }
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   static Collective allgather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                               R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
-    return allgather(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                     detail::as_count(recvcount, "recvcount"), recvtype, info);
+    return allgather(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                     detail::as_count(recvcount), recvtype, info);
   }
   template <class N>
     requires detail::WidenedCounts<N>
   static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
                               MPI_Info info = MPI_INFO_NULL) {
-    return allreduce(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, info);
+    return allreduce(cart, sendbuf, recvbuf, detail::as_count(count), type, op, info);
   }
   template <class N>
     requires detail::WidenedCounts<N>
   static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type,
                                    MPI_Op op, MPI_Info info = MPI_INFO_NULL) {
-    return reduce_scatter(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, info);
+    return reduce_scatter(cart, sendbuf, recvbuf, detail::as_count(count), type, op, info);
   }
   template <class N>
     requires detail::WidenedCounts<N>
   static Collective bcast(const CartComm& cart, void* buffer, N count, MPI_Datatype type, int root, MPI_Info info = MPI_INFO_NULL) {
-    return bcast(cart, buffer, detail::as_count(count, "count"), type, root, info);
+    return bcast(cart, buffer, detail::as_count(count), type, root, info);
   }
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   static Collective gather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                            R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
-    return gather(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                  detail::as_count(recvcount, "recvcount"), recvtype, root, info);
+    return gather(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                  detail::as_count(recvcount), recvtype, root, info);
   }
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   static Collective scatter(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                             R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
-    return scatter(cart, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                   detail::as_count(recvcount, "recvcount"), recvtype, root, info);
+    return scatter(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                   detail::as_count(recvcount), recvtype, root, info);
   }
   template <class N>
     requires detail::WidenedCounts<N>
   static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
                            int root, MPI_Info info = MPI_INFO_NULL) {
-    return reduce(cart, sendbuf, recvbuf, detail::as_count(count, "count"), type, op, root, info);
+    return reduce(cart, sendbuf, recvbuf, detail::as_count(count), type, op, root, info);
   }
   ~Collective();
   Collective(Collective&&) noexcept;
@@ -418,8 +417,8 @@ class DistGraphComm {
   // it). Chosen by the counts' types as Collective's large-count factories are: int literals and
   // variables keep the int form, MPI_Count ones pick this one; scalar counts of another integer
   // type (size_t, int64_t, unsigned, ...) or mixed int / MPI_Count take the widening templates
-  // below (converted to MPI_Count; one that does not fit: MPI_ERR_COUNT naming it, thrown on the
-  // ranks that pass it, before any communication). The v and w forms pick by their arrays' type.
+  // below (converted to MPI_Count as C converts: an unsigned value above INT64_MAX becomes negative
+  // and fails as a negative count does). The v and w forms pick by their arrays' type.
   //   const MPI_Count n = MPI_Count{3} << 30;
   //   g.alltoall(out, n, MPI_BYTE, in, n, MPI_BYTE);                          // 3 GiB per edge
   //   std::vector<MPI_Count> rc(g.indegree(), n);
@@ -455,13 +454,13 @@ class DistGraphComm {
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   void allgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
-    allgather(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf, detail::as_count(recvcount, "recvcount"),
+    allgather(sendbuf, detail::as_count(sendcount), sendtype, recvbuf, detail::as_count(recvcount),
               recvtype);
   }
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   void alltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
-    alltoall(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf, detail::as_count(recvcount, "recvcount"),
+    alltoall(sendbuf, detail::as_count(sendcount), sendtype, recvbuf, detail::as_count(recvcount),
              recvtype);
   }
   template <class S, class R>
@@ -543,15 +542,15 @@ class GraphCollective {
     requires detail::WidenedCounts<S, R>
   static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
-    return allgather(g, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                     detail::as_count(recvcount, "recvcount"), recvtype, info);
+    return allgather(g, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                     detail::as_count(recvcount), recvtype, info);
   }
   template <class S, class R>
     requires detail::WidenedCounts<S, R>
   static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
-    return alltoall(g, sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                    detail::as_count(recvcount, "recvcount"), recvtype, info);
+    return alltoall(g, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                    detail::as_count(recvcount), recvtype, info);
   }
   ~GraphCollective();
   GraphCollective(GraphCollective&&) noexcept;
@@ -583,15 +582,15 @@ template <class S, class R>
   requires detail::WidenedCounts<S, R>
 GraphCollective DistGraphComm::iallgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                                           MPI_Datatype recvtype) const {
-  return iallgather(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                    detail::as_count(recvcount, "recvcount"), recvtype);
+  return iallgather(sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                    detail::as_count(recvcount), recvtype);
 }
 template <class S, class R>
   requires detail::WidenedCounts<S, R>
 GraphCollective DistGraphComm::ialltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                                          MPI_Datatype recvtype) const {
-  return ialltoall(sendbuf, detail::as_count(sendcount, "sendcount"), sendtype, recvbuf,
-                   detail::as_count(recvcount, "recvcount"), recvtype);
+  return ialltoall(sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
+                   detail::as_count(recvcount), recvtype);
 }
 
 }  // namespace cartplan::mpi
