@@ -2,7 +2,8 @@
 # Model predictions (NOT measurements) of graph schedules: linear against seed 003's pairing and
 # cumulative pairing, under the built-in cost model, on Erdos-Renyi graphs (q = 0.05, seed
 # 003's benchmark) and Moore graphs at p = 256..4096, via `cartplan graph explain --format json`.
-# Writes bench/results/graph_model.md (the table docs/graphs.md quotes) and graph_model.jsonl.
+# Writes bench/results/graph_model.md (the table docs/graphs-results.md quotes) and
+# graph_model.jsonl.
 #
 #   bash bench/graph_model.sh                 # everything (ER at p = 4096 takes minutes)
 #   QUICK=1 bash bench/graph_model.sh         # p <= 1024 only

@@ -1757,7 +1757,7 @@ contains
     call c_free_plan_json(p)
   end subroutine
 
-  ! --- graph collectives (cartplan_mpi.h, "Graph collectives"; docs/graphs.md) ---
+  ! --- graph collectives (cartplan_mpi.h, "Graph collectives"; docs/graphs-mpi.md) ---
   ! A communicator for the Cart_graph_* calls (collective over comm): with Open MPI
   ! MPI_Dist_graph_create_adjacent's (unweighted, not reordered), so MPI_Neighbor_* work on it too.
   ! sources(1:indegree) and destinations(1:outdegree) are ranks of comm, duplicates and self edges

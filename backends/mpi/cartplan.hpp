@@ -342,7 +342,7 @@ class Halo {
 // rank throws MpiError on every rank (MPI_ERR_ARG, MPI_ERR_RANK, MPI_ERR_TOPOLOGY,
 // MPI_ERR_INFO_VALUE).
 // `info` is kept with the communicator: cartplan_algorithm, cartplan_theta, cartplan_grid_dims,
-// cartplan_progress apply to every graph collective on it (docs/info-keys.md, docs/graphs.md).
+// cartplan_progress apply to every graph collective on it (docs/info-keys.md, docs/graphs-mpi.md).
 // (The name is not GraphComm: that is the backend's internal state of a graph communicator.)
 //
 //   cartplan::mpi::DistGraphComm g(MPI_COMM_WORLD, {left, right}, {left, right});

@@ -376,7 +376,7 @@ int Cart_request_program(Cart_Request request, char** json);
 void Cart_free_plan_json(char* json);
 
 /* ---------------------------------------------------------------------------------------
- * Graph collectives on any distributed-graph communicator (docs/graphs.md, issue 32).
+ * Graph collectives on any distributed-graph communicator (docs/graphs-mpi.md, issue 32).
  *
  * comm is a communicator made by Cart_graph_comm_create_adjacent (below), MPI_Dist_graph_create_adjacent
  * or MPI_Dist_graph_create:

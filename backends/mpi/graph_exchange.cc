@@ -281,9 +281,10 @@ void GraphExchange::step(bool block, bool post_only) {
 
 // A blocking wait for a phase none of whose requests has completed yet: one MPI_Waitall, as the
 // Cartesian executor does, instead of one MPI_Waitsome per completion (a library charges every
-// call: SMPI its smpi/test poll per call, docs/graphs.md "Where the simulated time goes"). Each
-// completed request is checked; with MPI_ERR_IN_STATUS those still MPI_ERR_PENDING stay active
-// and are left to the Waitsome loop. Returns Waitall's code; left_ counts what is still pending.
+// call: SMPI its smpi/test poll per call, docs/graphs-results.md "Where the simulated time
+// goes"). Each completed request is checked; with MPI_ERR_IN_STATUS those still
+// MPI_ERR_PENDING stay active and are left to the Waitsome loop. Returns Waitall's code; left_
+// counts what is still pending.
 int GraphExchange::wait_whole_phase(std::size_t first, std::size_t n) {
   const int rc = completion::waitall(static_cast<int>(n), requests_.data() + first, statuses_.data());
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;

@@ -331,10 +331,10 @@ MpiStatus SetupChannel::take_round(int round, std::size_t want, std::vector<Raw>
 // round on. Every rank thus sends and receives exactly what it would have and no rank waits in
 // the construction; but markers only travel forward (a failure after round k reaches only the
 // ranks sharing the failed rank's coordinates 0..k), so a failure is known everywhere only where
-// an agreement follows (the table's reduction, a persistent init's; docs/graphs.md) or the
-// verdict sweep runs (agree_grid: blocking and non-blocking calls). `first`:
-// line peers already sent this round. Allocates nothing (markers_, `requests` reserved), as it
-// runs after running out of memory.
+// an agreement follows (the table's reduction, a persistent init's; docs/graphs-results.md,
+// "What is not done") or the verdict sweep runs (agree_grid: blocking and non-blocking calls).
+// `first`: line peers already sent this round. Allocates nothing (markers_, `requests`
+// reserved), as it runs after running out of memory.
 MpiStatus SetupChannel::post_markers(int rank, const std::vector<int>& dims, int round, std::size_t first, int code,
                                      std::vector<MPI_Request>* requests) {
   const std::size_t k = static_cast<std::size_t>(round);

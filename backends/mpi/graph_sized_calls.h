@@ -1,4 +1,4 @@
-// Graph v calls without a size pass per call (docs/graphs.md, "Blocking v calls without a size
+// Graph v calls without a size pass per call (docs/graphs-mpi.md, "Blocking v calls without a size
 // pass per call", "Non-blocking ..."): an allgatherv/alltoallv(/w, and the uniform calls that run
 // as v forms) with a combining schedule remembers, per communicator, op and schedule, the previous
 // call's block sizes, the temp slot sizes it learned and the messages laid out for them (one

@@ -1,4 +1,4 @@
-// Non-blocking graph v calls without a size pass per call (docs/graphs.md): the non-blocking
+// Non-blocking graph v calls without a size pass per call (docs/graphs-mpi.md): the non-blocking
 // calls of one op and schedule on a communicator form a chain that reuses, call after call, the
 // sizes of the previous call (graph_sized_calls.h's protocol: messages as before, or a marker
 // and a message with sizes). "The previous call" is the previous non-blocking call of that op in

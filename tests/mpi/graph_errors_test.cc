@@ -253,8 +253,8 @@ void w_errors(Harness& h, const char* algo) {
 // blocking and non-blocking, uniform, v and w calls; in the default mode rank 0's peers would wait
 // for its messages. Then a pattern construction failing on the last rank only
 // (CARTPLAN_TEST_FAIL=pattern, forced pairing or cumulative): the default mode leaves the other
-// ranks waiting in the exchange (docs/graphs.md); here every call fails on every rank, again
-// after the failure is no longer injected (the failing rank keeps it).
+// ranks waiting in the exchange (docs/graphs-results.md, "What is not done"); here every call
+// fails on every rank, again after the failure is no longer injected (the failing rank keeps it).
 void checking_mode(Harness& h, const char* algo) {
   Ring r = make_ring(h, algo, true);
   const std::string a = std::string(algo) + " checking mode: ";

@@ -6,7 +6,8 @@
 // then rank 0 only lists MPI_PROC_NULL (the others {r-1} and {r+1}), so the veto must be agreed.
 // The program creates the communicator, checks that the drop-in (when loaded) reports it not
 // accelerated on every rank, duplicates and frees it. It makes no neighbourhood call: Open MPI
-// 4.1's own MPI_Neighbor_alltoall crashes on such a communicator (docs/graphs.md).
+// 4.1's own MPI_Neighbor_alltoall crashes on such a communicator (docs/graphs-results.md, "What
+// is not done").
 //
 //   proc_null_graph_test [--expect-dropin]
 // --expect-dropin: the drop-in must be loaded (found with dlsym).
