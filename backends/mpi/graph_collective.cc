@@ -191,11 +191,17 @@ GraphBlockingCache& call_cache(GraphComm& g) {
   return *static_cast<GraphBlockingCache*>(slot.get());
 }
 
-// A non-blocking v call with a combining schedule, reusing sizes: queued on its chain.
-MpiStatus chained(GraphComm& g, GraphOp op, const TableCandidate& a, const GraphOptions& o, ir::graph::RankSchedule sched, int lane,
-                  GraphBuffers b, std::unique_ptr<GraphExchange>* out) {
+// A non-blocking v call with a combining schedule, reusing sizes: queued on its chain. The
+// schedule is made only for a new chain (the first call of its key): a chain keeps its own.
+MpiStatus chained(GraphComm& g, GraphOp op, const TableCandidate& a, const GraphOptions& o, int lane, GraphBuffers b,
+                  std::unique_ptr<GraphExchange>* out) {
   std::shared_ptr<SizedChain>& chain = call_cache(g).chains[sized_key(op, a, o.theta)];
-  if (!chain) chain = std::make_shared<SizedChain>(g.shared(), std::move(sched));
+  if (!chain) {
+    ir::graph::RankSchedule sched;
+    MpiStatus s = g.schedule(op, a, o.theta, &sched);
+    if (!s.ok()) return s;
+    chain = std::make_shared<SizedChain>(g.shared(), std::move(sched));
+  }
   return GraphExchange::create_delegated(g.shared(), a.algorithm, lane, o.progress_anywhere, queue_sized_call(chain, std::move(b), lane), out);
 }
 
@@ -255,13 +261,14 @@ MpiStatus copy_caller_types(const GraphComm& g, GraphBuffers* b, std::vector<MPI
 // the exchange is still built and runs (so nobody waits for this rank) and reports that error.
 MpiStatus build_schedule(GraphComm& g, const GraphCall& c, const GraphOptions& o, GraphExchange::Kind kind, int lane, GraphBuffers b,
                          const TableCandidate& a, std::unique_ptr<GraphExchange>* out) {
+  const bool combining_v = b.varied && a.algorithm != GraphAlgorithm::kLinear;
+  // A non-blocking call runs its size pass as part of its progress: it returns at once.
+  if (combining_v && kind == GraphExchange::Kind::kNonblocking && size_reuse()) return chained(g, c.op, a, o, lane, std::move(b), out);
   ir::graph::RankSchedule sched;
   MpiStatus s = g.schedule(c.op, a, o.theta, &sched);
   if (!s.ok()) return s;
   MpiStatus sizes;
-  if (b.varied && a.algorithm != GraphAlgorithm::kLinear) {
-    // A non-blocking call runs its size pass as part of its progress: it returns at once.
-    if (kind == GraphExchange::Kind::kNonblocking && size_reuse()) return chained(g, c.op, a, o, std::move(sched), lane, std::move(b), out);
+  if (combining_v) {
     if (kind == GraphExchange::Kind::kNonblocking)
       return GraphExchange::create_learning_sizes(g.shared(), a.algorithm, std::move(sched), b, lane, o.progress_anywhere, out);
     SizePass pass(*g.shared(), lane, sched, b.send_bytes, b.recv_bytes);
