@@ -1,6 +1,7 @@
 // The CARTPLAN_VERBOSE notice of the cost model found (model_notice.h).
 #include "backends/mpi/model_notice.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -11,11 +12,13 @@ namespace {
 
 // Whether this call says the notice: CARTPLAN_VERBOSE=1, the process's first notice, rank 0 of
 // `comm` (every rank counts its first, so that no later communicator's rank 0 says another).
+// Once per process, not per job: where processes' first communicators differ (sub-communicators
+// after a split), each one's rank 0 says it. Atomic: under MPI_THREAD_MULTIPLE two threads may
+// create their first communicators at once.
 bool say_notice(MPI_Comm comm) {
-  static bool said = false;
+  static std::atomic<bool> said{false};
   const char* v = std::getenv("CARTPLAN_VERBOSE");
-  if (said || !v || std::string(v) != "1") return false;
-  said = true;
+  if (!v || std::string(v) != "1" || said.exchange(true)) return false;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   return rank == 0;

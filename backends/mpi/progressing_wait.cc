@@ -37,9 +37,10 @@ void progress_round(int n, MPI_Request* requests) {
 // call: a receive still pending is cancelled (it would write into the caller's buffer later; one
 // that matched already completes anyway), then the request is completed (a send still reads the
 // caller's buffer, and MPI cannot reliably cancel one: deprecated in MPI 4.0, ignored by Open MPI's
-// ob1), then freed if MPI kept it (Open MPI's MPI_Test* and MPI_Wait* do not free a request that
-// completed in error). The wait blocks without advancing other requests: an error path, and the
-// sends here are sendrecv's, whose peer receives them in the same call.
+// ob1), then freed if the MPI kept it (a defensive step: Open MPI 4.1 and SMPI free a request
+// that completed in error themselves). The wait blocks without advancing other requests: an error
+// path, and the sends here are sendrecv's small frames (the grid sweep's 3 ints), which MPI sends
+// eagerly, so they complete whether or not the peer has reached its receive.
 void release(MPI_Request* r, bool receive) {
   if (*r == MPI_REQUEST_NULL) return;
   if (receive) MPI_Cancel(r);
@@ -129,7 +130,9 @@ int progressing_sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendty
     throw;
   }
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && status != MPI_STATUS_IGNORE) *status = both[0];  // both completed
-  if (rc == MPI_ERR_IN_STATUS) rc = both[0].MPI_ERROR != MPI_SUCCESS ? both[0].MPI_ERROR : both[1].MPI_ERROR;
+  // The failed request's code: not MPI_ERR_PENDING, which an MPI may report for the other one.
+  if (rc == MPI_ERR_IN_STATUS)
+    rc = both[0].MPI_ERROR != MPI_SUCCESS && both[0].MPI_ERROR != MPI_ERR_PENDING ? both[0].MPI_ERROR : both[1].MPI_ERROR;
   if (rc != MPI_SUCCESS) release(&r[0], true), release(&r[1], false);
   return rc;
 }
@@ -149,11 +152,11 @@ int progressing_barrier(MPI_Comm comm) {
 // After an error or an exception the idup request is released and a duplicate it made meanwhile
 // freed (*out is MPI_COMM_NULL): the caller learns of no communicator, so it could not free it.
 int progressing_dup(MPI_Comm comm, MPI_Comm* out) {
+  *out = MPI_COMM_NULL;
 #ifdef CARTPLAN_SMPI
   if (const int rc = progressing_barrier(comm); rc != MPI_SUCCESS) return rc;
   return MPI_Comm_dup(comm, out);
 #else
-  *out = MPI_COMM_NULL;
   MPI_Request r = MPI_REQUEST_NULL;
   if (const int rc = MPI_Comm_idup(comm, out, &r); rc != MPI_SUCCESS) return rc;
   auto drop = [&] {  // release completes the idup: *out is the duplicate then, if one was made
