@@ -167,11 +167,22 @@ MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o, bool agreemen
   return g.schedule(op, a, o.theta, &unused, !agreement_after);
 }
 
-// The blocking call's cached exchange (uniform forms): reused when the arguments have the same
-// call_key and its derived datatypes are vouched for (datatype_layout.h).
-struct GraphBlockingCache {
+// A blocking call's cached exchange: reused when the arguments have the same key (reuse_key) and
+// its derived datatypes are vouched for (datatype_layout.h).
+struct CachedCall {
   std::vector<std::uintptr_t> key;
   std::unique_ptr<GraphExchange> exchange;
+  void clear() {
+    exchange.reset();
+    key.clear();
+  }
+};
+
+// A communicator's blocking calls: one cached uniform call and one cached linear v call (apart,
+// so that the common pattern of exchanging counts with alltoall, then data with alltoallv,
+// reuses both).
+struct GraphBlockingCache {
+  CachedCall uniform, varied;
   // Blocking v calls with a combining schedule, per sized_key: the previous call's sizes and
   // layouts (graph_sized_calls.h).
   std::map<std::tuple<int, int, int>, std::unique_ptr<SizedCalls>> sized;
@@ -740,6 +751,9 @@ bool keepable_varied(const GraphCall& c, const GraphOptions& o) {
 // call_key, and for a keepable v call its arrays. Empty: not kept.
 std::vector<std::uintptr_t> reuse_key(const GraphComm& g, const GraphCall& c, const GraphOptions& o, DerivedTypes* derived) {
   if ((c.varied || c.learn_sizes) && !keepable_varied(c, o)) return {};
+  // Null arrays where the rank has edges: the caller's error, which the build names; not read here.
+  const bool in = !g.edges().in.empty(), out = !g.edges().out.empty() && c.op == GraphOp::kAlltoall;
+  if (c.varied && ((in && (c.recvcounts.null() || c.rdispls.null())) || (out && (c.sendcounts.null() || c.sdispls.null())))) return {};
   std::vector<std::uintptr_t> key = call_key(g, c, derived);
   if (!key.empty() && c.varied) {
     key.push_back(1);  // apart from a uniform call's key with the same buffers and zero counts
@@ -837,14 +851,14 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
   GraphBlockingCache& cache = call_cache(*g);
   const GraphOptions o = call_options(*g, c);
   if ((c.varied || c.learn_sizes) && !keepable_varied(c, o)) return blocking_varied(*g, c, cache);
+  CachedCall& cached = c.varied ? cache.varied : cache.uniform;
   DerivedTypes derived;
   std::vector<std::uintptr_t> key = reuse_key(*g, c, o, &derived);
   // Derived datatypes not vouched for yet build again (which checks them), as in Cart_alltoallw.
   // Checking mode builds every call, so that every rank makes its two agreements alike.
   const bool checking = o.check_collective;
-  if (checking || key.empty() || key != cache.key || !cache.exchange || !derived.unvouched.empty()) {
-    cache.exchange.reset();
-    cache.key.clear();
+  if (checking || key.empty() || key != cached.key || !cached.exchange || !derived.unvouched.empty()) {
+    cached.clear();
     s = prepare(*g, c.op, o, false);
     GraphBuffers b;
     if (s.ok()) s = lay_out(*g, c, &b);
@@ -856,23 +870,19 @@ MpiStatus graph_blocking(MPI_Comm comm, const GraphCall& c) {
     if (s.ok())
       s = out_of_memory_as_error("building the graph exchange", [&] {
         return (own ? build_request : build)(*g, c, o, GraphExchange::Kind::kBlocking, Lanes::blocking_lane(), std::move(b), bytes,
-                                             &cache.exchange);
+                                             &cached.exchange);
       });
     s = checked(*g, checking, s);
-    if (s.ok()) cache.key = std::move(key);
+    if (s.ok()) cached.key = std::move(key);
   }
   if (!s.ok()) {
-    cache.exchange.reset();
-    cache.key.clear();
+    cached.clear();
     if (c.varied) forget_sized(cache, c.op);  // as blocking_varied does after an error
     return s;
   }
-  s = cache.exchange->run_once();
+  s = cached.exchange->run_once();
   if (s.ok()) vouch_for(derived);  // these datatypes passed the checks of a call that built
-  if (cache.key.empty() || !s.ok()) {  // not keyable, or failed: not run again
-    cache.exchange.reset();
-    cache.key.clear();
-  }
+  if (cached.key.empty() || !s.ok()) cached.clear();  // not keyable, or failed: not run again
   return s;
 }
 

@@ -189,6 +189,12 @@ void v_errors(Harness& h, const char* algo) {
   expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, nullptr, displs, MPI_INT, r.comm), MPI_ERR_ARG,
          a + "NULL recvcounts");
   expect(h, Cart_graph_neighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, rcounts, nullptr, MPI_INT, r.comm), MPI_ERR_ARG, a + "NULL displs");
+  // Non-blocking: the pool's key must not read the arrays before they are checked.
+  Cart_Request nb = CART_REQUEST_NULL;
+  expect(h, Cart_graph_ineighbor_alltoallv(sbuf, ones, nullptr, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm, &nb), MPI_ERR_ARG,
+         a + "non-blocking, NULL sdispls");
+  expect(h, Cart_graph_ineighbor_allgatherv(sbuf, 1, MPI_INT, rbuf, nullptr, displs, MPI_INT, r.comm, &nb), MPI_ERR_ARG,
+         a + "non-blocking, NULL recvcounts");
   ones[1] = -1;
   expect(h, Cart_graph_neighbor_alltoallv(sbuf, ones, displs, MPI_INT, rbuf, rcounts, displs, MPI_INT, r.comm), MPI_ERR_COUNT,
          a + "negative sendcounts[1]");

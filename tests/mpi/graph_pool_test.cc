@@ -187,9 +187,9 @@ void cpp_assignment(Case& c, std::size_t in_degree) {
 struct VArrays {
   std::vector<int> scounts, sdispls, rcounts, rdispls;
   int sendcount = 0;
-  VArrays(int rank, const std::vector<int>& in, std::size_t out_degree, int shift, int gap) {
+  VArrays(int rank, const std::vector<int>& in, std::size_t out_degree, int shift, int gap, int send_gap = 0) {
     sendcount = 1 + (rank + shift) % 2;
-    for (std::size_t k = 0; k < out_degree; ++k) scounts.push_back(sendcount), sdispls.push_back(static_cast<int>(k) * 2);
+    for (std::size_t k = 0; k < out_degree; ++k) scounts.push_back(sendcount), sdispls.push_back(static_cast<int>(k) * (2 + send_gap));
     int at = 0;
     for (int src : in) rcounts.push_back(1 + (src + shift) % 2), rdispls.push_back(at), at += 2 + gap;
   }
@@ -226,12 +226,15 @@ void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool 
   MPI_Type_contiguous(kElems, MPI_INT, &t);
   MPI_Type_commit(&t);
   std::vector<int> recv(in.size() * 4 * kElems + 8), ref(recv.size());
-  const VArrays a(c.h.rank, in, out_degree, 0, 0), other_counts(c.h.rank, in, out_degree, 1, 0), other_displs(c.h.rank, in, out_degree, 0, 1);
+  const VArrays a(c.h.rank, in, out_degree, 0, 0), other_counts(c.h.rank, in, out_degree, 1, 0), other_displs(c.h.rank, in, out_degree, 0, 1),
+      other_sdispls(c.h.rank, in, out_degree, 0, 1, 1);
   for (bool allgather : {false, true}) {
-    const std::pair<const VArrays*, const char*> passes[] = {{&a, "first"}, {&a, "again"}, {&a, "third"}, {&other_counts, "other counts"},
-                                                             {&other_displs, "other displacements"}, {&other_displs, "other displacements again"}};
+    const std::pair<const VArrays*, const char*> passes[] = {
+        {&a, "first"}, {&a, "again"}, {&a, "third"}, {&other_counts, "other counts"}, {&other_displs, "other displacements"},
+        {&other_displs, "other displacements again"}, {&other_sdispls, "other send displacements"}};
     const VArrays* previous = nullptr;
-    for (int it = 0; it < 6; ++it) {
+    for (int it = 0; it < 7; ++it) {
+      if (allgather && passes[it].first == &other_sdispls) continue;  // allgatherv has none
       const auto& [v, name] = passes[it];
       const std::string what = c.label + (blocking ? "blocking " : "") + (allgather ? "allgatherv " : "alltoallv ") + name;
       c.set_send(40000 + it);
@@ -250,13 +253,41 @@ void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool 
   MPI_Type_free(&t);
 }
 
+// Blocking alltoall (the counts, say) and alltoallv (the data) in turn, as programs exchange
+// them: each keeps its own cached exchange, so from the second turn on neither builds.
+void alternating(Case& c, const std::vector<int>& in, std::size_t out_degree) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(kElems, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  const VArrays v(c.h.rank, in, out_degree, 0, 0);
+  std::vector<int> uniform(kElems * in.size() + 2), varied(in.size() * 4 * kElems + 8), ref(uniform.size());
+  for (int turn = 0; turn < 3; ++turn) {
+    const std::string what = c.label + "alternating turn " + std::to_string(turn);
+    c.set_send(50000 + turn);
+    long before = type_copies;
+    uniform.assign(uniform.size(), -1);
+    c.h.check(Cart_graph_neighbor_alltoall(c.send.data(), 1, t, uniform.data(), 1, t, c.comm) == MPI_SUCCESS, what + ": alltoall succeeds");
+    const long uniform_copies = type_copies - before;
+    ref.assign(ref.size(), -1);
+    MPI_Neighbor_alltoall(c.send.data(), 1, t, ref.data(), 1, t, c.comm);
+    c.h.check(uniform == ref, what + ": alltoall equals MPI_Neighbor_alltoall");
+    const long varied_copies = v_call(c, false, true, t, v, varied, what + " alltoallv");
+    if (turn > 0)
+      c.h.check(uniform_copies == 0 && varied_copies == 0, what + ": both reuse their cached exchanges (" + std::to_string(uniform_copies) + " and " +
+                                                             std::to_string(varied_copies) + " datatype copies)");
+  }
+  MPI_Type_free(&t);
+}
+
 void run(Harness& h, const char* algo) {
   const std::vector<int> in = ins_of(h.rank, h.size), out = outs_of(h.rank, h.size);
   Case c{h, cartplan::mpitest::graph_with_algorithm(in, out, algo, "1"), std::string(algo) + ": "};
   derived_rounds(c, in.size());
   diverging(c, in.size());
   cpp_assignment(c, in.size());
-  for (bool blocking : {false, true}) v_rounds(c, in, out.size(), std::string(algo) == "linear" || std::string(algo) == "auto", blocking);
+  const bool linear = std::string(algo) == "linear" || std::string(algo) == "auto";
+  for (bool blocking : {false, true}) v_rounds(c, in, out.size(), linear, blocking);
+  if (linear) alternating(c, in, out.size());
   // Allgather: a derived block type (built, then reused), then MPI_INT (keyed by handle; data only).
   std::vector<std::vector<int>> bufs = buffers(kInFlight, in.size());
   MPI_Datatype block;
