@@ -158,13 +158,12 @@ MpiStatus make_buffers(const GraphComm& g, const GraphCall& c, GraphBuffers* out
 // the same collective set-up whatever its arguments: auto's table, or a forced pattern.
 // `agreement_after`: the caller agrees on the outcome afterwards (persistent init). Blocking and
 // non-blocking calls do not, so a forced grid's outcome is spread to every rank here
-// (GraphComm::schedule's `spread`: once per grid); forced pairing and cumulative are not.
+// (GraphComm::set_up's `spread`: once per grid); forced pairing and cumulative are not.
 MpiStatus prepare(GraphComm& g, GraphOp op, const GraphOptions& o, bool agreement_after) {
   TableCandidate a;
   MpiStatus s = g.choose(op, 0, o, &a);  // auto: builds the table (its answer at 0 bytes is not used)
-  if (!s.ok() || a.algorithm == GraphAlgorithm::kLinear) return s;
-  ir::graph::RankSchedule unused;
-  return g.schedule(op, a, o.theta, &unused, !agreement_after);
+  if (!s.ok()) return s;
+  return g.set_up(a, o.theta, !agreement_after);
 }
 
 // A blocking call's cached exchange: reused when the arguments have the same key (reuse_key) and

@@ -474,6 +474,16 @@ std::vector<TableCandidate> GraphComm::auto_candidates(bool with_grid4, bool wit
   return out;
 }
 
+MpiStatus GraphComm::set_up(const TableCandidate& c, int theta, bool spread) {
+  if (c.algorithm == GraphAlgorithm::kLinear) return {};
+  if (c.algorithm == GraphAlgorithm::kGrid) {
+    const engine::graph::GridPattern* g = nullptr;
+    return grid_pattern(c.grid_d, spread, &g);
+  }
+  const engine::graph::RankPattern* p = nullptr;
+  return pattern(c.algorithm == GraphAlgorithm::kCumulative, theta, &p);
+}
+
 MpiStatus GraphComm::schedule(GraphOp op, const TableCandidate& c, int theta, ir::graph::RankSchedule* out, bool spread) {
   if (c.algorithm == GraphAlgorithm::kLinear) {
     *out = engine::graph::linear_schedule(op, edges_, rank_);

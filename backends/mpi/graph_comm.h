@@ -160,6 +160,10 @@ class GraphComm {
   // (grid_agreed); then every rank holds the grid, or the failure, of the largest error class.
   MpiStatus schedule(ir::graph::GraphOp op, const engine::graph::TableCandidate& c, int theta, ir::graph::RankSchedule* out,
                      bool spread = false);
+  // What schedule() constructs for candidate c (its pattern or grid; collective the first time,
+  // errors as there), without making the schedule: for callers that need the set-up done on
+  // every rank alike but take their schedule elsewhere (a chain's, a cached exchange's).
+  MpiStatus set_up(const engine::graph::TableCandidate& c, int theta, bool spread = false);
   // An agreement after grid candidate c's construction succeeded on every rank (every rank
   // holds its grid): a later `spread` schedule needs no sweep. Local; no-op for other candidates.
   void grid_agreed(const engine::graph::TableCandidate& c);
