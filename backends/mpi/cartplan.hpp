@@ -18,7 +18,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace cartplan::ir::halo {
@@ -43,11 +42,13 @@ class MpiError : public std::runtime_error {
 using Error = MpiError;
 
 namespace detail {
-// A type a scalar count may have besides int and MPI_Count: any standard integer type
-// (std::size_t, long, unsigned, short, ...) but bool and the character types.
+// A type a scalar count may have besides int and MPI_Count: any integer type of at most
+// MPI_Count's width (std::size_t, long, unsigned, short, signed and unsigned char, ...) but bool
+// and the character types char, wchar_t, char8_t, char16_t and char32_t (those, and unscoped
+// enums, promote to int and take the int form).
 template <class T>
-concept CountInteger = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
-                       !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
+concept CountInteger = std::integral<T> && sizeof(T) <= sizeof(MPI_Count) && !std::same_as<T, bool> && !std::same_as<T, char> &&
+                       !std::same_as<T, wchar_t> && !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
 // Scalar counts that neither the int nor the MPI_Count overload takes as they are (all int, or all
 // MPI_Count): the widening overloads convert them (as_count) and call the MPI_Count one.
 template <class... N>
@@ -121,8 +122,9 @@ class Collective {
   // displacements (in elements of the datatype for alltoallv/allgatherv, in bytes for the w forms),
   // as MPI-4's *_c functions; a block may hold more than INT_MAX elements. Same errors, thrown as
   // MpiError. Overload resolution follows the count arguments' types: literals and int variables
-  // keep the int form, MPI_Count ones pick this one. Scalar counts of any other standard integer
-  // type (std::size_t, long / std::int64_t, unsigned, short, ...), or an int beside an MPI_Count,
+  // keep the int form, MPI_Count ones pick this one. Scalar counts of any other integer type
+  // (std::size_t, unsigned, short, and long or long long, whichever MPI_Count is not), or an int
+  // beside an MPI_Count,
   // take the widening templates below: each count converted to MPI_Count, then this form. A value
   // above INT64_MAX (an unsigned one) becomes negative, as in C, and fails as a negative count
   // (MpiError(MPI_ERR_COUNT); on every rank where the form agrees on errors, as these do). The v and w forms

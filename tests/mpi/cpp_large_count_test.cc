@@ -54,17 +54,19 @@ concept GraphWidens = requires(const DistGraphComm& g, const void* s, void* r, S
   g.allgather<S, R>(s, m, MPI_INT, r, n, MPI_INT);
   GraphCollective::allgather<S, R>(g, s, m, MPI_INT, r, n, MPI_INT);
 };
+// The one of long and long long that MPI_Count is not (Open MPI: long long; some MPIs: long).
+using NotCount = std::conditional_t<std::is_same_v<MPI_Count, long>, long long, long>;
 static_assert(CartCallable<int> && CartCallable<MPI_Count> && CartCallable<short> && !CartWidens<int> && !CartWidens<MPI_Count>);
-static_assert(CartWidens<std::size_t> && CartWidens<long> && CartWidens<unsigned> && CartWidens<std::uint64_t> && CartWidens<short>);
+static_assert(CartWidens<std::size_t> && CartWidens<NotCount> && CartWidens<unsigned> && CartWidens<std::uint64_t> && CartWidens<short>);
 static_assert(CartWidens<int, MPI_Count> && CartWidens<MPI_Count, int> && CartWidens<std::size_t, int> && CartWidens<unsigned, MPI_Count>);
-static_assert(CartCallable<std::size_t> && CartCallable<long> && CartCallable<unsigned> && CartCallable<int, MPI_Count>);
+static_assert(CartCallable<std::size_t> && CartCallable<NotCount> && CartCallable<unsigned> && CartCallable<int, MPI_Count>);
 static_assert(!CartWidens<bool> && !CartWidens<char> && !CartWidens<char16_t> && !CartCallable<std::size_t, char32_t>);
 static_assert(GraphCallable<int> && GraphCallable<MPI_Count> && !GraphWidens<int> && !GraphWidens<MPI_Count>);
-static_assert(GraphWidens<std::size_t> && GraphWidens<long> && GraphWidens<unsigned> && GraphWidens<int, MPI_Count>);
+static_assert(GraphWidens<std::size_t> && GraphWidens<NotCount> && GraphWidens<unsigned> && GraphWidens<int, MPI_Count>);
 static_assert(requires(const CartComm& c, const void* s, void* r, std::size_t n, int i, MPI_Count w) {
   Collective::allgather<std::size_t, std::size_t>(c, s, n, MPI_INT, r, n, MPI_INT);
   Collective::allreduce<std::size_t>(c, s, r, n, MPI_INT, MPI_SUM);
-  Collective::reduce_scatter<long>(c, s, r, 1L, MPI_INT, MPI_SUM);
+  Collective::reduce_scatter<NotCount>(c, s, r, NotCount{1}, MPI_INT, MPI_SUM);
   Collective::bcast<unsigned>(c, r, 1u, MPI_INT, 0);
   Collective::gather<int, MPI_Count>(c, s, i, MPI_INT, r, w, MPI_INT, 0);
   Collective::scatter<std::size_t, int>(c, s, n, MPI_INT, r, i, MPI_INT, 0);
@@ -86,7 +88,7 @@ static_assert(requires(const DistGraphComm& g, const int* ic, const int* id, con
 // A std::size_t counts array is neither form (no conversion between array element types).
 template <class C>
 concept CountsArray = requires(const DistGraphComm& g, const C* c, const MPI_Aint* d) { g.alltoallv(nullptr, c, d, MPI_INT, nullptr, c, d, MPI_INT); };
-static_assert(CountsArray<MPI_Count> && !CountsArray<std::size_t> && !CountsArray<long>);
+static_assert(CountsArray<MPI_Count> && !CountsArray<std::size_t> && !CountsArray<NotCount>);
 
 constexpr int kSentinel = -7;
 
