@@ -14,10 +14,10 @@
 
 #include <mpi.h>
 
-#include <concepts>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cartplan::ir::halo {
@@ -45,19 +45,28 @@ namespace detail {
 // A type a scalar count may have besides int and MPI_Count: any integer type of at most
 // MPI_Count's width (std::size_t, long, unsigned, short, signed and unsigned char, ...) but bool
 // and the character types char, wchar_t, char8_t, char16_t and char32_t (those, and unscoped
-// enums, promote to int and take the int form).
+// enums, promote to int and take the int form). Type traits, not concepts: the header also
+// serves C++17 programs (a CMake project without a standard set compiles as GCC's gnu++17).
 template <class T>
-concept CountInteger = std::integral<T> && sizeof(T) <= sizeof(MPI_Count) && !std::same_as<T, bool> && !std::same_as<T, char> &&
-                       !std::same_as<T, wchar_t> && !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
+inline constexpr bool kCountInteger = std::is_integral_v<T> && sizeof(T) <= sizeof(MPI_Count) && !std::is_same_v<T, bool> &&
+                                      !std::is_same_v<T, char> && !std::is_same_v<T, wchar_t> &&
+#if defined(__cpp_char8_t)
+                                      !std::is_same_v<T, char8_t> &&
+#endif
+                                      !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>;
 // Scalar counts that neither the int nor the MPI_Count overload takes as they are (all int, or all
-// MPI_Count): the widening overloads convert them (as_count) and call the MPI_Count one.
+// MPI_Count): the widening overloads, enabled by Widened, convert them (as_count) and call the
+// MPI_Count one.
 template <class... N>
-concept WidenedCounts = (CountInteger<N> && ...) && !(std::same_as<N, int> && ...) && !(std::same_as<N, MPI_Count> && ...);
+inline constexpr bool kWidenedCounts = (kCountInteger<N> && ...) && !(std::is_same_v<N, int> && ...) &&
+                                       !(std::is_same_v<N, MPI_Count> && ...);
+template <class... N>
+using Widened = std::enable_if_t<kWidenedCounts<N...>, int>;
 // `n` as an MPI_Count, converted as C converts it: a value above INT64_MAX (an unsigned one)
 // becomes negative and fails in the core as a negative MPI_Count does (MPI_ERR_COUNT), where the
 // call agrees on errors (the persistent factories) on every rank, not on this rank alone.
 //   MPI_Count c = detail::as_count(v.size());
-template <CountInteger T>
+template <class T, std::enable_if_t<kCountInteger<T>, int> = 0>
 constexpr MPI_Count as_count(T n) {
   return static_cast<MPI_Count>(n);
 }
@@ -176,53 +185,45 @@ class Collective {
   //   std::vector<int> mine(n), all(n * t);                              // t = cart.neighbor_count()
   //   auto g = cartplan::mpi::Collective::allgather(cart, mine.data(), mine.size(), MPI_INT,
   //                                                 all.data(), mine.size(), MPI_INT);   // std::size_t
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static Collective alltoall(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                              R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
     return alltoall(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                     detail::as_count(recvcount), recvtype, info);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static Collective allgather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                               R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
     return allgather(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                      detail::as_count(recvcount), recvtype, info);
   }
-  template <class N>
-    requires detail::WidenedCounts<N>
+  template <class N, detail::Widened<N> = 0>
   static Collective allreduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
                               MPI_Info info = MPI_INFO_NULL) {
     return allreduce(cart, sendbuf, recvbuf, detail::as_count(count), type, op, info);
   }
-  template <class N>
-    requires detail::WidenedCounts<N>
+  template <class N, detail::Widened<N> = 0>
   static Collective reduce_scatter(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type,
                                    MPI_Op op, MPI_Info info = MPI_INFO_NULL) {
     return reduce_scatter(cart, sendbuf, recvbuf, detail::as_count(count), type, op, info);
   }
-  template <class N>
-    requires detail::WidenedCounts<N>
+  template <class N, detail::Widened<N> = 0>
   static Collective bcast(const CartComm& cart, void* buffer, N count, MPI_Datatype type, int root, MPI_Info info = MPI_INFO_NULL) {
     return bcast(cart, buffer, detail::as_count(count), type, root, info);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static Collective gather(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                            R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
     return gather(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                   detail::as_count(recvcount), recvtype, root, info);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static Collective scatter(const CartComm& cart, const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf,
                             R recvcount, MPI_Datatype recvtype, int root, MPI_Info info = MPI_INFO_NULL) {
     return scatter(cart, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                    detail::as_count(recvcount), recvtype, root, info);
   }
-  template <class N>
-    requires detail::WidenedCounts<N>
+  template <class N, detail::Widened<N> = 0>
   static Collective reduce(const CartComm& cart, const void* sendbuf, void* recvbuf, N count, MPI_Datatype type, MPI_Op op,
                            int root, MPI_Info info = MPI_INFO_NULL) {
     return reduce(cart, sendbuf, recvbuf, detail::as_count(count), type, op, root, info);
@@ -453,24 +454,20 @@ class DistGraphComm {
   // Widening forms of the scalar-count members (see above); the non-blocking ones are defined
   // after GraphCollective.
   //   g.allgather(mine.data(), mine.size(), MPI_INT, all.data(), mine.size(), MPI_INT);   // std::size_t
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   void allgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
     allgather(sendbuf, detail::as_count(sendcount), sendtype, recvbuf, detail::as_count(recvcount),
               recvtype);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   void alltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount, MPI_Datatype recvtype) const {
     alltoall(sendbuf, detail::as_count(sendcount), sendtype, recvbuf, detail::as_count(recvcount),
              recvtype);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   GraphCollective iallgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                              MPI_Datatype recvtype) const;
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   GraphCollective ialltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                             MPI_Datatype recvtype) const;
 
@@ -540,15 +537,13 @@ class GraphCollective {
                                    MPI_Info info = MPI_INFO_NULL);
   // Widening forms (scalar counts of other integer types or mixed, as DistGraphComm's).
   //   auto r = cartplan::mpi::GraphCollective::alltoall(g, out.data(), n, MPI_INT, in.data(), n, MPI_INT);   // std::size_t n
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static GraphCollective allgather(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
     return allgather(g, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                      detail::as_count(recvcount), recvtype, info);
   }
-  template <class S, class R>
-    requires detail::WidenedCounts<S, R>
+  template <class S, class R, detail::Widened<S, R> = 0>
   static GraphCollective alltoall(const DistGraphComm& g, const void* sendbuf, S sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, R recvcount, MPI_Datatype recvtype, MPI_Info info = MPI_INFO_NULL) {
     return alltoall(g, sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
@@ -580,15 +575,13 @@ class GraphCollective {
   bool persistent_ = true;  // false: a non-blocking call's, started once
 };
 
-template <class S, class R>
-  requires detail::WidenedCounts<S, R>
+template <class S, class R, detail::Widened<S, R>>
 GraphCollective DistGraphComm::iallgather(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                                           MPI_Datatype recvtype) const {
   return iallgather(sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
                     detail::as_count(recvcount), recvtype);
 }
-template <class S, class R>
-  requires detail::WidenedCounts<S, R>
+template <class S, class R, detail::Widened<S, R>>
 GraphCollective DistGraphComm::ialltoall(const void* sendbuf, S sendcount, MPI_Datatype sendtype, void* recvbuf, R recvcount,
                                          MPI_Datatype recvtype) const {
   return ialltoall(sendbuf, detail::as_count(sendcount), sendtype, recvbuf,
