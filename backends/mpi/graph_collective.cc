@@ -737,14 +737,29 @@ void add_varied_arrays(const GraphComm& g, const GraphCall& c, std::vector<std::
   add(c.recvcounts, c.rdispls, g.edges().in.size());
 }
 
-// Whether a v call's exchange can be kept for a later call with the same arguments: allgatherv
-// and alltoallv with a linear schedule (forced, or auto, which runs v calls linear). Such an
-// exchange depends on this rank's arguments alone: every message is one edge's block, laid out
-// from this rank's counts and displacements. A combining schedule's layouts are for one call's
-// sizes, which peers may change (they go through the sized calls, graph_sized_calls.h); w forms
-// and uniform calls that learn their sizes (the drop-in's) are not kept.
+// An alltoallw call's arrays: per edge its count, byte displacement and datatype key (a derived
+// datatype by its layout, as call_key keys them). False: a datatype that cannot be keyed.
+bool add_w_arrays(const GraphComm& g, const GraphCall& c, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+  auto add = [&](CountArray counts, const MPI_Aint* displs, const MPI_Datatype* types, std::size_t degree) {
+    for (std::size_t k = 0; k < degree; ++k) {
+      std::uintptr_t word = 0, kind = 0;
+      if (!datatype_key(types[k], derived, &word, &kind)) return false;
+      key->insert(key->end(), {static_cast<std::uintptr_t>(counts[k]), static_cast<std::uintptr_t>(displs[k]), word, kind});
+    }
+    return true;
+  };
+  return add(c.sendcounts, c.sdispls_bytes, c.sendtypes, g.edges().out.size()) &&
+         add(c.recvcounts, c.rdispls_bytes, c.recvtypes, g.edges().in.size());
+}
+
+// Whether a v or w call's exchange can be kept for a later call with the same arguments:
+// allgatherv, alltoallv and alltoallw with a linear schedule (forced, or auto, which runs them
+// linear). Such an exchange depends on this rank's arguments alone: every message is one edge's
+// block, laid out from this rank's counts, displacements (and datatypes). A combining schedule's
+// layouts are for one call's sizes, which peers may change (they go through the sized calls,
+// graph_sized_calls.h); uniform calls that learn their sizes (the drop-in's) are not kept.
 bool keepable_varied(const GraphCall& c, const GraphOptions& o) {
-  return c.varied && !c.learn_sizes && !c.per_edge_types && o.algo == engine::graph::GraphAlgoChoice::kLinear;
+  return c.varied && !c.learn_sizes && o.algo == engine::graph::GraphAlgoChoice::kLinear;
 }
 
 // call_key, and for a keepable v call its arrays. Empty: not kept.
@@ -752,12 +767,15 @@ std::vector<std::uintptr_t> reuse_key(const GraphComm& g, const GraphCall& c, co
   if ((c.varied || c.learn_sizes) && !keepable_varied(c, o)) return {};
   // Null arrays where the rank has edges: the caller's error, which the build names; not read here.
   const bool in = !g.edges().in.empty(), out = !g.edges().out.empty() && c.op == GraphOp::kAlltoall;
-  if (c.varied && ((in && (c.recvcounts.null() || c.rdispls.null())) || (out && (c.sendcounts.null() || c.sdispls.null())))) return {};
+  if (c.per_edge_types ? (in && (c.recvcounts.null() || !c.rdispls_bytes || !c.recvtypes)) ||
+                             (out && (c.sendcounts.null() || !c.sdispls_bytes || !c.sendtypes))
+                       : c.varied && ((in && (c.recvcounts.null() || c.rdispls.null())) || (out && (c.sendcounts.null() || c.sdispls.null()))))
+    return {};
   std::vector<std::uintptr_t> key = call_key(g, c, derived);
-  if (!key.empty() && c.varied) {
-    key.push_back(1);  // apart from a uniform call's key with the same buffers and zero counts
-    add_varied_arrays(g, c, &key);
-  }
+  if (key.empty() || !c.varied) return key;
+  key.push_back(c.per_edge_types ? 2 : 1);  // apart from a uniform call's key with the same buffers and zero counts
+  if (!c.per_edge_types) add_varied_arrays(g, c, &key);
+  else if (!add_w_arrays(g, c, derived, &key)) return {};
   return key;
 }
 

@@ -253,6 +253,69 @@ void v_rounds(Case& c, const std::vector<int>& in, std::size_t out_degree, bool 
   MPI_Type_free(&t);
 }
 
+// alltoallw's arrays of one pass: every edge one block of `t` (kElems ints) at byte
+// displacements with `gap` blocks between receive blocks; `first`: the first send edge's
+// datatype (t, or kElems ints at a stride: the same type signature, other memory).
+struct WArrays {
+  std::vector<int> scounts, rcounts;
+  std::vector<MPI_Aint> sdispls, rdispls;
+  std::vector<MPI_Datatype> stypes, rtypes;
+  WArrays(std::size_t in_degree, std::size_t out_degree, MPI_Datatype t, int gap, MPI_Datatype first) {
+    const MPI_Aint block = kElems * static_cast<MPI_Aint>(sizeof(int));
+    for (std::size_t k = 0; k < out_degree; ++k) {
+      scounts.push_back(1), stypes.push_back(k == 0 ? first : t), sdispls.push_back(static_cast<MPI_Aint>(k) * 2 * block);
+    }
+    for (std::size_t k = 0; k < in_degree; ++k) rcounts.push_back(1), rtypes.push_back(t), rdispls.push_back(static_cast<MPI_Aint>(k) * (1 + gap) * block);
+  }
+};
+
+// alltoallw, non-blocking and blocking, as v_rounds: the same arrays reuse under a linear
+// schedule; other receive displacements or another send datatype build again; every result
+// equals MPI_Neighbor_alltoallw.
+void w_rounds(Case& c, std::size_t in_degree, std::size_t out_degree, bool linear, bool blocking) {
+  MPI_Datatype t;
+  MPI_Type_contiguous(kElems, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  std::vector<int> recv(in_degree * 2 * kElems + 8), ref(recv.size());
+  MPI_Datatype strided2 = strided(2);
+  const WArrays a(in_degree, out_degree, t, 0, t), other_displs(in_degree, out_degree, t, 1, t), other_type(in_degree, out_degree, t, 0, strided2);
+  // Back to t after the strided type: the key must tell the datatypes apart (the blocking slot
+  // holds the strided one's exchange then; the pool holds both: not counted, data checked).
+  const std::pair<const WArrays*, const char*> passes[] = {{&a, "first"}, {&a, "again"}, {&other_displs, "other displacements"},
+                                                           {&other_displs, "other displacements again"}, {&other_type, "another send type"},
+                                                           {&other_type, "another send type again"}, {&a, "back to the first"}};
+  const WArrays* previous = nullptr;
+  for (int it = 0; it < 7; ++it) {
+    const auto& [w, name] = passes[it];
+    const std::string what = c.label + (blocking ? "blocking " : "") + "alltoallw " + name;
+    c.set_send(60000 + it);
+    recv.assign(recv.size(), -1);
+    const long before = type_copies;
+    int rc = MPI_SUCCESS;
+    if (blocking) {
+      rc = Cart_graph_neighbor_alltoallw(c.send.data(), w->scounts.data(), w->sdispls.data(), w->stypes.data(), recv.data(), w->rcounts.data(),
+                                         w->rdispls.data(), w->rtypes.data(), c.comm);
+    } else {
+      Cart_Request r = CART_REQUEST_NULL;
+      rc = Cart_graph_ineighbor_alltoallw(c.send.data(), w->scounts.data(), w->sdispls.data(), w->stypes.data(), recv.data(), w->rcounts.data(),
+                                          w->rdispls.data(), w->rtypes.data(), c.comm, &r);
+      if (rc == MPI_SUCCESS) rc = Cart_wait(&r);
+    }
+    const long copies = type_copies - before;
+    c.h.check(rc == MPI_SUCCESS, what + ": succeeds");
+    const bool reuse = linear && w == previous;
+    if ((linear || !blocking) && it < 6)
+      c.h.check(reuse ? copies == 0 : copies > 0, what + (reuse ? ": reuses" : ": builds") + " (" + std::to_string(copies) + " datatype copies)");
+    ref.assign(ref.size(), -1);
+    MPI_Neighbor_alltoallw(c.send.data(), w->scounts.data(), w->sdispls.data(), w->stypes.data(), ref.data(), w->rcounts.data(), w->rdispls.data(),
+                           w->rtypes.data(), c.comm);
+    c.h.check(recv == ref, what + ": equals MPI_Neighbor_alltoallw");
+    previous = w;
+  }
+  MPI_Type_free(&strided2);
+  MPI_Type_free(&t);
+}
+
 // Blocking alltoall (the counts, say) and alltoallv (the data) in turn, as programs exchange
 // them: each keeps its own cached exchange, so from the second turn on neither builds.
 void alternating(Case& c, const std::vector<int>& in, std::size_t out_degree) {
@@ -287,6 +350,7 @@ void run(Harness& h, const char* algo) {
   cpp_assignment(c, in.size());
   const bool linear = std::string(algo) == "linear" || std::string(algo) == "auto";
   for (bool blocking : {false, true}) v_rounds(c, in, out.size(), linear, blocking);
+  for (bool blocking : {false, true}) w_rounds(c, in.size(), out.size(), linear, blocking);
   if (linear) alternating(c, in, out.size());
   // Allgather: a derived block type (built, then reused), then MPI_INT (keyed by handle; data only).
   std::vector<std::vector<int>> bufs = buffers(kInFlight, in.size());
