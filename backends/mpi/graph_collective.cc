@@ -738,12 +738,19 @@ void add_varied_arrays(const GraphComm& g, const GraphCall& c, std::vector<std::
 }
 
 // An alltoallw call's arrays: per edge its count, byte displacement and datatype key (a derived
-// datatype by its layout, as call_key keys them). False: a datatype that cannot be keyed.
+// datatype by its layout, as call_key keys them). False: a datatype that cannot be keyed. A
+// handle repeated on consecutive edges (the usual case: one type for every edge) is looked up
+// once: within one call a handle has one layout.
 bool add_w_arrays(const GraphComm& g, const GraphCall& c, DerivedTypes* derived, std::vector<std::uintptr_t>* key) {
+  MPI_Datatype last = MPI_DATATYPE_NULL;
+  bool have_last = false;
+  std::uintptr_t word = 0, kind = 0;
   auto add = [&](CountArray counts, const MPI_Aint* displs, const MPI_Datatype* types, std::size_t degree) {
     for (std::size_t k = 0; k < degree; ++k) {
-      std::uintptr_t word = 0, kind = 0;
-      if (!datatype_key(types[k], derived, &word, &kind)) return false;
+      if (!have_last || types[k] != last) {
+        if (!datatype_key(types[k], derived, &word, &kind)) return false;
+        last = types[k], have_last = true;
+      }
       key->insert(key->end(), {static_cast<std::uintptr_t>(counts[k]), static_cast<std::uintptr_t>(displs[k]), word, kind});
     }
     return true;

@@ -6,8 +6,9 @@
 // rank-dependent order; rank 0 reusing while the others build; the C++ request assigned over; a
 // pass over as many buffers as the pool holds reuses every one; a
 // datatype freed and created with another layout builds again; a predefined-type allgather; the
-// communicator freed with exchanges in its pool; allgatherv and alltoallv under a linear schedule
-// (pooled with their arrays; combining ones are not). Every receive buffer is compared with Open MPI's
+// communicator freed with exchanges in its pool; allgatherv, alltoallv and alltoallw under a
+// linear schedule (pooled and, blocking, cached with their arrays and datatypes; combining ones
+// are not). Every receive buffer is compared with Open MPI's
 // MPI_Neighbor_* on the same distributed graph, on a graph with parallel and self edges whose
 // degrees differ by rank.
 #include <mpi.h>
